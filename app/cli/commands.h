@@ -1,0 +1,46 @@
+#pragma once
+// Each vbdlab command lives in its own file app/cli/cmd_<name>.cpp and registers itself here:
+// add<Name>Command declares its options on a CLI11 subcommand and returns the function that runs it
+// after parsing. Exit codes: 0 ok, 2 bad input (vbd::InputError, CLI parse errors), 1 other error.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace vbdcli {
+
+struct Command {
+    CLI::App* sub = nullptr;
+    std::function<int()> run;
+};
+
+using CommandFactory = Command (*)(CLI::App& root);
+
+// Commands register themselves at static-initialisation time (one line at the end of each
+// cmd_<name>.cpp: `static vbdcli::Registrar reg(&addLabCommand);`), so no file lists them all.
+std::vector<CommandFactory>& commandRegistry();
+struct Registrar {
+    explicit Registrar(CommandFactory f) { commandRegistry().push_back(f); }
+};
+
+// Resolves a path relative to the source tree's assets/ (for built-in scenes and meshes).
+std::string assetPath(const std::string& rel);
+// Exit code for an exception escaping a command: 2 for InputError / CLI errors, else 1; prints it.
+int reportError(const std::exception& e);
+
+// Progress line on stderr ("\r[label] 12/100 ...") shown once a run has taken longer than a second.
+class Progress {
+public:
+    Progress(std::string label, int total);
+    void update(int done);
+    void finish();
+
+private:
+    std::string label_;
+    int total_;
+    double start_;
+    bool shown_ = false;
+};
+
+}  // namespace vbdcli

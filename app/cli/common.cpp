@@ -1,0 +1,53 @@
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+
+#include "cli/commands.h"
+#include "math/error.h"
+
+namespace vbdcli {
+
+std::vector<CommandFactory>& commandRegistry() {
+    static std::vector<CommandFactory> r;
+    return r;
+}
+
+std::string assetPath(const std::string& rel) {
+    namespace fs = std::filesystem;
+    for (const fs::path base : {fs::path("assets"), fs::path(VBD_SOURCE_DIR) / "assets"}) {
+        fs::path p = base / rel;
+        if (fs::exists(p)) return p.string();
+    }
+    return (fs::path(VBD_SOURCE_DIR) / "assets" / rel).string();
+}
+
+int reportError(const std::exception& e) {
+    std::fprintf(stderr, "vbdlab: error: %s\n", e.what());
+    return dynamic_cast<const vbd::InputError*>(&e) ? 2 : 1;
+}
+
+static double nowSeconds() {
+    using namespace std::chrono;
+    return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+Progress::Progress(std::string label, int total) : label_(std::move(label)), total_(total), start_(nowSeconds()) {}
+
+void Progress::update(int done) {
+    double el = nowSeconds() - start_;
+    if (el < 1.0 && !shown_) return;
+    shown_ = true;
+    double eta = done > 0 ? el * (total_ - done) / done : 0;
+    int width = 30, fill = total_ > 0 ? width * done / total_ : width;
+    std::string bar(size_t(fill), '#');
+    bar.resize(size_t(width), '.');
+    std::fprintf(stderr, "\r[%s] [%s] %d/%d  %.1fs elapsed, ~%.1fs left ", label_.c_str(), bar.c_str(), done,
+                 total_, el, eta);
+    std::fflush(stderr);
+}
+
+void Progress::finish() {
+    if (shown_) std::fprintf(stderr, "\n");
+}
+
+}  // namespace vbdcli

@@ -1,0 +1,55 @@
+// vbdlab: the interactive VBD / AVBD laboratory and its headless commands (DESIGN.md "Command line").
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+
+#include "cli/commands.h"
+#include "gui/gui.h"
+
+namespace vbdcli {
+int runDefaultHeadless(const std::string& scene, int frames);  // cmd_sim.cpp
+}
+
+int main(int argc, char** argv) {
+    CLI::App root{"VBD Lab: Vertex Block Descent soft bodies and AVBD rigid bodies, interactive and headless."};
+    root.require_subcommand(0, 1);
+    vbdgui::GuiOptions gui;
+    root.add_option("--scene", gui.scene, "Scene file to open in the GUI")->check(CLI::ExistingFile);
+    root.add_option("--frames", gui.frames, "Run N frames, then exit (use with --screenshot)");
+    root.add_option("--screenshot", gui.screenshot, "Save the window with its panels to this PNG and exit");
+    root.add_option("--width", gui.width, "Window width");
+    root.add_option("--height", gui.height, "Window height");
+    root.footer(
+        "Without a command vbdlab opens the GUI; with no display it runs the scene headless and says where\n"
+        "it wrote the output. Exit codes: 0 ok, 2 bad input, 1 other error.");
+
+    std::vector<vbdcli::Command> cmds;
+    for (auto f : vbdcli::commandRegistry()) cmds.push_back(f(root));
+
+    try {
+        root.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        int rc = root.exit(e);
+        return rc == 0 ? 0 : 2;
+    }
+    try {
+        for (auto& c : cmds)
+            if (c.sub->parsed()) return c.run();
+        const char* display = std::getenv("DISPLAY");
+        const char* wayland = std::getenv("WAYLAND_DISPLAY");
+        const bool haveDisplay = (display && *display) || (wayland && *wayland);
+        if (vbdgui::available() && haveDisplay) return vbdgui::runGui(gui);
+        if (!gui.screenshot.empty()) {
+            std::fprintf(stderr,
+                         "vbdlab: no display (%s): --screenshot needs a window; use `vbdlab render` for offscreen "
+                         "frames or `vbdlab sim` for headless runs\n",
+                         vbdgui::available() ? "DISPLAY is not set" : "GUI not compiled in");
+            return 2;
+        }
+        std::fprintf(stderr, "vbdlab: %s; running the scene headless (see `vbdlab sim --help`, `vbdlab render --help`)\n",
+                     vbdgui::available() ? "no display" : "GUI not compiled in");
+        return vbdcli::runDefaultHeadless(gui.scene, gui.frames > 0 ? gui.frames : 120);
+    } catch (const std::exception& e) {
+        return vbdcli::reportError(e);
+    }
+}

@@ -1,0 +1,32 @@
+#include "diagnostics/metrics.h"
+
+#include <cstdio>
+#include <stdexcept>
+
+namespace vbd {
+
+const char* const kMetricsHeader =
+    "frame,time,iterations,residual_initial,residual_final,energy,kinetic_energy,com_x,com_y,com_z,"
+    "min_volume_ratio,max_speed,step_ms";
+const char* const kConvergenceHeader = "frame,iteration,residual,energy";
+
+void writeMetricsCsv(const std::string& path, const std::vector<FrameMetrics>& frames) {
+    FILE* f = std::fopen(path.c_str(), "w");
+    if (!f) throw std::runtime_error("cannot write " + path);
+    std::fprintf(f, "%s\n", kMetricsHeader);
+    for (const auto& m : frames)
+        std::fprintf(f, "%d,%.9g,%d,%.9g,%.9g,%.12g,%.12g,%.9g,%.9g,%.9g,%.9g,%.9g,%.6g\n", m.frame, m.time,
+                     m.iterations, m.residualInitial, m.residualFinal, m.energy, m.kineticEnergy, m.com.x, m.com.y,
+                     m.com.z, m.minVolumeRatio, m.maxSpeed, m.stepMs);
+    std::fclose(f);
+}
+
+void writeConvergenceCsv(const std::string& path, const std::vector<IterationRecord>& its) {
+    FILE* f = std::fopen(path.c_str(), "w");
+    if (!f) throw std::runtime_error("cannot write " + path);
+    std::fprintf(f, "%s\n", kConvergenceHeader);
+    for (const auto& r : its) std::fprintf(f, "%d,%d,%.9g,%.12g\n", r.frame, r.iteration, r.residual, r.energy);
+    std::fclose(f);
+}
+
+}  // namespace vbd

@@ -1,0 +1,39 @@
+#pragma once
+// Per-frame and per-iteration diagnostics (DESIGN principle 7 and the metrics contract of `vbdlab sim`).
+#include <string>
+#include <vector>
+
+#include "math/vec3.h"
+
+namespace vbd {
+
+struct FrameMetrics {
+    int frame = 0;
+    double time = 0;
+    int iterations = 0;
+    double residualInitial = 0;  // |grad G| over free DOFs at the initial guess (first substep)
+    double residualFinal = 0;    // after the last iteration (last substep)
+    double energy = 0;           // G at the end of the step
+    double kineticEnergy = 0;
+    Vec3d com;
+    double minVolumeRatio = 1;  // min det F over tets (1 if none)
+    double maxSpeed = 0;
+    double stepMs = 0;
+    // Stage timing (ms) for the app's breakdown plot.
+    double solveMs = 0, collisionMs = 0, coarseMs = 0, diagnosticsMs = 0;
+};
+
+struct IterationRecord {
+    int frame = 0;
+    int iteration = 0;  // 0 = initial guess, then 1..N after each sweep
+    double residual = 0;
+    double energy = 0;
+};
+
+// CSV writers with the exact headers of DESIGN.md.
+void writeMetricsCsv(const std::string& path, const std::vector<FrameMetrics>& frames);
+void writeConvergenceCsv(const std::string& path, const std::vector<IterationRecord>& its);
+extern const char* const kMetricsHeader;
+extern const char* const kConvergenceHeader;
+
+}  // namespace vbd

@@ -1,0 +1,26 @@
+#pragma once
+// Bad input is refused with "file: key: what is wrong" (DESIGN principle 6). Everything that reads
+// user data (scene files, meshes, --set overrides, CLI values) throws InputError; the CLI maps it to
+// exit code 2 and writes nothing.
+#include <stdexcept>
+#include <string>
+
+namespace vbd {
+
+class InputError : public std::runtime_error {
+public:
+    InputError(std::string file, std::string key, std::string what)
+        : std::runtime_error(compose(file, key, what)), file_(std::move(file)), key_(std::move(key)) {}
+    const std::string& file() const { return file_; }
+    const std::string& key() const { return key_; }
+
+private:
+    static std::string compose(const std::string& f, const std::string& k, const std::string& w) {
+        std::string s = f.empty() ? std::string("<input>") : f;
+        if (!k.empty()) s += ": " + k;
+        return s + ": " + w;
+    }
+    std::string file_, key_;
+};
+
+}  // namespace vbd

@@ -1,0 +1,78 @@
+#pragma once
+// A World is everything one scene simulates: VBD particles (tets and cloth) and AVBD rigid bodies.
+// It is the narrow view the app, the CLI, tests and benchmarks share: positions, surfaces, per-vertex
+// scalar fields and metrics out; parameter structs in. No window or GPU types here.
+#include <array>
+#include <memory>
+#include <vector>
+
+#include "diagnostics/metrics.h"
+#include "mesh/tet_mesh.h"
+#include "scene/scene_desc.h"
+
+namespace vbd {
+
+// Per-vertex scalar fields the app can draw as a heat map.
+enum class ScalarField {
+    None,
+    Color,              // vertex color group index
+    Residual,           // |grad_i G| of the last iteration
+    VolumeRatio,        // mean det F of incident tets
+    DiagonalDominance,  // ||D_i|| / sum_j ||H_ij||: low where block diagonal dominance breaks
+};
+
+// A drawable triangle surface over the particle array (soft-body boundary or a cloth sheet).
+struct SurfaceView {
+    std::vector<std::array<int, 3>> tris;  // indices into World::positions()
+    bool doubleSided = false;              // cloth
+    int body = 0;                          // soft body or cloth index
+};
+
+struct RigidBodyView {
+    ShapeType shape = ShapeType::Box;
+    Vec3 size{1, 1, 1};
+    float radius = 0.5f, halfHeight = 0.5f;
+    Vec3 position;
+    Quat rotation;
+    bool fixed = false;
+};
+
+struct ContactView {
+    Vec3 point, normal;
+};
+
+class World {
+public:
+    virtual ~World() = default;
+    // Throws InputError for a scene that cannot be simulated (bad mesh, degenerate tets, ...).
+    static std::unique_ptr<World> create(const SceneDesc& desc);
+
+    virtual void step() = 0;  // one frame of desc().dt, with desc().substeps substeps
+    virtual const SceneDesc& desc() const = 0;
+    virtual double time() const = 0;
+    virtual int frame() const = 0;
+
+    // Particles (soft bodies then cloths, in scene order).
+    virtual const std::vector<Vec3>& positions() const = 0;
+    virtual const std::vector<Vec3>& velocities() const = 0;
+    virtual const std::vector<char>& fixedMask() const = 0;
+    virtual const std::vector<SurfaceView>& surfaces() const = 0;
+    virtual int numColors() const = 0;
+    virtual void scalarField(ScalarField field, std::vector<float>& out) const = 0;
+
+    // Rigid bodies in scene order.
+    virtual std::vector<RigidBodyView> bodies() const = 0;
+    virtual std::vector<ContactView> contacts() const = 0;
+
+    // Diagnostics.
+    virtual const std::vector<FrameMetrics>& history() const = 0;
+    virtual const std::vector<IterationRecord>& lastConvergence() const = 0;  // last frame's iterations
+
+    // Steering: new solver parameters take effect at the next step.
+    virtual void setSolver(const SolverDesc& s) = 0;
+    // A spring pulling particle i towards target (picking). i < 0 releases it.
+    virtual void setDrag(int particle, const Vec3& target, float stiffness) = 0;
+    virtual void setBodyDrag(int body, const Vec3& localPoint, const Vec3& target, float stiffness) = 0;
+};
+
+}  // namespace vbd
