@@ -35,7 +35,8 @@ TetMesh makeBoxGrid(const Vec3& min, const Vec3& max, const std::array<int, 3>& 
                     const bool odd = ((i + j + k) & 1) != 0;
                     const int a[4] = {odd ? 1 : 0, odd ? 2 : 3, odd ? 4 : 5, odd ? 7 : 6};
                     const int b[4] = {odd ? 0 : 1, odd ? 3 : 2, odd ? 5 : 4, odd ? 6 : 7};
-                    // a[] = corners of one parity (central tet), b[] = the others, each cut off with its 3 neighbours
+                    // a[] = corners of one parity (central tet), b[] = the others, each cut off with its 3
+                    // neighbours
                     std::array<int, 4> t{corner(a[0]), corner(a[1]), corner(a[2]), corner(a[3])};
                     orient(t, m.X);
                     m.tets.push_back(t);

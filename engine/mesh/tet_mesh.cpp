@@ -27,8 +27,9 @@ std::vector<TetRest> computeTetRest(const TetMesh& mesh, const std::string& file
         const auto& t = mesh.tets[e];
         for (int v : t)
             if (v < 0 || v >= n)
-                throw InputError(file, "tets[" + std::to_string(e) + "]",
-                                 "vertex index " + std::to_string(v) + " out of range [0, " + std::to_string(n) + ")");
+                throw InputError(
+                    file, "tets[" + std::to_string(e) + "]",
+                    "vertex index " + std::to_string(v) + " out of range [0, " + std::to_string(n) + ")");
         Mat33d Dm = Mat33d::fromCols(Vec3d(mesh.X[t[1]] - mesh.X[t[0]]), Vec3d(mesh.X[t[2]] - mesh.X[t[0]]),
                                      Vec3d(mesh.X[t[3]] - mesh.X[t[0]]));
         double edge = (norm(Dm.col(0)) + norm(Dm.col(1)) + norm(Dm.col(2))) / 3.0;

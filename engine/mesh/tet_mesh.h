@@ -9,7 +9,7 @@
 namespace vbd {
 
 struct TetMesh {
-    std::vector<Vec3> X;                  // rest positions
+    std::vector<Vec3> X;                   // rest positions
     std::vector<std::array<int, 4>> tets;  // positively oriented: det(Dm) > 0
 };
 

@@ -1,0 +1,218 @@
+#include "mesh/surface.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <tuple>
+#include <unordered_map>
+
+namespace vbd {
+
+namespace {
+
+// One tet face seen from one tet: sorted corner key for matching, the tet's own (outward) order for
+// orientation, and where it came from.
+struct FaceRef {
+    std::array<int, 3> key;
+    std::array<int, 3> tri;
+    int tet, local;
+};
+
+std::vector<FaceRef> sortedFaces(const TetMesh& mesh) {
+    std::vector<FaceRef> faces;
+    faces.reserve(mesh.tets.size() * 4);
+    for (size_t e = 0; e < mesh.tets.size(); ++e) {
+        const auto& t = mesh.tets[e];
+        for (int f = 0; f < 4; ++f) {
+            FaceRef r;
+            r.tri = {t[kTetFaces[f][0]], t[kTetFaces[f][1]], t[kTetFaces[f][2]]};
+            r.key = r.tri;
+            std::sort(r.key.begin(), r.key.end());
+            r.tet = int(e);
+            r.local = f;
+            faces.push_back(r);
+        }
+    }
+    std::sort(faces.begin(), faces.end(), [](const FaceRef& a, const FaceRef& b) {
+        return std::tie(a.key, a.tet, a.local) < std::tie(b.key, b.tet, b.local);
+    });
+    return faces;
+}
+
+// Rotates a triangle so its smallest index comes first: two cyclic orders of one face then compare
+// equal exactly when they have the same orientation.
+std::array<int, 3> canonicalCycle(const std::array<int, 3>& t) {
+    int m = int(std::min_element(t.begin(), t.end()) - t.begin());
+    return {t[size_t(m)], t[size_t((m + 1) % 3)], t[size_t((m + 2) % 3)]};
+}
+
+std::string faceName(const FaceRef& f) {
+    return "face (" + std::to_string(f.key[0]) + ", " + std::to_string(f.key[1]) + ", " +
+           std::to_string(f.key[2]) + ") of tets[" + std::to_string(f.tet) + "]";
+}
+
+}  // namespace
+
+TriMesh extractBoundary(const TetMesh& mesh) {
+    const auto faces = sortedFaces(mesh);
+    std::vector<std::pair<int, int>> once;  // (tet, local) of faces used by exactly one tet
+    for (size_t i = 0; i < faces.size();) {
+        size_t j = i + 1;
+        while (j < faces.size() && faces[j].key == faces[i].key) ++j;
+        if (j - i == 1) once.emplace_back(faces[i].tet, faces[i].local);
+        i = j;
+    }
+    std::sort(once.begin(), once.end());
+    TriMesh s;
+    s.X = mesh.X;
+    s.tris.reserve(once.size());
+    for (auto [e, f] : once) {
+        const auto& t = mesh.tets[size_t(e)];
+        s.tris.push_back({t[kTetFaces[f][0]], t[kTetFaces[f][1]], t[kTetFaces[f][2]]});
+    }
+    return s;
+}
+
+std::vector<int> boundaryVertices(const TetMesh& mesh) {
+    std::vector<char> on(mesh.X.size(), 0);
+    for (const auto& t : extractBoundary(mesh).tris)
+        for (int v : t) on[size_t(v)] = 1;
+    std::vector<int> r;
+    for (size_t v = 0; v < on.size(); ++v)
+        if (on[v]) r.push_back(int(v));
+    return r;
+}
+
+TetTopology checkTetTopology(const TetMesh& mesh) {
+    TetTopology topo;
+    const auto faces = sortedFaces(mesh);
+    for (size_t i = 0; i < faces.size();) {
+        size_t j = i + 1;
+        while (j < faces.size() && faces[j].key == faces[i].key) ++j;
+        if (j - i == 1) {
+            topo.boundaryFaces++;
+        } else if (j - i == 2) {
+            // Two positively oriented tets on opposite sides of a face list it in opposite cyclic
+            // orders (each lists it with the normal pointing away from itself).
+            if (canonicalCycle(faces[i].tri) == canonicalCycle(faces[i + 1].tri)) {
+                if (topo.firstProblem.empty())
+                    topo.firstProblem = faceName(faces[i]) + " and tets[" + std::to_string(faces[i + 1].tet) +
+                                        "] have the same orientation (overlapping tets)";
+                topo.sameOrientation++;
+            } else {
+                topo.interiorFaces++;
+            }
+        } else {
+            if (topo.firstProblem.empty())
+                topo.firstProblem = faceName(faces[i]) + " is shared by " + std::to_string(j - i) + " tets";
+            topo.overusedFaces++;
+        }
+        i = j;
+    }
+    return topo;
+}
+
+SurfaceTopology checkSurface(const std::vector<std::array<int, 3>>& tris) {
+    SurfaceTopology topo;
+    // (min, max, +1 if stored as min->max else -1)
+    std::vector<std::tuple<int, int, int>> edges;
+    edges.reserve(tris.size() * 3);
+    for (const auto& t : tris) {
+        if (t[0] == t[1] || t[1] == t[2] || t[2] == t[0]) {
+            topo.degenerateTris++;
+            continue;
+        }
+        for (int k = 0; k < 3; ++k) {
+            int a = t[size_t(k)], b = t[size_t((k + 1) % 3)];
+            edges.emplace_back(std::min(a, b), std::max(a, b), a < b ? 1 : -1);
+        }
+    }
+    std::sort(edges.begin(), edges.end());
+    for (size_t i = 0; i < edges.size();) {
+        size_t j = i + 1;
+        auto same = [&](size_t k) {
+            return std::get<0>(edges[k]) == std::get<0>(edges[i]) &&
+                   std::get<1>(edges[k]) == std::get<1>(edges[i]);
+        };
+        while (j < edges.size() && same(j)) ++j;
+        const std::array<int, 2> e{std::get<0>(edges[i]), std::get<1>(edges[i])};
+        topo.edges++;
+        if (j - i == 1) {
+            if (topo.boundaryEdges++ == 0) topo.firstBoundary = e;
+        } else if (j - i > 2) {
+            if (topo.nonManifoldEdges++ == 0) topo.firstNonManifold = e;
+        } else if (std::get<2>(edges[i]) == std::get<2>(edges[i + 1])) {
+            if (topo.inconsistentEdges++ == 0) topo.firstInconsistent = e;
+        }
+        i = j;
+    }
+    return topo;
+}
+
+double enclosedVolume(const TriMesh& surf) {
+    double v = 0;
+    for (const auto& t : surf.tris) {
+        Vec3d a(surf.X[size_t(t[0])]), b(surf.X[size_t(t[1])]), c(surf.X[size_t(t[2])]);
+        v += dot(a, cross(b, c));
+    }
+    return v / 6.0;
+}
+
+int weldVertices(TriMesh& surf, double tol) {
+    // Hash grid with cell size tol: a partner within tol lies in one of the 27 cells around a vertex.
+    const double h = tol > 0 ? tol : 1e-30;
+    struct KeyHash {
+        size_t operator()(const std::array<int64_t, 3>& k) const {
+            return size_t(k[0] * 73856093LL ^ k[1] * 19349663LL ^ k[2] * 83492791LL);
+        }
+    };
+    std::unordered_map<std::array<int64_t, 3>, std::vector<int>, KeyHash> grid;
+    std::vector<int> remap(surf.X.size(), -1);
+    std::vector<Vec3> X;
+    auto cell = [&](const Vec3& p) {
+        return std::array<int64_t, 3>{int64_t(std::floor(double(p.x) / h)),
+                                      int64_t(std::floor(double(p.y) / h)),
+                                      int64_t(std::floor(double(p.z) / h))};
+    };
+    // Only referenced vertices survive; visit them in first-use order so the result is deterministic.
+    for (const auto& t : surf.tris)
+        for (int v : t) {
+            if (remap[size_t(v)] >= 0) continue;
+            const Vec3& p = surf.X[size_t(v)];
+            const auto c = cell(p);
+            int found = -1;
+            for (int dz = -1; dz <= 1 && found < 0; ++dz)
+                for (int dy = -1; dy <= 1 && found < 0; ++dy)
+                    for (int dx = -1; dx <= 1 && found < 0; ++dx) {
+                        auto it = grid.find({c[0] + dx, c[1] + dy, c[2] + dz});
+                        if (it == grid.end()) continue;
+                        for (int w : it->second)
+                            if (norm(Vec3d(X[size_t(w)]) - Vec3d(p)) <= tol) {
+                                found = w;
+                                break;
+                            }
+                    }
+            if (found < 0) {
+                found = int(X.size());
+                X.push_back(p);
+                grid[c].push_back(found);
+            }
+            remap[size_t(v)] = found;
+        }
+    std::vector<std::array<int, 3>> tris;
+    tris.reserve(surf.tris.size());
+    int dropped = 0;
+    for (const auto& t : surf.tris) {
+        std::array<int, 3> r{remap[size_t(t[0])], remap[size_t(t[1])], remap[size_t(t[2])]};
+        if (r[0] == r[1] || r[1] == r[2] || r[2] == r[0]) {
+            dropped++;
+            continue;
+        }
+        tris.push_back(r);
+    }
+    surf.X = std::move(X);
+    surf.tris = std::move(tris);
+    return dropped;
+}
+
+}  // namespace vbd

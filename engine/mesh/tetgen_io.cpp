@@ -1,0 +1,335 @@
+#include "mesh/tetgen_io.h"
+
+#include <tetgen.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <new>
+#include <sstream>
+#include <utility>
+
+#include "math/error.h"
+#include "mesh/surface.h"
+
+namespace vbd {
+
+namespace {
+
+// A TetGen data file as numbered, comment-free lines of tokens ('#' starts a comment, blank lines skip).
+struct TokenFile {
+    std::string path;
+    std::vector<std::pair<int, std::vector<std::string>>> lines;  // (1-based line number, tokens)
+    size_t next = 0;
+
+    explicit TokenFile(const std::string& p) : path(p) {
+        std::ifstream in(p);
+        if (!in) throw InputError(p, "path", "file not found or unreadable");
+        std::string s;
+        int no = 0;
+        while (std::getline(in, s)) {
+            ++no;
+            if (auto h = s.find('#'); h != std::string::npos) s.resize(h);
+            std::istringstream ss(s);
+            std::vector<std::string> tok;
+            for (std::string t; ss >> t;) tok.push_back(t);
+            if (!tok.empty()) lines.emplace_back(no, std::move(tok));
+        }
+    }
+    const std::vector<std::string>& take(const char* what) {
+        if (next >= lines.size()) {
+            const int last = lines.empty() ? 0 : lines.back().first;
+            throw InputError(path, "line " + std::to_string(last + 1),
+                             std::string("unexpected end of file: ") + what);
+        }
+        return lines[next++].second;
+    }
+    std::string where() const { return "line " + std::to_string(lines[next - 1].first); }
+    InputError error(const std::string& msg) const { return InputError(path, where(), msg); }
+
+    long integer(const std::string& t) const {
+        errno = 0;
+        char* end = nullptr;
+        long v = std::strtol(t.c_str(), &end, 10);
+        if (end == t.c_str() || *end != '\0' || errno == ERANGE) throw error("'" + t + "' is not an integer");
+        return v;
+    }
+    double real(const std::string& t) const {
+        errno = 0;
+        char* end = nullptr;
+        double v = std::strtod(t.c_str(), &end);
+        if (end == t.c_str() || *end != '\0' || errno == ERANGE || !std::isfinite(v))
+            throw error("'" + t + "' is not a finite number");
+        return v;
+    }
+    void expectCount(const std::vector<std::string>& tok, size_t n, const char* layout) const {
+        if (tok.size() != n)
+            throw error("expected " + std::to_string(n) + " values (" + layout + "), found " +
+                        std::to_string(tok.size()));
+    }
+};
+
+std::string tetgenMessage(int code) {
+    switch (code) {
+        case 1:
+            return "TetGen ran out of memory";
+        case 2:
+            return "TetGen internal error (often caused by degenerate or nearly coincident input faces)";
+        case 3:
+            return "the surface intersects itself";
+        case 4:
+            return "the surface has a feature too small for TetGen's tolerance";
+        case 5:
+            return "the surface has two very close (nearly overlapping) faces";
+        case 10:
+            return "TetGen rejected the input surface";
+        default:
+            return "TetGen failed with code " + std::to_string(code);
+    }
+}
+
+// Runs TetGen with `switches`, turning its thrown codes into InputError.
+void runTetGen(const std::string& switches, tetgenio& in, tetgenio& out, const std::string& file) {
+    std::vector<char> sw(switches.begin(), switches.end());
+    sw.push_back('\0');
+    try {
+        tetrahedralize(sw.data(), &in, &out);
+    } catch (int code) {
+        throw InputError(file, "path", tetgenMessage(code));
+    } catch (const std::bad_alloc&) {
+        throw InputError(file, "path", tetgenMessage(1));
+    }
+}
+
+}  // namespace
+
+TetMesh readTetGen(const std::string& nodePath, const std::string& elePath) {
+    TetMesh m;
+    int base = 0;
+    {
+        TokenFile f(nodePath);
+        const auto& h = f.take("missing header '<#points> 3 <#attributes> <#markers>'");
+        if (h.size() < 1 || h.size() > 4) f.expectCount(h, 4, "<#points> 3 <#attributes> <#markers>");
+        const long n = f.integer(h[0]);
+        const long dim = h.size() > 1 ? f.integer(h[1]) : 3;
+        const long nattr = h.size() > 2 ? f.integer(h[2]) : 0;
+        const long nmark = h.size() > 3 ? f.integer(h[3]) : 0;
+        if (n < 4 || n > 100000000)
+            throw f.error("number of points " + std::to_string(n) + " must be in [4, 1e8]");
+        if (dim != 3) throw f.error("dimension must be 3, got " + std::to_string(dim));
+        if (nattr < 0 || nattr > 1000) throw f.error("bad number of attributes " + std::to_string(nattr));
+        if (nmark != 0 && nmark != 1) throw f.error("boundary marker flag must be 0 or 1");
+        m.X.resize(size_t(n));
+        for (long i = 0; i < n; ++i) {
+            const auto& t = f.take("fewer points than the header announces");
+            f.expectCount(t, size_t(4 + nattr + nmark), "<index> <x> <y> <z> [attributes] [marker]");
+            const long idx = f.integer(t[0]);
+            if (i == 0) {
+                if (idx != 0 && idx != 1) throw f.error("first point must be numbered 0 or 1, got " + t[0]);
+                base = int(idx);
+            } else if (idx != base + i) {
+                throw f.error("point numbered " + t[0] + ", expected " + std::to_string(base + i));
+            }
+            for (long a = 0; a < nattr + nmark; ++a) f.real(t[size_t(4 + a)]);
+            m.X[size_t(i)] = Vec3(float(f.real(t[1])), float(f.real(t[2])), float(f.real(t[3])));
+        }
+    }
+    TokenFile f(elePath);
+    const auto& h = f.take("missing header '<#tets> <4|10> <#region attributes>'");
+    if (h.size() < 1 || h.size() > 3) f.expectCount(h, 3, "<#tets> <4|10> <#region attributes>");
+    const long n = f.integer(h[0]);
+    const long corners = h.size() > 1 ? f.integer(h[1]) : 4;
+    const long nattr = h.size() > 2 ? f.integer(h[2]) : 0;
+    if (n < 1 || n > 500000000) throw f.error("number of tets " + std::to_string(n) + " must be in [1, 5e8]");
+    if (corners != 4 && corners != 10)
+        throw f.error("nodes per tet must be 4 or 10, got " + std::to_string(corners));
+    if (nattr < 0 || nattr > 1000) throw f.error("bad number of region attributes " + std::to_string(nattr));
+    const long np = long(m.X.size());
+    m.tets.resize(size_t(n));
+    for (long e = 0; e < n; ++e) {
+        const auto& t = f.take("fewer tets than the header announces");
+        f.expectCount(t, size_t(1 + corners + nattr), "<index> <corners...> [region attributes]");
+        const long idx = f.integer(t[0]);
+        if (idx != base + e)
+            throw f.error("tet numbered " + t[0] + ", expected " + std::to_string(base + e) +
+                          " (numbering follows the .node file, which starts at " + std::to_string(base) +
+                          ")");
+        std::array<int, 4> tet{};
+        for (int k = 0; k < 4; ++k) {
+            const long v = f.integer(t[size_t(1 + k)]);
+            if (v < base || v >= base + np)
+                throw f.error("node " + t[size_t(1 + k)] + " out of range [" + std::to_string(base) + ", " +
+                              std::to_string(base + np - 1) + "]");
+            tet[size_t(k)] = int(v - base);
+        }
+        for (long k = 4; k < corners; ++k) {
+            const long v = f.integer(t[size_t(1 + k)]);
+            if (v < base || v >= base + np) throw f.error("node " + t[size_t(1 + k)] + " out of range");
+        }
+        for (long a = 0; a < nattr; ++a) f.real(t[size_t(1 + corners + a)]);
+        if (tet[0] == tet[1] || tet[0] == tet[2] || tet[0] == tet[3] || tet[1] == tet[2] ||
+            tet[1] == tet[3] || tet[2] == tet[3])
+            throw f.error("tet has a repeated node");
+        const Vec3d x0(m.X[size_t(tet[0])]);
+        const double det = dot(Vec3d(m.X[size_t(tet[1])]) - x0,
+                               cross(Vec3d(m.X[size_t(tet[2])]) - x0, Vec3d(m.X[size_t(tet[3])]) - x0));
+        if (det < 0) std::swap(tet[2], tet[3]);
+        m.tets[size_t(e)] = tet;
+    }
+    if (f.next < f.lines.size()) {
+        ++f.next;
+        throw f.error("more tets than the header announces (" + std::to_string(n) + ")");
+    }
+    return m;
+}
+
+void writeTetGen(const std::string& base, const TetMesh& mesh, int firstIndex) {
+    auto open = [](const std::string& p) {
+        std::unique_ptr<FILE, int (*)(FILE*)> fp(std::fopen(p.c_str(), "w"), &std::fclose);
+        if (!fp) throw InputError(p, "path", "cannot open for writing");
+        return fp;
+    };
+    {
+        auto fp = open(base + ".node");
+        std::fprintf(fp.get(), "%zu 3 0 0\n", mesh.X.size());
+        for (size_t i = 0; i < mesh.X.size(); ++i)
+            std::fprintf(fp.get(), "%zu %.9g %.9g %.9g\n", i + size_t(firstIndex), double(mesh.X[i].x),
+                         double(mesh.X[i].y), double(mesh.X[i].z));
+    }
+    auto fp = open(base + ".ele");
+    std::fprintf(fp.get(), "%zu 4 0\n", mesh.tets.size());
+    for (size_t e = 0; e < mesh.tets.size(); ++e) {
+        const auto& t = mesh.tets[e];
+        std::fprintf(fp.get(), "%zu %d %d %d %d\n", e + size_t(firstIndex), t[0] + firstIndex,
+                     t[1] + firstIndex, t[2] + firstIndex, t[3] + firstIndex);
+    }
+}
+
+void removeUnusedVertices(TetMesh& mesh) {
+    std::vector<int> remap(mesh.X.size(), -1);
+    for (const auto& t : mesh.tets)
+        for (int v : t) remap[size_t(v)] = 0;
+    std::vector<Vec3> X;
+    for (size_t v = 0; v < remap.size(); ++v)
+        if (remap[v] == 0) {
+            remap[v] = int(X.size());
+            X.push_back(mesh.X[v]);
+        }
+    for (auto& t : mesh.tets)
+        for (int& v : t) v = remap[size_t(v)];
+    mesh.X = std::move(X);
+}
+
+TetMesh tetrahedralizeSurface(const TriMesh& surf, const TetGenOptions& opt, const std::string& file) {
+    if (surf.tris.empty()) throw InputError(file, "path", "surface has no triangles");
+    if (!(opt.maxVolume >= 0) || !std::isfinite(opt.maxVolume))
+        throw InputError(file, "maxVolume", "must be >= 0 (0 = automatic)");
+    if (!(opt.minQuality == 0 || opt.minQuality >= 1.05) || !std::isfinite(opt.minQuality))
+        throw InputError(file, "minQuality",
+                         "radius-edge bound must be 0 (off) or >= 1.05 (TetGen may not terminate below)");
+    // TetGen runs on a copy centred at the bounding-box centre and scaled to unit diagonal, so that its
+    // switches never need exponents and its tolerances see the same scale for every input.
+    Vec3d lo(1e300), hi(-1e300);
+    for (const auto& t : surf.tris)
+        for (int v : t) {
+            lo = cwiseMin(lo, Vec3d(surf.X[size_t(v)]));
+            hi = cwiseMax(hi, Vec3d(surf.X[size_t(v)]));
+        }
+    const double diag = norm(hi - lo);
+    if (!(diag > 0) || !std::isfinite(diag))
+        throw InputError(file, "path", "surface has zero or infinite extent");
+    const Vec3d c = (lo + hi) * 0.5;
+    const double s = 1.0 / diag;
+    const double volume = enclosedVolume(surf);
+    if (!(volume > 1e-12 * diag * diag * diag))
+        throw InputError(file, "path", "surface encloses no volume (" + std::to_string(volume) + ")");
+    const double maxVol = opt.maxVolume > 0 ? opt.maxVolume : volume / TetGenOptions::kAutoTetsTarget;
+    if (volume / maxVol > TetGenOptions::kMaxTets)
+        throw InputError(file, "maxVolume",
+                         std::to_string(maxVol) + " would make more than " +
+                             std::to_string(long(TetGenOptions::kMaxTets)) + " tets (enclosed volume " +
+                             std::to_string(volume) + ")");
+
+    std::vector<int> used(surf.X.size(), -1);
+    std::vector<int> input;  // tetgen index -> surface vertex
+    for (const auto& t : surf.tris)
+        for (int v : t)
+            if (used[size_t(v)] < 0) {
+                used[size_t(v)] = int(input.size());
+                input.push_back(v);
+            }
+    auto fill = [&](tetgenio& in) {
+        in.firstnumber = 0;
+        in.numberofpoints = int(input.size());
+        in.pointlist = new REAL[input.size() * 3];
+        for (size_t i = 0; i < input.size(); ++i) {
+            const Vec3d p = (Vec3d(surf.X[size_t(input[i])]) - c) * s;
+            in.pointlist[3 * i] = p.x;
+            in.pointlist[3 * i + 1] = p.y;
+            in.pointlist[3 * i + 2] = p.z;
+        }
+        in.numberoffacets = int(surf.tris.size());
+        in.facetlist = new tetgenio::facet[surf.tris.size()];
+        for (size_t i = 0; i < surf.tris.size(); ++i) {
+            tetgenio::facet& f = in.facetlist[i];
+            tetgenio::init(&f);
+            f.numberofpolygons = 1;
+            f.polygonlist = new tetgenio::polygon[1];
+            tetgenio::init(&f.polygonlist[0]);
+            f.polygonlist[0].numberofvertices = 3;
+            f.polygonlist[0].vertexlist = new int[3];
+            for (int k = 0; k < 3; ++k)
+                f.polygonlist[0].vertexlist[k] = used[size_t(surf.tris[i][size_t(k)])];
+        }
+    };
+
+    // Pass 1, "-d": TetGen only checks the facets for intersections. With TETLIBRARY it reports
+    // intersecting facet pairs through out.numberoftrifaces / code 3 rather than meshing.
+    {
+        tetgenio in, out;
+        fill(in);
+        runTetGen("pdzQ", in, out, file);
+        if (out.numberoftrifaces > 0)
+            throw InputError(file, "path",
+                             "the surface intersects itself (" + std::to_string(out.numberoftrifaces / 2) +
+                                 " or more intersecting triangle pairs)");
+    }
+
+    tetgenio in, out;
+    fill(in);
+    char sw[128];
+    const double scaledVol = maxVol * s * s * s;
+    if (opt.minQuality > 0)
+        std::snprintf(sw, sizeof sw, "pzQq%.6fa%.12f", opt.minQuality, scaledVol);
+    else
+        std::snprintf(sw, sizeof sw, "pzQa%.12f", scaledVol);
+    runTetGen(sw, in, out, file);
+    if (out.numberoftetrahedra <= 0 || out.numberofcorners < 4)
+        throw InputError(file, "path", "TetGen produced no tetrahedra");
+
+    TetMesh m;
+    m.X.resize(size_t(out.numberofpoints));
+    std::vector<Vec3d> Xd(size_t(out.numberofpoints));
+    for (int i = 0; i < out.numberofpoints; ++i) {
+        Xd[size_t(i)] =
+            Vec3d(out.pointlist[3 * i], out.pointlist[3 * i + 1], out.pointlist[3 * i + 2]) / s + c;
+        m.X[size_t(i)] = Vec3(Xd[size_t(i)]);
+    }
+    m.tets.resize(size_t(out.numberoftetrahedra));
+    for (int e = 0; e < out.numberoftetrahedra; ++e) {
+        std::array<int, 4> t;
+        for (int k = 0; k < 4; ++k) t[size_t(k)] = out.tetrahedronlist[e * out.numberofcorners + k];
+        const Vec3d& x0 = Xd[size_t(t[0])];
+        if (dot(Xd[size_t(t[1])] - x0, cross(Xd[size_t(t[2])] - x0, Xd[size_t(t[3])] - x0)) < 0)
+            std::swap(t[2], t[3]);
+        m.tets[size_t(e)] = t;
+    }
+    removeUnusedVertices(m);
+    return m;
+}
+
+}  // namespace vbd

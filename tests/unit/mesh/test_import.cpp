@@ -1,0 +1,227 @@
+// Mesh import: assimp surfaces -> TetGen tets, TetGen .node/.ele files, transforms, and every refusal.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <functional>
+
+#include "math/error.h"
+#include "mesh/box_grid.h"
+#include "mesh/mesh_import.h"
+#include "mesh/surface.h"
+#include "mesh/tetgen_io.h"
+
+namespace vbd {
+namespace {
+
+const std::string kAssets = std::string(VBD_SOURCE_DIR) + "/assets/meshes/";
+// Debian's assimp-testmodels package (a build dependency of this project).
+const std::string kModels = "/usr/share/assimp/models/";
+
+bool exists(const std::string& p) { return std::ifstream(p).good(); }
+
+double totalVolume(const TetMesh& m) {
+    double v = 0;
+    for (const auto& r : computeTetRest(m)) {
+        EXPECT_GT(r.volume, 0.f);
+        v += r.volume;
+    }
+    return v;
+}
+
+// Runs f, expects InputError whose what() names `file` and contains `needle`.
+void expectInputError(const std::function<void()>& f, const std::string& file, const std::string& needle) {
+    try {
+        f();
+        ADD_FAILURE() << "expected InputError for " << file;
+    } catch (const InputError& e) {
+        const std::string w = e.what();
+        EXPECT_NE(w.find(file), std::string::npos) << w;
+        EXPECT_NE(w.find(needle), std::string::npos) << "'" << needle << "' not in: " << w;
+    }
+}
+
+// Tets fill exactly the region inside the imported surface: same volume, closed outward boundary.
+void expectFillsSurface(const std::string& path, const TetMesh& m, int eulerCharacteristic) {
+    const TriMesh surf = importSurface(path);
+    const double vs = enclosedVolume(surf);
+    const double vt = totalVolume(m);
+    // TetGen's -p keeps the input facets (Steiner points are inserted inside them), so the tets fill
+    // the polyhedron exactly; what is left is float rounding of positions (~1e-7 relative per tet).
+    EXPECT_NEAR(vt, vs, 1e-5 * vs) << path;
+    EXPECT_TRUE(checkTetTopology(m).conforming()) << path;
+    const TriMesh b = extractBoundary(m);
+    const SurfaceTopology st = checkSurface(b.tris);
+    EXPECT_TRUE(st.closedOriented()) << path;
+    EXPECT_NEAR(enclosedVolume(b), vs, 1e-5 * vs) << path;
+    EXPECT_EQ(int(boundaryVertices(m).size()) - st.edges + int(b.tris.size()), eulerCharacteristic) << path;
+}
+
+TEST(Import, IcosphereObjFillsItsSurfaceWithAFewThousandPositiveTets) {
+    const std::string p = kAssets + "icosphere.obj";
+    const TetMesh m = loadTetMesh(p);
+    expectFillsSurface(p, m, 2);
+    // Automatic maxVolume aims at "a few thousand" tets (enclosed volume / 500, then quality refinement).
+    EXPECT_GE(m.tets.size(), 1000u);
+    EXPECT_LE(m.tets.size(), 10000u);
+    // The icosphere (2 subdivisions, 320 faces) is inscribed in the unit sphere: its volume is below
+    // 4/3 pi by the cap deficit, 3.4% for this subdivision; 4% bounds it.
+    const double v = totalVolume(m), sphere = 4.0 / 3.0 * M_PI;
+    EXPECT_LT(v, sphere);
+    EXPECT_GT(v, 0.96 * sphere);
+    for (const auto& x : m.X) EXPECT_LE(norm(x), 1.f + 1e-6f);  // no vertex outside the sphere
+}
+
+TEST(Import, MaxVolumeBoundsEveryTetAndRefinesTheMesh) {
+    const std::string p = kAssets + "icosphere.obj";
+    MeshImportOptions opt;
+    opt.maxVolume = 0.01;
+    const TetMesh coarse = loadTetMesh(p, opt);
+    opt.maxVolume = 0.002;
+    const TetMesh fine = loadTetMesh(p, opt);
+    for (const auto& r : computeTetRest(fine)) EXPECT_LE(r.volume, 0.002f * (1 + 1e-4f));  // TetGen -a bound
+    for (const auto& r : computeTetRest(coarse)) EXPECT_LE(r.volume, 0.01f * (1 + 1e-4f));
+    // Volume 4.05 / 0.002 = 2024 tets at the very least.
+    EXPECT_GE(fine.tets.size(), 2024u);
+    EXPECT_GT(fine.tets.size(), coarse.tets.size());
+    EXPECT_NEAR(totalVolume(fine), totalVolume(coarse), 1e-5 * totalVolume(fine));
+}
+
+TEST(Import, TorusPlyAndWeldedCapsuleStl) {
+    const std::string torus = kAssets + "torus.ply", capsule = kAssets + "capsule.stl";
+    expectFillsSurface(torus, loadTetMesh(torus), 0);  // genus 1: V - E + F = 0
+    // Binary STL stores 3 corners per triangle; welding must recover the 2 poles + 12 rings x 20.
+    const TriMesh cs = importSurface(capsule);
+    EXPECT_EQ(cs.X.size(), 242u);
+    EXPECT_EQ(cs.tris.size(), 480u);  // closed genus 0: F = 2V - 4
+    // Capsule volume pi r^2 (2 h) + 4/3 pi r^3 with r = 0.4, h = 0.5, polygonal (20 segments): the
+    // inscribed polygon keeps sin(2 pi / 20) / (2 pi / 20) = 98.4% of the disc area; caps lose more.
+    const double exact = M_PI * 0.16 * 1.0 + 4.0 / 3.0 * M_PI * 0.064;
+    const TetMesh cm = loadTetMesh(capsule);
+    expectFillsSurface(capsule, cm, 2);
+    EXPECT_LT(totalVolume(cm), exact);
+    EXPECT_GT(totalVolume(cm), 0.95 * exact);
+}
+
+TEST(Import, AssimpTestModelsGltfGlbPlyObjAreUnitCubes) {
+    // BoxTextured (glTF 2, text and binary) splits corners at UV seams: 24 vertices weld to 8. All of
+    // these models are unit cubes, so the tets must fill volume 1.
+    for (const std::string rel :
+         {"glTF2/BoxTextured-glTF/BoxTextured.gltf", "glTF2/BoxTextured-glTF-Binary/BoxTextured.glb",
+          "PLY/cube.ply", "PLY/cube_binary.ply", "OBJ/box.obj"}) {
+        const std::string p = kModels + rel;
+        ASSERT_TRUE(exists(p)) << p << " missing: install Debian's assimp-testmodels";
+        const TriMesh s = importSurface(p);
+        EXPECT_EQ(s.X.size(), 8u) << p;
+        const TetMesh m = loadTetMesh(p);
+        EXPECT_NEAR(totalVolume(m), 1.0, 1e-5) << p;  // float rounding, as above
+        expectFillsSurface(p, m, 2);
+    }
+}
+
+TEST(Import, TetGenFilesWithAttributesMarkersAndOneBasedIndices) {
+    const TetMesh m = loadTetMesh(kAssets + "cube5.ele");
+    EXPECT_EQ(m.X.size(), 8u);
+    EXPECT_EQ(m.tets.size(), 5u);
+    EXPECT_NEAR(totalVolume(m), 1.0, 1e-6);  // unit cube, integer corners: exact up to float det
+    const TetMesh n = loadTetMesh(kAssets + "cube5.node");  // either file of the pair works
+    EXPECT_EQ(n.tets, m.tets);
+}
+
+TEST(Import, NodeEleRoundTripZeroAndOneBased) {
+    const TetMesh g = makeBoxGrid({-0.3f, 0.1f, 2}, {1.7f, 0.6f, 2.9f}, {3, 2, 2}, 6);
+    for (int first : {0, 1}) {
+        const std::string base = ::testing::TempDir() + "vbd_roundtrip_" + std::to_string(first);
+        writeTetGen(base, g, first);
+        const TetMesh r = loadTetMesh(base + ".node");
+        ASSERT_EQ(r.X.size(), g.X.size());
+        // %.9g round-trips every float exactly.
+        for (size_t i = 0; i < g.X.size(); ++i) {
+            EXPECT_EQ(r.X[i].x, g.X[i].x);
+            EXPECT_EQ(r.X[i].y, g.X[i].y);
+            EXPECT_EQ(r.X[i].z, g.X[i].z);
+        }
+        EXPECT_EQ(r.tets, g.tets) << "firstIndex " << first;
+    }
+}
+
+TEST(Import, TransformIsScaleThenRotateThenTranslate) {
+    const std::string p = kAssets + "cube5.node";
+    const TetMesh a = loadTetMesh(p);
+    MeshImportOptions opt;
+    opt.scale = 2;
+    opt.rotation = fromAxisAngle(Vec3(0, 1, 0), float(M_PI / 2));  // x -> -z, z -> x
+    opt.translate = {1, 2, 3};
+    const TetMesh b = loadTetMesh(p, opt);
+    ASSERT_EQ(a.X.size(), b.X.size());
+    for (size_t i = 0; i < a.X.size(); ++i) {
+        const Vec3 e(2 * a.X[i].z + 1, 2 * a.X[i].y + 2, -2 * a.X[i].x + 3);
+        EXPECT_NEAR(b.X[i].x, e.x, 1e-5f);  // float quaternion of a right angle: ~1e-7 relative
+        EXPECT_NEAR(b.X[i].y, e.y, 1e-5f);
+        EXPECT_NEAR(b.X[i].z, e.z, 1e-5f);
+    }
+    EXPECT_NEAR(totalVolume(b), 8.0, 1e-4);  // volume scales by s^3; rotation keeps det Dm > 0
+    expectInputError([&] { loadTetMesh(p, MeshImportOptions{-1, {}, {}, 0, 1.5}); }, p, "scale");
+}
+
+TEST(Import, BadSurfacesAreRefusedNamingTheFile) {
+    const std::string open = kAssets + "open_quad.obj";
+    expectInputError([&] { loadTetMesh(open); }, open, "open surface: 4 boundary edges");
+    const std::string wuson = kModels + "PLY/Wuson.ply";  // a real model with holes
+    ASSERT_TRUE(exists(wuson));
+    expectInputError([&] { loadTetMesh(wuson); }, wuson, "open surface");
+    const std::string self = kAssets + "self_intersecting.obj";
+    expectInputError([&] { loadTetMesh(self); }, self, "intersects itself");
+    const std::string points = kAssets + "points_only.obj";
+    expectInputError([&] { loadTetMesh(points); }, points, "no triangles");
+    const std::string apoints = kModels + "OBJ/testpoints.obj";
+    ASSERT_TRUE(exists(apoints));
+    expectInputError([&] { loadTetMesh(apoints); }, apoints, "no triangles");
+    const std::string missing = kAssets + "does_not_exist.obj";
+    expectInputError([&] { loadTetMesh(missing); }, missing, "file not found");
+    expectInputError([&] { loadTetMesh(kAssets + "nope.ele"); }, "nope.ele", "file not found");
+}
+
+TEST(Import, BadTetGenOptionsAreRefused) {
+    const std::string p = kAssets + "icosphere.obj";
+    MeshImportOptions opt;
+    opt.minQuality = 0.5;  // below TetGen's termination range
+    expectInputError([&] { loadTetMesh(p, opt); }, p, "minQuality");
+    opt.minQuality = 1.5;
+    opt.maxVolume = 1e-9;  // 4e9 tets
+    expectInputError([&] { loadTetMesh(p, opt); }, p, "maxVolume");
+}
+
+// Writes a .node/.ele pair and expects loading it to fail naming `which` file, `line` and `needle`.
+void expectBadPair(const std::string& name, const std::string& node, const std::string& ele,
+                   const std::string& which, const std::string& line, const std::string& needle) {
+    const std::string base = ::testing::TempDir() + "vbd_bad_" + name;
+    std::ofstream(base + ".node") << node;
+    std::ofstream(base + ".ele") << ele;
+    SCOPED_TRACE(name);
+    expectInputError([&] { loadTetMesh(base + ".ele"); }, base + which + ": " + line, needle);
+}
+
+TEST(Import, MalformedTetGenFilesNameFileAndLine) {
+    const std::string node = "# cube corners\n5 3 0 0\n0 0 0 0\n1 1 0 0\n2 0 1 0\n3 0 0 1\n4 1 1 1\n";
+    expectBadPair("range", node, "1 4 0\n0 0 1 2 9\n", ".ele", "line 2", "out of range");
+    expectBadPair("count", node, "1 4 0\n0 0 1 2\n", ".ele", "line 2", "expected 5 values");
+    expectBadPair("number", node, "1 4 0\n0 0 1 x 3\n", ".ele", "line 2", "'x' is not an integer");
+    expectBadPair("short", node, "3 4 0\n0 0 1 2 3\n", ".ele", "line 3", "fewer tets");
+    expectBadPair("long", node, "1 4 0\n0 0 1 2 3\n1 1 2 3 4\n", ".ele", "line 3", "more tets");
+    expectBadPair("corners", node, "1 6 0\n0 0 1 2 3 4 4\n", ".ele", "line 1", "4 or 10");
+    expectBadPair("repeat", node, "1 4 0\n0 0 1 1 3\n", ".ele", "line 2", "repeated node");
+    expectBadPair("dim", "5 2 0 0\n", "1 4 0\n0 0 1 2 3\n", ".node", "line 1", "dimension must be 3");
+    expectBadPair("coord", "5 3 0 0\n0 0 0 0\n1 1 nan 0\n2 0 1 0\n3 0 0 1\n4 1 1 1\n", "1 4 0\n0 0 1 2 3\n",
+                  ".node", "line 3", "not a finite number");
+    expectBadPair("numbering", "5 3 0 0\n0 0 0 0\n2 1 0 0\n2 0 1 0\n3 0 0 1\n4 1 1 1\n", "1 4 0\n0 0 1 2 3\n",
+                  ".node", "line 3", "expected 1");
+    // A flat tet (corners 0, 1, 2 and (1,1,0) all on z = 0) is refused by computeTetRest.
+    expectBadPair("flat", "4 3 0 0\n0 0 0 0\n1 1 0 0\n2 0 1 0\n3 1 1 0\n", "1 4 0\n0 0 1 2 3\n", ".ele",
+                  "tets[0]", "degenerate");
+    // The same tet twice overlaps itself: refused as non-conforming.
+    expectBadPair("overlap", node, "2 4 0\n0 0 1 2 3\n1 0 1 2 3\n", ".ele", "tets", "non-conforming");
+}
+
+}  // namespace
+}  // namespace vbd
