@@ -299,35 +299,74 @@ TetMesh tetrahedralizeSurface(const TriMesh& surf, const TetGenOptions& opt, con
                                  " or more intersecting triangle pairs)");
     }
 
+    // Pass 2, the mesh. "-A" numbers the regions that the facets separate, so that cavities can be
+    // told from solid below.
     tetgenio in, out;
     fill(in);
     char sw[128];
     const double scaledVol = maxVol * s * s * s;
     if (opt.minQuality > 0)
-        std::snprintf(sw, sizeof sw, "pzQq%.6fa%.12f", opt.minQuality, scaledVol);
+        std::snprintf(sw, sizeof sw, "pzAQq%.6fa%.12f", opt.minQuality, scaledVol);
     else
-        std::snprintf(sw, sizeof sw, "pzQa%.12f", scaledVol);
+        std::snprintf(sw, sizeof sw, "pzAQa%.12f", scaledVol);
     runTetGen(sw, in, out, file);
     if (out.numberoftetrahedra <= 0 || out.numberofcorners < 4)
         throw InputError(file, "path", "TetGen produced no tetrahedra");
 
-    TetMesh m;
-    m.X.resize(size_t(out.numberofpoints));
     std::vector<Vec3d> Xd(size_t(out.numberofpoints));
-    for (int i = 0; i < out.numberofpoints; ++i) {
-        Xd[size_t(i)] =
-            Vec3d(out.pointlist[3 * i], out.pointlist[3 * i + 1], out.pointlist[3 * i + 2]) / s + c;
-        m.X[size_t(i)] = Vec3(Xd[size_t(i)]);
-    }
-    m.tets.resize(size_t(out.numberoftetrahedra));
+    for (int i = 0; i < out.numberofpoints; ++i)
+        Xd[size_t(i)] = Vec3d(out.pointlist[3 * i], out.pointlist[3 * i + 1], out.pointlist[3 * i + 2]);
+
+    // TetGen fills everything inside the outer hull of the facets, including cavities bounded by inner
+    // shells (a hollow ball). A region is solid when the surface winds around it: winding number
+    // w(p) = 1/(4 pi) sum_t Omega_t(p) at the centroid of one of its tets (interior to the region, so
+    // w is an integer up to rounding), with the triangle solid angle of Van Oosterom & Strackee,
+    // tan(Omega/2) = a.(b x c) / (|a||b||c| + (a.b)|c| + (b.c)|a| + (c.a)|b|), a, b, c = corners - p.
+    // Nonzero winding is solid: 1 for outward shells, 0 in a cavity behind an inward-facing shell.
+    auto winding = [&](const Vec3d& p) {
+        double sum = 0;
+        for (int f = 0; f < in.numberoffacets; ++f) {
+            const int* vl = in.facetlist[f].polygonlist[0].vertexlist;
+            const Vec3d a =
+                Vec3d(in.pointlist[3 * vl[0]], in.pointlist[3 * vl[0] + 1], in.pointlist[3 * vl[0] + 2]) - p;
+            const Vec3d b =
+                Vec3d(in.pointlist[3 * vl[1]], in.pointlist[3 * vl[1] + 1], in.pointlist[3 * vl[1] + 2]) - p;
+            const Vec3d d =
+                Vec3d(in.pointlist[3 * vl[2]], in.pointlist[3 * vl[2] + 1], in.pointlist[3 * vl[2] + 2]) - p;
+            const double la = norm(a), lb = norm(b), ld = norm(d);
+            sum += 2.0 * std::atan2(dot(a, cross(b, d)),
+                                    la * lb * ld + dot(a, b) * ld + dot(b, d) * la + dot(d, a) * lb);
+        }
+        return sum / (4.0 * 3.14159265358979323846);
+    };
+    const int nattr = out.numberoftetrahedronattributes;
+    std::vector<std::pair<double, char>> regionSolid;  // (region attribute, solid?)
+    auto solid = [&](int e) {
+        if (nattr < 1) return true;
+        const double region = out.tetrahedronattributelist[e * nattr];
+        for (const auto& [r, keep] : regionSolid)
+            if (r == region) return keep != 0;
+        Vec3d centroid(0.0);
+        for (int k = 0; k < 4; ++k) centroid += Xd[size_t(out.tetrahedronlist[e * out.numberofcorners + k])];
+        const bool keep = std::fabs(winding(centroid * 0.25)) > 0.5;
+        regionSolid.emplace_back(region, char(keep));
+        return keep;
+    };
+
+    TetMesh m;
+    m.X.resize(Xd.size());
+    for (size_t i = 0; i < Xd.size(); ++i) m.X[i] = Vec3(Xd[i] / s + c);
+    m.tets.reserve(size_t(out.numberoftetrahedra));
     for (int e = 0; e < out.numberoftetrahedra; ++e) {
+        if (!solid(e)) continue;
         std::array<int, 4> t;
         for (int k = 0; k < 4; ++k) t[size_t(k)] = out.tetrahedronlist[e * out.numberofcorners + k];
         const Vec3d& x0 = Xd[size_t(t[0])];
         if (dot(Xd[size_t(t[1])] - x0, cross(Xd[size_t(t[2])] - x0, Xd[size_t(t[3])] - x0)) < 0)
             std::swap(t[2], t[3]);
-        m.tets[size_t(e)] = t;
+        m.tets.push_back(t);
     }
+    if (m.tets.empty()) throw InputError(file, "path", "no solid region: the surface encloses only cavities");
     removeUnusedVertices(m);
     return m;
 }

@@ -164,6 +164,72 @@ TEST(Import, TransformIsScaleThenRotateThenTranslate) {
     expectInputError([&] { loadTetMesh(p, MeshImportOptions{-1, {}, {}, 0, 1.5}); }, p, "scale");
 }
 
+// Writes an OBJ of the given shells (vertex list, triangle list); returns its path.
+std::string writeObj(const std::string& name, const std::vector<TriMesh>& shells) {
+    const std::string p = ::testing::TempDir() + name;
+    std::ofstream out(p);
+    int base = 1;
+    for (const auto& s : shells) {
+        for (const auto& x : s.X) out << "v " << x.x << " " << x.y << " " << x.z << "\n";
+        for (const auto& t : s.tris) out << "f " << t[0] + base << " " << t[1] + base << " " << t[2] + base << "\n";
+        base += int(s.X.size());
+    }
+    return p;
+}
+
+TriMesh scaled(TriMesh s, float k, const Vec3& shift = {0, 0, 0}) {
+    for (auto& x : s.X) x = x * k + shift;
+    return s;
+}
+
+TriMesh flipped(TriMesh s) {
+    for (auto& t : s.tris) std::swap(t[1], t[2]);
+    return s;
+}
+
+TEST(Import, HollowBallKeepsItsCavityEmpty) {
+    // Outer icosphere facing out, inner copy at half size facing in: the solid is the shell, of
+    // volume (1 - 1/8) V_icosphere. TetGen alone would fill the cavity; winding numbers remove it.
+    const TriMesh ico = importSurface(kAssets + "icosphere.obj");
+    const std::string p = writeObj("vbd_hollow.obj", {ico, flipped(scaled(ico, 0.5f))});
+    const TetMesh m = loadTetMesh(p);
+    const double v = enclosedVolume(ico);
+    EXPECT_NEAR(totalVolume(m), 0.875 * v, 1e-5 * v);  // float rounding as in expectFillsSurface
+    for (const auto& t : m.tets) {
+        const Vec3 c = (m.X[size_t(t[0])] + m.X[size_t(t[1])] + m.X[size_t(t[2])] + m.X[size_t(t[3])]) * 0.25f;
+        // Inner icosphere's faces are at distance >= cos(half face angle) * 0.5 > 0.45 from the centre.
+        EXPECT_GT(norm(c), 0.45f);
+    }
+    expectFillsSurface(p, m, 4);  // two spheres: Euler characteristic 2 + 2
+}
+
+TEST(Import, InwardSurfaceIsFlippedAndDisjointPartsAreKept) {
+    const TriMesh ico = importSurface(kAssets + "icosphere.obj");
+    const double v = enclosedVolume(ico);
+    const std::string in = writeObj("vbd_inward.obj", {flipped(ico)});
+    EXPECT_NEAR(enclosedVolume(importSurface(in)), v, 1e-6 * v);
+    EXPECT_NEAR(totalVolume(loadTetMesh(in)), v, 1e-5 * v);
+    const std::string two = writeObj("vbd_two.obj", {ico, scaled(ico, 1, {3, 0, 0})});
+    const TetMesh m = loadTetMesh(two);
+    EXPECT_NEAR(totalVolume(m), 2 * v, 2e-5 * v);
+    expectFillsSurface(two, m, 4);
+}
+
+TEST(Import, NonManifoldAndInconsistentSurfacesAreRefused) {
+    const TriMesh ico = importSurface(kAssets + "icosphere.obj");
+    TriMesh bad = ico;
+    std::swap(bad.tris[7][1], bad.tris[7][2]);  // one triangle against its neighbours
+    expectInputError([&] { loadTetMesh(writeObj("vbd_inconsistent.obj", {bad})); }, "vbd_inconsistent.obj",
+                     "inconsistently oriented surface: 3 edges");
+    // Two closed cubes sharing only the edge x = y = 1: after welding that edge has four triangles.
+    TriMesh cube;
+    cube.X = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}, {0, 0, 1}, {1, 0, 1}, {1, 1, 1}, {0, 1, 1}};
+    cube.tris = {{0, 3, 2}, {0, 2, 1}, {4, 5, 6}, {4, 6, 7}, {0, 1, 5}, {0, 5, 4},
+                 {3, 7, 6}, {3, 6, 2}, {0, 4, 7}, {0, 7, 3}, {1, 2, 6}, {1, 6, 5}};
+    const std::string p = writeObj("vbd_edge.obj", {cube, scaled(cube, 1, {1, 1, 0})});
+    expectInputError([&] { loadTetMesh(p); }, "vbd_edge.obj", "non-manifold surface: 1 edges");
+}
+
 TEST(Import, BadSurfacesAreRefusedNamingTheFile) {
     const std::string open = kAssets + "open_quad.obj";
     expectInputError([&] { loadTetMesh(open); }, open, "open surface: 4 boundary edges");
