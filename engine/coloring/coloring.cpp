@@ -1,12 +1,20 @@
 #include "coloring/coloring.h"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
+#include <stdexcept>
+#include <utility>
 
 namespace vbd {
 
 Graph graphFromElements(int numVertices, const std::vector<std::vector<int>>& elements) {
-    std::vector<std::vector<int>> adj(size_t(numVertices));
+    std::vector<std::vector<int>> adj(static_cast<size_t>(numVertices));
+    for (const auto& e : elements)
+        for (int a : e)
+            if (a < 0 || a >= numVertices)
+                throw std::invalid_argument("graphFromElements: vertex " + std::to_string(a) +
+                                            " out of range");
     for (const auto& e : elements)
         for (int a : e)
             for (int b : e)
@@ -23,9 +31,33 @@ Graph graphFromElements(int numVertices, const std::vector<std::vector<int>>& el
     return g;
 }
 
+Graph vertexGraphFromTets(int numVertices, const std::vector<std::array<int, 4>>& tets) {
+    for (const auto& t : tets)
+        for (int a : t)
+            if (a < 0 || a >= numVertices)
+                throw std::invalid_argument("vertexGraphFromTets: vertex " + std::to_string(a) +
+                                            " out of range");
+    std::vector<std::pair<int, int>> e;
+    e.reserve(tets.size() * 12);
+    for (const auto& t : tets)
+        for (int a = 0; a < 4; ++a)
+            for (int b = 0; b < 4; ++b)
+                if (a != b && t[size_t(a)] != t[size_t(b)]) e.emplace_back(t[size_t(a)], t[size_t(b)]);
+    std::sort(e.begin(), e.end());
+    e.erase(std::unique(e.begin(), e.end()), e.end());
+    Graph g;
+    g.offsets.assign(size_t(numVertices) + 1, 0);
+    for (const auto& [a, b] : e) g.offsets[size_t(a) + 1]++;
+    for (int v = 0; v < numVertices; ++v) g.offsets[size_t(v) + 1] += g.offsets[size_t(v)];
+    g.items.reserve(e.size());
+    for (const auto& p : e) g.items.push_back(p.second);
+    return g;
+}
+
 namespace {
 
-int smallestFreeColor(const Graph& g, int v, const std::vector<int>& color, std::vector<int>& mark, int stamp) {
+int smallestFreeColor(const Graph& g, int v, const std::vector<int>& color, std::vector<int>& mark,
+                      int stamp) {
     for (int k = g.begin(v); k < g.end(v); ++k) {
         int c = color[size_t(g.items[size_t(k)])];
         if (c >= 0) {
@@ -38,23 +70,128 @@ int smallestFreeColor(const Graph& g, int v, const std::vector<int>& color, std:
     return c;
 }
 
+// Second balancing phase, for colorings where no single vertex of a large color may enter a smaller
+// one (in a 4-colorable grid colored with 5 colors, every vertex of the largest color can touch all
+// four others). Kempe interchanges: in the subgraph induced by colors a and b, swapping a and b inside
+// one connected component keeps the coloring valid (its a-b edges stay bichromatic, and its vertices
+// have no other a or b neighbours). A component with d more a's than b's moves d vertices from a to
+// b. Components are taken (largest d first) while the total t stays <= (size[a] - size[b]) / 2; then
+// size[a]^2 + size[b]^2 drops by 2 t (size[a] - size[b] - t) > 0, so the loop terminates.
+double balanceByKempe(const Graph& g, std::vector<int>& color, std::vector<int>& size, double ratio) {
+    const int n = g.rows(), nc = int(size.size());
+    auto currentRatio = [&]() {
+        auto [mn, mx] = std::minmax_element(size.begin(), size.end());
+        return double(*mx) / double(*mn);
+    };
+    std::vector<int> comp(static_cast<size_t>(n), -1), queue;
+    double r = currentRatio();
+    for (int iter = 0; iter < 1024 && r > ratio; ++iter) {
+        // Color pairs by decreasing size gap (ties: lower indices first).
+        std::vector<std::pair<int, int>> pairs;
+        for (int a = 0; a < nc; ++a)
+            for (int b = 0; b < nc; ++b)
+                if (size[size_t(a)] >= size[size_t(b)] + 2) pairs.emplace_back(a, b);
+        std::stable_sort(pairs.begin(), pairs.end(), [&](const auto& x, const auto& y) {
+            return size[size_t(x.first)] - size[size_t(x.second)] >
+                   size[size_t(y.first)] - size[size_t(y.second)];
+        });
+        bool swapped = false;
+        for (const auto& [a, b] : pairs) {
+            // Components of the a-b subgraph, seeded in vertex order: (surplus of a, seed vertex).
+            std::vector<std::pair<int, int>> surplus;
+            std::fill(comp.begin(), comp.end(), -1);
+            for (int s = 0; s < n; ++s) {
+                if (comp[size_t(s)] >= 0 || (color[size_t(s)] != a && color[size_t(s)] != b)) continue;
+                const int id = int(surplus.size());
+                int d = 0;
+                queue.assign(1, s);
+                comp[size_t(s)] = id;
+                for (size_t h = 0; h < queue.size(); ++h) {
+                    const int v = queue[h];
+                    d += color[size_t(v)] == a ? 1 : -1;
+                    for (int k = g.begin(v); k < g.end(v); ++k) {
+                        const int u = g.items[size_t(k)];
+                        if (comp[size_t(u)] < 0 && (color[size_t(u)] == a || color[size_t(u)] == b)) {
+                            comp[size_t(u)] = id;
+                            queue.push_back(u);
+                        }
+                    }
+                }
+                surplus.emplace_back(d, id);
+            }
+            std::stable_sort(surplus.begin(), surplus.end(),
+                             [](const auto& x, const auto& y) { return x.first > y.first; });
+            const int budget = (size[size_t(a)] - size[size_t(b)]) / 2;
+            int total = 0;
+            std::vector<char> flip(surplus.size(), 0);
+            for (const auto& [d, id] : surplus)
+                if (d > 0 && total + d <= budget) {
+                    flip[size_t(id)] = 1;
+                    total += d;
+                }
+            if (total == 0) continue;
+            for (int v = 0; v < n; ++v)
+                if (comp[size_t(v)] >= 0 && flip[size_t(comp[size_t(v)])])
+                    color[size_t(v)] = color[size_t(v)] == a ? b : a;
+            size[size_t(a)] -= total;
+            size[size_t(b)] += total;
+            swapped = true;
+            break;
+        }
+        if (!swapped) break;
+        r = currentRatio();
+    }
+    return r;
+}
+
 }  // namespace
 
 std::vector<int> colorGraph(const Graph& g, ColoringMethod method) {
     const int n = g.rows();
-    std::vector<int> color(size_t(n), -1), mark;
-    std::vector<int> order(size_t(n));
-    if (method == ColoringMethod::GreedyDegree) {
+    std::vector<int> color(static_cast<size_t>(n), -1), mark;
+    std::vector<int> order(static_cast<size_t>(n));
+    if (method == ColoringMethod::SmallestLast) {
+        // Smallest-last (Matula-Beck): peel off a vertex of least remaining degree until none is left
+        // and color in the reverse peeling order. When v is colored, only the neighbours peeled after
+        // it are colored, at most the graph's degeneracy k of them: at most k + 1 colors.
+        std::vector<int> deg(static_cast<size_t>(n));
+        std::vector<char> gone(static_cast<size_t>(n), 0);
+        int maxDeg = 0;
+        for (int v = 0; v < n; ++v) maxDeg = std::max(maxDeg, deg[size_t(v)] = g.end(v) - g.begin(v));
+        std::vector<std::vector<int>> buckets(size_t(maxDeg) + 1);
+        for (int v = n - 1; v >= 0; --v) buckets[size_t(deg[size_t(v)])].push_back(v);
+        int low = 0;
+        for (int it = n - 1; it >= 0; --it) {
+            int v = -1;
+            while (v < 0) {
+                while (buckets[size_t(low)].empty()) ++low;
+                const int cand = buckets[size_t(low)].back();
+                buckets[size_t(low)].pop_back();
+                if (!gone[size_t(cand)] && deg[size_t(cand)] == low) v = cand;
+            }
+            gone[size_t(v)] = 1;
+            order[size_t(it)] = v;
+            for (int k = g.begin(v); k < g.end(v); ++k) {
+                const int u = g.items[size_t(k)];
+                if (gone[size_t(u)]) continue;
+                const int d = --deg[size_t(u)];
+                buckets[size_t(d)].push_back(u);
+                low = std::min(low, d);
+            }
+        }
+    } else if (method == ColoringMethod::GreedyDegree) {
         // Largest degree first (Welsh-Powell), ties by index.
         std::iota(order.begin(), order.end(), 0);
-        std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-            return g.end(a) - g.begin(a) > g.end(b) - g.begin(b);
-        });
+        std::stable_sort(order.begin(), order.end(),
+                         [&](int a, int b) { return g.end(a) - g.begin(a) > g.end(b) - g.begin(b); });
     } else {
         // Maximum cardinality search: repeatedly take the unvisited vertex with most visited
-        // neighbours (ties by index); O(V + E) with bucket lists.
-        std::vector<int> weight(size_t(n), 0);
-        std::vector<char> done(size_t(n), 0);
+        // neighbours; O(V + E) with bucket lists. Ties go to the vertex raised last (LIFO buckets;
+        // vertex 0 first). Entries are removed lazily: a vertex raised from w to w + 1 leaves a stale
+        // entry in bucket w, skipped because its weight no longer matches. Every unvisited vertex has
+        // a live entry in bucket weight[v] <= top, so the search never pops an empty bucket 0.
+        std::vector<int> weight(static_cast<size_t>(n), 0);
+        std::vector<char> done(static_cast<size_t>(n), 0);
         std::vector<std::vector<int>> buckets(1);
         for (int v = n - 1; v >= 0; --v) buckets[0].push_back(v);
         int top = 0;
@@ -86,38 +223,61 @@ std::vector<int> colorGraph(const Graph& g, ColoringMethod method) {
 
 double balanceColors(const Graph& g, std::vector<int>& color, double ratio) {
     const int n = g.rows();
+    if (int(color.size()) != n) throw std::invalid_argument("balanceColors: color has the wrong size");
+    for (int c : color)
+        if (c < 0) throw std::invalid_argument("balanceColors: uncolored vertex");
+    // Renumber away empty colors (their size would make the ratio infinite), keeping the order.
     int nc = 0;
     for (int c : color) nc = std::max(nc, c + 1);
+    std::vector<int> size(static_cast<size_t>(nc), 0), renum(size_t(nc), -1);
+    for (int c : color) size[size_t(c)]++;
+    int kept = 0;
+    for (int c = 0; c < nc; ++c)
+        if (size[size_t(c)] > 0) renum[size_t(c)] = kept++;
+    for (int& c : color) c = renum[size_t(c)];
+    nc = kept;
     if (nc <= 1) return 1.0;
-    std::vector<int> size(size_t(nc), 0);
+    size.assign(size_t(nc), 0);
     for (int c : color) size[size_t(c)]++;
     auto currentRatio = [&]() {
         auto [mn, mx] = std::minmax_element(size.begin(), size.end());
-        return *mn > 0 ? double(*mx) / double(*mn) : 1e30;
+        return double(*mx) / double(*mn);
     };
-    std::vector<char> forbidden(size_t(nc));
-    for (int pass = 0; pass < 8 && currentRatio() > ratio; ++pass) {
+    // Each move takes a vertex from color c to an admissible color d with size[d] + 1 < size[c], which
+    // strictly lowers sum(size^2): the loop terminates. Of the admissible colors the smallest is taken
+    // (ties: lowest index), so the smallest color grows first and the ratio falls fastest.
+    std::vector<int> forbidden(static_cast<size_t>(nc), -1);
+    double r = currentRatio();
+    for (int pass = 0; pass < 32 && r > ratio; ++pass) {
         bool moved = false;
-        for (int v = 0; v < n; ++v) {
+        for (int v = 0; v < n && r > ratio; ++v) {
             const int c = color[size_t(v)];
-            std::fill(forbidden.begin(), forbidden.end(), 0);
-            for (int k = g.begin(v); k < g.end(v); ++k) forbidden[size_t(color[size_t(g.items[size_t(k)])])] = 1;
+            for (int k = g.begin(v); k < g.end(v); ++k)
+                forbidden[size_t(color[size_t(g.items[size_t(k)])])] = v;
             int best = c;
             for (int d = 0; d < nc; ++d)
-                if (!forbidden[size_t(d)] && size[size_t(d)] + 1 < size[size_t(best)]) best = d;
+                if (forbidden[size_t(d)] != v && size[size_t(d)] + 1 < size[size_t(best)]) best = d;
             if (best != c) {
                 size[size_t(c)]--;
                 size[size_t(best)]++;
                 color[size_t(v)] = best;
                 moved = true;
+                r = currentRatio();
             }
         }
         if (!moved) break;
     }
-    return currentRatio();
+    if (r > ratio) r = balanceByKempe(g, color, size, ratio);
+    return r;
 }
 
 bool validateColoring(const Graph& g, const std::vector<int>& color, std::string* why) {
+    if (int(color.size()) != g.rows()) {
+        if (why)
+            *why = "coloring has " + std::to_string(color.size()) + " entries for " +
+                   std::to_string(g.rows()) + " vertices";
+        return false;
+    }
     for (int v = 0; v < g.rows(); ++v) {
         if (color[size_t(v)] < 0) {
             if (why) *why = "vertex " + std::to_string(v) + " has no color";
@@ -125,10 +285,16 @@ bool validateColoring(const Graph& g, const std::vector<int>& color, std::string
         }
         for (int k = g.begin(v); k < g.end(v); ++k) {
             int u = g.items[size_t(k)];
+            if (u < 0 || u >= g.rows()) {
+                if (why)
+                    *why = "vertex " + std::to_string(v) + " has neighbour " + std::to_string(u) +
+                           " out of range";
+                return false;
+            }
             if (color[size_t(u)] == color[size_t(v)]) {
                 if (why)
-                    *why = "vertices " + std::to_string(v) + " and " + std::to_string(u) + " share color " +
-                           std::to_string(color[size_t(v)]);
+                    *why = "edge (" + std::to_string(std::min(u, v)) + ", " + std::to_string(std::max(u, v)) +
+                           "): both vertices have color " + std::to_string(color[size_t(v)]);
                 return false;
             }
         }
@@ -136,11 +302,26 @@ bool validateColoring(const Graph& g, const std::vector<int>& color, std::string
     return true;
 }
 
+ColoringStats coloringStats(const std::vector<int>& color) {
+    ColoringStats s;
+    for (int c : color) s.numColors = std::max(s.numColors, c + 1);
+    if (s.numColors == 0) return s;
+    std::vector<int> size(size_t(s.numColors), 0);
+    for (int c : color)
+        if (c >= 0) size[size_t(c)]++;
+    auto [mn, mx] = std::minmax_element(size.begin(), size.end());
+    s.minSize = *mn;
+    s.maxSize = *mx;
+    s.ratio = *mn > 0 ? double(*mx) / double(*mn) : std::numeric_limits<double>::infinity();
+    return s;
+}
+
 std::vector<std::vector<int>> colorGroups(const std::vector<int>& color) {
     int nc = 0;
     for (int c : color) nc = std::max(nc, c + 1);
-    std::vector<std::vector<int>> groups(size_t(nc));
-    for (size_t v = 0; v < color.size(); ++v) groups[size_t(color[v])].push_back(int(v));
+    std::vector<std::vector<int>> groups(static_cast<size_t>(nc));
+    for (size_t v = 0; v < color.size(); ++v)
+        if (color[v] >= 0) groups[size_t(color[v])].push_back(int(v));
     return groups;
 }
 

@@ -21,17 +21,35 @@ Graph graphFromElements(int numVertices, const std::vector<std::array<int, K>>& 
     return graphFromElements(numVertices, e);
 }
 
-enum class ColoringMethod { GreedyDegree, Mcs };
+// The vertex graph of a tet mesh: every tet contributes its 6 edges. Same result as graphFromElements
+// on the tets, without the per-vertex temporary lists.
+Graph vertexGraphFromTets(int numVertices, const std::vector<std::array<int, 4>>& tets);
+
+// All three color vertices greedily (smallest color not used by a colored neighbour); they differ in
+// the order. GreedyDegree: largest degree first (Welsh-Powell). Mcs: maximum cardinality search
+// order, optimal on chordal graphs. SmallestLast: reverse degeneracy order, at most degeneracy + 1
+// colors.
+enum class ColoringMethod { GreedyDegree, Mcs, SmallestLast };
 
 // Returns color[v] in [0, numColors). Deterministic.
 std::vector<int> colorGraph(const Graph& g, ColoringMethod method = ColoringMethod::GreedyDegree);
 
-// Moves vertices from large to small colors (keeping validity) until max/min color size <= ratio or
-// no move helps. Returns the final ratio.
+// Moves vertices from large to small colors (keeping validity, never adding a color) until
+// max/min color size <= ratio or no move helps. Returns the ratio reached, which may stay above the
+// target: a graph whose vertices are all constrained (e.g. a single tet, four colors of one vertex
+// each, is already balanced; a star is not balanceable) reports what it got. Deterministic.
 double balanceColors(const Graph& g, std::vector<int>& color, double ratio = 1.1);
 
-// True if no edge joins two vertices of the same color; otherwise why names the offending edge.
+// True if every vertex has a color and no edge joins two vertices of the same color; otherwise why
+// names the offending vertex or edge.
 bool validateColoring(const Graph& g, const std::vector<int>& color, std::string* why = nullptr);
+
+struct ColoringStats {
+    int numColors = 0;
+    int minSize = 0, maxSize = 0;  // vertices in the smallest / largest color
+    double ratio = 1;              // maxSize / minSize (1 when there are no colors)
+};
+ColoringStats coloringStats(const std::vector<int>& color);
 
 // Vertices grouped by color, ascending inside each group.
 std::vector<std::vector<int>> colorGroups(const std::vector<int>& color);
