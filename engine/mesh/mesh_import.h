@@ -14,7 +14,7 @@ struct MeshImportOptions {
     Vec3 translate{0, 0, 0};
     Quat rotation;            // applied after scaling, before translation: x' = R (s x) + t
     double maxVolume = 0;     // TetGen max tet volume in file units (before scale); 0 = automatic
-    double minQuality = 1.5;  // TetGen radius-edge ratio bound; 0 = no quality refinement
+    double minQuality = 1.5;  // TetGen radius-edge ratio bound (>= 1.05); 0 = TetGen default (2)
 };
 
 // `.node` or `.ele` -> the TetGen pair next to it; anything else -> importSurface + tetrahedralization.

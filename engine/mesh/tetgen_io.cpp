@@ -287,16 +287,17 @@ TetMesh tetrahedralizeSurface(const TriMesh& surf, const TetGenOptions& opt, con
         }
     };
 
-    // Pass 1, "-d": TetGen only checks the facets for intersections. With TETLIBRARY it reports
-    // intersecting facet pairs through out.numberoftrifaces / code 3 rather than meshing.
+    // Pass 1, "-d": TetGen only checks the facets for intersections and returns the triangles that
+    // cross another one in out.trifacelist (an empty list when the surface is clean); it meshes
+    // nothing. Without this pass a self-intersection may surface later as code 3, or not at all.
     {
         tetgenio in, out;
         fill(in);
         runTetGen("pdzQ", in, out, file);
         if (out.numberoftrifaces > 0)
             throw InputError(file, "path",
-                             "the surface intersects itself (" + std::to_string(out.numberoftrifaces / 2) +
-                                 " or more intersecting triangle pairs)");
+                             "the surface intersects itself (" + std::to_string(out.numberoftrifaces) +
+                                 " triangles cross other triangles)");
     }
 
     // Pass 2, the mesh. "-A" numbers the regions that the facets separate, so that cavities can be

@@ -23,8 +23,9 @@ struct TetGenOptions {
     // Largest tet volume (TetGen -a). 0 = automatic: enclosed volume / kAutoTetsTarget, so a mesh gets a
     // few thousand tets whatever its size.
     double maxVolume = 0;
-    // Radius-edge ratio bound (TetGen -q). TetGen proves termination for bounds above 2 and works in
-    // practice down to about 1.1; 0 turns quality refinement off.
+    // Radius-edge ratio bound (TetGen -q): circumradius / shortest edge, sqrt(6)/4 = 0.61 for the
+    // regular tet. TetGen proves termination for bounds above 2 and works in practice down to about
+    // 1.1. 0 passes no -q; TetGen then still refines to its default bound 2 because of -a.
     double minQuality = 1.5;
     static constexpr double kAutoTetsTarget = 500;
     static constexpr double kMaxTets = 2e6;  // refuse a maxVolume that would make more tets than this
