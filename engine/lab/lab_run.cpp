@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -17,10 +18,13 @@ const char* kWho = "vbdlab lab";
 
 [[noreturn]] void bad(const std::string& key, const std::string& why) { throw InputError(kWho, key, why); }
 
+// Shortest of %.15g / %.17g that reads back as the same double; -0 written as 0; NaN/inf as null.
 std::string num(double v) {
     if (!std::isfinite(v)) return "null";
+    if (v == 0.0) return "0";
     char buf[32];
-    std::snprintf(buf, sizeof buf, "%.17g", v);
+    std::snprintf(buf, sizeof buf, "%.15g", v);
+    if (std::strtod(buf, nullptr) != v) std::snprintf(buf, sizeof buf, "%.17g", v);
     return buf;
 }
 
