@@ -247,6 +247,25 @@ TetMesh tetrahedralizeSurface(const TriMesh& surf, const TetGenOptions& opt, con
     const double volume = enclosedVolume(surf);
     if (!(volume > 1e-12 * diag * diag * diag))
         throw InputError(file, "path", "surface encloses no volume (" + std::to_string(volume) + ")");
+    // Zero-area triangles (collinear corners, e.g. slivers closing a T-junction) are not meshable and
+    // TetGen reports them as intersections; name them instead. Height below 1e-6 of the longest edge
+    // catches float-rounded collinear corners (rounding leaves heights ~1e-7 of the edge).
+    int flat = 0;
+    std::string firstFlat;
+    for (const auto& t : surf.tris) {
+        const Vec3d a(surf.X[size_t(t[0])]), b(surf.X[size_t(t[1])]), d(surf.X[size_t(t[2])]);
+        const double e2 = std::max({squaredNorm(b - a), squaredNorm(d - b), squaredNorm(a - d)});
+        if (norm(cross(b - a, d - a)) <= 1e-6 * e2) {
+            if (flat++ == 0)
+                firstFlat = "(" + std::to_string(a.x) + ", " + std::to_string(a.y) + ", " +
+                            std::to_string(a.z) + ")-(" + std::to_string(b.x) + ", " + std::to_string(b.y) +
+                            ", " + std::to_string(b.z) + ")-(" + std::to_string(d.x) + ", " +
+                            std::to_string(d.y) + ", " + std::to_string(d.z) + ")";
+        }
+    }
+    if (flat > 0)
+        throw InputError(file, "path",
+                         std::to_string(flat) + " degenerate (zero-area) triangles, first " + firstFlat);
     const double maxVol = opt.maxVolume > 0 ? opt.maxVolume : volume / TetGenOptions::kAutoTetsTarget;
     if (volume / maxVol > TetGenOptions::kMaxTets)
         throw InputError(file, "maxVolume",

@@ -266,12 +266,30 @@ TEST(Import, NonManifoldAndInconsistentSurfacesAreRefused) {
     expectInputError([&] { loadTetMesh(p); }, "vbd_edge.obj", "non-manifold surface: 1 edges");
 }
 
+TEST(Import, ZeroAreaTriangleAndUnreadableFileAreRefused) {
+    // Unit cube whose front face has a T-junction at (0.5, 0, 0), closed by a zero-area triangle.
+    TriMesh t;
+    t.X = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0},   {0, 0, 1},
+           {1, 0, 1}, {1, 1, 1}, {0, 1, 1}, {0.5f, 0, 0}};
+    t.tris = {{0, 3, 2}, {0, 2, 1}, {4, 5, 6}, {4, 6, 7}, {0, 8, 5}, {8, 1, 5}, {0, 5, 4},
+              {3, 7, 6}, {3, 6, 2}, {0, 4, 7}, {0, 7, 3}, {1, 2, 6}, {1, 6, 5}, {0, 1, 8}};
+    ASSERT_TRUE(checkSurface(t.tris).closedOriented());  // topologically fine, geometrically flat
+    expectInputError([&] { loadTetMesh(writeObj("vbd_flat.obj", {t})); }, "vbd_flat.obj",
+                     "1 degenerate (zero-area) triangles");
+    const std::string junk = ::testing::TempDir() + "vbd_junk.ply";
+    std::ofstream(junk) << "ply\nthis is not a ply header\n";
+    expectInputError([&] { loadTetMesh(junk); }, "vbd_junk.ply", "cannot read mesh");
+}
+
 TEST(Import, BadSurfacesAreRefusedNamingTheFile) {
     const std::string open = kAssets + "open_quad.obj";
     expectInputError([&] { loadTetMesh(open); }, open, "open surface: 4 boundary edges");
     const std::string wuson = kModels + "PLY/Wuson.ply";  // a real model with holes
     ASSERT_TRUE(exists(wuson));
     expectInputError([&] { loadTetMesh(wuson); }, wuson, "open surface");
+    const std::string hole = kModels + "STL/sphereWithHole.stl";  // binary STL, welded, then open
+    ASSERT_TRUE(exists(hole));
+    expectInputError([&] { loadTetMesh(hole); }, hole, "open surface: 9 boundary edges");
     const std::string self = kAssets + "self_intersecting.obj";
     expectInputError([&] { loadTetMesh(self); }, self, "intersects itself");
     const std::string points = kAssets + "points_only.obj";
