@@ -130,9 +130,11 @@ TetMesh loadTetMesh(const std::string& path, const MeshImportOptions& opt) {
     const std::string ext = lowerExtension(path);
     std::string errFile = path;
     if (ext == ".node" || ext == ".ele") {
+        // The partner keeps the case of the given extension (mesh.NODE pairs with mesh.ELE).
         const std::string base = path.substr(0, path.size() - ext.size());
-        const std::string nodePath = ext == ".node" ? path : base + ".node";
-        const std::string elePath = ext == ".ele" ? path : base + ".ele";
+        const bool upper = std::isupper(static_cast<unsigned char>(path[path.size() - 1])) != 0;
+        const std::string nodePath = ext == ".node" ? path : base + (upper ? ".NODE" : ".node");
+        const std::string elePath = ext == ".ele" ? path : base + (upper ? ".ELE" : ".ele");
         if (!fileExists(nodePath))
             throw InputError(nodePath, "path", "file not found (needed next to " + path + ")");
         if (!fileExists(elePath))

@@ -387,6 +387,21 @@ TetMesh tetrahedralizeSurface(const TriMesh& surf, const TetGenOptions& opt, con
         m.tets.push_back(t);
     }
     if (m.tets.empty()) throw InputError(file, "path", "no solid region: the surface encloses only cavities");
+    // The kept tets must fill what the surface encloses (divergence theorem, computed above). They do
+    // not when shells disagree: an inside-out shell apart from the others (its tets are kept, its
+    // volume subtracted) or a shell nested in another with the same orientation (winding 2 inside).
+    double filled = 0;
+    for (const auto& t : m.tets) {
+        const Vec3d& x0 = Xd[size_t(t[0])];
+        filled += dot(Xd[size_t(t[1])] - x0, cross(Xd[size_t(t[2])] - x0, Xd[size_t(t[3])] - x0)) / 6.0;
+    }
+    filled /= s * s * s;
+    if (std::fabs(filled - volume) > 1e-6 * std::fabs(volume))
+        throw InputError(
+            file, "path",
+            "tets fill volume " + std::to_string(filled) + " but the surface encloses " +
+                std::to_string(volume) +
+                ": a shell is inside out, or closed shells are nested with the same orientation");
     removeUnusedVertices(m);
     return m;
 }

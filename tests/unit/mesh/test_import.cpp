@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <functional>
@@ -160,6 +161,15 @@ TEST(Import, TetGenFilesWithAttributesMarkersAndOneBasedIndices) {
     EXPECT_NEAR(totalVolume(m), 1.0, 1e-6);  // unit cube, integer corners: exact up to float det
     const TetMesh n = loadTetMesh(kAssets + "cube5.node");  // either file of the pair works
     EXPECT_EQ(n.tets, m.tets);
+    // Upper-case extensions pair with upper-case partners.
+    const std::string up = ::testing::TempDir() + "VBD_CUBE5";
+    for (const char* ext : {".node", ".ele"}) {
+        std::ifstream in(kAssets + "cube5" + ext);
+        std::string e(ext);
+        for (char& ch : e) ch = char(std::toupper(static_cast<unsigned char>(ch)));
+        std::ofstream(up + e) << in.rdbuf();
+    }
+    EXPECT_EQ(loadTetMesh(up + ".ELE").tets, m.tets);
 }
 
 TEST(Import, NodeEleRoundTripZeroAndOneBased) {
@@ -249,6 +259,16 @@ TEST(Import, InwardSurfaceIsFlippedAndDisjointPartsAreKept) {
     const TetMesh m = loadTetMesh(two);
     EXPECT_NEAR(totalVolume(m), 2 * v, 2e-5 * v);
     expectFillsSurface(two, m, 4);
+}
+
+TEST(Import, ShellsWithDisagreeingOrientationAreRefused) {
+    const TriMesh ico = importSurface(kAssets + "icosphere.obj");
+    // Nested, both facing out: the inner ball counts twice in the surface integral.
+    const std::string nested = writeObj("vbd_nested.obj", {ico, scaled(ico, 0.5f)});
+    expectInputError([&] { loadTetMesh(nested); }, "vbd_nested.obj", "nested with the same orientation");
+    // Disjoint, the small one inside out: its volume is subtracted but its tets are solid.
+    const std::string mixed = writeObj("vbd_mixed.obj", {ico, flipped(scaled(ico, 0.5f, {3, 0, 0}))});
+    expectInputError([&] { loadTetMesh(mixed); }, "vbd_mixed.obj", "inside out");
 }
 
 TEST(Import, NonManifoldAndInconsistentSurfacesAreRefused) {
