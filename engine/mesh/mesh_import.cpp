@@ -105,8 +105,7 @@ TriMesh importSurface(const std::string& path) {
                          "inconsistently oriented surface: " + std::to_string(topo.inconsistentEdges) +
                              " edges where neighbouring triangles disagree (first " +
                              edgeName(topo.firstInconsistent, s) + ")");
-    if (enclosedVolume(s) < 0)
-        for (auto& t : s.tris) std::swap(t[1], t[2]);
+    orientShells(s);
     return s;
 }
 

@@ -27,7 +27,8 @@ TetMesh loadTetMesh(const std::string& path, const MeshImportOptions& opt = {});
 // meshes of the file, with their node transforms, merged into one triangle soup; points and lines are
 // ignored. Vertices closer than 1e-6 of the bounding-box diagonal are welded. Refuses (InputError(path,
 // "path", ...)) a file assimp cannot read, one with no triangles, and a surface that is not a closed,
-// consistently oriented 2-manifold. A consistently inward-facing surface is flipped to face outward.
+// consistently oriented 2-manifold. Shells are oriented by the even-odd rule (see orientShells): an
+// inside-out or mirrored shell is turned outward, a shell nested in another bounds a cavity.
 TriMesh importSurface(const std::string& path);
 
 // x' = R (s x) + t for every rest position (orientation is kept: s > 0 and R is a rotation).

@@ -158,6 +158,74 @@ double enclosedVolume(const TriMesh& surf) {
     return v / 6.0;
 }
 
+double windingNumber(const std::vector<Vec3>& X, const std::vector<std::array<int, 3>>& tris,
+                     const Vec3d& p) {
+    double sum = 0;
+    for (const auto& t : tris) {
+        const Vec3d a = Vec3d(X[size_t(t[0])]) - p, b = Vec3d(X[size_t(t[1])]) - p,
+                    c = Vec3d(X[size_t(t[2])]) - p;
+        const double la = norm(a), lb = norm(b), lc = norm(c);
+        sum += 2.0 * std::atan2(dot(a, cross(b, c)),
+                                la * lb * lc + dot(a, b) * lc + dot(b, c) * la + dot(c, a) * lb);
+    }
+    return sum / (4.0 * 3.14159265358979323846);
+}
+
+int orientShells(TriMesh& surf) {
+    // Vertex components by union-find over triangle corners.
+    std::vector<int> parent(surf.X.size());
+    for (size_t i = 0; i < parent.size(); ++i) parent[i] = int(i);
+    auto find = [&](int v) {
+        while (parent[size_t(v)] != v) v = parent[size_t(v)] = parent[size_t(parent[size_t(v)])];
+        return v;
+    };
+    for (const auto& t : surf.tris)
+        for (int k = 1; k < 3; ++k) {
+            const int a = find(t[0]), b = find(t[size_t(k)]);
+            if (a != b) parent[size_t(std::max(a, b))] = std::min(a, b);
+        }
+    std::vector<int> rootShell(surf.X.size(), -1);
+    std::vector<std::vector<std::array<int, 3>>> shells;
+    std::vector<int> triShell(surf.tris.size());
+    for (size_t i = 0; i < surf.tris.size(); ++i) {
+        const int r = find(surf.tris[i][0]);
+        if (rootShell[size_t(r)] < 0) {
+            rootShell[size_t(r)] = int(shells.size());
+            shells.emplace_back();
+        }
+        triShell[i] = rootShell[size_t(r)];
+        shells[size_t(triShell[i])].push_back(surf.tris[i]);
+    }
+    // Nesting depth: how many other shells wind around one vertex of this shell (shells do not
+    // intersect, TetGen's -d pass refuses that later, so one vertex decides). O(shells x triangles);
+    // past 1e8 solid angles every shell is simply turned outward.
+    const size_t S = shells.size();
+    const bool nesting = S > 1 && double(S) * double(surf.tris.size()) <= 1e8;
+    std::vector<char> flip(S, 0);
+    int flipped = 0;
+    for (size_t i = 0; i < S; ++i) {
+        int depth = 0;
+        if (nesting) {
+            const Vec3d p(surf.X[size_t(shells[i][0][0])]);
+            for (size_t j = 0; j < S; ++j)
+                if (j != i && std::fabs(windingNumber(surf.X, shells[j], p)) > 0.5) ++depth;
+        }
+        double v = 0;
+        for (const auto& t : shells[i]) {
+            const Vec3d a(surf.X[size_t(t[0])]), b(surf.X[size_t(t[1])]), c(surf.X[size_t(t[2])]);
+            v += dot(a, cross(b, c));
+        }
+        const bool outward = v > 0, wantOutward = depth % 2 == 0;
+        if (outward != wantOutward) {
+            flip[i] = 1;
+            ++flipped;
+        }
+    }
+    for (size_t i = 0; i < surf.tris.size(); ++i)
+        if (flip[size_t(triShell[i])]) std::swap(surf.tris[i][1], surf.tris[i][2]);
+    return flipped;
+}
+
 int weldVertices(TriMesh& surf, double tol) {
     // Hash grid with cell size tol: a partner within tol lies in one of the 27 cells around a vertex.
     const double h = tol > 0 ? tol : 1e-30;

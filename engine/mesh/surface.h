@@ -54,6 +54,18 @@ SurfaceTopology checkSurface(const std::vector<std::array<int, 3>>& tris);
 // div(x)/3 = 1, each triangle a cone to the origin). Positive for outward orientation. Double sums.
 double enclosedVolume(const TriMesh& surf);
 
+// Generalized winding number of the triangles about p: w(p) = 1/(4 pi) sum_t Omega_t(p), with the
+// solid angle of Van Oosterom & Strackee, tan(Omega/2) = a.(b x c) / (|a||b||c| + (a.b)|c| + (b.c)|a|
+// + (c.a)|b|), a, b, c = corners - p. An integer off the surface for closed shells: 1 inside an
+// outward shell, 0 outside, -1 inside an inward one; nested shells add up.
+double windingNumber(const std::vector<Vec3>& X, const std::vector<std::array<int, 3>>& tris, const Vec3d& p);
+
+// Orients every shell (vertex-connected component, each consistently oriented) by the even-odd rule:
+// a shell inside an even number of other shells faces outward, inside an odd number inward, so that
+// nested shells bound cavities and separately mirrored parts (negative-scale transforms in a scene
+// file) come out right. Returns the number of shells flipped.
+int orientShells(TriMesh& surf);
+
 // Merges vertices closer than tol (first occurrence wins, in index order, so the result is
 // deterministic), drops unused vertices and triangles that collapse to a repeated index. Returns the
 // number of triangles dropped.

@@ -244,9 +244,6 @@ TetMesh tetrahedralizeSurface(const TriMesh& surf, const TetGenOptions& opt, con
         throw InputError(file, "path", "surface has zero or infinite extent");
     const Vec3d c = (lo + hi) * 0.5;
     const double s = 1.0 / diag;
-    const double volume = enclosedVolume(surf);
-    if (!(volume > 1e-12 * diag * diag * diag))
-        throw InputError(file, "path", "surface encloses no volume (" + std::to_string(volume) + ")");
     // Zero-area triangles (collinear corners, e.g. slivers closing a T-junction) are not meshable and
     // TetGen reports them as intersections; name them instead. Height below 1e-6 of the longest edge
     // catches float-rounded collinear corners (rounding leaves heights ~1e-7 of the edge).
@@ -266,13 +263,6 @@ TetMesh tetrahedralizeSurface(const TriMesh& surf, const TetGenOptions& opt, con
     if (flat > 0)
         throw InputError(file, "path",
                          std::to_string(flat) + " degenerate (zero-area) triangles, first " + firstFlat);
-    const double maxVol = opt.maxVolume > 0 ? opt.maxVolume : volume / TetGenOptions::kAutoTetsTarget;
-    if (volume / maxVol > TetGenOptions::kMaxTets)
-        throw InputError(file, "maxVolume",
-                         std::to_string(maxVol) + " would make more than " +
-                             std::to_string(long(TetGenOptions::kMaxTets)) + " tets (enclosed volume " +
-                             std::to_string(volume) + ")");
-
     std::vector<int> used(surf.X.size(), -1);
     std::vector<int> input;  // tetgen index -> surface vertex
     for (const auto& t : surf.tris)
@@ -319,6 +309,17 @@ TetMesh tetrahedralizeSurface(const TriMesh& surf, const TetGenOptions& opt, con
                                  " triangles cross other triangles)");
     }
 
+    // Checked after pass 1, which names a self-intersection better than a volume that is meaningless.
+    const double volume = enclosedVolume(surf);
+    if (!(volume > 1e-12 * diag * diag * diag))
+        throw InputError(file, "path", "surface encloses no volume (" + std::to_string(volume) + ")");
+    const double maxVol = opt.maxVolume > 0 ? opt.maxVolume : volume / TetGenOptions::kAutoTetsTarget;
+    if (volume / maxVol > TetGenOptions::kMaxTets)
+        throw InputError(file, "maxVolume",
+                         std::to_string(maxVol) + " would make more than " +
+                             std::to_string(long(TetGenOptions::kMaxTets)) + " tets (enclosed volume " +
+                             std::to_string(volume) + ")");
+
     // Pass 2, the mesh. "-A" numbers the regions that the facets separate, so that cavities can be
     // told from solid below.
     tetgenio in, out;
@@ -338,27 +339,9 @@ TetMesh tetrahedralizeSurface(const TriMesh& surf, const TetGenOptions& opt, con
         Xd[size_t(i)] = Vec3d(out.pointlist[3 * i], out.pointlist[3 * i + 1], out.pointlist[3 * i + 2]);
 
     // TetGen fills everything inside the outer hull of the facets, including cavities bounded by inner
-    // shells (a hollow ball). A region is solid when the surface winds around it: winding number
-    // w(p) = 1/(4 pi) sum_t Omega_t(p) at the centroid of one of its tets (interior to the region, so
-    // w is an integer up to rounding), with the triangle solid angle of Van Oosterom & Strackee,
-    // tan(Omega/2) = a.(b x c) / (|a||b||c| + (a.b)|c| + (b.c)|a| + (c.a)|b|), a, b, c = corners - p.
-    // Nonzero winding is solid: 1 for outward shells, 0 in a cavity behind an inward-facing shell.
-    auto winding = [&](const Vec3d& p) {
-        double sum = 0;
-        for (int f = 0; f < in.numberoffacets; ++f) {
-            const int* vl = in.facetlist[f].polygonlist[0].vertexlist;
-            const Vec3d a =
-                Vec3d(in.pointlist[3 * vl[0]], in.pointlist[3 * vl[0] + 1], in.pointlist[3 * vl[0] + 2]) - p;
-            const Vec3d b =
-                Vec3d(in.pointlist[3 * vl[1]], in.pointlist[3 * vl[1] + 1], in.pointlist[3 * vl[1] + 2]) - p;
-            const Vec3d d =
-                Vec3d(in.pointlist[3 * vl[2]], in.pointlist[3 * vl[2] + 1], in.pointlist[3 * vl[2] + 2]) - p;
-            const double la = norm(a), lb = norm(b), ld = norm(d);
-            sum += 2.0 * std::atan2(dot(a, cross(b, d)),
-                                    la * lb * ld + dot(a, b) * ld + dot(b, d) * la + dot(d, a) * lb);
-        }
-        return sum / (4.0 * 3.14159265358979323846);
-    };
+    // shells (a hollow ball). A region is solid when the surface winds around it: the winding number
+    // (surface.h) at the centroid of one of its tets, interior to the region so an integer up to
+    // rounding, is nonzero: 1 inside outward shells, 0 in a cavity behind an inward-facing shell.
     const int nattr = out.numberoftetrahedronattributes;
     std::vector<std::pair<double, char>> regionSolid;  // (region attribute, solid?)
     auto solid = [&](int e) {
@@ -368,7 +351,7 @@ TetMesh tetrahedralizeSurface(const TriMesh& surf, const TetGenOptions& opt, con
             if (r == region) return keep != 0;
         Vec3d centroid(0.0);
         for (int k = 0; k < 4; ++k) centroid += Xd[size_t(out.tetrahedronlist[e * out.numberofcorners + k])];
-        const bool keep = std::fabs(winding(centroid * 0.25)) > 0.5;
+        const bool keep = std::fabs(windingNumber(surf.X, surf.tris, centroid * 0.25 / s + c)) > 0.5;
         regionSolid.emplace_back(region, char(keep));
         return keep;
     };

@@ -261,14 +261,28 @@ TEST(Import, InwardSurfaceIsFlippedAndDisjointPartsAreKept) {
     expectFillsSurface(two, m, 4);
 }
 
-TEST(Import, ShellsWithDisagreeingOrientationAreRefused) {
+TEST(Import, ShellsAreOrientedByTheEvenOddRule) {
     const TriMesh ico = importSurface(kAssets + "icosphere.obj");
-    // Nested, both facing out: the inner ball counts twice in the surface integral.
+    const double v = enclosedVolume(ico);
+    // Nested, both facing out (two objects, one inside the other): the inner one bounds a cavity.
     const std::string nested = writeObj("vbd_nested.obj", {ico, scaled(ico, 0.5f)});
-    expectInputError([&] { loadTetMesh(nested); }, "vbd_nested.obj", "nested with the same orientation");
-    // Disjoint, the small one inside out: its volume is subtracted but its tets are solid.
+    EXPECT_NEAR(totalVolume(loadTetMesh(nested)), 0.875 * v, 1e-5 * v);
+    // Disjoint, the small one inside out (a mirrored part): turned outward, both solid.
     const std::string mixed = writeObj("vbd_mixed.obj", {ico, flipped(scaled(ico, 0.5f, {3, 0, 0}))});
-    expectInputError([&] { loadTetMesh(mixed); }, "vbd_mixed.obj", "inside out");
+    EXPECT_NEAR(totalVolume(loadTetMesh(mixed)), 1.125 * v, 1e-5 * v);
+    // Three levels: ball, cavity, ball inside the cavity, whatever the files' orientations.
+    const std::string three =
+        writeObj("vbd_three.obj", {flipped(ico), scaled(ico, 0.6f), flipped(scaled(ico, 0.3f))});
+    const double expect = (1 - 0.216 + 0.027) * v;
+    EXPECT_NEAR(totalVolume(loadTetMesh(three)), expect, 1e-5 * v);
+    // tetrahedralizeSurface itself, given shells that disagree, refuses instead of guessing.
+    TriMesh both = ico;
+    const TriMesh small = flipped(scaled(ico, 0.5f, {3, 0, 0}));
+    for (const auto& t : small.tris)
+        both.tris.push_back({t[0] + int(ico.X.size()), t[1] + int(ico.X.size()), t[2] + int(ico.X.size())});
+    both.X.insert(both.X.end(), small.X.begin(), small.X.end());
+    expectInputError([&] { tetrahedralizeSurface(both, TetGenOptions{}, "both.obj"); }, "both.obj",
+                     "inside out");
 }
 
 TEST(Import, NonManifoldAndInconsistentSurfacesAreRefused) {

@@ -84,6 +84,41 @@ TEST(Surface, WeldKeepsVerticesFartherThanTolerance) {
     EXPECT_EQ(s.X.size(), 4u);
 }
 
+TEST(Surface, WindingNumberIsOneInsideZeroOutside) {
+    TriMesh s = unitCube();
+    // Solid angles sum to 4 pi inside exactly; atan2 rounding leaves ~1e-15.
+    EXPECT_NEAR(windingNumber(s.X, s.tris, {0.5, 0.5, 0.5}), 1.0, 1e-12);
+    EXPECT_NEAR(windingNumber(s.X, s.tris, {0.9, 0.1, 0.2}), 1.0, 1e-12);
+    EXPECT_NEAR(windingNumber(s.X, s.tris, {1.5, 0.5, 0.5}), 0.0, 1e-12);
+    EXPECT_NEAR(windingNumber(s.X, s.tris, {-3, 7, 2}), 0.0, 1e-12);
+    for (auto& t : s.tris) std::swap(t[1], t[2]);
+    EXPECT_NEAR(windingNumber(s.X, s.tris, {0.5, 0.5, 0.5}), -1.0, 1e-12);
+}
+
+TEST(Surface, OrientShellsAppliesTheEvenOddRule) {
+    // Outer cube [0,1]^3 given inside out, inner cube [0.25,0.75]^3 given outward, and a separate
+    // cube at x + 3 given inside out: expected outer out, inner in (cavity), separate out.
+    const TriMesh c = unitCube();
+    TriMesh s;
+    auto add = [&](float k, const Vec3& shift, bool flip) {
+        const int b = int(s.X.size());
+        for (const auto& x : c.X) s.X.push_back(x * k + shift);
+        for (auto t : c.tris) {
+            if (flip) std::swap(t[1], t[2]);
+            s.tris.push_back({t[0] + b, t[1] + b, t[2] + b});
+        }
+    };
+    add(1, {0, 0, 0}, true);
+    add(0.5f, {0.25f, 0.25f, 0.25f}, false);
+    add(1, {3, 0, 0}, true);
+    EXPECT_EQ(orientShells(s), 3);
+    EXPECT_TRUE(checkSurface(s.tris).closedOriented());
+    EXPECT_NEAR(enclosedVolume(s), 1 - 0.125 + 1, 1e-9);  // float corners are exact binary fractions
+    EXPECT_NEAR(windingNumber(s.X, s.tris, {0.5, 0.5, 0.5}), 0.0, 1e-12);  // in the cavity
+    EXPECT_NEAR(windingNumber(s.X, s.tris, {0.1, 0.1, 0.1}), 1.0, 1e-12);  // in the shell
+    EXPECT_EQ(orientShells(s), 0);                                         // idempotent
+}
+
 TEST(Surface, SingleTetBoundaryIsItsFourFacesOutward) {
     TetMesh m;
     m.X = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
