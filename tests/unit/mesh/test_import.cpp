@@ -189,6 +189,23 @@ TEST(Import, NodeEleRoundTripZeroAndOneBased) {
     }
 }
 
+TEST(Import, InvertedTetsInEleFilesAreReoriented) {
+    TetMesh g = makeBoxGrid({0, 0, 0}, {1, 1, 1}, {2, 1, 1}, 5);
+    TetMesh inverted = g;
+    for (size_t e = 0; e < inverted.tets.size(); e += 2) std::swap(inverted.tets[e][0], inverted.tets[e][1]);
+    const std::string base = ::testing::TempDir() + "vbd_inverted";
+    writeTetGen(base, inverted, 1);
+    const TetMesh r = loadTetMesh(base + ".ele");
+    EXPECT_NEAR(totalVolume(r), 1.0, 1e-6);  // every tet positive again (checked inside), volume kept
+    EXPECT_TRUE(checkTetTopology(r).conforming());
+    for (size_t e = 0; e < r.tets.size(); ++e) {
+        auto a = r.tets[e], b = g.tets[e];
+        std::sort(a.begin(), a.end());
+        std::sort(b.begin(), b.end());
+        EXPECT_EQ(a, b) << "tet " << e;  // same corners, only the order changed
+    }
+}
+
 TEST(Import, TransformIsScaleThenRotateThenTranslate) {
     const std::string p = kAssets + "cube5.node";
     const TetMesh a = loadTetMesh(p);
