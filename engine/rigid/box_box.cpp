@@ -1,0 +1,191 @@
+// Box-box narrow phase: separating axis test over the 15 candidate axes (3 face normals of each box
+// and the 9 edge-edge cross products), then either face clipping (Sutherland-Hodgman of the
+// incident face against the side planes of the reference face) or a single edge-edge point.
+//
+// Face axes are preferred: an edge axis wins only if its separation exceeds the best face
+// separation by a tolerance, and B's face only if it beats A's. Without the bias, resting boxes
+// flip between nearly equal axes from frame to frame and their feature keys (hence their warm
+// started multipliers) are lost.
+#include <cmath>
+#include <limits>
+
+#include "rigid/collision.h"
+
+namespace vbd {
+
+namespace {
+
+struct ClipPoint {
+    Vec3 p;
+    uint32_t tag;  // 0..3: incident-face vertex; 4 + 4 * plane + (tag of the edge start & 3): clip point
+};
+
+int clipPlane(const ClipPoint* in, int n, const Vec3& origin, const Vec3& dir, float off, int plane,
+              ClipPoint* out) {
+    off *= 1.01f;
+    int m = 0;
+    for (int k = 0; k < n; ++k) {
+        const ClipPoint& a = in[k];
+        const ClipPoint& b = in[(k + 1) % n];
+        // The plane is pushed out by a small slack: an incident vertex lying on a side plane (two
+        // boxes of equal width, a box flush with a ramp's edge) is then kept as the vertex
+        // rather than flipping between "vertex" and "clip point" from frame to frame, which
+        // would change its feature key and drop its warm start.
+        float da = dot(a.p - origin, dir) - off, db = dot(b.p - origin, dir) - off;
+        if (da <= 0) out[m++] = a;
+        if ((da <= 0) != (db <= 0)) {
+            float t = da / (da - db);
+            out[m++] = {a.p + (b.p - a.p) * t, uint32_t(4 + 4 * plane) + (a.tag & 3u)};
+        }
+    }
+    return m;
+}
+
+struct BoxFrame {
+    Vec3 c, ax[3], h;
+};
+
+// Reference face = face `i` of box R with outward normal nRef (towards box I). Writes points with
+// pRef on R's face and pInc on I's surface, separation sep = nRef . (pInc - pRef).
+int faceContact(const BoxFrame& R, const BoxFrame& I, int i, const Vec3& nRef, float margin, uint32_t keyBase,
+                Vec3* pRef, Vec3* pInc, float* sep, uint32_t* keys) {
+    int j = 0;
+    float best = -1;
+    for (int k = 0; k < 3; ++k) {
+        float a = std::fabs(dot(I.ax[k], nRef));
+        if (a > best) best = a, j = k;
+    }
+    const float sj = dot(I.ax[j], nRef) > 0 ? -1.0f : 1.0f;  // incident face normal faces R
+    const Vec3 fc = I.c + I.ax[j] * (sj * I.h[j]);
+    const Vec3 e1 = I.ax[(j + 1) % 3] * I.h[(j + 1) % 3], e2 = I.ax[(j + 2) % 3] * I.h[(j + 2) % 3];
+    ClipPoint a[8] = {{fc + e1 + e2, 0}, {fc - e1 + e2, 1}, {fc - e1 - e2, 2}, {fc + e1 - e2, 3}};
+    ClipPoint b[8];
+    int n = 4;
+    const Vec3 u = R.ax[(i + 1) % 3], v = R.ax[(i + 2) % 3];
+    const float hu = R.h[(i + 1) % 3], hv = R.h[(i + 2) % 3];
+    n = clipPlane(a, n, R.c, u, hu, 0, b);
+    n = clipPlane(b, n, R.c, -u, hu, 1, a);
+    n = clipPlane(a, n, R.c, v, hv, 2, b);
+    n = clipPlane(b, n, R.c, -v, hv, 3, a);
+    const Vec3 rc = R.c + nRef * R.h[i];
+    const uint32_t incKey = uint32_t(2 * j + (sj > 0 ? 1 : 0)) << 8;
+    int m = 0;
+    for (int k = 0; k < n && m < 8; ++k) {
+        float s = dot(a[k].p - rc, nRef);
+        if (s > margin) continue;
+        pInc[m] = a[k].p;
+        pRef[m] = a[k].p - nRef * s;
+        sep[m] = s;
+        keys[m] = keyBase | incKey | a[k].tag;
+        ++m;
+    }
+    return m;
+}
+
+}  // namespace
+
+int collideBoxBox(const Vec3& ha, const Pose& xa, const Vec3& hb, const Pose& xb, float margin, Manifold& m) {
+    m.count = 0;
+    const Mat33 Ra = toMatrix(xa.q), Rb = toMatrix(xb.q);
+    BoxFrame A{xa.p, {Ra.col(0), Ra.col(1), Ra.col(2)}, ha};
+    BoxFrame B{xb.p, {Rb.col(0), Rb.col(1), Rb.col(2)}, hb};
+    const Vec3 d = xb.p - xa.p;
+    float absC[3][3];
+    // The epsilon keeps near-parallel edge pairs (whose cross product is noise) from reporting a
+    // spurious separating axis.
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) absC[i][j] = std::fabs(dot(A.ax[i], B.ax[j])) + 1e-6f;
+    const float inf = std::numeric_limits<float>::infinity();
+    float sA = -inf, sB = -inf, sE = -inf;
+    int iA = 0, iB = 0, eA = 0, eB = 0;
+    Vec3 nE;
+    for (int i = 0; i < 3; ++i) {
+        float s =
+            std::fabs(dot(d, A.ax[i])) - (ha[i] + hb.x * absC[i][0] + hb.y * absC[i][1] + hb.z * absC[i][2]);
+        if (s > margin) return 0;
+        if (s > sA) sA = s, iA = i;
+    }
+    for (int j = 0; j < 3; ++j) {
+        float s =
+            std::fabs(dot(d, B.ax[j])) - (hb[j] + ha.x * absC[0][j] + ha.y * absC[1][j] + ha.z * absC[2][j]);
+        if (s > margin) return 0;
+        if (s > sB) sB = s, iB = j;
+    }
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+            Vec3 n = cross(A.ax[i], B.ax[j]);
+            float l = norm(n);
+            if (l < 1e-3f) continue;
+            n /= l;
+            float ra = 0, rb = 0;
+            for (int k = 0; k < 3; ++k) {
+                ra += ha[k] * std::fabs(dot(A.ax[k], n));
+                rb += hb[k] * std::fabs(dot(B.ax[k], n));
+            }
+            float s = std::fabs(dot(d, n)) - (ra + rb);
+            if (s > margin) return 0;
+            if (s > sE) sE = s, eA = i, eB = j, nE = n;
+        }
+    float scale = std::fmin(std::fmin(std::fmin(ha.x, ha.y), ha.z), std::fmin(std::fmin(hb.x, hb.y), hb.z));
+    const bool useB = sB > sA + 0.005f * scale;
+    const float sFace = useB ? sB : sA;
+    if (sE > sFace + 0.02f * scale) {
+        if (dot(d, nE) < 0) nE = -nE;
+        Vec3 ca = A.c, cb = B.c;
+        uint32_t signs = 0;
+        for (int k = 0; k < 3; ++k) {
+            if (k != eA) {
+                float s = dot(A.ax[k], nE) > 0 ? 1.0f : -1.0f;
+                ca += A.ax[k] * (s * ha[k]);
+                signs |= (s > 0 ? 1u : 0u) << k;
+            }
+            if (k != eB) {
+                float s = dot(B.ax[k], nE) < 0 ? 1.0f : -1.0f;
+                cb += B.ax[k] * (s * hb[k]);
+                signs |= (s > 0 ? 1u : 0u) << (3 + k);
+            }
+        }
+        // Closest points of the two edge segments (the lines' closest points, clamped).
+        Vec3 da = A.ax[eA], db = B.ax[eB], r = ca - cb;
+        float b = dot(da, db), c = dot(da, r), f = dot(db, r), den = 1 - b * b;
+        float s = den > 1e-6f ? (b * f - c) / den : 0.0f;
+        s = std::fmax(-ha[eA], std::fmin(ha[eA], s));
+        float t = std::fmax(-hb[eB], std::fmin(hb[eB], b * s + f));
+        s = std::fmax(-ha[eA], std::fmin(ha[eA], b * t - c));
+        m.normal = nE;
+        m.pts[0].pA = ca + da * s;
+        m.pts[0].pB = cb + db * t;
+        m.pts[0].key = (2u << 28) | (uint32_t(eA * 3 + eB) << 8) | signs;
+        m.count = 1;
+        return 1;
+    }
+    Vec3 pRef[8], pInc[8];
+    float sep[8];
+    uint32_t keys[8];
+    int n;
+    if (!useB) {
+        Vec3 nRef = A.ax[iA] * (dot(d, A.ax[iA]) > 0 ? 1.0f : -1.0f);
+        uint32_t base = (uint32_t(2 * iA + (dot(d, A.ax[iA]) > 0 ? 1 : 0)) << 16);
+        n = faceContact(A, B, iA, nRef, margin, base, pRef, pInc, sep, keys);
+        m.normal = nRef;
+        ManifoldPoint all[8];
+        for (int k = 0; k < n; ++k) all[k] = {pRef[k], pInc[k], keys[k]};
+        n = reduceManifold(all, sep, n, nRef);
+        for (int k = 0; k < n; ++k) m.pts[k] = all[k];
+    } else {
+        // B's face is the reference: its outward normal points towards A; the manifold normal
+        // (A -> B) is its negation and the roles of the points swap.
+        Vec3 nRef = B.ax[iB] * (dot(d, B.ax[iB]) > 0 ? -1.0f : 1.0f);
+        uint32_t base = (1u << 28) | (uint32_t(2 * iB + (dot(d, B.ax[iB]) > 0 ? 0 : 1)) << 16);
+        n = faceContact(B, A, iB, nRef, margin, base, pRef, pInc, sep, keys);
+        m.normal = -nRef;
+        ManifoldPoint all[8];
+        for (int k = 0; k < n; ++k) all[k] = {pInc[k], pRef[k], keys[k]};
+        n = reduceManifold(all, sep, n, m.normal);
+        for (int k = 0; k < n; ++k) m.pts[k] = all[k];
+    }
+    m.count = n;
+    return n;
+}
+
+}  // namespace vbd

@@ -1,0 +1,364 @@
+#include "rigid/collision.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace vbd {
+
+namespace {
+
+Vec3 capsuleAxis(const Pose& x) { return rotate(x.q, Vec3(0, 1, 0)); }
+
+Vec3 closestOnSegment(const Vec3& a, const Vec3& b, const Vec3& p, float* tOut = nullptr) {
+    Vec3 ab = b - a;
+    float l2 = dot(ab, ab);
+    float t = l2 > 1e-20f ? std::clamp(dot(p - a, ab) / l2, 0.0f, 1.0f) : 0.0f;
+    if (tOut) *tOut = t;
+    return a + ab * t;
+}
+
+// Closest points between segments p1q1 and p2q2 (Ericson, Real-Time Collision Detection 5.1.9).
+void closestSegments(const Vec3& p1, const Vec3& q1, const Vec3& p2, const Vec3& q2, Vec3& c1, Vec3& c2) {
+    Vec3 d1 = q1 - p1, d2 = q2 - p2, r = p1 - p2;
+    float a = dot(d1, d1), e = dot(d2, d2), f = dot(d2, r);
+    float s = 0, t = 0;
+    if (a <= 1e-12f && e <= 1e-12f) {
+        c1 = p1;
+        c2 = p2;
+        return;
+    }
+    if (a <= 1e-12f) {
+        t = std::clamp(f / e, 0.0f, 1.0f);
+    } else {
+        float c = dot(d1, r);
+        if (e <= 1e-12f) {
+            s = std::clamp(-c / a, 0.0f, 1.0f);
+        } else {
+            float b = dot(d1, d2), den = a * e - b * b;
+            s = den > 1e-12f * a * e ? std::clamp((b * f - c * e) / den, 0.0f, 1.0f) : 0.0f;
+            t = (b * s + f) / e;
+            if (t < 0) {
+                t = 0;
+                s = std::clamp(-c / a, 0.0f, 1.0f);
+            } else if (t > 1) {
+                t = 1;
+                s = std::clamp((b - c) / a, 0.0f, 1.0f);
+            }
+        }
+    }
+    c1 = p1 + d1 * s;
+    c2 = p2 + d2 * t;
+}
+
+// Sphere (center ca, radius ra) against sphere; normal from A to B.
+bool sphereSphere(const Vec3& ca, float ra, const Vec3& cb, float rb, float margin, Vec3& n,
+                  ManifoldPoint& p) {
+    Vec3 d = cb - ca;
+    float l = norm(d);
+    if (l - ra - rb > margin) return false;
+    n = l > 1e-9f ? d / l : Vec3(0, 1, 0);
+    p.pA = ca + n * ra;
+    p.pB = cb - n * rb;
+    return true;
+}
+
+// Point c against box (A); normal from the box to the point's sphere of radius r.
+bool boxSphere(const Vec3& h, const Pose& xa, const Vec3& c, float r, float margin, Vec3& n,
+               ManifoldPoint& p) {
+    Vec3 lc = rotateInv(xa.q, c - xa.p);
+    Vec3 cl = cwiseMax(cwiseMin(lc, h), -h);
+    Vec3 ln;
+    float dist;
+    Vec3 onBox;
+    if (cl.x == lc.x && cl.y == lc.y && cl.z == lc.z) {
+        // Center inside: push out through the nearest face.
+        float best = 1e30f;
+        int axis = 0;
+        for (int i = 0; i < 3; ++i) {
+            float d = h[i] - std::fabs(lc[i]);
+            if (d < best) best = d, axis = i;
+        }
+        ln = Vec3(0.0f);
+        ln[axis] = lc[axis] >= 0 ? 1.0f : -1.0f;
+        onBox = lc;
+        onBox[axis] = ln[axis] * h[axis];
+        dist = -best;
+    } else {
+        Vec3 d = lc - cl;
+        dist = norm(d);
+        ln = d / dist;
+        onBox = cl;
+    }
+    if (dist - r > margin) return false;
+    n = rotate(xa.q, ln);
+    p.pA = xa.p + rotate(xa.q, onBox);
+    p.pB = c - n * r;
+    return true;
+}
+
+}  // namespace
+
+Aabb shapeAabb(const Collider& c, const Pose& x, float margin) {
+    Vec3 e;
+    if (c.type == ShapeType::Box) {
+        Mat33 R = toMatrix(x.q);
+        for (int i = 0; i < 3; ++i)
+            e[i] = std::fabs(R.m[i][0]) * c.half.x + std::fabs(R.m[i][1]) * c.half.y +
+                   std::fabs(R.m[i][2]) * c.half.z;
+    } else if (c.type == ShapeType::Sphere) {
+        e = Vec3(c.radius);
+    } else {
+        Vec3 a = capsuleAxis(x) * c.halfHeight;
+        e = Vec3(std::fabs(a.x) + c.radius, std::fabs(a.y) + c.radius, std::fabs(a.z) + c.radius);
+    }
+    e += Vec3(margin);
+    return {x.p - e, x.p + e};
+}
+
+void broadPhase(const std::vector<Aabb>& boxes, std::vector<std::pair<int, int>>& pairs) {
+    pairs.clear();
+    const int n = int(boxes.size());
+    if (n < 2) return;
+    // Cell size: twice the median box extent, so a typical box touches at most 8 cells.
+    std::vector<float> ext(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) {
+        Vec3 d = boxes[size_t(i)].hi - boxes[size_t(i)].lo;
+        ext[size_t(i)] = std::max(d.x, std::max(d.y, d.z));
+    }
+    std::vector<float> sorted = ext;
+    std::nth_element(sorted.begin(), sorted.begin() + n / 2, sorted.end());
+    const float cell = std::max(2.0f * sorted[size_t(n / 2)], 1e-4f);
+    const float inv = 1.0f / cell;
+    auto cellOf = [&](float v) { return int(std::floor(v * inv)); };
+    auto overlap = [&](int i, int j) {
+        const Aabb &a = boxes[size_t(i)], &b = boxes[size_t(j)];
+        return a.lo.x <= b.hi.x && b.lo.x <= a.hi.x && a.lo.y <= b.hi.y && b.lo.y <= a.hi.y &&
+               a.lo.z <= b.hi.z && b.lo.z <= a.hi.z;
+    };
+    auto key = [](int x, int y, int z) {
+        return (uint64_t(uint32_t(x + (1 << 20)) & 0x1FFFFF) << 42) |
+               (uint64_t(uint32_t(y + (1 << 20)) & 0x1FFFFF) << 21) |
+               uint64_t(uint32_t(z + (1 << 20)) & 0x1FFFFF);
+    };
+    std::vector<std::pair<uint64_t, int>> entries;
+    std::vector<int> big;
+    entries.reserve(size_t(n) * 4);
+    for (int i = 0; i < n; ++i) {
+        const Aabb& b = boxes[size_t(i)];
+        int x0 = cellOf(b.lo.x), x1 = cellOf(b.hi.x), y0 = cellOf(b.lo.y), y1 = cellOf(b.hi.y),
+            z0 = cellOf(b.lo.z), z1 = cellOf(b.hi.z);
+        if (double(x1 - x0 + 1) * (y1 - y0 + 1) * (z1 - z0 + 1) > 64.0) {
+            big.push_back(i);
+            continue;
+        }
+        for (int x = x0; x <= x1; ++x)
+            for (int y = y0; y <= y1; ++y)
+                for (int z = z0; z <= z1; ++z) entries.push_back({key(x, y, z), i});
+    }
+    std::sort(entries.begin(), entries.end());
+    for (size_t s = 0; s < entries.size();) {
+        size_t e = s;
+        while (e < entries.size() && entries[e].first == entries[s].first) ++e;
+        for (size_t u = s; u < e; ++u)
+            for (size_t v = u + 1; v < e; ++v) {
+                int i = entries[u].second, j = entries[v].second;
+                if (!overlap(i, j)) continue;
+                // Report a pair only in the cell holding the min corner of the two boxes' overlap.
+                const Aabb &a = boxes[size_t(i)], &b = boxes[size_t(j)];
+                if (key(cellOf(std::max(a.lo.x, b.lo.x)), cellOf(std::max(a.lo.y, b.lo.y)),
+                        cellOf(std::max(a.lo.z, b.lo.z))) != entries[s].first)
+                    continue;
+                pairs.push_back({std::min(i, j), std::max(i, j)});
+            }
+        s = e;
+    }
+    for (size_t u = 0; u < big.size(); ++u)
+        for (int j = 0; j < n; ++j) {
+            int i = big[u];
+            if (i == j) continue;
+            // Two big boxes: report once, from the smaller index.
+            bool jBig = std::binary_search(big.begin(), big.end(), j);
+            if (jBig && j < i) continue;
+            if (overlap(i, j)) pairs.push_back({std::min(i, j), std::max(i, j)});
+        }
+    std::sort(pairs.begin(), pairs.end());
+    pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+}
+
+int reduceManifold(ManifoldPoint* pts, const float* sep, int count, const Vec3& n) {
+    if (count <= 4) return count;
+    int idx[4];
+    // 1: deepest point; 2: farthest from it; 3: largest triangle; 4: largest area added outside it.
+    idx[0] = 0;
+    for (int i = 1; i < count; ++i)
+        if (sep[i] < sep[idx[0]]) idx[0] = i;
+    const Vec3 p0 = pts[idx[0]].pB;
+    float best = -1;
+    idx[1] = idx[0] == 0 ? 1 : 0;
+    for (int i = 0; i < count; ++i) {
+        float d = squaredNorm(pts[i].pB - p0);
+        if (d > best) best = d, idx[1] = i;
+    }
+    const Vec3 p1 = pts[idx[1]].pB;
+    best = -1;
+    idx[2] = -1;
+    float sgn = 1;
+    for (int i = 0; i < count; ++i) {
+        if (i == idx[0] || i == idx[1]) continue;
+        float a = dot(cross(p1 - p0, pts[i].pB - p0), n);
+        if (std::fabs(a) > best) best = std::fabs(a), idx[2] = i, sgn = a >= 0 ? 1.0f : -1.0f;
+    }
+    const Vec3 p2 = pts[idx[2]].pB;
+    // Triangle (p0, p1, p2) has orientation sgn about n; the fourth point is the one with the most
+    // negative signed area against one of the triangle's edges (farthest outside it).
+    best = 0;
+    idx[3] = -1;
+    const Vec3 tri[3] = {p0, p1, p2};
+    for (int i = 0; i < count; ++i) {
+        if (i == idx[0] || i == idx[1] || i == idx[2]) continue;
+        for (int e = 0; e < 3; ++e) {
+            float a = -sgn * dot(cross(tri[(e + 1) % 3] - tri[e], pts[i].pB - tri[e]), n);
+            if (a > best) best = a, idx[3] = i;
+        }
+    }
+    ManifoldPoint out[4];
+    int m = 0;
+    for (int k = 0; k < 4; ++k)
+        if (idx[k] >= 0) out[m++] = pts[idx[k]];
+    for (int k = 0; k < m; ++k) pts[k] = out[k];
+    return m;
+}
+
+int collidePlane(float height, const Collider& c, const Pose& x, float margin, Manifold& m) {
+    m.count = 0;
+    m.normal = Vec3(0, 1, 0);
+    auto add = [&](const Vec3& pb, uint32_t key, float* sep) {
+        float s = pb.y - height;
+        if (s > margin) return;
+        sep[m.count] = s;
+        m.pts[m.count].pB = pb;
+        m.pts[m.count].pA = Vec3(pb.x, height, pb.z);
+        m.pts[m.count].key = key;
+        ++m.count;
+    };
+    float sep[8];
+    if (c.type == ShapeType::Box) {
+        // Up to 8 corners; manifold keeps 4 (a resting box has exactly its 4 bottom corners).
+        ManifoldPoint all[8];
+        float s8[8];
+        int k = 0;
+        for (uint32_t i = 0; i < 8; ++i) {
+            Vec3 l((i & 1) ? c.half.x : -c.half.x, (i & 2) ? c.half.y : -c.half.y,
+                   (i & 4) ? c.half.z : -c.half.z);
+            Vec3 pb = x.p + rotate(x.q, l);
+            float s = pb.y - height;
+            if (s > margin) continue;
+            all[k].pB = pb;
+            all[k].pA = Vec3(pb.x, height, pb.z);
+            all[k].key = i;
+            s8[k++] = s;
+        }
+        k = reduceManifold(all, s8, k, m.normal);
+        for (int i = 0; i < k; ++i) m.pts[i] = all[i];
+        m.count = k;
+        return m.count;
+    }
+    if (c.type == ShapeType::Sphere) {
+        add(x.p - Vec3(0, c.radius, 0), 0, sep);
+        return m.count;
+    }
+    Vec3 a = capsuleAxis(x) * c.halfHeight;
+    add(x.p + a - Vec3(0, c.radius, 0), 0, sep);
+    add(x.p - a - Vec3(0, c.radius, 0), 1, sep);
+    return m.count;
+}
+
+int collide(const Collider& a, const Pose& xa, const Collider& b, const Pose& xb, float margin, Manifold& m) {
+    m.count = 0;
+    // Canonical order box < sphere < capsule; solve the swapped pair and flip it back.
+    if (int(a.type) > int(b.type)) {
+        int k = collide(b, xb, a, xa, margin, m);
+        m.normal = -m.normal;
+        for (int i = 0; i < k; ++i) std::swap(m.pts[i].pA, m.pts[i].pB);
+        return k;
+    }
+    Vec3 n;
+    ManifoldPoint p;
+    if (a.type == ShapeType::Box && b.type == ShapeType::Box)
+        return collideBoxBox(a.half, xa, b.half, xb, margin, m);
+    if (a.type == ShapeType::Box && b.type == ShapeType::Sphere) {
+        if (!boxSphere(a.half, xa, xb.p, b.radius, margin, n, p)) return 0;
+        m.normal = n;
+        m.pts[0] = p;
+        return m.count = 1;
+    }
+    if (a.type == ShapeType::Box && b.type == ShapeType::Capsule) {
+        // Segment against box: the two end spheres, plus the segment point closest to the box
+        // (alternating projections converge for a convex box and a segment) when it is interior.
+        Vec3 ax = capsuleAxis(xb) * b.halfHeight;
+        Vec3 e0 = xb.p + ax, e1 = xb.p - ax;
+        Vec3 s = xb.p;
+        for (int it = 0; it < 8; ++it) {
+            Vec3 l = rotateInv(xa.q, s - xa.p);
+            Vec3 onBox = xa.p + rotate(xa.q, cwiseMax(cwiseMin(l, a.half), -a.half));
+            s = closestOnSegment(e0, e1, onBox);
+        }
+        float t;
+        closestOnSegment(e0, e1, s, &t);
+        const Vec3 cand[3] = {e0, e1, s};
+        const int nc = (t > 0.05f && t < 0.95f) ? 3 : 2;
+        float bestSep = 1e30f;
+        for (int i = 0; i < nc; ++i) {
+            if (!boxSphere(a.half, xa, cand[i], b.radius, margin, n, p)) continue;
+            float sp = dot(n, p.pB - p.pA);
+            p.key = uint32_t(i);
+            m.pts[m.count++] = p;
+            if (sp < bestSep) bestSep = sp, m.normal = n;
+        }
+        return m.count;
+    }
+    if (a.type == ShapeType::Sphere && b.type == ShapeType::Sphere) {
+        if (!sphereSphere(xa.p, a.radius, xb.p, b.radius, margin, n, p)) return 0;
+        m.normal = n;
+        m.pts[0] = p;
+        return m.count = 1;
+    }
+    if (a.type == ShapeType::Sphere && b.type == ShapeType::Capsule) {
+        Vec3 ax = capsuleAxis(xb) * b.halfHeight;
+        Vec3 c = closestOnSegment(xb.p + ax, xb.p - ax, xa.p);
+        if (!sphereSphere(xa.p, a.radius, c, b.radius, margin, n, p)) return 0;
+        m.normal = n;
+        m.pts[0] = p;
+        return m.count = 1;
+    }
+    // Capsule-capsule: closest points of the core segments; near-parallel overlapping capsules
+    // get a second point from B's other end so they rest on a line instead of a pivot.
+    Vec3 aa = capsuleAxis(xa) * a.halfHeight, ab = capsuleAxis(xb) * b.halfHeight;
+    Vec3 a0 = xa.p + aa, a1 = xa.p - aa, b0 = xb.p + ab, b1 = xb.p - ab;
+    Vec3 c1, c2;
+    closestSegments(a0, a1, b0, b1, c1, c2);
+    if (!sphereSphere(c1, a.radius, c2, b.radius, margin, n, p)) return 0;
+    m.normal = n;
+    p.key = 0;
+    m.pts[m.count++] = p;
+    Vec3 da = normalized(aa), db = normalized(ab);
+    if (a.halfHeight > 0 && b.halfHeight > 0 && std::fabs(dot(da, db)) > 0.995f) {
+        for (int e = 0; e < 2; ++e) {
+            Vec3 be = e == 0 ? b0 : b1;
+            Vec3 ca = closestOnSegment(a0, a1, be);
+            if (squaredNorm(ca - c1) < 1e-4f * a.halfHeight * a.halfHeight) continue;
+            ManifoldPoint q;
+            Vec3 n2;
+            if (!sphereSphere(ca, a.radius, be, b.radius, margin, n2, q)) continue;
+            // Keep the first point's normal (one normal per manifold).
+            q.pA = ca + n * a.radius;
+            q.pB = be - n * b.radius;
+            q.key = uint32_t(1 + e);
+            m.pts[m.count++] = q;
+            break;
+        }
+    }
+    return m.count;
+}
+
+}  // namespace vbd

@@ -1,0 +1,280 @@
+#pragma once
+// AVBD constraint rows for rigid bodies (Giles, Diaz, Yuksel, "Augmented Vertex Block Descent",
+// SIGGRAPH 2025). Every row has a scalar constraint C(x), a Jacobian J = dC/d(x, theta) per body
+// (world frame; theta = left rotation increment), a penalty k and a multiplier lambda:
+//
+//   force        F = clamp(k C + lambda, fmin, fmax)                       (AVBD eq. 9-10)
+//   energy grad  dE/dq = F J     ->  body force  -F J,  Hessian  k J J^T    (Gauss-Newton)
+//   dual         lambda <- clamp(k C + lambda, fmin, fmax)                 (eq. 11)
+//   penalty      k <- min(k + beta |C|, k_max), only while lambda is strictly inside its bounds
+//   stabilized   C_used = C(x) - alpha C(x-)   (x- = pose at the start of the step), so that error
+//                that already exists is removed by a fraction (1 - alpha) per step instead of
+//                being corrected violently (eq. 18). For one-sided rows only existing
+//                *violation* counts: C0 -> min(C0, 0), so a speculative gap is never kept open.
+//
+// Sign convention: a contact row's C is the gap n . (pB - pA) (negative = penetrating) with
+// bounds (-inf, 0], so F <= 0 only pushes. For a row on body B with J_B = (dir, r_B x dir), the
+// force on B is -F dir: along +n for a contact. The Hessian of a row whose force is clamped to 0
+// (a separating contact, an inactive limit) is left out: its exact Hessian is zero.
+//
+// All evaluation is in double: for a 50,000:1 mass ratio and k ~ 1e10, H_aa = I/h^2 + k [r][r]^T
+// carries I/h^2 ~ 1e-7 of its magnitude, below float resolution.
+#include <cstdint>
+
+#include "math/schur66.h"
+#include "rigid/rigid_body.h"
+
+namespace vbd {
+
+// One contact point. GPU-friendly POD (124 bytes).
+struct Contact {
+    int a = -1, b = 0;  // body indices; a = -1 is the ground plane (rA is then a world point)
+    uint32_t key = 0;   // feature key from the narrow phase
+    Vec3 n, t1, t2;     // normal (A -> B) and tangents, fixed for the step
+    Vec3 rA, rB;        // anchors in the bodies' frames
+    Vec3 d0;            // pB - pA at the start of the step
+    float mu = 0.5f;
+    float k[3] = {0, 0, 0};  // normal, tangent 1, tangent 2
+    float lambda[3] = {0, 0, 0};
+    float kMin = 0;  // warm-start floor for the penalties
+    int stick = 0;   // friction force strictly inside the cone at the end of the last step
+};
+
+// Rows of a joint live in fixed slots: 0-2 anchor coincidence (world axes), 3-5 relative rotation
+// (fixed joint, rotation-vector error) or 3-4 axis alignment (hinge), 6-7 hinge limits.
+constexpr int kJointRows = 8;
+
+struct Joint {
+    JointType type = JointType::Ball;
+    int a = -1, b = 0;  // a = -1: world
+    Vec3 rA, rB;        // anchor in A's frame (world if a < 0) and in B's frame
+    Quat qRel;          // rest relative rotation: q_B = q_A qRel
+    Vec3 axisA, axisB;  // hinge axis in each body's frame
+    Vec3 refA, refB;    // a unit vector perpendicular to the axis, equal in world at rest
+    int limit = 0;
+    float lower = 0, upper = 0;
+    float stiffness = 0;  // 0 = hard
+    float k[kJointRows] = {}, lambda[kJointRows] = {}, c0[kJointRows] = {};
+};
+
+struct JointRow {
+    Vec3d jlA, jaA, jlB, jaB;
+    double C = 0;
+    bool active = false, oneSided = false;  // one-sided rows have bounds (-inf, 0]
+};
+
+struct JointEval {
+    JointRow rows[kJointRows];
+    double armA = 0, armB = 0;  // anchor lever arms |r| (geometric stiffness of the ball rows)
+};
+
+VBD_HD Vec3d toD(const Vec3& v) { return Vec3d(v); }
+VBD_HD Quatd toD(const Quat& q) { return Quatd(q); }
+
+// World point of a body-frame anchor; body < 0 is the world (anchor already world).
+VBD_HD Vec3d anchorWorld(const RigidBodyState* s, int body, const Vec3& local) {
+    if (body < 0) return toD(local);
+    return toD(s[body].position) + rotate(toD(s[body].rotation), toD(local));
+}
+
+VBD_HD Quatd bodyRotation(const RigidBodyState* s, int body) {
+    return body < 0 ? Quatd::identity() : toD(s[body].rotation);
+}
+
+// Adds one row with Jacobian (jl, ja) for the solving body, force F and penalty k.
+VBD_HD void addRow(Block66d& blk, const Vec3d& jl, const Vec3d& ja, double F, double k) {
+    blk.flin -= jl * F;
+    blk.fang -= ja * F;
+    blk.hll += outer(jl, jl) * k;
+    blk.hal += outer(ja, jl) * k;
+    blk.haa += outer(ja, ja) * k;
+}
+
+// ---- contacts ----
+
+// Stabilized constraint values (normal, tangent 1, tangent 2) at the current poses.
+VBD_HD void contactC(const Contact& c, const RigidBodyState* s, double alpha, Vec3d& pA, Vec3d& pB,
+                     double C[3]) {
+    pA = anchorWorld(s, c.a, c.rA);
+    pB = anchorWorld(s, c.b, c.rB);
+    const Vec3d d = pB - pA, d0 = toD(c.d0), n = toD(c.n);
+    const double c0n = dot(n, d0);
+    C[0] = dot(n, d) - alpha * (c0n < 0 ? c0n : 0.0);
+    // Tangential rows: slip since the anchors were made, of which the part that existed at the
+    // start of the step is only corrected by (1 - alpha).
+    const Vec3d dt = d - d0 * alpha;
+    C[1] = dot(toD(c.t1), dt);
+    C[2] = dot(toD(c.t2), dt);
+}
+
+// Normal force clamped to push only; friction as a cone: the tangential pair is rescaled onto the
+// disk of radius mu |F_n| (sliding) when it leaves it.
+VBD_HD void contactForce(const Contact& c, const double C[3], double F[3]) {
+    const double fn = double(c.k[0]) * C[0] + double(c.lambda[0]);
+    F[0] = fn < 0 ? fn : 0.0;
+    double f1 = double(c.k[1]) * C[1] + double(c.lambda[1]);
+    double f2 = double(c.k[2]) * C[2] + double(c.lambda[2]);
+    const double bound = double(c.mu) * (-F[0]);
+    const double t = std::sqrt(f1 * f1 + f2 * f2);
+    if (t > bound) {
+        const double s = t > 0 ? bound / t : 0.0;
+        f1 *= s;
+        f2 *= s;
+    }
+    F[1] = f1;
+    F[2] = f2;
+}
+
+// Contribution of a contact to the block of body `self` (== c.a or c.b).
+VBD_HD void addContact(Block66d& blk, const Contact& c, int self, const Vec3d& com, const Vec3d& pA,
+                       const Vec3d& pB, const double F[3]) {
+    if (F[0] == 0.0) return;  // separating: no force, zero Hessian
+    const bool sideB = self == c.b;
+    const Vec3d r = (sideB ? pB : pA) - com;
+    const double sg = sideB ? 1.0 : -1.0;
+    const Vec3d dirs[3] = {toD(c.n), toD(c.t1), toD(c.t2)};
+    for (int i = 0; i < 3; ++i) addRow(blk, dirs[i] * sg, cross(r, dirs[i]) * sg, F[i], double(c.k[i]));
+}
+
+// Dual and penalty update of one contact after a sweep.
+VBD_HD void contactDual(Contact& c, const double C[3], double beta, double kMax) {
+    const double ln = std::fmin(double(c.k[0]) * C[0] + double(c.lambda[0]), 0.0);
+    if (ln < 0) c.k[0] = float(std::fmin(double(c.k[0]) + beta * std::fabs(C[0]), kMax));
+    c.lambda[0] = float(ln);
+    const double f1 = double(c.k[1]) * C[1] + double(c.lambda[1]);
+    const double f2 = double(c.k[2]) * C[2] + double(c.lambda[2]);
+    const double bound = double(c.mu) * (-ln), t = std::sqrt(f1 * f1 + f2 * f2);
+    if (t < bound) {
+        c.lambda[1] = float(f1);
+        c.lambda[2] = float(f2);
+        c.k[1] = float(std::fmin(double(c.k[1]) + beta * std::fabs(C[1]), kMax));
+        c.k[2] = float(std::fmin(double(c.k[2]) + beta * std::fabs(C[2]), kMax));
+        c.stick = 1;
+    } else {
+        const double s = t > 0 ? bound / t : 0.0;
+        c.lambda[1] = float(f1 * s);
+        c.lambda[2] = float(f2 * s);
+        c.stick = 0;
+    }
+}
+
+// ---- joints ----
+
+// Raw (unstabilized) rows of a joint at the current poses.
+VBD_HD void jointEval(const Joint& j, const RigidBodyState* s, JointEval& e) {
+    const Vec3d pA = anchorWorld(s, j.a, j.rA), pB = anchorWorld(s, j.b, j.rB);
+    const Vec3d xA = j.a >= 0 ? toD(s[j.a].position) : pA, xB = toD(s[j.b].position);
+    const Vec3d rA = pA - xA, rB = pB - xB, d = pB - pA;
+    e.armA = norm(rA);
+    e.armB = norm(rB);
+    for (int i = 0; i < kJointRows; ++i) e.rows[i].active = false;
+    for (int i = 0; i < 3; ++i) {
+        Vec3d ei(0.0);
+        ei[i] = 1.0;
+        JointRow& r = e.rows[i];
+        r.C = d[i];
+        r.jlB = ei;
+        r.jaB = cross(rB, ei);
+        r.jlA = -ei;
+        r.jaA = -cross(rA, ei);
+        r.active = true;
+    }
+    const Quatd qA = bodyRotation(s, j.a), qB = bodyRotation(s, j.b);
+    if (j.type == JointType::Fixed) {
+        // Rotation-vector error of q_B against its target q_A qRel, in world axes; its derivative
+        // is ~ +I for a left rotation of B and ~ -I for one of A (exact at zero error).
+        const Vec3d phi = toRotationVector(qB * conjugate(qA * toD(j.qRel)));
+        for (int i = 0; i < 3; ++i) {
+            Vec3d ei(0.0);
+            ei[i] = 1.0;
+            JointRow& r = e.rows[3 + i];
+            r.C = phi[i];
+            r.jlA = r.jlB = Vec3d(0.0);
+            r.jaB = ei;
+            r.jaA = -ei;
+            r.active = true;
+        }
+    } else if (j.type == JointType::Hinge) {
+        // Axis alignment: C = t_i . (a_A x a_B) for two tangents t_i of a_A. A left rotation
+        // dtheta of B changes a_A x a_B by a_A x (dtheta x a_B) ~ (I - a a^T) dtheta, so
+        // J_B = t_i and J_A = -t_i at alignment.
+        const Vec3d aA = rotate(qA, toD(j.axisA)), aB = rotate(qB, toD(j.axisB));
+        const Vec3d c = cross(aA, aB);
+        const Vec3d t1 =
+            normalized(std::fabs(aA.x) < 0.6 ? cross(aA, Vec3d(1, 0, 0)) : cross(aA, Vec3d(0, 1, 0)));
+        const Vec3d t2 = cross(aA, t1);
+        const Vec3d ts[2] = {t1, t2};
+        for (int i = 0; i < 2; ++i) {
+            JointRow& r = e.rows[3 + i];
+            r.C = dot(ts[i], c);
+            r.jlA = r.jlB = Vec3d(0.0);
+            r.jaB = ts[i];
+            r.jaA = -ts[i];
+            r.active = true;
+        }
+        if (j.limit) {
+            // Hinge angle from the reference vectors; d(angle)/d(theta_B) = a, /d(theta_A) = -a.
+            const Vec3d uA = rotate(qA, toD(j.refA)), uB = rotate(qB, toD(j.refB));
+            const double ang = std::atan2(dot(aA, cross(uA, uB)), dot(uA, uB));
+            JointRow& lo = e.rows[6];
+            lo.C = ang - double(j.lower);
+            lo.jlA = lo.jlB = Vec3d(0.0);
+            lo.jaB = aA;
+            lo.jaA = -aA;
+            lo.active = lo.oneSided = true;
+            JointRow& hi = e.rows[7];
+            hi.C = double(j.upper) - ang;
+            hi.jlA = hi.jlB = Vec3d(0.0);
+            hi.jaB = -aA;
+            hi.jaA = aA;
+            hi.active = hi.oneSided = true;
+        }
+    }
+}
+
+// Stabilized value of row i.
+VBD_HD double jointCUsed(const Joint& j, const JointRow& r, int i, double alpha) {
+    if (j.stiffness > 0) return r.C;  // a spring keeps its full error (it has no hard target)
+    const double c0 = double(j.c0[i]);
+    return r.C - alpha * (r.oneSided ? (c0 < 0 ? c0 : 0.0) : c0);
+}
+
+VBD_HD double jointForce(const Joint& j, const JointRow& r, int i, double C) {
+    double f = double(j.k[i]) * C + double(j.lambda[i]);
+    if (r.oneSided && f > 0) f = 0;
+    return f;
+}
+
+VBD_HD void addJoint(Block66d& blk, const Joint& j, int self, const RigidBodyState* s, double alpha) {
+    JointEval e;
+    jointEval(j, s, e);
+    const bool sideB = self == j.b;
+    Vec3d fLin(0.0);
+    for (int i = 0; i < kJointRows; ++i) {
+        const JointRow& r = e.rows[i];
+        if (!r.active) continue;
+        const double F = jointForce(j, r, i, jointCUsed(j, r, i, alpha));
+        if (r.oneSided && F == 0.0) continue;
+        addRow(blk, sideB ? r.jlB : r.jlA, sideB ? r.jaB : r.jaA, F, double(j.k[i]));
+        if (i < 3) fLin[i] = F;
+    }
+    // Diagonal geometric stiffness of the anchor rows (AVBD demos): d^2(F . R r)/dtheta^2 is
+    // bounded by |F| |r|; adding that to H_aa keeps the block SPD when the anchor force is large.
+    blk.haa += Mat33d::diag(norm(fLin) * (sideB ? e.armB : e.armA));
+}
+
+VBD_HD void jointDual(Joint& j, const RigidBodyState* s, double alpha, double beta, double kMax) {
+    if (j.stiffness > 0) return;  // springs: k = stiffness, lambda = 0
+    JointEval e;
+    jointEval(j, s, e);
+    for (int i = 0; i < kJointRows; ++i) {
+        const JointRow& r = e.rows[i];
+        if (!r.active) continue;
+        const double C = jointCUsed(j, r, i, alpha);
+        const double f = jointForce(j, r, i, C);
+        j.lambda[i] = float(f);
+        if (!r.oneSided || f < 0) j.k[i] = float(std::fmin(double(j.k[i]) + beta * std::fabs(C), kMax));
+    }
+}
+
+}  // namespace vbd

@@ -1,0 +1,611 @@
+#include "rigid/rigid_solver.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <tuple>
+
+#include "backend/parallel.h"
+#include "coloring/coloring.h"
+#include "math/error.h"
+
+namespace vbd {
+
+namespace {
+
+Vec3d mulDiag(const Vec3d& d, const Vec3d& v) { return {d.x * v.x, d.y * v.y, d.z * v.z}; }
+
+// Warm start of a contact's normal multiplier. The AVBD demos scale every multiplier by
+// alpha gamma (0.98); for the normal row that removes 2% of the support force each step, which the
+// penalty must re-create from fresh penetration that the alpha stabilization then keeps: a
+// 20-row pyramid sank 2% of a box (and a 10-box stack 1.3%) in 10 s. Keeping it exactly (1.0)
+// leaves the multipliers an undamped memory and the pyramid jittered at 5 cm/s. 0.998 is the
+// measured compromise (calm, < 1% drift); tangential multipliers keep the demos' alpha gamma.
+constexpr double kNormalLambdaKeep = 0.998;
+
+void tangentBasis(const Vec3& n, Vec3& t1, Vec3& t2) {
+    t1 = normalized(std::fabs(n.x) < 0.6f ? cross(n, Vec3(1, 0, 0)) : cross(n, Vec3(0, 1, 0)));
+    t2 = cross(n, t1);
+}
+
+Vec3 anyPerpendicular(const Vec3& a) {
+    return normalized(std::fabs(a.x) < 0.6f ? cross(a, Vec3(1, 0, 0)) : cross(a, Vec3(0, 1, 0)));
+}
+
+float minFeatureSize(const Collider& c) {
+    if (c.type == ShapeType::Box) return std::fmin(std::fmin(c.half.x, c.half.y), c.half.z);
+    return c.radius;
+}
+
+}  // namespace
+
+RigidSolver::RigidSolver(const SceneDesc& scene) : file_(scene.file) {
+    validateRigidScene(scene, &warnings_);
+    for (const std::string& w : warnings_) std::fprintf(stderr, "warning: %s\n", w.c_str());
+    params_ = scene.solver;
+    gravity_ = scene.gravity;
+    groundEnabled_ = scene.ground.enabled;
+    groundHeight_ = float(scene.ground.height);
+    groundFriction_ = float(scene.ground.friction);
+    const size_t n = scene.rigidBodies.size();
+    state_.resize(n);
+    shape_.resize(n);
+    mass_.resize(n);
+    inertia_.resize(n);
+    friction_.resize(n);
+    fixed_.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+        const RigidBodyDesc& d = scene.rigidBodies[i];
+        shape_[i] = colliderFromDesc(d);
+        MassProperties mp = massProperties(shape_[i], d.density);
+        mass_[i] = mp.mass;
+        inertia_[i] = mp.inertia;
+        friction_[i] = float(d.friction);
+        fixed_[i] = d.fixed ? 1 : 0;
+        state_[i].position = d.position;
+        state_[i].rotation = normalized(d.rotation);
+        state_[i].velocity = d.fixed ? Vec3(0.0f) : d.velocity;
+        state_[i].angularVelocity = d.fixed ? Vec3(0.0f) : d.angularVelocity;
+    }
+    prevPos_.resize(n);
+    prevVel_.resize(n);
+    for (size_t i = 0; i < n; ++i) prevVel_[i] = state_[i].velocity;
+    targetPos_.resize(n);
+    prevRot_.resize(n);
+    targetRot_.resize(n);
+    force2_.assign(n, 0.0);
+    for (const JointDesc& jd : scene.joints) {
+        Joint j;
+        j.type = jd.type;
+        // A fixed body is part of the world for a joint: it never moves.
+        j.a = (jd.bodyA >= 0 && !fixed_[size_t(jd.bodyA)]) ? jd.bodyA : -1;
+        j.b = jd.bodyB;
+        Vec3 xA(0.0f);
+        Quat qA;
+        if (jd.bodyA >= 0) {
+            xA = state_[size_t(jd.bodyA)].position;
+            qA = state_[size_t(jd.bodyA)].rotation;
+        }
+        const RigidBodyState& B = state_[size_t(j.b)];
+        // World-attached joints keep world anchors; a fixed body A is folded into the world.
+        j.rA = j.a >= 0 ? rotateInv(qA, jd.anchor - xA) : jd.anchor;
+        j.rB = rotateInv(B.rotation, jd.anchor - B.position);
+        const Quat qAw = j.a >= 0 ? qA : Quat::identity();
+        j.qRel = normalized(conjugate(qAw) * B.rotation);
+        const Vec3 axis = normalized(jd.axis), ref = anyPerpendicular(axis);
+        j.axisA = rotateInv(qAw, axis);
+        j.axisB = rotateInv(B.rotation, axis);
+        j.refA = rotateInv(qAw, ref);
+        j.refB = rotateInv(B.rotation, ref);
+        j.limit = jd.limit ? 1 : 0;
+        j.lower = float(jd.lower);
+        j.upper = float(jd.upper);
+        j.stiffness = float(jd.stiffness);
+        const float k0 = j.stiffness > 0 ? j.stiffness : float(params_.kStart);
+        for (float& k : j.k) k = k0;
+        joints_.push_back(j);
+        if (jd.bodyA >= 0)
+            jointPairs_.push_back({std::min(jd.bodyA, jd.bodyB), std::max(jd.bodyA, jd.bodyB)});
+    }
+    std::sort(jointPairs_.begin(), jointPairs_.end());
+}
+
+void RigidSolver::setParams(const SolverDesc& s) {
+    SceneDesc tmp;
+    tmp.file = file_;
+    tmp.solver = s;
+    validateRigidScene(tmp, nullptr);
+    params_ = s;
+}
+
+void RigidSolver::setState(int body, const RigidBodyState& s) {
+    state_[size_t(body)] = s;
+    state_[size_t(body)].rotation = normalized(s.rotation);
+}
+
+void RigidSolver::setDrag(int body, const Vec3& localPoint, const Vec3& target, float stiffness) {
+    if (body < 0 || body >= numBodies() || fixed_[size_t(body)]) {
+        drag_ = Drag();
+        return;
+    }
+    drag_ = {body, localPoint, target, stiffness};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Collision detection at the start-of-step poses, with contact persistence.
+
+void RigidSolver::detectCollisions(float h) {
+    const int n = numBodies();
+    // Speculative margin: a contact is made if the gap can close within the step (|v| h plus the
+    // rotation sweep) or is within 2% of the smaller feature. A contact with a positive gap only
+    // pushes once the gap would close (C_used < 0), so a generous margin costs time, not accuracy.
+    std::vector<float> margin(static_cast<size_t>(n));
+    std::vector<Aabb> boxes(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) {
+        const RigidBodyState& s = state_[size_t(i)];
+        const Collider& c = shape_[size_t(i)];
+        float m = 0.02f * minFeatureSize(c);
+        if (!fixed_[size_t(i)]) m += h * (norm(s.velocity) + norm(s.angularVelocity) * boundingRadius(c));
+        margin[size_t(i)] = m;
+        boxes[size_t(i)] = shapeAabb(c, {s.position, s.rotation}, m);
+    }
+    std::vector<std::pair<int, int>> pairs, kept;
+    broadPhase(boxes, pairs);
+    kept.reserve(pairs.size() + size_t(n));
+    // Ground pairs first (a = -1), then body pairs in sorted order: the contact order, and with it
+    // every result, is independent of the thread count.
+    if (groundEnabled_)
+        for (int i = 0; i < n; ++i)
+            if (!fixed_[size_t(i)] && boxes[size_t(i)].lo.y <= groundHeight_) kept.push_back({-1, i});
+    for (const auto& p : pairs) {
+        if (fixed_[size_t(p.first)] && fixed_[size_t(p.second)]) continue;
+        if (std::binary_search(jointPairs_.begin(), jointPairs_.end(), p)) continue;
+        // A fixed body goes on side A so the dynamic one is always B when only one moves.
+        if (fixed_[size_t(p.second)])
+            kept.push_back({p.second, p.first});
+        else
+            kept.push_back(p);
+    }
+    std::vector<Manifold> mans(kept.size());
+    parallelFor(
+        kept.size(),
+        [&](size_t k) {
+            const int a = kept[k].first, b = kept[k].second;
+            const RigidBodyState& sb = state_[size_t(b)];
+            if (a < 0) {
+                collidePlane(groundHeight_, shape_[size_t(b)], {sb.position, sb.rotation}, margin[size_t(b)],
+                             mans[k]);
+            } else {
+                const RigidBodyState& sa = state_[size_t(a)];
+                collide(shape_[size_t(a)], {sa.position, sa.rotation}, shape_[size_t(b)],
+                        {sb.position, sb.rotation}, margin[size_t(a)] + margin[size_t(b)], mans[k]);
+            }
+        },
+        16);
+
+    // Old contacts indexed by (a, b, key) for warm starting.
+    using Key = std::tuple<int, int, uint32_t>;
+    std::vector<std::pair<Key, int>> old(contacts_.size());
+    for (size_t i = 0; i < contacts_.size(); ++i)
+        old[i] = {Key(contacts_[i].a, contacts_[i].b, contacts_[i].key), int(i)};
+    std::sort(old.begin(), old.end());
+
+    const double ag = params_.alpha * params_.gamma;
+    const double h2 = double(h) * double(h);
+    std::vector<Contact> next;
+    next.reserve(contacts_.size() + 16);
+    for (size_t k = 0; k < kept.size(); ++k) {
+        const Manifold& m = mans[k];
+        if (m.count == 0) continue;
+        const int a = kept[k].first, b = kept[k].second;
+        const bool aDyn = a >= 0 && !fixed_[size_t(a)];
+        const double mEff = aDyn ? std::min(mass_[size_t(a)], mass_[size_t(b)]) : mass_[size_t(b)];
+        // Penalty floor: at least the effective inertia m/h^2 of the lighter body. The scene's
+        // k_start (1e4 by default) is tuned for unit masses; for a 100 kg box (m/h^2 = 3.6e5) it
+        // would make every new contact a soft spring that takes tens of steps of dual updates
+        // to hold the weight. Much stiffer floors (10 m/h^2) slow Gauss-Seidel across a stack
+        // until it does not converge in 10 iterations.
+        const float kMin = float(std::min(std::max(params_.kStart, mEff / h2), params_.kMax));
+        const float mu = a < 0 ? std::sqrt(groundFriction_ * friction_[size_t(b)])
+                               : std::sqrt(friction_[size_t(a)] * friction_[size_t(b)]);
+        for (int p = 0; p < m.count; ++p) {
+            Contact c;
+            c.a = a;
+            c.b = b;
+            c.key = m.pts[p].key;
+            c.n = m.normal;
+            tangentBasis(c.n, c.t1, c.t2);
+            c.mu = mu;
+            c.kMin = kMin;
+            c.rA = a >= 0 ? rotateInv(state_[size_t(a)].rotation, m.pts[p].pA - state_[size_t(a)].position)
+                          : m.pts[p].pA;
+            c.rB = rotateInv(state_[size_t(b)].rotation, m.pts[p].pB - state_[size_t(b)].position);
+            for (float& kk : c.k) kk = kMin;
+            auto it = std::lower_bound(old.begin(), old.end(), std::make_pair(Key(a, b, c.key), -1));
+            if (it != old.end() && it->first == Key(a, b, c.key)) {
+                const Contact& o = contacts_[size_t(it->second)];
+                // Warm start (AVBD eq. 19): lambda <- alpha gamma lambda, k <- clamp(gamma k, kMin,
+                // kMax). The tangential multiplier is re-expressed in the new tangent basis.
+                c.lambda[0] = float(kNormalLambdaKeep * o.lambda[0]);
+                const Vec3 lt = (o.t1 * o.lambda[1] + o.t2 * o.lambda[2]) * float(ag);
+                c.lambda[1] = dot(lt, c.t1);
+                c.lambda[2] = dot(lt, c.t2);
+                for (int r = 0; r < 3; ++r)
+                    c.k[r] = float(std::clamp(params_.gamma * o.k[r], double(kMin), params_.kMax));
+                // Static friction: a sticking contact keeps its old anchors, so the slip it has
+                // accumulated stays in d0 and keeps being resisted.
+                if (o.stick) {
+                    c.rA = o.rA;
+                    c.rB = o.rB;
+                    c.stick = 1;
+                }
+            }
+            const Vec3d d0 = anchorWorld(state_.data(), c.b, c.rB) - anchorWorld(state_.data(), c.a, c.rA);
+            c.d0 = Vec3(d0);
+            // A stale sticking anchor that drifted too far (the bodies rolled or slid apart
+            // between frames) is replaced by the fresh narrow-phase points.
+            if (c.stick && squaredNorm(d0 - Vec3d(c.n) * dot(Vec3d(c.n), d0)) > 1e-4) {
+                c.rA = a >= 0
+                           ? rotateInv(state_[size_t(a)].rotation, m.pts[p].pA - state_[size_t(a)].position)
+                           : m.pts[p].pA;
+                c.rB = rotateInv(state_[size_t(b)].rotation, m.pts[p].pB - state_[size_t(b)].position);
+                c.d0 = m.pts[p].pB - m.pts[p].pA;
+                c.stick = 0;
+            }
+            next.push_back(c);
+        }
+    }
+    contacts_.swap(next);
+}
+
+void RigidSolver::warmStart() {
+    // Contacts were warm started while matching. Joints: same rule, and C0 = C(x-) for the
+    // alpha stabilization.
+    const double ag = params_.alpha * params_.gamma;
+    const double h2 = double(stepH_) * double(stepH_);
+    for (Joint& j : joints_) {
+        JointEval e;
+        jointEval(j, state_.data(), e);
+        const double mEff = j.a >= 0 ? std::min(mass_[size_t(j.a)], mass_[size_t(j.b)]) : mass_[size_t(j.b)];
+        auto minI = [&](int b) {
+            const Vec3d& I = inertia_[size_t(b)];
+            return std::min(I.x, std::min(I.y, I.z));
+        };
+        const double iEff = j.a >= 0 ? std::min(minI(j.a), minI(j.b)) : minI(j.b);
+        for (int i = 0; i < kJointRows; ++i) {
+            j.c0[i] = float(e.rows[i].C);
+            if (j.stiffness > 0) {
+                j.k[i] = j.stiffness;
+                j.lambda[i] = 0;
+                continue;
+            }
+            const double kMin = std::min(std::max(params_.kStart, (i < 3 ? mEff : iEff) / h2), params_.kMax);
+            j.lambda[i] = float(ag * j.lambda[i]);
+            j.k[i] = float(std::clamp(params_.gamma * j.k[i], kMin, params_.kMax));
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Forward step: the seed's integrate_rigid_body. With gravity the only external force the torque
+// is zero and the body-frame update is omega_b* = omega_b - h I^{-1} (omega_b x I omega_b).
+
+void RigidSolver::predict(float h) {
+    const double hd = h;
+    const Vec3d g(gravity_);
+    parallelFor(state_.size(), [&](size_t i) {
+        RigidBodyState& s = state_[i];
+        prevPos_[i] = s.position;
+        prevRot_[i] = s.rotation;
+        if (fixed_[i]) {
+            targetPos_[i] = s.position;
+            targetRot_[i] = s.rotation;
+            return;
+        }
+        const Vec3d v = Vec3d(s.velocity) + g * hd;
+        const Vec3d xs = Vec3d(s.position) + v * hd;
+        const Quatd q0(s.rotation);
+        const Vec3d I = inertia_[i];
+        const Vec3d wb = rotateInv(q0, Vec3d(s.angularVelocity));
+        const Vec3d tb = -cross(wb, mulDiag(I, wb));
+        const Vec3d w1 = rotate(q0, wb + Vec3d(tb.x / I.x, tb.y / I.y, tb.z / I.z) * hd);
+        const Quatd qs = integrateWorld(q0, w1, hd);
+        targetPos_[i] = Vec3(xs);
+        targetRot_[i] = Quat(qs);
+        // Initial guess. The seed starts at the inertial target; for resting contact that drops
+        // the whole stack by g h^2 every step and Gauss-Seidel must push it back one body per
+        // sweep. We use the adaptive guess of the VBD paper (sec. 3.7), as the AVBD demos do:
+        // x = x- + h v + h^2 g a~, with a~ in [0, 1] the fraction of gravity the body actually
+        // felt last step (0 at rest, 1 in free fall). The rotation starts at R*.
+        const double g2 = dot(g, g);
+        double wgt = 1.0;
+        if (g2 > 0) {
+            const Vec3d acc = (Vec3d(s.velocity) - Vec3d(prevVel_[i])) / hd;
+            wgt = std::clamp(dot(acc, g) / g2, 0.0, 1.0);
+        }
+        prevVel_[i] = s.velocity;
+        s.position = Vec3(Vec3d(s.position) + Vec3d(s.velocity) * hd + g * (wgt * hd * hd));
+        s.rotation = targetRot_[i];
+    });
+}
+
+void RigidSolver::buildAdjacency() {
+    const int n = numBodies();
+    auto csr = [&](auto each, std::vector<int>& off, std::vector<int>& items) {
+        off.assign(size_t(n) + 1, 0);
+        each([&](int body, int) { ++off[size_t(body) + 1]; });
+        for (int i = 0; i < n; ++i) off[size_t(i) + 1] += off[size_t(i)];
+        items.resize(size_t(off[size_t(n)]));
+        std::vector<int> fill(off.begin(), off.end() - 1);
+        each([&](int body, int idx) { items[size_t(fill[size_t(body)]++)] = idx; });
+    };
+    auto dyn = [&](int b) { return b >= 0 && !fixed_[size_t(b)]; };
+    csr(
+        [&](auto&& f) {
+            for (int c = 0; c < int(contacts_.size()); ++c) {
+                if (dyn(contacts_[size_t(c)].a)) f(contacts_[size_t(c)].a, c);
+                if (dyn(contacts_[size_t(c)].b)) f(contacts_[size_t(c)].b, c);
+            }
+        },
+        contactOffsets_, contactItems_);
+    csr(
+        [&](auto&& f) {
+            for (int j = 0; j < int(joints_.size()); ++j) {
+                if (dyn(joints_[size_t(j)].a)) f(joints_[size_t(j)].a, j);
+                if (dyn(joints_[size_t(j)].b)) f(joints_[size_t(j)].b, j);
+            }
+        },
+        jointOffsets_, jointItems_);
+
+    // Coloring. Contacts enter the coloring together with joints: two bodies of one color are
+    // solved concurrently, so if they touched, each would read the other's half-updated pose and
+    // the result would depend on the thread schedule. With contacts in the graph every body reads
+    // only bodies of other colors, which is the exact Gauss-Seidel order of a serial sweep and
+    // bitwise identical for any thread count. (Newton colors by joints only and accepts the race;
+    // our recoloring each step costs O(contacts).)
+    std::vector<std::vector<int>> elems;
+    elems.reserve(contacts_.size() / 2 + joints_.size());
+    int lastA = -2, lastB = -2;
+    for (const Contact& c : contacts_) {
+        if (!dyn(c.a) || (c.a == lastA && c.b == lastB)) continue;
+        lastA = c.a;
+        lastB = c.b;
+        elems.push_back({c.a, c.b});
+    }
+    for (const Joint& j : joints_)
+        if (dyn(j.a)) elems.push_back({j.a, j.b});
+    const Graph g = graphFromElements(n, elems);
+    const std::vector<int> color = colorGraph(g, ColoringMethod::GreedyDegree);
+    colorGroups_.clear();
+    for (int i = 0; i < n; ++i) {
+        if (fixed_[size_t(i)]) continue;
+        const int c = color[size_t(i)];
+        if (size_t(c) >= colorGroups_.size()) colorGroups_.resize(size_t(c) + 1);
+        colorGroups_[size_t(c)].push_back(i);
+    }
+    colorGroups_.erase(std::remove_if(colorGroups_.begin(), colorGroups_.end(),
+                                      [](const std::vector<int>& v) { return v.empty(); }),
+                       colorGroups_.end());
+}
+
+// ---------------------------------------------------------------------------------------------
+// The per-body block (seed, solve_rigid_body): inertial springs to the frozen targets plus every
+// adjacent contact and joint row.
+
+void RigidSolver::assemble(int body, float h, Block66d& blk) const {
+    const size_t i = size_t(body);
+    const double ih2 = 1.0 / (double(h) * double(h));
+    const RigidBodyState& s = state_[i];
+    const Vec3d x(s.position);
+    const Quatd q(s.rotation);
+    const double mh = mass_[i] * ih2;
+    blk.clear();
+    blk.hll = Mat33d::diag(mh);
+    blk.flin = (Vec3d(targetPos_[i]) - x) * mh;
+    // Angular spring: theta = rotation vector from the current orientation to R* (body frame,
+    // as Newton computes it), torque I_world theta_world / h^2.
+    const Vec3d thetaB = toRotationVector(conjugate(q) * Quatd(targetRot_[i]));
+    blk.fang = rotate(q, mulDiag(inertia_[i], thetaB) * ih2);
+    const Mat33d R = toMatrix(q);
+    // I_world = R diag(I) R^T; the rows of diag(I) R^T are I_k times the columns of R.
+    blk.haa = R *
+              Mat33d::fromRows(R.col(0) * inertia_[i].x, R.col(1) * inertia_[i].y, R.col(2) * inertia_[i].z) *
+              ih2;
+    const double alpha = params_.alpha;
+    for (int k = contactOffsets_[i]; k < contactOffsets_[i + 1]; ++k) {
+        const Contact& c = contacts_[size_t(contactItems_[size_t(k)])];
+        Vec3d pA, pB;
+        double C[3], F[3];
+        contactC(c, state_.data(), alpha, pA, pB, C);
+        contactForce(c, C, F);
+        addContact(blk, c, body, x, pA, pB, F);
+    }
+    for (int k = jointOffsets_[i]; k < jointOffsets_[i + 1]; ++k)
+        addJoint(blk, joints_[size_t(jointItems_[size_t(k)])], body, state_.data(), alpha);
+    if (drag_.body == body) {
+        // Picking spring 1/2 k |p - target|^2 at the body point p: J = (I, [r]x).
+        const Vec3d p = anchorWorld(state_.data(), body, drag_.local), r = p - x;
+        const Vec3d d = p - Vec3d(drag_.target);
+        for (int a = 0; a < 3; ++a) {
+            Vec3d e(0.0);
+            e[a] = 1.0;
+            addRow(blk, e, cross(r, e), double(drag_.k) * d[a], double(drag_.k));
+        }
+    }
+}
+
+void RigidSolver::solveBody(int body, float h) {
+    Block66d blk;
+    assemble(body, h, blk);
+    force2_[size_t(body)] = squaredNorm(blk.flin) + squaredNorm(blk.fang);
+    Vec3d dx, dw;
+    if (!schurSolve66(blk, dx, dw)) return;
+    RigidBodyState& s = state_[size_t(body)];
+    s.position = Vec3(Vec3d(s.position) + dx);
+    // Small-angle pose update: dq = normalize(dw/2, 1), applied on the left (world frame).
+    const Quatd dq = normalized(Quatd(dw * 0.5, 1.0));
+    s.rotation = Quat(normalized(dq * Quatd(s.rotation)));
+}
+
+void RigidSolver::dualUpdate() {
+    const double alpha = params_.alpha, beta = params_.beta, kMax = params_.kMax;
+    parallelFor(contacts_.size(), [&](size_t k) {
+        Vec3d pA, pB;
+        double C[3];
+        contactC(contacts_[k], state_.data(), alpha, pA, pB, C);
+        contactDual(contacts_[k], C, beta, kMax);
+    });
+    parallelFor(joints_.size(), [&](size_t j) { jointDual(joints_[j], state_.data(), alpha, beta, kMax); });
+}
+
+// BDF1 velocities. The angular velocity inverts the forward map exactly: the step rotates by
+// dq = normalize(h w / 2, 1) (integrateWorld and the small-angle update both have this form), so
+// w = 2 dq_v / (h dq_w). Taking the rotation-vector log instead would shrink |w| by
+// (w h)^2 / 12 every step for a free spinning body.
+void RigidSolver::finalizeVelocities(float h) {
+    const double ih = 1.0 / double(h);
+    parallelFor(state_.size(), [&](size_t i) {
+        RigidBodyState& s = state_[i];
+        if (fixed_[i]) {
+            s.velocity = s.angularVelocity = Vec3(0.0f);
+            return;
+        }
+        s.velocity = Vec3((Vec3d(s.position) - Vec3d(prevPos_[i])) * ih);
+        Quatd dq = Quatd(s.rotation) * conjugate(Quatd(prevRot_[i]));
+        if (dq.w < 0) dq = dq * -1.0;
+        const Vec3d w = dq.w > 0.3 ? dq.vec() * (2.0 * ih / dq.w) : toRotationVector(dq) * ih;
+        s.angularVelocity = Vec3(w);
+    });
+}
+
+void RigidSolver::recordIteration(int it, float h) {
+    IterationRecord r;
+    r.frame = stepCount_;
+    r.iteration = it;
+    if (params_.diagnostics) {
+        // Exact residual at the current iterate: one extra read-only assembly pass. G sums the
+        // inertial energy and 1/2 k C^2 + lambda C of every row that is pushing.
+        const double ih2 = 1.0 / (double(h) * double(h));
+        std::vector<double> e(state_.size(), 0.0);
+        parallelFor(state_.size(), [&](size_t i) {
+            if (fixed_[i]) {
+                force2_[i] = 0;
+                return;
+            }
+            Block66d blk;
+            assemble(int(i), h, blk);
+            force2_[i] = squaredNorm(blk.flin) + squaredNorm(blk.fang);
+            const Vec3d dxp = Vec3d(state_[i].position) - Vec3d(targetPos_[i]);
+            const Vec3d th = toRotationVector(conjugate(Quatd(state_[i].rotation)) * Quatd(targetRot_[i]));
+            e[i] = 0.5 * ih2 * (mass_[i] * squaredNorm(dxp) + dot(th, mulDiag(inertia_[i], th)));
+        });
+        double g = reduceSum<double>(e.size(), [&](size_t i) { return e[i]; });
+        for (const Contact& c : contacts_) {
+            Vec3d pA, pB;
+            double C[3], F[3];
+            contactC(c, state_.data(), params_.alpha, pA, pB, C);
+            contactForce(c, C, F);
+            if (F[0] == 0.0) continue;
+            for (int k = 0; k < 3; ++k) g += 0.5 * c.k[k] * C[k] * C[k] + c.lambda[k] * C[k];
+        }
+        for (const Joint& j : joints_) {
+            JointEval ev;
+            jointEval(j, state_.data(), ev);
+            for (int k = 0; k < kJointRows; ++k) {
+                if (!ev.rows[k].active) continue;
+                const double C = jointCUsed(j, ev.rows[k], k, params_.alpha);
+                if (ev.rows[k].oneSided && jointForce(j, ev.rows[k], k, C) == 0.0) continue;
+                g += 0.5 * j.k[k] * C * C + j.lambda[k] * C;
+            }
+        }
+        r.energy = g;
+    }
+    // Without diagnostics the residual is the one each body saw when it was solved in the sweep
+    // (free: the assembly is needed anyway).
+    r.residual =
+        std::sqrt(reduceSum<double>(force2_.size(), [&](size_t i) { return fixed_[i] ? 0.0 : force2_[i]; }));
+    iterations_.push_back(r);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+void RigidSolver::step(float h) {
+    ThreadLimit limit(params_.threads);
+    stepH_ = h;
+    detectCollisions(h);
+    warmStart();
+    predict(h);
+    buildAdjacency();
+    iterations_.clear();
+    if (params_.diagnostics) recordIteration(0, h);
+    for (int it = 0; it < params_.iterations; ++it) {
+        for (const std::vector<int>& group : colorGroups_)
+            parallelFor(
+                group.size(), [&](size_t k) { solveBody(group[k], h); }, 32);
+        dualUpdate();
+        recordIteration(it + 1, h);
+    }
+    finalizeVelocities(h);
+    ++stepCount_;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+std::vector<RigidBodyView> RigidSolver::views() const {
+    std::vector<RigidBodyView> v(state_.size());
+    for (size_t i = 0; i < state_.size(); ++i) {
+        v[i].shape = shape_[i].type;
+        v[i].size = shape_[i].half * 2.0f;
+        v[i].radius = shape_[i].radius;
+        v[i].halfHeight = shape_[i].halfHeight;
+        v[i].position = state_[i].position;
+        v[i].rotation = state_[i].rotation;
+        v[i].fixed = fixed_[i] != 0;
+    }
+    return v;
+}
+
+std::vector<ContactView> RigidSolver::contactViews() const {
+    std::vector<ContactView> v;
+    v.reserve(contacts_.size());
+    for (const Contact& c : contacts_) {
+        const Vec3d pA = anchorWorld(state_.data(), c.a, c.rA), pB = anchorWorld(state_.data(), c.b, c.rB);
+        v.push_back({Vec3((pA + pB) * 0.5), c.n});
+    }
+    return v;
+}
+
+double RigidSolver::kineticEnergy() const {
+    double e = 0;
+    for (size_t i = 0; i < state_.size(); ++i) {
+        if (fixed_[i]) continue;
+        const Vec3d w = rotateInv(Quatd(state_[i].rotation), Vec3d(state_[i].angularVelocity));
+        e += 0.5 * mass_[i] * squaredNorm(Vec3d(state_[i].velocity)) + 0.5 * dot(w, mulDiag(inertia_[i], w));
+    }
+    return e;
+}
+
+double RigidSolver::totalMass() const {
+    double m = 0;
+    for (size_t i = 0; i < state_.size(); ++i)
+        if (!fixed_[i]) m += mass_[i];
+    return m;
+}
+
+Vec3d RigidSolver::massWeightedCom() const {
+    Vec3d s(0.0);
+    for (size_t i = 0; i < state_.size(); ++i)
+        if (!fixed_[i]) s += Vec3d(state_[i].position) * mass_[i];
+    return s;
+}
+
+double RigidSolver::maxSpeed() const {
+    double v = 0;
+    for (size_t i = 0; i < state_.size(); ++i)
+        if (!fixed_[i])
+            v = std::max(v, double(norm(state_[i].velocity)) +
+                                double(norm(state_[i].angularVelocity)) * boundingRadius(shape_[i]));
+    return v;
+}
+
+}  // namespace vbd

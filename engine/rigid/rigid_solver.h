@@ -1,0 +1,110 @@
+#pragma once
+// AVBD rigid-body solver on the CPU (seed, "Rigid Body Dynamics with VBD"; Giles et al. 2025).
+//
+// step(h) reads like the seed's per-step algorithm:
+//   detectCollisions()   narrow phase at the start-of-step poses x-, contacts matched to last
+//                        step's by feature key (penalties, multipliers and sticking anchors carry)
+//   warmStart()          lambda <- alpha gamma lambda, k <- clamp(gamma k, k_min, k_max)
+//   predict()            explicit forward step with the gyroscopic term -> frozen targets x*, R*;
+//                        the iterate starts at the target
+//   buildAdjacency()     per-body CSR lists of contacts and joints, body coloring
+//   for each iteration:  for each color: solve every body's 6x6 block (parallel inside a color)
+//                        dualUpdate()  (lambda, k after each sweep)
+//   finalizeVelocities() BDF1
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "diagnostics/metrics.h"
+#include "rigid/collision.h"
+#include "rigid/constraints.h"
+#include "rigid/rigid_body.h"
+#include "scene/scene_desc.h"
+#include "world/world.h"
+
+namespace vbd {
+
+class RigidSolver {
+  public:
+    // Uses scene.rigidBodies, joints, solver, ground and gravity. Throws InputError naming the
+    // offending key (rigid_bodies[i].size, joints[i].body_b, solver.k_max, ...).
+    explicit RigidSolver(const SceneDesc& scene);
+
+    void setParams(const SolverDesc& s);
+    void step(float h);  // one substep of size h
+
+    int numBodies() const { return int(state_.size()); }
+    const std::vector<RigidBodyState>& states() const { return state_; }
+    std::vector<RigidBodyView> views() const;
+    std::vector<ContactView> contactViews() const;
+    double kineticEnergy() const;
+    double totalMass() const;       // dynamic bodies only
+    Vec3d massWeightedCom() const;  // sum m_i x_i over dynamic bodies
+    double maxSpeed() const;        // max over dynamic bodies of |v| + |omega| r_bound
+    const std::vector<IterationRecord>& lastIterations() const { return iterations_; }
+    // A spring of the given stiffness pulling the body point `localPoint` towards `target`
+    // (picking). body < 0 releases it.
+    void setDrag(int body, const Vec3& localPoint, const Vec3& target, float stiffness);
+
+    // Inspection for tests, the app and diagnostics.
+    const std::vector<Contact>& contacts() const { return contacts_; }
+    const std::vector<Joint>& joints() const { return joints_; }
+    const std::vector<std::string>& warnings() const { return warnings_; }
+    int numColors() const { return int(colorGroups_.size()); }
+    double mass(int body) const { return mass_[size_t(body)]; }
+    Vec3d inertia(int body) const { return inertia_[size_t(body)]; }
+    bool isFixed(int body) const { return fixed_[size_t(body)] != 0; }
+    const Collider& collider(int body) const { return shape_[size_t(body)]; }
+    // Overwrites a body's state (tests, app reset); clears nothing else.
+    void setState(int body, const RigidBodyState& s);
+
+  private:
+    void detectCollisions(float h);
+    void warmStart();
+    void predict(float h);
+    void buildAdjacency();
+    void solveBody(int body, float h);
+    void assemble(int body, float h, Block66d& blk) const;
+    void dualUpdate();
+    void finalizeVelocities(float h);
+    void recordIteration(int it, float h);
+
+    std::string file_;
+    SolverDesc params_;
+    Vec3 gravity_;
+    bool groundEnabled_ = true;
+    float groundHeight_ = 0, groundFriction_ = 0.5f;
+
+    // Per body (structure of arrays).
+    std::vector<RigidBodyState> state_;
+    std::vector<Collider> shape_;
+    std::vector<double> mass_;
+    std::vector<Vec3d> inertia_;  // principal moments
+    std::vector<float> friction_;
+    std::vector<char> fixed_;
+    std::vector<Vec3> prevPos_, targetPos_;  // x-, x*
+    std::vector<Quat> prevRot_, targetRot_;  // R-, R*
+    std::vector<Vec3> prevVel_;              // v at the start of the previous step (adaptive guess)
+    std::vector<double> force2_;             // |f|^2 + |tau|^2 of the last assembly (residual)
+
+    std::vector<Contact> contacts_;
+    std::vector<Joint> joints_;
+    std::vector<std::pair<int, int>> jointPairs_;  // sorted (min, max) of jointed dynamic pairs
+
+    // Per-body adjacency (CSR): contact indices, joint indices.
+    std::vector<int> contactOffsets_, contactItems_, jointOffsets_, jointItems_;
+    std::vector<std::vector<int>> colorGroups_;
+
+    std::vector<IterationRecord> iterations_;
+    std::vector<std::string> warnings_;
+    int stepCount_ = 0;
+    float stepH_ = 1.0f / 60.0f;
+
+    struct Drag {
+        int body = -1;
+        Vec3 local, target;
+        float k = 0;
+    } drag_;
+};
+
+}  // namespace vbd
