@@ -189,6 +189,19 @@ TEST(Import, NodeEleRoundTripZeroAndOneBased) {
     }
 }
 
+TEST(Import, TenNodeTetsKeepCornersAndUnusedNodesAreDropped) {
+    // Second-order tets list 4 corners then 6 edge nodes; only corners are kept. Node 4 is used only
+    // as an edge node, so it is dropped and the 4 corners remain.
+    const std::string base = ::testing::TempDir() + "vbd_ten";
+    std::ofstream(base + ".node") << "5 3 0 0\n0 0 0 0\n1 1 0 0\n2 0 1 0\n3 0 0 1\n4 9 9 9\n";
+    std::ofstream(base + ".ele") << "1 10 0\n0 0 1 2 3 4 4 4 4 4 4\n";
+    const TetMesh m = loadTetMesh(base + ".node");
+    ASSERT_EQ(m.X.size(), 4u);
+    ASSERT_EQ(m.tets.size(), 1u);
+    EXPECT_FLOAT_EQ(computeTetRest(m)[0].volume, 1.f / 6.f);
+    for (const auto& x : m.X) EXPECT_LE(norm(x), 1.f);  // (9, 9, 9) is gone
+}
+
 TEST(Import, InvertedTetsInEleFilesAreReoriented) {
     TetMesh g = makeBoxGrid({0, 0, 0}, {1, 1, 1}, {2, 1, 1}, 5);
     TetMesh inverted = g;
