@@ -41,6 +41,7 @@ private:
     int total_;
     double start_;
     bool shown_ = false;
+    double lastPrint_ = 0;
 };
 
 }  // namespace vbdcli

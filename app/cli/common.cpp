@@ -14,7 +14,7 @@ std::vector<CommandFactory>& commandRegistry() {
 
 std::string assetPath(const std::string& rel) {
     namespace fs = std::filesystem;
-    for (const fs::path base : {fs::path("assets"), fs::path(VBD_SOURCE_DIR) / "assets"}) {
+    for (const fs::path& base : {fs::path("assets"), fs::path(VBD_SOURCE_DIR) / "assets"}) {
         fs::path p = base / rel;
         if (fs::exists(p)) return p.string();
     }
@@ -36,6 +36,8 @@ Progress::Progress(std::string label, int total) : label_(std::move(label)), tot
 void Progress::update(int done) {
     double el = nowSeconds() - start_;
     if (el < 1.0 && !shown_) return;
+    if (shown_ && done < total_ && el - lastPrint_ < 0.2) return;  // ~5 updates a second
+    lastPrint_ = el;
     shown_ = true;
     double eta = done > 0 ? el * (total_ - done) / done : 0;
     int width = 30, fill = total_ > 0 ? width * done / total_ : width;

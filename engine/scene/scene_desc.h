@@ -48,6 +48,7 @@ struct SolverDesc {
     double frictionEpsilon = 1e-3;  // IPC friction smoothing velocity (m/s)
     int threads = 0;                // 0 = all hardware threads
     bool diagnostics = true;        // per-iteration residual and G (costs one extra pass a sweep)
+    bool adaptiveInit = true;       // VBD's adaptive initial guess (false: x = y)
 };
 
 struct GroundDesc {
@@ -66,6 +67,16 @@ struct MaterialDesc {
     double thickness = 0.001;
     double bending = 1e-4;
     double bendingDamping = 0;
+};
+
+// A box of fixed (Dirichlet) vertices. Optional prescribed motion (an extension of DESIGN.md's
+// {min, max}): "velocity" and "angular_velocity" about "center" (default: the box center).
+struct FixedDesc {
+    Box3 box;
+    Vec3 velocity{0, 0, 0};
+    Vec3 angularVelocity{0, 0, 0};
+    bool hasCenter = false;
+    Vec3 center{0, 0, 0};
 };
 
 struct RegionDesc {
@@ -88,7 +99,7 @@ struct SoftBodyDesc {
     double maxVolume = 0;  // TetGen max tet volume (0 = automatic)
     MaterialDesc material;
     std::vector<RegionDesc> regions;
-    std::vector<Box3> fixed;
+    std::vector<FixedDesc> fixed;
     Vec3 velocity{0, 0, 0};
     Vec3 angularVelocity{0, 0, 0};  // about the rest centroid
 };
@@ -101,7 +112,7 @@ struct ClothDesc {
     std::array<int, 2> cells{16, 16};
     std::string plane = "xz";  // xz (horizontal) or xy (standing)
     MaterialDesc material;
-    std::vector<Box3> fixed;
+    std::vector<FixedDesc> fixed;
     Vec3 velocity{0, 0, 0};
     bool selfCollision = true;
 };

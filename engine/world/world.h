@@ -34,6 +34,7 @@ struct RigidBodyView {
     float radius = 0.5f, halfHeight = 0.5f;
     Vec3 position;
     Quat rotation;
+    Vec3 velocity, angularVelocity;  // world frame
     bool fixed = false;
 };
 

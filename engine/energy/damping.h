@@ -1,0 +1,57 @@
+#pragma once
+// Damping for tets (seed, "The Damping Trap").
+//
+// Naive Rayleigh (what the VBD paper's pseudo-code suggests, kept to show the bug):
+//   f_a = (k_d / h) K_aa (x_prev - x),  H_aa += (k_d / h) K_aa
+// with K_aa the elastic diagonal block. It damps the absolute velocity of a vertex, so a falling body is
+// slowed: sum_j K_aj v = 0 for a rigid translation, but K_aa v alone is not 0.
+//
+// Internal variable (ours): damp the rate of the right Cauchy-Green tensor C = F^T F, which is invariant to
+// rigid translation AND rotation. Over one step the rate is the discrete
+//   Edot = (C(x) - C(x_prev)) / (2h),
+// exactly zero when x differs from x_prev by any rigid motion. Kelvin-Voigt viscous stress, scaled like
+// stiffness-proportional Rayleigh damping (k_d seconds times the linear elasticity tensor):
+//   S_d = k_d (2 mu Edot + lambda_L tr(Edot) I),  lambda_L = lambda_NH - mu,   P_d = F S_d.
+// It is the gradient of the dissipation potential Phi = h V k_d (mu |Edot|^2 + lambda_L/2 tr(Edot)^2),
+// since S_d : dEdot/dx_a = (1/h) e^T F S_d m^a, so f_a = -V F S_d m^a. The Gauss-Newton block (dropping the
+// dF/dx S_d term) is
+//   H_aa = (V k_d / h) (mu |m|^2 F F^T + lambda_NH (F m)(F m)^T)        (PSD for mu, lambda_NH > 0)
+// and at F = I it reduces to (k_d/h) K_aa: both models agree on the diagonal at rest, only the force differs.
+#include "energy/neo_hookean.h"
+
+namespace vbd {
+
+template <typename T>
+VBD_HD void naiveDampingVertex(const Mat33T<T>& Kaa, const Vec3T<T>& x, const Vec3T<T>& xPrev, T kd, T h,
+                               Vec3T<T>& force, Mat33T<T>& hessian) {
+    const Mat33T<T> Hd = Kaa * (kd / h);
+    force = Hd * (xPrev - x);
+    hessian = Hd;
+}
+
+template <typename T>
+VBD_HD Mat33T<T> greenStrainRate(const Mat33T<T>& F, const Mat33T<T>& Fprev, T h) {
+    return (F.transposed() * F - Fprev.transposed() * Fprev) * (T(0.5) / h);
+}
+
+template <typename T>
+VBD_HD void internalDampingVertex(const Mat33T<T>& F, const Mat33T<T>& Fprev, const Vec3T<T>& m, T volume, T mu,
+                                  T lambdaNH, T kd, T h, Vec3T<T>& force, Mat33T<T>& hessian) {
+    const Mat33T<T> Ed = greenStrainRate(F, Fprev, h);
+    const T lambdaL = lambdaNH - mu;
+    const Mat33T<T> Sd = (Ed * (T(2) * mu) + Mat33T<T>::diag(lambdaL * Ed.trace())) * kd;
+    const Vec3T<T> Fm = F * m;
+    force = -(F * (Sd * m)) * volume;
+    hessian = ((F * F.transposed()) * (mu * dot(m, m)) + outer(Fm, Fm) * lambdaNH) * (volume * kd / h);
+}
+
+// Dissipation potential Phi of the internal model for one tet (its gradient is the damping force).
+template <typename T>
+VBD_HD T internalDampingPotential(const Mat33T<T>& F, const Mat33T<T>& Fprev, T volume, T mu, T lambdaNH, T kd,
+                                  T h) {
+    const Mat33T<T> Ed = greenStrainRate(F, Fprev, h);
+    const T tr = Ed.trace();
+    return h * volume * kd * (mu * Ed.frobenius2() + T(0.5) * (lambdaNH - mu) * tr * tr);
+}
+
+}  // namespace vbd

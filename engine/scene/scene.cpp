@@ -1,0 +1,464 @@
+#include "scene/scene.h"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "math/error.h"
+
+namespace vbd {
+
+using json = nlohmann::json;
+
+namespace {
+
+thread_local std::vector<std::string> g_warnings;
+
+// A view of one JSON object that records which keys were read, so that finish() can refuse the rest.
+class Obj {
+public:
+    Obj(const json& j, std::string path, const std::string& file) : j_(j), path_(std::move(path)), file_(file) {
+        if (!j_.is_object()) fail("", "must be an object");
+    }
+    std::string key(const std::string& k) const { return path_.empty() ? k : path_ + "." + k; }
+    [[noreturn]] void fail(const std::string& k, const std::string& what) const {
+        throw InputError(file_, k.empty() ? path_ : key(k), what);
+    }
+    bool has(const std::string& k) {
+        seen_.insert(k);
+        return j_.contains(k);
+    }
+    const json& at(const std::string& k) {
+        seen_.insert(k);
+        return j_.at(k);
+    }
+    double num(const std::string& k, double def) {
+        if (!has(k)) return def;
+        const json& v = j_.at(k);
+        if (!v.is_number()) fail(k, "must be a number");
+        double d = v.get<double>();
+        if (!std::isfinite(d)) fail(k, "must be finite");
+        return d;
+    }
+    double positive(const std::string& k, double def) {
+        double d = num(k, def);
+        if (!(d > 0)) fail(k, "must be > 0 (got " + fmt(d) + ")");
+        return d;
+    }
+    double nonNegative(const std::string& k, double def) {
+        double d = num(k, def);
+        if (!(d >= 0)) fail(k, "must be >= 0 (got " + fmt(d) + ")");
+        return d;
+    }
+    int integer(const std::string& k, int def, int lo, int hi) {
+        if (!has(k)) return def;
+        const json& v = j_.at(k);
+        if (!v.is_number_integer() && !(v.is_number() && std::floor(v.get<double>()) == v.get<double>()))
+            fail(k, "must be an integer");
+        double d = v.get<double>();
+        if (d < lo || d > hi) fail(k, "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "] (got " + fmt(d) + ")");
+        return int(d);
+    }
+    bool boolean(const std::string& k, bool def) {
+        if (!has(k)) return def;
+        const json& v = j_.at(k);
+        if (!v.is_boolean()) fail(k, "must be true or false");
+        return v.get<bool>();
+    }
+    std::string str(const std::string& k, const std::string& def) {
+        if (!has(k)) return def;
+        const json& v = j_.at(k);
+        if (!v.is_string()) fail(k, "must be a string");
+        return v.get<std::string>();
+    }
+    std::vector<double> numbers(const std::string& k, size_t n) {
+        const json& v = at(k);
+        if (!v.is_array() || v.size() != n) fail(k, "must be an array of " + std::to_string(n) + " numbers");
+        std::vector<double> out;
+        for (size_t i = 0; i < n; ++i) {
+            if (!v[i].is_number()) fail(k, "element " + std::to_string(i) + " must be a number");
+            double d = v[i].get<double>();
+            if (!std::isfinite(d)) fail(k, "element " + std::to_string(i) + " must be finite");
+            out.push_back(d);
+        }
+        return out;
+    }
+    Vec3 vec3(const std::string& k, const Vec3& def) {
+        if (!has(k)) return def;
+        auto a = numbers(k, 3);
+        return Vec3(float(a[0]), float(a[1]), float(a[2]));
+    }
+    Quat quat(const std::string& k) {
+        if (!has(k)) return Quat::identity();
+        auto a = numbers(k, 4);
+        double n = std::sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2] + a[3] * a[3]);
+        if (!(n > 1e-12)) fail(k, "quaternion must be non-zero");
+        if (std::fabs(n - 1) > 1e-4)
+            g_warnings.push_back(file_ + ": " + key(k) + ": quaternion had norm " + fmt(n) + ", normalized");
+        return Quat(float(a[0] / n), float(a[1] / n), float(a[2] / n), float(a[3] / n));
+    }
+    template <typename E>
+    E enumeration(const std::string& k, E def, const std::vector<std::pair<const char*, E>>& names) {
+        if (!has(k)) return def;
+        std::string s = str(k, "");
+        std::string all;
+        for (const auto& [n, e] : names) {
+            if (s == n) return e;
+            all += std::string(all.empty() ? "" : ", ") + n;
+        }
+        fail(k, "unknown value \"" + s + "\" (expected one of: " + all + ")");
+    }
+    Obj child(const std::string& k) { return Obj(at(k), key(k), file_); }
+    std::vector<Obj> children(const std::string& k) {
+        std::vector<Obj> out;
+        if (!has(k)) return out;
+        const json& v = j_.at(k);
+        if (!v.is_array()) fail(k, "must be an array");
+        for (size_t i = 0; i < v.size(); ++i) out.emplace_back(v[i], key(k) + "[" + std::to_string(i) + "]", file_);
+        return out;
+    }
+    void finish() const {
+        for (auto it = j_.begin(); it != j_.end(); ++it)
+            if (!seen_.count(it.key())) fail(it.key(), "unknown key");
+    }
+    const std::string& path() const { return path_; }
+    static std::string fmt(double d) {
+        std::ostringstream s;
+        s << d;
+        return s.str();
+    }
+
+private:
+    const json& j_;
+    std::string path_;
+    const std::string& file_;
+    std::set<std::string> seen_;
+};
+
+Box3 readBox(Obj& o) {
+    Box3 b{o.vec3("min", Vec3(0.f)), o.vec3("max", Vec3(0.f))};
+    if (!o.has("min")) o.fail("min", "required");
+    if (!o.has("max")) o.fail("max", "required");
+    if (!(b.min.x <= b.max.x && b.min.y <= b.max.y && b.min.z <= b.max.z)) o.fail("max", "must be >= min in every axis");
+    return b;
+}
+
+std::vector<FixedDesc> readFixed(Obj& o) {
+    std::vector<FixedDesc> out;
+    for (Obj f : o.children("fixed")) {
+        FixedDesc d;
+        d.box = readBox(f);
+        d.velocity = f.vec3("velocity", Vec3(0.f));
+        d.angularVelocity = f.vec3("angular_velocity", Vec3(0.f));
+        d.hasCenter = f.has("center");
+        d.center = f.vec3("center", Vec3(0.f));
+        f.finish();
+        out.push_back(d);
+    }
+    return out;
+}
+
+MaterialDesc readMaterial(Obj& parent, bool cloth) {
+    MaterialDesc m;
+    if (!parent.has("material")) return m;
+    Obj o = parent.child("material");
+    m.youngs = o.positive("youngs", m.youngs);
+    m.poisson = o.num("poisson", m.poisson);
+    if (!(m.poisson > -1.0 && m.poisson < 0.5)) o.fail("poisson", "must be in (-1, 0.5) (got " + Obj::fmt(m.poisson) + ")");
+    m.density = o.positive("density", m.density);
+    m.damping = o.nonNegative("damping", m.damping);
+    if (cloth) {
+        m.thickness = o.positive("thickness", m.thickness);
+        m.bending = o.nonNegative("bending", m.bending);
+        m.bendingDamping = o.nonNegative("bending_damping", m.bendingDamping);
+    }
+    o.finish();
+    return m;
+}
+
+std::string resolvePath(const std::string& sceneFile, const std::string& p) {
+    namespace fs = std::filesystem;
+    fs::path q(p);
+    if (q.is_absolute() || sceneFile.empty()) return q.string();
+    return (fs::path(sceneFile).parent_path() / q).lexically_normal().string();
+}
+
+void readSolver(Obj o, SolverDesc& s) {
+    s.iterations = o.integer("iterations", s.iterations, 0, 100000);
+    s.damping = o.enumeration<DampingModel>(
+        "damping", s.damping,
+        {{"none", DampingModel::None}, {"naive", DampingModel::Naive}, {"internal", DampingModel::Internal}});
+    if (o.has("coarse")) {
+        Obj c = o.child("coarse");
+        CoarseDesc& d = s.coarse;
+        d.enabled = c.boolean("enabled", d.enabled);
+        d.basis = c.enumeration<CoarseBasis>(
+            "basis", d.basis,
+            {{"element", CoarseBasis::Element}, {"stiff_rigid", CoarseBasis::StiffRigid}, {"patch_soft", CoarseBasis::PatchSoft}});
+        d.modesPerElement = c.integer("modes_per_element", d.modesPerElement, 1, 12);
+        d.filter = c.enumeration<CoarseFilter>("filter", d.filter,
+                                               {{"none", CoarseFilter::None},
+                                                {"contrast", CoarseFilter::Contrast},
+                                                {"cross_color", CoarseFilter::CrossColor},
+                                                {"patch", CoarseFilter::Patch}});
+        d.contrastThreshold = c.num("contrast_threshold", d.contrastThreshold);
+        if (!(d.contrastThreshold >= 1)) c.fail("contrast_threshold", "must be >= 1");
+        d.patchSize = c.integer("patch_size", d.patchSize, 1, 1000);
+        d.matrix = c.enumeration<CoarseMatrix>("matrix", d.matrix,
+                                               {{"hessian", CoarseMatrix::Hessian}, {"rest", CoarseMatrix::Rest}});
+        c.finish();
+    }
+    s.chebyshevRho = o.num("chebyshev_rho", s.chebyshevRho);
+    if (!(s.chebyshevRho >= 0 && s.chebyshevRho < 1)) o.fail("chebyshev_rho", "must be in [0, 1)");
+    s.beta = o.nonNegative("beta", s.beta);
+    s.gamma = o.num("gamma", s.gamma);
+    if (!(s.gamma >= 0 && s.gamma <= 1)) o.fail("gamma", "must be in [0, 1]");
+    s.alpha = o.num("alpha", s.alpha);
+    if (!(s.alpha >= 0 && s.alpha <= 1)) o.fail("alpha", "must be in [0, 1]");
+    s.kStart = o.positive("k_start", s.kStart);
+    s.kMax = o.positive("k_max", s.kMax);
+    if (s.kMax < s.kStart) o.fail("k_max", "must be >= k_start");
+    s.contactDamping = o.nonNegative("contact_damping", s.contactDamping);
+    s.frictionEpsilon = o.positive("friction_epsilon", s.frictionEpsilon);
+    s.threads = o.integer("threads", s.threads, 0, 1024);
+    s.diagnostics = o.boolean("diagnostics", s.diagnostics);
+    s.adaptiveInit = o.enumeration<bool>("initial_guess", s.adaptiveInit, {{"adaptive", true}, {"inertial", false}});
+    o.finish();
+}
+
+SoftBodyDesc readSoftBody(Obj o, const std::string& file) {
+    SoftBodyDesc b;
+    b.key = o.path();
+    b.type = o.enumeration<std::string>("type", "box_grid", {{"box_grid", "box_grid"}, {"mesh", "mesh"}});
+    if (b.type == "box_grid") {
+        b.min = o.vec3("min", b.min);
+        b.max = o.vec3("max", b.max);
+        if (!(b.min.x < b.max.x && b.min.y < b.max.y && b.min.z < b.max.z)) o.fail("max", "must be > min in every axis");
+        if (o.has("cells")) {
+            auto c = o.numbers("cells", 3);
+            for (int i = 0; i < 3; ++i) {
+                if (c[size_t(i)] < 1 || c[size_t(i)] > 4096 || std::floor(c[size_t(i)]) != c[size_t(i)])
+                    o.fail("cells", "must be 3 integers >= 1");
+                b.cells[size_t(i)] = int(c[size_t(i)]);
+            }
+        }
+        b.tetsPerCell = o.integer("tets_per_cell", b.tetsPerCell, 5, 6);
+    } else {
+        if (!o.has("path")) o.fail("path", "required for a mesh soft body");
+        b.path = resolvePath(file, o.str("path", ""));
+        if (!std::filesystem::exists(b.path)) o.fail("path", "file not found: " + b.path);
+        b.scale = o.positive("scale", b.scale);
+        b.translate = o.vec3("translate", b.translate);
+        b.rotation = o.quat("rotation");
+        b.maxVolume = o.nonNegative("max_volume", b.maxVolume);
+    }
+    b.material = readMaterial(o, false);
+    for (Obj r : o.children("regions")) {
+        RegionDesc d;
+        d.box = readBox(r);
+        d.youngsScale = r.positive("youngs_scale", 1);
+        r.finish();
+        b.regions.push_back(d);
+    }
+    b.fixed = readFixed(o);
+    b.velocity = o.vec3("velocity", b.velocity);
+    b.angularVelocity = o.vec3("angular_velocity", b.angularVelocity);
+    o.finish();
+    return b;
+}
+
+ClothDesc readCloth(Obj o) {
+    ClothDesc c;
+    c.key = o.path();
+    c.type = o.enumeration<std::string>("type", "grid", {{"grid", "grid"}});
+    c.min = o.vec3("min", c.min);
+    if (o.has("size")) {
+        auto s = o.numbers("size", 2);
+        if (!(s[0] > 0 && s[1] > 0)) o.fail("size", "must be > 0");
+        c.size = {s[0], s[1]};
+    }
+    if (o.has("cells")) {
+        auto s = o.numbers("cells", 2);
+        for (int i = 0; i < 2; ++i)
+            if (s[size_t(i)] < 1 || s[size_t(i)] > 4096 || std::floor(s[size_t(i)]) != s[size_t(i)])
+                o.fail("cells", "must be 2 integers >= 1");
+        c.cells = {int(s[0]), int(s[1])};
+    }
+    c.plane = o.enumeration<std::string>("plane", "xz", {{"xz", "xz"}, {"xy", "xy"}});
+    c.material = readMaterial(o, true);
+    c.fixed = readFixed(o);
+    c.velocity = o.vec3("velocity", c.velocity);
+    c.selfCollision = o.boolean("self_collision", c.selfCollision);
+    o.finish();
+    return c;
+}
+
+RigidBodyDesc readRigidBody(Obj o) {
+    RigidBodyDesc b;
+    b.key = o.path();
+    b.shape = o.enumeration<ShapeType>("shape", ShapeType::Box,
+                                       {{"box", ShapeType::Box}, {"sphere", ShapeType::Sphere}, {"capsule", ShapeType::Capsule}});
+    if (b.shape == ShapeType::Box) {
+        b.size = o.vec3("size", b.size);
+        if (!(b.size.x > 0 && b.size.y > 0 && b.size.z > 0)) o.fail("size", "must be > 0 in every axis");
+    } else {
+        b.radius = o.positive("radius", b.radius);
+        if (b.shape == ShapeType::Capsule) b.halfHeight = o.positive("half_height", b.halfHeight);
+    }
+    b.density = o.positive("density", b.density);
+    b.position = o.vec3("position", b.position);
+    b.rotation = o.quat("rotation");
+    b.velocity = o.vec3("velocity", b.velocity);
+    b.angularVelocity = o.vec3("angular_velocity", b.angularVelocity);
+    b.friction = o.nonNegative("friction", b.friction);
+    b.fixed = o.boolean("fixed", b.fixed);
+    o.finish();
+    return b;
+}
+
+JointDesc readJoint(Obj o, int numBodies) {
+    JointDesc j;
+    j.key = o.path();
+    j.type = o.enumeration<JointType>("type", JointType::Ball,
+                                      {{"ball", JointType::Ball}, {"fixed", JointType::Fixed}, {"hinge", JointType::Hinge}});
+    j.bodyA = o.integer("body_a", -1, -1, 1 << 30);
+    j.bodyB = o.integer("body_b", 0, -1, 1 << 30);
+    if (j.bodyA >= numBodies) o.fail("body_a", "no rigid body " + std::to_string(j.bodyA) + " (scene has " + std::to_string(numBodies) + ")");
+    if (j.bodyB >= numBodies) o.fail("body_b", "no rigid body " + std::to_string(j.bodyB) + " (scene has " + std::to_string(numBodies) + ")");
+    if (j.bodyA == j.bodyB) o.fail("body_b", "a joint needs two different bodies");
+    j.anchor = o.vec3("anchor", j.anchor);
+    j.axis = o.vec3("axis", j.axis);
+    if (!(norm(j.axis) > 1e-9f)) o.fail("axis", "must be non-zero");
+    j.axis = normalized(j.axis);
+    if (o.has("limits")) {
+        auto l = o.numbers("limits", 2);
+        if (!(l[0] <= l[1])) o.fail("limits", "lower must be <= upper");
+        j.limit = true;
+        j.lower = l[0];
+        j.upper = l[1];
+    }
+    j.stiffness = o.nonNegative("stiffness", j.stiffness);
+    o.finish();
+    return j;
+}
+
+// "a.b.0.c=value": walks (creating objects as needed) and sets the value parsed as JSON, else as string.
+void applyOverride(json& root, const std::string& ov, const std::string& file) {
+    const size_t eq = ov.find('=');
+    if (eq == std::string::npos || eq == 0) throw InputError(file, ov, "override must look like key.path=value");
+    const std::string path = ov.substr(0, eq), text = ov.substr(eq + 1);
+    json value;
+    try {
+        value = json::parse(text);
+    } catch (const json::parse_error&) {
+        value = text;
+    }
+    json* cur = &root;
+    std::stringstream ss(path);
+    std::string part;
+    std::vector<std::string> parts;
+    while (std::getline(ss, part, '.')) parts.push_back(part);
+    for (size_t i = 0; i < parts.size(); ++i) {
+        const std::string& p = parts[i];
+        const bool last = i + 1 == parts.size();
+        if (cur->is_array()) {
+            char* end = nullptr;
+            long idx = std::strtol(p.c_str(), &end, 10);
+            if (*end || idx < 0 || size_t(idx) >= cur->size())
+                throw InputError(file, path, "array index \"" + p + "\" out of range");
+            cur = &(*cur)[size_t(idx)];
+        } else {
+            if (!cur->is_object()) throw InputError(file, path, "\"" + p + "\" is not inside an object");
+            if (!cur->contains(p) && !last) (*cur)[p] = json::object();
+            cur = &(*cur)[p];
+        }
+        if (last) *cur = value;
+    }
+}
+
+}  // namespace
+
+const std::vector<std::string>& lastSceneWarnings() { return g_warnings; }
+
+SceneDesc parseScene(const std::string& text, const std::string& file, const std::vector<std::string>& overrides) {
+    g_warnings.clear();
+    json root;
+    try {
+        root = json::parse(text);
+    } catch (const json::parse_error& e) {
+        // Byte offset -> line and column for the message.
+        size_t line = 1, col = 1;
+        for (size_t i = 0; i < e.byte && i < text.size(); ++i) {
+            if (text[i] == '\n') { ++line; col = 1; } else ++col;
+        }
+        std::string what = e.what();
+        const size_t p = what.find("parse error");
+        throw InputError(file, "line " + std::to_string(line) + ", column " + std::to_string(col),
+                         "malformed JSON (" + (p == std::string::npos ? what : what.substr(p)) + ")");
+    }
+    for (const auto& ov : overrides) applyOverride(root, ov, file);
+
+    SceneDesc s;
+    s.file = file;
+    Obj o(root, "", file);
+    s.name = o.str("name", std::filesystem::path(file).stem().string());
+    s.gravity = o.vec3("gravity", s.gravity);
+    s.dt = o.positive("dt", s.dt);
+    s.substeps = o.integer("substeps", s.substeps, 1, 10000);
+    if (o.has("solver")) readSolver(o.child("solver"), s.solver);
+    if (o.has("ground")) {
+        if (o.at("ground").is_null() || (o.at("ground").is_boolean() && !o.at("ground").get<bool>())) {
+            s.ground.enabled = false;
+        } else {
+            Obj g = o.child("ground");
+            s.ground.enabled = g.boolean("enabled", true);
+            s.ground.height = g.num("height", s.ground.height);
+            s.ground.stiffness = g.positive("stiffness", s.ground.stiffness);
+            s.ground.friction = g.nonNegative("friction", s.ground.friction);
+            g.finish();
+        }
+    }
+    for (Obj b : o.children("soft_bodies")) s.softBodies.push_back(readSoftBody(b, file));
+    for (Obj c : o.children("cloths")) s.cloths.push_back(readCloth(c));
+    for (Obj r : o.children("rigid_bodies")) s.rigidBodies.push_back(readRigidBody(r));
+    for (Obj j : o.children("joints")) s.joints.push_back(readJoint(j, int(s.rigidBodies.size())));
+    o.finish();
+    return s;
+}
+
+SceneDesc loadSceneFile(const std::string& path, const std::vector<std::string>& overrides) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError(path, "", std::filesystem::exists(path) ? "cannot read file" : "file not found");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return parseScene(ss.str(), path, overrides);
+}
+
+const char* toString(DampingModel d) {
+    switch (d) {
+        case DampingModel::None: return "none";
+        case DampingModel::Naive: return "naive";
+        default: return "internal";
+    }
+}
+const char* toString(CoarseBasis b) {
+    switch (b) {
+        case CoarseBasis::Element: return "element";
+        case CoarseBasis::StiffRigid: return "stiff_rigid";
+        default: return "patch_soft";
+    }
+}
+const char* toString(CoarseFilter f) {
+    switch (f) {
+        case CoarseFilter::None: return "none";
+        case CoarseFilter::Contrast: return "contrast";
+        case CoarseFilter::CrossColor: return "cross_color";
+        default: return "patch";
+    }
+}
+
+}  // namespace vbd

@@ -1,0 +1,136 @@
+// Scene -> SoftModel: meshes, per-tet materials (regions scale Young's modulus), lumped masses, fixed and
+// kinematic vertices, static colliders and the vertex coloring.
+#include <cmath>
+
+#include "coloring/coloring.h"
+#include "energy/material.h"
+#include "math/error.h"
+#include "mesh/box_grid.h"
+#include "mesh/mesh_import.h"
+#include "soft/soft_solver.h"
+
+namespace vbd {
+
+namespace {
+
+TetMesh makeSoftMesh(const SceneDesc& scene, const SoftBodyDesc& b) {
+    if (b.type == "box_grid") return makeBoxGrid(b.min, b.max, b.cells, b.tetsPerCell);
+    MeshImportOptions opt;
+    opt.scale = b.scale;
+    opt.translate = b.translate;
+    opt.rotation = b.rotation;
+    opt.maxVolume = b.maxVolume;
+    return loadTetMesh(b.path, opt);
+}
+
+}  // namespace
+
+std::vector<Collider> buildColliders(const SceneDesc& scene) {
+    std::vector<Collider> cs;
+    if (scene.ground.enabled) {
+        Collider g;
+        g.type = ColliderType::Plane;
+        g.center = Vec3(0, float(scene.ground.height), 0);
+        g.normal = Vec3(0, 1, 0);
+        g.friction = float(scene.ground.friction);
+        g.stiffness = float(scene.ground.stiffness);
+        cs.push_back(g);
+    }
+    for (const auto& rb : scene.rigidBodies) {
+        if (!rb.fixed) continue;
+        Collider c;
+        c.center = rb.position;
+        c.rotation = rb.rotation;
+        c.friction = float(rb.friction);
+        c.stiffness = float(scene.ground.stiffness);
+        if (rb.shape == ShapeType::Box) {
+            c.type = ColliderType::Box;
+            c.halfExtents = rb.size * 0.5f;
+        } else {
+            c.type = ColliderType::Sphere;
+            c.halfExtents = Vec3(float(rb.radius), 0, 0);
+        }
+        cs.push_back(c);
+    }
+    return cs;
+}
+
+void SoftSolver::build(const SceneDesc& scene) {
+    m_ = SoftModel{};
+    params_ = scene.solver;
+    h_ = float(scene.dt / scene.substeps);
+    time_ = 0;
+    for (size_t bi = 0; bi < scene.softBodies.size(); ++bi) {
+        const SoftBodyDesc& b = scene.softBodies[bi];
+        TetMesh mesh = makeSoftMesh(scene, b);
+        std::vector<TetRest> rest = computeTetRest(mesh, b.type == "mesh" ? b.path : scene.file);
+        const int base = m_.numVertices();
+        const Lame lame0 = lameFromYoungPoisson(b.material.youngs, b.material.poisson);
+        Vec3d centroid(0, 0, 0);
+        for (const Vec3& p : mesh.X) centroid += Vec3d(p);
+        centroid /= double(std::max<size_t>(1, mesh.X.size()));
+        for (const Vec3& p : mesh.X) {
+            m_.x.push_back(p);
+            m_.x0.push_back(p);
+            m_.v.push_back(b.velocity + cross(b.angularVelocity, p - Vec3(centroid)));
+            m_.mass.push_back(0.f);
+            m_.bodyOfVertex.push_back(int(bi));
+            int fixedIdx = -1;
+            for (size_t f = 0; f < b.fixed.size(); ++f)
+                if (b.fixed[f].box.contains(p)) fixedIdx = int(f);
+            m_.fixed.push_back(fixedIdx >= 0);
+            m_.kinematic.push_back(-1);
+            if (fixedIdx >= 0) {
+                const FixedDesc& fd = b.fixed[size_t(fixedIdx)];
+                m_.v.back() = Vec3(0.f);
+                if (squaredNorm(fd.velocity) > 0 || squaredNorm(fd.angularVelocity) > 0) {
+                    KinematicRegion k;
+                    k.center = fd.hasCenter ? fd.center : (fd.box.min + fd.box.max) * 0.5f;
+                    k.omega = fd.angularVelocity;
+                    k.velocity = fd.velocity;
+                    m_.kinematic.back() = int(m_.regions.size());
+                    m_.regions.push_back(k);
+                }
+            }
+        }
+        for (size_t e = 0; e < mesh.tets.size(); ++e) {
+            const auto& t = mesh.tets[e];
+            const Vec3 c = (mesh.X[t[0]] + mesh.X[t[1]] + mesh.X[t[2]] + mesh.X[t[3]]) * 0.25f;
+            double scale = 1;
+            for (const auto& r : b.regions)
+                if (r.box.contains(c)) scale *= r.youngsScale;
+            Lame l{lame0.mu * scale, lame0.lambda * scale};
+            Lame nh = neoHookeanFromLame(l);
+            m_.tets.push_back({t[0] + base, t[1] + base, t[2] + base, t[3] + base});
+            m_.DmInv.push_back(rest[e].DmInv);
+            m_.volume.push_back(rest[e].volume);
+            m_.mu.push_back(float(nh.mu));
+            m_.lambda.push_back(float(nh.lambda));
+            m_.kd.push_back(float(b.material.damping));
+            const float mv = float(b.material.density) * rest[e].volume * 0.25f;
+            for (int v : t) m_.mass[size_t(v + base)] += mv;
+        }
+    }
+    const int n = m_.numVertices();
+    m_.xPrev = m_.x;
+    m_.y = m_.x;
+    // As if the body had been accelerating under gravity: the first initial guess is the full inertial one.
+    m_.vLast = m_.v;
+    for (auto& vl : m_.vLast) vl -= scene.gravity * h_;
+    m_.vertexTets = vertexTetAdjacency(n, m_.tets);
+    m_.colliders = buildColliders(scene);
+    Graph g = graphFromElements(n, m_.tets);
+    m_.color = colorGraph(g, ColoringMethod::GreedyDegree);
+    balanceColors(g, m_.color, 1.1);
+    m_.colorGroups.clear();
+    for (auto& grp : colorGroups(m_.color)) {
+        std::vector<int> free;
+        for (int v : grp)
+            if (!m_.fixed[size_t(v)]) free.push_back(v);
+        if (!free.empty()) m_.colorGroups.push_back(std::move(free));
+    }
+    residual_.assign(size_t(n), 0.f);
+    inContact_.assign(size_t(n), 0);
+}
+
+}  // namespace vbd

@@ -1,0 +1,69 @@
+#pragma once
+// Structure-of-arrays state of the VBD particle system (tets now, cloth elements alongside). Every hot
+// array maps 1:1 onto a device buffer; SoftView is the POD of raw pointers the kernels take.
+#include <array>
+#include <vector>
+
+#include "energy/contact.h"
+#include "mesh/tet_mesh.h"
+#include "scene/scene_desc.h"
+
+namespace vbd {
+
+// Prescribed motion of a fixed vertex: rigid rotation about `center` with angular velocity `omega` plus a
+// translation velocity (a twisting beam's clamped end). Static when both are zero.
+struct KinematicRegion {
+    Vec3 center, omega, velocity;
+};
+
+struct SoftModel {
+    // Particles
+    std::vector<Vec3> x, v, xPrev, y, x0;  // x0: initial positions (kinematic reference)
+    std::vector<Vec3> vLast;               // velocity of the previous step (adaptive initial guess)
+    std::vector<float> mass;
+    std::vector<char> fixed;              // Dirichlet vertices (not solved)
+    std::vector<int> kinematic;           // -1 or index into regions (fixed vertices that move)
+    std::vector<KinematicRegion> regions;
+    std::vector<int> bodyOfVertex;        // soft body / cloth index
+
+    // Tets
+    std::vector<std::array<int, 4>> tets;
+    std::vector<Mat33> DmInv;
+    std::vector<float> volume, mu, lambda, kd;  // Neo-Hookean mu, lambda_NH; damping k_d (s)
+    Csr vertexTets;                              // vertex -> 4*tet + local
+
+    // Contacts with static colliders (ground plane, fixed rigid boxes/spheres)
+    std::vector<Collider> colliders;
+
+    // Coloring
+    std::vector<int> color;
+    std::vector<std::vector<int>> colorGroups;  // free vertices only, ascending
+
+    int numVertices() const { return int(x.size()); }
+};
+
+struct SoftView {
+    const Vec3* x;
+    const Vec3* xPrev;
+    const Vec3* y;
+    const float* mass;
+    const std::array<int, 4>* tets;
+    const Mat33* DmInv;
+    const float* volume;
+    const float* mu;
+    const float* lambda;
+    const float* kd;
+    const int* vtOffsets;
+    const int* vtItems;
+    const Collider* colliders;
+    int numColliders;
+    float h;
+    DampingModel damping;
+    ContactParams contact;
+    // Picking spring
+    int dragVertex;
+    Vec3 dragTarget;
+    float dragStiffness;
+};
+
+}  // namespace vbd

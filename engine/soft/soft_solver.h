@@ -1,0 +1,92 @@
+#pragma once
+// VBD for particles (Chen et al. 2024): per substep
+//   predict  y = x + h v + h^2 g, initial guess x = y (prescribed positions for fixed vertices)
+//   for each iteration: for each color (in parallel inside a color): x_i += H_i^{-1} f_i
+//                       then Chebyshev extrapolation (optional), then the sweep hook (coarse correction)
+//   finalize v = (x - x_prev) / h.
+#include <functional>
+#include <vector>
+
+#include "diagnostics/metrics.h"
+#include "soft/soft_model.h"
+
+namespace vbd {
+
+class SoftSolver;
+
+// Called after every full color sweep (the coarse-space correction plugs in here).
+class SweepHook {
+public:
+    virtual ~SweepHook() = default;
+    virtual void beginStep(SoftSolver& solver) {}
+    virtual void afterSweep(SoftSolver& solver, int iteration) = 0;
+};
+
+struct SoftStepStats {
+    double residualInitial = 0, residualFinal = 0, energy = 0;
+    double solveMs = 0, diagnosticsMs = 0, hookMs = 0;
+    int iterations = 0;
+};
+
+class SoftSolver {
+public:
+    SoftSolver() = default;
+    // Builds particles, tets, masses, fixed vertices, colliders and the coloring from the scene's soft
+    // bodies. Throws InputError for unusable input.
+    void build(const SceneDesc& scene);
+    void setParams(const SolverDesc& s) { params_ = s; }
+    const SolverDesc& params() const { return params_; }
+
+    // One substep of size h. Appends per-iteration records (frame field left 0) when diagnostics are on.
+    SoftStepStats step(float h, const Vec3& gravity);
+
+    SoftModel& model() { return m_; }
+    const SoftModel& model() const { return m_; }
+    SoftView view() const;
+    float currentH() const { return h_; }
+
+    // Diagnostics of the current iterate x (DESIGN principle 7), over free DOFs.
+    double incrementalPotential() const;  // G(x)
+    double residualNorm();                // |grad G| over free vertices; fills vertexResidual()
+    // f = -grad G per vertex (zero for fixed vertices).
+    void computeForces(std::vector<Vec3>& f) const;
+    const std::vector<float>& vertexResidual() const { return residual_; }
+    const std::vector<IterationRecord>& iterations() const { return its_; }
+    void clearIterations() { its_.clear(); }
+
+    // Per-vertex fields for the heat map.
+    void volumeRatioField(std::vector<float>& out) const;
+    // Block diagonal dominance of the elastic+inertia Hessian row of each vertex:
+    //   r_i = ||H_ii|| / max_j ||H_ij||   (Frobenius norms, H_ij summed over shared tets).
+    // Low values mean one neighbour's coupling rivals the vertex's own block: the seed's interface quantity.
+    void diagonalDominanceField(std::vector<float>& out, std::vector<float>* sumRatio = nullptr) const;
+    double minVolumeRatio() const;
+
+    void setSweepHook(SweepHook* hook) { hook_ = hook; }
+    void setDrag(int vertex, const Vec3& target, float k) {
+        dragVertex_ = vertex;
+        dragTarget_ = target;
+        dragK_ = k;
+    }
+    // One Gauss-Seidel sweep over all colors at the current state (used by tests and the coarse module).
+    void sweep();
+
+private:
+    void predict(float h, const Vec3& gravity);
+    void chebyshev(int iteration);
+    SoftModel m_;
+    SolverDesc params_;
+    float h_ = 1.f / 60.f;
+    double time_ = 0;
+    std::vector<float> residual_;
+    std::vector<char> inContact_;
+    std::vector<Vec3> chebPrev_, chebPrevPrev_;
+    double chebOmega_ = 1;
+    std::vector<IterationRecord> its_;
+    SweepHook* hook_ = nullptr;
+    int dragVertex_ = -1;
+    Vec3 dragTarget_;
+    float dragK_ = 0;
+};
+
+}  // namespace vbd
