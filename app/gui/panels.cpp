@@ -1,0 +1,509 @@
+#include "gui/panels.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+
+#include <imgui.h>
+
+#include "gui/plots.h"
+#ifdef VBD_HAVE_LAB
+#include "lab/ellipse_lab.h"
+#endif
+
+namespace vbdgui {
+
+void helpMarker(const char* text) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("(?)");
+    if (ImGui::IsItemHovered()) {
+        ImGui::BeginTooltip();
+        ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30.0f);
+        ImGui::TextUnformatted(text);
+        ImGui::PopTextWrapPos();
+        ImGui::EndTooltip();
+    }
+}
+
+bool ffmpegAvailable() { return std::system("command -v ffmpeg > /dev/null 2>&1") == 0; }
+
+namespace {
+
+bool sliderDoubleLog(const char* label, double* v, double lo, double hi, const char* fmt = "%.3g") {
+    return ImGui::SliderScalar(label, ImGuiDataType_Double, v, &lo, &hi, fmt, ImGuiSliderFlags_Logarithmic);
+}
+bool sliderDouble(const char* label, double* v, double lo, double hi, const char* fmt = "%.3f") {
+    return ImGui::SliderScalar(label, ImGuiDataType_Double, v, &lo, &hi, fmt);
+}
+
+template <typename E>
+bool comboEnum(const char* label, E* value, const char* const* names, int count) {
+    int i = int(*value);
+    bool changed = ImGui::Combo(label, &i, names, count);
+    if (changed) *value = E(i);
+    return changed;
+}
+
+// Step, substeps: the World reads them at creation, so they restart the scene.
+void timeWidgets(Lab& lab) {
+    if (sliderDoubleLog("dt (s)", &lab.desc.dt, 1e-4, 0.05, "%.5f")) lab.rebuild = true;
+    helpMarker(
+        "Frame time step h; the inertial term M/h^2 grows as h shrinks, which makes every block "
+        "more diagonally dominant (restarts the scene).");
+    if (ImGui::SliderInt("substeps", &lab.desc.substeps, 1, 20)) lab.rebuild = true;
+    helpMarker("Number of implicit steps of h/substeps per frame (restarts the scene).");
+}
+
+bool solverWidgets(Lab& lab) {
+    vbd::SolverDesc& s = lab.desc.solver;
+    bool ch = false;
+    ch |= ImGui::SliderInt("iterations", &s.iterations, 1, 200);
+    helpMarker(
+        "Block Gauss-Seidel sweeps over all vertex colours per step; each sweep solves every vertex's "
+        "3x3 Newton block once.");
+    static const char* const kDamping[] = {"none", "naive", "internal"};
+    ch |= comboEnum("damping", &s.damping, kDamping, 3);
+    helpMarker(
+        "none: undamped; naive: Rayleigh damping on the total Hessian (also damps rigid motion); "
+        "internal: damps the rate of the internal variable C = F^T F only, so rotations stay undamped.");
+    ch |= sliderDouble("Chebyshev rho", &s.chebyshevRho, 0.0, 0.99, "%.3f");
+    helpMarker(
+        "Spectral-radius estimate for Chebyshev over-relaxation of the sweeps (0 = off); too large a "
+        "value makes the iteration diverge.");
+    if (ImGui::TreeNode("Coarse space")) {
+        vbd::CoarseDesc& c = s.coarse;
+        ch |= ImGui::Checkbox("enabled", &c.enabled);
+        helpMarker(
+            "Adds a Galerkin coarse correction over element eigenmodes after each sweep, removing the "
+            "smooth error that block Gauss-Seidel reduces slowly.");
+        static const char* const kBasis[] = {"element", "stiff_rigid", "patch_soft"};
+        ch |= comboEnum("basis", &c.basis, kBasis, 3);
+        helpMarker(
+            "element: lowest eigenmodes of each element; stiff_rigid: rigid modes of each stiff region "
+            "(deflation); patch_soft: soft modes of cell patches.");
+        ch |= ImGui::SliderInt("modes/element", &c.modesPerElement, 1, 12);
+        helpMarker("How many of each element's lowest-energy eigenmodes enter the coarse basis.");
+        static const char* const kFilter[] = {"none", "contrast", "cross_color", "patch"};
+        ch |= comboEnum("filter", &c.filter, kFilter, 4);
+        helpMarker(
+            "Which modes to keep: all, only across a stiffness contrast, only those coupling different "
+            "colours, or one set per patch.");
+        ch |= sliderDoubleLog("contrast threshold", &c.contrastThreshold, 1.0, 1e6);
+        helpMarker(
+            "Stiffness ratio between neighbouring elements above which the contrast filter keeps a mode.");
+        ch |= ImGui::SliderInt("patch size", &c.patchSize, 1, 8);
+        helpMarker("Cells per patch edge for the patch basis and filter.");
+        ImGui::TreePop();
+    }
+    if (ImGui::TreeNode("AVBD (rigid bodies)")) {
+        ch |= sliderDoubleLog("beta", &s.beta, 1.0, 1e8);
+        helpMarker(
+            "Penalty ramp: each iteration a constraint's stiffness grows by beta |C|, so hard contacts "
+            "and joints converge to their Lagrange multiplier.");
+        ch |= sliderDouble("gamma", &s.gamma, 0.0, 1.0);
+        helpMarker("Warm-start decay of penalties and multipliers from the previous step (k = gamma k).");
+        ch |= sliderDouble("alpha", &s.alpha, 0.0, 1.0);
+        helpMarker(
+            "Stabilisation: the fraction of the previous step's constraint error that is kept instead "
+            "of corrected at once (1 = no position correction).");
+        ch |= sliderDoubleLog("k_max", &s.kMax, 1e3, 1e12);
+        helpMarker(
+            "Upper bound of the penalty stiffness, which caps the conditioning of the 6x6 body blocks.");
+        ImGui::TreePop();
+    }
+    return ch;
+}
+
+// Material edits change the SceneDesc and rebuild the World (rest data and colouring depend on it).
+bool materialWidgets(Lab& lab) {
+    bool ch = false;
+    for (size_t i = 0; i < lab.desc.softBodies.size(); ++i) {
+        auto& sb = lab.desc.softBodies[i];
+        ImGui::PushID(int(i));
+        ImGui::Text("soft body %zu (%s)", i, sb.type.c_str());
+        ch |= sliderDoubleLog("Young's E (Pa)", &sb.material.youngs, 1e2, 1e10);
+        helpMarker("Young's modulus: the body's stiffness against stretching.");
+        ch |= sliderDouble("Poisson nu", &sb.material.poisson, 0.0, 0.49);
+        helpMarker(
+            "Poisson ratio: near 0.5 the material is nearly incompressible and the per-vertex blocks "
+            "become ill-conditioned.");
+        ch |= sliderDoubleLog("density", &sb.material.density, 1.0, 1e5);
+        helpMarker("Mass per volume (kg/m^3); it sets the inertial term M/h^2 of each block.");
+        for (size_t r = 0; r < sb.regions.size(); ++r) {
+            ImGui::PushID(int(r));
+            ch |= sliderDoubleLog("youngs_scale", &sb.regions[r].youngsScale, 1e-3, 1e8, "%.3g");
+            helpMarker(
+                "Multiplies Young's modulus inside this region: the stiffness contrast that breaks "
+                "block diagonal dominance.");
+            ImGui::PopID();
+        }
+        ImGui::PopID();
+    }
+    for (size_t i = 0; i < lab.desc.cloths.size(); ++i) {
+        auto& c = lab.desc.cloths[i];
+        ImGui::PushID(int(1000 + i));
+        ImGui::Text("cloth %zu", i);
+        ch |= sliderDoubleLog("Young's E (Pa)", &c.material.youngs, 1e1, 1e9);
+        helpMarker("In-plane stiffness of the membrane (times the thickness).");
+        ch |= sliderDoubleLog("bending", &c.material.bending, 1e-8, 1e-1, "%.2e");
+        helpMarker("Dihedral bending stiffness; small values let the cloth fold.");
+        ImGui::PopID();
+    }
+    if (lab.desc.softBodies.empty() && lab.desc.cloths.empty()) ImGui::TextDisabled("no deformable bodies");
+    return ch;
+}
+
+void drawWidgets(Lab& lab) {
+    DrawOptions& d = lab.draw;
+    ImGui::Checkbox("surfaces", &d.surfaces);
+    ImGui::SameLine();
+    ImGui::Checkbox("bodies", &d.bodies);
+    ImGui::SameLine();
+    ImGui::Checkbox("grid", &d.grid);
+    ImGui::Checkbox("wireframe", &d.wireframe);
+    ImGui::SameLine();
+    ImGui::Checkbox("contacts", &d.contacts);
+    ImGui::SameLine();
+    ImGui::Checkbox("fixed", &d.fixedVertices);
+    static const char* const kFields[] = {"none", "colour group", "residual |grad G|", "det F",
+                                          "diagonal dominance"};
+    int f = int(d.field);
+    if (ImGui::Combo("heat map", &f, kFields, 5)) {
+        d.field = vbd::ScalarField(f);
+        d.logScale = d.field == vbd::ScalarField::Residual;
+    }
+    helpMarker(
+        "Per-vertex field drawn as colours: the vertex colour group, the last iteration's residual "
+        "|grad_i G|, the mean det F of incident tets, or ||D_i|| / sum_j ||H_ij|| (below 1 the "
+        "block is not diagonally dominant).");
+    if (d.field != vbd::ScalarField::None && d.field != vbd::ScalarField::Color) {
+        ImGui::Checkbox("log10", &d.logScale);
+        ImGui::SameLine();
+        ImGui::Checkbox("auto range", &d.autoRange);
+        if (!d.autoRange) ImGui::DragFloatRange2("range", &d.rangeMin, &d.rangeMax, 0.01f);
+    }
+}
+
+void perLab(AppState& app, const char* id, void (*fn)(AppState&, Lab&)) {
+    if (!app.compare) {
+        fn(app, app.labs[0]);
+        return;
+    }
+    if (ImGui::BeginTable(id, 2, ImGuiTableFlags_BordersInnerV)) {
+        for (int i = 0; i < 2; ++i) {
+            ImGui::TableNextColumn();
+            ImGui::PushID(i);
+            ImGui::TextColored(i == 0 ? ImVec4(1, 0.7f, 0.4f, 1) : ImVec4(0.5f, 0.8f, 1, 1), "%s",
+                               i == 0 ? "left" : "right");
+            ImGui::PushItemWidth(-90);
+            fn(app, app.labs[i]);
+            ImGui::PopItemWidth();
+            ImGui::PopID();
+        }
+        ImGui::EndTable();
+    }
+}
+
+void statusLine(AppState& app) {
+    const Lab& lab = app.labs[0];
+    if (!lab.world) return;
+    const auto& h = lab.world->history();
+    double solve = h.empty() ? 0 : h.back().solveMs;
+    size_t n = lab.world->positions().size();
+    // Sweep throughput: vertex block solves per second = vertices x iterations x substeps / solve time.
+    double rate = solve > 0 ? double(n) * lab.desc.solver.iterations * lab.desc.substeps / (solve * 1e-3) : 0;
+    ImGui::Text("step %.2f ms | %.2f M vertex solves/s | backend CPU", lab.stepMs, rate * 1e-6);
+    ImGui::Text("frame %.1f ms (%.0f FPS)", app.timing.frameMs, app.timing.fps);
+    ImGui::Text("sim %.1f ms, upload %.2f ms, render %.1f ms", app.timing.simMs, app.timing.uploadMs,
+                app.timing.renderMs);
+}
+
+}  // namespace
+
+void controlPanel(AppState& app, float height) {
+    ImGui::SetNextWindowPos(ImVec2(0, 0));
+    ImGui::SetNextWindowSize(ImVec2(kLeftPanelWidth, height));
+    ImGui::Begin("VBD Lab", nullptr,
+                 ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse);
+    ImGui::PushItemWidth(-150);
+    Lab& lab = app.labs[0];
+    ImGui::TextWrapped("%s", lab.desc.name.c_str());
+    if (!lab.note.empty()) ImGui::TextColored(ImVec4(1, 0.8f, 0.3f, 1), "%s", lab.note.c_str());
+    if (!app.sceneError.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.35f, 0.3f, 1));
+        ImGui::TextWrapped("scene error: %s", app.sceneError.c_str());
+        ImGui::PopStyleColor();
+    }
+    if (ImGui::CollapsingHeader("Scene", ImGuiTreeNodeFlags_DefaultOpen)) {
+        std::string current =
+            app.sceneIndex >= 0
+                ? std::filesystem::path(app.sceneFiles[size_t(app.sceneIndex)]).filename().string()
+                : (app.scenePath.empty() ? "built-in" : app.scenePath);
+        if (ImGui::BeginCombo("scene", current.c_str())) {
+            if (ImGui::Selectable("built-in", app.scenePath.empty())) app.reloadIndex = -1;
+            for (size_t i = 0; i < app.sceneFiles.size(); ++i) {
+                std::string name = std::filesystem::path(app.sceneFiles[i]).filename().string();
+                if (ImGui::Selectable(name.c_str(), int(i) == app.sceneIndex)) app.reloadIndex = int(i);
+            }
+            ImGui::EndCombo();
+        }
+        ImGui::SameLine();
+        if (ImGui::SmallButton("reload")) app.reloadIndex = app.sceneIndex;
+        if (ImGui::Button(app.playing ? "Pause (space)" : "Play (space)")) app.playing = !app.playing;
+        ImGui::SameLine();
+        if (ImGui::Button("Step (N)")) app.stepRequests++, app.playing = false;
+        ImGui::SameLine();
+        if (ImGui::Button("Reset (R)")) app.resetRequest = true;
+        if (lab.world) ImGui::Text("frame %d, t = %.3f s", lab.world->frame(), lab.world->time());
+        if (ImGui::Checkbox("side-by-side", &app.compare) && app.compare) {
+            app.labs[1].desc = app.labs[0].desc;
+            app.labs[1].draw = app.labs[0].draw;
+            app.labs[1].rebuild = true;
+            app.labs[0].rebuild = true;  // restart both so that they step in lockstep from frame 0
+        }
+        helpMarker(
+            "Runs a second World of the same scene next to the first, each with its own settings "
+            "column; both step in lockstep and their convergence curves are overlaid.");
+    }
+    if (ImGui::CollapsingHeader("Time step")) perLab(app, "time", [](AppState&, Lab& l) { timeWidgets(l); });
+    if (ImGui::CollapsingHeader("Solver", ImGuiTreeNodeFlags_DefaultOpen))
+        perLab(app, "solver", [](AppState&, Lab& l) { l.solverDirty |= solverWidgets(l); });
+    if (ImGui::CollapsingHeader("Material"))
+        perLab(app, "material", [](AppState&, Lab& l) { l.rebuild |= materialWidgets(l); });
+    if (ImGui::CollapsingHeader("Drawing", ImGuiTreeNodeFlags_DefaultOpen))
+        perLab(app, "drawing", [](AppState&, Lab& l) { drawWidgets(l); });
+    if (ImGui::CollapsingHeader("Interaction")) {
+        ImGui::SliderFloat("drag k (N/m)", &app.pick.stiffness, 10, 1e6, "%.3g",
+                           ImGuiSliderFlags_Logarithmic);
+        helpMarker("Stiffness of the spring that pulls the picked vertex or body towards the cursor.");
+        if (ImGui::Button("Throw a box (B)")) app.throwRequests++;
+        ImGui::SameLine();
+        if (ImGui::Button("Frame scene (F)")) app.frameRequest = true;
+        ImGui::TextDisabled(
+            "left drag: orbit, right/middle drag: pan, wheel: zoom,\nshift + left drag: pull a "
+            "vertex or body");
+    }
+    if (ImGui::CollapsingHeader("Recording")) {
+        const bool haveFfmpeg = ffmpegAvailable();
+        if (!haveFfmpeg) app.rec.mp4 = false;
+        ImGui::BeginDisabled(!haveFfmpeg || app.rec.on);
+        ImGui::Checkbox("MP4 via ffmpeg", &app.rec.mp4);
+        ImGui::EndDisabled();
+        if (!haveFfmpeg) helpMarker("ffmpeg is not on PATH: recording writes a PNG sequence.");
+        if (ImGui::Button(app.rec.on ? "Stop recording (V)" : "Record (V)")) app.rec.on = !app.rec.on;
+        if (!app.rec.status.empty()) ImGui::TextWrapped("%s", app.rec.status.c_str());
+    }
+    ImGui::Checkbox("plots", &app.showPlots);
+    ImGui::SameLine();
+    ImGui::Checkbox("energy ellipse", &app.showEllipse);
+    ImGui::Separator();
+    statusLine(app);
+    ImGui::PopItemWidth();
+    ImGui::End();
+}
+
+namespace {
+
+const ImU32 kLabColor[2] = {IM_COL32(255, 170, 90, 255), IM_COL32(110, 190, 255, 255)};
+
+ImU32 fade(ImU32 c, float alpha) { return (c & 0x00FFFFFF) | (ImU32(alpha * 255) << 24); }
+
+void convergencePlot(AppState& app) {
+    std::vector<PlotSeries> series;
+    const int labs = app.compare ? 2 : 1;
+    for (int l = 0; l < labs; ++l) {
+        const auto& recent = app.labs[l].recent;
+        for (size_t k = 0; k < recent.size(); ++k) {
+            const bool newest = k + 1 == recent.size();
+            PlotSeries s;
+            if (newest) s.name = app.compare ? (l == 0 ? "left" : "right") : "this frame";
+            float age = float(recent.size() - 1 - k);
+            s.color = fade(kLabColor[l], newest ? 1.0f : 0.55f / (1.0f + age));
+            s.thickness = newest ? 2.0f : 1.0f;
+            for (const auto& r : recent[k]) {
+                s.x.push_back(float(r.iteration));
+                s.y.push_back(float(r.residual));
+            }
+            series.push_back(std::move(s));
+        }
+    }
+    PlotOptions o;
+    o.height = 130;
+    o.logY = true;
+    o.xLabel = "iteration";
+    o.yLabel = "|grad G|";
+    plot("conv", series, o);
+}
+
+void historyPlots(AppState& app) {
+    const int labs = app.compare ? 2 : 1;
+    std::vector<PlotSeries> res, en;
+    for (int l = 0; l < labs; ++l) {
+        if (!app.labs[l].world) continue;
+        const auto& h = app.labs[l].world->history();
+        size_t start = h.size() > size_t(app.historyWindow) ? h.size() - size_t(app.historyWindow) : 0;
+        PlotSeries r, e;
+        r.name = e.name = app.compare ? (l == 0 ? "left" : "right") : "";
+        r.color = e.color = kLabColor[l];
+        for (size_t i = start; i < h.size(); ++i) {
+            r.x.push_back(float(h[i].frame));
+            r.y.push_back(float(h[i].residualFinal));
+            e.x.push_back(float(h[i].frame));
+            e.y.push_back(float(h[i].energy));
+        }
+        res.push_back(std::move(r));
+        en.push_back(std::move(e));
+    }
+    PlotOptions o;
+    o.height = 85;
+    o.logY = true;
+    o.xLabel = "frame";
+    o.yLabel = "final residual";
+    plot("res", res, o);
+    o.logY = false;
+    o.yLabel = "energy G";
+    plot("energy", en, o);
+}
+
+void timingPlot(AppState& app) {
+    if (!app.labs[0].world) return;
+    const auto& h = app.labs[0].world->history();
+    size_t start = h.size() > size_t(app.historyWindow) ? h.size() - size_t(app.historyWindow) : 0;
+    const char* names[4] = {"solve", "collision", "coarse", "diagnostics"};
+    const ImU32 cols[4] = {IM_COL32(90, 170, 255, 255), IM_COL32(255, 200, 80, 255),
+                           IM_COL32(140, 230, 120, 255), IM_COL32(230, 110, 200, 255)};
+    std::vector<PlotSeries> s(4);
+    for (int k = 0; k < 4; ++k) s[size_t(k)].name = names[k], s[size_t(k)].color = cols[k];
+    for (size_t i = start; i < h.size(); ++i) {
+        const double v[4] = {h[i].solveMs, h[i].collisionMs, h[i].coarseMs, h[i].diagnosticsMs};
+        for (int k = 0; k < 4; ++k) {
+            s[size_t(k)].x.push_back(float(h[i].frame));
+            s[size_t(k)].y.push_back(float(v[k]));
+        }
+    }
+    PlotOptions o;
+    o.height = 85;
+    o.stacked = true;
+    o.xLabel = "frame";
+    o.yLabel = "ms per stage";
+    plot("timing", s, o);
+}
+
+void ellipsePanel(AppState& app) {
+    EllipseState& e = app.ellipse;
+    ImGui::PushItemWidth(-120);
+    ImGui::SliderFloat("kappa", &e.kappa, 1, 1e4, "%.3g", ImGuiSliderFlags_Logarithmic);
+    helpMarker("Condition number of the 2-D quadratic: ratio of its stiff to its soft eigenvalue.");
+    ImGui::SliderFloat("angle (deg)", &e.angleDeg, 0, 90, "%.1f");
+    helpMarker(
+        "Tilt of the ellipse against the coordinate axes: at 0 the blocks decouple and block descent "
+        "is exact in one sweep whatever kappa is; tilted, the coupling (loss of diagonal dominance) "
+        "slows it.");
+    ImGui::SliderInt("sweeps", &e.sweeps, 1, 50);
+    helpMarker("Sweeps of each method drawn on the ellipse.");
+    ImGui::PopItemWidth();
+#ifdef VBD_HAVE_LAB
+    const vbd::lab::EllipseLab lab = vbd::lab::computeEllipseLab(e.kappa, e.angleDeg, e.sweeps);
+    const char* names[4] = {"BCD", "CG", "eigen", "local"};
+    const ImU32 cols[4] = {IM_COL32(255, 120, 80, 255), IM_COL32(120, 220, 120, 255),
+                           IM_COL32(110, 170, 255, 255), IM_COL32(240, 200, 80, 255)};
+    const vbd::lab::DescentPath* paths[4] = {&lab.bcd, &lab.cg, &lab.eigen, &lab.local};
+    for (int k = 0; k < 4; ++k) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(cols[k]));
+        ImGui::Checkbox(names[k], &e.show[k]);
+        ImGui::PopStyleColor();
+        if (k < 3) ImGui::SameLine();
+    }
+    const float size = std::min(ImGui::GetContentRegionAvail().x, 260.0f);
+    ImVec2 p0 = ImGui::GetCursorScreenPos();
+    ImGui::InvisibleButton("ellipse", ImVec2(size, size));
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    dl->AddRectFilled(p0, ImVec2(p0.x + size, p0.y + size), IM_COL32(15, 16, 20, 255), 3);
+    // World window: centred on x*, half-width = 1.15 x the outermost contour's extent (through x0).
+    auto levels = vbd::lab::contourLevels(lab.q, 6);
+    auto outer =
+        levels.empty() ? std::vector<Eigen::Vector2d>{} : vbd::lab::ellipseContour(lab.q, levels[0], 96);
+    double half = 1e-9;
+    for (const auto& p : outer)
+        half = std::max({half, std::fabs(p.x() - lab.q.xStar(0)), std::fabs(p.y() - lab.q.xStar(1))});
+    half *= 1.15;
+    auto toScreen = [&](double x, double y) {
+        return ImVec2(p0.x + float((x - lab.q.xStar(0)) / half * 0.5 + 0.5) * size,
+                      p0.y + float(0.5 - (y - lab.q.xStar(1)) / half * 0.5) * size);
+    };
+    dl->PushClipRect(p0, ImVec2(p0.x + size, p0.y + size), true);
+    for (size_t li = 0; li < levels.size(); ++li) {
+        auto c = vbd::lab::ellipseContour(lab.q, levels[li], 96);
+        std::vector<ImVec2> pts;
+        for (const auto& p : c) pts.push_back(toScreen(p.x(), p.y()));
+        if (pts.size() > 2)
+            dl->AddPolyline(pts.data(), int(pts.size()), IM_COL32(90, 95, 110, 255), ImDrawFlags_Closed, 1);
+    }
+    for (int k = 0; k < 4; ++k) {
+        if (!e.show[k]) continue;
+        std::vector<ImVec2> pts;
+        for (const auto& x : paths[k]->x) pts.push_back(toScreen(x(0), x(1)));
+        if (pts.size() > 1) dl->AddPolyline(pts.data(), int(pts.size()), cols[k], 0, 2);
+        for (const auto& p : pts) dl->AddCircleFilled(p, 2.5f, cols[k]);
+    }
+    dl->AddCircleFilled(toScreen(lab.q.xStar(0), lab.q.xStar(1)), 3.5f, IM_COL32(255, 255, 255, 255));
+    dl->PopClipRect();
+    ImGui::Text("rho(BCD) = %.4f per sweep, CG factor %.4f", lab.rhoGs, lab.cgFactor);
+    ImGui::Text("coupling |b|/sqrt(ac) = %.4f, BCD sweeps to 1e-6: %d", lab.dominance,
+                lab.predictedBcdSweeps);
+#else
+    ImGui::TextDisabled("the conditioning lab (engine/lab) is not built");
+#endif
+}
+
+}  // namespace
+
+void plotsPanel(AppState& app, float x, float height) {
+    ImGui::SetNextWindowPos(ImVec2(x, 0));
+    ImGui::SetNextWindowSize(ImVec2(kRightPanelWidth, height));
+    ImGui::Begin("Plots", nullptr,
+                 ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse);
+    if (ImGui::CollapsingHeader("Convergence (this frame)", ImGuiTreeNodeFlags_DefaultOpen))
+        convergencePlot(app);
+    if (ImGui::CollapsingHeader("Per frame", ImGuiTreeNodeFlags_DefaultOpen)) {
+        ImGui::SliderInt("frames shown", &app.historyWindow, 20, 2000);
+        historyPlots(app);
+    }
+    if (ImGui::CollapsingHeader("Timing breakdown", ImGuiTreeNodeFlags_DefaultOpen)) timingPlot(app);
+    if (app.showEllipse &&
+        ImGui::CollapsingHeader("Energy ellipse (conditioning lab)", ImGuiTreeNodeFlags_DefaultOpen))
+        ellipsePanel(app);
+    ImGui::End();
+}
+
+void viewportOverlay(AppState& app) {
+    ImDrawList* dl = ImGui::GetForegroundDrawList();
+    const int labs = app.compare ? 2 : 1;
+    const float w = app.viewW / float(labs);
+    for (int l = 0; l < labs; ++l) {
+        const Lab& lab = app.labs[l];
+        const float x0 = app.viewX + w * float(l);
+        if (app.compare) {
+            char buf[96];
+            std::snprintf(buf, sizeof buf, "%s: %d iterations, %s", l == 0 ? "left" : "right",
+                          lab.desc.solver.iterations,
+                          lab.desc.solver.coarse.enabled ? "coarse on" : "coarse off");
+            dl->AddText(ImVec2(x0 + 10, app.viewY + 8), kLabColor[l], buf);
+            if (l == 1)
+                dl->AddLine(ImVec2(x0, app.viewY), ImVec2(x0, app.viewY + app.viewH), IM_COL32(0, 0, 0, 255),
+                            2);
+        }
+        if (lab.gpu && lab.draw.field != vbd::ScalarField::None && lab.gpu->range.valid) {
+            static const char* const kTitles[] = {"", "colour group", "residual |grad_i G|", "det F",
+                                                  "diagonal dominance"};
+            heatLegend(dl, ImVec2(x0 + 18, app.viewY + app.viewH - 44), lab.gpu->range,
+                       kTitles[int(lab.draw.field)], lab.draw.logScale,
+                       lab.draw.field == vbd::ScalarField::Color);
+        }
+    }
+    if (app.rec.on)
+        dl->AddText(ImVec2(app.viewX + app.viewW - 60, app.viewY + 8), IM_COL32(255, 60, 60, 255), "REC");
+}
+
+}  // namespace vbdgui

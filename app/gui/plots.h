@@ -1,0 +1,37 @@
+#pragma once
+// Live plots drawn with Dear ImGui draw lists (ImPlot is not packaged): line plots with linear or
+// log10 y axes, stacked-area timing breakdowns, and the heat-map legend.
+#include <string>
+#include <vector>
+
+#include <imgui.h>
+
+#include "render/renderer.h"
+
+namespace vbdgui {
+
+struct PlotSeries {
+    std::string name;  // "" = not in the legend
+    std::vector<float> x, y;
+    ImU32 color = IM_COL32(255, 255, 255, 255);
+    float thickness = 1.5f;
+};
+
+struct PlotOptions {
+    bool logY = false;
+    float height = 150;
+    const char* xLabel = "";
+    const char* yLabel = "";
+    bool stacked = false;  // stacked areas (series share x; y added bottom to top)
+};
+
+// Draws the plot as one item of the current window, full available width.
+void plot(const char* id, const std::vector<PlotSeries>& series, const PlotOptions& opt);
+
+// Colour bar with labelled ends at (x, y) of the draw list, in the field's units (10^v if log).
+void heatLegend(ImDrawList* dl, ImVec2 pos, const FieldRange& range, const char* title, bool logScale,
+                bool categorical);
+
+ImU32 heatColorU32(float t, float alpha = 1);
+
+}  // namespace vbdgui

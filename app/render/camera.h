@@ -1,0 +1,41 @@
+#pragma once
+// Orbit camera (target, yaw, pitch, distance) and the projection the shaders use. Vulkan clip space:
+// depth in [0, 1] and y pointing down, so the GL-style perspective gets its y row negated. The render
+// test projects bounding boxes with exactly these matrices.
+#define GLM_FORCE_DEPTH_ZERO_TO_ONE
+#define GLM_FORCE_RADIANS
+#include <glm/glm.hpp>
+
+namespace vbdgui {
+
+struct Ray {
+    glm::vec3 origin, dir;
+};
+
+struct OrbitCamera {
+    glm::vec3 target{0, 0.5f, 0};
+    float yaw = 0.6f;     // about +y, radians; 0 looks along -z
+    float pitch = 0.35f;  // above the horizon, radians
+    float distance = 5;
+    float fovY = 0.8f;  // radians
+    float nearZ = 0.02f, farZ = 500;
+
+    glm::vec3 eye() const;
+    glm::mat4 view() const;
+    glm::mat4 proj(float aspect) const;
+    glm::mat4 viewProj(float aspect) const { return proj(aspect) * view(); }
+
+    void orbit(float dYaw, float dPitch);
+    void pan(float dxPixels, float dyPixels, float viewportHeight);  // keeps the target under the cursor
+    void zoom(float steps);                                          // exponential dolly
+    // Places target and distance so that the box [lo, hi] fills the view at the current angles.
+    void frame(const glm::vec3& lo, const glm::vec3& hi, float aspect);
+
+    // Ray through pixel (px, py) of a viewport w x h (origin top-left).
+    Ray ray(float px, float py, float w, float h) const;
+};
+
+// Window pixel of a world point for a viewport w x h with origin top-left; z = NDC depth.
+glm::vec3 projectToPixel(const glm::mat4& viewProj, const glm::vec3& p, float w, float h);
+
+}  // namespace vbdgui

@@ -1,0 +1,61 @@
+#pragma once
+// CPU-side geometry for drawing: GPU vertex layouts, smooth normals, unit shapes for instancing, and
+// the heat-map colour ramp mirrored from shaders/common.glsl (for the legend).
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "world/world.h"
+
+namespace vbdgui {
+
+// One per particle (32 bytes): shaders/mesh.vert locations 0..2.
+struct ParticleVertex {
+    float pos[3];
+    float scalar;  // heat-map value in [0, 1] (or a colour-group index in categorical mode)
+    float normal[3];
+    float pad;
+};
+static_assert(sizeof(ParticleVertex) == 32, "ParticleVertex must match mesh.vert");
+
+// Unit-shape vertex for instanced bodies (24 bytes): shaders/body.vert locations 0..1.
+struct ShapeVertex {
+    float pos[3];
+    float normal[3];
+};
+
+// Per-body instance (64 bytes): shaders/body.vert locations 2..5.
+struct BodyInstance {
+    float rot[4];    // quaternion (x, y, z, w)
+    float pos[4];    // translation
+    float scale[4];  // box: edge lengths; sphere: radius in all three
+    float color[4];
+};
+static_assert(sizeof(BodyInstance) == 64, "BodyInstance must match body.vert");
+
+// Line vertex (16 bytes): shaders/line.vert.
+struct LineVertex {
+    float pos[3];
+    uint32_t rgba;  // R in the low byte (VK_FORMAT_R8G8B8A8_UNORM)
+};
+
+struct ShapeMesh {
+    std::vector<ShapeVertex> vertices;
+    std::vector<uint32_t> indices;
+};
+ShapeMesh unitBox();                           // edge length 1, flat-shaded faces, outward CCW
+ShapeMesh unitSphere(int slices, int stacks);  // radius 1
+
+// Area-weighted vertex normals over all surfaces: n_i = normalize(sum over incident triangles of
+// (x1 - x0) x (x2 - x0)); the cross product's length is twice the area, which weights the average.
+void smoothNormals(const std::vector<vbd::Vec3>& x, const std::vector<vbd::SurfaceView>& surfaces,
+                   std::vector<vbd::Vec3>& normals);
+
+// Unique undirected edges of the surfaces (for the wireframe), as index pairs.
+std::vector<uint32_t> surfaceEdges(const std::vector<vbd::SurfaceView>& surfaces);
+
+uint32_t packRgba(float r, float g, float b, float a = 1);
+// Same ramp as heatMap() in shaders/common.glsl, in linear RGB.
+std::array<float, 3> heatMapColor(float t);
+
+}  // namespace vbdgui

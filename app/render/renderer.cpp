@@ -1,0 +1,422 @@
+#include "render/renderer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace vbdgui {
+
+namespace {
+
+// shaders/common.glsl PushConstants (128 bytes).
+struct PushConstants {
+    glm::mat4 viewProj;
+    glm::vec4 eye, lightDir, color, params;
+};
+static_assert(sizeof(PushConstants) == 128, "push constants must match common.glsl");
+
+enum VertexKind { kNone, kParticle, kParticlePosOnly, kShapeInstanced, kLine };
+
+const glm::vec4 kSoftColor(0.85f, 0.45f, 0.20f, 1), kClothColor(0.25f, 0.55f, 0.85f, 1);
+const glm::vec4 kBoxColor(0.55f, 0.60f, 0.68f, 1), kSphereColor(0.70f, 0.62f, 0.45f, 1),
+    kFixedBodyColor(0.35f, 0.35f, 0.38f, 1);
+
+glm::vec3 toGlm(const vbd::Vec3& v) { return {v.x, v.y, v.z}; }
+
+void cross3(std::vector<LineVertex>& out, const glm::vec3& p, float s, uint32_t rgba) {
+    for (int a = 0; a < 3; ++a) {
+        glm::vec3 d(0);
+        d[a] = s;
+        glm::vec3 p0 = p - d, p1 = p + d;
+        out.push_back({{p0.x, p0.y, p0.z}, rgba});
+        out.push_back({{p1.x, p1.y, p1.z}, rgba});
+    }
+}
+
+}  // namespace
+
+void sceneBounds(const vbd::World& world, glm::vec3& lo, glm::vec3& hi) {
+    lo = glm::vec3(std::numeric_limits<float>::max());
+    hi = -lo;
+    for (const auto& p : world.positions()) {
+        lo = glm::min(lo, toGlm(p));
+        hi = glm::max(hi, toGlm(p));
+    }
+    for (const auto& b : world.bodies()) {
+        glm::vec3 r = b.shape == vbd::ShapeType::Box
+                          ? 0.5f * glm::length(toGlm(b.size)) * glm::vec3(1)
+                          : glm::vec3(b.radius + (b.shape == vbd::ShapeType::Capsule ? b.halfHeight : 0.0f));
+        lo = glm::min(lo, toGlm(b.position) - r);
+        hi = glm::max(hi, toGlm(b.position) + r);
+    }
+    if (lo.x > hi.x) lo = glm::vec3(-1), hi = glm::vec3(1);
+}
+
+// ---------------------------------------------------------------------------------------------------
+SceneGpu::SceneGpu(const Context& ctx, const vbd::World& world, uint32_t slots) : ctx_(ctx) {
+    vertices_ = makeCpuVertexSource(ctx, uint32_t(world.positions().size()), slots);
+    std::vector<uint32_t> idx;
+    for (const auto& s : world.surfaces()) {
+        SurfaceRange r;
+        r.first = uint32_t(idx.size());
+        for (const auto& t : s.tris)
+            for (int k = 0; k < 3; ++k) idx.push_back(uint32_t(t[k]));
+        r.count = uint32_t(idx.size()) - r.first;
+        r.doubleSided = s.doubleSided;
+        r.body = s.body;
+        if (r.count) ranges_.push_back(r);
+    }
+    std::vector<uint32_t> edges = surfaceEdges(world.surfaces());
+    edgeCount_ = uint32_t(edges.size());
+    // Topology is static for a World's lifetime: host-visible is fine (read once per draw, small).
+    indices_ = ctx.createBuffer(std::max<size_t>(idx.size(), 1) * 4, VK_BUFFER_USAGE_INDEX_BUFFER_BIT, true);
+    if (!idx.empty()) std::memcpy(indices_.mapped, idx.data(), idx.size() * 4);
+    edges_ = ctx.createBuffer(std::max<size_t>(edges.size(), 1) * 4, VK_BUFFER_USAGE_INDEX_BUFFER_BIT, true);
+    if (!edges.empty()) std::memcpy(edges_.mapped, edges.data(), edges.size() * 4);
+    instances_.resize(slots);
+    lines_.resize(slots);
+    boxCount_.assign(slots, 0);
+    sphereCount_.assign(slots, 0);
+    lineTested_.assign(slots, 0);
+    lineOverlay_.assign(slots, 0);
+    ground_ = world.desc().ground.enabled;
+    groundHeight_ = float(world.desc().ground.height);
+}
+
+SceneGpu::~SceneGpu() {
+    vkDeviceWaitIdle(ctx_.device);
+    vertices_.reset();
+    ctx_.destroy(indices_);
+    ctx_.destroy(edges_);
+    for (auto& b : instances_) ctx_.destroy(b);
+    for (auto& b : lines_) ctx_.destroy(b);
+}
+
+void SceneGpu::ensure(Buffer& b, VkDeviceSize bytes, VkBufferUsageFlags usage) {
+    if (b.buffer && b.size >= bytes) return;
+    ctx_.destroy(b);
+    b = ctx_.createBuffer(std::max<VkDeviceSize>(bytes * 3 / 2, 256), usage, true);
+}
+
+void SceneGpu::update(const vbd::World& world, const DrawOptions& opt, uint32_t slot) {
+    auto t0 = std::chrono::steady_clock::now();
+    // Heat map: categorical colour groups pass the index through; continuous fields are mapped
+    // affinely (after log10 if asked) from [lo, hi] to [0, 1].
+    fieldOn_ = opt.field != vbd::ScalarField::None;
+    categorical_ = opt.field == vbd::ScalarField::Color;
+    scalar01_.clear();
+    range.valid = false;
+    if (fieldOn_) {
+        world.scalarField(opt.field, field_);
+        scalar01_.resize(field_.size());
+        if (categorical_) {
+            for (size_t i = 0; i < field_.size(); ++i) scalar01_[i] = field_[i];
+            range = {0.0f, float(std::max(world.numColors() - 1, 0)), true};
+        } else {
+            float lo = std::numeric_limits<float>::max(), hi = -lo;
+            for (float& v : field_) {
+                if (opt.logScale) v = std::log10(std::max(std::fabs(v), 1e-30f));
+                if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
+            }
+            if (!opt.autoRange) lo = opt.rangeMin, hi = opt.rangeMax;
+            if (!(hi > lo)) hi = lo + 1e-6f;
+            for (size_t i = 0; i < field_.size(); ++i)
+                scalar01_[i] = std::isfinite(field_[i]) ? (field_[i] - lo) / (hi - lo) : 1.0f;
+            range = {lo, hi, !field_.empty()};
+        }
+    }
+    vertices_->upload(world, scalar01_, slot);
+
+    // Rigid bodies: boxes first, then spheres (capsules drawn as stretched spheres).
+    inst_.clear();
+    auto bodies = world.bodies();
+    for (int pass = 0; pass < 2; ++pass)
+        for (const auto& b : bodies) {
+            bool box = b.shape == vbd::ShapeType::Box;
+            if (box != (pass == 0)) continue;
+            BodyInstance bi{};
+            bi.rot[0] = b.rotation.x, bi.rot[1] = b.rotation.y, bi.rot[2] = b.rotation.z,
+            bi.rot[3] = b.rotation.w;
+            bi.pos[0] = b.position.x, bi.pos[1] = b.position.y, bi.pos[2] = b.position.z, bi.pos[3] = 1;
+            if (box) {
+                bi.scale[0] = b.size.x, bi.scale[1] = b.size.y, bi.scale[2] = b.size.z;
+            } else {
+                float h = b.shape == vbd::ShapeType::Capsule ? b.halfHeight : 0.0f;
+                bi.scale[0] = b.radius, bi.scale[1] = b.radius + h, bi.scale[2] = b.radius;
+            }
+            glm::vec4 c = b.fixed ? kFixedBodyColor : (box ? kBoxColor : kSphereColor);
+            std::memcpy(bi.color, &c[0], sizeof bi.color);
+            inst_.push_back(bi);
+        }
+    boxCount_[slot] = uint32_t(std::count_if(bodies.begin(), bodies.end(),
+                                             [](const auto& b) { return b.shape == vbd::ShapeType::Box; }));
+    sphereCount_[slot] = uint32_t(inst_.size()) - boxCount_[slot];
+    ensure(instances_[slot], std::max<size_t>(inst_.size(), 1) * sizeof(BodyInstance),
+           VK_BUFFER_USAGE_VERTEX_BUFFER_BIT);
+    if (!inst_.empty())
+        std::memcpy(instances_[slot].mapped, inst_.data(), inst_.size() * sizeof(BodyInstance));
+
+    // Marker lines sized from the scene so that they read at any scale.
+    glm::vec3 lo, hi;
+    sceneBounds(world, lo, hi);
+    float s = 0.008f * glm::length(hi - lo);
+    lineScratch_.clear();
+    if (opt.contacts) {
+        const uint32_t yellow = packRgba(1.0f, 0.85f, 0.1f);
+        for (const auto& c : world.contacts()) {
+            glm::vec3 p = toGlm(c.point), q = p + 4.0f * s * toGlm(c.normal);
+            cross3(lineScratch_, p, s, yellow);
+            lineScratch_.push_back({{p.x, p.y, p.z}, yellow});
+            lineScratch_.push_back({{q.x, q.y, q.z}, yellow});
+        }
+    }
+    if (opt.fixedVertices) {
+        const auto& fixed = world.fixedMask();
+        const auto& x = world.positions();
+        const uint32_t blue = packRgba(0.2f, 0.9f, 1.0f);
+        for (size_t i = 0; i < fixed.size() && i < x.size(); ++i)
+            if (fixed[i]) cross3(lineScratch_, toGlm(x[i]), 0.6f * s, blue);
+    }
+    const uint32_t depthTested = uint32_t(lineScratch_.size());
+    if (opt.highlightParticle >= 0 && size_t(opt.highlightParticle) < world.positions().size())
+        cross3(lineScratch_, toGlm(world.positions()[size_t(opt.highlightParticle)]), 2.0f * s,
+               packRgba(0.2f, 1.0f, 0.3f));
+    if (opt.drag) {
+        const uint32_t green = packRgba(0.3f, 1.0f, 0.4f);
+        lineScratch_.push_back({{opt.dragFrom.x, opt.dragFrom.y, opt.dragFrom.z}, green});
+        lineScratch_.push_back({{opt.dragTo.x, opt.dragTo.y, opt.dragTo.z}, green});
+        cross3(lineScratch_, opt.dragTo, s, green);
+    }
+    lineTested_[slot] = depthTested;
+    lineOverlay_[slot] = uint32_t(lineScratch_.size()) - depthTested;
+    ensure(lines_[slot], std::max<size_t>(lineScratch_.size(), 1) * sizeof(LineVertex),
+           VK_BUFFER_USAGE_VERTEX_BUFFER_BIT);
+    if (!lineScratch_.empty())
+        std::memcpy(lines_[slot].mapped, lineScratch_.data(), lineScratch_.size() * sizeof(LineVertex));
+    lastUploadMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// ---------------------------------------------------------------------------------------------------
+Renderer::Renderer(const Context& ctx, VkRenderPass pass) : ctx_(ctx) {
+    VkPushConstantRange pcr{VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
+                            sizeof(PushConstants)};
+    auto lci = vkInfo<VkPipelineLayoutCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO);
+    lci.pushConstantRangeCount = 1;
+    lci.pPushConstantRanges = &pcr;
+    VK_CHECK(vkCreatePipelineLayout(ctx.device, &lci, nullptr, &layout_));
+
+    const auto tri = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST, lines = VK_PRIMITIVE_TOPOLOGY_LINE_LIST;
+    meshCull_ = makePipeline(pass, Shader::MeshVert, Shader::MeshFrag, kParticle, tri, VK_CULL_MODE_BACK_BIT,
+                             true, true);
+    meshTwoSided_ =
+        makePipeline(pass, Shader::MeshVert, Shader::MeshFrag, kParticle, tri, VK_CULL_MODE_NONE, true, true);
+    body_ = makePipeline(pass, Shader::BodyVert, Shader::MeshFrag, kShapeInstanced, tri,
+                         VK_CULL_MODE_BACK_BIT, true, true);
+    grid_ = makePipeline(pass, Shader::GridVert, Shader::GridFrag, kNone, tri, VK_CULL_MODE_NONE, true, true);
+    wire_ = makePipeline(pass, Shader::WireVert, Shader::LineFrag, kParticlePosOnly, lines, VK_CULL_MODE_NONE,
+                         true, false);
+    line_ =
+        makePipeline(pass, Shader::LineVert, Shader::LineFrag, kLine, lines, VK_CULL_MODE_NONE, true, false);
+    overlay_ =
+        makePipeline(pass, Shader::LineVert, Shader::LineFrag, kLine, lines, VK_CULL_MODE_NONE, false, false);
+
+    ShapeMesh box = unitBox(), sphere = unitSphere(32, 16);
+    std::vector<ShapeVertex> v = box.vertices;
+    v.insert(v.end(), sphere.vertices.begin(), sphere.vertices.end());
+    std::vector<uint32_t> i = box.indices;
+    i.insert(i.end(), sphere.indices.begin(), sphere.indices.end());
+    boxFirst_ = 0, boxCount_ = uint32_t(box.indices.size());
+    sphereFirst_ = boxCount_, sphereCount_ = uint32_t(sphere.indices.size());
+    sphereBase_ = int32_t(box.vertices.size());
+    shapeVb_ = ctx.createBuffer(v.size() * sizeof(ShapeVertex), VK_BUFFER_USAGE_VERTEX_BUFFER_BIT, true);
+    std::memcpy(shapeVb_.mapped, v.data(), v.size() * sizeof(ShapeVertex));
+    shapeIb_ = ctx.createBuffer(i.size() * 4, VK_BUFFER_USAGE_INDEX_BUFFER_BIT, true);
+    std::memcpy(shapeIb_.mapped, i.data(), i.size() * 4);
+}
+
+Renderer::~Renderer() {
+    vkDeviceWaitIdle(ctx_.device);
+    for (VkPipeline p : {meshCull_, meshTwoSided_, body_, grid_, wire_, line_, overlay_})
+        if (p) vkDestroyPipeline(ctx_.device, p, nullptr);
+    vkDestroyPipelineLayout(ctx_.device, layout_, nullptr);
+    ctx_.destroy(shapeVb_);
+    ctx_.destroy(shapeIb_);
+}
+
+VkPipeline Renderer::makePipeline(VkRenderPass pass, Shader vs, Shader fs, int kind, VkPrimitiveTopology topo,
+                                  VkCullModeFlags cull, bool depthTest, bool depthWrite) {
+    SpirV vcode = shaderCode(vs), fcode = shaderCode(fs);
+    VkShaderModule vm = ctx_.shaderModule(vcode.code, vcode.bytes),
+                   fm = ctx_.shaderModule(fcode.code, fcode.bytes);
+    VkPipelineShaderStageCreateInfo stages[2]{};
+    stages[0] = vkInfo<VkPipelineShaderStageCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO);
+    stages[0].stage = VK_SHADER_STAGE_VERTEX_BIT;
+    stages[0].module = vm;
+    stages[0].pName = "main";
+    stages[1] = vkInfo<VkPipelineShaderStageCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO);
+    stages[1].stage = VK_SHADER_STAGE_FRAGMENT_BIT;
+    stages[1].module = fm;
+    stages[1].pName = "main";
+
+    std::vector<VkVertexInputBindingDescription> bind;
+    std::vector<VkVertexInputAttributeDescription> attr;
+    if (kind == kParticle || kind == kParticlePosOnly) {
+        bind.push_back({0, sizeof(ParticleVertex), VK_VERTEX_INPUT_RATE_VERTEX});
+        attr.push_back({0, 0, VK_FORMAT_R32G32B32_SFLOAT, offsetof(ParticleVertex, pos)});
+        if (kind == kParticle) {
+            attr.push_back({1, 0, VK_FORMAT_R32_SFLOAT, offsetof(ParticleVertex, scalar)});
+            attr.push_back({2, 0, VK_FORMAT_R32G32B32_SFLOAT, offsetof(ParticleVertex, normal)});
+        }
+    } else if (kind == kShapeInstanced) {
+        bind.push_back({0, sizeof(ShapeVertex), VK_VERTEX_INPUT_RATE_VERTEX});
+        bind.push_back({1, sizeof(BodyInstance), VK_VERTEX_INPUT_RATE_INSTANCE});
+        attr.push_back({0, 0, VK_FORMAT_R32G32B32_SFLOAT, offsetof(ShapeVertex, pos)});
+        attr.push_back({1, 0, VK_FORMAT_R32G32B32_SFLOAT, offsetof(ShapeVertex, normal)});
+        for (uint32_t k = 0; k < 4; ++k) attr.push_back({2 + k, 1, VK_FORMAT_R32G32B32A32_SFLOAT, 16 * k});
+    } else if (kind == kLine) {
+        bind.push_back({0, sizeof(LineVertex), VK_VERTEX_INPUT_RATE_VERTEX});
+        attr.push_back({0, 0, VK_FORMAT_R32G32B32_SFLOAT, offsetof(LineVertex, pos)});
+        attr.push_back({1, 0, VK_FORMAT_R8G8B8A8_UNORM, offsetof(LineVertex, rgba)});
+    }
+    auto vi = vkInfo<VkPipelineVertexInputStateCreateInfo>(
+        VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO);
+    vi.vertexBindingDescriptionCount = uint32_t(bind.size());
+    vi.pVertexBindingDescriptions = bind.data();
+    vi.vertexAttributeDescriptionCount = uint32_t(attr.size());
+    vi.pVertexAttributeDescriptions = attr.data();
+    auto ia = vkInfo<VkPipelineInputAssemblyStateCreateInfo>(
+        VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO);
+    ia.topology = topo;
+    auto vp =
+        vkInfo<VkPipelineViewportStateCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO);
+    vp.viewportCount = 1;
+    vp.scissorCount = 1;
+    auto rs = vkInfo<VkPipelineRasterizationStateCreateInfo>(
+        VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO);
+    rs.polygonMode = VK_POLYGON_MODE_FILL;
+    rs.cullMode = cull;
+    // The y-flipped projection keeps world-space CCW triangles CCW in framebuffer coordinates.
+    rs.frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE;
+    rs.lineWidth = 1.0f;
+    auto ms = vkInfo<VkPipelineMultisampleStateCreateInfo>(
+        VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO);
+    ms.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT;
+    auto ds = vkInfo<VkPipelineDepthStencilStateCreateInfo>(
+        VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO);
+    ds.depthTestEnable = depthTest;
+    ds.depthWriteEnable = depthWrite;
+    ds.depthCompareOp = VK_COMPARE_OP_LESS_OR_EQUAL;
+    VkPipelineColorBlendAttachmentState cba{};
+    cba.colorWriteMask = 0xF;
+    if (kind == kLine) {
+        cba.blendEnable = VK_TRUE;
+        cba.srcColorBlendFactor = VK_BLEND_FACTOR_SRC_ALPHA;
+        cba.dstColorBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA;
+        cba.colorBlendOp = VK_BLEND_OP_ADD;
+        cba.srcAlphaBlendFactor = VK_BLEND_FACTOR_ONE;
+        cba.dstAlphaBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA;
+        cba.alphaBlendOp = VK_BLEND_OP_ADD;
+    }
+    auto cb =
+        vkInfo<VkPipelineColorBlendStateCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO);
+    cb.attachmentCount = 1;
+    cb.pAttachments = &cba;
+    VkDynamicState dyn[] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR};
+    auto dy = vkInfo<VkPipelineDynamicStateCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO);
+    dy.dynamicStateCount = 2;
+    dy.pDynamicStates = dyn;
+
+    auto pci = vkInfo<VkGraphicsPipelineCreateInfo>(VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO);
+    pci.stageCount = 2;
+    pci.pStages = stages;
+    pci.pVertexInputState = &vi;
+    pci.pInputAssemblyState = &ia;
+    pci.pViewportState = &vp;
+    pci.pRasterizationState = &rs;
+    pci.pMultisampleState = &ms;
+    pci.pDepthStencilState = &ds;
+    pci.pColorBlendState = &cb;
+    pci.pDynamicState = &dy;
+    pci.layout = layout_;
+    pci.renderPass = pass;
+    VkPipeline p;
+    VK_CHECK(vkCreateGraphicsPipelines(ctx_.device, VK_NULL_HANDLE, 1, &pci, nullptr, &p));
+    vkDestroyShaderModule(ctx_.device, vm, nullptr);
+    vkDestroyShaderModule(ctx_.device, fm, nullptr);
+    return p;
+}
+
+void Renderer::draw(VkCommandBuffer cb, const SceneGpu& scene, uint32_t slot, const OrbitCamera& cam,
+                    VkRect2D area, const DrawOptions& opt) const {
+    VkViewport vp{float(area.offset.x),
+                  float(area.offset.y),
+                  float(area.extent.width),
+                  float(area.extent.height),
+                  0.0f,
+                  1.0f};
+    vkCmdSetViewport(cb, 0, 1, &vp);
+    vkCmdSetScissor(cb, 0, 1, &area);
+    PushConstants pc{};
+    pc.viewProj = cam.viewProj(float(area.extent.width) / float(std::max(area.extent.height, 1u)));
+    pc.eye = glm::vec4(cam.eye(), 1);
+    pc.lightDir = glm::vec4(glm::normalize(glm::vec3(0.35f, 1.0f, 0.45f)), 0.45f);
+    const VkShaderStageFlags stages = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
+    auto push = [&]() { vkCmdPushConstants(cb, layout_, stages, 0, sizeof pc, &pc); };
+    VkDeviceSize zero = 0;
+
+    if (opt.surfaces && !scene.ranges_.empty()) {
+        VkBuffer vb = scene.vertices_->buffer(slot);
+        vkCmdBindVertexBuffers(cb, 0, 1, &vb, &zero);
+        vkCmdBindIndexBuffer(cb, scene.indices_.buffer, 0, VK_INDEX_TYPE_UINT32);
+        pc.params = glm::vec4(scene.fieldOn_ ? (scene.categorical_ ? 2.0f : 1.0f) : 0.0f, 0, 0, 0);
+        for (const auto& r : scene.ranges_) {
+            vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, r.doubleSided ? meshTwoSided_ : meshCull_);
+            pc.color = r.doubleSided ? kClothColor : kSoftColor;
+            push();
+            vkCmdDrawIndexed(cb, r.count, 1, r.first, 0, 0);
+        }
+        if (opt.wireframe && scene.edgeCount_) {
+            vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, wire_);
+            vkCmdBindIndexBuffer(cb, scene.edges_.buffer, 0, VK_INDEX_TYPE_UINT32);
+            pc.color = glm::vec4(0.05f, 0.05f, 0.06f, 1);
+            push();
+            vkCmdDrawIndexed(cb, scene.edgeCount_, 1, 0, 0, 0);
+        }
+    }
+    const uint32_t boxes = scene.boxCount_[slot], spheres = scene.sphereCount_[slot];
+    if (opt.bodies && boxes + spheres > 0) {
+        vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, body_);
+        VkBuffer bufs[2] = {shapeVb_.buffer, scene.instances_[slot].buffer};
+        VkDeviceSize offs[2] = {0, 0};
+        vkCmdBindVertexBuffers(cb, 0, 2, bufs, offs);
+        vkCmdBindIndexBuffer(cb, shapeIb_.buffer, 0, VK_INDEX_TYPE_UINT32);
+        pc.params = glm::vec4(0);
+        push();
+        if (boxes) vkCmdDrawIndexed(cb, boxCount_, boxes, boxFirst_, 0, 0);
+        if (spheres) vkCmdDrawIndexed(cb, sphereCount_, spheres, sphereFirst_, sphereBase_, boxes);
+    }
+    if (opt.grid && scene.ground_) {
+        vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, grid_);
+        pc.params = glm::vec4(0, scene.groundHeight_, std::max(40.0f, 4.0f * cam.distance), 0.5f);
+        push();
+        vkCmdDraw(cb, 6, 1, 0, 0);
+    }
+    const uint32_t tested = scene.lineTested_[slot], overlay = scene.lineOverlay_[slot];
+    if (tested + overlay > 0) {
+        VkBuffer lb = scene.lines_[slot].buffer;
+        vkCmdBindVertexBuffers(cb, 0, 1, &lb, &zero);
+        push();
+        if (tested) {
+            vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, line_);
+            vkCmdDraw(cb, tested, 1, 0, 0);
+        }
+        if (overlay) {
+            vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, overlay_);
+            vkCmdDraw(cb, overlay, 1, tested, 0);
+        }
+    }
+}
+
+}  // namespace vbdgui

@@ -1,0 +1,100 @@
+#pragma once
+// Draws one World into a render pass (swapchain or offscreen): particle surfaces with smooth normals
+// (soft bodies culled, cloth double-sided), instanced rigid boxes and spheres, the ground grid, an
+// optional wireframe, contact points, fixed vertices and the drag spring, with a per-vertex scalar
+// field as a heat map. SceneGpu holds one World's buffers; Renderer holds the pipelines.
+#include <memory>
+#include <vector>
+
+#include "render/camera.h"
+#include "render/geometry.h"
+#include "render/shaders.h"
+#include "render/vertex_source.h"
+#include "render/vk_context.h"
+
+namespace vbdgui {
+
+struct DrawOptions {
+    bool surfaces = true, bodies = true, grid = true, wireframe = false, contacts = true,
+         fixedVertices = true;
+    vbd::ScalarField field = vbd::ScalarField::None;
+    bool logScale = false;  // heat map of log10 of the field (default for residuals)
+    bool autoRange = true;  // range = [min, max] of the current frame
+    float rangeMin = 0, rangeMax = 1;
+    int highlightParticle = -1;  // picked vertex
+    bool drag = false;
+    glm::vec3 dragFrom{0}, dragTo{0};
+};
+
+// Range the heat map used this frame (for the legend), in the field's units (log10 if logScale).
+struct FieldRange {
+    float lo = 0, hi = 1;
+    bool valid = false;
+};
+
+inline constexpr float kClearColor[4] = {0.13f, 0.14f, 0.17f, 1.0f};
+
+// Axis-aligned bounds of everything drawable in world (particles and bodies).
+void sceneBounds(const vbd::World& world, glm::vec3& lo, glm::vec3& hi);
+
+class SceneGpu {
+  public:
+    SceneGpu(const Context& ctx, const vbd::World& world, uint32_t slots);
+    ~SceneGpu();
+    SceneGpu(const SceneGpu&) = delete;
+    SceneGpu& operator=(const SceneGpu&) = delete;
+
+    // CPU -> GPU for frame slot `slot` (its previous use must have finished: the caller waited its fence).
+    void update(const vbd::World& world, const DrawOptions& opt, uint32_t slot);
+    FieldRange range;
+    double lastUploadMs = 0;
+
+  private:
+    friend class Renderer;
+    struct SurfaceRange {
+        uint32_t first = 0, count = 0;
+        bool doubleSided = false;
+        int body = 0;
+    };
+    void ensure(Buffer& b, VkDeviceSize bytes, VkBufferUsageFlags usage);
+    const Context& ctx_;
+    std::unique_ptr<VertexSource> vertices_;
+    Buffer indices_, edges_;
+    uint32_t edgeCount_ = 0;
+    std::vector<SurfaceRange> ranges_;
+    std::vector<Buffer> instances_, lines_;
+    std::vector<uint32_t> boxCount_, sphereCount_, lineTested_, lineOverlay_;
+    std::vector<float> field_, scalar01_;
+    std::vector<BodyInstance> inst_;
+    std::vector<LineVertex> lineScratch_;
+    bool ground_ = true;
+    float groundHeight_ = 0;
+    bool categorical_ = false;
+    bool fieldOn_ = false;
+};
+
+class Renderer {
+  public:
+    Renderer(const Context& ctx, VkRenderPass pass);
+    ~Renderer();
+    Renderer(const Renderer&) = delete;
+    Renderer& operator=(const Renderer&) = delete;
+    // Records the draws of `scene` (slot `slot`) into the render pass instance currently open on cb,
+    // restricted to `area` (viewport and scissor).
+    void draw(VkCommandBuffer cb, const SceneGpu& scene, uint32_t slot, const OrbitCamera& cam, VkRect2D area,
+              const DrawOptions& opt) const;
+
+  private:
+    VkPipeline makePipeline(VkRenderPass pass, Shader vs, Shader fs, int vertexKind, VkPrimitiveTopology topo,
+                            VkCullModeFlags cull, bool depthTest, bool depthWrite);
+    const Context& ctx_;
+    VkPipelineLayout layout_ = VK_NULL_HANDLE;
+    VkPipeline meshCull_ = VK_NULL_HANDLE, meshTwoSided_ = VK_NULL_HANDLE, body_ = VK_NULL_HANDLE,
+               grid_ = VK_NULL_HANDLE, wire_ = VK_NULL_HANDLE, line_ = VK_NULL_HANDLE,
+               overlay_ = VK_NULL_HANDLE;
+    Buffer shapeVb_, shapeIb_;
+    uint32_t boxFirst_ = 0, boxCount_ = 0, sphereFirst_ = 0, sphereCount_ = 0;
+    int32_t sphereBase_ = 0;
+};
+
+}  // namespace vbdgui

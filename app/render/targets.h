@@ -1,0 +1,84 @@
+#pragma once
+// Render targets: an offscreen colour + depth image with CPU readback (render command, tests) and the
+// window's swapchain (resize, minimise). Both use the same render pass shape (one subpass, colour +
+// depth) so that the scene renderer and Dear ImGui record into either.
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "render/vk_context.h"
+
+namespace vbdgui {
+
+VkRenderPass makeRenderPass(const Context& ctx, VkFormat color, VkImageLayout finalLayout);
+
+// RGBA8 pixels, rows top to bottom.
+struct Pixels {
+    uint32_t width = 0, height = 0;
+    std::vector<uint8_t> rgba;
+    const uint8_t* at(uint32_t x, uint32_t y) const { return &rgba[(size_t(y) * width + x) * 4]; }
+};
+
+class OffscreenTarget {
+  public:
+    OffscreenTarget(const Context& ctx, uint32_t width, uint32_t height);
+    ~OffscreenTarget();
+    OffscreenTarget(const OffscreenTarget&) = delete;
+    OffscreenTarget& operator=(const OffscreenTarget&) = delete;
+
+    // Clears to clear[4], lets record(cb) draw inside the render pass, then reads the image back.
+    Pixels render(const float clear[4], const std::function<void(VkCommandBuffer)>& record);
+    VkRenderPass pass() const { return pass_; }
+    uint32_t width() const { return width_; }
+    uint32_t height() const { return height_; }
+
+  private:
+    const Context& ctx_;
+    uint32_t width_, height_;
+    VkRenderPass pass_ = VK_NULL_HANDLE;
+    Image color_, depth_;
+    VkFramebuffer fb_ = VK_NULL_HANDLE;
+    Buffer readback_;
+    VkCommandBuffer cb_ = VK_NULL_HANDLE;
+    VkFence fence_ = VK_NULL_HANDLE;
+};
+
+class Swapchain {
+  public:
+    Swapchain(const Context& ctx, uint32_t width, uint32_t height);
+    ~Swapchain();
+    Swapchain(const Swapchain&) = delete;
+    Swapchain& operator=(const Swapchain&) = delete;
+
+    // Rebuilds images, views, depth and framebuffers for a new window size (waits for the device).
+    void recreate(uint32_t width, uint32_t height);
+    VkRenderPass pass() const { return pass_; }
+    VkSwapchainKHR handle() const { return swapchain_; }
+    VkFormat format() const { return format_; }
+    VkExtent2D extent() const { return extent_; }
+    uint32_t imageCount() const { return uint32_t(images_.size()); }
+    uint32_t minImageCount() const { return minImages_; }
+    VkImage image(uint32_t i) const { return images_[i]; }
+    VkFramebuffer framebuffer(uint32_t i) const { return framebuffers_[i]; }
+    VkSemaphore renderDone(uint32_t i) const { return renderDone_[i]; }  // one per image (safe reuse)
+    bool canCopy() const { return canCopy_; }  // images support TRANSFER_SRC (screenshots)
+    bool bgr() const { return format_ == VK_FORMAT_B8G8R8A8_UNORM; }
+
+  private:
+    void destroyImages();
+    const Context& ctx_;
+    VkSwapchainKHR swapchain_ = VK_NULL_HANDLE;
+    VkFormat format_ = VK_FORMAT_B8G8R8A8_UNORM;
+    VkColorSpaceKHR colorSpace_ = VK_COLOR_SPACE_SRGB_NONLINEAR_KHR;
+    VkExtent2D extent_{0, 0};
+    uint32_t minImages_ = 2;
+    VkRenderPass pass_ = VK_NULL_HANDLE;
+    std::vector<VkImage> images_;
+    std::vector<VkImageView> views_;
+    std::vector<VkFramebuffer> framebuffers_;
+    std::vector<VkSemaphore> renderDone_;
+    Image depth_;
+    bool canCopy_ = false;
+};
+
+}  // namespace vbdgui

@@ -1,0 +1,241 @@
+// Offscreen rendering on whatever Vulkan device exists (lavapipe on CI): known geometry must appear
+// exactly where the camera math projects it, the background must be the clear colour, and the
+// validation layer must stay silent.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include "render/preview_world.h"
+#include "render/renderer.h"
+#include "render/targets.h"
+
+namespace vbdgui {
+namespace {
+
+constexpr uint32_t kW = 320, kH = 240;
+
+struct Bounds {
+    int x0 = 1 << 30, y0 = 1 << 30, x1 = -1, y1 = -1;
+    long count = 0;
+};
+
+uint8_t clearByte(int c) { return uint8_t(std::lround(kClearColor[c] * 255.0f)); }
+
+bool isBackground(const uint8_t* p) {
+    for (int c = 0; c < 3; ++c)
+        if (std::abs(int(p[c]) - int(clearByte(c))) > 1) return false;
+    return true;
+}
+
+Bounds foreground(const Pixels& px) {
+    Bounds b;
+    for (uint32_t y = 0; y < px.height; ++y)
+        for (uint32_t x = 0; x < px.width; ++x)
+            if (!isBackground(px.at(x, y))) {
+                b.x0 = std::min(b.x0, int(x)), b.x1 = std::max(b.x1, int(x));
+                b.y0 = std::min(b.y0, int(y)), b.y1 = std::max(b.y1, int(y));
+                ++b.count;
+            }
+    return b;
+}
+
+class OffscreenRender : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        ContextOptions o;
+        o.validation = true;
+        try {
+            ctx = std::make_unique<Context>(o);
+        } catch (const VulkanError& e) {
+            GTEST_SKIP() << "no Vulkan device to render on: " << e.what();
+        }
+        target = std::make_unique<OffscreenTarget>(*ctx, kW, kH);
+        renderer = std::make_unique<Renderer>(*ctx, target->pass());
+    }
+    void TearDown() override {
+        if (!ctx) return;
+        renderer.reset();
+        target.reset();
+        // Every Vulkan call of the test ran under the validation layer (when installed): none may complain.
+        EXPECT_EQ(ctx->validationMessages(), 0);
+    }
+    Pixels render(const vbd::World& world, const OrbitCamera& cam, const DrawOptions& opt) {
+        SceneGpu gpu(*ctx, world, 1);
+        gpu.update(world, opt, 0);
+        return target->render(kClearColor, [&](VkCommandBuffer cb) {
+            renderer->draw(cb, gpu, 0, cam, VkRect2D{{0, 0}, {kW, kH}}, opt);
+        });
+    }
+    // Pixel bounding box of the projections of points.
+    static void projectedBounds(const OrbitCamera& cam, const std::vector<glm::vec3>& pts, glm::vec2& lo,
+                                glm::vec2& hi) {
+        glm::mat4 vp = cam.viewProj(float(kW) / float(kH));
+        lo = glm::vec2(1e9f), hi = glm::vec2(-1e9f);
+        for (const auto& p : pts) {
+            glm::vec3 s = projectToPixel(vp, p, float(kW), float(kH));
+            lo = glm::min(lo, glm::vec2(s)), hi = glm::max(hi, glm::vec2(s));
+        }
+    }
+    std::unique_ptr<Context> ctx;
+    std::unique_ptr<OffscreenTarget> target;
+    std::unique_ptr<Renderer> renderer;
+};
+
+OrbitCamera testCamera() {
+    OrbitCamera cam;
+    cam.target = {0.5f, 0.5f, 0.5f};
+    cam.yaw = 0.7f;
+    cam.pitch = 0.45f;
+    cam.distance = 4.0f;
+    return cam;
+}
+
+TEST_F(OffscreenRender, BoxSilhouetteSitsOnProjectedBoundingBox) {
+    vbd::SceneDesc d;
+    d.ground.enabled = false;
+    vbd::SoftBodyDesc sb;
+    sb.min = {0, 0, 0};
+    sb.max = {1, 1, 1};
+    sb.cells = {2, 2, 2};
+    d.softBodies.push_back(sb);
+    auto world = makePreviewWorld(d, false);
+    OrbitCamera cam = testCamera();
+    DrawOptions opt;
+    opt.fixedVertices = false;
+    Pixels px = render(*world, cam, opt);
+
+    std::vector<glm::vec3> corners;
+    for (int i = 0; i < 8; ++i) corners.push_back(glm::vec3(i & 1, (i >> 1) & 1, (i >> 2) & 1));
+    glm::vec2 lo, hi;
+    projectedBounds(cam, corners, lo, hi);
+    Bounds b = foreground(px);
+    ASSERT_GT(b.count, 0) << "nothing was drawn";
+    // A convex box's silhouette is the hull of its projected corners, so its pixel bounds are the corners'
+    // bounds; a pixel is lit when its centre (x + 0.5) is inside, hence at most one pixel of slack a side.
+    EXPECT_NEAR(b.x0 + 0.5f, lo.x, 1.0f);
+    EXPECT_NEAR(b.x1 + 0.5f, hi.x, 1.0f);
+    EXPECT_NEAR(b.y0 + 0.5f, lo.y, 1.0f);
+    EXPECT_NEAR(b.y1 + 0.5f, hi.y, 1.0f);
+    // Everything outside the projected box is exactly the clear colour (within UNORM rounding).
+    for (uint32_t y = 0; y < kH; ++y)
+        for (uint32_t x = 0; x < kW; ++x) {
+            const bool outside =
+                x + 0.5f < lo.x - 1 || x + 0.5f > hi.x + 1 || y + 0.5f < lo.y - 1 || y + 0.5f > hi.y + 1;
+            if (outside) {
+                ASSERT_TRUE(isBackground(px.at(x, y))) << "stray pixel at " << x << "," << y;
+            }
+        }
+    // Lit and shaded: the faces seen from above-front differ in brightness (Lambert term per face).
+    long sumTop = 0, sumSide = 0, nTop = 0, nSide = 0;
+    glm::mat4 vp = cam.viewProj(float(kW) / float(kH));
+    glm::vec3 top = projectToPixel(vp, {0.5f, 1.0f, 0.5f}, kW, kH),
+              side = projectToPixel(vp, {0.5f, 0.5f, 1.0f}, kW, kH);
+    for (int dy = -2; dy <= 2; ++dy)
+        for (int dx = -2; dx <= 2; ++dx) {
+            sumTop += px.at(uint32_t(top.x + dx), uint32_t(top.y + dy))[1], ++nTop;
+            sumSide += px.at(uint32_t(side.x + dx), uint32_t(side.y + dy))[1], ++nSide;
+        }
+    // Light direction (0.35, 1, 0.45)/|.|: n.l = 0.87 for the top face, 0.39 for the +z face.
+    EXPECT_GT(double(sumTop) / nTop, double(sumSide) / nSide + 10.0);
+}
+
+TEST_F(OffscreenRender, SphereSilhouetteMatchesProjectedRadius) {
+    vbd::SceneDesc d;
+    d.ground.enabled = false;
+    vbd::RigidBodyDesc s;
+    s.shape = vbd::ShapeType::Sphere;
+    s.radius = 0.5;
+    s.position = {0.5f, 0.5f, 0.5f};
+    d.rigidBodies.push_back(s);
+    auto world = makePreviewWorld(d, false);
+    OrbitCamera cam = testCamera();
+    Pixels px = render(*world, cam, DrawOptions{});
+    Bounds b = foreground(px);
+    ASSERT_GT(b.count, 0);
+    // The sphere is centred on the camera target, so its image is centred in the viewport; its angular
+    // radius is asin(r/d), i.e. a pixel radius of tan(asin(r/d)) / tan(fov/2) * H/2.
+    const float r = 0.5f, dist = cam.distance;
+    const float rpx = std::tan(std::asin(r / dist)) / std::tan(0.5f * cam.fovY) * 0.5f * kH;
+    const float cx = 0.5f * (b.x0 + b.x1 + 1), cy = 0.5f * (b.y0 + b.y1 + 1);
+    EXPECT_NEAR(cx, 0.5f * kW, 1.0f);  // one pixel: rasterisation of the two extreme columns
+    EXPECT_NEAR(cy, 0.5f * kH, 1.0f);
+    // 32 x 16 tessellation: the polygon's inradius is cos(pi/32) = 0.995 of r (0.3 px here) plus 1 px raster.
+    EXPECT_NEAR(0.5f * (b.x1 - b.x0 + 1), rpx, 1.5f);
+    EXPECT_NEAR(0.5f * (b.y1 - b.y0 + 1), rpx, 1.5f);
+    // Filled disc: area within 3 % of pi r^2 (the edge pixels are 2 pi r of about 1 px each).
+    EXPECT_NEAR(double(b.count), 3.14159 * rpx * rpx, 0.03 * 3.14159 * rpx * rpx + 2 * 3.14159 * rpx);
+}
+
+TEST_F(OffscreenRender, ClothIsDoubleSided) {
+    vbd::SceneDesc d;
+    d.ground.enabled = false;
+    vbd::ClothDesc c;
+    c.min = {0, 0.5f, 0};
+    c.size = {1, 1};
+    c.cells = {4, 4};
+    d.cloths.push_back(c);
+    auto world = makePreviewWorld(d, false);
+    OrbitCamera above = testCamera(), below = testCamera();
+    below.pitch = -0.45f;
+    DrawOptions opt;
+    opt.fixedVertices = false;
+    Bounds a = foreground(render(*world, above, opt)), b = foreground(render(*world, below, opt));
+    // The sheet seen from either side covers the projection of its four corners.
+    std::vector<glm::vec3> corners = {{0, 0.5f, 0}, {1, 0.5f, 0}, {0, 0.5f, 1}, {1, 0.5f, 1}};
+    for (const OrbitCamera* cam : {&above, &below}) {
+        glm::vec2 lo, hi;
+        projectedBounds(*cam, corners, lo, hi);
+        const Bounds& bb = cam == &above ? a : b;
+        ASSERT_GT(bb.count, 0) << (cam == &above ? "from above" : "from below");
+        // The extreme points are corners of the projected quad, wedges whose tip can fall between pixel
+        // centres: two pixels of slack.
+        EXPECT_NEAR(bb.x0 + 0.5f, lo.x, 2.0f);
+        EXPECT_NEAR(bb.x1 + 0.5f, hi.x, 2.0f);
+        EXPECT_NEAR(bb.y0 + 0.5f, lo.y, 2.0f);
+        EXPECT_NEAR(bb.y1 + 0.5f, hi.y, 2.0f);
+    }
+    // Same pixel count from above and below: the projection is mirror-symmetric about the sheet's plane
+    // (pitch -> -pitch), so the silhouette is the same polygon flipped vertically (1 % raster slack).
+    EXPECT_NEAR(double(a.count), double(b.count), 0.01 * double(a.count));
+}
+
+TEST_F(OffscreenRender, HeatMapSpansTheColourRamp) {
+    vbd::SceneDesc d;
+    d.ground.enabled = false;
+    vbd::SoftBodyDesc sb;
+    sb.min = {0, 0, 0};
+    sb.max = {1, 1, 1};
+    sb.cells = {4, 4, 4};
+    sb.fixed.push_back({});
+    sb.fixed.back().box = {{-0.01f, -0.01f, -0.01f}, {0.01f, 1.01f, 1.01f}};
+    d.softBodies.push_back(sb);
+    auto world = makePreviewWorld(d, true);
+    for (int i = 0; i < 30; ++i) world->step();  // sag grows with x: a field that varies over the body
+    OrbitCamera cam = testCamera();
+    DrawOptions opt;
+    opt.field = vbd::ScalarField::VolumeRatio;
+    opt.fixedVertices = false;
+    SceneGpu gpu(*ctx, *world, 1);
+    gpu.update(*world, opt, 0);
+    Pixels px = target->render(kClearColor, [&](VkCommandBuffer cb) {
+        renderer->draw(cb, gpu, 0, cam, VkRect2D{{0, 0}, {kW, kH}}, opt);
+    });
+    ASSERT_TRUE(gpu.range.valid);
+    EXPECT_GT(gpu.range.hi, gpu.range.lo);
+    // The ramp runs from blue (low) to red (high): both ends must be present on the lit body.
+    long bluish = 0, reddish = 0;
+    for (uint32_t y = 0; y < kH; ++y)
+        for (uint32_t x = 0; x < kW; ++x) {
+            const uint8_t* p = px.at(x, y);
+            if (isBackground(p)) continue;
+            if (p[2] > p[0] + 40) ++bluish;
+            if (p[0] > p[2] + 40) ++reddish;
+        }
+    EXPECT_GT(bluish, 50);
+    EXPECT_GT(reddish, 50);
+}
+
+}  // namespace
+}  // namespace vbdgui
