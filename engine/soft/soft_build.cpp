@@ -118,6 +118,7 @@ void SoftSolver::build(const SceneDesc& scene) {
     m_.vLast = m_.v;
     for (auto& vl : m_.vLast) vl -= scene.gravity * h_;
     m_.vertexTets = vertexTetAdjacency(n, m_.tets);
+    m_.Cprev.assign(m_.tets.size(), Mat33::identity());
     m_.colliders = buildColliders(scene);
     Graph g = graphFromElements(n, m_.tets);
     // MCS colors box grids with 4 colors (greedy-by-degree needs 8), i.e. twice the parallel work per color.

@@ -31,6 +31,7 @@ struct SoftModel {
     std::vector<Mat33> DmInv;
     std::vector<float> volume, mu, lambda, kd;  // Neo-Hookean mu, lambda_NH; damping k_d (s)
     Csr vertexTets;                              // vertex -> 4*tet + local
+    std::vector<Mat33> Cprev;                    // F^T F at x_prev, per tet (refreshed every step)
 
     // Contacts with static colliders (ground plane, fixed rigid boxes/spheres)
     std::vector<Collider> colliders;
@@ -53,6 +54,7 @@ struct SoftView {
     const float* mu;
     const float* lambda;
     const float* kd;
+    const Mat33* Cprev;
     const int* vtOffsets;
     const int* vtItems;
     const Collider* colliders;

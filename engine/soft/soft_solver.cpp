@@ -32,6 +32,7 @@ SoftView SoftSolver::view() const {
     s.mu = m_.mu.data();
     s.lambda = m_.lambda.data();
     s.kd = m_.kd.data();
+    s.Cprev = m_.Cprev.data();
     s.vtOffsets = m_.vertexTets.offsets.data();
     s.vtItems = m_.vertexTets.items.data();
     s.colliders = m_.colliders.data();
@@ -123,6 +124,12 @@ SoftStepStats SoftSolver::step(float h, const Vec3& gravity) {
     inContact_.assign(size_t(n), 0);
     if (n == 0) return st;
     predict(h, gravity);
+    m_.Cprev.resize(m_.tets.size());
+    parallelFor(m_.tets.size(), [&](size_t e) {
+        const auto& t = m_.tets[e];
+        const Mat33 Fp = tetDeformationGradient(m_.xPrev[t[0]], m_.xPrev[t[1]], m_.xPrev[t[2]], m_.xPrev[t[3]], m_.DmInv[e]);
+        m_.Cprev[e] = Fp.transposed() * Fp;
+    });
     if (hook_) hook_->beginStep(*this);
     const bool diag = params_.diagnostics;
     auto td = std::chrono::steady_clock::now();

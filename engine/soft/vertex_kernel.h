@@ -25,8 +25,7 @@ VBD_HD void tetVertexTerms(const SoftView& s, int e, int a, Vec3& f, Mat33& H) {
         Vec3 fd;
         Mat33 Hd;
         if (s.damping == DampingModel::Internal) {
-            const Mat33 Fp = tetDeformationGradient(s.xPrev[t[0]], s.xPrev[t[1]], s.xPrev[t[2]], s.xPrev[t[3]], Dinv);
-            internalDampingVertex(F, Fp, m, s.volume[e], s.mu[e], s.lambda[e], kd, s.h, fd, Hd);
+            internalDampingVertexC(F, s.Cprev[e], m, s.volume[e], s.mu[e], s.lambda[e], kd, s.h, fd, Hd);
         } else if (s.damping == DampingModel::Naive) {
             naiveDampingVertex(He, s.x[t[a]], s.xPrev[t[a]], kd, s.h, fd, Hd);
         } else {
