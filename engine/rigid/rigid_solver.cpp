@@ -415,10 +415,10 @@ void RigidSolver::assemble(int body, float h, Block66d& blk) const {
     for (int k = contactOffsets_[i]; k < contactOffsets_[i + 1]; ++k) {
         const Contact& c = contacts_[size_t(contactItems_[size_t(k)])];
         Vec3d pA, pB;
-        double C[3], F[3];
+        double C[3], F[3], slide;
         contactC(c, state_.data(), alpha, pA, pB, C);
-        contactForce(c, C, F);
-        addContact(blk, c, body, x, pA, pB, F);
+        contactForce(c, C, F, &slide);
+        addContact(blk, c, body, x, pA, pB, F, slide);
     }
     for (int k = jointOffsets_[i]; k < jointOffsets_[i + 1]; ++k)
         addJoint(blk, joints_[size_t(jointItems_[size_t(k)])], body, state_.data(), alpha);

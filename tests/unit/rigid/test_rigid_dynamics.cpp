@@ -1,0 +1,178 @@
+// Scene-level AVBD checks against theory: free rigid body rotation (angular momentum, the
+// intermediate-axis flip), Coulomb friction on ramps and flat ground, the pendulum period, the
+// heavy chain.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+
+#include "rigid/rigid_scenes.h"
+#include "rigid/rigid_solver.h"
+
+namespace vbd {
+namespace {
+
+constexpr float kH = 1.0f / 60.0f;
+constexpr double kPi = 3.14159265358979323846;
+
+Vec3d angularMomentum(const RigidSolver& s, int b) {
+    const RigidBodyState& st = s.states()[size_t(b)];
+    const Quatd q(st.rotation);
+    const Vec3d wb = rotateInv(q, Vec3d(st.angularVelocity));
+    const Vec3d I = s.inertia(b);
+    return rotate(q, Vec3d(I.x * wb.x, I.y * wb.y, I.z * wb.z));
+}
+
+TEST(RigidDynamics, FreeBodyConservesAngularMomentum) {
+    // A 1 x 2 x 3 box spinning about a generic axis, no gravity. Torque-free: L (world) must stay
+    // constant. The seed's forward step is first order: explicit Euler on Euler's equations
+    // changes |L| by O((|w| h)^2 sin^2) per step, here |w| h = 0.025, so ~1e-4 per step at
+    // worst; over 4 s (240 steps) a few percent is the honest bound for the magnitude, and the
+    // direction must stay within the same. Without the gyroscopic term (body-frame omega held
+    // constant) L would swing by tens of degrees within a second for this spin.
+    SceneDesc sc = rigidSpinScene(1, 0.0f, 0.0f);
+    sc.rigidBodies[0].angularVelocity = Vec3(0.6f, 1.2f, -0.5f);
+    RigidSolver s(sc);
+    const Vec3d L0 = angularMomentum(s, 0);
+    double worstMag = 0, worstAng = 0;
+    for (int i = 0; i < 240; ++i) {
+        s.step(kH);
+        const Vec3d L = angularMomentum(s, 0);
+        worstMag = std::max(worstMag, std::fabs(norm(L) - norm(L0)) / norm(L0));
+        worstAng = std::max(worstAng, std::acos(std::min(1.0, dot(L, L0) / (norm(L) * norm(L0)))));
+    }
+    std::printf("angular momentum: max |dL|/|L| %.4f, max direction change %.4f rad\n", worstMag, worstAng);
+    EXPECT_LT(worstMag, 0.03);
+    EXPECT_LT(worstAng, 0.03);
+    // The body stays put (no gravity, no contact): its center moves less than float rounding.
+    EXPECT_LT(norm(s.states()[0].position - sc.rigidBodies[0].position), 1e-5f);
+}
+
+// Smallest value over the run of (body axis `axis`) . (its initial world direction).
+double minAxisAlignment(int axis, double seconds) {
+    SceneDesc sc = rigidSpinScene(axis, 4.0f, 0.01f);
+    RigidSolver s(sc);
+    Vec3 e(0.0f);
+    e[axis] = 1;
+    double lowest = 1;
+    for (int i = 0; i < int(seconds / kH); ++i) {
+        s.step(kH);
+        lowest = std::min(lowest, double(dot(rotate(s.states()[0].rotation, e), e)));
+    }
+    return lowest;
+}
+
+TEST(RigidDynamics, IntermediateAxisFlipsOthersDoNot) {
+    // Dzhanibekov effect. For the 1 x 2 x 3 box I_x : I_y : I_z = 13 : 10 : 5; a perturbation of
+    // the spin about y grows at rate w sqrt((I_x - I_y)(I_y - I_z) / (I_x I_z)) = 1.9 /s for
+    // w = 4, so from 0.01/4 it reaches O(1) within ln(400)/1.9 = 3.1 s: within 8 s the axis must
+    // turn over (alignment near -1). About x (major) and z (minor) the motion is a stable
+    // precession of amplitude ~ eps / w: the axis stays within a few degrees (alignment > 0.95
+    // leaves room for the slow amplitude growth of the explicit forward step).
+    const double inter = minAxisAlignment(1, 8.0);
+    const double major = minAxisAlignment(0, 8.0);
+    const double minor = minAxisAlignment(2, 8.0);
+    std::printf("axis alignment min: major %.4f intermediate %.4f minor %.4f\n", major, inter, minor);
+    EXPECT_LT(inter, -0.9);
+    EXPECT_GT(major, 0.95);
+    EXPECT_GT(minor, 0.95);
+}
+
+TEST(RigidDynamics, RampSticksBelowFrictionAngleSlidesAbove) {
+    // Coulomb: a box on a ramp of angle theta sticks iff tan(theta) < mu, and otherwise slides
+    // with a = g (sin theta - mu cos theta).
+    const std::vector<float> angles{0.2f, 0.4f, 0.6f, 0.5f, 0.4f};
+    const std::vector<float> mus{0.5f, 0.5f, 0.5f, 0.3f, 0.9f};
+    SceneDesc sc = rigidRampsScene(angles, mus);
+    RigidSolver s(sc);
+    std::vector<Vec3> x0;
+    for (size_t i = 0; i < angles.size(); ++i) x0.push_back(s.states()[2 * i + 1].position);
+    const int steps = 60;  // 1 s
+    for (int i = 0; i < steps; ++i) s.step(kH);
+    const double t = steps * kH, g = 9.81;
+    for (size_t i = 0; i < angles.size(); ++i) {
+        const Vec3 down = rotate(fromAxisAngle(Vec3(0, 0, 1), angles[i]), Vec3(-1, 0, 0));
+        const double d = dot(s.states()[2 * i + 1].position - x0[i], down);
+        const bool slides = std::tan(angles[i]) > mus[i];
+        const double a = g * (std::sin(angles[i]) - mus[i] * std::cos(angles[i]));
+        std::printf("ramp %.2f rad mu %.2f: moved %.4f m down-slope (theory %s %.4f)\n", angles[i], mus[i], d,
+                    slides ? "slide" : "stick", slides ? 0.5 * a * t * t : 0.0);
+        if (slides) {
+            // BDF1 with the contact multipliers building over the first steps: within 8% of
+            // 1/2 a t^2 (the lag of one step alone is 2 h / t = 3%).
+            EXPECT_NEAR(d, 0.5 * a * t * t, 0.08 * 0.5 * a * t * t);
+        } else {
+            // Sticking: only the settling of the penalty contacts, well below 1 cm (2.5% of the
+            // 0.4 m box), against 0.5 g sin(theta) t^2 > 0.97 m of free sliding.
+            EXPECT_LT(std::fabs(d), 0.01);
+        }
+    }
+}
+
+TEST(RigidDynamics, StoppingDistanceMatchesCoulomb) {
+    // A box launched at v along flat ground stops after v^2 / (2 mu g).
+    SceneDesc sc;
+    sc.ground.friction = 0.5;
+    RigidBodyDesc b;
+    b.size = Vec3(0.5f);
+    b.position = Vec3(0, 0.25f, 0);
+    b.friction = 0.5;
+    b.velocity = Vec3(4, 0, 0);
+    sc.rigidBodies.push_back(b);
+    RigidSolver s(sc);
+    for (int i = 0; i < 120; ++i) s.step(kH);  // 2 s; theory stops at t = v / (mu g) = 0.82 s
+    const double d = s.states()[0].position.x;
+    const double theory = 16.0 / (2 * 0.5 * 9.81);
+    std::printf("stopping distance %.4f m, theory %.4f m, final speed %.2e\n", d, theory, norm(s.states()[0].velocity));
+    EXPECT_NEAR(d, theory, 0.05 * theory);  // requirement: within 5%
+    EXPECT_LT(norm(s.states()[0].velocity), 0.01f);  // it has stopped (sticking friction holds it)
+}
+
+TEST(RigidDynamics, PendulumPeriod) {
+    // Small-amplitude pendulum: T = 2 pi sqrt(L / g) (1 + theta0^2 / 16 + ...). The bob is a
+    // 5 cm sphere, whose own inertia lengthens T by a factor sqrt(1 + 0.4 r^2 / L^2) = 1.0005;
+    // BDF1 lengthens it by (w h)^2 / 3 = 0.1%: the requirement is 2%.
+    const float L = 1.0f, th0 = 0.1f;
+    SceneDesc sc = rigidPendulumScene(L, th0);
+    RigidSolver s(sc);
+    std::vector<double> crossings;
+    double prev = s.states()[0].position.x, t = 0;
+    for (int i = 0; i < 600 && crossings.size() < 7; ++i) {
+        s.step(kH);
+        t += kH;
+        const double x = s.states()[0].position.x;
+        if ((prev > 0) != (x > 0)) crossings.push_back(t - kH * x / (x - prev));
+        prev = x;
+    }
+    ASSERT_GE(crossings.size(), 7u);
+    const double period = (crossings[6] - crossings[0]) / 3.0;
+    const double theory = 2 * kPi * std::sqrt(L / 9.81);
+    std::printf("pendulum period %.4f s, theory %.4f s\n", period, theory);
+    EXPECT_NEAR(period, theory, 0.02 * theory);
+    // The joint holds the bob at distance L from the pivot.
+    EXPECT_NEAR(norm(s.states()[0].position - Vec3(0, 2, 0)), L, 1e-3);
+}
+
+TEST(RigidDynamics, HeavyChainDoesNotStretch) {
+    // 50 links hold a box 50,000 times heavier than one link. Requirement: the chain stretches
+    // less than 1% of its rest length.
+    SceneDesc sc = rigidHeavyChainScene(50, 5e4);
+    RigidSolver s(sc);
+    const int heavy = 50;
+    ASSERT_NEAR(s.mass(heavy) / s.mass(0), 5e4, 1.0);
+    const float rest = 50 * 0.1f;
+    const Vec3 pivot = sc.joints[0].anchor;
+    double worst = 0;
+    for (int i = 0; i < 180; ++i) {
+        s.step(kH);
+        const Vec3 hook = s.states()[heavy].position + rotate(s.states()[heavy].rotation, Vec3(0, 0.15f, 0));
+        worst = std::max(worst, double(norm(hook - pivot)) - rest);
+    }
+    std::printf("heavy chain: worst stretch %.5f m (%.3f%%), heavy speed %.3e\n", worst, 100 * worst / rest,
+                norm(s.states()[heavy].velocity));
+    EXPECT_LT(worst, 0.01 * rest);
+    EXPECT_LT(norm(s.states()[heavy].velocity), 0.05f);  // hanging at rest, not bouncing
+}
+
+}  // namespace
+}  // namespace vbd
