@@ -12,6 +12,7 @@ int runDefaultHeadless(const std::string& scene, int frames);  // cmd_sim.cpp
 
 int main(int argc, char** argv) {
     CLI::App root{"VBD Lab: Vertex Block Descent soft bodies and AVBD rigid bodies, interactive and headless."};
+    root.name("vbdlab");
     root.require_subcommand(0, 1);
     vbdgui::GuiOptions gui;
     root.add_option("--scene", gui.scene, "Scene file to open in the GUI")->check(CLI::ExistingFile);

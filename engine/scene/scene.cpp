@@ -399,6 +399,12 @@ SceneDesc parseScene(const std::string& text, const std::string& file, const std
         const size_t p = what.find("parse error");
         throw InputError(file, "line " + std::to_string(line) + ", column " + std::to_string(col),
                          "malformed JSON (" + (p == std::string::npos ? what : what.substr(p)) + ")");
+    } catch (const json::exception& e) {
+        // e.g. out_of_range.406 for a number that overflows a double (1e999): not a finite number.
+        std::string what = e.what();
+        const size_t p = what.find(']');
+        throw InputError(file, "", "unusable JSON value (" + (p == std::string::npos ? what : what.substr(p + 2)) +
+                                       "): numbers must be finite");
     }
     for (const auto& ov : overrides) applyOverride(root, ov, file);
 

@@ -1,0 +1,163 @@
+// vbdlab's command-line contract (DESIGN.md): sim outputs with the exact headers, and bad input refused
+// with exit code 2, a message naming the file and key, and nothing written to the output folder.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+    int code;
+    std::string err;
+};
+
+std::string tempDir(const std::string& name) {
+    fs::path p = fs::temp_directory_path() / ("vbdlab_test_" + name + "_" + std::to_string(::getpid()));
+    fs::remove_all(p);
+    fs::create_directories(p);
+    return p.string();
+}
+
+std::string slurp(const std::string& path) {
+    std::ifstream f(path);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+
+Result run(const std::string& args, std::string* out = nullptr) {
+    const std::string d = tempDir("io");
+    const std::string cmd =
+        std::string(VBD_BINARY_DIR) + "/bin/vbdlab " + args + " 2> " + d + "/err.txt > " + d + "/out.txt";
+    const int status = std::system(cmd.c_str());
+    if (out) *out = slurp(d + "/out.txt");
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(d + "/err.txt")};
+}
+
+std::string writeFile(const std::string& dir, const std::string& name, const std::string& text) {
+    const std::string p = dir + "/" + name;
+    std::ofstream(p) << text;
+    return p;
+}
+
+const char* kGood = R"({
+  "name": "t", "dt": 0.0166667,
+  "solver": { "iterations": 5 },
+  "soft_bodies": [ { "type": "box_grid", "min": [0,1,0], "max": [1,2,1], "cells": [2,2,2],
+                     "material": { "youngs": 1e5, "poisson": 0.3, "density": 1000 } } ]
+})";
+
+std::string firstLine(const std::string& path) {
+    std::ifstream f(path);
+    std::string l;
+    std::getline(f, l);
+    return l;
+}
+
+}  // namespace
+
+TEST(Cli, SimWritesTheThreeFilesWithExactHeaders) {
+    const std::string dir = tempDir("sim");
+    const std::string scene = writeFile(dir, "scene.json", kGood);
+    Result r = run("sim " + scene + " --frames 3 --out " + dir + "/out");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(firstLine(dir + "/out/metrics.csv"),
+              "frame,time,iterations,residual_initial,residual_final,energy,kinetic_energy,com_x,com_y,com_z,"
+              "min_volume_ratio,max_speed,step_ms");
+    EXPECT_EQ(firstLine(dir + "/out/convergence.csv"), "frame,iteration,residual,energy");
+    std::ifstream js(dir + "/out/final_state.json");
+    nlohmann::json j = nlohmann::json::parse(js);
+    EXPECT_EQ(j["particles"].size(), 27u);  // 3x3x3 grid vertices
+    EXPECT_TRUE(j["bodies"].is_array());
+    // 3 frames -> 3 metric rows; 5 iterations + the initial guess per frame -> 18 convergence rows.
+    std::ifstream m(dir + "/out/metrics.csv"), c(dir + "/out/convergence.csv");
+    int rows = 0, crow = 0;
+    for (std::string l; std::getline(m, l);) rows++;
+    for (std::string l; std::getline(c, l);) crow++;
+    EXPECT_EQ(rows, 4);
+    EXPECT_EQ(crow, 19);
+}
+
+TEST(Cli, SetOverridesAScenekey) {
+    const std::string dir = tempDir("set");
+    const std::string scene = writeFile(dir, "scene.json", kGood);
+    Result r = run("sim " + scene + " --frames 1 --out " + dir + "/out --set solver.iterations=2");
+    ASSERT_EQ(r.code, 0) << r.err;
+    std::ifstream c(dir + "/out/convergence.csv");
+    int crow = 0;
+    for (std::string l; std::getline(c, l);) crow++;
+    EXPECT_EQ(crow, 1 + 3);  // header + initial + 2 iterations
+}
+
+struct BadCase {
+    const char* name;
+    std::string from, to;  // replacement applied to kGood
+    const char* key;       // must appear in the message
+    std::string extraArgs = "";
+};
+
+TEST(Cli, BadInputExitsTwoNamingFileAndKeyAndWritesNothing) {
+    const std::string dir = tempDir("bad");
+    // A degenerate (zero-volume) rest tet in a TetGen mesh: four coplanar nodes.
+    writeFile(dir, "flat.node", "4 3 0 0\n0 0 0 0\n1 1 0 0\n2 0 1 0\n3 1 1 0\n");
+    writeFile(dir, "flat.ele", "1 4 0\n0 0 1 2 3\n");
+    const std::string meshBody = R"({ "type": "mesh", "path": "flat.node", "material": { "density": 1000 } })";
+    const std::vector<BadCase> cases = {
+        {"malformed JSON", "\"solver\":", "\"solver\" ", "line"},
+        {"unknown key", "\"iterations\": 5", "\"iterations\": 5, \"iteratoins\": 3", "solver.iteratoins"},
+        {"missing mesh", "{ \"type\": \"box_grid\"", "{ \"type\": \"mesh\", \"path\": \"nope.obj\"", "soft_bodies[0].path"},
+        {"zero density", "\"density\": 1000", "\"density\": 0", "soft_bodies[0].material.density"},
+        {"negative density", "\"density\": 1000", "\"density\": -5", "soft_bodies[0].material.density"},
+        {"poisson 0.5", "\"poisson\": 0.3", "\"poisson\": 0.5", "soft_bodies[0].material.poisson"},
+        {"dt zero", "\"dt\": 0.0166667", "\"dt\": 0", "dt"},
+        {"dt negative", "\"dt\": 0.0166667", "\"dt\": -1", "dt"},
+        {"NaN literal", "\"youngs\": 1e5", "\"youngs\": NaN", "line"},
+        {"overflow to inf", "\"youngs\": 1e5", "\"youngs\": 1e999", "1e999"},
+        {"degenerate tet", "{ \"type\": \"box_grid\", \"min\": [0,1,0], \"max\": [1,2,1], \"cells\": [2,2,2],\n                     \"material\": { \"youngs\": 1e5, \"poisson\": 0.3, \"density\": 1000 } }",
+         meshBody, "flat"},
+        {"bad --set", "\"dt\"", "\"dt\"", "solver.iterations", " --set solver.iterations=-3"},
+    };
+    for (const BadCase& c : cases) {
+        SCOPED_TRACE(c.name);
+        std::string text = kGood;
+        const size_t p = text.find(c.from);
+        ASSERT_NE(p, std::string::npos);
+        text.replace(p, c.from.size(), c.to);
+        const std::string scene = writeFile(dir, "bad.json", text);
+        const std::string out = dir + "/out";
+        fs::create_directories(out);
+        writeFile(out, "keep.txt", "already here");
+        Result r = run("sim " + scene + " --frames 2 --out " + out + c.extraArgs);
+        EXPECT_EQ(r.code, 2) << r.err;
+        EXPECT_NE(r.err.find(c.key), std::string::npos) << r.err;
+        const bool namesFile = r.err.find("bad.json") != std::string::npos || r.err.find("flat.") != std::string::npos;
+        EXPECT_TRUE(namesFile) << r.err;
+        int files = 0;
+        for (auto it = fs::directory_iterator(out); it != fs::directory_iterator(); ++it) ++files;
+        EXPECT_EQ(files, 1) << "output folder was written to";
+    }
+}
+
+TEST(Cli, HelpForEveryCommand) {
+    for (const char* c : {"sim", "lab", "render", "experiment"}) {
+        std::string out;
+        Result r = run(std::string(c) + " --help", &out);
+        EXPECT_EQ(r.code, 0) << c;
+        // the subcommand's own usage line, not the root help
+        EXPECT_NE(out.find(std::string("vbdlab ") + c), std::string::npos) << out;
+    }
+    std::string out;
+    EXPECT_EQ(run("--help", &out).code, 0);
+    EXPECT_NE(out.find("sim"), std::string::npos);
+    Result r = run("frobnicate");
+    EXPECT_EQ(r.code, 2);
+}
