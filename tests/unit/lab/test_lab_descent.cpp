@@ -135,7 +135,10 @@ TEST(LabDescent, LocalEigenBasisBeatsBcdOnTiltedEllipse) {
     EXPECT_LE(errAtSweep(q, loc, 1), 1e-13);
     EXPECT_GT(errAtSweep(q, bcd, 1), 0.5);  // measured 0.811
     EXPECT_EQ(sweepsToTol(q, loc, 1e-8), 1);
-    EXPECT_EQ(sweepsToTol(q, bcd, 1e-8), 89);  // ceil(log 1e-8 / log 0.812) plus the first sweep
+    // From sweep 1 on the error contracts by exactly rho, so bcd needs 1 + ceil(log(tol/e1)/log rho)
+    // sweeps (= 89 here).
+    const double rho = spectralRadius(gaussSeidelMatrix(q.A, 1)), e1 = errAtSweep(q, bcd, 1);
+    EXPECT_EQ(sweepsToTol(q, bcd, 1e-8), 1 + int(std::ceil(std::log(1e-8 / e1) / std::log(rho))));
     // n-D (12 DOF, coupling 0.9, kappa 1e3): sweeps to 1e-8, measured bcd 80, local/all 28 (with 30
     // sparse line searches per sweep against bcd's 4 block solves).
     const Quadratic qn = makeBlockSystem(params(4, 3, 1e3, 0.9, 7)).q;
