@@ -50,7 +50,7 @@ Quadratic makeEllipse2d(double kappa, double angleDeg);
 // [0, 1] fixed random per DOF). Block-diagonal congruence leaves the Gauss-Seidel spectrum unchanged
 // (M' = G^{-1} M G), so rho(M) is set by t alone, while p is found by bisection so that kappa(A) equals
 // the requested kappa (kappa(p) is continuous, kappa(0) = kappa(A~), kappa -> infinity as p grows).
-// The requested kappa must be >= kappa(A~(t)) <= (1 + t)/(1 - t).
+// The requested kappa must be at least kappa(A~(t)), which is at most (1 + t)/(1 - t).
 // b = A xs with xs uniform in [-1, 1]; x0 = 0. Deterministic in the seed (own uniform generator, no
 // std distributions, whose output is implementation-defined).
 struct BlockSystemParams {
