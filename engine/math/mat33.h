@@ -8,7 +8,7 @@ template <typename T>
 struct Mat33T {
     T m[3][3] = {{T(0), T(0), T(0)}, {T(0), T(0), T(0)}, {T(0), T(0), T(0)}};
 
-    VBD_HD Mat33T() = default;
+    Mat33T() = default;
     template <typename U>
     VBD_HD explicit Mat33T(const Mat33T<U>& o) {
         for (int r = 0; r < 3; ++r)

@@ -8,7 +8,7 @@ namespace vbd {
 template <typename T>
 struct QuatT {
     T x = T(0), y = T(0), z = T(0), w = T(1);
-    VBD_HD QuatT() = default;
+    QuatT() = default;
     VBD_HD QuatT(T x_, T y_, T z_, T w_) : x(x_), y(y_), z(z_), w(w_) {}
     VBD_HD QuatT(const Vec3T<T>& v, T w_) : x(v.x), y(v.y), z(v.z), w(w_) {}
     template <typename U>

@@ -10,7 +10,7 @@ namespace vbd {
 template <typename T>
 struct Vec3T {
     T x = T(0), y = T(0), z = T(0);
-    VBD_HD Vec3T() = default;
+    Vec3T() = default;
     VBD_HD Vec3T(T x_, T y_, T z_) : x(x_), y(y_), z(z_) {}
     VBD_HD explicit Vec3T(T s) : x(s), y(s), z(s) {}
     template <typename U>
