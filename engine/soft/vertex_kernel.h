@@ -6,6 +6,7 @@
 #include "energy/damping.h"
 #include "math/chol33.h"
 #include "energy/neo_hookean.h"
+#include "energy/tet_fused.h"
 #include "soft/soft_model.h"
 
 namespace vbd {
@@ -15,22 +16,22 @@ VBD_HD void tetVertexTerms(const SoftView& s, int e, int a, Vec3& f, Mat33& H) {
     const Mat33& Dinv = s.DmInv[e];
     const Mat33 F = tetDeformationGradient(s.x[t[0]], s.x[t[1]], s.x[t[2]], s.x[t[3]], Dinv);
     const Vec3 m = tetVertexWeight(Dinv, a);
+    const float kd = s.kd[e];
+    if (s.damping != DampingModel::Naive) {
+        // Elastic + internal damping fused (tet_fused.h; same math as neoHookeanVertex + internalDampingVertexC).
+        const float kdi = s.damping == DampingModel::Internal ? kd : 0.f;
+        tetVertexFused(F, m, s.volume[e], s.mu[e], s.lambda[e], s.Cprev[e], kdi, s.h, f, H);
+        return;
+    }
     Vec3 fe;
     Mat33 He;
     neoHookeanVertex(F, m, s.volume[e], s.mu[e], s.lambda[e], fe, He);
     f += fe;
     H += He;
-    const float kd = s.kd[e];
     if (kd > 0.f) {
         Vec3 fd;
         Mat33 Hd;
-        if (s.damping == DampingModel::Internal) {
-            internalDampingVertexC(F, s.Cprev[e], m, s.volume[e], s.mu[e], s.lambda[e], kd, s.h, fd, Hd);
-        } else if (s.damping == DampingModel::Naive) {
-            naiveDampingVertex(He, s.x[t[a]], s.xPrev[t[a]], kd, s.h, fd, Hd);
-        } else {
-            return;
-        }
+        naiveDampingVertex(He, s.x[t[a]], s.xPrev[t[a]], kd, s.h, fd, Hd);
         f += fd;
         H += Hd;
     }
