@@ -16,8 +16,8 @@ namespace vbdgui {
 // One simulated World and what is shown of it. Side-by-side mode runs two of these in lockstep.
 struct Lab {
     std::string label = "A";
-    vbd::SceneDesc desc;  // what the World was built from; material edits change it and rebuild
-    std::unique_ptr<vbd::World> world;
+    vbd::SceneDesc desc;                // what the World was built from; material edits change it and rebuild
+    std::shared_ptr<vbd::World> world;  // the latest snapshot published by the simulation thread
     std::unique_ptr<SceneGpu> gpu;
     DrawOptions draw;
     std::deque<std::vector<vbd::IterationRecord>> recent;  // last frames' convergence, newest last
@@ -25,6 +25,7 @@ struct Lab {
     bool rebuild = false;                                  // material/dt changed: recreate the World
     bool solverDirty = false;                              // setSolver at the next step
     double stepMs = 0;                                     // wall time of the last World::step
+    int shownFrame = -1;                                   // frame of the snapshot last drawn
 };
 
 struct PickState {
@@ -82,6 +83,9 @@ struct AppState {
 };
 
 inline constexpr int kRecentFrames = 6;
-inline constexpr float kLeftPanelWidth = 370, kRightPanelWidth = 430;
+inline constexpr float kLeftPanelWidth = 370, kLeftPanelWidthCompare = 560, kRightPanelWidth = 430;
+inline float leftPanelWidth(const AppState& a) {
+    return a.compare ? kLeftPanelWidthCompare : kLeftPanelWidth;
+}
 
 }  // namespace vbdgui

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
@@ -15,6 +16,7 @@
 #include <imgui_impl_vulkan.h>
 
 #include "gui/panels.h"
+#include "gui/sim_runner.h"
 #include "math/error.h"
 #include "render/image_io.h"
 #include "render/picking.h"
@@ -54,6 +56,7 @@ class GuiApp {
     void initVulkan();
     void initImGui();
     bool loadInitialScene();
+    void applySetupString();
     void applySceneRequest();
     void rebuildLab(Lab& lab);
     void simulate();
@@ -63,6 +66,7 @@ class GuiApp {
 
     GuiOptions opt_;
     AppState app_;
+    SimRunner sim_;
     GLFWwindow* window_ = nullptr;
     std::unique_ptr<Context> ctx_;
     std::unique_ptr<Swapchain> swap_;
@@ -198,20 +202,61 @@ bool GuiApp::loadInitialScene() {
     app_.labs[0].desc = desc;
     app_.labs[0].rebuild = true;
     app_.labs[1].label = "B";
+    applySetupString();
     return true;
+}
+
+// VBDLAB_GUI_SETUP="compare,heat=residual,wireframe,iterations=5,iterations_right=40,coarse_right": the
+// initial panel state, for scripted screenshots and recordings (the panels change all of it later).
+void GuiApp::applySetupString() {
+    const char* env = std::getenv("VBDLAB_GUI_SETUP");
+    if (!env) return;
+    std::string s = env;
+    app_.labs[1].desc = app_.labs[0].desc;  // the right lab starts as a copy; "_right" keys change it
+    size_t pos = 0;
+    while (pos <= s.size()) {
+        size_t end = s.find(',', pos);
+        if (end == std::string::npos) end = s.size();
+        std::string item = s.substr(pos, end - pos), key = item, value;
+        pos = end + 1;
+        if (size_t eq = item.find('='); eq != std::string::npos)
+            key = item.substr(0, eq), value = item.substr(eq + 1);
+        bool right = key.size() > 6 && key.compare(key.size() - 6, 6, "_right") == 0;
+        if (right) key.resize(key.size() - 6);
+        for (int l = 0; l < 2; ++l) {
+            if (right && l == 0) continue;
+            Lab& lab = app_.labs[l];
+            if (key == "compare") app_.compare = true;
+            if (key == "heat") {
+                if (value == "color") lab.draw.field = vbd::ScalarField::Color;
+                if (value == "residual")
+                    lab.draw.field = vbd::ScalarField::Residual, lab.draw.logScale = true;
+                if (value == "det_f") lab.draw.field = vbd::ScalarField::VolumeRatio;
+                if (value == "dominance") lab.draw.field = vbd::ScalarField::DiagonalDominance;
+            }
+            if (key == "wireframe") lab.draw.wireframe = true;
+            if (key == "iterations" && !value.empty()) lab.desc.solver.iterations = std::atoi(value.c_str());
+            if (key == "coarse") lab.desc.solver.coarse.enabled = true;
+            if (key == "rho" && !value.empty()) lab.desc.solver.chebyshevRho = std::atof(value.c_str());
+        }
+    }
+    app_.labs[1].rebuild = app_.compare;
 }
 
 void GuiApp::rebuildLab(Lab& lab) {
     lab.rebuild = false;
+    const int index = &lab == &app_.labs[0] ? 0 : 1;
     try {
         std::string note;
         auto world = createWorld(lab.desc, &note);
         if (lab.gpu) vkDeviceWaitIdle(ctx_->device);
         lab.gpu.reset();
-        lab.world = std::move(world);
+        sim_.setWorld(index, std::move(world));
+        lab.world = sim_.snapshot(index);
         lab.note = note;
         lab.gpu = std::make_unique<SceneGpu>(*ctx_, *lab.world, kFramesInFlight);
         lab.recent.clear();
+        lab.shownFrame = lab.world->frame();
         lab.solverDirty = false;
         app_.sceneError.clear();
     } catch (const std::exception& e) {
@@ -271,30 +316,37 @@ void GuiApp::applySceneRequest() {
     }
 }
 
+// Hands the UI's requests to the simulation thread and picks up its latest snapshots.
 void GuiApp::simulate() {
-    const bool step = app_.playing || app_.stepRequests > 0;
-    if (app_.stepRequests > 0) --app_.stepRequests;
-    auto t0 = Clock::now();
-    for (int l = 0; l < (app_.compare ? 2 : 1); ++l) {
+    const int labs = app_.compare ? 2 : 1;
+    sim_.setActive(labs);
+    sim_.setPlaying(app_.playing);
+    if (app_.stepRequests > 0) sim_.requestSteps(app_.stepRequests);
+    app_.stepRequests = 0;
+    for (int l = 0; l < labs; ++l) {
         Lab& lab = app_.labs[l];
+        sim_.setField(l, lab.draw.field);
         if (!lab.world) continue;
         if (lab.solverDirty) {
-            lab.world->setSolver(lab.desc.solver);
+            lab.world->setSolver(lab.desc.solver);  // queued for the worker's next step
             lab.solverDirty = false;
         }
-        if (!step) continue;
-        auto ts = Clock::now();
-        try {
-            lab.world->step();
-        } catch (const std::exception& e) {
-            app_.sceneError = e.what();
-            app_.playing = false;
+        auto snap = sim_.snapshot(l);
+        if (!snap) continue;
+        lab.world = snap;
+        lab.stepMs = sim_.lastStepMs(l);
+        if (snap->frame() != lab.shownFrame) {
+            lab.shownFrame = snap->frame();
+            lab.recent.push_back(snap->lastConvergence());
+            while (lab.recent.size() > size_t(kRecentFrames)) lab.recent.pop_front();
         }
-        lab.stepMs = msSince(ts);
-        lab.recent.push_back(lab.world->lastConvergence());
-        while (lab.recent.size() > size_t(kRecentFrames)) lab.recent.pop_front();
     }
-    app_.timing.simMs = msSince(t0);
+    std::string err = sim_.takeError();
+    if (!err.empty()) {
+        app_.sceneError = err;
+        app_.playing = false;
+    }
+    app_.timing.simMs = sim_.lastTickMs();
 }
 
 void GuiApp::handleInput() {
@@ -534,6 +586,7 @@ int GuiApp::run() {
                      "vbdlab: this Vulkan surface cannot be read back; use `vbdlab render` for images\n");
         return 1;
     }
+    sim_.setStopAt(targetFrames);
     auto last = Clock::now();
     while (!glfwWindowShouldClose(window_)) {
         glfwPollEvents();
@@ -544,13 +597,11 @@ int GuiApp::run() {
             continue;
         }
         // Layout: control panel left, plots right, the scene in between.
-        app_.viewX = kLeftPanelWidth;
+        app_.viewX = leftPanelWidth(app_);
         app_.viewY = 0;
-        app_.viewW = std::max(1.0f, float(fw) - kLeftPanelWidth - (app_.showPlots ? kRightPanelWidth : 0.0f));
+        app_.viewW = std::max(1.0f, float(fw) - app_.viewX - (app_.showPlots ? kRightPanelWidth : 0.0f));
         app_.viewH = float(fh);
         applySceneRequest();
-        const int simFrame = app_.labs[0].world ? app_.labs[0].world->frame() : 0;
-        if (targetFrames >= 0 && simFrame >= targetFrames) app_.playing = false;
         simulate();
 
         ImGui_ImplVulkan_NewFrame();
@@ -590,6 +641,7 @@ int GuiApp::run() {
         app_.timing.fps = 1000.0 / std::max(app_.timing.frameMs, 1e-3);
         last = Clock::now();
     }
+    sim_.setPlaying(false);
     vkDeviceWaitIdle(ctx_->device);
     return ctx_->validationMessages() > 0 && validationRequested() && screenshotMode ? 1 : 0;
 }

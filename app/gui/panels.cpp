@@ -223,7 +223,7 @@ void statusLine(AppState& app) {
 
 void controlPanel(AppState& app, float height) {
     ImGui::SetNextWindowPos(ImVec2(0, 0));
-    ImGui::SetNextWindowSize(ImVec2(kLeftPanelWidth, height));
+    ImGui::SetNextWindowSize(ImVec2(leftPanelWidth(app), height));
     ImGui::Begin("VBD Lab", nullptr,
                  ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse);
     ImGui::PushItemWidth(-150);
@@ -257,6 +257,7 @@ void controlPanel(AppState& app, float height) {
         if (ImGui::Button("Reset (R)")) app.resetRequest = true;
         if (lab.world) ImGui::Text("frame %d, t = %.3f s", lab.world->frame(), lab.world->time());
         if (ImGui::Checkbox("side-by-side", &app.compare) && app.compare) {
+            app.frameRequest = true;
             app.labs[1].desc = app.labs[0].desc;
             app.labs[1].draw = app.labs[0].draw;
             app.labs[1].rebuild = true;

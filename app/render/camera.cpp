@@ -44,7 +44,7 @@ void OrbitCamera::frame(const glm::vec3& lo, const glm::vec3& hi, float aspect) 
     // The bounding sphere fits the narrower of the two fields of view.
     float half = 0.5f * fovY;
     if (aspect < 1) half = std::atan(std::tan(half) * aspect);
-    distance = std::max(radius / std::sin(half), 0.1f) * 1.05f;
+    distance = std::max(radius / std::sin(half), 0.1f) * 1.3f;  // 30 % margin around the sphere
     nearZ = std::max(0.01f, distance * 0.005f);
     farZ = std::max(500.0f, distance * 20);
 }

@@ -116,14 +116,17 @@ void SceneGpu::update(const vbd::World& world, const DrawOptions& opt, uint32_t 
             range = {0.0f, float(std::max(world.numColors() - 1, 0)), true};
         } else {
             float lo = std::numeric_limits<float>::max(), hi = -lo;
+            // Log scale: zeros (fixed vertices have no residual) sit below the range instead of
+            // stretching it down to the clamp value.
             for (float& v : field_) {
-                if (opt.logScale) v = std::log10(std::max(std::fabs(v), 1e-30f));
+                if (opt.logScale) v = v > 0 ? std::log10(v) : -std::numeric_limits<float>::infinity();
                 if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
             }
             if (!opt.autoRange) lo = opt.rangeMin, hi = opt.rangeMax;
             if (!(hi > lo)) hi = lo + 1e-6f;
             for (size_t i = 0; i < field_.size(); ++i)
-                scalar01_[i] = std::isfinite(field_[i]) ? (field_[i] - lo) / (hi - lo) : 1.0f;
+                scalar01_[i] =
+                    std::isfinite(field_[i]) ? (field_[i] - lo) / (hi - lo) : (field_[i] < 0 ? 0.0f : 1.0f);
             range = {lo, hi, !field_.empty()};
         }
     }

@@ -1,0 +1,153 @@
+// The app end to end under a virtual X server: `vbdlab --scene F --frames N --screenshot OUT.png` must exit
+// 0, print no Vulkan validation message, and leave a PNG that holds both the panels and the scene.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#define STB_IMAGE_IMPLEMENTATION
+#include <stb/stb_image.h>
+
+#include "gui/app_state.h"
+#include "render/vk_context.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CommandResult {
+    int code = -1;
+    std::string output;
+};
+
+CommandResult runCommand(const std::string& cmd) {
+    CommandResult r;
+    FILE* p = popen((cmd + " 2>&1").c_str(), "r");
+    if (!p) return r;
+    char buf[4096];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
+    int status = pclose(p);
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return r;
+}
+
+std::string vbdlabExe() {
+    const char* env = std::getenv("VBDLAB");  // lets the test run against an installed binary
+    return env && *env ? env : VBDLAB_EXE;
+}
+
+bool haveVulkanDevice(std::string& why) {
+    try {
+        vbdgui::ContextOptions o;
+        vbdgui::Context ctx(o);
+        return true;
+    } catch (const vbdgui::VulkanError& e) {
+        why = e.what();
+        return false;
+    }
+}
+
+struct Image {
+    int w = 0, h = 0;
+    std::vector<unsigned char> px;
+    const unsigned char* at(int x, int y) const { return &px[(size_t(y) * size_t(w) + size_t(x)) * 4]; }
+};
+
+Image load(const std::string& path) {
+    Image im;
+    int comp = 0;
+    unsigned char* d = stbi_load(path.c_str(), &im.w, &im.h, &comp, 4);
+    if (d) {
+        im.px.assign(d, d + size_t(im.w) * size_t(im.h) * 4);
+        stbi_image_free(d);
+    }
+    return im;
+}
+
+// Fraction of pixels in [x0, x1) x [y0, y1) that satisfy pred.
+template <typename P>
+double fraction(const Image& im, int x0, int x1, int y0, int y1, P pred) {
+    long n = 0, hit = 0;
+    for (int y = y0; y < y1; ++y)
+        for (int x = x0; x < x1; ++x, ++n) hit += pred(im.at(x, y)) ? 1 : 0;
+    return n ? double(hit) / double(n) : 0;
+}
+
+TEST(AppSmoke, ScreenshotHoldsPanelsAndScene) {
+    if (std::string(XVFB_RUN).empty() || !fs::exists(XVFB_RUN)) GTEST_SKIP() << "xvfb-run is not installed";
+    std::string why;
+    if (!haveVulkanDevice(why)) GTEST_SKIP() << "no Vulkan device: " << why;
+
+    const fs::path out = fs::path(VBD_BINARY_DIR) / "test_app_smoke.png";
+    fs::remove(out);
+    const std::string scene = std::string(VBD_SOURCE_DIR) + "/assets/scenes/cube_drop.json";
+    const std::string cmd = "VBD_VALIDATION=1 " + std::string(XVFB_RUN) +
+                            " -a -s \"-screen 0 1920x1080x24\" " + vbdlabExe() + " --scene " + scene +
+                            " --frames 20 --width 1600 --height 900 --screenshot " + out.string();
+    CommandResult r = runCommand(cmd);
+    ASSERT_EQ(r.code, 0) << cmd << "\n" << r.output;
+    EXPECT_EQ(r.output.find("vulkan validation:"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("0 validation messages"), std::string::npos) << r.output;
+
+    Image im = load(out.string());
+    ASSERT_EQ(im.w, 1600);
+    ASSERT_EQ(im.h, 900);
+    const int left = int(vbdgui::kLeftPanelWidth), right = im.w - int(vbdgui::kRightPanelWidth);
+    // Panel: Dear ImGui text is light grey on a near-black window, a few percent of the pixels (the
+    // bounds leave room for a short or a dense panel); the background is darker than the scene's clear
+    // colour.
+    auto text = [](const unsigned char* p) { return p[0] > 150 && p[1] > 150 && p[2] > 150; };
+    const double panelText = fraction(im, 0, left, 0, im.h, text);
+    EXPECT_GT(panelText, 0.01);
+    EXPECT_LT(panelText, 0.40);
+    // Scene: the cube is drawn in the soft-body orange (r > g > b by a margin) somewhere in the viewport,
+    // covering at least 0.2 % of it (the framed cube covers far more; nothing else is orange).
+    auto orange = [](const unsigned char* p) { return p[0] > p[1] + 30 && p[1] > p[2] + 20; };
+    EXPECT_GT(fraction(im, left, right, 0, im.h, orange), 0.002);
+    // The panel's window background is near black over most of its area.
+    auto dark = [](const unsigned char* p) { return p[0] < 45 && p[1] < 45 && p[2] < 45; };
+    EXPECT_GT(fraction(im, 0, left, 0, im.h, dark), 0.5);
+    // Ground grid: the floor below the horizon is lighter than the clear colour over much of the viewport.
+    auto clearColour = [](const unsigned char* p) {
+        const int c[3] = {33, 36, 43};  // kClearColor * 255
+        return std::abs(p[0] - c[0]) <= 2 && std::abs(p[1] - c[1]) <= 2 && std::abs(p[2] - c[2]) <= 2;
+    };
+    EXPECT_LT(fraction(im, left, right, im.h / 2, im.h, clearColour), 0.5);
+    // Plots: the convergence curve is drawn in the lab colour (255, 170, 90) in the right panel.
+    auto curve = [](const unsigned char* p) { return p[0] > 230 && p[1] > 140 && p[1] < 200 && p[2] < 130; };
+    EXPECT_GT(fraction(im, right, im.w, 0, im.h / 3, curve), 0.0005);
+}
+
+TEST(AppSmoke, BadSceneInScreenshotModeIsExitCodeTwo) {
+    if (std::string(XVFB_RUN).empty() || !fs::exists(XVFB_RUN)) GTEST_SKIP() << "xvfb-run is not installed";
+    std::string why;
+    if (!haveVulkanDevice(why)) GTEST_SKIP() << "no Vulkan device: " << why;
+    const fs::path bad = fs::path(VBD_BINARY_DIR) / "test_app_bad_scene.json";
+    {
+        FILE* f = std::fopen(bad.string().c_str(), "w");
+        ASSERT_NE(f, nullptr);
+        std::fputs("{ \"name\": \"bad\", \"dt\": -1, \"no_such_key\": 3 }", f);
+        std::fclose(f);
+    }
+    const std::string cmd = std::string(XVFB_RUN) + " -a -s \"-screen 0 1280x720x24\" " + vbdlabExe() +
+                            " --scene " + bad.string() + " --frames 2 --screenshot " +
+                            (fs::path(VBD_BINARY_DIR) / "unused.png").string();
+    CommandResult r = runCommand(cmd);
+    EXPECT_EQ(r.code, 2) << r.output;
+    EXPECT_NE(r.output.find(bad.filename().string()), std::string::npos)
+        << r.output;  // message names the file
+}
+
+TEST(AppSmoke, NoDisplayNamesTheHeadlessCommands) {
+    const std::string cmd =
+        "env -u DISPLAY -u WAYLAND_DISPLAY " + vbdlabExe() + " --frames 1 --screenshot /nonexistent/x.png";
+    CommandResult r = runCommand(cmd);
+    EXPECT_EQ(r.code, 2) << r.output;
+    EXPECT_NE(r.output.find("vbdlab render"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("vbdlab sim"), std::string::npos) << r.output;
+}
+
+}  // namespace
