@@ -15,11 +15,11 @@
 
 namespace vbd {
 
-enum class ColliderType : int { Plane = 0, Box = 1, Sphere = 2 };
+enum class ParticleColliderType : int { Plane = 0, Box = 1, Sphere = 2 };
 
 // 64 bytes; a flat array of these lives on the device too.
-struct Collider {
-    ColliderType type = ColliderType::Plane;
+struct ParticleCollider {
+    ParticleColliderType type = ParticleColliderType::Plane;
     float friction = 0.5f;
     float stiffness = 1e5f;
     float pad = 0;
@@ -30,12 +30,12 @@ struct Collider {
 };
 
 // Signed distance and outward normal at p.
-VBD_HD float colliderDistance(const Collider& c, const Vec3& p, Vec3& n) {
-    if (c.type == ColliderType::Plane) {
+VBD_HD float colliderDistance(const ParticleCollider& c, const Vec3& p, Vec3& n) {
+    if (c.type == ParticleColliderType::Plane) {
         n = c.normal;
         return dot(p - c.center, c.normal);
     }
-    if (c.type == ColliderType::Sphere) {
+    if (c.type == ParticleColliderType::Sphere) {
         Vec3 d = p - c.center;
         float r = norm(d);
         n = r > 1e-12f ? d / r : Vec3(0, 1, 0);
@@ -67,7 +67,7 @@ struct ContactParams {
 
 // Adds the contact force and block of particle position x (previous step x_prev) against collider c.
 // Returns true if in contact.
-VBD_HD bool colliderContact(const Collider& c, const ContactParams& p, const Vec3& x, const Vec3& xPrev, float h,
+VBD_HD bool colliderContact(const ParticleCollider& c, const ContactParams& p, const Vec3& x, const Vec3& xPrev, float h,
                             Vec3& force, Mat33& hessian) {
     Vec3 n;
     const float g = colliderDistance(c, x, n);
@@ -95,7 +95,7 @@ VBD_HD bool colliderContact(const Collider& c, const ContactParams& p, const Vec
 }
 
 // Potential of the normal penalty (friction and damping are dissipative and have no potential here).
-VBD_HD float colliderEnergy(const Collider& c, const Vec3& x) {
+VBD_HD float colliderEnergy(const ParticleCollider& c, const Vec3& x) {
     Vec3 n;
     const float g = colliderDistance(c, x, n);
     return g < 0.f ? 0.5f * c.stiffness * g * g : 0.f;

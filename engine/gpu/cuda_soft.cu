@@ -59,7 +59,7 @@ struct CudaSoftSweeper::Impl {
     DeviceArray<std::array<int, 4>> tets;
     DeviceArray<Mat33> DmInv, Cprev;
     DeviceArray<int> vtOffsets, vtItems;
-    DeviceArray<Collider> colliders;
+    DeviceArray<ParticleCollider> colliders;
     std::vector<DeviceArray<int>> colors;
     SoftView view{};
 };

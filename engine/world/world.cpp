@@ -11,9 +11,8 @@
 #ifdef VBD_WORLD_RIGID
 #include "rigid/rigid_solver.h"
 #endif
-#if __has_include("coarse/coarse_hook.h")
+#ifdef VBD_WORLD_COARSE
 #include "coarse/coarse_hook.h"
-#define VBD_WORLD_COARSE 1
 #endif
 
 namespace vbd {

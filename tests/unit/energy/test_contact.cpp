@@ -9,9 +9,9 @@ using namespace vbd;
 
 namespace {
 
-Collider plane() {
-    Collider c;
-    c.type = ColliderType::Plane;
+ParticleCollider plane() {
+    ParticleCollider c;
+    c.type = ParticleColliderType::Plane;
     c.center = Vec3(0, 0, 0);
     c.normal = Vec3(0, 1, 0);
     c.stiffness = 1e4f;
@@ -19,9 +19,9 @@ Collider plane() {
     return c;
 }
 
-Collider box() {
-    Collider c;
-    c.type = ColliderType::Box;
+ParticleCollider box() {
+    ParticleCollider c;
+    c.type = ParticleColliderType::Box;
     c.center = Vec3(1, 2, 3);
     c.halfExtents = Vec3(0.5f, 1.f, 1.5f);
     c.rotation = fromAxisAngle(Vec3(0.3f, 1.f, 0.2f), 0.6f);
@@ -30,9 +30,9 @@ Collider box() {
     return c;
 }
 
-Collider sphere() {
-    Collider c;
-    c.type = ColliderType::Sphere;
+ParticleCollider sphere() {
+    ParticleCollider c;
+    c.type = ParticleColliderType::Sphere;
     c.center = Vec3(0, 1, 0);
     c.halfExtents = Vec3(0.7f, 0, 0);
     c.stiffness = 1e4f;
@@ -47,7 +47,7 @@ TEST(Contact, SignedDistances) {
     EXPECT_FLOAT_EQ(colliderDistance(plane(), Vec3(3, -0.25f, 1), n), -0.25f);
     EXPECT_NEAR(colliderDistance(sphere(), Vec3(0, 1, 1), n), 0.3f, 1e-6);
     EXPECT_NEAR(n.z, 1.f, 1e-6);
-    Collider b = box();
+    ParticleCollider b = box();
     // Point just outside the local +x face, and one inside nearest to the +y face.
     Vec3 p = b.center + rotate(b.rotation, Vec3(0.6f, 0.1f, 0.2f));
     EXPECT_NEAR(colliderDistance(b, p, n), 0.1f, 1e-5);
@@ -61,9 +61,9 @@ TEST(Contact, PenaltyForceIsMinusGradientOfPotential) {
     ContactParams p;
     p.dampingTime = 0;
     const float h = 1e-3f;
-    for (const Collider& c : {plane(), box(), sphere()}) {
-        Vec3 x = c.type == ColliderType::Plane ? Vec3(0.2f, -0.05f, 0.1f)
-                 : c.type == ColliderType::Sphere ? Vec3(0.1f, 1.5f, 0.2f)
+    for (const ParticleCollider& c : {plane(), box(), sphere()}) {
+        Vec3 x = c.type == ParticleColliderType::Plane ? Vec3(0.2f, -0.05f, 0.1f)
+                 : c.type == ParticleColliderType::Sphere ? Vec3(0.1f, 1.5f, 0.2f)
                                                   : c.center + rotate(c.rotation, Vec3(0.1f, 0.9f, 0.3f));
         Vec3 f(0.f);
         Mat33 H;
@@ -82,7 +82,7 @@ TEST(Contact, PenaltyForceIsMinusGradientOfPotential) {
 TEST(Contact, GapDampingOnlyWhileClosing) {
     ContactParams p;
     p.dampingTime = 0.1f;
-    const Collider c = plane();
+    const ParticleCollider c = plane();
     const Vec3 x(0, -0.01f, 0);
     Vec3 fClose(0.f), fOpen(0.f);
     Mat33 H;
@@ -98,7 +98,7 @@ TEST(Contact, FrictionOpposesSlidingAndIsBoundedByCoulomb) {
     ContactParams p;
     p.dampingTime = 0;
     p.frictionEps = 1e-3f;
-    Collider c = plane();
+    ParticleCollider c = plane();
     c.friction = 0.5f;
     const Vec3 x(0, -0.01f, 0);
     const Vec3 xPrev = x - Vec3(0.05f, 0, 0);  // slid +x by 5 cm in one step (5 m/s >> eps)
