@@ -188,10 +188,17 @@ void broadPhase(const std::vector<Aabb>& boxes, std::vector<std::pair<int, int>>
 int reduceManifold(ManifoldPoint* pts, const float* sep, int count, const Vec3& n) {
     if (count <= 4) return count;
     int idx[4];
-    // 1: deepest point; 2: farthest from it; 3: largest triangle; 4: largest area added outside it.
+    // 1: the extreme point along a tangent of the normal; 2: farthest from it; 3: largest
+    // triangle; 4: largest area added outside it. The choice is purely geometric on purpose:
+    // starting from the deepest point (as many engines do) feeds back on itself -- the kept side
+    // of an octagonal overlap (two boxes yawed against each other) is pushed up, the other side
+    // sinks and becomes the deepest -- and a yawed 10-box stack rocked until it fell.
+    (void)sep;
+    const Vec3 u =
+        std::fabs(n.x) < 0.6f ? normalized(cross(n, Vec3(1, 0, 0))) : normalized(cross(n, Vec3(0, 1, 0)));
     idx[0] = 0;
     for (int i = 1; i < count; ++i)
-        if (sep[i] < sep[idx[0]]) idx[0] = i;
+        if (dot(pts[i].pB, u) > dot(pts[idx[0]].pB, u) + 1e-6f) idx[0] = i;
     const Vec3 p0 = pts[idx[0]].pB;
     float best = -1;
     idx[1] = idx[0] == 0 ? 1 : 0;

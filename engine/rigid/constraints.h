@@ -26,13 +26,20 @@
 
 namespace vbd {
 
-// One contact point. GPU-friendly POD (124 bytes).
+// One contact point. GPU-friendly POD (156 bytes).
 struct Contact {
     int a = -1, b = 0;  // body indices; a = -1 is the ground plane (rA is then a world point)
     uint32_t key = 0;   // feature key from the narrow phase
     Vec3 n, t1, t2;     // normal (A -> B) and tangents, fixed for the step
-    Vec3 rA, rB;        // anchors in the bodies' frames
-    Vec3 d0;            // pB - pA at the start of the step
+    Vec3 rA, rB;        // material anchors in the bodies' frames (friction rows)
+    // The normal row measures the gap between the shapes' cores: core anchors (the point itself
+    // on a box, the center of a sphere, the nearest point of a capsule's segment) offset by the
+    // radii along n. A material anchor on a rolling ball climbs by r (1 - cos(w h)) per step;
+    // as a normal anchor that made the ball sink into the ground and gain speed.
+    Vec3 cA, cB;
+    float radA = 0, radB = 0;
+    Vec3 d0;        // pB - pA (material anchors) at the start of the step
+    float c0n = 0;  // normal gap at the start of the step
     float mu = 0.5f;
     float k[3] = {0, 0, 0};  // normal, tangent 1, tangent 2
     float lambda[3] = {0, 0, 0};
@@ -92,17 +99,30 @@ VBD_HD void addRow(Block66d& blk, const Vec3d& jl, const Vec3d& ja, double F, do
 
 // ---- contacts ----
 
+// World points of a contact: material anchors (pA, pB) and the normal row's core points.
+struct ContactPoints {
+    Vec3d pA, pB, nA, nB;
+};
+
+VBD_HD ContactPoints contactPoints(const Contact& c, const RigidBodyState* s) {
+    ContactPoints p;
+    p.pA = anchorWorld(s, c.a, c.rA);
+    p.pB = anchorWorld(s, c.b, c.rB);
+    const Vec3d n = toD(c.n);
+    p.nA = anchorWorld(s, c.a, c.cA) + n * double(c.radA);
+    p.nB = anchorWorld(s, c.b, c.cB) - n * double(c.radB);
+    return p;
+}
+
 // Stabilized constraint values (normal, tangent 1, tangent 2) at the current poses.
-VBD_HD void contactC(const Contact& c, const RigidBodyState* s, double alpha, Vec3d& pA, Vec3d& pB,
-                     double C[3]) {
-    pA = anchorWorld(s, c.a, c.rA);
-    pB = anchorWorld(s, c.b, c.rB);
-    const Vec3d d = pB - pA, d0 = toD(c.d0), n = toD(c.n);
-    const double c0n = dot(n, d0);
-    C[0] = dot(n, d) - alpha * (c0n < 0 ? c0n : 0.0);
+VBD_HD void contactC(const Contact& c, const RigidBodyState* s, double alpha, ContactPoints& p, double C[3]) {
+    p = contactPoints(c, s);
+    const Vec3d n = toD(c.n);
+    const double c0n = double(c.c0n);
+    C[0] = dot(n, p.nB - p.nA) - alpha * (c0n < 0 ? c0n : 0.0);
     // Tangential rows: slip since the anchors were made, of which the part that existed at the
     // start of the step is only corrected by (1 - alpha).
-    const Vec3d dt = d - d0 * alpha;
+    const Vec3d dt = (p.pB - p.pA) - toD(c.d0) * alpha;
     C[1] = dot(toD(c.t1), dt);
     C[2] = dot(toD(c.t2), dt);
 }
@@ -154,27 +174,42 @@ VBD_HD void contactForce(const Contact& c, const double C[3], double F[3], doubl
 // boxes creep (4 cm in 1 s), 1 (the AVBD demos) makes sliding friction 7-10% too weak, 0.1 is
 // within 2% of Coulomb for both.
 constexpr double kSlipStiff = 0.1;
-VBD_HD void addContact(Block66d& blk, const Contact& c, int self, const Vec3d& com, const Vec3d& pA,
-                       const Vec3d& pB, const double F[3], double slide) {
+VBD_HD void addContact(Block66d& blk, const Contact& c, int self, const Vec3d& com, const ContactPoints& p,
+                       const double F[3], double slide) {
     const bool sideB = self == c.b;
-    const Vec3d r = (sideB ? pB : pA) - com;
     const double sg = sideB ? 1.0 : -1.0;
     const Vec3d n = toD(c.n), t1 = toD(c.t1), t2 = toD(c.t2);
-    addRow(blk, n * sg, cross(r, n) * sg, F[0], double(c.k[0]));
+    // Normal row at the core point.
+    const Vec3d rn = (sideB ? p.nB : p.nA) - com;
+    addRow(blk, n * sg, cross(rn, n) * sg, F[0], double(c.k[0]));
+    // Friction rows at the material point, in the seed's block form: with K = sum_i k_i d_i d_i^T
+    // over the rows' directions, H_ll = K, H_al = [r]x K, H_aa = [r]x K [r]x^T
+    // (evaluate_rigid_contact_from_collision). Column j of [r]x K is r x K_j; row i of H_aa is
+    // r x (row i of H_al).
+    const Vec3d r = (sideB ? p.pB : p.pA) - com;
     const Vec3d ft = t1 * F[1] + t2 * F[2];
-    blk.flin -= ft * sg;
-    blk.fang -= cross(r, ft) * sg;
+    const Vec3d f = ft * (-sg);
+    blk.flin += f;
+    blk.fang += cross(r, f);
+    Mat33d K;
+    auto acc = [&K](const Vec3d& d, double k) {
+        for (int a = 0; a < 3; ++a)
+            for (int b = 0; b < 3; ++b) K.m[a][b] += k * d[a] * d[b];
+    };
     if (slide >= 1.0) {
-        addRow(blk, t1 * sg, cross(r, t1) * sg, 0.0, double(c.k[1]));
-        addRow(blk, t2 * sg, cross(r, t2) * sg, 0.0, double(c.k[2]));
+        acc(t1, double(c.k[1]));
+        acc(t2, double(c.k[2]));
     } else {
         const double ftn = norm(ft);
         const Vec3d along = ftn > 0 ? ft / ftn : t1;
-        const Vec3d across = cross(n, along);
         const double kt = 0.5 * (double(c.k[1]) + double(c.k[2]));
-        addRow(blk, across * sg, cross(r, across) * sg, 0.0, kt * slide);
-        addRow(blk, along * sg, cross(r, along) * sg, 0.0, kSlipStiff * kt);
+        acc(cross(n, along), kt * slide);
+        acc(along, kSlipStiff * kt);
     }
+    const Mat33d M = Mat33d::fromCols(cross(r, K.col(0)), cross(r, K.col(1)), cross(r, K.col(2)));
+    blk.hll += K;
+    blk.hal += M;
+    blk.haa += Mat33d::fromRows(cross(r, M.row(0)), cross(r, M.row(1)), cross(r, M.row(2)));
 }
 
 // Dual and penalty update of one contact after a sweep.

@@ -200,16 +200,16 @@ SceneDesc rigidPileScene(int n, float size) {
     SceneDesc s;
     s.name = "Rigid: pile";
     const int side = int(std::ceil(std::cbrt(double(n) / 2.0)));  // footprint side x side, 2 side tall
-    const float pitch = 1.2f * size;
+    const float pitch = 1.4f * size;  // yawed boxes (corner radius 0.62 size) clear their neighbours
     int k = 0;
     for (int y = 0; k < n; ++y)
         for (int x = 0; x < side && k < n; ++x)
             for (int z = 0; z < side && k < n; ++z, ++k) {
-                RigidBodyDesc b =
-                    box(Vec3(size), Vec3((float(x) - 0.5f * float(side)) * pitch + 0.1f * size * float(y % 2),
-                                         0.5f * size + 0.02f + float(y) * pitch,
-                                         (float(z) - 0.5f * float(side)) * pitch));
-                b.rotation = fromAxisAngle(Vec3(0.3f, 1, 0.2f), 0.3f * float((k * 7919) % 13) / 13.0f);
+                RigidBodyDesc b = box(Vec3(size), Vec3((float(x) - 0.5f * float(side)) * pitch,
+                                                       0.5f * size + 0.02f + float(y) * pitch,
+                                                       (float(z) - 0.5f * float(side)) * pitch));
+                // Yaw only: columns of flat boxes, each turned a little against the one below.
+                b.rotation = fromAxisAngle(Vec3(0, 1, 0), 0.3f * float((k * 7919) % 13) / 13.0f);
                 s.rigidBodies.push_back(b);
             }
     keys(s);

@@ -28,7 +28,8 @@ inline SceneDesc rigidRampsScene() {
 }
 // A simple pendulum: a small sphere on a ball joint at distance L below-and-beside the pivot.
 SceneDesc rigidPendulumScene(float length = 1.0f, float angle0 = 0.1f);
-// A loose block of n boxes (grid-stacked with gaps, slightly rotated) falling on the ground.
+// A loose block of n boxes (columns on a square footprint, 2 side tall, gaps between them, each box
+// yawed a little) falling onto the ground: the many-body benchmark.
 SceneDesc rigidPileScene(int n = 10000, float size = 0.5f);
 
 }  // namespace vbd

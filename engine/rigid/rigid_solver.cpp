@@ -208,6 +208,8 @@ void RigidSolver::detectCollisions(float h) {
         const float kMin = float(std::min(std::max(params_.kStart, mEff / h2), params_.kMax));
         const float mu = a < 0 ? std::sqrt(groundFriction_ * friction_[size_t(b)])
                                : std::sqrt(friction_[size_t(a)] * friction_[size_t(b)]);
+        const bool flat =
+            shape_[size_t(b)].type == ShapeType::Box && (a < 0 || shape_[size_t(a)].type == ShapeType::Box);
         for (int p = 0; p < m.count; ++p) {
             Contact c;
             c.a = a;
@@ -222,7 +224,11 @@ void RigidSolver::detectCollisions(float h) {
             c.rB = rotateInv(state_[size_t(b)].rotation, m.pts[p].pB - state_[size_t(b)].position);
             for (float& kk : c.k) kk = kMin;
             auto it = std::lower_bound(old.begin(), old.end(), std::make_pair(Key(a, b, c.key), -1));
-            if (it != old.end() && it->first == Key(a, b, c.key)) {
+            // A contact whose normal turned by more than ~25 degrees (a sphere buried in a box
+            // crossing to another face's region) is a new contact: its old multiplier pushes in
+            // the wrong direction.
+            if (it != old.end() && it->first == Key(a, b, c.key) &&
+                dot(contacts_[size_t(it->second)].n, c.n) > 0.9f) {
                 const Contact& o = contacts_[size_t(it->second)];
                 // Warm start (AVBD eq. 19): lambda <- alpha gamma lambda, k <- clamp(gamma k, kMin,
                 // kMax). The tangential multiplier is re-expressed in the new tangent basis.
@@ -234,14 +240,16 @@ void RigidSolver::detectCollisions(float h) {
                     c.k[r] = float(std::clamp(params_.gamma * o.k[r], double(kMin), params_.kMax));
                 // Static friction: a sticking contact keeps its old anchors, so the slip it has
                 // accumulated stays in d0 and keeps being resisted.
-                if (o.stick) {
+                // Only between flat features: on a sphere or capsule a sticking contact rolls, and
+                // the material point under it changes every step (a kept anchor would climb
+                // around a rolling ball and the ball sank into the ground as it lost support).
+                if (o.stick && flat) {
                     c.rA = o.rA;
                     c.rB = o.rB;
                     c.stick = 1;
                 }
             }
-            const Vec3d d0 = anchorWorld(state_.data(), c.b, c.rB) - anchorWorld(state_.data(), c.a, c.rA);
-            c.d0 = Vec3(d0);
+            Vec3d d0 = anchorWorld(state_.data(), c.b, c.rB) - anchorWorld(state_.data(), c.a, c.rA);
             // A stale sticking anchor that drifted too far (the bodies rolled or slid apart
             // between frames) is replaced by the fresh narrow-phase points.
             if (c.stick && squaredNorm(d0 - Vec3d(c.n) * dot(Vec3d(c.n), d0)) > 1e-4) {
@@ -249,9 +257,28 @@ void RigidSolver::detectCollisions(float h) {
                            ? rotateInv(state_[size_t(a)].rotation, m.pts[p].pA - state_[size_t(a)].position)
                            : m.pts[p].pA;
                 c.rB = rotateInv(state_[size_t(b)].rotation, m.pts[p].pB - state_[size_t(b)].position);
-                c.d0 = m.pts[p].pB - m.pts[p].pA;
+                d0 = Vec3d(m.pts[p].pB - m.pts[p].pA);
                 c.stick = 0;
             }
+            c.d0 = Vec3(d0);
+            // Core anchors and radii of the normal row.
+            auto core = [&](int body, const Vec3& material, Vec3& coreOut, float& rad) {
+                coreOut = material;
+                rad = 0;
+                if (body < 0) return;
+                const Collider& sh = shape_[size_t(body)];
+                if (sh.type == ShapeType::Sphere) {
+                    coreOut = Vec3(0.0f);
+                    rad = sh.radius;
+                } else if (sh.type == ShapeType::Capsule) {
+                    coreOut = Vec3(0, std::clamp(material.y, -sh.halfHeight, sh.halfHeight), 0);
+                    rad = sh.radius;
+                }
+            };
+            core(a, c.rA, c.cA, c.radA);
+            core(b, c.rB, c.cB, c.radB);
+            const ContactPoints cp = contactPoints(c, state_.data());
+            c.c0n = float(dot(Vec3d(c.n), cp.nB - cp.nA));
             next.push_back(c);
         }
     }
@@ -414,11 +441,11 @@ void RigidSolver::assemble(int body, float h, Block66d& blk) const {
     const double alpha = params_.alpha;
     for (int k = contactOffsets_[i]; k < contactOffsets_[i + 1]; ++k) {
         const Contact& c = contacts_[size_t(contactItems_[size_t(k)])];
-        Vec3d pA, pB;
+        ContactPoints cp;
         double C[3], F[3], slide;
-        contactC(c, state_.data(), alpha, pA, pB, C);
+        contactC(c, state_.data(), alpha, cp, C);
         contactForce(c, C, F, &slide);
-        addContact(blk, c, body, x, pA, pB, F, slide);
+        addContact(blk, c, body, x, cp, F, slide);
     }
     for (int k = jointOffsets_[i]; k < jointOffsets_[i + 1]; ++k)
         addJoint(blk, joints_[size_t(jointItems_[size_t(k)])], body, state_.data(), alpha);
@@ -450,9 +477,9 @@ void RigidSolver::solveBody(int body, float h) {
 void RigidSolver::dualUpdate() {
     const double alpha = params_.alpha, beta = params_.beta, kMax = params_.kMax;
     parallelFor(contacts_.size(), [&](size_t k) {
-        Vec3d pA, pB;
+        ContactPoints cp;
         double C[3];
-        contactC(contacts_[k], state_.data(), alpha, pA, pB, C);
+        contactC(contacts_[k], state_.data(), alpha, cp, C);
         contactDual(contacts_[k], C, beta, kMax);
     });
     parallelFor(joints_.size(), [&](size_t j) { jointDual(joints_[j], state_.data(), alpha, beta, kMax); });
@@ -501,9 +528,9 @@ void RigidSolver::recordIteration(int it, float h) {
         });
         double g = reduceSum<double>(e.size(), [&](size_t i) { return e[i]; });
         for (const Contact& c : contacts_) {
-            Vec3d pA, pB;
+            ContactPoints cp;
             double C[3], F[3];
-            contactC(c, state_.data(), params_.alpha, pA, pB, C);
+            contactC(c, state_.data(), params_.alpha, cp, C);
             contactForce(c, C, F);
             if (F[0] == 0.0) continue;
             for (int k = 0; k < 3; ++k) g += 0.5 * c.k[k] * C[k] * C[k] + c.lambda[k] * C[k];
@@ -569,8 +596,8 @@ std::vector<ContactView> RigidSolver::contactViews() const {
     std::vector<ContactView> v;
     v.reserve(contacts_.size());
     for (const Contact& c : contacts_) {
-        const Vec3d pA = anchorWorld(state_.data(), c.a, c.rA), pB = anchorWorld(state_.data(), c.b, c.rB);
-        v.push_back({Vec3((pA + pB) * 0.5), c.n});
+        const ContactPoints cp = contactPoints(c, state_.data());
+        v.push_back({Vec3((cp.nA + cp.nB) * 0.5), c.n});
     }
     return v;
 }

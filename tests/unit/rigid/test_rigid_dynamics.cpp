@@ -123,8 +123,9 @@ TEST(RigidDynamics, StoppingDistanceMatchesCoulomb) {
     for (int i = 0; i < 120; ++i) s.step(kH);  // 2 s; theory stops at t = v / (mu g) = 0.82 s
     const double d = s.states()[0].position.x;
     const double theory = 16.0 / (2 * 0.5 * 9.81);
-    std::printf("stopping distance %.4f m, theory %.4f m, final speed %.2e\n", d, theory, norm(s.states()[0].velocity));
-    EXPECT_NEAR(d, theory, 0.05 * theory);  // requirement: within 5%
+    std::printf("stopping distance %.4f m, theory %.4f m, final speed %.2e\n", d, theory,
+                norm(s.states()[0].velocity));
+    EXPECT_NEAR(d, theory, 0.05 * theory);           // requirement: within 5%
     EXPECT_LT(norm(s.states()[0].velocity), 0.01f);  // it has stopped (sticking friction holds it)
 }
 
