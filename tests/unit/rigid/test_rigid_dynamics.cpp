@@ -129,6 +129,28 @@ TEST(RigidDynamics, StoppingDistanceMatchesCoulomb) {
     EXPECT_LT(norm(s.states()[0].velocity), 0.01f);  // it has stopped (sticking friction holds it)
 }
 
+TEST(RigidDynamics, SlidingBallSettlesIntoRolling) {
+    // A ball launched sliding without spin: friction decelerates it and spins it up until the
+    // contact point stops slipping, at v = v0 / (1 + I / (m r^2)) = 5/7 v0 for a solid sphere
+    // (angular momentum about the contact point is conserved). Then it rolls without losing
+    // speed or sinking (rolling resistance is zero for rigid bodies).
+    SceneDesc sc;
+    RigidBodyDesc ball;
+    ball.shape = ShapeType::Sphere;
+    ball.radius = 0.2f;
+    ball.position = Vec3(0, 0.2f, 0);
+    ball.velocity = Vec3(1, 0, 0);
+    sc.rigidBodies.push_back(ball);
+    RigidSolver s(sc);
+    for (int i = 0; i < 300; ++i) s.step(kH);
+    const RigidBodyState& st = s.states()[0];
+    std::printf("rolling ball: v %.4f (theory %.4f), w r %.4f, height %.5f\n", st.velocity.x, 5.0 / 7.0,
+                -st.angularVelocity.z * 0.2f, st.position.y);
+    EXPECT_NEAR(st.velocity.x, 5.0 / 7.0, 0.01 * 5.0 / 7.0);         // 1%: the slip phase is 5 steps of BDF1
+    EXPECT_NEAR(-st.angularVelocity.z * 0.2f, st.velocity.x, 1e-3);  // rolling, no slip
+    EXPECT_NEAR(st.position.y, 0.2f, 1e-3f);                         // on the ground, not sinking
+}
+
 TEST(RigidDynamics, PendulumPeriod) {
     // Small-amplitude pendulum: T = 2 pi sqrt(L / g) (1 + theta0^2 / 16 + ...). The bob is a
     // 5 cm sphere, whose own inertia lengthens T by a factor sqrt(1 + 0.4 r^2 / L^2) = 1.0005;

@@ -1,0 +1,171 @@
+// Narrow and broad phase of the rigid solver against hand-computed configurations.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "rigid/collision.h"
+
+namespace vbd {
+namespace {
+
+Collider boxShape(const Vec3& half) {
+    Collider c;
+    c.half = half;
+    return c;
+}
+
+float sepOf(const Manifold& m, int i) { return dot(m.normal, m.pts[i].pB - m.pts[i].pA); }
+
+// Geometry in float: 1e-5 m is ~100 ulps at these coordinates.
+constexpr float kTol = 1e-5f;
+
+TEST(RigidCollision, BoxRestingOnBoxFace) {
+    // B (1 m cube) sunk 1 cm into A (2 x 1 x 2): four points at B's bottom corners, normal +y,
+    // each separated by -0.01.
+    Manifold m;
+    int n = collide(boxShape(Vec3(1, 0.5f, 1)), {Vec3(0, 0, 0), Quat()}, boxShape(Vec3(0.5f)),
+                    {Vec3(0.2f, 0.99f, 0), Quat()}, 0.01f, m);
+    ASSERT_EQ(n, 4);
+    EXPECT_NEAR(m.normal.y, 1.0f, kTol);
+    for (int i = 0; i < n; ++i) {
+        EXPECT_NEAR(sepOf(m, i), -0.01f, kTol);
+        EXPECT_NEAR(std::fabs(m.pts[i].pB.x - 0.2f), 0.5f, kTol);
+        EXPECT_NEAR(m.pts[i].pA.y, 0.5f, kTol);  // projected onto A's top face
+    }
+}
+
+TEST(RigidCollision, YawedBoxClipsToFourPoints) {
+    // Two equal cubes, the upper one turned 45 degrees about y: the overlap of the faces is an
+    // octagon (8 clip points); the manifold keeps 4 of them, all with the same separation and
+    // spanning a large part of the octagon (area > half of the inscribed square 0.5 m^2).
+    Manifold m;
+    int n = collide(boxShape(Vec3(0.5f)), {Vec3(0, 0, 0), Quat()}, boxShape(Vec3(0.5f)),
+                    {Vec3(0, 0.995f, 0), fromAxisAngle(Vec3(0, 1, 0), 0.7853982f)}, 0.01f, m);
+    ASSERT_EQ(n, 4);
+    EXPECT_NEAR(std::fabs(m.normal.y), 1.0f, kTol);
+    for (int i = 0; i < n; ++i) EXPECT_NEAR(sepOf(m, i), -0.005f, kTol);
+    // Shoelace area of the 4 points in x-z (ordered by angle).
+    std::vector<std::pair<float, Vec3>> p;
+    for (int i = 0; i < n; ++i) p.push_back({std::atan2(m.pts[i].pA.z, m.pts[i].pA.x), m.pts[i].pA});
+    std::sort(p.begin(), p.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    float area = 0;
+    for (int i = 0; i < n; ++i) {
+        const Vec3 &a = p[size_t(i)].second, &b = p[size_t((i + 1) % n)].second;
+        area += 0.5f * (a.x * b.z - b.x * a.z);
+    }
+    EXPECT_GT(std::fabs(area), 0.5f);
+}
+
+TEST(RigidCollision, EdgeEdgeGivesOnePoint) {
+    // A: cube rotated 45 degrees about z (an edge along z on top at y = sqrt(2)/2). B: cube
+    // rotated 45 degrees about x (an edge along x at its bottom), lowered 1 cm into A's edge.
+    const float r = 0.70710678f;
+    Manifold m;
+    int n = collide(boxShape(Vec3(0.5f)), {Vec3(0, 0, 0), fromAxisAngle(Vec3(0, 0, 1), 0.7853982f)},
+                    boxShape(Vec3(0.5f)),
+                    {Vec3(0, 2 * r - 0.01f, 0), fromAxisAngle(Vec3(1, 0, 0), 0.7853982f)}, 0.02f, m);
+    ASSERT_EQ(n, 1);
+    EXPECT_NEAR(m.normal.y, 1.0f, 1e-4f);
+    EXPECT_NEAR(sepOf(m, 0), -0.01f, 1e-4f);
+    EXPECT_NEAR(m.pts[0].pA.y, r, 1e-4f);
+    EXPECT_NEAR(norm(Vec3(m.pts[0].pA.x, 0, m.pts[0].pA.z)), 0.0f, 1e-4f);
+}
+
+TEST(RigidCollision, SeparatedBeyondMarginIsNoContact) {
+    Manifold m;
+    EXPECT_EQ(collide(boxShape(Vec3(0.5f)), {Vec3(0, 0, 0), Quat()}, boxShape(Vec3(0.5f)),
+                      {Vec3(0, 1.05f, 0), Quat()}, 0.01f, m),
+              0);
+    // Within the margin: a speculative contact with positive separation.
+    EXPECT_EQ(collide(boxShape(Vec3(0.5f)), {Vec3(0, 0, 0), Quat()}, boxShape(Vec3(0.5f)),
+                      {Vec3(0, 1.005f, 0), Quat()}, 0.01f, m),
+              4);
+    EXPECT_NEAR(sepOf(m, 0), 0.005f, kTol);
+}
+
+TEST(RigidCollision, SphereBoxInsideAndOutside) {
+    Collider s;
+    s.type = ShapeType::Sphere;
+    s.radius = 0.25f;
+    Manifold m;
+    // Sphere above the top face, 5 cm into it.
+    ASSERT_EQ(
+        collide(boxShape(Vec3(0.5f)), {Vec3(0, 0, 0), Quat()}, s, {Vec3(0.1f, 0.7f, 0), Quat()}, 0.0f, m), 1);
+    EXPECT_NEAR(m.normal.y, 1.0f, kTol);
+    EXPECT_NEAR(sepOf(m, 0), -0.05f, kTol);
+    // Order swapped: normal flips, separation is the same.
+    ASSERT_EQ(
+        collide(s, {Vec3(0.1f, 0.7f, 0), Quat()}, boxShape(Vec3(0.5f)), {Vec3(0, 0, 0), Quat()}, 0.0f, m), 1);
+    EXPECT_NEAR(m.normal.y, -1.0f, kTol);
+    EXPECT_NEAR(sepOf(m, 0), -0.05f, kTol);
+    // Center inside the box, nearest to the +x face (0.1 away): pushed out through it.
+    ASSERT_EQ(
+        collide(boxShape(Vec3(0.5f)), {Vec3(0, 0, 0), Quat()}, s, {Vec3(0.4f, 0.1f, 0), Quat()}, 0.0f, m), 1);
+    EXPECT_NEAR(m.normal.x, 1.0f, kTol);
+    EXPECT_NEAR(sepOf(m, 0), -0.35f, kTol);
+}
+
+TEST(RigidCollision, PlaneBoxAndCapsules) {
+    Manifold m;
+    // Box tilted 0.3 rad about z, its lowest edge 1 cm below the plane: 2 corners (the edge).
+    const Quat q = fromAxisAngle(Vec3(0, 0, 1), 0.3f);
+    const float low = 0.5f * (std::cos(0.3f) + std::sin(0.3f));
+    ASSERT_EQ(collidePlane(0.0f, boxShape(Vec3(0.5f)), {Vec3(0, low - 0.01f, 0), q}, 0.0f, m), 2);
+    for (int i = 0; i < 2; ++i) EXPECT_NEAR(sepOf(m, i), -0.01f, kTol);
+    // Capsule lying flat (axis along x), 1 cm in: both end spheres touch.
+    Collider c;
+    c.type = ShapeType::Capsule;
+    c.radius = 0.1f;
+    c.halfHeight = 0.4f;
+    const Quat lying = fromAxisAngle(Vec3(0, 0, 1), 1.5707963f);
+    ASSERT_EQ(collidePlane(0.0f, c, {Vec3(0, 0.09f, 0), lying}, 0.0f, m), 2);
+    EXPECT_NEAR(sepOf(m, 0), -0.01f, kTol);
+    EXPECT_NEAR(std::fabs(m.pts[0].pB.x - m.pts[1].pB.x), 0.8f, kTol);
+    // Two parallel capsules side by side: a line contact (2 points) along their length.
+    ASSERT_EQ(collide(c, {Vec3(0, 0, 0), lying}, c, {Vec3(0, 0.19f, 0), lying}, 0.0f, m), 2);
+    EXPECT_NEAR(m.normal.y, 1.0f, kTol);
+    for (int i = 0; i < 2; ++i) EXPECT_NEAR(sepOf(m, i), -0.01f, kTol);
+}
+
+TEST(RigidCollision, FeatureKeysPersistUnderSmallMotion) {
+    // Moving the top box by 0.1 mm must not change which features touch.
+    Manifold a, b;
+    collide(boxShape(Vec3(0.5f)), {Vec3(0, 0, 0), Quat()}, boxShape(Vec3(0.5f)),
+            {Vec3(0.3f, 0.99f, 0), Quat()}, 0.01f, a);
+    collide(boxShape(Vec3(0.5f)), {Vec3(0, 0, 0), Quat()}, boxShape(Vec3(0.5f)),
+            {Vec3(0.3001f, 0.9901f, 0.0001f), fromAxisAngle(Vec3(0, 1, 0), 1e-4f)}, 0.01f, b);
+    ASSERT_EQ(a.count, b.count);
+    std::vector<uint32_t> ka, kb;
+    for (int i = 0; i < a.count; ++i) ka.push_back(a.pts[i].key), kb.push_back(b.pts[i].key);
+    std::sort(ka.begin(), ka.end());
+    std::sort(kb.begin(), kb.end());
+    EXPECT_EQ(ka, kb);
+    EXPECT_EQ(std::unique(ka.begin(), ka.end()), ka.end());  // unique inside the manifold
+}
+
+TEST(RigidCollision, BroadPhaseMatchesBruteForce) {
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<float> pos(0, 20), ext(0.1f, 0.8f);
+    std::vector<Aabb> boxes;
+    for (int i = 0; i < 1500; ++i) {
+        Vec3 c(pos(rng), pos(rng) * 0.3f, pos(rng)), e(ext(rng), ext(rng), ext(rng));
+        boxes.push_back({c - e, c + e});
+    }
+    boxes.push_back({Vec3(-1, -1, -1), Vec3(25, 0.5f, 25)});  // a big slab, handled off-grid
+    std::vector<std::pair<int, int>> pairs, brute;
+    broadPhase(boxes, pairs);
+    for (int i = 0; i < int(boxes.size()); ++i)
+        for (int j = i + 1; j < int(boxes.size()); ++j) {
+            const Aabb &a = boxes[size_t(i)], &b = boxes[size_t(j)];
+            if (a.lo.x <= b.hi.x && b.lo.x <= a.hi.x && a.lo.y <= b.hi.y && b.lo.y <= a.hi.y &&
+                a.lo.z <= b.hi.z && b.lo.z <= a.hi.z)
+                brute.push_back({i, j});
+        }
+    EXPECT_GT(brute.size(), 500u);  // the test exercises many overlaps
+    EXPECT_EQ(pairs, brute);
+}
+
+}  // namespace
+}  // namespace vbd
