@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <thread>
 
 #define GLFW_INCLUDE_VULKAN
 #include <GLFW/glfw3.h>
@@ -37,6 +38,14 @@ double msSince(Clock::time_point t0) {
 
 void imguiCheck(VkResult r) {
     if (r < 0) vkFail(r, "Dear ImGui Vulkan backend", __FILE__, __LINE__);
+}
+
+// Leave one hardware thread to the renderer (lavapipe rasterises on the CPU too) unless the scene sets a
+// thread count itself: on two cores this made both the frame rate and the step faster (less contention).
+vbd::SolverDesc guiSolver(vbd::SolverDesc s) {
+    const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+    if (s.threads == 0) s.threads = int(hw > 1 ? hw - 1 : 1);
+    return s;
 }
 
 struct FrameSlot {
@@ -78,6 +87,9 @@ class GuiApp {
     uint32_t frameIndex_ = 0;
     bool resized_ = false;
     int renderedFrames_ = 0;
+    int resizeW_ = 0, resizeH_ = 0;  // VBDLAB_GUI_SETUP resize=WxH after a few frames
+    Timing sum_;                     // accumulated over the run, reported on exit
+    int timed_ = 0;
 };
 
 VkSurfaceKHR makeSurface(VkInstance inst, void* user) {
@@ -206,8 +218,10 @@ bool GuiApp::loadInitialScene() {
     return true;
 }
 
-// VBDLAB_GUI_SETUP="compare,heat=residual,wireframe,iterations=5,iterations_right=40,coarse_right": the
-// initial panel state, for scripted screenshots and recordings (the panels change all of it later).
+// VBDLAB_GUI_SETUP: the initial panel state for scripted screenshots and recordings, comma-separated:
+// compare, heat=color|residual|det_f|dominance, wireframe, iterations=N, coarse, rho=R (a "_right"
+// suffix applies a key to the right lab only), record, record_dir=PATH, resize=WxH (after 3 frames).
+// Example: VBDLAB_GUI_SETUP="compare,heat=residual,iterations_right=40". The panels change all of it later.
 void GuiApp::applySetupString() {
     const char* env = std::getenv("VBDLAB_GUI_SETUP");
     if (!env) return;
@@ -239,6 +253,12 @@ void GuiApp::applySetupString() {
             if (key == "coarse") lab.desc.solver.coarse.enabled = true;
             if (key == "rho" && !value.empty()) lab.desc.solver.chebyshevRho = std::atof(value.c_str());
         }
+        if (key == "record") app_.rec.on = true;
+        if (key == "record_dir" && !value.empty()) app_.rec.dir = value;
+        if (key == "resize" && value.find('x') != std::string::npos) {  // exercises swapchain re-creation
+            resizeW_ = std::atoi(value.c_str());
+            resizeH_ = std::atoi(value.c_str() + value.find('x') + 1);
+        }
     }
     app_.labs[1].rebuild = app_.compare;
 }
@@ -248,7 +268,9 @@ void GuiApp::rebuildLab(Lab& lab) {
     const int index = &lab == &app_.labs[0] ? 0 : 1;
     try {
         std::string note;
-        auto world = createWorld(lab.desc, &note);
+        vbd::SceneDesc desc = lab.desc;
+        desc.solver = guiSolver(desc.solver);
+        auto world = createWorld(desc, &note);
         if (lab.gpu) vkDeviceWaitIdle(ctx_->device);
         lab.gpu.reset();
         sim_.setWorld(index, std::move(world));
@@ -328,7 +350,7 @@ void GuiApp::simulate() {
         sim_.setField(l, lab.draw.field);
         if (!lab.world) continue;
         if (lab.solverDirty) {
-            lab.world->setSolver(lab.desc.solver);  // queued for the worker's next step
+            lab.world->setSolver(guiSolver(lab.desc.solver));  // queued for the worker's next step
             lab.solverDirty = false;
         }
         auto snap = sim_.snapshot(l);
@@ -615,13 +637,16 @@ int GuiApp::run() {
 
         const int nowFrame = app_.labs[0].world ? app_.labs[0].world->frame() : 0;
         // Screenshot once the scene reached its frame and ImGui has laid its windows out (a few frames).
-        const bool shotNow = screenshotMode && nowFrame >= targetFrames && renderedFrames_ >= 3;
+        const bool shotNow =
+            screenshotMode && nowFrame >= targetFrames && renderedFrames_ >= (resizeW_ > 0 ? 10 : 3);
         const bool capture = shotNow || app_.rec.on;
         Pixels px;
         auto tr = Clock::now();
         if (!renderFrame(capture, &px)) continue;
         app_.timing.renderMs = msSince(tr) - app_.timing.uploadMs;
         ++renderedFrames_;
+        if (renderedFrames_ == 3 && resizeW_ > 0 && resizeH_ > 0)
+            glfwSetWindowSize(window_, resizeW_, resizeH_);
         if (app_.rec.on && !px.rgba.empty()) record(px);
         if (!app_.rec.on && app_.rec.pipe) {
             pclose(app_.rec.pipe);
@@ -630,6 +655,13 @@ int GuiApp::run() {
         }
         if (shotNow) {
             writePng(opt_.screenshot, px);
+            if (timed_ > 0)
+                std::fprintf(
+                    stderr,
+                    "vbdlab: mean over %d frames: %.1f ms a frame (%.1f FPS); simulation thread %.1f ms a "
+                    "step, upload %.2f ms, render %.1f ms\n",
+                    timed_, sum_.frameMs / timed_, 1000.0 * timed_ / sum_.frameMs, sum_.simMs / timed_,
+                    sum_.uploadMs / timed_, sum_.renderMs / timed_);
             std::fprintf(stderr, "vbdlab: wrote %s (%ux%u) after %d frames; %d validation messages\n",
                          opt_.screenshot.c_str(), px.width, px.height, nowFrame, ctx_->validationMessages());
             break;
@@ -640,6 +672,11 @@ int GuiApp::run() {
         app_.timing.frameMs = msSince(last);
         app_.timing.fps = 1000.0 / std::max(app_.timing.frameMs, 1e-3);
         last = Clock::now();
+        if (renderedFrames_ > 3) {  // skip start-up (pipeline and font upload)
+            sum_.frameMs += app_.timing.frameMs, sum_.simMs += app_.timing.simMs;
+            sum_.uploadMs += app_.timing.uploadMs, sum_.renderMs += app_.timing.renderMs;
+            ++timed_;
+        }
     }
     sim_.setPlaying(false);
     vkDeviceWaitIdle(ctx_->device);

@@ -213,7 +213,8 @@ void statusLine(AppState& app) {
     size_t n = lab.world->positions().size();
     // Sweep throughput: vertex block solves per second = vertices x iterations x substeps / solve time.
     double rate = solve > 0 ? double(n) * lab.desc.solver.iterations * lab.desc.substeps / (solve * 1e-3) : 0;
-    ImGui::Text("step %.2f ms | %.2f M vertex solves/s | backend CPU", lab.stepMs, rate * 1e-6);
+    ImGui::Text("step %.1f ms, %.2f M vertex solves/s", lab.stepMs, rate * 1e-6);
+    ImGui::Text("backend CPU, %d solver threads, %zu vertices", lab.world->desc().solver.threads, n);
     ImGui::Text("frame %.1f ms (%.0f FPS)", app.timing.frameMs, app.timing.fps);
     ImGui::Text("sim %.1f ms, upload %.2f ms, render %.1f ms", app.timing.simMs, app.timing.uploadMs,
                 app.timing.renderMs);

@@ -151,3 +151,83 @@ TEST(AppSmoke, NoDisplayNamesTheHeadlessCommands) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(RenderCommand, WritesOnePngPerFrameWithTheScene) {
+    std::string why;
+    if (!haveVulkanDevice(why)) GTEST_SKIP() << "no Vulkan device: " << why;
+    const fs::path dir = fs::path(VBD_BINARY_DIR) / "test_render_command";
+    fs::remove_all(dir);
+    const std::string cmd = "VBD_VALIDATION=1 " + vbdlabExe() + " render " + std::string(VBD_SOURCE_DIR) +
+                            "/assets/scenes/cube_drop.json --frames 3 --width 200 --height 150 --out " +
+                            dir.string();
+    CommandResult r = runCommand(cmd);
+    ASSERT_EQ(r.code, 0) << cmd << "\n" << r.output;
+    EXPECT_EQ(r.output.find("vulkan validation:"), std::string::npos) << r.output;
+    for (int f = 1; f <= 3; ++f) {
+        char name[32];
+        std::snprintf(name, sizeof name, "frame_%05d.png", f);
+        Image im = load((dir / name).string());
+        ASSERT_EQ(im.w, 200) << name;
+        ASSERT_EQ(im.h, 150) << name;
+        // The camera frames the scene's bounds with a 30 % margin, so the cube covers a sizeable part
+        // of the image (>= 2 %) and does not fill it (<= 60 %).
+        auto orange = [](const unsigned char* p) { return p[0] > p[1] + 30 && p[1] > p[2] + 20; };
+        const double cover = fraction(im, 0, im.w, 0, im.h, orange);
+        EXPECT_GT(cover, 0.02) << name;
+        EXPECT_LT(cover, 0.60) << name;
+    }
+    EXPECT_FALSE(fs::exists(dir / "frame_00004.png"));
+}
+
+TEST(RenderCommand, BadSceneIsExitCodeTwoAndWritesNothing) {
+    const fs::path dir = fs::path(VBD_BINARY_DIR) / "test_render_bad";
+    fs::remove_all(dir);
+    const fs::path bad = fs::path(VBD_BINARY_DIR) / "test_render_bad_scene.json";
+    FILE* f = std::fopen(bad.string().c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs("{ \"soft_bodies\": [ { \"type\": \"box_grid\", \"cells\": [0, 1, 1] } ] }", f);
+    std::fclose(f);
+    CommandResult r =
+        runCommand(vbdlabExe() + " render " + bad.string() + " --frames 2 --out " + dir.string());
+    EXPECT_EQ(r.code, 2) << r.output;
+    EXPECT_FALSE(fs::exists(dir)) << "a refused scene must not create the output folder";
+}
+
+}  // namespace
+
+namespace {
+
+TEST(AppSmoke, ResizeAndRecordingStayValidationClean) {
+    if (std::string(XVFB_RUN).empty() || !fs::exists(XVFB_RUN)) GTEST_SKIP() << "xvfb-run is not installed";
+    std::string why;
+    if (!haveVulkanDevice(why)) GTEST_SKIP() << "no Vulkan device: " << why;
+    const fs::path out = fs::path(VBD_BINARY_DIR) / "test_app_resize.png";
+    const fs::path rec = fs::path(VBD_BINARY_DIR) / "test_app_recording";
+    fs::remove(out);
+    fs::remove_all(rec);
+    // The window starts at 1280x720 and is resized to 1024x640 after three frames (swapchain re-creation
+    // with two frames in flight), while every frame is recorded as PNG.
+    const std::string cmd =
+        "VBD_VALIDATION=1 VBDLAB_GUI_SETUP=resize=1024x640,record,record_dir=" + rec.string() + " " +
+        std::string(XVFB_RUN) + " -a -s \"-screen 0 1920x1080x24\" " + vbdlabExe() + " --scene " +
+        std::string(VBD_SOURCE_DIR) +
+        "/assets/scenes/cube_drop.json --frames 5 --width 1280 --height 720 --screenshot " + out.string();
+    CommandResult r = runCommand(cmd);
+    ASSERT_EQ(r.code, 0) << cmd << "\n" << r.output;
+    EXPECT_EQ(r.output.find("vulkan validation:"), std::string::npos) << r.output;
+    Image im = load(out.string());
+    EXPECT_EQ(im.w, 1024);
+    EXPECT_EQ(im.h, 640);
+    // Recording started with the first frame: frames before and after the resize are on disk, with the
+    // sizes of the window at the time.
+    Image first = load((rec / "frame_00000.png").string());
+    EXPECT_EQ(first.w, 1280);
+    EXPECT_EQ(first.h, 720);
+    int n = 0;
+    for (const auto& e : fs::directory_iterator(rec)) n += e.path().extension() == ".png" ? 1 : 0;
+    EXPECT_GE(n, 10);  // the screenshot waits ten rendered frames when resizing
+}
+
+}  // namespace
