@@ -7,6 +7,7 @@
 #include "math/error.h"
 #include "mesh/box_grid.h"
 #include "mesh/mesh_import.h"
+#include "soft/cloth_build.h"
 #include "soft/soft_solver.h"
 
 namespace vbd {
@@ -25,11 +26,11 @@ TetMesh makeSoftMesh(const SceneDesc& scene, const SoftBodyDesc& b) {
 
 }  // namespace
 
-std::vector<Collider> buildColliders(const SceneDesc& scene) {
-    std::vector<Collider> cs;
+std::vector<ParticleCollider> buildColliders(const SceneDesc& scene) {
+    std::vector<ParticleCollider> cs;
     if (scene.ground.enabled) {
-        Collider g;
-        g.type = ColliderType::Plane;
+        ParticleCollider g;
+        g.type = ParticleColliderType::Plane;
         g.center = Vec3(0, float(scene.ground.height), 0);
         g.normal = Vec3(0, 1, 0);
         g.friction = float(scene.ground.friction);
@@ -38,16 +39,16 @@ std::vector<Collider> buildColliders(const SceneDesc& scene) {
     }
     for (const auto& rb : scene.rigidBodies) {
         if (!rb.fixed) continue;
-        Collider c;
+        ParticleCollider c;
         c.center = rb.position;
         c.rotation = rb.rotation;
         c.friction = float(rb.friction);
         c.stiffness = float(scene.ground.stiffness);
         if (rb.shape == ShapeType::Box) {
-            c.type = ColliderType::Box;
+            c.type = ParticleColliderType::Box;
             c.halfExtents = rb.size * 0.5f;
         } else {
-            c.type = ColliderType::Sphere;
+            c.type = ParticleColliderType::Sphere;
             c.halfExtents = Vec3(float(rb.radius), 0, 0);
         }
         cs.push_back(c);
@@ -111,6 +112,7 @@ void SoftSolver::build(const SceneDesc& scene) {
             for (int v : t) m_.mass[size_t(v + base)] += mv;
         }
     }
+    if (!scene.cloths.empty()) appendCloths(scene, m_);
     const int n = m_.numVertices();
     m_.xPrev = m_.x;
     m_.y = m_.x;
@@ -120,7 +122,19 @@ void SoftSolver::build(const SceneDesc& scene) {
     m_.vertexTets = vertexTetAdjacency(n, m_.tets);
     m_.Cprev.assign(m_.tets.size(), Mat33::identity());
     m_.colliders = buildColliders(scene);
-    Graph g = graphFromElements(n, m_.tets);
+    finishCloths(scene, m_);
+    Graph g;
+    if (m_.tris.empty()) {
+        g = graphFromElements(n, m_.tets);
+    } else {
+        // Cloth couples the vertices of a triangle and of a bending stencil (the two wing tips too).
+        std::vector<std::vector<int>> elems;
+        elems.reserve(m_.tets.size() + m_.tris.size() + m_.hinges.size());
+        for (const auto& t : m_.tets) elems.emplace_back(t.begin(), t.end());
+        for (const auto& t : m_.tris) elems.emplace_back(t.begin(), t.end());
+        for (const auto& t : m_.hinges) elems.emplace_back(t.begin(), t.end());
+        g = graphFromElements(n, elems);
+    }
     // MCS colors box grids with 4 colors (greedy-by-degree needs 8), i.e. twice the parallel work per color.
     m_.color = colorGraph(g, ColoringMethod::Mcs);
     balanceColors(g, m_.color, 1.1);

@@ -5,7 +5,9 @@
 #include <vector>
 
 #include "energy/contact.h"
+#include "energy/membrane.h"
 #include "mesh/tet_mesh.h"
+#include "soft/cloth_collision.h"
 #include "scene/scene_desc.h"
 
 namespace vbd {
@@ -33,8 +35,24 @@ struct SoftModel {
     Csr vertexTets;                              // vertex -> 4*tet + local
     std::vector<Mat33> Cprev;                    // F^T F at x_prev, per tet (refreshed every step)
 
+    // Cloth membranes (stable Neo-Hookean triangles, energy/membrane.h)
+    std::vector<std::array<int, 3>> tris;
+    std::vector<TriRest> triRest;
+    std::vector<float> triVolume, triMu, triLambda, triKd;  // V = rest area * thickness
+    std::vector<std::array<float, 3>> triCprev;           // (C00, C01, C11) at x_prev, per step
+    Csr vertexTris;                                        // vertex -> 4*tri + local
+    // Cloth bending hinges (energy/bending.h): edge x0-x1, wings x2 (tri A) and x3 (tri B)
+    std::vector<std::array<int, 4>> hinges;
+    std::vector<float> hingeTheta0, hingeKL, hingeKd, hingeThetaPrev;
+    Csr vertexHinges;  // vertex -> 4*hinge + local
+    int numCloths = 0;
+
     // Contacts with static colliders (ground plane, fixed rigid boxes/spheres)
-    std::vector<Collider> colliders;
+    std::vector<ParticleCollider> colliders;
+    std::vector<float> colliderOffset;  // per vertex: cloth contact thickness (0 for tet vertices)
+
+    // Cloth self-collision and cloth vs soft-body surfaces
+    CollisionState collision;
 
     // Coloring
     std::vector<int> color;
@@ -57,8 +75,29 @@ struct SoftView {
     const Mat33* Cprev;
     const int* vtOffsets;
     const int* vtItems;
-    const Collider* colliders;
+    const ParticleCollider* colliders;
     int numColliders;
+    // Cloth (empty CSR rows for tet-only models)
+    const std::array<int, 3>* tris;
+    const TriRest* triRest;
+    const float* triVolume;
+    const float* triMu;
+    const float* triLambda;
+    const float* triKd;
+    const std::array<float, 3>* triCprev;
+    const int* vtriOffsets;
+    const int* vtriItems;
+    const std::array<int, 4>* hinges;
+    const float* hingeTheta0;
+    const float* hingeKL;
+    const float* hingeKd;
+    const float* hingeThetaPrev;
+    const int* vhOffsets;
+    const int* vhItems;
+    const float* colliderOffset;  // nullptr: no offsets
+    const SelfContact* contacts;
+    const int* vcOffsets;  // nullptr: no self contacts
+    const int* vcItems;
     float h;
     DampingModel damping;
     ContactParams contact;

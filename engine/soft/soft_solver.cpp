@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "backend/parallel.h"
+#include "soft/cloth_build.h"
 #include "soft/vertex_kernel.h"
 
 namespace vbd {
@@ -37,6 +38,28 @@ SoftView SoftSolver::view() const {
     s.vtItems = m_.vertexTets.items.data();
     s.colliders = m_.colliders.data();
     s.numColliders = int(m_.colliders.size());
+    s.tris = m_.tris.data();
+    s.triRest = m_.triRest.data();
+    s.triVolume = m_.triVolume.data();
+    s.triMu = m_.triMu.data();
+    s.triLambda = m_.triLambda.data();
+    s.triKd = m_.triKd.data();
+    s.triCprev = m_.triCprev.data();
+    s.vtriOffsets = m_.vertexTris.offsets.data();
+    s.vtriItems = m_.vertexTris.items.data();
+    s.hinges = m_.hinges.data();
+    s.hingeTheta0 = m_.hingeTheta0.data();
+    s.hingeKL = m_.hingeKL.data();
+    s.hingeKd = m_.hingeKd.data();
+    s.hingeThetaPrev = m_.hingeThetaPrev.data();
+    s.vhOffsets = m_.vertexHinges.offsets.data();
+    s.vhItems = m_.vertexHinges.items.data();
+    s.colliderOffset = m_.numCloths > 0 ? m_.colliderOffset.data() : nullptr;
+    const CollisionState& cs = m_.collision;
+    const bool sc = cs.enabled && !cs.contacts.empty();
+    s.contacts = sc ? cs.contacts.data() : nullptr;
+    s.vcOffsets = sc ? cs.vertexContacts.offsets.data() : nullptr;
+    s.vcItems = sc ? cs.vertexContacts.items.data() : nullptr;
     s.h = h_;
     s.damping = params_.damping;
     s.contact.dampingTime = float(params_.contactDamping);
@@ -79,7 +102,32 @@ void SoftSolver::predict(float h, const Vec3& gravity) {
     });
 }
 
+// Contacts couple vertices that share no element, so two vertices of one color may be contact partners.
+// Instead of recoloring at every detection, each color reads a snapshot of x taken before the color
+// starts: elastic neighbours have other colors, so for them the snapshot equals the live x, while
+// same-color contact partners see each other's pre-color position (a Jacobi update inside the contact
+// coupling only). No vertex reads a position another thread is writing, so the sweep stays race-free and
+// deterministic, and the step bound keeps every update penetration-free whatever the coupling does.
 void SoftSolver::sweep() {
+    const CollisionState& cs = m_.collision;
+    if (cs.enabled && !cs.contacts.empty()) {
+        SoftView s = view();
+        for (const auto& group : m_.colorGroups) {
+            xRead_ = m_.x;
+            s.x = xRead_.data();
+            parallelFor(group.size(), [&](size_t k) {
+                const int i = group[k];
+                Vec3 f;
+                Mat33 H;
+                inContact_[size_t(i)] = vertexForceHessian(s, i, f, H);
+                Vec3 dx;
+                if (solveSpd33(H, f, dx))
+                    m_.x[size_t(i)] = truncateToBound(m_.x[size_t(i)] + dx, cs.xc[size_t(i)], cs.shift, cs.bound[size_t(i)]);
+            }, 16);
+        }
+        return;
+    }
+    const bool bounded = cs.enabled;
     const SoftView s = view();
     for (const auto& group : m_.colorGroups) {
         // Vertices of one color share no element: their local solves are independent, and each writes
@@ -91,8 +139,30 @@ void SoftSolver::sweep() {
             inContact_[size_t(i)] = vertexForceHessian(s, i, f, H);
             Vec3 dx;
             if (solveSpd33(H, f, dx)) m_.x[size_t(i)] += dx;
+            if (bounded) m_.x[size_t(i)] = truncateToBound(m_.x[size_t(i)], cs.xc[size_t(i)], cs.shift, cs.bound[size_t(i)]);
         }, 16);
     }
+}
+
+void SoftSolver::applyStepBound() {
+    CollisionState& cs = m_.collision;
+    parallelFor(cs.verts.size(), [&](size_t k) {
+        const int v = cs.verts[k];
+        if (!m_.fixed[size_t(v)])
+            m_.x[size_t(v)] = truncateToBound(m_.x[size_t(v)], cs.xc[size_t(v)], cs.shift, cs.bound[size_t(v)]);
+    });
+}
+
+void SoftSolver::detectClothCollisions(bool firstRound) {
+    CollisionState& cs = m_.collision;
+    if (firstRound) {
+        Vec3 shift;
+        const float R = chooseQueryRadius(cs, m_.xPrev, m_.x, m_.mass, m_.fixed, shift);
+        detectCollisions(cs, m_.xPrev, R, shift);
+    } else {
+        detectCollisions(cs, m_.x, cs.queryRadius, Vec3(0.f));
+    }
+    applyStepBound();
 }
 
 // Chebyshev semi-iterative acceleration (Wang 2015, as in Gaia): with x^ the sweep result,
@@ -110,6 +180,8 @@ void SoftSolver::chebyshev(int k) {
     parallelFor(size_t(n), [&](size_t i) {
         Vec3 xi = m_.x[i];
         if (k >= 2 && !m_.fixed[i] && !inContact_[i]) xi = (xi - chebPrevPrev_[i]) * w + chebPrevPrev_[i];
+        if (m_.collision.enabled && !m_.fixed[i])
+            xi = truncateToBound(xi, m_.collision.xc[i], m_.collision.shift, m_.collision.bound[i]);
         chebPrevPrev_[i] = chebPrev_[i];
         chebPrev_[i] = xi;
         m_.x[i] = xi;
@@ -130,6 +202,12 @@ SoftStepStats SoftSolver::step(float h, const Vec3& gravity) {
         const Mat33 Fp = tetDeformationGradient(m_.xPrev[t[0]], m_.xPrev[t[1]], m_.xPrev[t[2]], m_.xPrev[t[3]], m_.DmInv[e]);
         m_.Cprev[e] = Fp.transposed() * Fp;
     });
+    if (!m_.tris.empty()) clothBeginStep(m_);
+    if (m_.collision.enabled) {
+        auto tc = std::chrono::steady_clock::now();
+        detectClothCollisions(true);
+        st.collisionMs += msSince(tc);
+    }
     if (hook_) hook_->beginStep(*this);
     const bool diag = params_.diagnostics;
     auto td = std::chrono::steady_clock::now();
@@ -141,6 +219,12 @@ SoftStepStats SoftSolver::step(float h, const Vec3& gravity) {
         chebPrevPrev_ = m_.x;
     }
     for (int it = 1; it <= params_.iterations; ++it) {
+        const int ci = m_.collision.interval;
+        if (m_.collision.enabled && ci > 0 && it > 1 && (it - 1) % ci == 0) {
+            auto tc = std::chrono::steady_clock::now();
+            detectClothCollisions(false);
+            st.collisionMs += msSince(tc);
+        }
         auto t0 = std::chrono::steady_clock::now();
         sweep();
         chebyshev(it);
@@ -161,6 +245,7 @@ SoftStepStats SoftSolver::step(float h, const Vec3& gravity) {
     st.energy = diag ? its_.back().energy : incrementalPotential();
     st.diagnosticsMs += msSince(t2);
     st.iterations = params_.iterations;
+    st.contacts = int(m_.collision.contacts.size());
     const float invH = 1.f / h;
     if (m_.vLast.size() != size_t(n)) m_.vLast.assign(size_t(n), Vec3(0.f));
     parallelFor(size_t(n), [&](size_t i) {
@@ -197,7 +282,9 @@ double SoftSolver::incrementalPotential() const {
         if (m_.fixed[i]) return 0.0;
         const Vec3d d = Vec3d(m_.x[i]) - Vec3d(m_.y[i]);
         double e = 0.5 * double(m_.mass[i]) / h2 * squaredNorm(d);
-        for (const Collider& c : m_.colliders) e += double(colliderEnergy(c, m_.x[i]));
+        const float off = m_.numCloths > 0 ? m_.colliderOffset[i] : 0.f;
+        for (const ParticleCollider& c : m_.colliders)
+            e += double(colliderEnergy(off > 0.f ? offsetCollider(c, off) : c, m_.x[i]));
         return e;
     });
     const bool internal = params_.damping == DampingModel::Internal;
@@ -218,7 +305,8 @@ double SoftSolver::incrementalPotential() const {
     double drag = 0;
     if (dragVertex_ >= 0 && dragVertex_ < n)
         drag = 0.5 * dragK_ * squaredNorm(Vec3d(m_.x[size_t(dragVertex_)]) - Vec3d(dragTarget_));
-    return inertia + elastic + drag;
+    const double cloth = m_.tris.empty() ? 0.0 : clothPotential(m_, double(h_), params_.damping);
+    return inertia + elastic + drag + cloth;
 }
 
 void SoftSolver::volumeRatioField(std::vector<float>& out) const {

@@ -25,6 +25,8 @@ public:
 struct SoftStepStats {
     double residualInitial = 0, residualFinal = 0, energy = 0;
     double solveMs = 0, diagnosticsMs = 0, hookMs = 0;
+    double collisionMs = 0;  // cloth collision detection (broad + narrow phase, bounds)
+    int contacts = 0;        // self/cloth contact pairs at the last detection
     int iterations = 0;
 };
 
@@ -74,12 +76,17 @@ public:
 private:
     void predict(float h, const Vec3& gravity);
     void chebyshev(int iteration);
+    // Cloth collision detection at the current x (round > 0) or x_prev (round 0, which also picks the
+    // query radius and the common translation and truncates the initial guess).
+    void detectClothCollisions(bool firstRound);
+    void applyStepBound();
     SoftModel m_;
     SolverDesc params_;
     float h_ = 1.f / 60.f;
     double time_ = 0;
     std::vector<float> residual_;
     std::vector<char> inContact_;
+    std::vector<Vec3> xRead_;  // positions snapshot of the current color (self contacts couple same-color vertices)
     std::vector<Vec3> chebPrev_, chebPrevPrev_;
     double chebOmega_ = 1;
     std::vector<IterationRecord> its_;

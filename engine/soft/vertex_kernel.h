@@ -7,6 +7,9 @@
 #include "math/chol33.h"
 #include "energy/neo_hookean.h"
 #include "energy/tet_fused.h"
+#include "energy/bending.h"
+#include "energy/membrane.h"
+#include "soft/cloth_contact.h"
 #include "soft/soft_model.h"
 
 namespace vbd {
@@ -37,6 +40,75 @@ VBD_HD void tetVertexTerms(const SoftView& s, int e, int a, Vec3& f, Mat33& H) {
     }
 }
 
+// Membrane triangle e, local vertex a: stable Neo-Hookean (clamped block) plus its damping.
+VBD_HD void triVertexTerms(const SoftView& s, int e, int a, Vec3& f, Mat33& H) {
+    const std::array<int, 3>& t = s.tris[e];
+    const float* d = s.triRest[e].d;
+    Vec3 f0, f1;
+    triDeformationGradient(s.x[t[0]], s.x[t[1]], s.x[t[2]], d, f0, f1);
+    float m0, m1;
+    triVertexWeight(d, a, m0, m1);
+    Vec3 fe;
+    Mat33 He;
+    membraneVertex(f0, f1, m0, m1, s.triVolume[e], s.triMu[e], s.triLambda[e], fe, He);
+    f += fe;
+    H += He;
+    const float kd = s.triKd[e];
+    if (kd > 0.f && s.damping != DampingModel::None) {
+        Vec3 fd;
+        Mat33 Hd;
+        if (s.damping == DampingModel::Internal)
+            membraneDampingVertex(f0, f1, s.triCprev[e].data(), m0, m1, s.triVolume[e], s.triMu[e], s.triLambda[e],
+                                  kd, s.h, fd, Hd);
+        else
+            naiveDampingVertex(He, s.x[t[a]], s.xPrev[t[a]], kd, s.h, fd, Hd);
+        f += fd;
+        H += Hd;
+    }
+}
+
+// Bending hinge e, local vertex a: dihedral spring plus door-hinge (or naive) damping.
+VBD_HD void hingeVertexTerms(const SoftView& s, int e, int a, Vec3& f, Mat33& H) {
+    const std::array<int, 4>& q = s.hinges[e];
+    float theta;
+    Vec3 g[4];
+    if (!dihedralGradient(s.x[q[0]], s.x[q[1]], s.x[q[2]], s.x[q[3]], theta, g)) return;
+    Vec3 fe;
+    Mat33 He;
+    bendingVertex(theta, g[a], s.hingeTheta0[e], s.hingeKL[e], fe, He);
+    f += fe;
+    H += He;
+    const float kd = s.hingeKd[e];
+    if (kd > 0.f && s.damping != DampingModel::None) {
+        Vec3 fd;
+        Mat33 Hd;
+        if (s.damping == DampingModel::Internal)
+            bendingDampingVertex(theta, s.hingeThetaPrev[e], g[a], s.hingeKL[e], kd, s.h, fd, Hd);
+        else
+            naiveDampingVertex(He, s.x[q[a]], s.xPrev[q[a]], kd, s.h, fd, Hd);
+        f += fd;
+        H += Hd;
+    }
+}
+
+VBD_HD bool selfContactTerms(const SoftView& s, int c, int a, Vec3& f, Mat33& H) {
+    const SelfContact& sc = s.contacts[c];
+    Vec3 x[4], xp[4];
+    for (int j = 0; j < 4; ++j) {
+        x[j] = s.x[sc.v[j]];
+        xp[j] = s.xPrev[sc.v[j]];
+    }
+    return selfContactVertex(sc, x, xp, a, s.contact, s.h, f, H);
+}
+
+// A collider grown by the contact thickness r of a cloth vertex (so a sheet rests at distance r).
+VBD_HD ParticleCollider offsetCollider(ParticleCollider c, float r) {
+    if (c.type == ParticleColliderType::Plane) c.center += c.normal * r;
+    else if (c.type == ParticleColliderType::Sphere) c.halfExtents.x += r;
+    else c.halfExtents += Vec3(r);
+    return c;
+}
+
 // Full local force and block of vertex i. Returns whether vertex i touches a collider.
 VBD_HD bool vertexForceHessian(const SoftView& s, int i, Vec3& f, Mat33& H) {
     const float mh2 = s.mass[i] / (s.h * s.h);
@@ -46,8 +118,29 @@ VBD_HD bool vertexForceHessian(const SoftView& s, int i, Vec3& f, Mat33& H) {
         const int item = s.vtItems[k];
         tetVertexTerms(s, item >> 2, item & 3, f, H);
     }
+    for (int k = s.vtriOffsets[i]; k < s.vtriOffsets[i + 1]; ++k) {
+        const int item = s.vtriItems[k];
+        triVertexTerms(s, item >> 2, item & 3, f, H);
+    }
+    for (int k = s.vhOffsets[i]; k < s.vhOffsets[i + 1]; ++k) {
+        const int item = s.vhItems[k];
+        hingeVertexTerms(s, item >> 2, item & 3, f, H);
+    }
     bool contact = false;
-    for (int c = 0; c < s.numColliders; ++c) contact |= colliderContact(s.colliders[c], s.contact, s.x[i], s.xPrev[i], s.h, f, H);
+    const float off = s.colliderOffset ? s.colliderOffset[i] : 0.f;
+    if (off > 0.f) {
+        for (int c = 0; c < s.numColliders; ++c)
+            contact |= colliderContact(offsetCollider(s.colliders[c], off), s.contact, s.x[i], s.xPrev[i], s.h, f, H);
+    } else {
+        for (int c = 0; c < s.numColliders; ++c)
+            contact |= colliderContact(s.colliders[c], s.contact, s.x[i], s.xPrev[i], s.h, f, H);
+    }
+    if (s.vcOffsets) {
+        for (int k = s.vcOffsets[i]; k < s.vcOffsets[i + 1]; ++k) {
+            const int item = s.vcItems[k];
+            contact |= selfContactTerms(s, item >> 2, item & 3, f, H);
+        }
+    }
     if (i == s.dragVertex) {
         f += (s.dragTarget - s.x[i]) * s.dragStiffness;
         H += Mat33::diag(s.dragStiffness);

@@ -227,6 +227,12 @@ void WorldImpl::rebuildSurfaces() {
         if (j - i == 1) surfaces_[size_t(faces[i].body)].tris.push_back(faces[i].tri);
         i = j;
     }
+    // Cloth sheets: every membrane triangle, drawn from both sides.
+    for (const auto& t : sm.tris) {
+        const int b = sm.bodyOfVertex[size_t(t[0])];
+        surfaces_[size_t(b)].tris.push_back(t);
+        surfaces_[size_t(b)].doubleSided = true;
+    }
 }
 
 }  // namespace

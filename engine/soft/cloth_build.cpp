@@ -1,0 +1,245 @@
+// Cloth sheets -> SoftModel (see cloth_build.h).
+#include "soft/cloth_build.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "backend/parallel.h"
+#include "energy/bending.h"
+#include "energy/damping.h"
+#include "math/error.h"
+
+namespace vbd {
+
+ClothMesh makeClothGrid(const ClothDesc& c) {
+    ClothMesh m;
+    const int nx = c.cells[0], nz = c.cells[1];
+    const float dx = float(c.size[0] / nx), dz = float(c.size[1] / nz);
+    for (int j = 0; j <= nz; ++j)
+        for (int i = 0; i <= nx; ++i) {
+            const Vec3 o = c.plane == "xy" ? Vec3(float(i) * dx, float(j) * dz, 0)
+                                           : Vec3(float(i) * dx, 0, float(j) * dz);
+            m.X.push_back(c.min + o);
+        }
+    auto id = [&](int i, int j) { return j * (nx + 1) + i; };
+    for (int j = 0; j < nz; ++j)
+        for (int i = 0; i < nx; ++i) {
+            const int a = id(i, j), b = id(i + 1, j), cc = id(i + 1, j + 1), d = id(i, j + 1);
+            if ((i + j) % 2 == 0) {
+                m.tris.push_back({a, b, cc});
+                m.tris.push_back({a, cc, d});
+            } else {
+                m.tris.push_back({a, b, d});
+                m.tris.push_back({b, cc, d});
+            }
+        }
+    return m;
+}
+
+std::vector<std::array<int, 4>> clothHinges(const std::vector<std::array<int, 3>>& tris) {
+    // directed edge (a -> b) of a triangle, with its opposite vertex
+    std::map<std::pair<int, int>, int> opposite;
+    for (const auto& t : tris)
+        for (int k = 0; k < 3; ++k) opposite[{t[k], t[(k + 1) % 3]}] = t[(k + 2) % 3];
+    std::vector<std::array<int, 4>> h;
+    for (const auto& [e, c] : opposite) {
+        if (e.first > e.second) continue;  // each undirected edge once
+        auto it = opposite.find({e.second, e.first});
+        if (it == opposite.end()) continue;  // boundary edge
+        h.push_back({e.first, e.second, c, it->second});
+    }
+    return h;
+}
+
+TriRest triangleRest(const Vec3& X0, const Vec3& X1, const Vec3& X2, const std::string& file,
+                     const std::string& key, double relTol) {
+    const Vec3d e1 = Vec3d(X1) - Vec3d(X0), e2 = Vec3d(X2) - Vec3d(X0);
+    const Vec3d n = cross(e1, e2);
+    const double area2 = norm(n);
+    const double l = (norm(e1) + norm(e2) + norm(e2 - e1)) / 3.0;
+    if (!(area2 > relTol * l * l) || !std::isfinite(area2))
+        throw InputError(file, key,
+                         "triangle with zero rest area (edge lengths " + std::to_string(norm(e1)) + ", " +
+                             std::to_string(norm(e2)) + ")");
+    // Orthonormal frame of the plane: u along e1, v = n^ x u.
+    const Vec3d u = e1 / norm(e1), v = cross(n / area2, u);
+    const double a = dot(e1, u), b = dot(e2, u), c = dot(e1, v), d = dot(e2, v);  // Dm = [a b; c d]
+    const double det = a * d - b * c;
+    TriRest r;
+    r.d[0] = float(d / det);
+    r.d[1] = float(-b / det);
+    r.d[2] = float(-c / det);
+    r.d[3] = float(a / det);
+    r.area = float(0.5 * area2);
+    return r;
+}
+
+void appendCloths(const SceneDesc& scene, SoftModel& m) {
+    m.numCloths = int(scene.cloths.size());
+    m.colliderOffset.resize(m.x.size(), 0.f);
+    for (size_t ci = 0; ci < scene.cloths.size(); ++ci) {
+        const ClothDesc& c = scene.cloths[ci];
+        const std::string key = c.key.empty() ? "cloths[" + std::to_string(ci) + "]" : c.key;
+        if (!(c.material.thickness > 0))
+            throw InputError(scene.file, key + ".material.thickness", "must be > 0");
+        if (c.cells[0] < 1 || c.cells[1] < 1)
+            throw InputError(scene.file, key + ".cells", "must be 2 integers >= 1");
+        const ClothMesh mesh = makeClothGrid(c);
+        const int base = m.numVertices();
+        const int body = int(scene.softBodies.size() + ci);
+        const double th = c.material.thickness;
+        const Lame nh = neoHookeanFromLame(planeStressLame(c.material.youngs, c.material.poisson));
+        const float cell = float(std::min(c.size[0] / c.cells[0], c.size[1] / c.cells[1]));
+        const float radius = c.collisionRadius > 0 ? float(c.collisionRadius) : 0.3f * cell;
+        for (const Vec3& p : mesh.X) {
+            m.x.push_back(p);
+            m.x0.push_back(p);
+            m.v.push_back(c.velocity);
+            m.mass.push_back(0.f);
+            m.bodyOfVertex.push_back(body);
+            m.colliderOffset.push_back(radius);
+            int fixedIdx = -1;
+            for (size_t f = 0; f < c.fixed.size(); ++f)
+                if (c.fixed[f].box.contains(p)) fixedIdx = int(f);
+            m.fixed.push_back(fixedIdx >= 0);
+            m.kinematic.push_back(-1);
+            if (fixedIdx >= 0) {
+                const FixedDesc& fd = c.fixed[size_t(fixedIdx)];
+                m.v.back() = Vec3(0.f);
+                if (squaredNorm(fd.velocity) > 0 || squaredNorm(fd.angularVelocity) > 0) {
+                    KinematicRegion k;
+                    k.center = fd.hasCenter ? fd.center : (fd.box.min + fd.box.max) * 0.5f;
+                    k.omega = fd.angularVelocity;
+                    k.velocity = fd.velocity;
+                    m.kinematic.back() = int(m.regions.size());
+                    m.regions.push_back(k);
+                }
+            }
+        }
+        std::vector<float> triArea;
+        const size_t triBase = m.tris.size();
+        for (size_t t = 0; t < mesh.tris.size(); ++t) {
+            const auto& tr = mesh.tris[t];
+            const TriRest r = triangleRest(mesh.X[size_t(tr[0])], mesh.X[size_t(tr[1])],
+                                           mesh.X[size_t(tr[2])], scene.file, key + ".size");
+            m.tris.push_back({tr[0] + base, tr[1] + base, tr[2] + base});
+            m.triRest.push_back(r);
+            m.triVolume.push_back(float(r.area * th));
+            m.triMu.push_back(float(nh.mu));
+            m.triLambda.push_back(float(nh.lambda));
+            m.triKd.push_back(float(c.material.damping));
+            const float mv = float(c.material.density * th * r.area / 3.0);
+            for (int v : tr) m.mass[size_t(v + base)] += mv;
+            triArea.push_back(r.area);
+        }
+        // Hinges: kL = 3 B L0^2 / (A_A + A_B) (bending.h), rest angle from the rest shape.
+        std::map<std::array<int, 3>, size_t> triOf;
+        for (size_t t = 0; t < mesh.tris.size(); ++t) {
+            std::array<int, 3> s = mesh.tris[t];
+            std::sort(s.begin(), s.end());
+            triOf[s] = t;
+        }
+        auto areaOf = [&](int a, int b, int cc) {
+            std::array<int, 3> s = {a, b, cc};
+            std::sort(s.begin(), s.end());
+            return triArea[triOf.at(s)];
+        };
+        for (const auto& h : clothHinges(mesh.tris)) {
+            const Vec3 &X0 = mesh.X[size_t(h[0])], &X1 = mesh.X[size_t(h[1])];
+            const double L0 = norm(X1 - X0);
+            const double A = areaOf(h[0], h[1], h[2]) + areaOf(h[1], h[0], h[3]);
+            m.hinges.push_back({h[0] + base, h[1] + base, h[2] + base, h[3] + base});
+            m.hingeTheta0.push_back(dihedralAngle(X0, X1, mesh.X[size_t(h[2])], mesh.X[size_t(h[3])]));
+            m.hingeKL.push_back(float(3.0 * c.material.bending * L0 * L0 / A));
+            m.hingeKd.push_back(float(c.material.bendingDamping));
+        }
+        (void)triBase;
+    }
+    m.triCprev.assign(m.tris.size(), {1.f, 0.f, 1.f});
+    m.hingeThetaPrev = m.hingeTheta0;
+}
+
+void finishCloths(const SceneDesc& scene, SoftModel& m) {
+    const int n = m.numVertices();
+    m.colliderOffset.resize(size_t(n), 0.f);
+    m.vertexTris = vertexElementAdjacency(n, m.tris);
+    m.vertexHinges = vertexElementAdjacency(n, m.hinges);
+    std::vector<CollisionBody> bodies(scene.softBodies.size() + scene.cloths.size());
+    for (size_t c = 0; c < scene.cloths.size(); ++c) {
+        CollisionBody& b = bodies[scene.softBodies.size() + c];
+        const ClothDesc& d = scene.cloths[c];
+        b.cloth = true;
+        b.self = d.selfCollision;
+        b.stiffness = float(d.collisionStiffness);
+        b.friction = float(d.friction);
+    }
+    // the per-vertex offset holds each cloth's radius
+    for (int v = 0; v < n; ++v) {
+        const int b = m.bodyOfVertex[size_t(v)];
+        if (bodies[size_t(b)].cloth) bodies[size_t(b)].radius = m.colliderOffset[size_t(v)];
+    }
+    if (scene.cloths.empty()) {
+        m.collision = CollisionState{};
+        return;
+    }
+    buildCollisionMesh(m.collision, n, m.tris, m.tets, m.bodyOfVertex, bodies, m.x);
+    int interval = 0;
+    for (const auto& c : scene.cloths)
+        if (c.collisionInterval > 0)
+            interval = interval == 0 ? c.collisionInterval : std::min(interval, c.collisionInterval);
+    m.collision.interval = interval;
+}
+
+void clothBeginStep(SoftModel& m) {
+    parallelFor(m.tris.size(), [&](size_t e) {
+        const auto& t = m.tris[e];
+        Vec3 f0, f1;
+        triDeformationGradient(m.xPrev[size_t(t[0])], m.xPrev[size_t(t[1])], m.xPrev[size_t(t[2])],
+                               m.triRest[e].d, f0, f1);
+        m.triCprev[e] = {dot(f0, f0), dot(f0, f1), dot(f1, f1)};
+    });
+    parallelFor(m.hinges.size(), [&](size_t e) {
+        const auto& q = m.hinges[e];
+        m.hingeThetaPrev[e] = dihedralAngle(m.xPrev[size_t(q[0])], m.xPrev[size_t(q[1])],
+                                            m.xPrev[size_t(q[2])], m.xPrev[size_t(q[3])]);
+    });
+}
+
+double clothPotential(const SoftModel& m, double h, DampingModel damping) {
+    const bool internal = damping == DampingModel::Internal;
+    auto X = [&](int i) { return Vec3d(m.x[size_t(i)]); };
+    double e = reduceSum<double>(m.tris.size(), [&](size_t t) {
+        const auto& tr = m.tris[t];
+        double d[4];
+        for (int k = 0; k < 4; ++k) d[k] = m.triRest[t].d[k];
+        Vec3d f0, f1;
+        triDeformationGradient(X(tr[0]), X(tr[1]), X(tr[2]), d, f0, f1);
+        double v = double(m.triVolume[t]) * membranePsi(f0, f1, double(m.triMu[t]), double(m.triLambda[t]));
+        if (internal && m.triKd[t] > 0) {
+            const double Cp[3] = {m.triCprev[t][0], m.triCprev[t][1], m.triCprev[t][2]};
+            v += membraneDampingPotential(f0, f1, Cp, double(m.triVolume[t]), double(m.triMu[t]),
+                                          double(m.triLambda[t]), double(m.triKd[t]), h);
+        }
+        return v;
+    });
+    e += reduceSum<double>(m.hinges.size(), [&](size_t k) {
+        const auto& q = m.hinges[k];
+        const double th = dihedralAngle(X(q[0]), X(q[1]), X(q[2]), X(q[3]));
+        const double d = wrapAngle(th - double(m.hingeTheta0[k]));
+        double v = 0.5 * double(m.hingeKL[k]) * d * d;
+        if (internal && m.hingeKd[k] > 0)
+            v += bendingDampingPotential(th, double(m.hingeThetaPrev[k]), double(m.hingeKL[k]),
+                                         double(m.hingeKd[k]), h);
+        return v;
+    });
+    const auto& cs = m.collision.contacts;
+    e += reduceSum<double>(cs.size(), [&](size_t c) {
+        Vec3d x[4];
+        for (int j = 0; j < 4; ++j) x[j] = X(cs[c].v[j]);
+        return selfContactEnergy(cs[c], x);
+    });
+    return e;
+}
+
+}  // namespace vbd

@@ -1,0 +1,281 @@
+// Cloth collision detection (spatial hash + VT/EE narrow phase) and the per-vertex step bound; the
+// reasoning is in cloth_collision.h.
+#include "soft/cloth_collision.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "backend/parallel.h"
+
+namespace vbd {
+
+namespace {
+
+struct Entry {
+    int64_t key;
+    int id;
+    bool operator<(const Entry& o) const { return key < o.key || (key == o.key && id < o.id); }
+};
+
+struct Grid {
+    float cell = 1;
+    std::vector<Entry> entries;
+    int64_t key(int ix, int iy, int iz) const {
+        const int64_t m = (int64_t(1) << 21) - 1;
+        return ((int64_t(ix) & m) << 42) | ((int64_t(iy) & m) << 21) | (int64_t(iz) & m);
+    }
+    int coord(float v) const { return int(std::floor(v / cell)); }
+    // Inserts id into every cell overlapped by [lo, hi].
+    void insert(const Vec3& lo, const Vec3& hi, int id) {
+        for (int i = coord(lo.x); i <= coord(hi.x); ++i)
+            for (int j = coord(lo.y); j <= coord(hi.y); ++j)
+                for (int k = coord(lo.z); k <= coord(hi.z); ++k) entries.push_back({key(i, j, k), id});
+    }
+    void finish() { std::sort(entries.begin(), entries.end()); }
+    std::pair<const Entry*, const Entry*> cellRange(int64_t k) const {
+        auto lo = std::lower_bound(entries.begin(), entries.end(), Entry{k, std::numeric_limits<int>::min()});
+        auto hi = lo;
+        while (hi != entries.end() && hi->key == k) ++hi;
+        return {entries.data() + (lo - entries.begin()), entries.data() + (hi - entries.begin())};
+    }
+};
+
+struct Pair {
+    int a, b;  // VT: vertex, triangle; EE: edge, edge
+    float d;
+};
+
+bool allowed(const CollisionState& cs, int ba, int bb) {
+    const CollisionBody& A = cs.bodies[size_t(ba)];
+    const CollisionBody& B = cs.bodies[size_t(bb)];
+    if (ba == bb) return A.cloth && A.self;
+    return A.cloth || B.cloth;
+}
+
+SelfContact makeContact(const CollisionState& cs, ContactKind kind, const int v[4], int ba, int bb) {
+    const CollisionBody& A = cs.bodies[size_t(ba)];
+    const CollisionBody& B = cs.bodies[size_t(bb)];
+    SelfContact c;
+    for (int j = 0; j < 4; ++j) c.v[j] = v[j];
+    c.kind = kind;
+    c.radius = std::max(A.radius, B.radius);
+    c.stiffness = std::max(A.stiffness, B.stiffness);
+    c.friction = A.cloth && B.cloth ? 0.5f * (A.friction + B.friction) : (A.cloth ? A.friction : B.friction);
+    return c;
+}
+
+}  // namespace
+
+float vertexTriangleDistance(const Vec3& p, const Vec3& a, const Vec3& b, const Vec3& c) {
+    float w[3];
+    closestPointTriangle(p, a, b, c, w);
+    return norm(p - (a * w[0] + b * w[1] + c * w[2]));
+}
+
+float edgeEdgeDistance(const Vec3& a0, const Vec3& a1, const Vec3& b0, const Vec3& b1) {
+    float s, t;
+    closestPointsSegments(a0, a1, b0, b1, s, t);
+    return norm((a0 + (a1 - a0) * s) - (b0 + (b1 - b0) * t));
+}
+
+bool segmentCrossesTriangle(const Vec3d& p, const Vec3d& q, const Vec3d& a, const Vec3d& b, const Vec3d& c) {
+    // Signed volumes: p and q on strictly opposite sides of the plane, and the segment's line passes
+    // inside the triangle (all three edge orientations agree).
+    auto vol = [](const Vec3d& o, const Vec3d& u, const Vec3d& v, const Vec3d& w) {
+        return dot(u - o, cross(v - o, w - o));
+    };
+    const double sp = vol(a, b, c, p), sq = vol(a, b, c, q);
+    if (!((sp > 0 && sq < 0) || (sp < 0 && sq > 0))) return false;
+    const double s1 = vol(p, q, a, b), s2 = vol(p, q, b, c), s3 = vol(p, q, c, a);
+    return (s1 > 0 && s2 > 0 && s3 > 0) || (s1 < 0 && s2 < 0 && s3 < 0);
+}
+
+void buildCollisionMesh(CollisionState& cs, int numVertices, const std::vector<std::array<int, 3>>& clothTris,
+                        const std::vector<std::array<int, 4>>& tets, const std::vector<int>& bodyOfVertex,
+                        const std::vector<CollisionBody>& bodies, const std::vector<Vec3>& x) {
+    cs = CollisionState{};
+    cs.bodies = bodies;
+    bool anyPair = false;
+    int numCloth = 0;
+    for (const auto& b : bodies) {
+        numCloth += b.cloth;
+        if (b.cloth && b.self) anyPair = true;
+    }
+    if (numCloth > 0 && bodies.size() > 1) anyPair = true;
+    if (!anyPair) return;
+    cs.tris = clothTris;
+    // Soft-body boundary faces (used by exactly one tet), oriented outward as in World's surfaces.
+    if (!tets.empty()) {
+        static const int fi[4][3] = {{1, 2, 3}, {0, 3, 2}, {0, 1, 3}, {0, 2, 1}};
+        std::vector<std::pair<std::array<int, 3>, std::array<int, 3>>> faces;
+        for (const auto& t : tets)
+            for (const auto& f : fi) {
+                std::array<int, 3> tri = {t[f[0]], t[f[1]], t[f[2]]}, s = tri;
+                std::sort(s.begin(), s.end());
+                faces.push_back({s, tri});
+            }
+        std::sort(faces.begin(), faces.end());
+        for (size_t i = 0; i < faces.size();) {
+            size_t j = i + 1;
+            while (j < faces.size() && faces[j].first == faces[i].first) ++j;
+            if (j - i == 1) cs.tris.push_back(faces[i].second);
+            i = j;
+        }
+    }
+    std::vector<std::array<int, 2>> e;
+    for (const auto& t : cs.tris)
+        for (int k = 0; k < 3; ++k)
+            e.push_back({std::min(t[k], t[(k + 1) % 3]), std::max(t[k], t[(k + 1) % 3])});
+    std::sort(e.begin(), e.end());
+    e.erase(std::unique(e.begin(), e.end()), e.end());
+    cs.edges = e;
+    std::vector<char> part(size_t(numVertices), 0);
+    double len = 0;
+    for (const auto& t : cs.tris) {
+        cs.triBody.push_back(bodyOfVertex[size_t(t[0])]);
+        for (int v : t) part[size_t(v)] = 1;
+    }
+    for (const auto& ed : cs.edges) {
+        cs.edgeBody.push_back(bodyOfVertex[size_t(ed[0])]);
+        len += norm(x[size_t(ed[1])] - x[size_t(ed[0])]);
+    }
+    cs.meanEdge = cs.edges.empty() ? 0.f : float(len / double(cs.edges.size()));
+    for (int v = 0; v < numVertices; ++v)
+        if (part[size_t(v)]) cs.verts.push_back(v);
+    for (const auto& b : bodies) cs.maxRadius = std::max(cs.maxRadius, b.radius);
+    cs.bound.assign(size_t(numVertices), std::numeric_limits<float>::infinity());
+    cs.vertexContacts.offsets.assign(size_t(numVertices) + 1, 0);
+    cs.enabled = !cs.tris.empty();
+}
+
+float chooseQueryRadius(const CollisionState& cs, const std::vector<Vec3>& xc, const std::vector<Vec3>& y,
+                        const std::vector<float>& mass, const std::vector<char>& fixed, Vec3& shift) {
+    Vec3d sum(0, 0, 0);
+    double m = 0;
+    bool anyFixed = false;
+    for (int v : cs.verts) {
+        if (fixed[size_t(v)]) anyFixed = true;
+        sum += Vec3d(y[size_t(v)] - xc[size_t(v)]) * double(mass[size_t(v)]);
+        m += mass[size_t(v)];
+    }
+    shift = anyFixed || m <= 0 ? Vec3(0.f) : Vec3(sum / m);
+    float maxRel = 0;
+    for (int v : cs.verts)
+        if (!fixed[size_t(v)]) maxRel = std::max(maxRel, norm(y[size_t(v)] - xc[size_t(v)] - shift));
+    const float rMin = 2.f * cs.maxRadius, rCap = std::max(rMin, 2.f * cs.meanEdge);
+    return std::min(rCap, std::max(rMin, maxRel / kBoundGamma));
+}
+
+void detectCollisions(CollisionState& cs, const std::vector<Vec3>& x, float R, const Vec3& shift) {
+    const int n = int(x.size());
+    cs.xc = x;
+    cs.shift = shift;
+    cs.queryRadius = R;
+    Grid tg, eg;
+    tg.cell = eg.cell = std::max(R, cs.meanEdge);
+    const Vec3 pad(R);
+    for (size_t t = 0; t < cs.tris.size(); ++t) {
+        const auto& tr = cs.tris[t];
+        const Vec3 lo = cwiseMin(x[size_t(tr[0])], cwiseMin(x[size_t(tr[1])], x[size_t(tr[2])]));
+        const Vec3 hi = cwiseMax(x[size_t(tr[0])], cwiseMax(x[size_t(tr[1])], x[size_t(tr[2])]));
+        tg.insert(lo - pad, hi + pad, int(t));
+    }
+    tg.finish();
+    for (size_t e = 0; e < cs.edges.size(); ++e) {
+        const Vec3& a = x[size_t(cs.edges[e][0])];
+        const Vec3& b = x[size_t(cs.edges[e][1])];
+        eg.insert(cwiseMin(a, b), cwiseMax(a, b), int(e));
+    }
+    eg.finish();
+
+    // Vertex-triangle: a vertex lies in exactly one cell, and every triangle within R of it is in that
+    // cell (AABBs inflated by R), so each pair is seen once.
+    std::vector<std::vector<Pair>> vt(cs.verts.size());
+    std::vector<int> bodyOf(size_t(n), -1);
+    for (size_t t = 0; t < cs.tris.size(); ++t)
+        for (int v : cs.tris[t]) bodyOf[size_t(v)] = cs.triBody[t];
+    parallelFor(
+        cs.verts.size(),
+        [&](size_t k) {
+            const int v = cs.verts[k];
+            const Vec3& p = x[size_t(v)];
+            const auto range = tg.cellRange(tg.key(tg.coord(p.x), tg.coord(p.y), tg.coord(p.z)));
+            for (const Entry* it = range.first; it != range.second; ++it) {
+                const auto& tr = cs.tris[size_t(it->id)];
+                if (tr[0] == v || tr[1] == v || tr[2] == v) continue;
+                if (!allowed(cs, bodyOf[size_t(v)], cs.triBody[size_t(it->id)])) continue;
+                const float d =
+                    vertexTriangleDistance(p, x[size_t(tr[0])], x[size_t(tr[1])], x[size_t(tr[2])]);
+                if (d < R) vt[k].push_back({v, it->id, d});
+            }
+        },
+        16);
+    // Edge-edge: candidates from every cell the R-inflated edge box overlaps, deduplicated, e2 > e1.
+    std::vector<std::vector<Pair>> ee(cs.edges.size());
+    parallelFor(
+        cs.edges.size(),
+        [&](size_t e1) {
+            const auto& E1 = cs.edges[e1];
+            const Vec3 &a0 = x[size_t(E1[0])], &a1 = x[size_t(E1[1])];
+            const Vec3 lo = cwiseMin(a0, a1) - pad, hi = cwiseMax(a0, a1) + pad;
+            std::vector<int> cand;
+            for (int i = eg.coord(lo.x); i <= eg.coord(hi.x); ++i)
+                for (int j = eg.coord(lo.y); j <= eg.coord(hi.y); ++j)
+                    for (int k = eg.coord(lo.z); k <= eg.coord(hi.z); ++k) {
+                        const auto range = eg.cellRange(eg.key(i, j, k));
+                        for (const Entry* it = range.first; it != range.second; ++it)
+                            if (size_t(it->id) > e1) cand.push_back(it->id);
+                    }
+            std::sort(cand.begin(), cand.end());
+            cand.erase(std::unique(cand.begin(), cand.end()), cand.end());
+            for (int e2 : cand) {
+                const auto& E2 = cs.edges[size_t(e2)];
+                if (E1[0] == E2[0] || E1[0] == E2[1] || E1[1] == E2[0] || E1[1] == E2[1]) continue;
+                if (!allowed(cs, cs.edgeBody[e1], cs.edgeBody[size_t(e2)])) continue;
+                const float d = edgeEdgeDistance(a0, a1, x[size_t(E2[0])], x[size_t(E2[1])]);
+                if (d < R) ee[e1].push_back({int(e1), e2, d});
+            }
+        },
+        16);
+
+    // Gather (serial, fixed order: deterministic): d_min per vertex and contacts closer than 2 r.
+    std::vector<float> dmin(size_t(n), R);
+    cs.contacts.clear();
+    cs.numPairs = 0;
+    for (const auto& list : vt)
+        for (const Pair& p : list) {
+            ++cs.numPairs;
+            const auto& tr = cs.tris[size_t(p.b)];
+            const int v[4] = {p.a, tr[0], tr[1], tr[2]};
+            for (int j : v) dmin[size_t(j)] = std::min(dmin[size_t(j)], p.d);
+            SelfContact c =
+                makeContact(cs, ContactKind::VertexTriangle, v, bodyOf[size_t(p.a)], cs.triBody[size_t(p.b)]);
+            if (p.d < 2.f * c.radius) cs.contacts.push_back(c);
+        }
+    for (const auto& list : ee)
+        for (const Pair& p : list) {
+            ++cs.numPairs;
+            const auto &A = cs.edges[size_t(p.a)], &B = cs.edges[size_t(p.b)];
+            const int v[4] = {A[0], A[1], B[0], B[1]};
+            for (int j : v) dmin[size_t(j)] = std::min(dmin[size_t(j)], p.d);
+            SelfContact c =
+                makeContact(cs, ContactKind::EdgeEdge, v, cs.edgeBody[size_t(p.a)], cs.edgeBody[size_t(p.b)]);
+            if (p.d < 2.f * c.radius) cs.contacts.push_back(c);
+        }
+    cs.bound.assign(size_t(n), std::numeric_limits<float>::infinity());
+    for (int v : cs.verts) cs.bound[size_t(v)] = kBoundGamma * dmin[size_t(v)];
+    // vertex -> contact CSR
+    Csr& vc = cs.vertexContacts;
+    vc.offsets.assign(size_t(n) + 1, 0);
+    for (const auto& c : cs.contacts)
+        for (int j = 0; j < 4; ++j) vc.offsets[size_t(c.v[j]) + 1]++;
+    for (int i = 0; i < n; ++i) vc.offsets[size_t(i) + 1] += vc.offsets[size_t(i)];
+    vc.items.assign(size_t(vc.offsets[size_t(n)]), 0);
+    std::vector<int> fill(vc.offsets.begin(), vc.offsets.end() - 1);
+    for (size_t c = 0; c < cs.contacts.size(); ++c)
+        for (int j = 0; j < 4; ++j) vc.items[size_t(fill[size_t(cs.contacts[c].v[j])]++)] = int(4 * c) + j;
+}
+
+}  // namespace vbd
