@@ -41,6 +41,7 @@ target_link_libraries(vbdlab PRIVATE vbd_render imgui glfw)
 target_compile_definitions(vbdlab PRIVATE VBD_HAVE_GUI=1)
 
 if(VBD_BUILD_TESTS)
+  enable_testing()  # app/ is added before the top level enables testing
   find_package(GTest REQUIRED)
   include(GoogleTest)
   find_program(XVFB_RUN xvfb-run)

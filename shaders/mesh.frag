@@ -9,6 +9,6 @@ void main() {
     vec3 n = normalize(vNormal);
     if (!gl_FrontFacing) n = -n;  // cloth is drawn double-sided
     int mode = int(pc.params.x + 0.5);
-    vec3 base = mode == 1 ? heatMap(vScalar) : (mode == 2 ? categorical(vScalar) : vColor.rgb);
+    vec3 base = mode == 1 ? heatMap(vScalar) : vColor.rgb;  // mode 2: vertex-stage colour groups
     outColor = toDisplay(shade(base, n, vPos), vColor.a);
 }

@@ -12,6 +12,8 @@ void main() {
     vPos = inPos;
     vNormal = inNormal;
     vScalar = inScalar;
-    vColor = pc.color;
+    // Colour groups are categorical: each vertex carries its group's colour, blended across triangles
+    // (rounding an interpolated index would invent groups between vertices).
+    vColor = int(pc.params.x + 0.5) == 2 ? vec4(categorical(inScalar), pc.color.a) : pc.color;
     gl_Position = pc.viewProj * vec4(inPos, 1.0);
 }

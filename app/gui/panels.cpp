@@ -421,7 +421,8 @@ void ellipsePanel(AppState& app) {
     ImVec2 p0 = ImGui::GetCursorScreenPos();
     ImGui::InvisibleButton("ellipse", ImVec2(size, size));
     ImDrawList* dl = ImGui::GetWindowDrawList();
-    dl->AddRectFilled(p0, ImVec2(p0.x + size, p0.y + size), IM_COL32(15, 16, 20, 255), 3);
+    dl->AddRectFilled(p0, ImVec2(p0.x + size, p0.y + size), IM_COL32(30, 32, 40, 255), 3);
+    dl->AddRect(p0, ImVec2(p0.x + size, p0.y + size), IM_COL32(70, 74, 86, 255), 3);
     // World window: centred on x*, half-width = 1.15 x the outermost contour's extent (through x0).
     auto levels = vbd::lab::contourLevels(lab.q, 6);
     auto outer =

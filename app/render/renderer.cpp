@@ -52,6 +52,9 @@ void sceneBounds(const vbd::World& world, glm::vec3& lo, glm::vec3& hi) {
         hi = glm::max(hi, toGlm(b.position) + r);
     }
     if (lo.x > hi.x) lo = glm::vec3(-1), hi = glm::vec3(1);
+    // Things fall: keep the ground under the scene in the framed box.
+    const auto& g = world.desc().ground;
+    if (g.enabled && float(g.height) < lo.y) lo.y = float(g.height);
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -34,7 +34,7 @@ struct FieldRange {
 
 inline constexpr float kClearColor[4] = {0.13f, 0.14f, 0.17f, 1.0f};
 
-// Axis-aligned bounds of everything drawable in world (particles and bodies).
+// Axis-aligned bounds of everything drawable in world (particles and bodies), down to the ground.
 void sceneBounds(const vbd::World& world, glm::vec3& lo, glm::vec3& hi);
 
 class SceneGpu {

@@ -231,3 +231,19 @@ TEST(AppSmoke, ResizeAndRecordingStayValidationClean) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(AppSmoke, NoVulkanDeviceNamesTheHeadlessCommands) {
+    if (std::string(XVFB_RUN).empty() || !fs::exists(XVFB_RUN)) GTEST_SKIP() << "xvfb-run is not installed";
+    // An ICD list that names no driver: the window opens but no Vulkan device exists.
+    const std::string cmd = "VK_ICD_FILENAMES=/nonexistent/icd.json VK_DRIVER_FILES=/nonexistent/icd.json " +
+                            std::string(XVFB_RUN) + " -a " + vbdlabExe() + " --frames 1 --screenshot " +
+                            (fs::path(VBD_BINARY_DIR) / "unused.png").string();
+    CommandResult r = runCommand(cmd);
+    EXPECT_EQ(r.code, 2) << r.output;
+    EXPECT_NE(r.output.find("vbdlab sim"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("vbdlab render"), std::string::npos) << r.output;
+}
+
+}  // namespace
