@@ -78,15 +78,22 @@ struct JointEval {
 VBD_HD Vec3d toD(const Vec3& v) { return Vec3d(v); }
 VBD_HD Quatd toD(const Quat& q) { return Quatd(q); }
 
+// The solver's working pose of a body during a step, in double with its rotation matrix (the
+// float RigidBodyState is rounded from it once per step). 128 bytes.
+struct BodyPose {
+    Vec3d x;
+    Quatd q;
+    Mat33d R;
+};
+VBD_HD BodyPose makePose(const Vec3d& x, const Quatd& q) { return {x, q, toMatrix(q)}; }
+
 // World point of a body-frame anchor; body < 0 is the world (anchor already world).
-VBD_HD Vec3d anchorWorld(const RigidBodyState* s, int body, const Vec3& local) {
+VBD_HD Vec3d anchorWorld(const BodyPose* s, int body, const Vec3& local) {
     if (body < 0) return toD(local);
-    return toD(s[body].position) + rotate(toD(s[body].rotation), toD(local));
+    return s[body].x + s[body].R * toD(local);
 }
 
-VBD_HD Quatd bodyRotation(const RigidBodyState* s, int body) {
-    return body < 0 ? Quatd::identity() : toD(s[body].rotation);
-}
+VBD_HD Quatd bodyRotation(const BodyPose* s, int body) { return body < 0 ? Quatd::identity() : s[body].q; }
 
 // Adds one row with Jacobian (jl, ja) for the solving body, force F and penalty k.
 VBD_HD void addRow(Block66d& blk, const Vec3d& jl, const Vec3d& ja, double F, double k) {
@@ -104,18 +111,19 @@ struct ContactPoints {
     Vec3d pA, pB, nA, nB;
 };
 
-VBD_HD ContactPoints contactPoints(const Contact& c, const RigidBodyState* s) {
+VBD_HD ContactPoints contactPoints(const Contact& c, const BodyPose* s) {
     ContactPoints p;
     p.pA = anchorWorld(s, c.a, c.rA);
     p.pB = anchorWorld(s, c.b, c.rB);
     const Vec3d n = toD(c.n);
-    p.nA = anchorWorld(s, c.a, c.cA) + n * double(c.radA);
-    p.nB = anchorWorld(s, c.b, c.cB) - n * double(c.radB);
+    // A flat side (box, plane) has radius 0 and its core anchor is the material anchor.
+    p.nA = c.radA == 0.0f ? p.pA : anchorWorld(s, c.a, c.cA) + n * double(c.radA);
+    p.nB = c.radB == 0.0f ? p.pB : anchorWorld(s, c.b, c.cB) - n * double(c.radB);
     return p;
 }
 
 // Stabilized constraint values (normal, tangent 1, tangent 2) at the current poses.
-VBD_HD void contactC(const Contact& c, const RigidBodyState* s, double alpha, ContactPoints& p, double C[3]) {
+VBD_HD void contactC(const Contact& c, const BodyPose* s, double alpha, ContactPoints& p, double C[3]) {
     p = contactPoints(c, s);
     const Vec3d n = toD(c.n);
     const double c0n = double(c.c0n);
@@ -237,9 +245,9 @@ VBD_HD void contactDual(Contact& c, const double C[3], double beta, double kMax)
 // ---- joints ----
 
 // Raw (unstabilized) rows of a joint at the current poses.
-VBD_HD void jointEval(const Joint& j, const RigidBodyState* s, JointEval& e) {
+VBD_HD void jointEval(const Joint& j, const BodyPose* s, JointEval& e) {
     const Vec3d pA = anchorWorld(s, j.a, j.rA), pB = anchorWorld(s, j.b, j.rB);
-    const Vec3d xA = j.a >= 0 ? toD(s[j.a].position) : pA, xB = toD(s[j.b].position);
+    const Vec3d xA = j.a >= 0 ? s[j.a].x : pA, xB = s[j.b].x;
     const Vec3d rA = pA - xA, rB = pB - xB, d = pB - pA;
     e.armA = norm(rA);
     e.armB = norm(rB);
@@ -321,7 +329,7 @@ VBD_HD double jointForce(const Joint& j, const JointRow& r, int i, double C) {
     return f;
 }
 
-VBD_HD void addJoint(Block66d& blk, const Joint& j, int self, const RigidBodyState* s, double alpha) {
+VBD_HD void addJoint(Block66d& blk, const Joint& j, int self, const BodyPose* s, double alpha) {
     JointEval e;
     jointEval(j, s, e);
     const bool sideB = self == j.b;
@@ -339,7 +347,7 @@ VBD_HD void addJoint(Block66d& blk, const Joint& j, int self, const RigidBodySta
     blk.haa += Mat33d::diag(norm(fLin) * (sideB ? e.armB : e.armA));
 }
 
-VBD_HD void jointDual(Joint& j, const RigidBodyState* s, double alpha, double beta, double kMax) {
+VBD_HD void jointDual(Joint& j, const BodyPose* s, double alpha, double beta, double kMax) {
     if (j.stiffness > 0) return;  // springs: k = stiffness, lambda = 0
     JointEval e;
     jointEval(j, s, e);

@@ -249,7 +249,7 @@ void RigidSolver::detectCollisions(float h) {
                     c.stick = 1;
                 }
             }
-            Vec3d d0 = anchorWorld(state_.data(), c.b, c.rB) - anchorWorld(state_.data(), c.a, c.rA);
+            Vec3d d0 = anchorWorld(pose_.data(), c.b, c.rB) - anchorWorld(pose_.data(), c.a, c.rA);
             // A stale sticking anchor that drifted too far (the bodies rolled or slid apart
             // between frames) is replaced by the fresh narrow-phase points.
             if (c.stick && squaredNorm(d0 - Vec3d(c.n) * dot(Vec3d(c.n), d0)) > 1e-4) {
@@ -277,7 +277,7 @@ void RigidSolver::detectCollisions(float h) {
             };
             core(a, c.rA, c.cA, c.radA);
             core(b, c.rB, c.cB, c.radB);
-            const ContactPoints cp = contactPoints(c, state_.data());
+            const ContactPoints cp = contactPoints(c, pose_.data());
             c.c0n = float(dot(Vec3d(c.n), cp.nB - cp.nA));
             next.push_back(c);
         }
@@ -292,7 +292,7 @@ void RigidSolver::warmStart() {
     const double h2 = double(stepH_) * double(stepH_);
     for (Joint& j : joints_) {
         JointEval e;
-        jointEval(j, state_.data(), e);
+        jointEval(j, pose_.data(), e);
         const double mEff = j.a >= 0 ? std::min(mass_[size_t(j.a)], mass_[size_t(j.b)]) : mass_[size_t(j.b)];
         auto minI = [&](int b) {
             const Vec3d& I = inertia_[size_t(b)];
@@ -325,8 +325,8 @@ void RigidSolver::predict(float h) {
         prevPos_[i] = s.position;
         prevRot_[i] = s.rotation;
         if (fixed_[i]) {
-            targetPos_[i] = s.position;
-            targetRot_[i] = s.rotation;
+            targetPos_[i] = Vec3d(s.position);
+            targetRot_[i] = Quatd(s.rotation);
             return;
         }
         const Vec3d v = Vec3d(s.velocity) + g * hd;
@@ -337,8 +337,8 @@ void RigidSolver::predict(float h) {
         const Vec3d tb = -cross(wb, mulDiag(I, wb));
         const Vec3d w1 = rotate(q0, wb + Vec3d(tb.x / I.x, tb.y / I.y, tb.z / I.z) * hd);
         const Quatd qs = integrateWorld(q0, w1, hd);
-        targetPos_[i] = Vec3(xs);
-        targetRot_[i] = Quat(qs);
+        targetPos_[i] = xs;
+        targetRot_[i] = qs;
         // Initial guess. The seed starts at the inertial target; for resting contact that drops
         // the whole stack by g h^2 every step and Gauss-Seidel must push it back one body per
         // sweep. We use the adaptive guess of the VBD paper (sec. 3.7), as the AVBD demos do:
@@ -351,8 +351,7 @@ void RigidSolver::predict(float h) {
             wgt = std::clamp(dot(acc, g) / g2, 0.0, 1.0);
         }
         prevVel_[i] = s.velocity;
-        s.position = Vec3(Vec3d(s.position) + Vec3d(s.velocity) * hd + g * (wgt * hd * hd));
-        s.rotation = targetRot_[i];
+        pose_[i] = makePose(Vec3d(s.position) + Vec3d(s.velocity) * hd + g * (wgt * hd * hd), targetRot_[i]);
     });
 }
 
@@ -422,18 +421,17 @@ void RigidSolver::buildAdjacency() {
 void RigidSolver::assemble(int body, float h, Block66d& blk) const {
     const size_t i = size_t(body);
     const double ih2 = 1.0 / (double(h) * double(h));
-    const RigidBodyState& s = state_[i];
-    const Vec3d x(s.position);
-    const Quatd q(s.rotation);
+    const Vec3d x = pose_[i].x;
+    const Quatd q = pose_[i].q;
     const double mh = mass_[i] * ih2;
     blk.clear();
     blk.hll = Mat33d::diag(mh);
-    blk.flin = (Vec3d(targetPos_[i]) - x) * mh;
+    blk.flin = (targetPos_[i] - x) * mh;
     // Angular spring: theta = rotation vector from the current orientation to R* (body frame,
     // as Newton computes it), torque I_world theta_world / h^2.
-    const Vec3d thetaB = toRotationVector(conjugate(q) * Quatd(targetRot_[i]));
+    const Vec3d thetaB = toRotationVector(conjugate(q) * targetRot_[i]);
     blk.fang = rotate(q, mulDiag(inertia_[i], thetaB) * ih2);
-    const Mat33d R = toMatrix(q);
+    const Mat33d& R = pose_[i].R;
     // I_world = R diag(I) R^T; the rows of diag(I) R^T are I_k times the columns of R.
     blk.haa = R *
               Mat33d::fromRows(R.col(0) * inertia_[i].x, R.col(1) * inertia_[i].y, R.col(2) * inertia_[i].z) *
@@ -443,15 +441,15 @@ void RigidSolver::assemble(int body, float h, Block66d& blk) const {
         const Contact& c = contacts_[size_t(contactItems_[size_t(k)])];
         ContactPoints cp;
         double C[3], F[3], slide;
-        contactC(c, state_.data(), alpha, cp, C);
+        contactC(c, pose_.data(), alpha, cp, C);
         contactForce(c, C, F, &slide);
         addContact(blk, c, body, x, cp, F, slide);
     }
     for (int k = jointOffsets_[i]; k < jointOffsets_[i + 1]; ++k)
-        addJoint(blk, joints_[size_t(jointItems_[size_t(k)])], body, state_.data(), alpha);
+        addJoint(blk, joints_[size_t(jointItems_[size_t(k)])], body, pose_.data(), alpha);
     if (drag_.body == body) {
         // Picking spring 1/2 k |p - target|^2 at the body point p: J = (I, [r]x).
-        const Vec3d p = anchorWorld(state_.data(), body, drag_.local), r = p - x;
+        const Vec3d p = anchorWorld(pose_.data(), body, drag_.local), r = p - x;
         const Vec3d d = p - Vec3d(drag_.target);
         for (int a = 0; a < 3; ++a) {
             Vec3d e(0.0);
@@ -467,11 +465,10 @@ void RigidSolver::solveBody(int body, float h) {
     force2_[size_t(body)] = squaredNorm(blk.flin) + squaredNorm(blk.fang);
     Vec3d dx, dw;
     if (!schurSolve66(blk, dx, dw)) return;
-    RigidBodyState& s = state_[size_t(body)];
-    s.position = Vec3(Vec3d(s.position) + dx);
+    BodyPose& p = pose_[size_t(body)];
     // Small-angle pose update: dq = normalize(dw/2, 1), applied on the left (world frame).
     const Quatd dq = normalized(Quatd(dw * 0.5, 1.0));
-    s.rotation = Quat(normalized(dq * Quatd(s.rotation)));
+    p = makePose(p.x + dx, normalized(dq * p.q));
 }
 
 void RigidSolver::dualUpdate() {
@@ -479,10 +476,10 @@ void RigidSolver::dualUpdate() {
     parallelFor(contacts_.size(), [&](size_t k) {
         ContactPoints cp;
         double C[3];
-        contactC(contacts_[k], state_.data(), alpha, cp, C);
+        contactC(contacts_[k], pose_.data(), alpha, cp, C);
         contactDual(contacts_[k], C, beta, kMax);
     });
-    parallelFor(joints_.size(), [&](size_t j) { jointDual(joints_[j], state_.data(), alpha, beta, kMax); });
+    parallelFor(joints_.size(), [&](size_t j) { jointDual(joints_[j], pose_.data(), alpha, beta, kMax); });
 }
 
 // BDF1 velocities. The angular velocity inverts the forward map exactly: the step rotates by
@@ -497,8 +494,11 @@ void RigidSolver::finalizeVelocities(float h) {
             s.velocity = s.angularVelocity = Vec3(0.0f);
             return;
         }
-        s.velocity = Vec3((Vec3d(s.position) - Vec3d(prevPos_[i])) * ih);
-        Quatd dq = Quatd(s.rotation) * conjugate(Quatd(prevRot_[i]));
+        // The pose is rounded to float once, here; velocities come from the double iterate.
+        s.position = Vec3(pose_[i].x);
+        s.rotation = Quat(normalized(pose_[i].q));
+        s.velocity = Vec3((pose_[i].x - Vec3d(prevPos_[i])) * ih);
+        Quatd dq = pose_[i].q * conjugate(Quatd(prevRot_[i]));
         if (dq.w < 0) dq = dq * -1.0;
         const Vec3d w = dq.w > 0.3 ? dq.vec() * (2.0 * ih / dq.w) : toRotationVector(dq) * ih;
         s.angularVelocity = Vec3(w);
@@ -522,22 +522,22 @@ void RigidSolver::recordIteration(int it, float h) {
             Block66d blk;
             assemble(int(i), h, blk);
             force2_[i] = squaredNorm(blk.flin) + squaredNorm(blk.fang);
-            const Vec3d dxp = Vec3d(state_[i].position) - Vec3d(targetPos_[i]);
-            const Vec3d th = toRotationVector(conjugate(Quatd(state_[i].rotation)) * Quatd(targetRot_[i]));
+            const Vec3d dxp = pose_[i].x - targetPos_[i];
+            const Vec3d th = toRotationVector(conjugate(pose_[i].q) * targetRot_[i]);
             e[i] = 0.5 * ih2 * (mass_[i] * squaredNorm(dxp) + dot(th, mulDiag(inertia_[i], th)));
         });
         double g = reduceSum<double>(e.size(), [&](size_t i) { return e[i]; });
         for (const Contact& c : contacts_) {
             ContactPoints cp;
             double C[3], F[3];
-            contactC(c, state_.data(), params_.alpha, cp, C);
+            contactC(c, pose_.data(), params_.alpha, cp, C);
             contactForce(c, C, F);
             if (F[0] == 0.0) continue;
             for (int k = 0; k < 3; ++k) g += 0.5 * c.k[k] * C[k] * C[k] + c.lambda[k] * C[k];
         }
         for (const Joint& j : joints_) {
             JointEval ev;
-            jointEval(j, state_.data(), ev);
+            jointEval(j, pose_.data(), ev);
             for (int k = 0; k < kJointRows; ++k) {
                 if (!ev.rows[k].active) continue;
                 const double C = jointCUsed(j, ev.rows[k], k, params_.alpha);
@@ -556,9 +556,16 @@ void RigidSolver::recordIteration(int it, float h) {
 
 // ---------------------------------------------------------------------------------------------
 
+void RigidSolver::syncPoses() {
+    pose_.resize(state_.size());
+    parallelFor(state_.size(),
+                [&](size_t i) { pose_[i] = makePose(Vec3d(state_[i].position), Quatd(state_[i].rotation)); });
+}
+
 void RigidSolver::step(float h) {
     ThreadLimit limit(params_.threads);
     stepH_ = h;
+    syncPoses();
     detectCollisions(h);
     warmStart();
     predict(h);
@@ -593,10 +600,13 @@ std::vector<RigidBodyView> RigidSolver::views() const {
 }
 
 std::vector<ContactView> RigidSolver::contactViews() const {
+    std::vector<BodyPose> poses(state_.size());
+    for (size_t i = 0; i < state_.size(); ++i)
+        poses[i] = makePose(Vec3d(state_[i].position), Quatd(state_[i].rotation));
     std::vector<ContactView> v;
     v.reserve(contacts_.size());
     for (const Contact& c : contacts_) {
-        const ContactPoints cp = contactPoints(c, state_.data());
+        const ContactPoints cp = contactPoints(c, poses.data());
         v.push_back({Vec3((cp.nA + cp.nB) * 0.5), c.n});
     }
     return v;

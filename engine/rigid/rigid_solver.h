@@ -59,6 +59,7 @@ class RigidSolver {
     void setState(int body, const RigidBodyState& s);
 
   private:
+    void syncPoses();
     void detectCollisions(float h);
     void warmStart();
     void predict(float h);
@@ -77,15 +78,18 @@ class RigidSolver {
 
     // Per body (structure of arrays).
     std::vector<RigidBodyState> state_;
+    std::vector<BodyPose> pose_;  // working poses of the current step (double)
     std::vector<Collider> shape_;
     std::vector<double> mass_;
     std::vector<Vec3d> inertia_;  // principal moments
     std::vector<float> friction_;
     std::vector<char> fixed_;
-    std::vector<Vec3> prevPos_, targetPos_;  // x-, x*
-    std::vector<Quat> prevRot_, targetRot_;  // R-, R*
-    std::vector<Vec3> prevVel_;              // v at the start of the previous step (adaptive guess)
-    std::vector<double> force2_;             // |f|^2 + |tau|^2 of the last assembly (residual)
+    std::vector<Vec3> prevPos_;     // x-
+    std::vector<Vec3d> targetPos_;  // x*
+    std::vector<Quat> prevRot_;     // R-
+    std::vector<Quatd> targetRot_;  // R*
+    std::vector<Vec3> prevVel_;     // v at the start of the previous step (adaptive guess)
+    std::vector<double> force2_;    // |f|^2 + |tau|^2 of the last assembly (residual)
 
     std::vector<Contact> contacts_;
     std::vector<Joint> joints_;
