@@ -343,9 +343,15 @@ void RigidSolver::predict(float h) {
         // the whole stack by g h^2 every step and Gauss-Seidel must push it back one body per
         // sweep. We use the adaptive guess of the VBD paper (sec. 3.7), as the AVBD demos do:
         // x = x- + h v + h^2 g a~, with a~ in [0, 1] the fraction of gravity the body actually
-        // felt last step (0 at rest, 1 in free fall). The rotation starts at R*.
+        // felt last step (0 at rest, 1 in free fall). The rotation starts at R*. With the seed's
+        // choice (solver.initial_guess = "inertial") our 10-box stack bounced at 0.15 m/s in
+        // the first measurements.
         const double g2 = dot(g, g);
         double wgt = 1.0;
+        if (!params_.adaptiveInit) {
+            pose_[i] = makePose(xs, qs);  // solver.initial_guess = "inertial": the seed's choice
+            return;
+        }
         if (g2 > 0) {
             const Vec3d acc = (Vec3d(s.velocity) - Vec3d(prevVel_[i])) / hd;
             wgt = std::clamp(dot(acc, g) / g2, 0.0, 1.0);
