@@ -223,6 +223,12 @@ void RigidSolver::detectCollisions(float h) {
                           : m.pts[p].pA;
             c.rB = rotateInv(state_[size_t(b)].rotation, m.pts[p].pB - state_[size_t(b)].position);
             for (float& kk : c.k) kk = kMin;
+            // A new contact starts with B's own weight shared over the manifold's points (when B
+            // rests on A: n . g < 0) rather than zero: with lambda_n = 0 the friction cone has
+            // radius 0 in the first sweep, and boxes of a freshly started pyramid slid 1-2 cm
+            // before their multipliers had built up.
+            c.lambda[0] =
+                -float(std::max(0.0, -dot(Vec3d(c.n), Vec3d(gravity_))) * mass_[size_t(b)] / m.count);
             auto it = std::lower_bound(old.begin(), old.end(), std::make_pair(Key(a, b, c.key), -1));
             // A contact whose normal turned by more than ~25 degrees (a sphere buried in a box
             // crossing to another face's region) is a new contact: its old multiplier pushes in

@@ -42,31 +42,36 @@ TEST(RigidStacks, TenBoxStackStands) {
 }
 
 TEST(RigidStacks, PyramidStands) {
-    // 20 rows, 210 boxes of 0.5 m, the full 10 s. The contacts start with zero multipliers, so
-    // in the first steps the pyramid compresses while they build up the weight of up to 20
-    // rows; that settling is asserted separately (< 2% of a box) from the drift over the
-    // remaining 9.5 s (< 1% of a box: the requirement).
+    // 20 rows, 210 boxes of 0.5 m, the full 10 s at 60 Hz. New contacts start with only their
+    // own body's weight as multiplier, so in the first 3 steps the load of up to 20 rows travels
+    // down and the top box dips (6.6 mm measured) before the pyramid settles; the start-up is
+    // bounded separately (< 2% of a box). The requirement (< 1% of the box) holds for the
+    // standing pyramid: from 0.5 s to 10 s and for the final pose against the initial one.
     SceneDesc sc = rigidPyramidScene(20, 0.5f);
     sc.solver.diagnostics = false;
     RigidSolver s(sc);
     ASSERT_EQ(s.numBodies(), 210);
     const auto x0 = s.states();
     const int top = 209;
-    for (int i = 0; i < 30; ++i) s.step(kH);
-    const auto settled = s.states();
-    const float settle = norm(settled[top].position - x0[top].position);
-    float drift = 0;
-    for (int i = 30; i < 600; ++i) {
+    float startup = 0, standing = 0;
+    Vec3 settled;
+    for (int i = 0; i < 600; ++i) {
         s.step(kH);
-        drift = std::max(drift, norm(s.states()[top].position - settled[top].position));
+        const Vec3 p = s.states()[top].position;
+        if (i < 30) startup = std::max(startup, norm(p - x0[top].position));
+        if (i == 29) settled = p;
+        if (i >= 30) standing = std::max(standing, norm(p - settled));
     }
+    const float final = norm(s.states()[top].position - x0[top].position);
     std::printf(
-        "pyramid: settle %.5f m in 0.5 s, top drift after %.5f m, any box from start %.5f m, "
-        "max speed %.2e, %d colors, %zu contacts\n",
-        settle, drift, maxDrift(s, x0), s.maxSpeed(), s.numColors(), s.contacts().size());
-    EXPECT_LT(settle, 0.02f * 0.5f);
-    EXPECT_LT(drift, 0.01f * 0.5f);
-    EXPECT_LT(s.maxSpeed(), 0.01);
+        "pyramid: top start-up dip %.5f m, drift 0.5-10 s %.5f m, final vs initial %.5f m, any box %.5f m, "
+        "max speed %.2e m/s, %d colors, %zu contacts\n",
+        startup, standing, final, maxDrift(s, x0), s.maxSpeed(), s.numColors(), s.contacts().size());
+    EXPECT_LT(startup, 0.02f * 0.5f);
+    EXPECT_LT(standing, 0.01f * 0.5f);
+    EXPECT_LT(final, 0.01f * 0.5f);
+    EXPECT_LT(maxDrift(s, x0), 0.01f * 0.5f);  // no box slides out of place
+    EXPECT_LT(s.maxSpeed(), 1e-3);             // at rest, not jittering
 }
 
 TEST(RigidStacks, CardHouseStands) {
