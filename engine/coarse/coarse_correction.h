@@ -1,0 +1,99 @@
+#pragma once
+// Element-eigenmode coarse-space correction inside the VBD loop (seed, "Element eigenmodes as a free
+// coarse basis", pseudo-code after "Slotted into the VBD loop"). After each full color sweep:
+//   r = -grad G(x)                         (in double from the float positions, element_hessian.h)
+//   (P^T A P) z = P^T r                    (sparse Cholesky, Eigen SimplicialLDLT)
+//   x <- x + alpha P z,  alpha in {1, 1/2, ..., 1/32} the first with G(x + alpha P z) <= G(x),
+//                        else x is left unchanged (the correction never increases G).
+// G and grad G are evaluated in double (element_hessian.h: tets, inertia, internal damping; no collider
+// penalties or drag spring) at the float positions and along the unrounded line; the accepted point is
+// then rounded to float like every other update of the solver.
+// A = sum_e A_e + M/h^2 over free DOFs, A_e the per-tet PSD-projected Hessian (matrix "hessian") or the rest
+// stiffness (matrix "rest"), both with the damping Gauss-Newton term (element_hessian.h).
+//
+// Assembly, element by element: P^T A P = sum_e P_e^T A_e P_e + P^T (M/h^2) P with P_e the rows of P on
+// tet e. Generic elements go through Y = sum_e S_e (A_e P_e) and P^T Y. For stiff_rigid, a tet whose four
+// vertices all lie in one stiff component sees only that component's rigid columns, and those are exact
+// rigid motions of the tet: translations give dF = 0 and the rotation omega gives dF = [omega]_x F, so
+// its block is V (dF_j : H9 : dF_k), computed in F-space without forming A_e P_e (whose rows are sums of
+// O(contrast) terms cancelling to O(1)); with the rest matrix it is exactly zero and skipped.
+//
+// Refactorization rule: "rest": once per basis (and when h changes). "hessian": at the first correction of
+// each time step, and within a step again when (a) the previous line search could not take alpha = 1 (once
+// per run of such corrections: a refactorization that did not restore alpha = 1 is not repeated), or
+// (b) some tet of the coarse support moved its F by more than 0.05 (Frobenius) since the last factorization.
+// The pattern of P^T A P depends only on the basis, which is built once per model.
+#include <vector>
+
+#include <Eigen/SparseCholesky>
+#include <Eigen/SparseCore>
+
+#include "coarse/coarse_basis.h"
+#include "coarse/coarse_hook.h"
+
+namespace vbd::coarse {
+
+struct CorrectionStats {
+    int corrections = 0;  // afterSweep calls that solved the coarse system
+    int accepted = 0;     // ... whose step was taken (some alpha)
+    int fullSteps = 0;    // ... with alpha = 1
+    int factorizations = 0;
+    int clippedEigenvalues = 0;  // PSD projection activity over all factorizations
+    double lastAlpha = 0;
+    double setupMs = 0, correctionMs = 0;
+    // Per correction, when recordEnergy is on: exact G (double, unrounded line) before / after, and the
+    // solver's G of the float state before / after (rounding included).
+    std::vector<double> energyBefore, energyAfter, floatEnergyBefore, floatEnergyAfter;
+};
+
+class CoarseCorrection : public CoarseHook {
+  public:
+    void configure(const CoarseDesc& desc) override;
+    void beginStep(SoftSolver& solver) override;
+    void afterSweep(SoftSolver& solver, int iteration) override;
+
+    // Test and experiment controls.
+    void useIdentityBasis(bool on) {
+        identity_ = on;
+        built_ = false;
+    }  // P = I: a (projected) Newton step
+    void setRefactorEverySweep(bool on) { refactorEvery_ = on; }
+    void setLineSearch(bool on) { lineSearch_ = on; }
+    void setRecordEnergy(bool on) { recordEnergy_ = on; }
+
+    // Builds the basis (if the model changed) now; returns the number of columns.
+    int prepare(SoftSolver& solver);
+    int numColumns() const { return int(basis_.columns.size()); }
+    int numDofs() const { return dofs_.numDofs; }
+    const Basis& basis() const { return basis_; }
+    const CorrectionStats& stats() const { return stats_; }
+    void resetStats() { stats_ = CorrectionStats{}; }
+    // P z of the last correction over free DOFs, before the line search.
+    const Eigen::VectorXd& lastDirection() const { return dir_; }
+    // The assembled coarse matrix of the last factorization (with the 1e-10 relative diagonal shift).
+    const Eigen::SparseMatrix<double>& coarseMatrix() const { return C_; }
+
+  private:
+    void buildP(const SoftModel& m);
+    void factor(SoftSolver& solver);
+    bool hessianMoved(const SoftModel& m) const;
+
+    CoarseDesc desc_;
+    bool identity_ = false, refactorEvery_ = false, lineSearch_ = true, recordEnergy_ = false;
+    bool built_ = false, needFactor_ = true, lastFull_ = true, backtrackRefactored_ = false;
+    int modelVertices_ = -1, modelTets_ = -1;
+    double factorH_ = -1;
+    DofMap dofs_;
+    Basis basis_;
+    Eigen::SparseMatrix<double> P_, Pt_, C_;
+    Eigen::SparseMatrix<double, Eigen::RowMajor> Prow_;
+    Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> ldlt_;
+    std::vector<int> activeElements_;
+    std::vector<Eigen::Matrix3d> Fref_;
+    Eigen::VectorXd dir_;
+    std::vector<Vec3> x0_;
+    std::vector<Eigen::Vector3d> xd_, xc_, grad_;
+    CorrectionStats stats_;
+};
+
+}  // namespace vbd::coarse

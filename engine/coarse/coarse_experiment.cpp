@@ -1,0 +1,434 @@
+#include "coarse/coarse_experiment.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <random>
+
+#include "backend/parallel.h"
+#include "coarse/coarse_correction.h"
+#include "coarse/png_plot.h"
+#include "math/error.h"
+#include "scene/scene.h"
+
+namespace vbd::coarse {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double msSince(Clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+struct Config {
+    std::string basis, filter;
+    int modes = 0;
+    bool coarse = false, chebyshev = false;
+    CoarseDesc desc;
+};
+
+Config coarseConfig(const std::string& name, CoarseBasis b, CoarseFilter f, const std::string& filter,
+                    int modes, CoarseMatrix mat = CoarseMatrix::Hessian) {
+    Config c;
+    c.basis = name;
+    c.filter = filter;
+    c.modes = modes;
+    c.coarse = true;
+    c.desc.enabled = true;
+    c.desc.basis = b;
+    c.desc.filter = f;
+    c.desc.modesPerElement = b == CoarseBasis::StiffRigid ? 1 : modes;
+    c.desc.contrastThreshold = 10;
+    c.desc.patchSize = 2;
+    c.desc.matrix = mat;
+    return c;
+}
+
+std::vector<Config> configs(bool quick) {
+    Config plain;
+    plain.basis = "none";
+    plain.filter = "none";
+    Config cheb = plain;
+    cheb.basis = "chebyshev";
+    cheb.chebyshev = true;
+    std::vector<Config> c{plain, cheb};
+    c.push_back(coarseConfig("stiff_rigid", CoarseBasis::StiffRigid, CoarseFilter::None, "none", 6));
+    c.push_back(coarseConfig("element", CoarseBasis::Element, CoarseFilter::Contrast, "contrast", 1));
+    if (quick) return c;
+    c.push_back(coarseConfig("stiff_rigid_rest", CoarseBasis::StiffRigid, CoarseFilter::None, "none", 6,
+                             CoarseMatrix::Rest));
+    c.push_back(coarseConfig("element", CoarseBasis::Element, CoarseFilter::Contrast, "contrast", 3));
+    c.push_back(coarseConfig("element", CoarseBasis::Element, CoarseFilter::None, "none", 1));
+    c.push_back(coarseConfig("element", CoarseBasis::Element, CoarseFilter::CrossColor, "cross_color", 1));
+    c.push_back(coarseConfig("element", CoarseBasis::Element, CoarseFilter::Patch, "patch", 6));
+    c.push_back(coarseConfig("patch_soft", CoarseBasis::PatchSoft, CoarseFilter::Patch, "patch", 6));
+    return c;
+}
+
+std::string configLabel(const Config& c) {
+    if (!c.coarse) return c.basis;
+    std::string s = c.basis;
+    if (c.filter != "none") s += "+" + c.filter;
+    if (c.basis != "stiff_rigid" && c.basis != "stiff_rigid_rest") s += " k=" + std::to_string(c.modes);
+    return s;
+}
+
+double massNorm(const SoftModel& m, const std::vector<Vec3>& a, const std::vector<Vec3>& b) {
+    double s = 0;
+    for (size_t i = 0; i < a.size(); ++i)
+        if (!m.fixed[i]) s += double(m.mass[i]) * squaredNorm(Vec3d(a[i]) - Vec3d(b[i]));
+    return std::sqrt(s);
+}
+
+struct Reference {
+    std::vector<Vec3> xstar;
+    double e0 = 1, r0 = 1, floor = 0;
+    int newtonIterations = 0;
+};
+
+SolverDesc runParams(const SceneDesc& sd, int iterations, double rho, int threads) {
+    SolverDesc p = sd.solver;
+    p.iterations = iterations;
+    p.diagnostics = false;
+    p.chebyshevRho = rho;
+    p.coarse.enabled = false;
+    p.threads = threads;
+    return p;
+}
+
+// x* of the step: projected Newton (P = I, Hessian refactored every iteration, backtracking on G) from the
+// step's initial guess until the step is at round-off size (or 30 iterations).
+Reference reference(const SceneDesc& sd, int threads) {
+    SoftSolver s;
+    s.build(sd);
+    s.setParams(runParams(sd, 0, 0, threads));
+    s.step(float(sd.dt / sd.substeps), sd.gravity);
+    const std::vector<Vec3> x0 = s.model().x;
+    Reference r;
+    r.r0 = s.residualNorm();
+    CoarseCorrection newton;
+    CoarseDesc d;
+    d.matrix = CoarseMatrix::Hessian;
+    newton.configure(d);
+    newton.useIdentityBasis(true);
+    newton.setRefactorEverySweep(true);
+    double first = 0;
+    for (int k = 1; k <= 30; ++k) {
+        const std::vector<Vec3> before = s.model().x;
+        newton.afterSweep(s, k);
+        r.newtonIterations = k;
+        const double step = newton.lastDirection().norm();
+        if (k == 1) first = step;
+        // Converged on the float grid: the step is at round-off size (3e-5 of the first step is about one
+        // ulp per coordinate on this bar) or rounds back to the same positions.
+        if (newton.stats().lastAlpha == 0 || step < 3e-5 * first ||
+            std::memcmp(before.data(), s.model().x.data(), before.size() * sizeof(Vec3)) == 0)
+            break;
+    }
+    r.xstar = s.model().x;
+    r.e0 = massNorm(s.model(), x0, r.xstar);
+    r.floor = s.residualNorm() / r.r0;
+    return r;
+}
+
+struct RunResult {
+    ExperimentRow row;
+    std::vector<double> err;  // per sweep
+};
+
+// Chebyshev runs inside SoftSolver::step (its extrapolation is private to the solver); this observer
+// times the sweeps between its calls and records the error.
+class Observer : public SweepHook {
+  public:
+    Observer(const Reference& r) : ref_(r) {}
+    void beginStep(SoftSolver&) override { last_ = Clock::now(); }
+    void afterSweep(SoftSolver& s, int it) override {
+        ms += msSince(last_);
+        const double e = massNorm(s.model(), s.model().x, ref_.xstar) / ref_.e0;
+        err.push_back(e);
+        if (it == 10) res10 = s.residualNorm() / ref_.r0;
+        if (sweeps < 0 && e <= tol) {
+            sweeps = it;
+            msTol = ms;
+        }
+        last_ = Clock::now();
+    }
+    const Reference& ref_;
+    Clock::time_point last_;
+    double ms = 0, msTol = -1, res10 = 0, tol = 0;
+    int sweeps = -1;
+    std::vector<double> err;
+};
+
+RunResult runOne(const SceneDesc& sd, const Config& c, const Reference& ref, int cap, double tol, double rho,
+                 int threads) {
+    RunResult rr;
+    ExperimentRow& row = rr.row;
+    row.basis = c.basis;
+    row.filter = c.filter;
+    row.modes = c.modes;
+    SoftSolver s;
+    s.build(sd);
+    const float h = float(sd.dt / sd.substeps);
+    if (c.chebyshev) {
+        s.setParams(runParams(sd, cap, rho, threads));
+        Observer ob(ref);
+        ob.tol = tol;
+        s.setSweepHook(&ob);
+        s.step(h, sd.gravity);
+        rr.err = ob.err;
+        row.sweepsToTol = ob.sweeps;
+        row.msToTol = ob.msTol;
+        row.msPerSweep = ob.ms / double(std::max<size_t>(1, ob.err.size()));
+        row.residualAfter10 = ob.res10;
+        return rr;
+    }
+    s.setParams(runParams(sd, 0, 0, threads));
+    std::unique_ptr<CoarseCorrection> hook;
+    if (c.coarse) {
+        hook = std::make_unique<CoarseCorrection>();
+        hook->configure(c.desc);
+        s.setSweepHook(hook.get());
+    }
+    s.step(h, sd.gravity);  // predict + beginStep only (0 iterations)
+    if (hook) {
+        hook->prepare(s);  // basis construction: once per model, not part of the per-step cost
+        row.columns = hook->numColumns();
+        row.columnsOver3n = double(row.columns) / double(std::max(1, hook->numDofs()));
+    }
+    double ms = 0;
+    for (int it = 1; it <= cap; ++it) {
+        const auto t0 = Clock::now();
+        s.sweep();
+        if (hook) hook->afterSweep(s, it);
+        ms += msSince(t0);
+        const double e = massNorm(s.model(), s.model().x, ref.xstar) / ref.e0;
+        rr.err.push_back(e);
+        if (it == 10) row.residualAfter10 = s.residualNorm() / ref.r0;
+        if (row.sweepsToTol < 0 && e <= tol) {
+            row.sweepsToTol = it;
+            row.msToTol = ms;
+        }
+        if (!(e < 1e6)) break;  // diverged (or NaN)
+        if (row.sweepsToTol >= 0 && it >= 10) break;
+    }
+    row.msPerSweep = ms / double(std::max<size_t>(1, rr.err.size()));
+    return rr;
+}
+
+double tailRate(const std::vector<double>& err) {
+    const size_t n = err.size();
+    if (n < 6) return 0.5;
+    const size_t a = n - std::max<size_t>(3, n / 3);
+    const double r = std::pow(err[n - 1] / err[a], 1.0 / double(n - 1 - a));
+    return std::isfinite(r) ? std::min(std::max(r, 0.0), 0.9999) : 0.5;
+}
+
+std::string fmt(double v) {
+    char b[64];
+    std::snprintf(b, sizeof(b), "%.6g", v);
+    return b;
+}
+
+}  // namespace
+
+const char* resultsHeader() {
+    return "layout,contrast,basis,filter,modes,columns,columns_over_3n,sweeps_to_tol,ms_per_sweep,ms_to_tol,"
+           "residual_after_10";
+}
+
+SceneDesc experimentScene(const SceneDesc& base, const std::string& layout, double contrast) {
+    SceneDesc sd = base;
+    if (sd.softBodies.empty())
+        throw InputError(base.file, "soft_bodies", "the experiment needs one soft body");
+    SoftBodyDesc& b = sd.softBodies[0];
+    if (b.type != "box_grid")
+        throw InputError(base.file, b.key + ".type", "the experiment needs a box_grid bar");
+    b.regions.clear();
+    const Vec3 lo = b.min, hi = b.max;
+    const Vec3 cell((hi.x - lo.x) / float(b.cells[0]), (hi.y - lo.y) / float(b.cells[1]),
+                    (hi.z - lo.z) / float(b.cells[2]));
+    auto cellBox = [&](int i, int j, int k) {
+        RegionDesc r;
+        r.box.min = Vec3(lo.x + cell.x * float(i), lo.y + cell.y * float(j), lo.z + cell.z * float(k));
+        r.box.max = r.box.min + cell;
+        r.youngsScale = contrast;
+        return r;
+    };
+    if (layout == "half") {
+        RegionDesc r;
+        r.box.min = Vec3(0.5f * (lo.x + hi.x), lo.y, lo.z);
+        r.box.max = hi;
+        r.youngsScale = contrast;
+        b.regions.push_back(r);
+    } else if (layout == "layers") {
+        for (int i = 1; i < b.cells[0]; i += 2) {
+            RegionDesc r = cellBox(i, 0, 0);
+            r.box.max = Vec3(r.box.max.x, hi.y, hi.z);
+            b.regions.push_back(r);
+        }
+    } else if (layout == "random") {
+        std::mt19937 gen(7);  // the raw mt19937 sequence is fixed by the standard: same cells everywhere
+        for (int i = 0; i < b.cells[0]; ++i)
+            for (int j = 0; j < b.cells[1]; ++j)
+                for (int k = 0; k < b.cells[2]; ++k)
+                    if (double(gen()) / 4294967296.0 < 0.2) b.regions.push_back(cellBox(i, j, k));
+    } else {
+        throw InputError("", "layout", "unknown layout '" + layout + "' (half | layers | random)");
+    }
+    return sd;
+}
+
+std::vector<ExperimentRow> runCoarseExperiment(const ExperimentOptions& opt,
+                                               const std::function<void(int, int)>& progress) {
+    namespace fs = std::filesystem;
+    if (opt.out.empty()) throw InputError("", "--out", "an output directory is required");
+    if (!(opt.tol > 0 && opt.tol < 1)) throw InputError("", "--tol", "must be in (0, 1)");
+    if (opt.cap < 0) throw InputError("", "--cap", "must be >= 0");
+    const SceneDesc base = loadSceneFile(opt.scenePath);
+    std::error_code ec;
+    fs::create_directories(opt.out, ec);
+    if (ec) throw InputError("", "--out", "cannot create '" + opt.out + "': " + ec.message());
+    ThreadLimit limit(opt.threads);
+    const int cap = opt.cap > 0 ? opt.cap : (opt.quick ? 80 : 1500);
+    const std::vector<std::string> layouts =
+        opt.quick ? std::vector<std::string>{"layers"} : std::vector<std::string>{"half", "layers", "random"};
+    const std::vector<double> contrasts =
+        opt.quick ? std::vector<double>{1, 1e4} : std::vector<double>{1, 1e2, 1e4, 1e6};
+    const std::vector<Config> cfgs = configs(opt.quick);
+    const std::vector<double> chebRhos = {0.3, 0.5, 0.7, 0.8, 0.9, 0.95, 0.97, 0.98, 0.99, 0.995, 0.999};
+    const int scanRuns = opt.quick ? 0 : 2 * int(chebRhos.size());
+    const int total = int(layouts.size() * contrasts.size() * (cfgs.size() + 1)) + scanRuns;
+    int done = 0;
+    auto tick = [&] {
+        ++done;
+        if (progress) progress(done, total);
+    };
+
+    std::vector<ExperimentRow> rows;
+    std::ofstream refCsv(fs::path(opt.out) / "reference.csv");
+    refCsv << "layout,contrast,newton_iterations,e0_mass_norm,residual_floor_at_xstar,plain_tail_rate,"
+              "chebyshev_rho\n";
+    std::vector<std::vector<double>> historyHalf1e4;
+    for (const std::string& layout : layouts) {
+        for (double contrast : contrasts) {
+            const SceneDesc sd = experimentScene(base, layout, contrast);
+            const Reference ref = reference(sd, opt.threads);
+            tick();
+            double rho = 0;
+            for (const Config& c : cfgs) {
+                RunResult rr = runOne(sd, c, ref, cap, opt.tol, rho, opt.threads);
+                if (!c.coarse && !c.chebyshev) rho = tailRate(rr.err);
+                rr.row.layout = layout;
+                rr.row.contrast = contrast;
+                rows.push_back(rr.row);
+                if (layout == "half" && contrast == 1e4) historyHalf1e4.push_back(rr.err);
+                tick();
+            }
+            refCsv << layout << ',' << fmt(contrast) << ',' << ref.newtonIterations << ',' << fmt(ref.e0)
+                   << ',' << fmt(ref.floor) << ',' << fmt(rho) << ',' << fmt(rho) << '\n';
+        }
+    }
+    std::ofstream csv(fs::path(opt.out) / "results.csv");
+    csv << resultsHeader() << '\n';
+    for (const ExperimentRow& r : rows)
+        csv << r.layout << ',' << fmt(r.contrast) << ',' << r.basis << ',' << r.filter << ',' << r.modes
+            << ',' << r.columns << ',' << fmt(r.columnsOver3n) << ',' << r.sweepsToTol << ','
+            << fmt(r.msPerSweep) << ',' << fmt(r.msToTol) << ',' << fmt(r.residualAfter10) << '\n';
+    if (!csv) throw InputError("", "--out", "cannot write results.csv in '" + opt.out + "'");
+
+    // Chebyshev: where a fixed rho accelerates and where it diverges (contrast 1 and 1e2, half layout).
+    std::ofstream cheb(fs::path(opt.out) / "chebyshev.csv");
+    cheb << "layout,contrast,rho,sweeps_to_tol,error_after_cap,diverged\n";
+    if (!opt.quick) {
+        for (double contrast : {1.0, 1e2}) {
+            const SceneDesc sd = experimentScene(base, "half", contrast);
+            const Reference ref = reference(sd, opt.threads);
+            Config c;
+            c.basis = "chebyshev";
+            c.chebyshev = true;
+            for (double rho : chebRhos) {
+                const RunResult rr = runOne(sd, c, ref, std::min(cap, 600), opt.tol, rho, opt.threads);
+                const double last = rr.err.empty() ? 0 : rr.err.back();
+                const bool div = !(last < 1.0) || !std::isfinite(last);
+                cheb << "half," << fmt(contrast) << ',' << fmt(rho) << ',' << rr.row.sweepsToTol << ','
+                     << fmt(last) << ',' << (div ? 1 : 0) << '\n';
+                tick();
+            }
+        }
+    }
+
+    // Plots: sweeps and time to tolerance against contrast, one line per basis.
+    for (const std::string& layout : layouts) {
+        for (int kind = 0; kind < 2; ++kind) {
+            std::vector<PlotSeries> series;
+            double ymax = 1;
+            for (size_t ci = 0; ci < cfgs.size(); ++ci) {
+                PlotSeries s;
+                s.name = configLabel(cfgs[ci]);
+                s.color = paletteColor(int(ci));
+                s.dashed = !cfgs[ci].coarse;
+                for (const ExperimentRow& r : rows) {
+                    if (r.layout != layout || r.basis != cfgs[ci].basis || r.filter != cfgs[ci].filter ||
+                        r.modes != cfgs[ci].modes)
+                        continue;
+                    const bool cens = r.sweepsToTol < 0;
+                    const double v =
+                        kind == 0 ? (cens ? cap : r.sweepsToTol) : (cens ? r.msPerSweep * cap : r.msToTol);
+                    s.x.push_back(std::max(r.contrast, 1.0));
+                    s.y.push_back(std::max(v, 1e-3));
+                    s.censored.push_back(cens);
+                    ymax = std::max(ymax, v);
+                }
+                series.push_back(s);
+            }
+            PlotSpec sp;
+            sp.title = (kind == 0 ? "sweeps to tol, layout " : "ms to tol, layout ") + layout +
+                       " (rings: not reached, drawn at the cap)";
+            sp.xlabel = "stiffness contrast";
+            sp.ylabel = kind == 0 ? "sweeps" : "ms";
+            sp.xmin = 1;
+            sp.xmax = 1e6;
+            sp.ymin = kind == 0 ? 1 : 1e-1;
+            sp.ymax = std::pow(10.0, std::ceil(std::log10(ymax * 1.5)));
+            if (contrasts.size() < 3) sp.xmax = contrasts.back() > 1 ? contrasts.back() : 10;
+            writeLinePlot(
+                (fs::path(opt.out) / ((kind == 0 ? "sweeps_" : "time_") + layout + ".png")).string(), sp,
+                series);
+        }
+    }
+    if (!historyHalf1e4.empty()) {
+        std::vector<PlotSeries> series;
+        size_t longest = 1;
+        for (size_t ci = 0; ci < historyHalf1e4.size(); ++ci) {
+            PlotSeries s;
+            s.name = configLabel(cfgs[ci]);
+            s.color = paletteColor(int(ci));
+            s.dashed = !cfgs[ci].coarse;
+            const auto& e = historyHalf1e4[ci];
+            for (size_t k = 0; k < e.size(); k += std::max<size_t>(1, e.size() / 300)) {
+                s.x.push_back(double(k + 1));
+                s.y.push_back(std::max(e[k], 1e-9));
+            }
+            longest = std::max(longest, e.size());
+            series.push_back(s);
+        }
+        PlotSpec sp;
+        sp.title = "error |x - x*|_M / |x0 - x*|_M, half layout, contrast 1e4";
+        sp.xlabel = "sweep";
+        sp.ylabel = "error";
+        sp.logX = true;
+        sp.xmin = 1;
+        sp.xmax = std::pow(10.0, std::ceil(std::log10(double(longest))));
+        sp.ymin = 1e-7;
+        sp.ymax = 10;
+        writeLinePlot((fs::path(opt.out) / "history_half_1e4.png").string(), sp, series);
+    }
+    return rows;
+}
+
+}  // namespace vbd::coarse

@@ -1,0 +1,18 @@
+#pragma once
+// The coarse-space correction as the SoftSolver's sweep hook (world.cpp creates it when
+// solver.coarse.enabled). The concrete class is CoarseCorrection in coarse/coarse_correction.h.
+#include <memory>
+
+#include "scene/scene_desc.h"
+#include "soft/soft_solver.h"
+
+namespace vbd {
+
+class CoarseHook : public SweepHook {
+  public:
+    virtual void configure(const CoarseDesc& desc) = 0;
+};
+
+std::unique_ptr<CoarseHook> makeCoarseHook();
+
+}  // namespace vbd

@@ -1,0 +1,179 @@
+#include "coarse/element_hessian.h"
+
+#include <cmath>
+
+#include "energy/damping.h"
+
+namespace vbd::coarse {
+
+namespace {
+
+Eigen::Matrix3d toEigen(const Mat33& a) {
+    Eigen::Matrix3d r;
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) r(i, j) = double(a(i, j));
+    return r;
+}
+
+Eigen::Matrix3d cofactorOf(const Eigen::Matrix3d& F) {
+    Eigen::Matrix3d c;
+    c.col(0) = F.col(1).cross(F.col(2));
+    c.col(1) = F.col(2).cross(F.col(0));
+    c.col(2) = F.col(0).cross(F.col(1));
+    return c;
+}
+
+double levi(int i, int j, int k) { return double((i - j) * (j - k) * (k - i)) / 2.0; }
+
+Vec9 vecOf(const Eigen::Matrix3d& A) {
+    Vec9 v;
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) v(3 * i + j) = A(i, j);
+    return v;
+}
+
+// Vertex weights m^a as the columns of a 3x4 matrix.
+Eigen::Matrix<double, 3, 4> weights(const Mat33& DmInv) {
+    const Eigen::Matrix3d D = toEigen(DmInv);
+    Eigen::Matrix<double, 3, 4> m;
+    for (int a = 1; a < 4; ++a) m.col(a) = D.row(a - 1).transpose();
+    m.col(0) = -(m.col(1) + m.col(2) + m.col(3));
+    return m;
+}
+
+}  // namespace
+
+Mat9 neoHookeanHessianF(const Eigen::Matrix3d& F, double mu, double lambda) {
+    const double J = F.determinant();
+    const double s = lambda * (J - (1.0 + mu / lambda));
+    const Vec9 g = vecOf(cofactorOf(F));
+    Mat9 H = Mat9::Identity() * mu + lambda * g * g.transpose();
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+            for (int k = 0; k < 3; ++k)
+                for (int l = 0; l < 3; ++l) {
+                    if (i == k || j == l) continue;  // eps_ikp eps_jlq vanish
+                    const int p = 3 - i - k, q = 3 - j - l;
+                    H(3 * i + j, 3 * k + l) += s * levi(i, k, p) * levi(j, l, q) * F(p, q);
+                }
+    return H;
+}
+
+Mat9 internalDampingHessianF(const Eigen::Matrix3d& F, double mu, double lambdaNH, double kd, double h) {
+    const double lambdaL = lambdaNH - mu;
+    Eigen::Matrix3d S[9];
+    double tr[9];
+    for (int k = 0; k < 9; ++k) {
+        Eigen::Matrix3d E = Eigen::Matrix3d::Zero();
+        E(k / 3, k % 3) = 1;
+        const Eigen::Matrix3d M = F.transpose() * E;
+        S[k] = 0.5 * (M + M.transpose());
+        tr[k] = M.trace();
+    }
+    Mat9 H;
+    for (int k = 0; k < 9; ++k)
+        for (int l = 0; l < 9; ++l)
+            H(k, l) = 2 * mu * (S[k].cwiseProduct(S[l])).sum() + lambdaL * tr[k] * tr[l];
+    return H * (kd / h);
+}
+
+Mat9 projectPsd(const Mat9& H, int* clipped) {
+    Eigen::SelfAdjointEigenSolver<Mat9> es(0.5 * (H + H.transpose()));
+    Vec9 w = es.eigenvalues();
+    const double big = w.cwiseAbs().maxCoeff();
+    int n = 0;
+    for (int i = 0; i < 9; ++i)
+        if (w(i) < 0) {
+            if (w(i) < -1e-12 * big) ++n;
+            w(i) = 0;
+        }
+    if (clipped) *clipped += n;
+    if (n == 0) return 0.5 * (H + H.transpose());
+    return es.eigenvectors() * w.asDiagonal() * es.eigenvectors().transpose();
+}
+
+Mat9x12 deformationJacobian(const Mat33& DmInv) {
+    const Eigen::Matrix<double, 3, 4> m = weights(DmInv);
+    Mat9x12 B = Mat9x12::Zero();
+    for (int a = 0; a < 4; ++a)
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j) B(3 * i + j, 3 * a + i) = m(j, a);
+    return B;
+}
+
+Eigen::Matrix3d deformationGradient(const SoftModel& m, int e, const Vec3* x) {
+    const auto& t = m.tets[size_t(e)];
+    Eigen::Matrix3d Ds;
+    for (int c = 0; c < 3; ++c)
+        for (int i = 0; i < 3; ++i) Ds(i, c) = double(x[t[size_t(c + 1)]][i]) - double(x[t[0]][i]);
+    return Ds * toEigen(m.DmInv[size_t(e)]);
+}
+
+Mat12 elementMatrix(const SoftModel& m, int e, ElementMatrixKind kind, DampingModel damping, double h,
+                    int* clipped) {
+    const size_t k = size_t(e);
+    const Eigen::Matrix3d F =
+        kind == ElementMatrixKind::Rest ? Eigen::Matrix3d::Identity() : deformationGradient(m, e, m.x.data());
+    const double mu = m.mu[k], lam = m.lambda[k], kd = m.kd[k];
+    Mat9 H = projectPsd(neoHookeanHessianF(F, mu, lam), clipped);
+    if (damping == DampingModel::Internal && kd > 0) H += internalDampingHessianF(F, mu, lam, kd, h);
+    const Mat9x12 B = deformationJacobian(m.DmInv[k]);
+    Mat12 A = double(m.volume[k]) * (B.transpose() * H * B);
+    if (damping == DampingModel::Naive && kd > 0) {
+        // Jacobian of f_a = (k_d/h) K_aa (x_prev - x): block diagonal.
+        for (int a = 0; a < 4; ++a) A.block<3, 3>(3 * a, 3 * a) *= 1.0 + kd / h;
+    }
+    return 0.5 * (A + A.transpose());
+}
+
+Mat12 restStiffness(const SoftModel& m, int e) {
+    const size_t k = size_t(e);
+    const Mat9 H = neoHookeanHessianF(Eigen::Matrix3d::Identity(), m.mu[k], m.lambda[k]);
+    const Mat9x12 B = deformationJacobian(m.DmInv[k]);
+    const Mat12 A = double(m.volume[k]) * (B.transpose() * H * B);
+    return 0.5 * (A + A.transpose());
+}
+
+double potentialAndGradient(const SoftModel& m, const std::vector<Eigen::Vector3d>& x, double h,
+                            DampingModel damping, std::vector<Eigen::Vector3d>* grad) {
+    const size_t n = x.size();
+    if (grad) grad->assign(n, Eigen::Vector3d::Zero());
+    double G = 0;
+    for (size_t i = 0; i < n; ++i) {
+        if (m.fixed[i]) continue;
+        const Eigen::Vector3d d = x[i] - Eigen::Vector3d(m.y[i].x, m.y[i].y, m.y[i].z);
+        const double mh2 = double(m.mass[i]) / (h * h);
+        G += 0.5 * mh2 * d.squaredNorm();
+        if (grad) (*grad)[i] += mh2 * d;
+    }
+    for (size_t e = 0; e < m.tets.size(); ++e) {
+        const auto& t = m.tets[e];
+        Eigen::Matrix3d Ds, Dp;
+        for (int c = 0; c < 3; ++c) {
+            Ds.col(c) = x[size_t(t[size_t(c + 1)])] - x[size_t(t[0])];
+            for (int i = 0; i < 3; ++i)
+                Dp(i, c) = double(m.xPrev[size_t(t[size_t(c + 1)])][i]) - double(m.xPrev[size_t(t[0])][i]);
+        }
+        const Eigen::Matrix3d Dinv = toEigen(m.DmInv[e]);
+        const Eigen::Matrix3d F = Ds * Dinv, Fp = Dp * Dinv;
+        const double mu = m.mu[e], lam = m.lambda[e], V = m.volume[e], kd = m.kd[e];
+        const double J = F.determinant(), alpha = 1.0 + mu / lam;
+        G += V *
+             (0.5 * mu * (F.squaredNorm() - 3) + 0.5 * lam * (J - alpha) * (J - alpha) - 0.5 * mu * mu / lam);
+        Eigen::Matrix3d P = mu * F + lam * (J - alpha) * cofactorOf(F);
+        if (damping == DampingModel::Internal && kd > 0) {
+            const Eigen::Matrix3d Ed = (F.transpose() * F - Fp.transpose() * Fp) * (0.5 / h);
+            const double tr = Ed.trace(), lamL = lam - mu;
+            G += h * V * kd * (mu * Ed.squaredNorm() + 0.5 * lamL * tr * tr);
+            const Eigen::Matrix3d Sd = kd * (2 * mu * Ed + lamL * tr * Eigen::Matrix3d::Identity());
+            P += F * Sd;
+        }
+        if (!grad) continue;
+        const Eigen::Matrix<double, 3, 4> w = weights(m.DmInv[e]);
+        for (int a = 0; a < 4; ++a)
+            if (!m.fixed[size_t(t[size_t(a)])]) (*grad)[size_t(t[size_t(a)])] += V * P * w.col(a);
+    }
+    return G;
+}
+
+}  // namespace vbd::coarse

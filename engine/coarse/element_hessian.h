@@ -1,0 +1,56 @@
+#pragma once
+// Per-tet second derivatives of the incremental potential in double precision, for the coarse space.
+// The solver only ever needs 3x3 diagonal blocks; the coarse system P^T A P needs the full 12x12 element
+// matrices A_e, which nobody else computes, so they live here and are built from SoftModel alone.
+//
+// Notation (seed, "Stable Neo-Hookean Energy and Its Hessian"): F = Ds Dm^{-1}, vec(F) row-major
+// (index 3i+j for F_ij), m^a the tet vertex weights, so dF_ij/dx_{a,k} = delta_ik m^a_j and
+//   A_e = V B^T H9 B,   B[3i+j, 3a+i] = m^a_j,
+// with H9 the 9x9 Hessian of the energy density with respect to vec(F).
+#include <Eigen/Dense>
+
+#include "soft/soft_model.h"
+
+namespace vbd::coarse {
+
+using Mat9 = Eigen::Matrix<double, 9, 9>;
+using Mat12 = Eigen::Matrix<double, 12, 12>;
+using Vec9 = Eigen::Matrix<double, 9, 1>;
+using Vec12 = Eigen::Matrix<double, 12, 1>;
+using Mat9x12 = Eigen::Matrix<double, 9, 12>;
+
+// d2psi/dF2 of stable Neo-Hookean: mu I + lambda vec(cof F) vec(cof F)^T + s d2J/dF2, s = lambda (J - alpha),
+// where d2J/dF_ij dF_kl = eps_ikp eps_jlq F_pq.
+Mat9 neoHookeanHessianF(const Eigen::Matrix3d& F, double mu, double lambda);
+
+// Gauss-Newton Hessian (per unit volume) of the internal-variable dissipation potential of
+// energy/damping.h: Phi = h k_d (mu |Edot|^2 + lambda_L/2 tr(Edot)^2), Edot = (F^T F - Fp^T Fp)/(2h);
+// dEdot = sym(F^T dF)/h, so the quadratic form is (k_d/h) (2 mu |sym(F^T dF)|^2 + lambda_L (F:dF)^2).
+Mat9 internalDampingHessianF(const Eigen::Matrix3d& F, double mu, double lambdaNH, double kd, double h);
+
+// Clamps negative eigenvalues to 0. `clipped` (optional) counts the eigenvalues that were negative beyond
+// round-off (below -1e-12 of the largest magnitude).
+Mat9 projectPsd(const Mat9& H, int* clipped = nullptr);
+
+// B for the tet with rest inverse DmInv (12 -> 9).
+Mat9x12 deformationJacobian(const Mat33& DmInv);
+
+Eigen::Matrix3d deformationGradient(const SoftModel& m, int e, const Vec3* x);
+
+enum class ElementMatrixKind { ProjectedHessian, Rest };
+
+// A_e without the mass term: elastic (projected) + damping, at the current x (ProjectedHessian) or at
+// F = I (Rest). Naive damping adds the Jacobian of its force, (k_d/h) blockdiag(K_aa).
+Mat12 elementMatrix(const SoftModel& m, int e, ElementMatrixKind kind, DampingModel damping, double h,
+                    int* clipped = nullptr);
+
+// Rest elastic stiffness K_e (no damping), the source of the element eigenmodes.
+Mat12 restStiffness(const SoftModel& m, int e);
+
+// Double-precision incremental potential G and its gradient over all vertices (gradient zero on fixed
+// vertices), tets + inertia (+ internal damping) only: no colliders or drag. Used by tests as an
+// independent reference for the solver's float G and forces.
+double potentialAndGradient(const SoftModel& m, const std::vector<Eigen::Vector3d>& x, double h,
+                            DampingModel damping, std::vector<Eigen::Vector3d>* grad);
+
+}  // namespace vbd::coarse

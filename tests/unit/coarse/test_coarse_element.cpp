@@ -1,0 +1,172 @@
+// Element matrices of the coarse space against finite differences and the solver's own forces.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "coarse/coarse_basis.h"
+#include "coarse/element_hessian.h"
+#include "coarse_test_util.h"
+
+using namespace vbd;
+using namespace vbd::coarse;
+
+namespace {
+
+// A small clamped box (2x1x1 cells, 12 tets) stretched 5% along x plus a 1e-3 random perturbation: the
+// stable Neo-Hookean Hessian is positive definite there (skew eigenvalue mu + s*1.05 > 0), so the PSD
+// projection is inactive and A is the exact Hessian of G.
+SceneDesc smallBox(DampingModel damping) {
+    SceneDesc sd = coarsetest::barScene("half", 1);
+    SoftBodyDesc& b = sd.softBodies[0];
+    b.min = Vec3(-2, -0.5f, -0.5f);
+    b.max = Vec3(0, 0.5f, 0.5f);
+    b.cells = {2, 1, 1};
+    b.regions.clear();
+    sd.solver.damping = damping;
+    return sd;
+}
+
+void stretch(SoftModel& m, unsigned seed) {
+    std::mt19937 gen(seed);
+    std::uniform_real_distribution<float> u(-1e-3f, 1e-3f);
+    for (int i = 0; i < m.numVertices(); ++i) {
+        if (m.fixed[size_t(i)]) continue;
+        Vec3& x = m.x[size_t(i)];
+        x = Vec3(-2 + (x.x + 2) * 1.05f + u(gen), x.y + u(gen), x.z + u(gen));
+    }
+}
+
+std::vector<Eigen::Vector3d> toDouble(const std::vector<Vec3>& x) {
+    std::vector<Eigen::Vector3d> r(x.size());
+    for (size_t i = 0; i < x.size(); ++i) r[i] = Eigen::Vector3d(x[i].x, x[i].y, x[i].z);
+    return r;
+}
+
+}  // namespace
+
+TEST(CoarseElement, HessianMatchesFiniteDifferencesOfGradient) {
+    for (DampingModel damping : {DampingModel::None, DampingModel::Internal}) {
+        SoftSolver s;
+        coarsetest::startStep(s, smallBox(damping));
+        SoftModel& m = s.model();
+        stretch(m, 3);
+        const double h = s.currentH();
+        const DofMap dm(m);
+        // Assemble sum_e A_e + M/h^2 densely.
+        Eigen::MatrixXd A = Eigen::MatrixXd::Zero(dm.numDofs, dm.numDofs);
+        int clipped = 0;
+        for (size_t e = 0; e < m.tets.size(); ++e) {
+            const Mat12 Ae =
+                elementMatrix(m, int(e), ElementMatrixKind::ProjectedHessian, damping, h, &clipped);
+            for (int a = 0; a < 4; ++a)
+                for (int b = 0; b < 4; ++b) {
+                    const int ia = dm.dofBase[size_t(m.tets[e][size_t(a)])],
+                              ib = dm.dofBase[size_t(m.tets[e][size_t(b)])];
+                    if (ia >= 0 && ib >= 0) A.block<3, 3>(3 * ia, 3 * ib) += Ae.block<3, 3>(3 * a, 3 * b);
+                }
+        }
+        for (int i = 0; i < m.numVertices(); ++i)
+            if (dm.dofBase[size_t(i)] >= 0)
+                A.block<3, 3>(3 * dm.dofBase[size_t(i)], 3 * dm.dofBase[size_t(i)]) +=
+                    Eigen::Matrix3d::Identity() * double(m.mass[size_t(i)]) / (h * h);
+        EXPECT_EQ(clipped, 0);
+        // Central differences of the double gradient, step 1e-6 m (truncation ~1e-12 relative, round-off
+        // ~1e-16/1e-6 relative to the force scale).
+        const std::vector<Eigen::Vector3d> x = toDouble(m.x);
+        Eigen::MatrixXd H(dm.numDofs, dm.numDofs);
+        const double eps = 1e-6;
+        for (int i = 0; i < m.numVertices(); ++i) {
+            const int b = dm.dofBase[size_t(i)];
+            if (b < 0) continue;
+            for (int k = 0; k < 3; ++k) {
+                std::vector<Eigen::Vector3d> xp = x, xm = x, gp, gm;
+                xp[size_t(i)](k) += eps;
+                xm[size_t(i)](k) -= eps;
+                potentialAndGradient(m, xp, h, damping, &gp);
+                potentialAndGradient(m, xm, h, damping, &gm);
+                for (int j = 0; j < m.numVertices(); ++j)
+                    if (dm.dofBase[size_t(j)] >= 0)
+                        H.block<3, 1>(3 * dm.dofBase[size_t(j)], 3 * b + k) =
+                            (gp[size_t(j)] - gm[size_t(j)]) / (2 * eps);
+            }
+        }
+        const double scale = A.cwiseAbs().maxCoeff();
+        if (damping == DampingModel::None) {
+            // Exact Hessian: FD error only (~1e-8 of the largest entry).
+            EXPECT_LT((A - H).cwiseAbs().maxCoeff(), 1e-6 * scale);
+        } else {
+            // Gauss-Newton damping drops dF/dx S_d; S_d ~ k_d |Edot| mu with |Edot| ~ 3 /s here, i.e. a few %
+            // of k_d/h mu = 0.6 mu: the matrices agree to 5% of the largest entry, not to FD accuracy.
+            EXPECT_LT((A - H).cwiseAbs().maxCoeff(), 5e-2 * scale);
+        }
+    }
+}
+
+TEST(CoarseElement, DoubleGradientMatchesSolverForces) {
+    SoftSolver s;
+    coarsetest::startStep(s, coarsetest::barScene("layers", 1e2));
+    SoftModel& m = s.model();
+    for (int k = 0; k < 3; ++k) s.sweep();  // a deformed, unconverged state
+    std::vector<Vec3> f;
+    s.computeForces(f);
+    std::vector<Eigen::Vector3d> g;
+    potentialAndGradient(m, toDouble(m.x), s.currentH(), s.params().damping, &g);
+    double fmax = 0, diff = 0;
+    for (int i = 0; i < m.numVertices(); ++i) {
+        const Eigen::Vector3d fi(f[size_t(i)].x, f[size_t(i)].y, f[size_t(i)].z);
+        fmax = std::max(fmax, fi.norm());
+        diff = std::max(diff, (fi + g[size_t(i)]).norm());
+    }
+    // The solver sums O(mu) float terms per vertex; 1e-3 of the largest force covers that round-off at
+    // contrast 1e2 while any sign or factor error would be O(1).
+    EXPECT_GT(fmax, 0);
+    EXPECT_LT(diff, 1e-3 * fmax);
+}
+
+TEST(CoarseElement, RigidMotionsAreInTheRestKernel) {
+    SoftSolver s;
+    coarsetest::startStep(s, coarsetest::barScene("half", 1e4));
+    const SoftModel& m = s.model();
+    for (size_t e = 0; e < m.tets.size(); e += 97) {
+        const Mat12 K = restStiffness(m, int(e));
+        Eigen::Matrix<double, 12, 6> R = Eigen::Matrix<double, 12, 6>::Zero();
+        for (int a = 0; a < 4; ++a) {
+            const Vec3 p = m.x0[size_t(m.tets[e][size_t(a)])];
+            R.block<3, 3>(3 * a, 0).setIdentity();
+            Eigen::Matrix3d W;
+            W << 0, p.z, -p.y, -p.z, 0, p.x, p.y, -p.x, 0;  // columns: e_k x p
+            R.block<3, 3>(3 * a, 3) = W;
+        }
+        // K R = 0 up to round-off of K's O(mu/h) entries times |p| ~ 2.
+        EXPECT_LT((K * R).cwiseAbs().maxCoeff(), 1e-9 * K.cwiseAbs().maxCoeff()) << "tet " << e;
+    }
+}
+
+TEST(CoarseBasis, StiffComponentsAndFilters) {
+    SoftSolver s;
+    coarsetest::startStep(s, coarsetest::barScene("layers", 1e4));
+    const SoftModel& m = s.model();
+    const DofMap dm(m);
+    CoarseDesc d;
+    d.basis = CoarseBasis::StiffRigid;
+    const Basis rigid = buildBasis(m, d, dm, m.x0);
+    // 16 cell layers along x, odd ones stiff: 8 separated stiff slabs, 6 rigid modes each.
+    EXPECT_EQ(rigid.components.size(), 8u);
+    EXPECT_EQ(rigid.columns.size(), 48u);
+    d.basis = CoarseBasis::Element;
+    d.filter = CoarseFilter::Contrast;
+    // Layers are one cell thick and every tet of a Kuhn split spans its cell in x, so every tet shares a
+    // vertex with the other material: the filter keeps all of them.
+    EXPECT_EQ(buildBasis(m, d, dm, m.x0).candidateElements, int(m.tets.size()));
+    SoftSolver half;
+    coarsetest::startStep(half, coarsetest::barScene("half", 1e4));
+    const DofMap dh(half.model());
+    // Half layout: only the two cell slabs next to x = 0 touch the other material, 2 x 16 cells x 6 tets.
+    EXPECT_EQ(buildBasis(half.model(), d, dh, half.model().x0).candidateElements, 192);
+    d.filter = CoarseFilter::CrossColor;
+    const Basis cross = buildBasis(m, d, dm, m.x0);
+    // A tet's vertices have 4 different colors, so only modes carried by a single free vertex (tets with
+    // three clamped vertices) are dropped.
+    EXPECT_LT(cross.droppedCrossColor, 100);
+    EXPECT_EQ(int(cross.columns.size()) + cross.droppedCrossColor, cross.candidateElements);
+}
