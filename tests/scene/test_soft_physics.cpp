@@ -130,7 +130,7 @@ TEST(SoftStatics, FixedBeamComesToRest) {
 
 TEST(SoftScenes, EveryBuiltInSceneRunsWithAValidColoring) {
     for (const char* name : {"default.json", "cube_drop.json", "beam_sag.json", "beam_twist.json", "contrast_bar.json",
-                             "damping_comparison.json", "hanging_bar.json"}) {
+                             "damping_comparison.json", "hanging_bar.json", "mesh_drop.json"}) {
         SCOPED_TRACE(name);
         SceneDesc s = loadScene(name);
         SoftSolver solver;
