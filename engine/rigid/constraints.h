@@ -187,23 +187,29 @@ VBD_HD void addContact(Block66d& blk, const Contact& c, int self, const Vec3d& c
     const bool sideB = self == c.b;
     const double sg = sideB ? 1.0 : -1.0;
     const Vec3d n = toD(c.n), t1 = toD(c.t1), t2 = toD(c.t2);
-    // Normal row at the core point.
-    const Vec3d rn = (sideB ? p.nB : p.nA) - com;
-    addRow(blk, n * sg, cross(rn, n) * sg, F[0], double(c.k[0]));
-    // Friction rows at the material point, in the seed's block form: with K = sum_i k_i d_i d_i^T
-    // over the rows' directions, H_ll = K, H_al = [r]x K, H_aa = [r]x K [r]x^T
+    // Rows at the material point in the seed's block form: with K = sum_i k_i d_i d_i^T over the
+    // rows' directions, H_ll = K, H_al = [r]x K, H_aa = [r]x K [r]x^T
     // (evaluate_rigid_contact_from_collision). Column j of [r]x K is r x K_j; row i of H_aa is
-    // r x (row i of H_al).
+    // r x (row i of H_al). The normal row joins them when its core point is the material point
+    // (flat sides); on a curved side it acts at the core point with its own lever arm.
     const Vec3d r = (sideB ? p.pB : p.pA) - com;
     const Vec3d ft = t1 * F[1] + t2 * F[2];
-    const Vec3d f = ft * (-sg);
-    blk.flin += f;
-    blk.fang += cross(r, f);
     Mat33d K;
     auto acc = [&K](const Vec3d& d, double k) {
         for (int a = 0; a < 3; ++a)
-            for (int b = 0; b < 3; ++b) K.m[a][b] += k * d[a] * d[b];
+            for (int b = a; b < 3; ++b) K.m[a][b] += k * d[a] * d[b];
     };
+    const bool flat = (sideB ? c.radB : c.radA) == 0.0f;
+    Vec3d f = ft * (-sg);
+    if (flat) {
+        f -= n * (F[0] * sg);
+        acc(n, double(c.k[0]));
+    } else {
+        const Vec3d rn = (sideB ? p.nB : p.nA) - com;
+        addRow(blk, n * sg, cross(rn, n) * sg, F[0], double(c.k[0]));
+    }
+    blk.flin += f;
+    blk.fang += cross(r, f);
     if (slide >= 1.0) {
         acc(t1, double(c.k[1]));
         acc(t2, double(c.k[2]));
@@ -214,6 +220,9 @@ VBD_HD void addContact(Block66d& blk, const Contact& c, int self, const Vec3d& c
         acc(cross(n, along), kt * slide);
         acc(along, kSlipStiff * kt);
     }
+    K.m[1][0] = K.m[0][1];  // acc filled the upper triangle
+    K.m[2][0] = K.m[0][2];
+    K.m[2][1] = K.m[1][2];
     const Mat33d M = Mat33d::fromCols(cross(r, K.col(0)), cross(r, K.col(1)), cross(r, K.col(2)));
     blk.hll += K;
     blk.hal += M;
