@@ -219,7 +219,7 @@ bool GuiApp::loadInitialScene() {
 }
 
 // VBDLAB_GUI_SETUP: the initial panel state for scripted screenshots and recordings, comma-separated:
-// compare, heat=color|residual|det_f|dominance, wireframe, iterations=N, coarse, rho=R (a "_right"
+// compare, heat=color|residual|det_f|dominance, wireframe, contacts, iterations=N, coarse, rho=R (a "_right"
 // suffix applies a key to the right lab only), record, record_dir=PATH, resize=WxH (after 3 frames).
 // Example: VBDLAB_GUI_SETUP="compare,heat=residual,iterations_right=40". The panels change all of it later.
 void GuiApp::applySetupString() {
@@ -249,6 +249,7 @@ void GuiApp::applySetupString() {
                 if (value == "dominance") lab.draw.field = vbd::ScalarField::DiagonalDominance;
             }
             if (key == "wireframe") lab.draw.wireframe = true;
+            if (key == "contacts") lab.draw.contacts = true;
             if (key == "iterations" && !value.empty()) lab.desc.solver.iterations = std::atoi(value.c_str());
             if (key == "coarse") lab.desc.solver.coarse.enabled = true;
             if (key == "rho" && !value.empty()) lab.desc.solver.chebyshevRho = std::atof(value.c_str());

@@ -15,7 +15,7 @@
 namespace vbdgui {
 
 struct DrawOptions {
-    bool surfaces = true, bodies = true, grid = true, wireframe = false, contacts = true,
+    bool surfaces = true, bodies = true, grid = true, wireframe = false, contacts = false,
          fixedVertices = true;
     vbd::ScalarField field = vbd::ScalarField::None;
     bool logScale = false;  // heat map of log10 of the field (default for residuals)
