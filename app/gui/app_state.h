@@ -42,6 +42,7 @@ struct PickState {
 struct RecordState {
     bool on = false;
     bool mp4 = false;  // pipe into ffmpeg when it exists, else PNG sequence
+    int ffmpeg = -1;   // ffmpeg on PATH: -1 not checked yet, 0 no, 1 yes (checked once)
     std::string dir = "recording";
     int frame = 0;
     FILE* pipe = nullptr;

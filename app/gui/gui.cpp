@@ -220,7 +220,8 @@ bool GuiApp::loadInitialScene() {
 
 // VBDLAB_GUI_SETUP: the initial panel state for scripted screenshots and recordings, comma-separated:
 // compare, heat=color|residual|det_f|dominance, wireframe, contacts, iterations=N, coarse, rho=R (a "_right"
-// suffix applies a key to the right lab only), record, record_dir=PATH, resize=WxH (after 3 frames).
+// suffix applies a key to the right lab only), record, record_dir=PATH, mp4 (record through ffmpeg when it is
+// on PATH), resize=WxH (after 3 frames).
 // Example: VBDLAB_GUI_SETUP="compare,heat=residual,iterations_right=40". The panels change all of it later.
 void GuiApp::applySetupString() {
     const char* env = std::getenv("VBDLAB_GUI_SETUP");
@@ -255,6 +256,10 @@ void GuiApp::applySetupString() {
             if (key == "rho" && !value.empty()) lab.desc.solver.chebyshevRho = std::atof(value.c_str());
         }
         if (key == "record") app_.rec.on = true;
+        if (key == "mp4") {
+            app_.rec.ffmpeg = ffmpegAvailable() ? 1 : 0;
+            app_.rec.mp4 = app_.rec.ffmpeg == 1;
+        }
         if (key == "record_dir" && !value.empty()) app_.rec.dir = value;
         if (key == "resize" && value.find('x') != std::string::npos) {  // exercises swapchain re-creation
             resizeW_ = std::atoi(value.c_str());
@@ -577,8 +582,8 @@ void GuiApp::record(Pixels& px) {
         if (!rec.pipe) {
             std::string cmd = "ffmpeg -loglevel error -y -f rawvideo -pix_fmt rgba -s " +
                               std::to_string(px.width) + "x" + std::to_string(px.height) +
-                              " -r 60 -i - -pix_fmt yuv420p -vf pad=ceil(iw/2)*2:ceil(ih/2)*2 \"" + rec.dir +
-                              ".mp4\"";
+                              " -r 60 -i - -pix_fmt yuv420p -vf \"pad=ceil(iw/2)*2:ceil(ih/2)*2\" \"" +
+                              rec.dir + ".mp4\"";
             rec.pipe = popen(cmd.c_str(), "w");
             rec.status = rec.pipe ? "recording to " + rec.dir + ".mp4" : "cannot start ffmpeg";
             if (!rec.pipe) {

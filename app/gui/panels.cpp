@@ -287,7 +287,8 @@ void controlPanel(AppState& app, float height) {
             "vertex or body");
     }
     if (ImGui::CollapsingHeader("Recording")) {
-        const bool haveFfmpeg = ffmpegAvailable();
+        if (app.rec.ffmpeg < 0) app.rec.ffmpeg = ffmpegAvailable() ? 1 : 0;
+        const bool haveFfmpeg = app.rec.ffmpeg == 1;
         if (!haveFfmpeg) app.rec.mp4 = false;
         ImGui::BeginDisabled(!haveFfmpeg || app.rec.on);
         ImGui::Checkbox("MP4 via ffmpeg", &app.rec.mp4);

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #define STB_IMAGE_IMPLEMENTATION
@@ -244,6 +245,50 @@ TEST(AppSmoke, NoVulkanDeviceNamesTheHeadlessCommands) {
     EXPECT_EQ(r.code, 2) << r.output;
     EXPECT_NE(r.output.find("vbdlab sim"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("vbdlab render"), std::string::npos) << r.output;
+}
+
+}  // namespace
+
+namespace {
+
+TEST(AppSmoke, Mp4RecordingPipesRawFramesIntoFfmpeg) {
+    if (std::string(XVFB_RUN).empty() || !fs::exists(XVFB_RUN)) GTEST_SKIP() << "xvfb-run is not installed";
+    std::string why;
+    if (!haveVulkanDevice(why)) GTEST_SKIP() << "no Vulkan device: " << why;
+    // A stand-in ffmpeg first on PATH records its arguments and how many bytes it was fed.
+    const fs::path bin = fs::path(VBD_BINARY_DIR) / "fake_ffmpeg";
+    fs::create_directories(bin);
+    const fs::path args = bin / "args.txt", bytes = bin / "bytes.txt";
+    fs::remove(args);
+    fs::remove(bytes);
+    {
+        FILE* f = std::fopen((bin / "ffmpeg").string().c_str(), "w");
+        ASSERT_NE(f, nullptr);
+        std::fprintf(f, "#!/bin/sh\necho \"$@\" > %s\nwc -c > %s\n", args.string().c_str(),
+                     bytes.string().c_str());
+        std::fclose(f);
+        fs::permissions(bin / "ffmpeg", fs::perms::owner_all);
+    }
+    const std::string cmd =
+        "PATH=" + bin.string() + ":$PATH VBDLAB_GUI_SETUP=record,mp4,record_dir=" +
+        (fs::path(VBD_BINARY_DIR) / "test_app_mp4").string() + " " + std::string(XVFB_RUN) +
+        " -a -s \"-screen 0 1920x1080x24\" " + vbdlabExe() + " --scene " + std::string(VBD_SOURCE_DIR) +
+        "/assets/scenes/cube_drop.json --frames 5 --width 640 --height 360 --screenshot " +
+        (fs::path(VBD_BINARY_DIR) / "test_app_mp4.png").string();
+    CommandResult r = runCommand(cmd);
+    ASSERT_EQ(r.code, 0) << r.output;
+    std::string a, b;
+    {
+        std::ifstream fa(args), fb(bytes);
+        std::getline(fa, a);
+        std::getline(fb, b);
+    }
+    EXPECT_NE(a.find("-f rawvideo -pix_fmt rgba -s 640x360"), std::string::npos) << a;
+    EXPECT_NE(a.find("test_app_mp4.mp4"), std::string::npos) << a;
+    // Whole RGBA frames of the window only, and at least the three frames before the screenshot.
+    const long long n = std::atoll(b.c_str()), frame = 640LL * 360 * 4;
+    EXPECT_EQ(n % frame, 0) << n;
+    EXPECT_GE(n / frame, 3) << n;
 }
 
 }  // namespace
