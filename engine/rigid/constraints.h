@@ -96,7 +96,7 @@ VBD_HD Vec3d anchorWorld(const BodyPose* s, int body, const Vec3& local) {
 VBD_HD Quatd bodyRotation(const BodyPose* s, int body) { return body < 0 ? Quatd::identity() : s[body].q; }
 
 // Adds one row with Jacobian (jl, ja) for the solving body, force F and penalty k.
-VBD_HD void addRow(Block66d& blk, const Vec3d& jl, const Vec3d& ja, double F, double k) {
+VBD_HD void addRow(Block66d& __restrict blk, const Vec3d& jl, const Vec3d& ja, double F, double k) {
     blk.flin -= jl * F;
     blk.fang -= ja * F;
     blk.hll += outer(jl, jl) * k;
@@ -182,8 +182,8 @@ VBD_HD void contactForce(const Contact& c, const double C[3], double F[3], doubl
 // boxes creep (4 cm in 1 s), 1 (the AVBD demos) makes sliding friction 7-10% too weak, 0.1 is
 // within 2% of Coulomb for both.
 constexpr double kSlipStiff = 0.1;
-VBD_HD void addContact(Block66d& blk, const Contact& c, int self, const Vec3d& com, const ContactPoints& p,
-                       const double F[3], double slide) {
+VBD_HD void addContact(Block66d& __restrict blk, const Contact& c, int self, const Vec3d& com,
+                       const ContactPoints& p, const double F[3], double slide) {
     const bool sideB = self == c.b;
     const double sg = sideB ? 1.0 : -1.0;
     const Vec3d n = toD(c.n), t1 = toD(c.t1), t2 = toD(c.t2);
@@ -194,10 +194,16 @@ VBD_HD void addContact(Block66d& blk, const Contact& c, int self, const Vec3d& c
     // (flat sides); on a curved side it acts at the core point with its own lever arm.
     const Vec3d r = (sideB ? p.pB : p.pA) - com;
     const Vec3d ft = t1 * F[1] + t2 * F[2];
-    Mat33d K;
+    // K is symmetric: accumulate its 6 entries (xx, xy, xz, yy, yz, zz).
+    double K[6] = {0, 0, 0, 0, 0, 0};
     auto acc = [&K](const Vec3d& d, double k) {
-        for (int a = 0; a < 3; ++a)
-            for (int b = a; b < 3; ++b) K.m[a][b] += k * d[a] * d[b];
+        const double kx = k * d.x, ky = k * d.y, kz = k * d.z;
+        K[0] += kx * d.x;
+        K[1] += kx * d.y;
+        K[2] += kx * d.z;
+        K[3] += ky * d.y;
+        K[4] += ky * d.z;
+        K[5] += kz * d.z;
     };
     const bool flat = (sideB ? c.radB : c.radA) == 0.0f;
     Vec3d f = ft * (-sg);
@@ -220,13 +226,24 @@ VBD_HD void addContact(Block66d& blk, const Contact& c, int self, const Vec3d& c
         acc(cross(n, along), kt * slide);
         acc(along, kSlipStiff * kt);
     }
-    K.m[1][0] = K.m[0][1];  // acc filled the upper triangle
-    K.m[2][0] = K.m[0][2];
-    K.m[2][1] = K.m[1][2];
-    const Mat33d M = Mat33d::fromCols(cross(r, K.col(0)), cross(r, K.col(1)), cross(r, K.col(2)));
-    blk.hll += K;
-    blk.hal += M;
-    blk.haa += Mat33d::fromRows(cross(r, M.row(0)), cross(r, M.row(1)), cross(r, M.row(2)));
+    const Vec3d k0(K[0], K[1], K[2]), k1(K[1], K[3], K[4]), k2(K[2], K[4], K[5]);
+    const Vec3d m0 = cross(r, k0), m1 = cross(r, k1), m2 = cross(r, k2);  // columns of [r]x K
+    Mat33d& hll = blk.hll;
+    Mat33d& hal = blk.hal;
+    Mat33d& haa = blk.haa;
+    for (int a = 0; a < 3; ++a) {
+        hll.m[a][0] += k0[a];
+        hll.m[a][1] += k1[a];
+        hll.m[a][2] += k2[a];
+        hal.m[a][0] += m0[a];
+        hal.m[a][1] += m1[a];
+        hal.m[a][2] += m2[a];
+        // Row a of H_aa = r x (row a of H_al); H_aa is symmetric.
+        const Vec3d h = cross(r, Vec3d(m0[a], m1[a], m2[a]));
+        haa.m[a][0] += h.x;
+        haa.m[a][1] += h.y;
+        haa.m[a][2] += h.z;
+    }
 }
 
 // Dual and penalty update of one contact after a sweep.
