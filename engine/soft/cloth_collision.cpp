@@ -150,28 +150,60 @@ void buildCollisionMesh(CollisionState& cs, int numVertices, const std::vector<s
     cs.enabled = !cs.tris.empty();
 }
 
-float chooseQueryRadius(const CollisionState& cs, const std::vector<Vec3>& xc, const std::vector<Vec3>& y,
-                        const std::vector<float>& mass, const std::vector<char>& fixed, Vec3& shift) {
-    Vec3d sum(0, 0, 0);
-    double m = 0;
-    bool anyFixed = false;
-    for (int v : cs.verts) {
-        if (fixed[size_t(v)]) anyFixed = true;
-        sum += Vec3d(y[size_t(v)] - xc[size_t(v)]) * double(mass[size_t(v)]);
-        m += mass[size_t(v)];
+namespace {
+
+Vec3 outsideColliders(const StaticColliders& sc, int v, const Vec3& xc, Vec3 t) {
+    if (!sc.colliders) return t;
+    const float off = sc.offset && size_t(v) < sc.offset->size() ? (*sc.offset)[size_t(v)] : 0.f;
+    for (const ParticleCollider& c : *sc.colliders) {
+        Vec3 n;
+        const float d = colliderDistance(c, xc + t, n) - off;
+        if (d < 0.f) t -= n * d;
     }
-    shift = anyFixed || m <= 0 ? Vec3(0.f) : Vec3(sum / m);
-    float maxRel = 0;
-    for (int v : cs.verts)
-        if (!fixed[size_t(v)]) maxRel = std::max(maxRel, norm(y[size_t(v)] - xc[size_t(v)] - shift));
-    const float rMin = 2.f * cs.maxRadius, rCap = std::max(rMin, 2.f * cs.meanEdge);
-    return std::min(rCap, std::max(rMin, maxRel / kBoundGamma));
+    return t;
 }
 
-void detectCollisions(CollisionState& cs, const std::vector<Vec3>& x, float R, const Vec3& shift) {
+}  // namespace
+
+float chooseReferences(CollisionState& cs, const std::vector<Vec3>& xc, const std::vector<Vec3>& y,
+                       const std::vector<float>& mass, const std::vector<char>& fixed,
+                       const StaticColliders& sc, std::vector<Vec3>& ref) {
+    ref.assign(xc.size(), Vec3(0.f));
+    Vec3d sum(0, 0, 0);
+    double m = 0;
+    for (int v : cs.verts) {
+        ref[size_t(v)] = y[size_t(v)] - xc[size_t(v)];
+        if (fixed[size_t(v)]) continue;
+        sum += Vec3d(ref[size_t(v)]) * double(mass[size_t(v)]);
+        m += mass[size_t(v)];
+    }
+    // Centre c of the references; t = 0 (the reset value near contacts) must lie within M of c too.
+    const Vec3 c = m > 0 ? Vec3(sum / m) : Vec3(0.f);
+    float M = norm(c);
+    for (int v : cs.verts)
+        if (!fixed[size_t(v)]) M = std::max(M, norm(ref[size_t(v)] - c));
+    const float rMin = 2.f * cs.maxRadius, rCap = std::max(2.f * rMin, 2.5f * cs.meanEdge);
+    float scale = 1;
+    if (2.f * M + rMin > rCap && M > 0) scale = (rCap - rMin) / (2.f * M);  // shrink toward 0 (scales M too)
+    cs.refCenter = c * scale;
+    M = norm(cs.refCenter);
+    for (int v : cs.verts)
+        if (!fixed[size_t(v)]) {
+            ref[size_t(v)] = outsideColliders(sc, v, xc[size_t(v)], ref[size_t(v)] * scale);
+            M = std::max(M, norm(ref[size_t(v)] - cs.refCenter));
+        }
+    const float R = 2.f * M + rMin;
+    return R;
+}
+
+void detectCollisions(CollisionState& cs, const std::vector<Vec3>& x, float R, std::vector<Vec3> ref,
+                      const std::vector<char>& fixed, const StaticColliders& sc) {
     const int n = int(x.size());
     cs.xc = x;
-    cs.shift = shift;
+    if (ref.size() != size_t(n)) {
+        ref.assign(size_t(n), Vec3(0.f));
+        cs.refCenter = Vec3(0.f);
+    }
     cs.queryRadius = R;
     Grid tg, eg;
     tg.cell = eg.cell = std::max(R, cs.meanEdge);
@@ -240,32 +272,67 @@ void detectCollisions(CollisionState& cs, const std::vector<Vec3>& x, float R, c
         },
         16);
 
-    // Gather (serial, fixed order: deterministic): d_min per vertex and contacts closer than 2 r.
-    std::vector<float> dmin(size_t(n), R);
+    // Gather (serial, fixed order: deterministic): the pairs within R and contacts closer than 2 r.
+    struct Near {
+        int v[4];
+        int split;  // vertices [0, split) on one side, [split, 4) on the other
+        float d;
+    };
+    std::vector<Near> pairs;
     cs.contacts.clear();
-    cs.numPairs = 0;
     for (const auto& list : vt)
         for (const Pair& p : list) {
-            ++cs.numPairs;
             const auto& tr = cs.tris[size_t(p.b)];
             const int v[4] = {p.a, tr[0], tr[1], tr[2]};
-            for (int j : v) dmin[size_t(j)] = std::min(dmin[size_t(j)], p.d);
+            pairs.push_back({{v[0], v[1], v[2], v[3]}, 1, p.d});
             SelfContact c =
                 makeContact(cs, ContactKind::VertexTriangle, v, bodyOf[size_t(p.a)], cs.triBody[size_t(p.b)]);
             if (p.d < 2.f * c.radius) cs.contacts.push_back(c);
         }
     for (const auto& list : ee)
         for (const Pair& p : list) {
-            ++cs.numPairs;
             const auto &A = cs.edges[size_t(p.a)], &B = cs.edges[size_t(p.b)];
             const int v[4] = {A[0], A[1], B[0], B[1]};
-            for (int j : v) dmin[size_t(j)] = std::min(dmin[size_t(j)], p.d);
+            pairs.push_back({{v[0], v[1], v[2], v[3]}, 2, p.d});
             SelfContact c =
                 makeContact(cs, ContactKind::EdgeEdge, v, cs.edgeBody[size_t(p.a)], cs.edgeBody[size_t(p.b)]);
             if (p.d < 2.f * c.radius) cs.contacts.push_back(c);
         }
+    cs.numPairs = int(pairs.size());
+    auto spread = [&](const Near& p) {
+        float T = 0;
+        for (int j = 0; j < p.split; ++j)
+            for (int k = p.split; k < 4; ++k)
+                T = std::max(T, norm(ref[size_t(p.v[j])] - ref[size_t(p.v[k])]));
+        return T;
+    };
+    // Free vertices of pairs whose references differ by more than kSpreadFraction of the gap fall back to
+    // t = 0 (monotone: a vertex is reset at most once, so this terminates).
+    const Vec3 c = cs.refCenter;
+    std::vector<char> reset(size_t(n), 0);
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (const Near& p : pairs) {
+            if (spread(p) <= kSpreadFraction * p.d) continue;
+            for (int j : p.v)
+                if (!fixed[size_t(j)] && !reset[size_t(j)]) {
+                    reset[size_t(j)] = 1;
+                    ref[size_t(j)] = Vec3(0.f);
+                    changed = true;
+                }
+        }
+    }
+    float M = norm(c);
+    for (int v : cs.verts)
+        if (!fixed[size_t(v)]) M = std::max(M, norm(ref[size_t(v)] - c));
+    std::vector<float> room(size_t(n), std::max(0.f, R - 2.f * M));
+    for (const Near& p : pairs) {
+        const float g = std::max(0.f, p.d - spread(p));
+        for (int j : p.v) room[size_t(j)] = std::min(room[size_t(j)], g);
+    }
     cs.bound.assign(size_t(n), std::numeric_limits<float>::infinity());
-    for (int v : cs.verts) cs.bound[size_t(v)] = kBoundGamma * dmin[size_t(v)];
+    for (int v : cs.verts) cs.bound[size_t(v)] = kBoundGamma * room[size_t(v)];
+    cs.ref = std::move(ref);
     // vertex -> contact CSR
     Csr& vc = cs.vertexContacts;
     vc.offsets.assign(size_t(n) + 1, 0);

@@ -9,20 +9,26 @@
 // Broad phase: a uniform spatial hash (sorted cell keys) rebuilt at every detection, i.e. at the start of
 // each step and every `interval` iterations. Narrow phase: vertex-triangle and edge-edge distances.
 //
-// Step bound (VBD paper sec. 4, "conservative bound", extended with a common translation): at a detection
-// at positions x_c (penetration-free), let d_min,i be the smallest distance from any primitive incident
-// to vertex i (the vertex, its edges, its triangles) to any non-incident collision primitive, capped at the
-// query radius R (pairs farther than R are not enumerated). Every vertex then stays within
-//   |x_i - x_c,i - t| <= b_i = gamma d_min,i,   gamma = 0.4 < 1/2,
-// for one translation t shared by all participating vertices. Proof of penetration freedom: for a pair
-// at distance D every vertex of both primitives has d_min <= D (detected pair) or d_min <= R <= D
-// (undetected pair); a point of a primitive is a convex combination of its vertices, so it moves (relative
-// to t) by less than D/2, the two points' relative motion is below D, and the primitives cannot meet. A
-// common translation does not change any distance, so t may be anything: we take the mass-weighted mean
-// displacement of the initial guess at the step's first detection (a free-falling sheet is then not slowed
-// at all) and t = 0 where a participating vertex is fixed (pinned vertices cannot follow t) and at later
-// detections. R adapts to the predicted relative motion (R >= max |y_i - x_c,i - t| / gamma, capped), so an
-// isolated vertex is bounded only as much as needed. Prescribed (kinematic) vertices are not bounded.
+// Step bound (VBD paper sec. 4, "conservative bound", generalised to per-vertex reference motions).
+// At a detection at positions x_c (penetration-free) every participating vertex i gets a reference
+// displacement t_i and a radius b_i, and the solver keeps |x_i - x_c,i - t_i| <= b_i. Penetration freedom:
+// for a pair P (vertex-triangle or edge-edge) at distance D_P, a point of a primitive is a convex
+// combination of its vertices, so the two closest points' relative motion is at most
+//   T_P + max_{j in P} b_j + max_{k in P} b_k,   T_P = max over cross vertex pairs (j, k) of |t_j - t_k|,
+// and it stays below D_P if every vertex of P has b <= gamma (D_P - T_P) with gamma = 0.4 < 1/2. Pairs
+// farther apart than the query radius R are not enumerated; for them T_P <= 2 M (M = max |t_i - c|)
+// and b <= gamma (R - 2 M) keeps them apart. So
+//   b_i = gamma min(R - 2 M, min_{P incident to i} (D_P - T_P)).
+// With t_i = 0 this is the VBD paper's bound (b_i = gamma d_min,i). We take t_i = the vertex's own
+// initial-guess displacement at the step's first detection: vertices that move together (a falling sheet,
+// the free part of a drape) keep their inertial motion, and only relative motion toward a neighbour is
+// bounded. Where a pair's references differ by more than D_P / 2 (near contact, where an inertial reference
+// would override the contact response and carry stale momentum) its free vertices fall back to
+// t = 0 (repeated until no pair violates it; c is chosen with |0 - c| <= M so R stays valid), so b >= gamma
+// D_P / 2 > 0 on every pair. R adapts to the predicted relative motion (R = 2 M + 2 r, capped; t is shrunk
+// toward 0 to respect the cap), and at re-detections inside a step t = 0. Fixed vertices have t = 0 and
+// kinematic ones their prescribed motion; kinematic vertices are not bounded (a prescribed motion can still
+// push through the sheet).
 #include <array>
 #include <vector>
 
@@ -51,7 +57,8 @@ struct CollisionState {
     Csr vertexContacts;        // vertex -> 4*contact + slot
     std::vector<float> bound;  // per vertex (all vertices; +inf where not participating)
     std::vector<Vec3> xc;      // positions at the last detection
-    Vec3 shift{0, 0, 0};       // common translation t
+    std::vector<Vec3> ref;     // reference displacement t_i per vertex
+    Vec3 refCenter{0, 0, 0};   // c with |t_i - c| <= M for every t_i and for t = 0
     float queryRadius = 0;
     int numPairs = 0;  // pairs within R at the last detection
 };
@@ -61,14 +68,27 @@ void buildCollisionMesh(CollisionState& cs, int numVertices, const std::vector<s
                         const std::vector<std::array<int, 4>>& tets, const std::vector<int>& bodyOfVertex,
                         const std::vector<CollisionBody>& bodies, const std::vector<Vec3>& x);
 
-// Detection at positions xc. Refreshes contacts (pairs closer than 2 r), vertexContacts and bound.
-void detectCollisions(CollisionState& cs, const std::vector<Vec3>& xc, float queryRadius, const Vec3& shift);
+// References t_i (= guess_i - x_c,i, shrunk toward 0 to fit the query-radius cap), their centre c and R for
+// the step's first detection; fixed vertices get their actual motion. A reference position x_c + t_i inside a
+// static collider (grown by the vertex's contact offset) is pushed out along the collider normal: a vertex
+// with a small bound is carried along t_i and must not be held inside the ground.
+struct StaticColliders {
+    const std::vector<ParticleCollider>* colliders = nullptr;
+    const std::vector<float>* offset = nullptr;  // per vertex (may be empty)
+};
+float chooseReferences(CollisionState& cs, const std::vector<Vec3>& xc, const std::vector<Vec3>& y,
+                       const std::vector<float>& mass, const std::vector<char>& fixed,
+                       const StaticColliders& sc, std::vector<Vec3>& ref);
 
-// Query radius for the predicted positions y (initial guess) from x_c, and the common translation t.
-float chooseQueryRadius(const CollisionState& cs, const std::vector<Vec3>& xc, const std::vector<Vec3>& y,
-                        const std::vector<float>& mass, const std::vector<char>& fixed, Vec3& shift);
+// Detection at positions xc with references ref (empty: t = 0). Refreshes contacts (pairs closer than
+// 2 r), vertexContacts, ref and bound.
+void detectCollisions(CollisionState& cs, const std::vector<Vec3>& xc, float queryRadius,
+                      std::vector<Vec3> ref, const std::vector<char>& fixed, const StaticColliders& sc);
 
 constexpr float kBoundGamma = 0.4f;
+// A pair whose references differ by more than this fraction of its gap resets its vertices to t = 0
+// reference (near contacts the inertial reference would override the contact response).
+constexpr float kSpreadFraction = 0.5f;
 
 // Clamps x into the ball of radius b around x_c + t.
 inline Vec3 truncateToBound(const Vec3& x, const Vec3& xc, const Vec3& t, float b) {

@@ -86,7 +86,8 @@ void SoftSolver::predict(float h, const Vec3& gravity) {
             const int r = m_.kinematic[i];
             if (r >= 0) {
                 const KinematicRegion& k = m_.regions[size_t(r)];
-                m_.x[i] = k.center + rotationMatrix(k.omega * tNext) * (m_.x0[i] - k.center) + k.velocity * tNext;
+                m_.x[i] =
+                    k.center + rotationMatrix(k.omega * tNext) * (m_.x0[i] - k.center) + k.velocity * tNext;
             }
             m_.y[i] = m_.x[i];
         } else {
@@ -115,15 +116,19 @@ void SoftSolver::sweep() {
         for (const auto& group : m_.colorGroups) {
             xRead_ = m_.x;
             s.x = xRead_.data();
-            parallelFor(group.size(), [&](size_t k) {
-                const int i = group[k];
-                Vec3 f;
-                Mat33 H;
-                inContact_[size_t(i)] = vertexForceHessian(s, i, f, H);
-                Vec3 dx;
-                if (solveSpd33(H, f, dx))
-                    m_.x[size_t(i)] = truncateToBound(m_.x[size_t(i)] + dx, cs.xc[size_t(i)], cs.shift, cs.bound[size_t(i)]);
-            }, 16);
+            parallelFor(
+                group.size(),
+                [&](size_t k) {
+                    const int i = group[k];
+                    Vec3 f;
+                    Mat33 H;
+                    inContact_[size_t(i)] = vertexForceHessian(s, i, f, H);
+                    Vec3 dx;
+                    if (solveSpd33(H, f, dx))
+                        m_.x[size_t(i)] = truncateToBound(m_.x[size_t(i)] + dx, cs.xc[size_t(i)],
+                                                          cs.ref[size_t(i)], cs.bound[size_t(i)]);
+                },
+                16);
         }
         return;
     }
@@ -132,15 +137,20 @@ void SoftSolver::sweep() {
     for (const auto& group : m_.colorGroups) {
         // Vertices of one color share no element: their local solves are independent, and each writes
         // only its own x (gather, no atomics), so the result is the same for any thread count.
-        parallelFor(group.size(), [&](size_t k) {
-            const int i = group[k];
-            Vec3 f;
-            Mat33 H;
-            inContact_[size_t(i)] = vertexForceHessian(s, i, f, H);
-            Vec3 dx;
-            if (solveSpd33(H, f, dx)) m_.x[size_t(i)] += dx;
-            if (bounded) m_.x[size_t(i)] = truncateToBound(m_.x[size_t(i)], cs.xc[size_t(i)], cs.shift, cs.bound[size_t(i)]);
-        }, 16);
+        parallelFor(
+            group.size(),
+            [&](size_t k) {
+                const int i = group[k];
+                Vec3 f;
+                Mat33 H;
+                inContact_[size_t(i)] = vertexForceHessian(s, i, f, H);
+                Vec3 dx;
+                if (solveSpd33(H, f, dx)) m_.x[size_t(i)] += dx;
+                if (bounded)
+                    m_.x[size_t(i)] = truncateToBound(m_.x[size_t(i)], cs.xc[size_t(i)], cs.ref[size_t(i)],
+                                                      cs.bound[size_t(i)]);
+            },
+            16);
     }
 }
 
@@ -149,18 +159,22 @@ void SoftSolver::applyStepBound() {
     parallelFor(cs.verts.size(), [&](size_t k) {
         const int v = cs.verts[k];
         if (!m_.fixed[size_t(v)])
-            m_.x[size_t(v)] = truncateToBound(m_.x[size_t(v)], cs.xc[size_t(v)], cs.shift, cs.bound[size_t(v)]);
+            m_.x[size_t(v)] =
+                truncateToBound(m_.x[size_t(v)], cs.xc[size_t(v)], cs.ref[size_t(v)], cs.bound[size_t(v)]);
     });
 }
 
 void SoftSolver::detectClothCollisions(bool firstRound) {
     CollisionState& cs = m_.collision;
+    StaticColliders sc;
+    sc.colliders = &m_.colliders;
+    sc.offset = &m_.colliderOffset;
     if (firstRound) {
-        Vec3 shift;
-        const float R = chooseQueryRadius(cs, m_.xPrev, m_.x, m_.mass, m_.fixed, shift);
-        detectCollisions(cs, m_.xPrev, R, shift);
+        std::vector<Vec3> ref;
+        const float R = chooseReferences(cs, m_.xPrev, m_.x, m_.mass, m_.fixed, sc, ref);
+        detectCollisions(cs, m_.xPrev, R, std::move(ref), m_.fixed, sc);
     } else {
-        detectCollisions(cs, m_.x, cs.queryRadius, Vec3(0.f));
+        detectCollisions(cs, m_.x, cs.queryRadius, {}, m_.fixed, sc);
     }
     applyStepBound();
 }
@@ -172,16 +186,19 @@ void SoftSolver::detectClothCollisions(bool firstRound) {
 void SoftSolver::chebyshev(int k) {
     const double rho = params_.chebyshevRho;
     if (rho <= 0) return;
-    if (k == 1) chebOmega_ = 1;
-    else if (k == 2) chebOmega_ = 2.0 / (2.0 - rho * rho);
-    else chebOmega_ = 4.0 / (4.0 - rho * rho * chebOmega_);
+    if (k == 1)
+        chebOmega_ = 1;
+    else if (k == 2)
+        chebOmega_ = 2.0 / (2.0 - rho * rho);
+    else
+        chebOmega_ = 4.0 / (4.0 - rho * rho * chebOmega_);
     const float w = float(chebOmega_);
     const int n = m_.numVertices();
     parallelFor(size_t(n), [&](size_t i) {
         Vec3 xi = m_.x[i];
         if (k >= 2 && !m_.fixed[i] && !inContact_[i]) xi = (xi - chebPrevPrev_[i]) * w + chebPrevPrev_[i];
         if (m_.collision.enabled && !m_.fixed[i])
-            xi = truncateToBound(xi, m_.collision.xc[i], m_.collision.shift, m_.collision.bound[i]);
+            xi = truncateToBound(xi, m_.collision.xc[i], m_.collision.ref[i], m_.collision.bound[i]);
         chebPrevPrev_[i] = chebPrev_[i];
         chebPrev_[i] = xi;
         m_.x[i] = xi;
@@ -199,7 +216,8 @@ SoftStepStats SoftSolver::step(float h, const Vec3& gravity) {
     m_.Cprev.resize(m_.tets.size());
     parallelFor(m_.tets.size(), [&](size_t e) {
         const auto& t = m_.tets[e];
-        const Mat33 Fp = tetDeformationGradient(m_.xPrev[t[0]], m_.xPrev[t[1]], m_.xPrev[t[2]], m_.xPrev[t[3]], m_.DmInv[e]);
+        const Mat33 Fp = tetDeformationGradient(m_.xPrev[t[0]], m_.xPrev[t[1]], m_.xPrev[t[2]],
+                                                m_.xPrev[t[3]], m_.DmInv[e]);
         m_.Cprev[e] = Fp.transposed() * Fp;
     });
     if (!m_.tris.empty()) clothBeginStep(m_);
@@ -318,7 +336,8 @@ void SoftSolver::volumeRatioField(std::vector<float>& out) const {
         for (int k = m_.vertexTets.begin(int(i)); k < m_.vertexTets.end(int(i)); ++k) {
             const int e = m_.vertexTets.items[size_t(k)] >> 2;
             const auto& t = m_.tets[size_t(e)];
-            s += tetDeformationGradient(m_.x[t[0]], m_.x[t[1]], m_.x[t[2]], m_.x[t[3]], m_.DmInv[size_t(e)]).det();
+            s += tetDeformationGradient(m_.x[t[0]], m_.x[t[1]], m_.x[t[2]], m_.x[t[3]], m_.DmInv[size_t(e)])
+                     .det();
             ++c;
         }
         if (c) out[i] = float(s / c);
@@ -361,10 +380,14 @@ void SoftSolver::diagonalDominanceField(std::vector<float>& out, std::vector<flo
             for (int b = 0; b < 4; ++b) {
                 if (b == a) continue;
                 const Vec3 mb = tetVertexWeight(Dinv, b), wb = cof * mb;
-                Mat33 Hab = (Mat33::diag(mu * dot(ma, mb)) + outer(wa, wb) * lam - skew(F * cross(ma, mb)) * s) * V;
-                auto it = std::find_if(off.begin(), off.end(), [&](const auto& p) { return p.first == t[b]; });
-                if (it == off.end()) off.emplace_back(t[b], Hab);
-                else it->second += Hab;
+                Mat33 Hab =
+                    (Mat33::diag(mu * dot(ma, mb)) + outer(wa, wb) * lam - skew(F * cross(ma, mb)) * s) * V;
+                auto it =
+                    std::find_if(off.begin(), off.end(), [&](const auto& p) { return p.first == t[b]; });
+                if (it == off.end())
+                    off.emplace_back(t[b], Hab);
+                else
+                    it->second += Hab;
             }
         }
         float mx = 0.f, sum = 0.f;
