@@ -198,7 +198,18 @@ bool GuiApp::loadInitialScene() {
     app_.sceneFiles = listScenes();
     app_.scenePath = opt_.scene;
     vbd::SceneDesc desc = defaultScene();
-    if (!opt_.scene.empty()) {
+    if (opt_.scene.empty()) {
+        // The same default scene as the headless fallback (assets/scenes/default.json); the built-in demo
+        // (beam, cloth, bodies) stays in the scene picker and is used when no asset scene exists.
+        for (size_t i = 0; i < app_.sceneFiles.size(); ++i) {
+            std::string err;
+            if (std::filesystem::path(app_.sceneFiles[i]).filename() == "default.json" &&
+                loadScene(app_.sceneFiles[i], {}, desc, err)) {
+                app_.sceneIndex = int(i);
+                app_.scenePath = app_.sceneFiles[i];
+            }
+        }
+    } else {
         std::string err;
         if (!loadScene(opt_.scene, {}, desc, err)) {
             std::fprintf(stderr, "vbdlab: error: %s\n", err.c_str());

@@ -240,9 +240,9 @@ void controlPanel(AppState& app, float height) {
         std::string current =
             app.sceneIndex >= 0
                 ? std::filesystem::path(app.sceneFiles[size_t(app.sceneIndex)]).filename().string()
-                : (app.scenePath.empty() ? "built-in" : app.scenePath);
+                : (app.scenePath.empty() ? "built-in demo" : app.scenePath);
         if (ImGui::BeginCombo("scene", current.c_str())) {
-            if (ImGui::Selectable("built-in", app.scenePath.empty())) app.reloadIndex = -1;
+            if (ImGui::Selectable("built-in demo", app.scenePath.empty())) app.reloadIndex = -1;
             for (size_t i = 0; i < app.sceneFiles.size(); ++i) {
                 std::string name = std::filesystem::path(app.sceneFiles[i]).filename().string();
                 if (ImGui::Selectable(name.c_str(), int(i) == app.sceneIndex)) app.reloadIndex = int(i);

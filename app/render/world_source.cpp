@@ -48,7 +48,7 @@ std::unique_ptr<vbd::World> createWorld(const vbd::SceneDesc& desc, std::string*
 
 vbd::SceneDesc defaultScene() {
     vbd::SceneDesc d;
-    d.name = "Stiffness contrast beam (built-in)";
+    d.name = "Built-in demo: contrast beam, pinned cloth, boxes and a sphere";
     vbd::SoftBodyDesc beam;
     beam.key = "soft_bodies[0]";
     beam.min = {0, 1, 0};
