@@ -25,8 +25,8 @@ Vec3d mulDiag(const Vec3d& d, const Vec3d& v) { return {d.x * v.x, d.y * v.y, d.
 // Joints: with alpha gamma a welded 1 m cantilever sagged 1.6 mm at its tip, with 0.998 < 1 mm.
 constexpr double kLambdaKeep = 0.998;
 
-void tangentBasis(const Vec3& n, Vec3& t1, Vec3& t2) {
-    t1 = normalized(std::fabs(n.x) < 0.6f ? cross(n, Vec3(1, 0, 0)) : cross(n, Vec3(0, 1, 0)));
+void tangentBasis(const Vec3d& n, Vec3d& t1, Vec3d& t2) {
+    t1 = normalized(std::fabs(n.x) < 0.6 ? cross(n, Vec3d(1, 0, 0)) : cross(n, Vec3d(0, 1, 0)));
     t2 = cross(n, t1);
 }
 
@@ -217,7 +217,7 @@ void RigidSolver::detectCollisions(float h) {
             c.a = a;
             c.b = b;
             c.key = m.pts[p].key;
-            c.n = m.normal;
+            c.n = normalized(Vec3d(m.normal));
             tangentBasis(c.n, c.t1, c.t2);
             c.mu = mu;
             c.kMin = kMin;
@@ -229,21 +229,20 @@ void RigidSolver::detectCollisions(float h) {
             // rests on A: n . g < 0) rather than zero: with lambda_n = 0 the friction cone has
             // radius 0 in the first sweep, and boxes of a freshly started pyramid slid 1-2 cm
             // before their multipliers had built up.
-            c.lambda[0] =
-                -float(std::max(0.0, -dot(Vec3d(c.n), Vec3d(gravity_))) * mass_[size_t(b)] / m.count);
+            c.lambda[0] = -float(std::max(0.0, -dot(c.n, Vec3d(gravity_))) * mass_[size_t(b)] / m.count);
             auto it = std::lower_bound(old.begin(), old.end(), std::make_pair(Key(a, b, c.key), -1));
             // A contact whose normal turned by more than ~25 degrees (a sphere buried in a box
             // crossing to another face's region) is a new contact: its old multiplier pushes in
             // the wrong direction.
             if (it != old.end() && it->first == Key(a, b, c.key) &&
-                dot(contacts_[size_t(it->second)].n, c.n) > 0.9f) {
+                dot(contacts_[size_t(it->second)].n, c.n) > 0.9) {
                 const Contact& o = contacts_[size_t(it->second)];
                 // Warm start (AVBD eq. 19): lambda <- alpha gamma lambda, k <- clamp(gamma k, kMin,
                 // kMax). The tangential multiplier is re-expressed in the new tangent basis.
                 c.lambda[0] = float(kLambdaKeep * o.lambda[0]);
-                const Vec3 lt = (o.t1 * o.lambda[1] + o.t2 * o.lambda[2]) * float(ag);
-                c.lambda[1] = dot(lt, c.t1);
-                c.lambda[2] = dot(lt, c.t2);
+                const Vec3d lt = (o.t1 * double(o.lambda[1]) + o.t2 * double(o.lambda[2])) * ag;
+                c.lambda[1] = float(dot(lt, c.t1));
+                c.lambda[2] = float(dot(lt, c.t2));
                 for (int r = 0; r < 3; ++r)
                     c.k[r] = float(std::clamp(params_.gamma * o.k[r], double(kMin), params_.kMax));
                 // Static friction: a sticking contact keeps its old anchors, so the slip it has
@@ -260,7 +259,7 @@ void RigidSolver::detectCollisions(float h) {
             Vec3d d0 = anchorWorld(pose_.data(), c.b, c.rB) - anchorWorld(pose_.data(), c.a, c.rA);
             // A stale sticking anchor that drifted too far (the bodies rolled or slid apart
             // between frames) is replaced by the fresh narrow-phase points.
-            if (c.stick && squaredNorm(d0 - Vec3d(c.n) * dot(Vec3d(c.n), d0)) > 1e-4) {
+            if (c.stick && squaredNorm(d0 - c.n * dot(c.n, d0)) > 1e-4) {
                 c.rA = a >= 0
                            ? rotateInv(state_[size_t(a)].rotation, m.pts[p].pA - state_[size_t(a)].position)
                            : m.pts[p].pA;
@@ -286,7 +285,7 @@ void RigidSolver::detectCollisions(float h) {
             core(a, c.rA, c.cA, c.radA);
             core(b, c.rB, c.cB, c.radB);
             const ContactPoints cp = contactPoints(c, pose_.data());
-            c.c0n = float(dot(Vec3d(c.n), cp.nB - cp.nA));
+            c.c0n = float(dot(c.n, cp.nB - cp.nA));
             next.push_back(c);
         }
     }
@@ -620,7 +619,7 @@ std::vector<ContactView> RigidSolver::contactViews() const {
     v.reserve(contacts_.size());
     for (const Contact& c : contacts_) {
         const ContactPoints cp = contactPoints(c, poses.data());
-        v.push_back({Vec3((cp.nA + cp.nB) * 0.5), c.n});
+        v.push_back({Vec3((cp.nA + cp.nB) * 0.5), Vec3(c.n)});
     }
     return v;
 }
