@@ -26,7 +26,7 @@
 
 namespace vbd {
 
-// One contact point. GPU-friendly POD (184 bytes).
+// One contact point. GPU-friendly POD (200 bytes, see the static_assert).
 struct Contact {
     int a = -1, b = 0;  // body indices; a = -1 is the ground plane (rA is then a world point)
     uint32_t key = 0;   // feature key from the narrow phase
@@ -47,6 +47,8 @@ struct Contact {
     float kMin = 0;  // warm-start floor for the penalties
     int stick = 0;   // friction force strictly inside the cone at the end of the last step
 };
+
+static_assert(sizeof(Contact) == 200, "Contact layout changed: update the size note");
 
 // Rows of a joint live in fixed slots: 0-2 anchor coincidence (world axes), 3-5 relative rotation
 // (fixed joint, rotation-vector error) or 3-4 axis alignment (hinge), 6-7 hinge limits.
@@ -87,6 +89,7 @@ struct BodyPose {
     Quatd q;
     Mat33d R;
 };
+static_assert(sizeof(BodyPose) == 128, "BodyPose layout changed: update the size note");
 VBD_HD BodyPose makePose(const Vec3d& x, const Quatd& q) { return {x, q, toMatrix(q)}; }
 
 // World point of a body-frame anchor; body < 0 is the world (anchor already world).
