@@ -35,6 +35,16 @@ CommandResult runCommand(const std::string& cmd) {
     return r;
 }
 
+// Runs `inner` under xvfb-run and returns inner's own exit status: xvfb-run sometimes replaces it with its
+// own (e.g. 5, "problem while cleaning up temporary directory", when the client exits quickly).
+CommandResult runUnderXvfb(const std::string& env, const std::string& screen, const std::string& inner) {
+    CommandResult r = runCommand(env + " " + std::string(XVFB_RUN) + " -a -s \"-screen 0 " + screen +
+                                 "\" sh -c '" + inner + "; echo vbdlab-exit=$?'");
+    const size_t at = r.output.rfind("vbdlab-exit=");
+    r.code = at == std::string::npos ? -1 : std::atoi(r.output.c_str() + at + 12);
+    return r;
+}
+
 std::string vbdlabExe() {
     const char* env = std::getenv("VBDLAB");  // lets the test run against an installed binary
     return env && *env ? env : VBDLAB_EXE;
@@ -85,10 +95,9 @@ TEST(AppSmoke, ScreenshotHoldsPanelsAndScene) {
     const fs::path out = fs::path(VBD_BINARY_DIR) / "test_app_smoke.png";
     fs::remove(out);
     const std::string scene = std::string(VBD_SOURCE_DIR) + "/assets/scenes/cube_drop.json";
-    const std::string cmd = "VBD_VALIDATION=1 " + std::string(XVFB_RUN) +
-                            " -a -s \"-screen 0 1920x1080x24\" " + vbdlabExe() + " --scene " + scene +
+    const std::string cmd = vbdlabExe() + " --scene " + scene +
                             " --frames 20 --width 1600 --height 900 --screenshot " + out.string();
-    CommandResult r = runCommand(cmd);
+    CommandResult r = runUnderXvfb("VBD_VALIDATION=1", "1920x1080x24", cmd);
     ASSERT_EQ(r.code, 0) << cmd << "\n" << r.output;
     EXPECT_EQ(r.output.find("vulkan validation:"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("0 validation messages"), std::string::npos) << r.output;
@@ -133,10 +142,9 @@ TEST(AppSmoke, BadSceneInScreenshotModeIsExitCodeTwo) {
         std::fputs("{ \"name\": \"bad\", \"dt\": -1, \"no_such_key\": 3 }", f);
         std::fclose(f);
     }
-    const std::string cmd = std::string(XVFB_RUN) + " -a -s \"-screen 0 1280x720x24\" " + vbdlabExe() +
-                            " --scene " + bad.string() + " --frames 2 --screenshot " +
+    const std::string cmd = vbdlabExe() + " --scene " + bad.string() + " --frames 2 --screenshot " +
                             (fs::path(VBD_BINARY_DIR) / "unused.png").string();
-    CommandResult r = runCommand(cmd);
+    CommandResult r = runUnderXvfb("", "1280x720x24", cmd);
     EXPECT_EQ(r.code, 2) << r.output;
     EXPECT_NE(r.output.find(bad.filename().string()), std::string::npos)
         << r.output;  // message names the file
@@ -211,11 +219,11 @@ TEST(AppSmoke, ResizeAndRecordingStayValidationClean) {
     // The window starts at 1280x720 and is resized to 1024x640 after three frames (swapchain re-creation
     // with two frames in flight), while every frame is recorded as PNG.
     const std::string cmd =
-        "VBD_VALIDATION=1 VBDLAB_GUI_SETUP=resize=1024x640,record,record_dir=" + rec.string() + " " +
-        std::string(XVFB_RUN) + " -a -s \"-screen 0 1920x1080x24\" " + vbdlabExe() + " --scene " +
-        std::string(VBD_SOURCE_DIR) +
+        vbdlabExe() + " --scene " + std::string(VBD_SOURCE_DIR) +
         "/assets/scenes/cube_drop.json --frames 5 --width 1280 --height 720 --screenshot " + out.string();
-    CommandResult r = runCommand(cmd);
+    CommandResult r =
+        runUnderXvfb("VBD_VALIDATION=1 VBDLAB_GUI_SETUP=resize=1024x640,record,record_dir=" + rec.string(),
+                     "1920x1080x24", cmd);
     ASSERT_EQ(r.code, 0) << cmd << "\n" << r.output;
     EXPECT_EQ(r.output.find("vulkan validation:"), std::string::npos) << r.output;
     Image im = load(out.string());
@@ -238,10 +246,10 @@ namespace {
 TEST(AppSmoke, NoVulkanDeviceNamesTheHeadlessCommands) {
     if (std::string(XVFB_RUN).empty() || !fs::exists(XVFB_RUN)) GTEST_SKIP() << "xvfb-run is not installed";
     // An ICD list that names no driver: the window opens but no Vulkan device exists.
-    const std::string cmd = "VK_ICD_FILENAMES=/nonexistent/icd.json VK_DRIVER_FILES=/nonexistent/icd.json " +
-                            std::string(XVFB_RUN) + " -a " + vbdlabExe() + " --frames 1 --screenshot " +
-                            (fs::path(VBD_BINARY_DIR) / "unused.png").string();
-    CommandResult r = runCommand(cmd);
+    const std::string cmd =
+        vbdlabExe() + " --frames 1 --screenshot " + (fs::path(VBD_BINARY_DIR) / "unused.png").string();
+    CommandResult r = runUnderXvfb(
+        "VK_ICD_FILENAMES=/nonexistent/icd.json VK_DRIVER_FILES=/nonexistent/icd.json", "1280x720x24", cmd);
     EXPECT_EQ(r.code, 2) << r.output;
     EXPECT_NE(r.output.find("vbdlab sim"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("vbdlab render"), std::string::npos) << r.output;
@@ -270,12 +278,12 @@ TEST(AppSmoke, Mp4RecordingPipesRawFramesIntoFfmpeg) {
         fs::permissions(bin / "ffmpeg", fs::perms::owner_all);
     }
     const std::string cmd =
-        "PATH=" + bin.string() + ":$PATH VBDLAB_GUI_SETUP=record,mp4,record_dir=" +
-        (fs::path(VBD_BINARY_DIR) / "test_app_mp4").string() + " " + std::string(XVFB_RUN) +
-        " -a -s \"-screen 0 1920x1080x24\" " + vbdlabExe() + " --scene " + std::string(VBD_SOURCE_DIR) +
+        vbdlabExe() + " --scene " + std::string(VBD_SOURCE_DIR) +
         "/assets/scenes/cube_drop.json --frames 5 --width 640 --height 360 --screenshot " +
         (fs::path(VBD_BINARY_DIR) / "test_app_mp4.png").string();
-    CommandResult r = runCommand(cmd);
+    CommandResult r = runUnderXvfb("PATH=" + bin.string() + ":$PATH VBDLAB_GUI_SETUP=record,mp4,record_dir=" +
+                                       (fs::path(VBD_BINARY_DIR) / "test_app_mp4").string(),
+                                   "1920x1080x24", cmd);
     ASSERT_EQ(r.code, 0) << r.output;
     std::string a, b;
     {
