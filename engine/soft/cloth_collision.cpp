@@ -177,21 +177,22 @@ float chooseReferences(CollisionState& cs, const std::vector<Vec3>& xc, const st
         sum += Vec3d(ref[size_t(v)]) * double(mass[size_t(v)]);
         m += mass[size_t(v)];
     }
-    // Centre c of the references; t = 0 (the reset value near contacts) must lie within M of c too.
+    // Centre c and spread M = max |t_i - c| of the references.
     const Vec3 c = m > 0 ? Vec3(sum / m) : Vec3(0.f);
-    float M = norm(c);
+    float M = 0;
     for (int v : cs.verts)
         if (!fixed[size_t(v)]) M = std::max(M, norm(ref[size_t(v)] - c));
     const float rMin = 2.f * cs.maxRadius, rCap = std::max(2.f * rMin, 2.5f * cs.meanEdge);
     float scale = 1;
-    if (2.f * M + rMin > rCap && M > 0) scale = (rCap - rMin) / (2.f * M);  // shrink toward 0 (scales M too)
-    cs.refCenter = c * scale;
-    M = norm(cs.refCenter);
+    if (2.f * M + rMin > rCap && M > 0) scale = (rCap - rMin) / (2.f * M);  // shrink toward c (scales M)
+    cs.refCenter = c;
+    M = 0;
     for (int v : cs.verts)
         if (!fixed[size_t(v)]) {
-            ref[size_t(v)] = outsideColliders(sc, v, xc[size_t(v)], ref[size_t(v)] * scale);
-            M = std::max(M, norm(ref[size_t(v)] - cs.refCenter));
+            ref[size_t(v)] = outsideColliders(sc, v, xc[size_t(v)], c + (ref[size_t(v)] - c) * scale);
+            M = std::max(M, norm(ref[size_t(v)] - c));
         }
+    cs.refSpread = M;
     const float R = 2.f * M + rMin;
     return R;
 }
@@ -203,6 +204,7 @@ void detectCollisions(CollisionState& cs, const std::vector<Vec3>& x, float R, s
     if (ref.size() != size_t(n)) {
         ref.assign(size_t(n), Vec3(0.f));
         cs.refCenter = Vec3(0.f);
+        cs.refSpread = 0;
     }
     cs.queryRadius = R;
     Grid tg, eg;
@@ -307,8 +309,12 @@ void detectCollisions(CollisionState& cs, const std::vector<Vec3>& x, float R, s
         return T;
     };
     // Free vertices of pairs whose references differ by more than kSpreadFraction of the gap fall back to
-    // t = 0 (monotone: a vertex is reset at most once, so this terminates).
+    // z: t = 0 (stay where they are) when 0 lies within the spread M of c, else the point of that ball
+    // nearest to 0, so that every reference stays within M of c and R = 2 M + 2 r remains valid. Monotone:
+    // a vertex is reset at most once, so this terminates.
     const Vec3 c = cs.refCenter;
+    const float cn = norm(c);
+    const Vec3 z = cn <= cs.refSpread ? Vec3(0.f) : c * (1.f - cs.refSpread / cn);
     std::vector<char> reset(size_t(n), 0);
     for (bool changed = true; changed;) {
         changed = false;
@@ -317,12 +323,12 @@ void detectCollisions(CollisionState& cs, const std::vector<Vec3>& x, float R, s
             for (int j : p.v)
                 if (!fixed[size_t(j)] && !reset[size_t(j)]) {
                     reset[size_t(j)] = 1;
-                    ref[size_t(j)] = Vec3(0.f);
+                    ref[size_t(j)] = z;
                     changed = true;
                 }
         }
     }
-    float M = norm(c);
+    float M = 0;
     for (int v : cs.verts)
         if (!fixed[size_t(v)]) M = std::max(M, norm(ref[size_t(v)] - c));
     std::vector<float> room(size_t(n), std::max(0.f, R - 2.f * M));

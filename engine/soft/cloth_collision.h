@@ -24,11 +24,11 @@
 // the free part of a drape) keep their inertial motion, and only relative motion toward a neighbour is
 // bounded. Where a pair's references differ by more than D_P / 2 (near contact, where an inertial reference
 // would override the contact response and carry stale momentum) its free vertices fall back to
-// t = 0 (repeated until no pair violates it; c is chosen with |0 - c| <= M so R stays valid), so b >= gamma
-// D_P / 2 > 0 on every pair. R adapts to the predicted relative motion (R = 2 M + 2 r, capped; t is shrunk
-// toward 0 to respect the cap), and at re-detections inside a step t = 0. Fixed vertices have t = 0 and
-// kinematic ones their prescribed motion; kinematic vertices are not bounded (a prescribed motion can still
-// push through the sheet).
+// t = 0, or the point nearest to 0 within M of c (repeated until no pair violates it; R stays valid), so b >=
+// gamma D_P / 2 > 0 on every pair. R adapts to the predicted relative motion (R = 2 M + 2 r, capped; t is
+// shrunk toward 0 to respect the cap), and at re-detections inside a step t = 0. Fixed vertices have t = 0
+// and kinematic ones their prescribed motion; kinematic vertices are not bounded (a prescribed motion can
+// still push through the sheet).
 #include <array>
 #include <vector>
 
@@ -58,7 +58,8 @@ struct CollisionState {
     std::vector<float> bound;  // per vertex (all vertices; +inf where not participating)
     std::vector<Vec3> xc;      // positions at the last detection
     std::vector<Vec3> ref;     // reference displacement t_i per vertex
-    Vec3 refCenter{0, 0, 0};   // c with |t_i - c| <= M for every t_i and for t = 0
+    Vec3 refCenter{0, 0, 0};   // c with |t_i - c| <= M for every t_i
+    float refSpread = 0;       // M
     float queryRadius = 0;
     int numPairs = 0;  // pairs within R at the last detection
 };
