@@ -69,7 +69,8 @@ struct AppState {
     bool playing = true;
     int stepRequests = 0;  // single steps requested while paused
     bool resetRequest = false;
-    int reloadIndex = -2;  // scene picker request (-2 = none)
+    bool loadRequest = false;  // scene picker / reload: load loadPath ("" = built-in demo) at the next frame
+    std::string loadPath;
     OrbitCamera camera;
     bool frameRequest = true;
     PickState pick;

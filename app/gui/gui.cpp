@@ -87,6 +87,9 @@ class GuiApp {
     uint32_t frameIndex_ = 0;
     bool resized_ = false;
     int renderedFrames_ = 0;
+    std::string pendingScene_;  // scene file being loaded ("" = built-in demo)
+    bool pendingSceneSet_ = false;
+    std::string loadAfter_;          // VBDLAB_GUI_SETUP load_after=PATH
     int resizeW_ = 0, resizeH_ = 0;  // VBDLAB_GUI_SETUP resize=WxH after a few frames
     Timing sum_;                     // accumulated over the run, reported on exit
     int timed_ = 0;
@@ -232,7 +235,7 @@ bool GuiApp::loadInitialScene() {
 // VBDLAB_GUI_SETUP: the initial panel state for scripted screenshots and recordings, comma-separated:
 // compare, heat=color|residual|det_f|dominance, wireframe, contacts, iterations=N, coarse, rho=R (a "_right"
 // suffix applies a key to the right lab only), record, record_dir=PATH, mp4 (record through ffmpeg when it is
-// on PATH), resize=WxH (after 3 frames).
+// on PATH), resize=WxH and load_after=SCENE.json (both after 3 frames).
 // Example: VBDLAB_GUI_SETUP="compare,heat=residual,iterations_right=40". The panels change all of it later.
 void GuiApp::applySetupString() {
     const char* env = std::getenv("VBDLAB_GUI_SETUP");
@@ -267,6 +270,7 @@ void GuiApp::applySetupString() {
             if (key == "rho" && !value.empty()) lab.desc.solver.chebyshevRho = std::atof(value.c_str());
         }
         if (key == "record") app_.rec.on = true;
+        if (key == "load_after" && !value.empty()) loadAfter_ = value;  // load this scene after 3 frames
         if (key == "mp4") {
             app_.rec.ffmpeg = ffmpegAvailable() ? 1 : 0;
             app_.rec.mp4 = app_.rec.ffmpeg == 1;
@@ -298,26 +302,34 @@ void GuiApp::rebuildLab(Lab& lab) {
         lab.shownFrame = lab.world->frame();
         lab.solverDirty = false;
         app_.sceneError.clear();
+        if (index == 0 && pendingSceneSet_) {
+            app_.scenePath = pendingScene_;
+            app_.sceneIndex = -1;
+            std::error_code ec;
+            for (size_t i = 0; i < app_.sceneFiles.size() && !app_.scenePath.empty(); ++i)
+                if (std::filesystem::equivalent(app_.sceneFiles[i], app_.scenePath, ec))
+                    app_.sceneIndex = int(i);
+        }
     } catch (const std::exception& e) {
         // Keep the previous World (if any) running; say why the new one was refused.
         app_.sceneError = e.what();
-        std::fprintf(stderr, "vbdlab: %s\n", e.what());
+        std::fprintf(stderr, "vbdlab: %s%s\n", e.what(), lab.world ? " (keeping the current scene)" : "");
         if (lab.world) lab.desc = lab.world->desc();
     }
+    if (index == 0) pendingSceneSet_ = false;
 }
 
 void GuiApp::applySceneRequest() {
-    if (app_.reloadIndex != -2) {
-        const int idx = app_.reloadIndex;
-        app_.reloadIndex = -2;
-        vbd::SceneDesc desc;
-        std::string err, path = idx >= 0 ? app_.sceneFiles[size_t(idx)] : app_.scenePath;
-        bool ok = idx == -1 || path.empty() ? (desc = defaultScene(), true) : loadScene(path, {}, desc, err);
-        if (!ok) {
-            app_.sceneError = err;  // previous scene keeps running
+    if (app_.loadRequest) {
+        app_.loadRequest = false;
+        vbd::SceneDesc desc = defaultScene();
+        std::string err;
+        if (!app_.loadPath.empty() && !loadScene(app_.loadPath, {}, desc, err)) {
+            app_.sceneError = err;  // the previous scene keeps running
+            std::fprintf(stderr, "vbdlab: %s (keeping the current scene)\n", err.c_str());
         } else {
-            app_.sceneIndex = idx;
-            app_.scenePath = idx == -1 ? "" : path;
+            pendingScene_ = app_.loadPath;  // becomes the current scene once its World is built
+            pendingSceneSet_ = true;
             for (int l = 0; l < 2; ++l) {
                 app_.labs[l].desc = desc;
                 app_.labs[l].rebuild = l == 0 || app_.compare;
@@ -664,6 +676,7 @@ int GuiApp::run() {
         ++renderedFrames_;
         if (renderedFrames_ == 3 && resizeW_ > 0 && resizeH_ > 0)
             glfwSetWindowSize(window_, resizeW_, resizeH_);
+        if (renderedFrames_ == 3 && !loadAfter_.empty()) app_.loadRequest = true, app_.loadPath = loadAfter_;
         if (app_.rec.on && !px.rgba.empty()) record(px);
         if (!app_.rec.on && app_.rec.pipe) {
             pclose(app_.rec.pipe);

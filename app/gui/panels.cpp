@@ -242,15 +242,17 @@ void controlPanel(AppState& app, float height) {
                 ? std::filesystem::path(app.sceneFiles[size_t(app.sceneIndex)]).filename().string()
                 : (app.scenePath.empty() ? "built-in demo" : app.scenePath);
         if (ImGui::BeginCombo("scene", current.c_str())) {
-            if (ImGui::Selectable("built-in demo", app.scenePath.empty())) app.reloadIndex = -1;
+            if (ImGui::Selectable("built-in demo", app.scenePath.empty()))
+                app.loadRequest = true, app.loadPath.clear();
             for (size_t i = 0; i < app.sceneFiles.size(); ++i) {
                 std::string name = std::filesystem::path(app.sceneFiles[i]).filename().string();
-                if (ImGui::Selectable(name.c_str(), int(i) == app.sceneIndex)) app.reloadIndex = int(i);
+                if (ImGui::Selectable(name.c_str(), int(i) == app.sceneIndex))
+                    app.loadRequest = true, app.loadPath = app.sceneFiles[i];
             }
             ImGui::EndCombo();
         }
         ImGui::SameLine();
-        if (ImGui::SmallButton("reload")) app.reloadIndex = app.sceneIndex;
+        if (ImGui::SmallButton("reload")) app.loadRequest = true, app.loadPath = app.scenePath;
         if (ImGui::Button(app.playing ? "Pause (space)" : "Play (space)")) app.playing = !app.playing;
         ImGui::SameLine();
         if (ImGui::Button("Step (N)")) app.stepRequests++, app.playing = false;

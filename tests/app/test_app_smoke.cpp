@@ -300,3 +300,41 @@ TEST(AppSmoke, Mp4RecordingPipesRawFramesIntoFfmpeg) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(AppSmoke, FailedSceneLoadShowsTheErrorAndKeepsThePreviousScene) {
+    if (std::string(XVFB_RUN).empty() || !fs::exists(XVFB_RUN)) GTEST_SKIP() << "xvfb-run is not installed";
+    std::string why;
+    if (!haveVulkanDevice(why)) GTEST_SKIP() << "no Vulkan device: " << why;
+    const fs::path bad = fs::path(VBD_BINARY_DIR) / "test_app_load_bad.json";
+    {
+        FILE* f = std::fopen(bad.string().c_str(), "w");
+        ASSERT_NE(f, nullptr);
+        std::fputs("{ \"solver\": { \"iterations\": 0 } }", f);
+        std::fclose(f);
+    }
+    const fs::path out = fs::path(VBD_BINARY_DIR) / "test_app_load_bad.png";
+    fs::remove(out);
+    const std::string cmd =
+        vbdlabExe() + " --scene " + std::string(VBD_SOURCE_DIR) +
+        "/assets/scenes/cube_drop.json --frames 30 --width 1280 --height 720 --screenshot " + out.string();
+    // The GUI is asked to open the invalid scene after three frames, as the scene picker would.
+    CommandResult r =
+        runUnderXvfb("VBD_VALIDATION=1 VBDLAB_GUI_SETUP=load_after=" + bad.string(), "1920x1080x24", cmd);
+    ASSERT_EQ(r.code, 0) << r.output;
+    EXPECT_NE(r.output.find("test_app_load_bad.json"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("keeping the current scene"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("after 30 frames"), std::string::npos) << r.output;  // the cube kept stepping
+    Image im = load(out.string());
+    ASSERT_GT(im.w, 0);
+    // The panel shows the error in red (1, 0.35, 0.3) and the viewport still shows the orange cube.
+    auto red = [](const unsigned char* p) { return p[0] > 200 && p[1] < 120 && p[2] < 110; };
+    EXPECT_GT(fraction(im, 0, int(vbdgui::kLeftPanelWidth), 0, im.h / 3, red), 0.001);
+    auto orange = [](const unsigned char* p) { return p[0] > p[1] + 30 && p[1] > p[2] + 20; };
+    EXPECT_GT(
+        fraction(im, int(vbdgui::kLeftPanelWidth), im.w - int(vbdgui::kRightPanelWidth), 0, im.h, orange),
+        0.002);
+}
+
+}  // namespace
