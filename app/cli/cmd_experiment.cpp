@@ -20,7 +20,7 @@ Outputs:
                       ms_per_sweep,ms_to_tol,residual_after_10   (sweeps_to_tol = -1: not reached)
   DIR/reference.csv   Newton iterations, initial error, float residual floor at x*, Chebyshev rho used
   DIR/chebyshev.csv   fixed-rho scan on the bar at contrast 1 and 1e2 (where it accelerates / diverges)
-  DIR/sweeps_<layout>.png, DIR/time_<layout>.png, DIR/history_half_1e4.png
+  DIR/sweeps_<layout>.png, DIR/time_<layout>.png, DIR/history_layers_1e4.png
 --quick runs a tiny grid (half layout, contrast 1 and 1e4, four methods, 80 sweeps).)";
 
 static Command addExperimentCommand(CLI::App& root) {

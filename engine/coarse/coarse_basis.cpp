@@ -166,29 +166,48 @@ Basis buildBasis(const SoftModel& m, const CoarseDesc& d, const DofMap& dofs,
     const int k = std::max(1, std::min(12, d.modesPerElement));
     if (d.basis == CoarseBasis::StiffRigid) {
         const std::vector<char> stiff = stiffElements(m, d.contrastThreshold);
-        std::vector<int> parent(size_t(m.numVertices()));
+        // Components over shared FACES: two tets sharing a face form a rigid assembly, while tets that only
+        // share a vertex or an edge hinge about it (a corner-connected cluster of stiff cells is no rigid
+        // body, and its 6 rigid modes would miss its slow hinge motion).
+        std::vector<int> parent(m.tets.size());
         std::iota(parent.begin(), parent.end(), 0);
-        std::vector<char> inStiff(size_t(m.numVertices()), 0);
+        std::map<std::array<int, 3>, int> faceOwner;
         for (size_t e = 0; e < m.tets.size(); ++e) {
             if (!stiff[e]) continue;
             ++b.candidateElements;
             const auto& t = m.tets[e];
-            for (int v : t) inStiff[size_t(v)] = 1;
-            for (int a = 1; a < 4; ++a) {
-                const int ra = find(parent, t[0]), rb = find(parent, t[size_t(a)]);
+            for (int skip = 0; skip < 4; ++skip) {
+                std::array<int, 3> f{};
+                for (int a = 0, q = 0; a < 4; ++a)
+                    if (a != skip) f[size_t(q++)] = t[size_t(a)];
+                std::sort(f.begin(), f.end());
+                auto it = faceOwner.emplace(f, int(e)).first;
+                const int ra = find(parent, int(e)), rb = find(parent, it->second);
                 if (ra != rb) parent[size_t(ra)] = rb;
             }
         }
-        std::map<int, std::vector<int>> comps;
-        for (int v = 0; v < m.numVertices(); ++v)
-            if (inStiff[size_t(v)] && dofs.dofBase[size_t(v)] >= 0) comps[find(parent, v)].push_back(v);
-        b.componentOfVertex.assign(size_t(m.numVertices()), -1);
-        for (auto& kv : comps) {
-            if (kv.second.size() < 3) continue;  // fewer than 3 free vertices: rigid modes are dependent
+        std::map<int, std::vector<int>> compElems;
+        for (size_t e = 0; e < m.tets.size(); ++e)
+            if (stiff[e]) compElems[find(parent, int(e))].push_back(int(e));
+        b.componentOfElement.assign(m.tets.size(), -1);
+        for (auto& kv : compElems) {
+            std::vector<int> verts;
+            for (int e : kv.second)
+                for (int v : m.tets[size_t(e)])
+                    if (dofs.dofBase[size_t(v)] >= 0) verts.push_back(v);
+            std::sort(verts.begin(), verts.end());
+            verts.erase(std::unique(verts.begin(), verts.end()), verts.end());
+            if (verts.size() < 3) continue;  // fewer than 3 free vertices: rigid modes are dependent
             StiffComponent c;
-            c.vertices = kv.second;
+            c.vertices = verts;
             c.firstColumn = int(b.columns.size());
-            for (int v : c.vertices) b.componentOfVertex[size_t(v)] = int(b.components.size());
+            for (int e : kv.second) {
+                bool allFree = true;
+                for (int v : m.tets[size_t(e)]) allFree &= dofs.dofBase[size_t(v)] >= 0;
+                // A tet with a clamped vertex does not move rigidly with the component's columns (they are
+                // zero there): it goes through the generic assembly.
+                if (allFree) b.componentOfElement[size_t(e)] = int(b.components.size());
+            }
             b.components.push_back(c);
             b.columns.resize(b.columns.size() + 6);
         }

@@ -22,7 +22,7 @@ struct Column {
     std::vector<double> vals;
 };
 
-// Connected components of stiff elements (stiff_rigid). A component's columns are the 6 rigid motions
+// Face-connected components of stiff elements (stiff_rigid). A component's columns are the 6 rigid motions
 //   translation k: t = e_k;   rotation k: omega = e_k / L about the component centre c (L = rms radius),
 // evaluated at `center` / the positions the basis was built from; firstColumn.. +5.
 struct StiffComponent {
@@ -35,7 +35,9 @@ struct StiffComponent {
 struct Basis {
     std::vector<Column> columns;
     std::vector<StiffComponent> components;  // stiff_rigid only
-    std::vector<int> componentOfVertex;      // -1 or component index (stiff_rigid only)
+    // stiff_rigid: the component of a stiff tet whose 4 vertices are free (it moves rigidly with that
+    // component's columns), else -1. A vertex may belong to several components (they touch at corners).
+    std::vector<int> componentOfElement;
     // Diagnostics of the construction.
     int candidateElements = 0;  // elements that passed the filter (element basis) / stiff elements
     int droppedCrossColor = 0;  // modes whose support lay inside one color

@@ -33,6 +33,8 @@ void CoarseCorrection::configure(const CoarseDesc& desc) {
 
 void CoarseCorrection::beginStep(SoftSolver& solver) {
     if (desc_.matrix == CoarseMatrix::Hessian) needFactor_ = true;
+    if (!cache_.built(solver.model())) cache_.build(solver.model());
+    cache_.beginStep(solver.model());
     lastFull_ = true;
 }
 
@@ -80,7 +82,7 @@ int CoarseCorrection::prepare(SoftSolver& solver) {
 
 bool CoarseCorrection::hessianMoved(const SoftModel& m) const {
     for (int e : activeElements_)
-        if ((deformationGradient(m, e, m.x.data()) - Fref_[size_t(e)]).norm() > 0.05) return true;
+        if ((cache_.lastF(e) - Fref_[size_t(e)]).norm() > 0.05) return true;
     return false;
 }
 
@@ -103,39 +105,7 @@ void CoarseCorrection::factor(SoftSolver& solver) {
         const auto& t = m.tets[size_t(e)];
         if (kind == ElementMatrixKind::ProjectedHessian)
             Fref_[size_t(e)] = deformationGradient(m, e, m.x.data());
-        // In-component tet: all four vertices free and in one stiff component (see header).
-        int comp = -2;
-        for (int v : t) {
-            const int c = basis_.componentOfVertex.empty() || dofs_.dofBase[size_t(v)] < 0
-                              ? -1
-                              : basis_.componentOfVertex[size_t(v)];
-            comp = comp == -2 ? c : (comp == c ? comp : -1);
-        }
-        if (comp >= 0) {
-            if (kind == ElementMatrixKind::Rest) continue;  // rigid motions are in the kernel of the rest A_e
-            const StiffComponent& sc = basis_.components[size_t(comp)];
-            const Eigen::Matrix3d F = deformationGradient(m, e, m.x.data());
-            const size_t k = size_t(e);
-            Mat9 H = projectPsd(neoHookeanHessianF(F, m.mu[k], m.lambda[k]), &stats_.clippedEigenvalues);
-            if (damping == DampingModel::Internal && m.kd[k] > 0)
-                H += internalDampingHessianF(F, m.mu[k], m.lambda[k], m.kd[k], h);
-            Vec9 dF[3];
-            for (int r = 0; r < 3; ++r) {
-                Eigen::Vector3d w = Eigen::Vector3d::Zero();
-                w(r) = 1.0 / sc.radius;
-                Eigen::Matrix3d W;
-                W << 0, -w(2), w(1), w(2), 0, -w(0), -w(1), w(0), 0;
-                const Eigen::Matrix3d D = W * F;
-                for (int i = 0; i < 3; ++i)
-                    for (int j = 0; j < 3; ++j) dF[r](3 * i + j) = D(i, j);
-            }
-            for (int a = 0; a < 3; ++a)
-                for (int b = 0; b < 3; ++b)
-                    ct.emplace_back(sc.firstColumn + 3 + a, sc.firstColumn + 3 + b,
-                                    double(m.volume[k]) * dF[a].dot(H * dF[b]));
-            continue;
-        }
-        // Generic tet: dense P_e (12 x ncols touching e), then Y_e = A_e P_e scattered by rows.
+        // Columns touching the tet, as a dense P_e (12 x ncols).
         cols.clear();
         for (int v : t) {
             const int b = dofs_.dofBase[size_t(v)];
@@ -158,8 +128,45 @@ void CoarseCorrection::factor(SoftSolver& solver) {
                      ++it)
                     Pe(3 * a + q, slot[size_t(it.col())]) = it.value();
         }
-        const Mat12 Ae = elementMatrix(m, e, kind, damping, h, &stats_.clippedEigenvalues);
-        const Eigen::MatrixXd Ye = Ae * Pe;
+        // Y_e = A_e P_e. For a tet inside stiff component q, q's six columns are exact rigid motions of the
+        // tet (see header): A_e p = V B^T H9 dF with dF = 0 (translations) or [omega]_x F (rotations), and
+        // with the rest matrix A_e p = 0 exactly. Other columns go through the dense product.
+        const int comp = basis_.componentOfElement.empty() ? -1 : basis_.componentOfElement[size_t(e)];
+        const int q0 = comp >= 0 ? basis_.components[size_t(comp)].firstColumn : -1;
+        Eigen::MatrixXd Ye = Eigen::MatrixXd::Zero(12, Eigen::Index(cols.size()));
+        bool generic = false;
+        for (int c : cols) generic |= !(c >= q0 && c < q0 + 6 && q0 >= 0);
+        if (generic) {
+            const Mat12 Ae = elementMatrix(m, e, kind, damping, h, &stats_.clippedEigenvalues);
+            for (size_t c = 0; c < cols.size(); ++c)
+                if (!(q0 >= 0 && cols[c] >= q0 && cols[c] < q0 + 6))
+                    Ye.col(Eigen::Index(c)) = Ae * Pe.col(Eigen::Index(c));
+        }
+        if (q0 >= 0 && kind == ElementMatrixKind::ProjectedHessian) {
+            const StiffComponent& sc = basis_.components[size_t(comp)];
+            const size_t k = size_t(e);
+            const Eigen::Matrix3d F = deformationGradient(m, e, m.x.data());
+            // The projected H9 (as for every other tet). Tried and dropped: the unprojected closed form
+            // H9 dF = mu dF + lambda cof (cof : dF) + s dcof[dF]; along rotations only the geometric
+            // stiffness survives, which is slightly negative under compression, and differs from the
+            // projected value by ~3e-4 of the largest coarse entry at contrast 1e2.
+            Mat9 H = projectPsd(neoHookeanHessianF(F, m.mu[k], m.lambda[k]), &stats_.clippedEigenvalues);
+            if (damping == DampingModel::Internal && m.kd[k] > 0)
+                H += internalDampingHessianF(F, m.mu[k], m.lambda[k], m.kd[k], h);
+            const Mat9x12 B = deformationJacobian(m.DmInv[k]);
+            for (int r = 0; r < 3; ++r) {
+                Eigen::Vector3d w = Eigen::Vector3d::Zero();
+                w(r) = 1.0 / sc.radius;
+                Eigen::Matrix3d W;
+                W << 0, -w(2), w(1), w(2), 0, -w(0), -w(1), w(0), 0;
+                const Eigen::Matrix3d D = W * F;
+                Vec9 dF;
+                for (int i = 0; i < 3; ++i)
+                    for (int j = 0; j < 3; ++j) dF(3 * i + j) = D(i, j);
+                Ye.col(slot[size_t(q0 + 3 + r)]) = double(m.volume[k]) * (B.transpose() * (H * dF));
+            }
+        }
+
         for (int a = 0; a < 4; ++a) {
             const int b = dofs_.dofBase[size_t(t[size_t(a)])];
             if (b < 0) continue;
@@ -205,12 +212,6 @@ void CoarseCorrection::afterSweep(SoftSolver& solver, int iteration) {
     prepare(solver);
     if (basis_.columns.empty()) return;  // empty basis: plain VBD, bit for bit
     SoftModel& m = solver.model();
-    const bool backtracked = !lastFull_ && !backtrackRefactored_;
-    if (needFactor_ || refactorEvery_ || factorH_ != double(solver.currentH()) ||
-        (desc_.matrix == CoarseMatrix::Hessian && (backtracked || hessianMoved(m)))) {
-        factor(solver);
-        backtrackRefactored_ = !lastFull_;
-    }
     auto t0 = std::chrono::steady_clock::now();
     // r = -grad G in double from the float positions. The solver's float forces sum O(contrast) terms
     // (mu F and s cof F cancel to the stress) and their round-off, projected on the rigid columns of a
@@ -220,7 +221,20 @@ void CoarseCorrection::afterSweep(SoftSolver& solver, int iteration) {
         xd_[size_t(i)] = Eigen::Vector3d(m.x[size_t(i)].x, m.x[size_t(i)].y, m.x[size_t(i)].z);
     const double h = double(solver.currentH());
     const DampingModel damping = solver.params().damping;
-    const double G0 = potentialAndGradient(m, xd_, h, damping, &grad_);
+    if (!cache_.built(m)) {
+        cache_.build(m);
+        cache_.beginStep(m);
+    }
+    const double G0 = cache_.eval(m, xd_, h, damping, &grad_);
+    // The refactorization decision uses the F just computed by the gradient (no extra pass).
+    const bool backtracked = desc_.matrix == CoarseMatrix::Hessian && !lastFull_ && !backtrackRefactored_;
+    if (needFactor_ || refactorEvery_ || factorH_ != h || backtracked ||
+        (desc_.matrix == CoarseMatrix::Hessian && hessianMoved(m))) {
+        stats_.correctionMs += msSince(t0);
+        factor(solver);
+        backtrackRefactored_ = backtracked;
+        t0 = std::chrono::steady_clock::now();
+    }
     Eigen::VectorXd r(dofs_.numDofs);
     for (int i = 0; i < m.numVertices(); ++i) {
         const int b = dofs_.dofBase[size_t(i)];
@@ -242,7 +256,7 @@ void CoarseCorrection::afterSweep(SoftSolver& solver, int iteration) {
             const int b = dofs_.dofBase[size_t(i)];
             if (b >= 0) xc_[size_t(i)] += alpha * dir_.segment<3>(3 * b);
         }
-        G1 = potentialAndGradient(m, xc_, h, damping, nullptr);
+        G1 = cache_.eval(m, xc_, h, damping, nullptr);
         if (G1 <= G0) {
             ok = true;
             break;
@@ -256,7 +270,7 @@ void CoarseCorrection::afterSweep(SoftSolver& solver, int iteration) {
             const int b = dofs_.dofBase[size_t(i)];
             if (b >= 0) xc_[size_t(i)] += dir_.segment<3>(3 * b);
         }
-        if (recordEnergy_) G1 = potentialAndGradient(m, xc_, h, damping, nullptr);
+        if (recordEnergy_) G1 = cache_.eval(m, xc_, h, damping, nullptr);
     }
     if (ok) {
         for (int i = 0; i < m.numVertices(); ++i)

@@ -19,9 +19,11 @@
 // O(contrast) terms cancelling to O(1)); with the rest matrix it is exactly zero and skipped.
 //
 // Refactorization rule: "rest": once per basis (and when h changes). "hessian": at the first correction of
-// each time step, and within a step again when (a) the previous line search could not take alpha = 1 (once
-// per run of such corrections: a refactorization that did not restore alpha = 1 is not repeated), or
-// (b) some tet of the coarse support moved its F by more than 0.05 (Frobenius) since the last factorization.
+// each time step, and within a step again when (a) some tet of the coarse support moved its F by more than
+// 0.05 (Frobenius) since the last factorization, or (b) the previous line search could not take alpha = 1
+// (once per run of such corrections: near the float floor a refactorization does not restore alpha = 1,
+// and repeating it every sweep only costs). (b) matters at contrast 1e6, where rigid columns evaluated at a
+// stale configuration already strain the stiff parts.
 // The pattern of P^T A P depends only on the basis, which is built once per model.
 #include <vector>
 
@@ -30,6 +32,7 @@
 
 #include "coarse/coarse_basis.h"
 #include "coarse/coarse_hook.h"
+#include "coarse/element_hessian.h"
 
 namespace vbd::coarse {
 
@@ -94,6 +97,7 @@ class CoarseCorrection : public CoarseHook {
     std::vector<Vec3> x0_;
     std::vector<Eigen::Vector3d> xd_, xc_, grad_;
     CorrectionStats stats_;
+    TetEnergyCache cache_;
 };
 
 }  // namespace vbd::coarse

@@ -101,6 +101,8 @@ Mat9x12 deformationJacobian(const Mat33& DmInv) {
     return B;
 }
 
+Eigen::Matrix3d cofactorMatrix(const Eigen::Matrix3d& F) { return cofactorOf(F); }
+
 Eigen::Matrix3d deformationGradient(const SoftModel& m, int e, const Vec3* x) {
     const auto& t = m.tets[size_t(e)];
     Eigen::Matrix3d Ds;
@@ -174,6 +176,83 @@ double potentialAndGradient(const SoftModel& m, const std::vector<Eigen::Vector3
             if (!m.fixed[size_t(t[size_t(a)])]) (*grad)[size_t(t[size_t(a)])] += V * P * w.col(a);
     }
     return G;
+}
+
+}  // namespace vbd::coarse
+
+#include "backend/parallel.h"
+
+namespace vbd::coarse {
+
+void TetEnergyCache::build(const SoftModel& m) {
+    const size_t n = m.tets.size();
+    Dinv_.resize(n);
+    w_.resize(n);
+    Cp_.assign(n, Eigen::Matrix3d::Identity());
+    F_.assign(n, Eigen::Matrix3d::Identity());
+    force_.resize(n);
+    for (size_t e = 0; e < n; ++e) {
+        Dinv_[e] = toEigen(m.DmInv[e]);
+        w_[e] = weights(m.DmInv[e]);
+    }
+    tets_ = int(n);
+    verts_ = m.numVertices();
+}
+
+void TetEnergyCache::beginStep(const SoftModel& m) {
+    parallelFor(m.tets.size(), [&](size_t e) {
+        const Eigen::Matrix3d Fp = deformationGradient(m, int(e), m.xPrev.data());
+        Cp_[e] = Fp.transpose() * Fp;
+    });
+}
+
+double TetEnergyCache::eval(const SoftModel& m, const std::vector<Eigen::Vector3d>& x, double h,
+                            DampingModel damping, std::vector<Eigen::Vector3d>* grad) const {
+    const bool internal = damping == DampingModel::Internal;
+    const double elastic = reduceSum<double>(m.tets.size(), [&](size_t e) {
+        const auto& t = m.tets[e];
+        Eigen::Matrix3d Ds;
+        for (int c = 0; c < 3; ++c) Ds.col(c) = x[size_t(t[size_t(c + 1)])] - x[size_t(t[0])];
+        const Eigen::Matrix3d F = Ds * Dinv_[e];
+        const double mu = m.mu[e], lam = m.lambda[e], V = m.volume[e], kd = m.kd[e];
+        const Eigen::Matrix3d cof = cofactorOf(F);
+        const double J = F.col(0).dot(cof.col(0)), alpha = 1.0 + mu / lam;
+        double G = V * (0.5 * mu * (F.squaredNorm() - 3) + 0.5 * lam * (J - alpha) * (J - alpha) -
+                        0.5 * mu * mu / lam);
+        Eigen::Matrix3d P = Eigen::Matrix3d::Zero();
+        if (grad) P = mu * F + lam * (J - alpha) * cof;
+        if (internal && kd > 0) {
+            const Eigen::Matrix3d Ed = (F.transpose() * F - Cp_[e]) * (0.5 / h);
+            const double tr = Ed.trace(), lamL = lam - mu;
+            G += h * V * kd * (mu * Ed.squaredNorm() + 0.5 * lamL * tr * tr);
+            if (grad) P += F * (kd * (2 * mu * Ed + lamL * tr * Eigen::Matrix3d::Identity()));
+        }
+        if (grad) {
+            force_[e] = V * P * w_[e];
+            F_[e] = F;
+        }
+        return G;
+    });
+    const double inertia = reduceSum<double>(x.size(), [&](size_t i) {
+        if (m.fixed[i]) return 0.0;
+        const Eigen::Vector3d d = x[i] - Eigen::Vector3d(m.y[i].x, m.y[i].y, m.y[i].z);
+        return 0.5 * double(m.mass[i]) / (h * h) * d.squaredNorm();
+    });
+    if (grad) {
+        grad->resize(x.size());
+        parallelFor(x.size(), [&](size_t i) {
+            Eigen::Vector3d g = Eigen::Vector3d::Zero();
+            if (!m.fixed[i]) {
+                g = double(m.mass[i]) / (h * h) * (x[i] - Eigen::Vector3d(m.y[i].x, m.y[i].y, m.y[i].z));
+                for (int k = m.vertexTets.begin(int(i)); k < m.vertexTets.end(int(i)); ++k) {
+                    const int item = m.vertexTets.items[size_t(k)];
+                    g += force_[size_t(item >> 2)].col(item & 3);
+                }
+            }
+            (*grad)[i] = g;
+        });
+    }
+    return elastic + inertia;
 }
 
 }  // namespace vbd::coarse

@@ -36,6 +36,7 @@ Mat9 projectPsd(const Mat9& H, int* clipped = nullptr);
 Mat9x12 deformationJacobian(const Mat33& DmInv);
 
 Eigen::Matrix3d deformationGradient(const SoftModel& m, int e, const Vec3* x);
+Eigen::Matrix3d cofactorMatrix(const Eigen::Matrix3d& F);  // cof(F) = J F^{-T}, columns as cross products
 
 enum class ElementMatrixKind { ProjectedHessian, Rest };
 
@@ -52,5 +53,31 @@ Mat12 restStiffness(const SoftModel& m, int e);
 // independent reference for the solver's float G and forces.
 double potentialAndGradient(const SoftModel& m, const std::vector<Eigen::Vector3d>& x, double h,
                             DampingModel damping, std::vector<Eigen::Vector3d>* grad);
+
+}  // namespace vbd::coarse
+
+namespace vbd::coarse {
+
+// The same G and gradient as potentialAndGradient, with the per-tet rest data in double and the previous
+// step's deformation gradients cached (they are constant within a step), evaluated in parallel and
+// deterministically (per-tet partials gathered per vertex through SoftModel::vertexTets, fixed-block sums).
+class TetEnergyCache {
+  public:
+    void build(const SoftModel& m);
+    // Refreshes F_prev from m.xPrev (call once per step, after the solver's prediction).
+    void beginStep(const SoftModel& m);
+    double eval(const SoftModel& m, const std::vector<Eigen::Vector3d>& x, double h, DampingModel damping,
+                std::vector<Eigen::Vector3d>* grad) const;
+    bool built(const SoftModel& m) const { return tets_ == int(m.tets.size()) && verts_ == m.numVertices(); }
+    // Deformation gradients of the last eval with a gradient.
+    const Eigen::Matrix3d& lastF(int e) const { return F_[size_t(e)]; }
+
+  private:
+    int tets_ = -1, verts_ = -1;
+    std::vector<Eigen::Matrix3d> Dinv_, Cp_;  // Cp = F_prev^T F_prev
+    mutable std::vector<Eigen::Matrix3d> F_;
+    std::vector<Eigen::Matrix<double, 3, 4>> w_;
+    mutable std::vector<Eigen::Matrix<double, 3, 4>> force_;
+};
 
 }  // namespace vbd::coarse

@@ -83,7 +83,7 @@ std::array<unsigned char, 3> paletteColor(int i) {
 
 bool writeLinePlot(const std::string& path, const PlotSpec& sp, const std::vector<PlotSeries>& series) {
     Canvas cv(sp.width, sp.height);
-    const int left = 80, right = 230, top = 40, bottom = 60;
+    const int left = 80, right = 330, top = 40, bottom = 60;
     const int pw = sp.width - left - right, ph = sp.height - top - bottom;
     auto tx = [&](double v) { return sp.logX ? std::log10(v) : v; };
     auto ty = [&](double v) { return sp.logY ? std::log10(v) : v; };

@@ -18,7 +18,7 @@ struct PlotSpec {
     std::string title, xlabel, ylabel;
     bool logX = true, logY = true;
     double xmin = 1, xmax = 10, ymin = 1, ymax = 10;
-    int width = 800, height = 520;
+    int width = 1000, height = 540;
 };
 
 // Returns false when the file could not be written.
