@@ -3,6 +3,12 @@
 #include <algorithm>
 #include <chrono>
 
+#ifdef __linux__
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
 namespace vbdgui {
 
 // Frames of history the plots can show; older ones are not copied into snapshots.
@@ -145,6 +151,11 @@ void SimRunner::publish(int lab) {
 
 void SimRunner::loop() {
     using Clock = std::chrono::steady_clock;
+#ifdef __linux__
+    // Below the renderer's priority (Linux nice values are per thread): when the cores are short, the
+    // window keeps its frame rate and the simulation takes the rest, instead of both slowing down.
+    setpriority(PRIO_PROCESS, id_t(syscall(SYS_gettid)), 5);
+#endif
     std::unique_lock<std::mutex> lk(mutex_);
     for (;;) {
         auto canStep = [&] {
