@@ -11,7 +11,8 @@ int runDefaultHeadless(const std::string& scene, int frames);  // cmd_sim.cpp
 }
 
 int main(int argc, char** argv) {
-    CLI::App root{"VBD Lab: Vertex Block Descent soft bodies and AVBD rigid bodies, interactive and headless."};
+    CLI::App root{
+        "VBD Lab: Vertex Block Descent soft bodies and AVBD rigid bodies, interactive and headless."};
     root.name("vbdlab");
     root.require_subcommand(0, 1);
     vbdgui::GuiOptions gui;
@@ -41,14 +42,17 @@ int main(int argc, char** argv) {
         const bool haveDisplay = (display && *display) || (wayland && *wayland);
         if (vbdgui::available() && haveDisplay) return vbdgui::runGui(gui);
         if (!gui.screenshot.empty()) {
-            std::fprintf(stderr,
-                         "vbdlab: no display (%s): --screenshot needs a window; use `vbdlab render` for offscreen "
-                         "frames or `vbdlab sim` for headless runs\n",
-                         vbdgui::available() ? "DISPLAY is not set" : "GUI not compiled in");
+            std::fprintf(
+                stderr,
+                "vbdlab: no display (%s): --screenshot needs a window; use `vbdlab render` for offscreen "
+                "frames or `vbdlab sim` for headless runs\n",
+                vbdgui::available() ? "DISPLAY is not set" : "GUI not compiled in");
             return 2;
         }
-        std::fprintf(stderr, "vbdlab: %s; running the scene headless (see `vbdlab sim --help`, `vbdlab render --help`)\n",
-                     vbdgui::available() ? "no display" : "GUI not compiled in");
+        std::fprintf(
+            stderr,
+            "vbdlab: %s; running the scene headless (see `vbdlab sim --help`, `vbdlab render --help`)\n",
+            vbdgui::available() ? "no display" : "GUI not compiled in");
         return vbdcli::runDefaultHeadless(gui.scene, gui.frames > 0 ? gui.frames : 120);
     } catch (const std::exception& e) {
         return vbdcli::reportError(e);

@@ -64,9 +64,11 @@ int runSim(const SimRun& r) {
     writeFinalState((fs::path(r.out) / "final_state.json").string(), *world);
     double ms = 0;
     for (const auto& m : world->history()) ms += m.stepMs;
-    std::fprintf(stderr, "vbdlab: %d frames of \"%s\" (%d particles, %zu bodies) in %.2f s; wrote %s/{metrics.csv,convergence.csv,final_state.json}\n",
-                 r.frames, desc.name.c_str(), int(world->positions().size()), world->bodies().size(), ms / 1000.0,
-                 r.out.c_str());
+    std::fprintf(stderr,
+                 "vbdlab: %d frames of \"%s\" (%d particles, %zu bodies) in %.2f s; wrote "
+                 "%s/{metrics.csv,convergence.csv,final_state.json}\n",
+                 r.frames, desc.name.c_str(), int(world->positions().size()), world->bodies().size(),
+                 ms / 1000.0, r.out.c_str());
     return 0;
 }
 
@@ -80,12 +82,15 @@ int runDefaultHeadless(const std::string& scene, int frames) {
 
 static Command addSimCommand(CLI::App& root) {
     auto run = std::make_shared<SimRun>();
-    CLI::App* sub = root.add_subcommand("sim", "Simulate a scene headless and write metrics.csv, convergence.csv, final_state.json");
+    CLI::App* sub = root.add_subcommand(
+        "sim", "Simulate a scene headless and write metrics.csv, convergence.csv, final_state.json");
     sub->add_option("scene", run->scene, "Scene file (JSON)")->required()->check(CLI::ExistingFile);
-    sub->add_option("--frames", run->frames, "Frames to simulate (each of the scene's dt)")->capture_default_str();
+    sub->add_option("--frames", run->frames, "Frames to simulate (each of the scene's dt)")
+        ->capture_default_str();
     sub->add_option("--out", run->out, "Output folder (created)")->required();
     sub->add_option("--set", run->sets, "Override a scene key: --set solver.iterations=20 (repeatable)");
-    sub->add_option("--threads", run->threads, "Worker threads (0 = all; default: the scene's solver.threads)");
+    sub->add_option("--threads", run->threads,
+                    "Worker threads (0 = all; default: the scene's solver.threads)");
     sub->footer("Exit codes: 0 ok, 2 bad input (the message names file and key), 1 other error.");
     return {sub, [run]() { return runSim(*run); }};
 }

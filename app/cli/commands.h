@@ -31,12 +31,12 @@ int reportError(const std::exception& e);
 
 // Progress line on stderr ("\r[label] 12/100 ...") shown once a run has taken longer than a second.
 class Progress {
-public:
+  public:
     Progress(std::string label, int total);
     void update(int done);
     void finish();
 
-private:
+  private:
     std::string label_;
     int total_;
     double start_;

@@ -31,7 +31,8 @@ static double nowSeconds() {
     return duration<double>(steady_clock::now().time_since_epoch()).count();
 }
 
-Progress::Progress(std::string label, int total) : label_(std::move(label)), total_(total), start_(nowSeconds()) {}
+Progress::Progress(std::string label, int total)
+    : label_(std::move(label)), total_(total), start_(nowSeconds()) {}
 
 void Progress::update(int done) {
     double el = nowSeconds() - start_;

@@ -17,13 +17,14 @@ namespace vbd {
 
 // Limits the number of worker threads for the life of the returned object (0 = hardware default).
 class ThreadLimit {
-public:
+  public:
     explicit ThreadLimit(int threads) {
         if (threads > 0)
             ctl_ = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
                                                          static_cast<size_t>(threads));
     }
-private:
+
+  private:
     std::unique_ptr<tbb::global_control> ctl_;
 };
 

@@ -16,8 +16,8 @@ void writeMetricsCsv(const std::string& path, const std::vector<FrameMetrics>& f
     std::fprintf(f, "%s\n", kMetricsHeader);
     for (const auto& m : frames)
         std::fprintf(f, "%d,%.9g,%d,%.9g,%.9g,%.12g,%.12g,%.9g,%.9g,%.9g,%.9g,%.9g,%.6g\n", m.frame, m.time,
-                     m.iterations, m.residualInitial, m.residualFinal, m.energy, m.kineticEnergy, m.com.x, m.com.y,
-                     m.com.z, m.minVolumeRatio, m.maxSpeed, m.stepMs);
+                     m.iterations, m.residualInitial, m.residualFinal, m.energy, m.kineticEnergy, m.com.x,
+                     m.com.y, m.com.z, m.minVolumeRatio, m.maxSpeed, m.stepMs);
     std::fclose(f);
 }
 
@@ -25,7 +25,8 @@ void writeConvergenceCsv(const std::string& path, const std::vector<IterationRec
     FILE* f = std::fopen(path.c_str(), "w");
     if (!f) throw std::runtime_error("cannot write " + path);
     std::fprintf(f, "%s\n", kConvergenceHeader);
-    for (const auto& r : its) std::fprintf(f, "%d,%d,%.9g,%.12g\n", r.frame, r.iteration, r.residual, r.energy);
+    for (const auto& r : its)
+        std::fprintf(f, "%d,%d,%.9g,%.12g\n", r.frame, r.iteration, r.residual, r.energy);
     std::fclose(f);
 }
 

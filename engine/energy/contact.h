@@ -23,10 +23,10 @@ struct ParticleCollider {
     float friction = 0.5f;
     float stiffness = 1e5f;
     float pad = 0;
-    Vec3 center;       // plane: a point on it; box/sphere: center
+    Vec3 center;           // plane: a point on it; box/sphere: center
     Vec3 normal{0, 1, 0};  // plane normal
-    Vec3 halfExtents;  // box; sphere radius in x
-    Quat rotation;     // box orientation
+    Vec3 halfExtents;      // box; sphere radius in x
+    Quat rotation;         // box orientation
 };
 
 // Signed distance and outward normal at p.
@@ -43,7 +43,8 @@ VBD_HD float colliderDistance(const ParticleCollider& c, const Vec3& p, Vec3& n)
     }
     // Oriented box: distance in the local frame; inside, the normal of the closest face.
     Vec3 lp = rotateInv(c.rotation, p - c.center);
-    Vec3 q{std::fabs(lp.x) - c.halfExtents.x, std::fabs(lp.y) - c.halfExtents.y, std::fabs(lp.z) - c.halfExtents.z};
+    Vec3 q{std::fabs(lp.x) - c.halfExtents.x, std::fabs(lp.y) - c.halfExtents.y,
+           std::fabs(lp.z) - c.halfExtents.z};
     Vec3 ln;
     float dist;
     if (q.x > 0 || q.y > 0 || q.z > 0) {
@@ -61,14 +62,14 @@ VBD_HD float colliderDistance(const ParticleCollider& c, const Vec3& p, Vec3& n)
 }
 
 struct ContactParams {
-    float dampingTime = 0.01f;   // c (s)
-    float frictionEps = 1e-3f;   // eps_v (m/s)
+    float dampingTime = 0.01f;  // c (s)
+    float frictionEps = 1e-3f;  // eps_v (m/s)
 };
 
 // Adds the contact force and block of particle position x (previous step x_prev) against collider c.
 // Returns true if in contact.
-VBD_HD bool colliderContact(const ParticleCollider& c, const ContactParams& p, const Vec3& x, const Vec3& xPrev, float h,
-                            Vec3& force, Mat33& hessian) {
+VBD_HD bool colliderContact(const ParticleCollider& c, const ContactParams& p, const Vec3& x,
+                            const Vec3& xPrev, float h, Vec3& force, Mat33& hessian) {
     Vec3 n;
     const float g = colliderDistance(c, x, n);
     if (!(g < 0.f)) return false;

@@ -36,8 +36,8 @@ VBD_HD Mat33T<T> greenStrainRate(const Mat33T<T>& F, const Mat33T<T>& Fprev, T h
 
 // Same, given C_prev = F_prev^T F_prev (constant during a step, so the solver computes it once per tet).
 template <typename T>
-VBD_HD void internalDampingVertexC(const Mat33T<T>& F, const Mat33T<T>& Cprev, const Vec3T<T>& m, T volume, T mu,
-                                   T lambdaNH, T kd, T h, Vec3T<T>& force, Mat33T<T>& hessian) {
+VBD_HD void internalDampingVertexC(const Mat33T<T>& F, const Mat33T<T>& Cprev, const Vec3T<T>& m, T volume,
+                                   T mu, T lambdaNH, T kd, T h, Vec3T<T>& force, Mat33T<T>& hessian) {
     const Mat33T<T> Ed = (F.transposed() * F - Cprev) * (T(0.5) / h);
     const T lambdaL = lambdaNH - mu;
     const Mat33T<T> Sd = (Ed * (T(2) * mu) + Mat33T<T>::diag(lambdaL * Ed.trace())) * kd;
@@ -47,15 +47,15 @@ VBD_HD void internalDampingVertexC(const Mat33T<T>& F, const Mat33T<T>& Cprev, c
 }
 
 template <typename T>
-VBD_HD void internalDampingVertex(const Mat33T<T>& F, const Mat33T<T>& Fprev, const Vec3T<T>& m, T volume, T mu,
-                                  T lambdaNH, T kd, T h, Vec3T<T>& force, Mat33T<T>& hessian) {
+VBD_HD void internalDampingVertex(const Mat33T<T>& F, const Mat33T<T>& Fprev, const Vec3T<T>& m, T volume,
+                                  T mu, T lambdaNH, T kd, T h, Vec3T<T>& force, Mat33T<T>& hessian) {
     internalDampingVertexC(F, Fprev.transposed() * Fprev, m, volume, mu, lambdaNH, kd, h, force, hessian);
 }
 
 // Dissipation potential Phi of the internal model for one tet (its gradient is the damping force).
 template <typename T>
-VBD_HD T internalDampingPotential(const Mat33T<T>& F, const Mat33T<T>& Fprev, T volume, T mu, T lambdaNH, T kd,
-                                  T h) {
+VBD_HD T internalDampingPotential(const Mat33T<T>& F, const Mat33T<T>& Fprev, T volume, T mu, T lambdaNH,
+                                  T kd, T h) {
     const Mat33T<T> Ed = greenStrainRate(F, Fprev, h);
     const T tr = Ed.trace();
     return h * volume * kd * (mu * Ed.frobenius2() + T(0.5) * (lambdaNH - mu) * tr * tr);

@@ -19,8 +19,7 @@ namespace vbd {
 
 template <typename T>
 VBD_HD Vec3T<T> tetVertexWeight(const Mat33T<T>& DmInv, int a) {
-    if (a == 0)
-        return -(DmInv.row(0) + DmInv.row(1) + DmInv.row(2));
+    if (a == 0) return -(DmInv.row(0) + DmInv.row(1) + DmInv.row(2));
     return DmInv.row(a - 1);
 }
 

@@ -10,8 +10,8 @@ namespace vbd {
 
 // Accumulates into f and H. Cprev = F_prev^T F_prev, used when kd > 0.
 template <typename T>
-VBD_HD void tetVertexFused(const Mat33T<T>& F, const Vec3T<T>& m, T V, T mu, T lam, const Mat33T<T>& Cprev, T kd, T h,
-                           Vec3T<T>& f, Mat33T<T>& H) {
+VBD_HD void tetVertexFused(const Mat33T<T>& F, const Vec3T<T>& m, T V, T mu, T lam, const Mat33T<T>& Cprev,
+                           T kd, T h, Vec3T<T>& f, Mat33T<T>& H) {
     const Vec3T<T> f0 = F.col(0), f1 = F.col(1), f2 = F.col(2);
     // cof(F) columns and J = f0 . (f1 x f2)
     const Vec3T<T> c0 = cross(f1, f2), c1 = cross(f2, f0), c2 = cross(f0, f1);
@@ -50,13 +50,19 @@ VBD_HD void tetVertexFused(const Mat33T<T>& F, const Vec3T<T>& m, T V, T mu, T l
         H.m[2][2] += am * ffT(2, 2) + al * Fm.z * Fm.z;
         const T d01 = am * ffT(0, 1) + al * Fm.x * Fm.y, d02 = am * ffT(0, 2) + al * Fm.x * Fm.z,
                 d12 = am * ffT(1, 2) + al * Fm.y * Fm.z;
-        H.m[0][1] += h01 + d01; H.m[1][0] += h01 + d01;
-        H.m[0][2] += h02 + d02; H.m[2][0] += h02 + d02;
-        H.m[1][2] += h12 + d12; H.m[2][1] += h12 + d12;
+        H.m[0][1] += h01 + d01;
+        H.m[1][0] += h01 + d01;
+        H.m[0][2] += h02 + d02;
+        H.m[2][0] += h02 + d02;
+        H.m[1][2] += h12 + d12;
+        H.m[2][1] += h12 + d12;
     } else {
-        H.m[0][1] += h01; H.m[1][0] += h01;
-        H.m[0][2] += h02; H.m[2][0] += h02;
-        H.m[1][2] += h12; H.m[2][1] += h12;
+        H.m[0][1] += h01;
+        H.m[1][0] += h01;
+        H.m[0][2] += h02;
+        H.m[2][0] += h02;
+        H.m[1][2] += h12;
+        H.m[2][1] += h12;
     }
 }
 

@@ -11,7 +11,7 @@
 namespace vbd {
 
 class CudaSoftSweeper {
-public:
+  public:
     static bool available(std::string* why = nullptr);
     CudaSoftSweeper();
     ~CudaSoftSweeper();
@@ -25,7 +25,7 @@ public:
     // Copies positions back into the solver's model.
     void download(SoftSolver& solver) const;
 
-private:
+  private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };

@@ -16,7 +16,9 @@ CudaSoftSweeper::CudaSoftSweeper() = default;
 CudaSoftSweeper::~CudaSoftSweeper() = default;
 void CudaSoftSweeper::upload(const SoftSolver&) { throw std::runtime_error("CUDA backend not compiled in"); }
 void CudaSoftSweeper::sweep() { throw std::runtime_error("CUDA backend not compiled in"); }
-void CudaSoftSweeper::download(SoftSolver&) const { throw std::runtime_error("CUDA backend not compiled in"); }
+void CudaSoftSweeper::download(SoftSolver&) const {
+    throw std::runtime_error("CUDA backend not compiled in");
+}
 
 }  // namespace vbd
 #endif

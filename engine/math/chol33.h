@@ -31,7 +31,12 @@ VBD_HD Chol33T<T> chol33(const Mat33T<T>& A) {
     T d2 = A.m[2][2] - l20 * l20 - l21 * l21;
     if (!(d2 > tiny)) return c;
     T l22 = std::sqrt(d2);
-    c.l[0] = l00; c.l[1] = l10; c.l[2] = l11; c.l[3] = l20; c.l[4] = l21; c.l[5] = l22;
+    c.l[0] = l00;
+    c.l[1] = l10;
+    c.l[2] = l11;
+    c.l[3] = l20;
+    c.l[4] = l21;
+    c.l[5] = l22;
     c.ok = true;
     return c;
 }

@@ -8,13 +8,13 @@
 namespace vbd {
 
 class InputError : public std::runtime_error {
-public:
+  public:
     InputError(std::string file, std::string key, std::string what)
         : std::runtime_error(compose(file, key, what)), file_(std::move(file)), key_(std::move(key)) {}
     const std::string& file() const { return file_; }
     const std::string& key() const { return key_; }
 
-private:
+  private:
     static std::string compose(const std::string& f, const std::string& k, const std::string& w) {
         std::string s = f.empty() ? std::string("<input>") : f;
         if (!k.empty()) s += ": " + k;

@@ -22,12 +22,20 @@ struct Mat33T {
     }
     VBD_HD static Mat33T fromCols(const Vec3T<T>& a, const Vec3T<T>& b, const Vec3T<T>& c) {
         Mat33T r;
-        for (int i = 0; i < 3; ++i) { r.m[i][0] = a[i]; r.m[i][1] = b[i]; r.m[i][2] = c[i]; }
+        for (int i = 0; i < 3; ++i) {
+            r.m[i][0] = a[i];
+            r.m[i][1] = b[i];
+            r.m[i][2] = c[i];
+        }
         return r;
     }
     VBD_HD static Mat33T fromRows(const Vec3T<T>& a, const Vec3T<T>& b, const Vec3T<T>& c) {
         Mat33T r;
-        for (int i = 0; i < 3; ++i) { r.m[0][i] = a[i]; r.m[1][i] = b[i]; r.m[2][i] = c[i]; }
+        for (int i = 0; i < 3; ++i) {
+            r.m[0][i] = a[i];
+            r.m[1][i] = b[i];
+            r.m[2][i] = c[i];
+        }
         return r;
     }
     VBD_HD Vec3T<T> col(int c) const { return {m[0][c], m[1][c], m[2][c]}; }
@@ -75,7 +83,8 @@ struct Mat33T {
     VBD_HD Mat33T operator*(const Mat33T& b) const {
         Mat33T r;
         for (int i = 0; i < 3; ++i)
-            for (int j = 0; j < 3; ++j) r.m[i][j] = m[i][0] * b.m[0][j] + m[i][1] * b.m[1][j] + m[i][2] * b.m[2][j];
+            for (int j = 0; j < 3; ++j)
+                r.m[i][j] = m[i][0] * b.m[0][j] + m[i][1] * b.m[1][j] + m[i][2] * b.m[2][j];
         return r;
     }
     VBD_HD Mat33T transposed() const {
@@ -96,7 +105,9 @@ struct Mat33T {
 };
 
 template <typename T>
-VBD_HD Mat33T<T> operator*(T s, const Mat33T<T>& a) { return a * s; }
+VBD_HD Mat33T<T> operator*(T s, const Mat33T<T>& a) {
+    return a * s;
+}
 
 template <typename T>
 VBD_HD Mat33T<T> outer(const Vec3T<T>& a, const Vec3T<T>& b) {
@@ -110,9 +121,12 @@ VBD_HD Mat33T<T> outer(const Vec3T<T>& a, const Vec3T<T>& b) {
 template <typename T>
 VBD_HD Mat33T<T> skew(const Vec3T<T>& v) {
     Mat33T<T> r;
-    r.m[0][1] = -v.z; r.m[0][2] = v.y;
-    r.m[1][0] = v.z;  r.m[1][2] = -v.x;
-    r.m[2][0] = -v.y; r.m[2][1] = v.x;
+    r.m[0][1] = -v.z;
+    r.m[0][2] = v.y;
+    r.m[1][0] = v.z;
+    r.m[1][2] = -v.x;
+    r.m[2][0] = -v.y;
+    r.m[2][1] = v.x;
     return r;
 }
 

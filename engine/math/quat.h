@@ -29,12 +29,18 @@ VBD_HD QuatT<T> operator+(const QuatT<T>& a, const QuatT<T>& b) {
     return {a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w};
 }
 template <typename T>
-VBD_HD QuatT<T> operator*(const QuatT<T>& a, T s) { return {a.x * s, a.y * s, a.z * s, a.w * s}; }
+VBD_HD QuatT<T> operator*(const QuatT<T>& a, T s) {
+    return {a.x * s, a.y * s, a.z * s, a.w * s};
+}
 
 template <typename T>
-VBD_HD QuatT<T> conjugate(const QuatT<T>& q) { return {-q.x, -q.y, -q.z, q.w}; }
+VBD_HD QuatT<T> conjugate(const QuatT<T>& q) {
+    return {-q.x, -q.y, -q.z, q.w};
+}
 template <typename T>
-VBD_HD T norm(const QuatT<T>& q) { return std::sqrt(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w); }
+VBD_HD T norm(const QuatT<T>& q) {
+    return std::sqrt(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
+}
 template <typename T>
 VBD_HD QuatT<T> normalized(const QuatT<T>& q) {
     T n = norm(q);
@@ -56,15 +62,23 @@ VBD_HD Vec3T<T> rotate(const QuatT<T>& q, const Vec3T<T>& v) {
 }
 // World -> body: rotate by the conjugate.
 template <typename T>
-VBD_HD Vec3T<T> rotateInv(const QuatT<T>& q, const Vec3T<T>& v) { return rotate(conjugate(q), v); }
+VBD_HD Vec3T<T> rotateInv(const QuatT<T>& q, const Vec3T<T>& v) {
+    return rotate(conjugate(q), v);
+}
 
 template <typename T>
 VBD_HD Mat33T<T> toMatrix(const QuatT<T>& q) {
     T x = q.x, y = q.y, z = q.z, w = q.w;
     Mat33T<T> R;
-    R.m[0][0] = T(1) - T(2) * (y * y + z * z); R.m[0][1] = T(2) * (x * y - z * w); R.m[0][2] = T(2) * (x * z + y * w);
-    R.m[1][0] = T(2) * (x * y + z * w); R.m[1][1] = T(1) - T(2) * (x * x + z * z); R.m[1][2] = T(2) * (y * z - x * w);
-    R.m[2][0] = T(2) * (x * z - y * w); R.m[2][1] = T(2) * (y * z + x * w); R.m[2][2] = T(1) - T(2) * (x * x + y * y);
+    R.m[0][0] = T(1) - T(2) * (y * y + z * z);
+    R.m[0][1] = T(2) * (x * y - z * w);
+    R.m[0][2] = T(2) * (x * z + y * w);
+    R.m[1][0] = T(2) * (x * y + z * w);
+    R.m[1][1] = T(1) - T(2) * (x * x + z * z);
+    R.m[1][2] = T(2) * (y * z - x * w);
+    R.m[2][0] = T(2) * (x * z - y * w);
+    R.m[2][1] = T(2) * (y * z + x * w);
+    R.m[2][2] = T(1) - T(2) * (x * x + y * y);
     return R;
 }
 
@@ -102,9 +116,13 @@ VBD_HD QuatT<T> fromRotationVector(const Vec3T<T>& theta, T smallAngle = T(0)) {
 // Relative rotation from cur to target. Body frame: q_cur^{-1} q_target (Newton uses this).
 // World frame: q_target q_cur^{-1} (same physical rotation, expressed in world axes).
 template <typename T>
-VBD_HD QuatT<T> deltaBody(const QuatT<T>& cur, const QuatT<T>& target) { return inverse(cur) * target; }
+VBD_HD QuatT<T> deltaBody(const QuatT<T>& cur, const QuatT<T>& target) {
+    return inverse(cur) * target;
+}
 template <typename T>
-VBD_HD QuatT<T> deltaWorld(const QuatT<T>& cur, const QuatT<T>& target) { return target * inverse(cur); }
+VBD_HD QuatT<T> deltaWorld(const QuatT<T>& cur, const QuatT<T>& target) {
+    return target * inverse(cur);
+}
 
 // dq/dt = 1/2 (omega, 0) q for world-frame omega; one explicit Euler step, normalized.
 template <typename T>

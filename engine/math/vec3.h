@@ -22,24 +22,52 @@ struct Vec3T {
     VBD_HD Vec3T operator-() const { return {-x, -y, -z}; }
     VBD_HD Vec3T operator*(T s) const { return {x * s, y * s, z * s}; }
     VBD_HD Vec3T operator/(T s) const { return {x / s, y / s, z / s}; }
-    VBD_HD Vec3T& operator+=(const Vec3T& b) { x += b.x; y += b.y; z += b.z; return *this; }
-    VBD_HD Vec3T& operator-=(const Vec3T& b) { x -= b.x; y -= b.y; z -= b.z; return *this; }
-    VBD_HD Vec3T& operator*=(T s) { x *= s; y *= s; z *= s; return *this; }
-    VBD_HD Vec3T& operator/=(T s) { x /= s; y /= s; z /= s; return *this; }
+    VBD_HD Vec3T& operator+=(const Vec3T& b) {
+        x += b.x;
+        y += b.y;
+        z += b.z;
+        return *this;
+    }
+    VBD_HD Vec3T& operator-=(const Vec3T& b) {
+        x -= b.x;
+        y -= b.y;
+        z -= b.z;
+        return *this;
+    }
+    VBD_HD Vec3T& operator*=(T s) {
+        x *= s;
+        y *= s;
+        z *= s;
+        return *this;
+    }
+    VBD_HD Vec3T& operator/=(T s) {
+        x /= s;
+        y /= s;
+        z /= s;
+        return *this;
+    }
 };
 
 template <typename T>
-VBD_HD Vec3T<T> operator*(T s, const Vec3T<T>& v) { return v * s; }
+VBD_HD Vec3T<T> operator*(T s, const Vec3T<T>& v) {
+    return v * s;
+}
 template <typename T>
-VBD_HD T dot(const Vec3T<T>& a, const Vec3T<T>& b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+VBD_HD T dot(const Vec3T<T>& a, const Vec3T<T>& b) {
+    return a.x * b.x + a.y * b.y + a.z * b.z;
+}
 template <typename T>
 VBD_HD Vec3T<T> cross(const Vec3T<T>& a, const Vec3T<T>& b) {
     return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
 }
 template <typename T>
-VBD_HD T squaredNorm(const Vec3T<T>& a) { return dot(a, a); }
+VBD_HD T squaredNorm(const Vec3T<T>& a) {
+    return dot(a, a);
+}
 template <typename T>
-VBD_HD T norm(const Vec3T<T>& a) { return std::sqrt(dot(a, a)); }
+VBD_HD T norm(const Vec3T<T>& a) {
+    return std::sqrt(dot(a, a));
+}
 template <typename T>
 VBD_HD Vec3T<T> normalized(const Vec3T<T>& a) {
     T n = norm(a);

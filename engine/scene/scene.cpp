@@ -20,8 +20,9 @@ thread_local std::vector<std::string> g_warnings;
 
 // A view of one JSON object that records which keys were read, so that finish() can refuse the rest.
 class Obj {
-public:
-    Obj(const json& j, std::string path, const std::string& file) : j_(j), path_(std::move(path)), file_(file) {
+  public:
+    Obj(const json& j, std::string path, const std::string& file)
+        : j_(j), path_(std::move(path)), file_(file) {
         if (!j_.is_object()) fail("", "must be an object");
     }
     std::string key(const std::string& k) const { return path_.empty() ? k : path_ + "." + k; }
@@ -60,7 +61,9 @@ public:
         if (!v.is_number_integer() && !(v.is_number() && std::floor(v.get<double>()) == v.get<double>()))
             fail(k, "must be an integer");
         double d = v.get<double>();
-        if (d < lo || d > hi) fail(k, "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "] (got " + fmt(d) + ")");
+        if (d < lo || d > hi)
+            fail(k,
+                 "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "] (got " + fmt(d) + ")");
         return int(d);
     }
     bool boolean(const std::string& k, bool def) {
@@ -118,7 +121,8 @@ public:
         if (!has(k)) return out;
         const json& v = j_.at(k);
         if (!v.is_array()) fail(k, "must be an array");
-        for (size_t i = 0; i < v.size(); ++i) out.emplace_back(v[i], key(k) + "[" + std::to_string(i) + "]", file_);
+        for (size_t i = 0; i < v.size(); ++i)
+            out.emplace_back(v[i], key(k) + "[" + std::to_string(i) + "]", file_);
         return out;
     }
     void finish() const {
@@ -132,7 +136,7 @@ public:
         return s.str();
     }
 
-private:
+  private:
     const json& j_;
     std::string path_;
     const std::string& file_;
@@ -143,7 +147,8 @@ Box3 readBox(Obj& o) {
     Box3 b{o.vec3("min", Vec3(0.f)), o.vec3("max", Vec3(0.f))};
     if (!o.has("min")) o.fail("min", "required");
     if (!o.has("max")) o.fail("max", "required");
-    if (!(b.min.x <= b.max.x && b.min.y <= b.max.y && b.min.z <= b.max.z)) o.fail("max", "must be >= min in every axis");
+    if (!(b.min.x <= b.max.x && b.min.y <= b.max.y && b.min.z <= b.max.z))
+        o.fail("max", "must be >= min in every axis");
     return b;
 }
 
@@ -168,7 +173,8 @@ MaterialDesc readMaterial(Obj& parent, bool cloth) {
     Obj o = parent.child("material");
     m.youngs = o.positive("youngs", m.youngs);
     m.poisson = o.num("poisson", m.poisson);
-    if (!(m.poisson > -1.0 && m.poisson < 0.5)) o.fail("poisson", "must be in (-1, 0.5) (got " + Obj::fmt(m.poisson) + ")");
+    if (!(m.poisson > -1.0 && m.poisson < 0.5))
+        o.fail("poisson", "must be in (-1, 0.5) (got " + Obj::fmt(m.poisson) + ")");
     m.density = o.positive("density", m.density);
     m.damping = o.nonNegative("damping", m.damping);
     if (cloth) {
@@ -196,9 +202,10 @@ void readSolver(Obj o, SolverDesc& s) {
         Obj c = o.child("coarse");
         CoarseDesc& d = s.coarse;
         d.enabled = c.boolean("enabled", d.enabled);
-        d.basis = c.enumeration<CoarseBasis>(
-            "basis", d.basis,
-            {{"element", CoarseBasis::Element}, {"stiff_rigid", CoarseBasis::StiffRigid}, {"patch_soft", CoarseBasis::PatchSoft}});
+        d.basis = c.enumeration<CoarseBasis>("basis", d.basis,
+                                             {{"element", CoarseBasis::Element},
+                                              {"stiff_rigid", CoarseBasis::StiffRigid},
+                                              {"patch_soft", CoarseBasis::PatchSoft}});
         d.modesPerElement = c.integer("modes_per_element", d.modesPerElement, 1, 12);
         d.filter = c.enumeration<CoarseFilter>("filter", d.filter,
                                                {{"none", CoarseFilter::None},
@@ -208,8 +215,8 @@ void readSolver(Obj o, SolverDesc& s) {
         d.contrastThreshold = c.num("contrast_threshold", d.contrastThreshold);
         if (!(d.contrastThreshold >= 1)) c.fail("contrast_threshold", "must be >= 1");
         d.patchSize = c.integer("patch_size", d.patchSize, 1, 1000);
-        d.matrix = c.enumeration<CoarseMatrix>("matrix", d.matrix,
-                                               {{"hessian", CoarseMatrix::Hessian}, {"rest", CoarseMatrix::Rest}});
+        d.matrix = c.enumeration<CoarseMatrix>(
+            "matrix", d.matrix, {{"hessian", CoarseMatrix::Hessian}, {"rest", CoarseMatrix::Rest}});
         c.finish();
     }
     s.chebyshevRho = o.num("chebyshev_rho", s.chebyshevRho);
@@ -226,7 +233,8 @@ void readSolver(Obj o, SolverDesc& s) {
     s.frictionEpsilon = o.positive("friction_epsilon", s.frictionEpsilon);
     s.threads = o.integer("threads", s.threads, 0, 1024);
     s.diagnostics = o.boolean("diagnostics", s.diagnostics);
-    s.adaptiveInit = o.enumeration<bool>("initial_guess", s.adaptiveInit, {{"adaptive", true}, {"inertial", false}});
+    s.adaptiveInit =
+        o.enumeration<bool>("initial_guess", s.adaptiveInit, {{"adaptive", true}, {"inertial", false}});
     o.finish();
 }
 
@@ -237,7 +245,8 @@ SoftBodyDesc readSoftBody(Obj o, const std::string& file) {
     if (b.type == "box_grid") {
         b.min = o.vec3("min", b.min);
         b.max = o.vec3("max", b.max);
-        if (!(b.min.x < b.max.x && b.min.y < b.max.y && b.min.z < b.max.z)) o.fail("max", "must be > min in every axis");
+        if (!(b.min.x < b.max.x && b.min.y < b.max.y && b.min.z < b.max.z))
+            o.fail("max", "must be > min in every axis");
         if (o.has("cells")) {
             auto c = o.numbers("cells", 3);
             for (int i = 0; i < 3; ++i) {
@@ -300,8 +309,9 @@ ClothDesc readCloth(Obj o) {
 RigidBodyDesc readRigidBody(Obj o) {
     RigidBodyDesc b;
     b.key = o.path();
-    b.shape = o.enumeration<ShapeType>("shape", ShapeType::Box,
-                                       {{"box", ShapeType::Box}, {"sphere", ShapeType::Sphere}, {"capsule", ShapeType::Capsule}});
+    b.shape = o.enumeration<ShapeType>(
+        "shape", ShapeType::Box,
+        {{"box", ShapeType::Box}, {"sphere", ShapeType::Sphere}, {"capsule", ShapeType::Capsule}});
     if (b.shape == ShapeType::Box) {
         b.size = o.vec3("size", b.size);
         if (!(b.size.x > 0 && b.size.y > 0 && b.size.z > 0)) o.fail("size", "must be > 0 in every axis");
@@ -323,12 +333,17 @@ RigidBodyDesc readRigidBody(Obj o) {
 JointDesc readJoint(Obj o, int numBodies) {
     JointDesc j;
     j.key = o.path();
-    j.type = o.enumeration<JointType>("type", JointType::Ball,
-                                      {{"ball", JointType::Ball}, {"fixed", JointType::Fixed}, {"hinge", JointType::Hinge}});
+    j.type = o.enumeration<JointType>(
+        "type", JointType::Ball,
+        {{"ball", JointType::Ball}, {"fixed", JointType::Fixed}, {"hinge", JointType::Hinge}});
     j.bodyA = o.integer("body_a", -1, -1, 1 << 30);
     j.bodyB = o.integer("body_b", 0, -1, 1 << 30);
-    if (j.bodyA >= numBodies) o.fail("body_a", "no rigid body " + std::to_string(j.bodyA) + " (scene has " + std::to_string(numBodies) + ")");
-    if (j.bodyB >= numBodies) o.fail("body_b", "no rigid body " + std::to_string(j.bodyB) + " (scene has " + std::to_string(numBodies) + ")");
+    if (j.bodyA >= numBodies)
+        o.fail("body_a",
+               "no rigid body " + std::to_string(j.bodyA) + " (scene has " + std::to_string(numBodies) + ")");
+    if (j.bodyB >= numBodies)
+        o.fail("body_b",
+               "no rigid body " + std::to_string(j.bodyB) + " (scene has " + std::to_string(numBodies) + ")");
     if (j.bodyA == j.bodyB) o.fail("body_b", "a joint needs two different bodies");
     j.anchor = o.vec3("anchor", j.anchor);
     j.axis = o.vec3("axis", j.axis);
@@ -349,7 +364,8 @@ JointDesc readJoint(Obj o, int numBodies) {
 // "a.b.0.c=value": walks (creating objects as needed) and sets the value parsed as JSON, else as string.
 void applyOverride(json& root, const std::string& ov, const std::string& file) {
     const size_t eq = ov.find('=');
-    if (eq == std::string::npos || eq == 0) throw InputError(file, ov, "override must look like key.path=value");
+    if (eq == std::string::npos || eq == 0)
+        throw InputError(file, ov, "override must look like key.path=value");
     const std::string path = ov.substr(0, eq), text = ov.substr(eq + 1);
     json value;
     try {
@@ -384,7 +400,8 @@ void applyOverride(json& root, const std::string& ov, const std::string& file) {
 
 const std::vector<std::string>& lastSceneWarnings() { return g_warnings; }
 
-SceneDesc parseScene(const std::string& text, const std::string& file, const std::vector<std::string>& overrides) {
+SceneDesc parseScene(const std::string& text, const std::string& file,
+                     const std::vector<std::string>& overrides) {
     g_warnings.clear();
     json root;
     try {
@@ -393,7 +410,11 @@ SceneDesc parseScene(const std::string& text, const std::string& file, const std
         // Byte offset -> line and column for the message.
         size_t line = 1, col = 1;
         for (size_t i = 0; i < e.byte && i < text.size(); ++i) {
-            if (text[i] == '\n') { ++line; col = 1; } else ++col;
+            if (text[i] == '\n') {
+                ++line;
+                col = 1;
+            } else
+                ++col;
         }
         std::string what = e.what();
         const size_t p = what.find("parse error");
@@ -403,8 +424,9 @@ SceneDesc parseScene(const std::string& text, const std::string& file, const std
         // e.g. out_of_range.406 for a number that overflows a double (1e999): not a finite number.
         std::string what = e.what();
         const size_t p = what.find(']');
-        throw InputError(file, "", "unusable JSON value (" + (p == std::string::npos ? what : what.substr(p + 2)) +
-                                       "): numbers must be finite");
+        throw InputError(file, "",
+                         "unusable JSON value (" + (p == std::string::npos ? what : what.substr(p + 2)) +
+                             "): numbers must be finite");
     }
     for (const auto& ov : overrides) applyOverride(root, ov, file);
 
@@ -438,7 +460,8 @@ SceneDesc parseScene(const std::string& text, const std::string& file, const std
 
 SceneDesc loadSceneFile(const std::string& path, const std::vector<std::string>& overrides) {
     std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError(path, "", std::filesystem::exists(path) ? "cannot read file" : "file not found");
+    if (!in)
+        throw InputError(path, "", std::filesystem::exists(path) ? "cannot read file" : "file not found");
     std::stringstream ss;
     ss << in.rdbuf();
     return parseScene(ss.str(), path, overrides);
@@ -446,24 +469,34 @@ SceneDesc loadSceneFile(const std::string& path, const std::vector<std::string>&
 
 const char* toString(DampingModel d) {
     switch (d) {
-        case DampingModel::None: return "none";
-        case DampingModel::Naive: return "naive";
-        default: return "internal";
+        case DampingModel::None:
+            return "none";
+        case DampingModel::Naive:
+            return "naive";
+        default:
+            return "internal";
     }
 }
 const char* toString(CoarseBasis b) {
     switch (b) {
-        case CoarseBasis::Element: return "element";
-        case CoarseBasis::StiffRigid: return "stiff_rigid";
-        default: return "patch_soft";
+        case CoarseBasis::Element:
+            return "element";
+        case CoarseBasis::StiffRigid:
+            return "stiff_rigid";
+        default:
+            return "patch_soft";
     }
 }
 const char* toString(CoarseFilter f) {
     switch (f) {
-        case CoarseFilter::None: return "none";
-        case CoarseFilter::Contrast: return "contrast";
-        case CoarseFilter::CrossColor: return "cross_color";
-        default: return "patch";
+        case CoarseFilter::None:
+            return "none";
+        case CoarseFilter::Contrast:
+            return "contrast";
+        case CoarseFilter::CrossColor:
+            return "cross_color";
+        default:
+            return "patch";
     }
 }
 

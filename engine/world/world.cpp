@@ -20,7 +20,7 @@ namespace vbd {
 namespace {
 
 class WorldImpl final : public World {
-public:
+  public:
     explicit WorldImpl(const SceneDesc& d) : desc_(d) {
         soft_.build(d);
 #ifdef VBD_WORLD_RIGID
@@ -56,7 +56,8 @@ public:
             if (rigid_->numBodies() > 0) {
                 auto tr = std::chrono::steady_clock::now();
                 rigid_->step(h);
-                m.solveMs += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - tr).count();
+                m.solveMs +=
+                    std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - tr).count();
                 if (soft_.model().numVertices() == 0) {
                     // A rigid-only scene reports the rigid solver's convergence.
                     m.iterations = desc_.solver.iterations;
@@ -178,7 +179,7 @@ public:
 
     SoftSolver& soft() { return soft_; }
 
-private:
+  private:
     void rebuildSurfaces();
     SceneDesc desc_;
     SoftSolver soft_;

@@ -43,7 +43,7 @@ struct ContactView {
 };
 
 class World {
-public:
+  public:
     virtual ~World() = default;
     // Throws InputError for a scene that cannot be simulated (bad mesh, degenerate tets, ...).
     static std::unique_ptr<World> create(const SceneDesc& desc);

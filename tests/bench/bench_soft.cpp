@@ -43,8 +43,8 @@ void BM_Sweep(benchmark::State& st) {
     for (auto _ : st) solver.sweep();
     st.counters["vertices"] = double(solver.model().numVertices());
     st.counters["colors"] = double(solver.model().colorGroups.size());
-    st.counters["tet_vertex_evals"] =
-        benchmark::Counter(double(4 * solver.model().tets.size()), benchmark::Counter::kIsIterationInvariantRate);
+    st.counters["tet_vertex_evals"] = benchmark::Counter(double(4 * solver.model().tets.size()),
+                                                         benchmark::Counter::kIsIterationInvariantRate);
 }
 
 void BM_Step10(benchmark::State& st) {
@@ -57,7 +57,15 @@ void BM_Step10(benchmark::State& st) {
 
 }  // namespace
 
-BENCHMARK(BM_Sweep)->ArgsProduct({{0, 1, 2}, {1, 2}})->ArgNames({"beam", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_Step10)->ArgsProduct({{0, 1, 2}, {1, 2}})->ArgNames({"beam", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Sweep)
+    ->ArgsProduct({{0, 1, 2}, {1, 2}})
+    ->ArgNames({"beam", "threads"})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_Step10)
+    ->ArgsProduct({{0, 1, 2}, {1, 2}})
+    ->ArgNames({"beam", "threads"})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 BENCHMARK_MAIN();

@@ -9,7 +9,9 @@
 
 namespace vbdtest {
 
-inline std::string scenePath(const std::string& name) { return std::string(VBD_SOURCE_DIR) + "/assets/scenes/" + name; }
+inline std::string scenePath(const std::string& name) {
+    return std::string(VBD_SOURCE_DIR) + "/assets/scenes/" + name;
+}
 
 inline vbd::SceneDesc loadScene(const std::string& name, const std::vector<std::string>& sets = {}) {
     return vbd::loadSceneFile(scenePath(name), sets);
@@ -29,8 +31,9 @@ inline double totalVolume(const vbd::SoftModel& m) {
     double v = 0;
     for (size_t e = 0; e < m.tets.size(); ++e) {
         const auto& t = m.tets[e];
-        vbd::Mat33d Ds = vbd::Mat33d::fromCols(vbd::Vec3d(m.x[t[1]] - m.x[t[0]]), vbd::Vec3d(m.x[t[2]] - m.x[t[0]]),
-                                               vbd::Vec3d(m.x[t[3]] - m.x[t[0]]));
+        vbd::Mat33d Ds =
+            vbd::Mat33d::fromCols(vbd::Vec3d(m.x[t[1]] - m.x[t[0]]), vbd::Vec3d(m.x[t[2]] - m.x[t[0]]),
+                                  vbd::Vec3d(m.x[t[3]] - m.x[t[0]]));
         v += Ds.det() / 6.0;
     }
     return v;

@@ -110,11 +110,13 @@ TEST(Cli, BadInputExitsTwoNamingFileAndKeyAndWritesNothing) {
     // A degenerate (zero-volume) rest tet in a TetGen mesh: four coplanar nodes.
     writeFile(dir, "flat.node", "4 3 0 0\n0 0 0 0\n1 1 0 0\n2 0 1 0\n3 1 1 0\n");
     writeFile(dir, "flat.ele", "1 4 0\n0 0 1 2 3\n");
-    const std::string meshBody = R"({ "type": "mesh", "path": "flat.node", "material": { "density": 1000 } })";
+    const std::string meshBody =
+        R"({ "type": "mesh", "path": "flat.node", "material": { "density": 1000 } })";
     const std::vector<BadCase> cases = {
         {"malformed JSON", "\"solver\":", "\"solver\" ", "line"},
         {"unknown key", "\"iterations\": 5", "\"iterations\": 5, \"iteratoins\": 3", "solver.iteratoins"},
-        {"missing mesh", "{ \"type\": \"box_grid\"", "{ \"type\": \"mesh\", \"path\": \"nope.obj\"", "soft_bodies[0].path"},
+        {"missing mesh", "{ \"type\": \"box_grid\"", "{ \"type\": \"mesh\", \"path\": \"nope.obj\"",
+         "soft_bodies[0].path"},
         {"zero density", "\"density\": 1000", "\"density\": 0", "soft_bodies[0].material.density"},
         {"negative density", "\"density\": 1000", "\"density\": -5", "soft_bodies[0].material.density"},
         {"poisson 0.5", "\"poisson\": 0.3", "\"poisson\": 0.5", "soft_bodies[0].material.poisson"},
@@ -122,7 +124,9 @@ TEST(Cli, BadInputExitsTwoNamingFileAndKeyAndWritesNothing) {
         {"dt negative", "\"dt\": 0.0166667", "\"dt\": -1", "dt"},
         {"NaN literal", "\"youngs\": 1e5", "\"youngs\": NaN", "line"},
         {"overflow to inf", "\"youngs\": 1e5", "\"youngs\": 1e999", "1e999"},
-        {"degenerate tet", "{ \"type\": \"box_grid\", \"min\": [0,1,0], \"max\": [1,2,1], \"cells\": [2,2,2],\n                     \"material\": { \"youngs\": 1e5, \"poisson\": 0.3, \"density\": 1000 } }",
+        {"degenerate tet",
+         "{ \"type\": \"box_grid\", \"min\": [0,1,0], \"max\": [1,2,1], \"cells\": [2,2,2],\n                "
+         "     \"material\": { \"youngs\": 1e5, \"poisson\": 0.3, \"density\": 1000 } }",
          meshBody, "flat"},
         {"bad --set", "\"dt\"", "\"dt\"", "solver.iterations", " --set solver.iterations=-3"},
     };
@@ -139,7 +143,8 @@ TEST(Cli, BadInputExitsTwoNamingFileAndKeyAndWritesNothing) {
         Result r = run("sim " + scene + " --frames 2 --out " + out + c.extraArgs);
         EXPECT_EQ(r.code, 2) << r.err;
         EXPECT_NE(r.err.find(c.key), std::string::npos) << r.err;
-        const bool namesFile = r.err.find("bad.json") != std::string::npos || r.err.find("flat.") != std::string::npos;
+        const bool namesFile =
+            r.err.find("bad.json") != std::string::npos || r.err.find("flat.") != std::string::npos;
         EXPECT_TRUE(namesFile) << r.err;
         int files = 0;
         for (auto it = fs::directory_iterator(out); it != fs::directory_iterator(); ++it) ++files;

@@ -29,8 +29,10 @@ TEST(DiagonalDominance, LowestAtTheStiffSoftInterface) {
     for (const auto& [k, v] : layer) {
         const double mean = v.first / v.second;
         std::printf("layer x=%.2f  mean ||D_i||/max_j||H_ij|| = %.3f\n", k / 4.0, mean);
-        if (k == 8) interface = mean;
-        else if (k != 16) lowestOther = std::min(lowestOther, mean);  // the free end face has fewer neighbours
+        if (k == 8)
+            interface = mean;
+        else if (k != 16)
+            lowestOther = std::min(lowestOther, mean);  // the free end face has fewer neighbours
     }
     // Clearly lowest: an interface vertex has about half the stiff tets of a stiff interior vertex in its
     // own block but a full-strength coupling to its stiff neighbours.

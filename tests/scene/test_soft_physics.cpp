@@ -90,7 +90,9 @@ TEST(SoftStatics, HangingBarElongationMatchesTheory) {
     const SoftModel& m0 = solver.model();
     int bottom = -1;
     for (int i = 0; i < m0.numVertices(); ++i)
-        if (m0.x[size_t(i)].y < 1e-6f && std::fabs(m0.x[size_t(i)].x) < 1e-6f && std::fabs(m0.x[size_t(i)].z) < 1e-6f) bottom = i;
+        if (m0.x[size_t(i)].y < 1e-6f && std::fabs(m0.x[size_t(i)].x) < 1e-6f &&
+            std::fabs(m0.x[size_t(i)].z) < 1e-6f)
+            bottom = i;
     ASSERT_GE(bottom, 0);
     const double y0 = m0.x[size_t(bottom)].y, com0 = centerOfMass(m0).y;
     double tip = 0, com = 0;
@@ -129,8 +131,9 @@ TEST(SoftStatics, FixedBeamComesToRest) {
 }
 
 TEST(SoftScenes, EveryBuiltInSceneRunsWithAValidColoring) {
-    for (const char* name : {"default.json", "cube_drop.json", "beam_sag.json", "beam_twist.json", "contrast_bar.json",
-                             "damping_comparison.json", "hanging_bar.json", "mesh_drop.json"}) {
+    for (const char* name :
+         {"default.json", "cube_drop.json", "beam_sag.json", "beam_twist.json", "contrast_bar.json",
+          "damping_comparison.json", "hanging_bar.json", "mesh_drop.json"}) {
         SCOPED_TRACE(name);
         SceneDesc s = loadScene(name);
         SoftSolver solver;
@@ -177,6 +180,7 @@ TEST(SoftDiagnostics, ResidualDecreasesWithinAStepAndMatchesForces) {
     ASSERT_EQ(its.size(), 31u);
     // Block Gauss-Seidel on a convex problem: the energy G never increases across sweeps (each local
     // solve is an exact Newton step on a strictly convex block; float roundoff allowance 1e-6 relative).
-    for (size_t k = 1; k < its.size(); ++k) EXPECT_LE(its[k].energy, its[k - 1].energy + 1e-6 * std::fabs(its[k - 1].energy));
+    for (size_t k = 1; k < its.size(); ++k)
+        EXPECT_LE(its[k].energy, its[k - 1].energy + 1e-6 * std::fabs(its[k - 1].energy));
     EXPECT_LT(its.back().residual, 0.1 * its.front().residual);
 }

@@ -43,7 +43,8 @@ inline double minEigenSym(const Mat33d& A) {
     const double p1 = A(0, 1) * A(0, 1) + A(0, 2) * A(0, 2) + A(1, 2) * A(1, 2);
     const double q = A.trace() / 3.0;
     if (p1 == 0) return std::min(A(0, 0), std::min(A(1, 1), A(2, 2)));
-    const double p2 = (A(0, 0) - q) * (A(0, 0) - q) + (A(1, 1) - q) * (A(1, 1) - q) + (A(2, 2) - q) * (A(2, 2) - q) + 2 * p1;
+    const double p2 = (A(0, 0) - q) * (A(0, 0) - q) + (A(1, 1) - q) * (A(1, 1) - q) +
+                      (A(2, 2) - q) * (A(2, 2) - q) + 2 * p1;
     const double p = std::sqrt(p2 / 6.0);
     Mat33d B = (A - Mat33d::diag(q)) * (1.0 / p);
     double r = B.det() / 2.0;

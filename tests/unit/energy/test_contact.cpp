@@ -63,8 +63,9 @@ TEST(Contact, PenaltyForceIsMinusGradientOfPotential) {
     const float h = 1e-3f;
     for (const ParticleCollider& c : {plane(), box(), sphere()}) {
         Vec3 x = c.type == ParticleColliderType::Plane ? Vec3(0.2f, -0.05f, 0.1f)
-                 : c.type == ParticleColliderType::Sphere ? Vec3(0.1f, 1.5f, 0.2f)
-                                                  : c.center + rotate(c.rotation, Vec3(0.1f, 0.9f, 0.3f));
+                 : c.type == ParticleColliderType::Sphere
+                     ? Vec3(0.1f, 1.5f, 0.2f)
+                     : c.center + rotate(c.rotation, Vec3(0.1f, 0.9f, 0.3f));
         Vec3 f(0.f);
         Mat33 H;
         ASSERT_TRUE(colliderContact(c, p, x, x, 0.01f, f, H));

@@ -34,7 +34,8 @@ TEST(InternalDamping, ForceIsGradientOfDissipationPotential) {
         for (int a = 0; a < 4; ++a) {
             Vec3d f;
             Mat33d H;
-            internalDampingVertex(Fof(r, x), Fp, tetVertexWeight(r.DmInv, a), r.volume, kMu, kLam, kKd, kH, f, H);
+            internalDampingVertex(Fof(r, x), Fp, tetVertexWeight(r.DmInv, a), r.volume, kMu, kLam, kKd, kH, f,
+                                  H);
             for (int c = 0; c < 3; ++c) {
                 auto a1 = x, a2 = x;
                 a1[size_t(a)][c] += h;
@@ -82,7 +83,8 @@ TEST(InternalDamping, BlockIsExactHessianAtZeroRateAndPsdEverywhere) {
         for (int a = 0; a < 4; ++a) {
             Vec3d f;
             Mat33d H;
-            internalDampingVertex(Fof(r, y), Fp, tetVertexWeight(r.DmInv, a), r.volume, kMu, kLam, kKd, kH, f, H);
+            internalDampingVertex(Fof(r, y), Fp, tetVertexWeight(r.DmInv, a), r.volume, kMu, kLam, kKd, kH, f,
+                                  H);
             EXPECT_GE(minEigenSym(H), -1e-12 * maxAbs(H));
         }
     }
@@ -127,7 +129,7 @@ TEST(NaiveDamping, DampsRigidTranslation) {
     naiveDampingVertex(K, x, xPrev, kKd, kH, f, H);
     EXPECT_GT(f.y, 0.1 * kKd / kH * r.volume * kMu * 0.1);  // pushes up, against the fall
     // and the internal model does not
-    internalDampingVertex(Mat33d::identity(), Mat33d::identity(), tetVertexWeight(r.DmInv, 1), r.volume, kMu, kLam,
-                          kKd, kH, f, H);
+    internalDampingVertex(Mat33d::identity(), Mat33d::identity(), tetVertexWeight(r.DmInv, 1), r.volume, kMu,
+                          kLam, kKd, kH, f, H);
     EXPECT_LT(norm(f), 1e-14);
 }

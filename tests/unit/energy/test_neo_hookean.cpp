@@ -31,7 +31,8 @@ std::vector<Sample> samples(int n, unsigned seed) {
         Sample s;
         s.rest = randomRestTet(rng);
         // Random affine map plus per-vertex noise; every third sample mirrored to invert the tet.
-        Mat33d A = Mat33d::identity() + Mat33d::fromCols(randomVec(rng, 0.6), randomVec(rng, 0.6), randomVec(rng, 0.6));
+        Mat33d A = Mat33d::identity() +
+                   Mat33d::fromCols(randomVec(rng, 0.6), randomVec(rng, 0.6), randomVec(rng, 0.6));
         if (out.size() % 3 == 2) A = A * Mat33d::fromCols({-1, 0, 0}, {0, 1, 0}, {0, 0, 1});
         for (int a = 0; a < 4; ++a) s.x[size_t(a)] = A * s.rest.X[size_t(a)] + randomVec(rng, 0.1);
         s.J = tetDeformationGradient(s.x[0], s.x[1], s.x[2], s.x[3], s.rest.DmInv).det();
@@ -53,7 +54,8 @@ TEST(NeoHookean, RestIsStressFreeAndZeroEnergy) {
 }
 
 TEST(NeoHookean, LameConversionMatchesLinearElasticity) {
-    // Small-strain check: for F = I + eps*G the stress must equal the linear one, 2 mu sym(G) + lambda_L tr(G) I.
+    // Small-strain check: for F = I + eps*G the stress must equal the linear one, 2 mu sym(G) + lambda_L
+    // tr(G) I.
     const Lame lame = lameFromYoungPoisson(1e5, 0.3);
     const Lame nh = neoHookeanFromLame(lame);
     EXPECT_NEAR(nh.lambda, lame.lambda + lame.mu, 1e-9);
@@ -80,7 +82,8 @@ TEST(NeoHookean, ForceMatchesFiniteDifferenceOfEnergy) {
                 xm[size_t(a)][c] -= h;
                 double fd = -(tetEnergy(s.rest, xp, mu, lam) - tetEnergy(s.rest, xm, mu, lam)) / (2 * h);
                 // Central difference error O(h^2 E''') ~ 1e-12 relative; roundoff ~ 1e-16 E / h ~ 1e-9.
-                EXPECT_NEAR(f[c], fd, 1e-6 * (1.0 + std::fabs(fd))) << "J=" << s.J << " a=" << a << " c=" << c;
+                EXPECT_NEAR(f[c], fd, 1e-6 * (1.0 + std::fabs(fd)))
+                    << "J=" << s.J << " a=" << a << " c=" << c;
             }
         }
     }
@@ -95,8 +98,8 @@ TEST(NeoHookean, BlockMatchesFiniteDifferenceOfForceAndIsPsd) {
             const Vec3d m = tetVertexWeight(s.rest.DmInv, a);
             Vec3d f;
             Mat33d H;
-            neoHookeanVertex(tetDeformationGradient(s.x[0], s.x[1], s.x[2], s.x[3], s.rest.DmInv), m, s.rest.volume,
-                             mu, lam, f, H);
+            neoHookeanVertex(tetDeformationGradient(s.x[0], s.x[1], s.x[2], s.x[3], s.rest.DmInv), m,
+                             s.rest.volume, mu, lam, f, H);
             Mat33d fdH;
             for (int c = 0; c < 3; ++c) {
                 auto xp = s.x, xm = s.x;
@@ -104,10 +107,10 @@ TEST(NeoHookean, BlockMatchesFiniteDifferenceOfForceAndIsPsd) {
                 xm[size_t(a)][c] -= h;
                 Vec3d fp, fm;
                 Mat33d tmp;
-                neoHookeanVertex(tetDeformationGradient(xp[0], xp[1], xp[2], xp[3], s.rest.DmInv), m, s.rest.volume,
-                                 mu, lam, fp, tmp);
-                neoHookeanVertex(tetDeformationGradient(xm[0], xm[1], xm[2], xm[3], s.rest.DmInv), m, s.rest.volume,
-                                 mu, lam, fm, tmp);
+                neoHookeanVertex(tetDeformationGradient(xp[0], xp[1], xp[2], xp[3], s.rest.DmInv), m,
+                                 s.rest.volume, mu, lam, fp, tmp);
+                neoHookeanVertex(tetDeformationGradient(xm[0], xm[1], xm[2], xm[3], s.rest.DmInv), m,
+                                 s.rest.volume, mu, lam, fm, tmp);
                 for (int r = 0; r < 3; ++r) fdH(r, c) = -(fp[r] - fm[r]) / (2 * h);
             }
             EXPECT_LT(maxAbs(H - fdH), 1e-6 * (1.0 + maxAbs(H))) << "J=" << s.J;

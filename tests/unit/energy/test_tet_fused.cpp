@@ -12,8 +12,10 @@ TEST(TetFused, EqualsReferenceNeoHookeanPlusInternalDamping) {
     std::mt19937 rng(21);
     for (int trial = 0; trial < 200; ++trial) {
         RestTet r = randomRestTet(rng);
-        const Mat33d F = Mat33d::identity() + Mat33d::fromCols(randomVec(rng, 0.7), randomVec(rng, 0.7), randomVec(rng, 0.7));
-        const Mat33d Fp = Mat33d::identity() + Mat33d::fromCols(randomVec(rng, 0.5), randomVec(rng, 0.5), randomVec(rng, 0.5));
+        const Mat33d F = Mat33d::identity() +
+                         Mat33d::fromCols(randomVec(rng, 0.7), randomVec(rng, 0.7), randomVec(rng, 0.7));
+        const Mat33d Fp = Mat33d::identity() +
+                          Mat33d::fromCols(randomVec(rng, 0.5), randomVec(rng, 0.5), randomVec(rng, 0.5));
         const double mu = 3, lam = 11, kd = trial % 2 ? 0.05 : 0.0, h = 0.01;
         for (int a = 0; a < 4; ++a) {
             const Vec3d m = tetVertexWeight(r.DmInv, a);
