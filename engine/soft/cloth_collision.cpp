@@ -54,6 +54,10 @@ bool allowed(const CollisionState& cs, int ba, int bb) {
     return A.cloth || B.cloth;
 }
 
+float pairRadius(const CollisionState& cs, int ba, int bb) {
+    return std::max(cs.bodies[size_t(ba)].radius, cs.bodies[size_t(bb)].radius);
+}
+
 SelfContact makeContact(const CollisionState& cs, ContactKind kind, const int v[4], int ba, int bb) {
     const CollisionBody& A = cs.bodies[size_t(ba)];
     const CollisionBody& B = cs.bodies[size_t(bb)];
@@ -182,7 +186,7 @@ float chooseReferences(CollisionState& cs, const std::vector<Vec3>& xc, const st
     float M = 0;
     for (int v : cs.verts)
         if (!fixed[size_t(v)]) M = std::max(M, norm(ref[size_t(v)] - c));
-    const float rMin = 2.f * cs.maxRadius, rCap = std::max(2.f * rMin, 2.5f * cs.meanEdge);
+    const float rMin = 2.f * cs.maxRadius, rCap = std::max(2.f * rMin, 2.f * cs.meanEdge);
     float scale = 1;
     if (2.f * M + rMin > rCap && M > 0) scale = (rCap - rMin) / (2.f * M);  // shrink toward c (scales M)
     cs.refCenter = c;
@@ -207,25 +211,44 @@ void detectCollisions(CollisionState& cs, const std::vector<Vec3>& x, float R, s
         cs.refSpread = 0;
     }
     cs.queryRadius = R;
+    // Triangles are hashed by their box centre into cells of size R + (largest box diagonal): a vertex
+    // within R of a triangle is within that distance of its box centre, so the 27 cells around the
+    // vertex's cell hold every candidate; the R-inflated box is tested before the narrow phase.
     Grid tg, eg;
-    tg.cell = eg.cell = std::max(R, cs.meanEdge);
     const Vec3 pad(R);
+    std::vector<Vec3> tlo(cs.tris.size()), thi(cs.tris.size());
+    float ext = 0;
     for (size_t t = 0; t < cs.tris.size(); ++t) {
         const auto& tr = cs.tris[t];
-        const Vec3 lo = cwiseMin(x[size_t(tr[0])], cwiseMin(x[size_t(tr[1])], x[size_t(tr[2])]));
-        const Vec3 hi = cwiseMax(x[size_t(tr[0])], cwiseMax(x[size_t(tr[1])], x[size_t(tr[2])]));
-        tg.insert(lo - pad, hi + pad, int(t));
+        tlo[t] = cwiseMin(x[size_t(tr[0])], cwiseMin(x[size_t(tr[1])], x[size_t(tr[2])]));
+        thi[t] = cwiseMax(x[size_t(tr[0])], cwiseMax(x[size_t(tr[1])], x[size_t(tr[2])]));
+        ext = std::max(ext, norm(thi[t] - tlo[t]));
+    }
+    tg.cell = R + ext;
+    for (size_t t = 0; t < cs.tris.size(); ++t) {
+        const Vec3 mid = (tlo[t] + thi[t]) * 0.5f;
+        tg.entries.push_back({tg.key(tg.coord(mid.x), tg.coord(mid.y), tg.coord(mid.z)), int(t)});
     }
     tg.finish();
+    // Edges are hashed by their midpoint into cells of size R + (longest edge): two edges closer than R
+    // have midpoints closer than that, so the 27 cells around an edge's own cell hold every candidate.
+    std::vector<Vec3> elo(cs.edges.size()), ehi(cs.edges.size());
+    float longest = 0;
     for (size_t e = 0; e < cs.edges.size(); ++e) {
         const Vec3& a = x[size_t(cs.edges[e][0])];
         const Vec3& b = x[size_t(cs.edges[e][1])];
-        eg.insert(cwiseMin(a, b), cwiseMax(a, b), int(e));
+        elo[e] = cwiseMin(a, b);
+        ehi[e] = cwiseMax(a, b);
+        longest = std::max(longest, norm(b - a));
+    }
+    eg.cell = R + longest;
+    for (size_t e = 0; e < cs.edges.size(); ++e) {
+        const Vec3 mid = (elo[e] + ehi[e]) * 0.5f;
+        eg.entries.push_back({eg.key(eg.coord(mid.x), eg.coord(mid.y), eg.coord(mid.z)), int(e)});
     }
     eg.finish();
 
-    // Vertex-triangle: a vertex lies in exactly one cell, and every triangle within R of it is in that
-    // cell (AABBs inflated by R), so each pair is seen once.
+    // Vertex-triangle: each (vertex, triangle) pair is seen once, from the vertex.
     std::vector<std::vector<Pair>> vt(cs.verts.size());
     std::vector<int> bodyOf(size_t(n), -1);
     for (size_t t = 0; t < cs.tris.size(); ++t)
@@ -235,42 +258,55 @@ void detectCollisions(CollisionState& cs, const std::vector<Vec3>& x, float R, s
         [&](size_t k) {
             const int v = cs.verts[k];
             const Vec3& p = x[size_t(v)];
-            const auto range = tg.cellRange(tg.key(tg.coord(p.x), tg.coord(p.y), tg.coord(p.z)));
-            for (const Entry* it = range.first; it != range.second; ++it) {
-                const auto& tr = cs.tris[size_t(it->id)];
-                if (tr[0] == v || tr[1] == v || tr[2] == v) continue;
-                if (!allowed(cs, bodyOf[size_t(v)], cs.triBody[size_t(it->id)])) continue;
-                const float d =
-                    vertexTriangleDistance(p, x[size_t(tr[0])], x[size_t(tr[1])], x[size_t(tr[2])]);
-                if (d < R) vt[k].push_back({v, it->id, d});
-            }
+            const int ci = tg.coord(p.x), cj = tg.coord(p.y), ck = tg.coord(p.z);
+            for (int i = ci - 1; i <= ci + 1; ++i)
+                for (int j = cj - 1; j <= cj + 1; ++j)
+                    for (int kk = ck - 1; kk <= ck + 1; ++kk) {
+                        const auto range = tg.cellRange(tg.key(i, j, kk));
+                        for (const Entry* it = range.first; it != range.second; ++it) {
+                            const size_t t = size_t(it->id);
+                            const Vec3 lo = tlo[t] - pad, hi = thi[t] + pad;
+                            if (p.x < lo.x || p.y < lo.y || p.z < lo.z || p.x > hi.x || p.y > hi.y ||
+                                p.z > hi.z)
+                                continue;
+                            const auto& tr = cs.tris[t];
+                            if (tr[0] == v || tr[1] == v || tr[2] == v) continue;
+                            if (!allowed(cs, bodyOf[size_t(v)], cs.triBody[t])) continue;
+                            const float d = vertexTriangleDistance(p, x[size_t(tr[0])], x[size_t(tr[1])],
+                                                                   x[size_t(tr[2])]);
+                            if (d < R) vt[k].push_back({v, int(t), d});
+                        }
+                    }
         },
         16);
-    // Edge-edge: candidates from every cell the R-inflated edge box overlaps, deduplicated, e2 > e1.
+    // Edge-edge: each unordered pair once (e2 > e1), R-inflated boxes must overlap before the narrow phase.
     std::vector<std::vector<Pair>> ee(cs.edges.size());
     parallelFor(
         cs.edges.size(),
         [&](size_t e1) {
             const auto& E1 = cs.edges[e1];
             const Vec3 &a0 = x[size_t(E1[0])], &a1 = x[size_t(E1[1])];
-            const Vec3 lo = cwiseMin(a0, a1) - pad, hi = cwiseMax(a0, a1) + pad;
-            std::vector<int> cand;
-            for (int i = eg.coord(lo.x); i <= eg.coord(hi.x); ++i)
-                for (int j = eg.coord(lo.y); j <= eg.coord(hi.y); ++j)
-                    for (int k = eg.coord(lo.z); k <= eg.coord(hi.z); ++k) {
+            const Vec3 lo = elo[e1] - pad, hi = ehi[e1] + pad;
+            const Vec3 mid = (elo[e1] + ehi[e1]) * 0.5f;
+            const int ci = eg.coord(mid.x), cj = eg.coord(mid.y), ck = eg.coord(mid.z);
+            for (int i = ci - 1; i <= ci + 1; ++i)
+                for (int j = cj - 1; j <= cj + 1; ++j)
+                    for (int k = ck - 1; k <= ck + 1; ++k) {
                         const auto range = eg.cellRange(eg.key(i, j, k));
-                        for (const Entry* it = range.first; it != range.second; ++it)
-                            if (size_t(it->id) > e1) cand.push_back(it->id);
+                        for (const Entry* it = range.first; it != range.second; ++it) {
+                            const size_t e2 = size_t(it->id);
+                            if (e2 <= e1) continue;
+                            if (ehi[e2].x < lo.x || elo[e2].x > hi.x || ehi[e2].y < lo.y ||
+                                elo[e2].y > hi.y || ehi[e2].z < lo.z || elo[e2].z > hi.z)
+                                continue;
+                            const auto& E2 = cs.edges[e2];
+                            if (E1[0] == E2[0] || E1[0] == E2[1] || E1[1] == E2[0] || E1[1] == E2[1])
+                                continue;
+                            if (!allowed(cs, cs.edgeBody[e1], cs.edgeBody[e2])) continue;
+                            const float d = edgeEdgeDistance(a0, a1, x[size_t(E2[0])], x[size_t(E2[1])]);
+                            if (d < R) ee[e1].push_back({int(e1), int(e2), d});
+                        }
                     }
-            std::sort(cand.begin(), cand.end());
-            cand.erase(std::unique(cand.begin(), cand.end()), cand.end());
-            for (int e2 : cand) {
-                const auto& E2 = cs.edges[size_t(e2)];
-                if (E1[0] == E2[0] || E1[0] == E2[1] || E1[1] == E2[0] || E1[1] == E2[1]) continue;
-                if (!allowed(cs, cs.edgeBody[e1], cs.edgeBody[size_t(e2)])) continue;
-                const float d = edgeEdgeDistance(a0, a1, x[size_t(E2[0])], x[size_t(E2[1])]);
-                if (d < R) ee[e1].push_back({int(e1), e2, d});
-            }
         },
         16);
 
