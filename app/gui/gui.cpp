@@ -342,8 +342,8 @@ void GuiApp::applySceneRequest() {
         for (int l = 0; l < (app_.compare ? 2 : 1); ++l) app_.labs[l].rebuild = true;
     }
     while (app_.throwRequests > 0) {
-        // The World has no "add body" call: the box joins the scene description and the scene restarts,
-        // the box leaving the camera along the view direction at 8 m/s.
+        // The box joins the running World (World::addRigidBody, applied by the simulation thread before its
+        // next step), leaving the camera along the view direction at 8 m/s.
         --app_.throwRequests;
         glm::vec3 eye = app_.camera.eye(), dir = glm::normalize(app_.camera.target - eye);
         vbd::RigidBodyDesc b;
@@ -353,8 +353,9 @@ void GuiApp::applySceneRequest() {
         b.position = {p.x, p.y, p.z};
         b.velocity = {8 * dir.x, 8 * dir.y, 8 * dir.z};
         for (int l = 0; l < (app_.compare ? 2 : 1); ++l) {
-            app_.labs[l].desc.rigidBodies.push_back(b);
-            app_.labs[l].rebuild = true;
+            app_.labs[l].desc.rigidBodies.push_back(b);  // so that a reset keeps it
+            if (app_.labs[l].world) app_.labs[l].world->addRigidBody(b);
+            else app_.labs[l].rebuild = true;
         }
     }
     for (int l = 0; l < (app_.compare ? 2 : 1); ++l)

@@ -67,6 +67,12 @@ void WorldSnapshot::setBodyDrag(int body, const vbd::Vec3& localPoint, const vbd
     cmds_->bodyStiffness = stiffness;
 }
 
+int WorldSnapshot::addRigidBody(const vbd::RigidBodyDesc& body) {
+    std::lock_guard<std::mutex> lk(*cmdMutex_);
+    cmds_->addBodies.push_back(body);
+    return int(desc_.rigidBodies.size() + cmds_->addBodies.size()) - 1;
+}
+
 // ---------------------------------------------------------------------------------------------------
 SimRunner::SimRunner() {
     for (int i = 0; i < 2; ++i) {
@@ -179,11 +185,13 @@ void SimRunner::loop() {
                 std::lock_guard<std::mutex> g(*cmdMutex_[l]);
                 c = *cmds_[l];
                 cmds_[l]->solver = cmds_[l]->drag = cmds_[l]->bodyDrag = false;
+                cmds_[l]->addBodies.clear();
             }
             try {
                 if (c.solver) w->setSolver(c.solverDesc);
                 if (c.drag) w->setDrag(c.particle, c.target, c.stiffness);
                 if (c.bodyDrag) w->setBodyDrag(c.body, c.local, c.bodyTarget, c.bodyStiffness);
+                for (const auto& b : c.addBodies) w->addRigidBody(b);
                 auto ts = Clock::now();
                 w->step();
                 stepMs_[l] = std::chrono::duration<double, std::milli>(Clock::now() - ts).count();

@@ -25,6 +25,7 @@ struct PendingCommands {
     int body = -1;
     vbd::Vec3 local, bodyTarget;
     float bodyStiffness = 0;
+    std::vector<vbd::RigidBodyDesc> addBodies;  // thrown boxes, added before the next step
 };
 
 class WorldSnapshot final : public vbd::World {
@@ -51,6 +52,7 @@ class WorldSnapshot final : public vbd::World {
     void setDrag(int particle, const vbd::Vec3& target, float stiffness) override;
     void setBodyDrag(int body, const vbd::Vec3& localPoint, const vbd::Vec3& target,
                      float stiffness) override;
+    int addRigidBody(const vbd::RigidBodyDesc& body) override;
 
   private:
     vbd::SceneDesc desc_;

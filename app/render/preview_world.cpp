@@ -140,6 +140,8 @@ class PreviewWorld final : public vbd::World {
     void setSolver(const vbd::SolverDesc& s) override { desc_.solver = s; }
     void setDrag(int, const vbd::Vec3&, float) override {}
     void setBodyDrag(int, const vbd::Vec3&, const vbd::Vec3&, float) override {}
+    // The preview is a fixed picture: it takes no new bodies.
+    int addRigidBody(const vbd::RigidBodyDesc&) override { return -1; }
 
   private:
     vbd::SceneDesc desc_;

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "backend/parallel.h"
+#include "math/error.h"
 #include "soft/soft_solver.h"
 #ifdef VBD_WORLD_RIGID
 #include "rigid/rigid_solver.h"
@@ -174,6 +175,26 @@ class WorldImpl final : public World {
     void setBodyDrag(int body, const Vec3& localPoint, const Vec3& target, float stiffness) override {
 #ifdef VBD_WORLD_RIGID
         rigid_->setDrag(body, localPoint, target, stiffness);
+#endif
+    }
+
+    int addRigidBody(const RigidBodyDesc& body) override {
+#ifdef VBD_WORLD_RIGID
+        // The rigid solver is rebuilt from the extended description (colors, broad phase and contact
+        // lists depend on the body set); the existing bodies are put back where they are now. Contact
+        // warm-start data is lost, which costs a few sweeps of convergence in the next step.
+        std::vector<RigidBodyState> states = rigid_->states();
+        SceneDesc d = desc_;
+        d.rigidBodies.push_back(body);
+        d.rigidBodies.back().key = "rigid_bodies[" + std::to_string(d.rigidBodies.size() - 1) + "]";
+        auto fresh = std::make_unique<RigidSolver>(d);
+        fresh->setParams(desc_.solver);
+        for (size_t i = 0; i < states.size(); ++i) fresh->setState(int(i), states[i]);
+        rigid_ = std::move(fresh);
+        desc_.rigidBodies = d.rigidBodies;
+        return int(desc_.rigidBodies.size()) - 1;
+#else
+        throw InputError(desc_.file, "rigid_bodies", "built without the rigid-body solver");
 #endif
     }
 

@@ -74,6 +74,9 @@ class World {
     // A spring pulling particle i towards target (picking). i < 0 releases it.
     virtual void setDrag(int particle, const Vec3& target, float stiffness) = 0;
     virtual void setBodyDrag(int body, const Vec3& localPoint, const Vec3& target, float stiffness) = 0;
+    // Adds a rigid body to the running scene (the app's "throw a box"); existing bodies keep their
+    // state. Returns its index. Throws InputError for an unusable body.
+    virtual int addRigidBody(const RigidBodyDesc& body) = 0;
 };
 
 }  // namespace vbd

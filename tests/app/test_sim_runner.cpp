@@ -45,6 +45,7 @@ class CountingWorld final : public vbd::World {
     void setSolver(const vbd::SolverDesc& s) override { desc_.solver = s; }
     void setDrag(int particle, const vbd::Vec3&, float) override { drag_ = particle; }
     void setBodyDrag(int, const vbd::Vec3&, const vbd::Vec3&, float) override {}
+    int addRigidBody(const vbd::RigidBodyDesc&) override { return -1; }
     std::vector<int> dragAtStep;
 
   private:
