@@ -323,18 +323,18 @@ void detectCollisions(CollisionState& cs, const std::vector<Vec3>& x, float R, s
             const auto& tr = cs.tris[size_t(p.b)];
             const int v[4] = {p.a, tr[0], tr[1], tr[2]};
             pairs.push_back({{v[0], v[1], v[2], v[3]}, 1, p.d});
-            SelfContact c =
-                makeContact(cs, ContactKind::VertexTriangle, v, bodyOf[size_t(p.a)], cs.triBody[size_t(p.b)]);
-            if (p.d < 2.f * c.radius) cs.contacts.push_back(c);
+            const int ba = bodyOf[size_t(p.a)], bb = cs.triBody[size_t(p.b)];
+            if (p.d < 2.f * pairRadius(cs, ba, bb))
+                cs.contacts.push_back(makeContact(cs, ContactKind::VertexTriangle, v, ba, bb));
         }
     for (const auto& list : ee)
         for (const Pair& p : list) {
             const auto &A = cs.edges[size_t(p.a)], &B = cs.edges[size_t(p.b)];
             const int v[4] = {A[0], A[1], B[0], B[1]};
             pairs.push_back({{v[0], v[1], v[2], v[3]}, 2, p.d});
-            SelfContact c =
-                makeContact(cs, ContactKind::EdgeEdge, v, cs.edgeBody[size_t(p.a)], cs.edgeBody[size_t(p.b)]);
-            if (p.d < 2.f * c.radius) cs.contacts.push_back(c);
+            const int ba = cs.edgeBody[size_t(p.a)], bb = cs.edgeBody[size_t(p.b)];
+            if (p.d < 2.f * pairRadius(cs, ba, bb))
+                cs.contacts.push_back(makeContact(cs, ContactKind::EdgeEdge, v, ba, bb));
         }
     cs.numPairs = int(pairs.size());
     auto spread = [&](const Near& p) {
