@@ -78,7 +78,11 @@ Mat9 internalDampingHessianF(const Eigen::Matrix3d& F, double mu, double lambdaN
 }
 
 Mat9 projectPsd(const Mat9& H, int* clipped) {
-    Eigen::SelfAdjointEigenSolver<Mat9> es(0.5 * (H + H.transpose()));
+    const Mat9 Hs = 0.5 * (H + H.transpose());
+    // A successful Cholesky proves H positive definite, where the projection is the identity: a 9x9 LLT^T
+    // is ~10x cheaper than the eigen solve, which then only runs for (near-)indefinite blocks.
+    if (Eigen::LLT<Mat9>(Hs).info() == Eigen::Success) return Hs;
+    Eigen::SelfAdjointEigenSolver<Mat9> es(Hs);
     Vec9 w = es.eigenvalues();
     const double big = w.cwiseAbs().maxCoeff();
     int n = 0;
@@ -88,7 +92,7 @@ Mat9 projectPsd(const Mat9& H, int* clipped) {
             w(i) = 0;
         }
     if (clipped) *clipped += n;
-    if (n == 0) return 0.5 * (H + H.transpose());
+    if (n == 0) return Hs;
     return es.eigenvectors() * w.asDiagonal() * es.eigenvectors().transpose();
 }
 
