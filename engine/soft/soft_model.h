@@ -7,8 +7,8 @@
 #include "energy/contact.h"
 #include "energy/membrane.h"
 #include "mesh/tet_mesh.h"
-#include "soft/cloth_collision.h"
 #include "scene/scene_desc.h"
+#include "soft/cloth_collision.h"
 
 namespace vbd {
 
@@ -23,24 +23,24 @@ struct SoftModel {
     std::vector<Vec3> x, v, xPrev, y, x0;  // x0: initial positions (kinematic reference)
     std::vector<Vec3> vLast;               // velocity of the previous step (adaptive initial guess)
     std::vector<float> mass;
-    std::vector<char> fixed;              // Dirichlet vertices (not solved)
-    std::vector<int> kinematic;           // -1 or index into regions (fixed vertices that move)
+    std::vector<char> fixed;     // Dirichlet vertices (not solved)
+    std::vector<int> kinematic;  // -1 or index into regions (fixed vertices that move)
     std::vector<KinematicRegion> regions;
-    std::vector<int> bodyOfVertex;        // soft body / cloth index
+    std::vector<int> bodyOfVertex;  // soft body / cloth index
 
     // Tets
     std::vector<std::array<int, 4>> tets;
     std::vector<Mat33> DmInv;
     std::vector<float> volume, mu, lambda, kd;  // Neo-Hookean mu, lambda_NH; damping k_d (s)
-    Csr vertexTets;                              // vertex -> 4*tet + local
-    std::vector<Mat33> Cprev;                    // F^T F at x_prev, per tet (refreshed every step)
+    Csr vertexTets;                             // vertex -> 4*tet + local
+    std::vector<Mat33> Cprev;                   // F^T F at x_prev, per tet (refreshed every step)
 
     // Cloth membranes (stable Neo-Hookean triangles, energy/membrane.h)
     std::vector<std::array<int, 3>> tris;
     std::vector<TriRest> triRest;
     std::vector<float> triVolume, triMu, triLambda, triKd;  // V = rest area * thickness
-    std::vector<std::array<float, 3>> triCprev;           // (C00, C01, C11) at x_prev, per step
-    Csr vertexTris;                                        // vertex -> 4*tri + local
+    std::vector<std::array<float, 3>> triCprev;             // (C00, C01, C11) at x_prev, per step
+    Csr vertexTris;                                         // vertex -> 4*tri + local
     // Cloth bending hinges (energy/bending.h): edge x0-x1, wings x2 (tri A) and x3 (tri B)
     std::vector<std::array<int, 4>> hinges;
     std::vector<float> hingeTheta0, hingeKL, hingeKd, hingeThetaPrev;

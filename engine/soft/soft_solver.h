@@ -16,7 +16,7 @@ class SoftSolver;
 
 // Called after every full color sweep (the coarse-space correction plugs in here).
 class SweepHook {
-public:
+  public:
     virtual ~SweepHook() = default;
     virtual void beginStep(SoftSolver& solver) {}
     virtual void afterSweep(SoftSolver& solver, int iteration) = 0;
@@ -31,7 +31,7 @@ struct SoftStepStats {
 };
 
 class SoftSolver {
-public:
+  public:
     SoftSolver() = default;
     // Builds particles, tets, masses, fixed vertices, colliders and the coloring from the scene's soft
     // bodies. Throws InputError for unusable input.
@@ -73,7 +73,7 @@ public:
     // One Gauss-Seidel sweep over all colors at the current state (used by tests and the coarse module).
     void sweep();
 
-private:
+  private:
     void predict(float h, const Vec3& gravity);
     void chebyshev(int iteration);
     // Cloth collision detection at the current x (round > 0) or x_prev (round 0, which also picks the
@@ -86,7 +86,8 @@ private:
     double time_ = 0;
     std::vector<float> residual_;
     std::vector<char> inContact_;
-    std::vector<Vec3> xRead_;  // positions snapshot of the current color (self contacts couple same-color vertices)
+    std::vector<Vec3>
+        xRead_;  // positions snapshot of the current color (self contacts couple same-color vertices)
     std::vector<Vec3> chebPrev_, chebPrevPrev_;
     double chebOmega_ = 1;
     std::vector<IterationRecord> its_;

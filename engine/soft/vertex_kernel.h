@@ -3,12 +3,12 @@
 // block H_i = d2G/dx_i^2 of the incremental potential
 //   G(x) = 1/(2h^2) |x - y|_M^2 + E(x)   (+ damping potential, contact penalties)
 // gathered from every force element touching vertex i. The VBD update is x_i += H_i^{-1} f_i.
+#include "energy/bending.h"
 #include "energy/damping.h"
-#include "math/chol33.h"
+#include "energy/membrane.h"
 #include "energy/neo_hookean.h"
 #include "energy/tet_fused.h"
-#include "energy/bending.h"
-#include "energy/membrane.h"
+#include "math/chol33.h"
 #include "soft/cloth_contact.h"
 #include "soft/soft_model.h"
 
@@ -21,7 +21,8 @@ VBD_HD void tetVertexTerms(const SoftView& s, int e, int a, Vec3& f, Mat33& H) {
     const Vec3 m = tetVertexWeight(Dinv, a);
     const float kd = s.kd[e];
     if (s.damping != DampingModel::Naive) {
-        // Elastic + internal damping fused (tet_fused.h; same math as neoHookeanVertex + internalDampingVertexC).
+        // Elastic + internal damping fused (tet_fused.h; same math as neoHookeanVertex +
+        // internalDampingVertexC).
         const float kdi = s.damping == DampingModel::Internal ? kd : 0.f;
         tetVertexFused(F, m, s.volume[e], s.mu[e], s.lambda[e], s.Cprev[e], kdi, s.h, f, H);
         return;
@@ -58,8 +59,8 @@ VBD_HD void triVertexTerms(const SoftView& s, int e, int a, Vec3& f, Mat33& H) {
         Vec3 fd;
         Mat33 Hd;
         if (s.damping == DampingModel::Internal)
-            membraneDampingVertex(f0, f1, s.triCprev[e].data(), m0, m1, s.triVolume[e], s.triMu[e], s.triLambda[e],
-                                  kd, s.h, fd, Hd);
+            membraneDampingVertex(f0, f1, s.triCprev[e].data(), m0, m1, s.triVolume[e], s.triMu[e],
+                                  s.triLambda[e], kd, s.h, fd, Hd);
         else
             naiveDampingVertex(He, s.x[t[a]], s.xPrev[t[a]], kd, s.h, fd, Hd);
         f += fd;
@@ -103,9 +104,12 @@ VBD_HD bool selfContactTerms(const SoftView& s, int c, int a, Vec3& f, Mat33& H)
 
 // A collider grown by the contact thickness r of a cloth vertex (so a sheet rests at distance r).
 VBD_HD ParticleCollider offsetCollider(ParticleCollider c, float r) {
-    if (c.type == ParticleColliderType::Plane) c.center += c.normal * r;
-    else if (c.type == ParticleColliderType::Sphere) c.halfExtents.x += r;
-    else c.halfExtents += Vec3(r);
+    if (c.type == ParticleColliderType::Plane)
+        c.center += c.normal * r;
+    else if (c.type == ParticleColliderType::Sphere)
+        c.halfExtents.x += r;
+    else
+        c.halfExtents += Vec3(r);
     return c;
 }
 
@@ -130,7 +134,8 @@ VBD_HD bool vertexForceHessian(const SoftView& s, int i, Vec3& f, Mat33& H) {
     const float off = s.colliderOffset ? s.colliderOffset[i] : 0.f;
     if (off > 0.f) {
         for (int c = 0; c < s.numColliders; ++c)
-            contact |= colliderContact(offsetCollider(s.colliders[c], off), s.contact, s.x[i], s.xPrev[i], s.h, f, H);
+            contact |= colliderContact(offsetCollider(s.colliders[c], off), s.contact, s.x[i], s.xPrev[i],
+                                       s.h, f, H);
     } else {
         for (int c = 0; c < s.numColliders; ++c)
             contact |= colliderContact(s.colliders[c], s.contact, s.x[i], s.xPrev[i], s.h, f, H);
