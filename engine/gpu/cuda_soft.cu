@@ -60,6 +60,18 @@ struct CudaSoftSweeper::Impl {
     DeviceArray<Mat33> DmInv, Cprev;
     DeviceArray<int> vtOffsets, vtItems;
     DeviceArray<ParticleCollider> colliders;
+    // cloth: membranes, hinges, per-vertex contact offsets, self contacts of this step
+    DeviceArray<std::array<int, 3>> tris;
+    DeviceArray<TriRest> triRest;
+    DeviceArray<float> triVolume, triMu, triLambda, triKd;
+    DeviceArray<std::array<float, 3>> triCprev;
+    DeviceArray<int> vtriOffsets, vtriItems;
+    DeviceArray<std::array<int, 4>> hinges;
+    DeviceArray<float> hingeTheta0, hingeKL, hingeKd, hingeThetaPrev;
+    DeviceArray<int> vhOffsets, vhItems;
+    DeviceArray<float> colliderOffset;
+    DeviceArray<SelfContact> contacts;
+    DeviceArray<int> vcOffsets, vcItems;
     std::vector<DeviceArray<int>> colors;
     SoftView view{};
 };
@@ -96,6 +108,26 @@ void CudaSoftSweeper::upload(const SoftSolver& solver) {
     d.vtOffsets.assign(m.vertexTets.offsets);
     d.vtItems.assign(m.vertexTets.items);
     d.colliders.assign(m.colliders);
+    d.tris.assign(m.tris);
+    d.triRest.assign(m.triRest);
+    d.triVolume.assign(m.triVolume);
+    d.triMu.assign(m.triMu);
+    d.triLambda.assign(m.triLambda);
+    d.triKd.assign(m.triKd);
+    d.triCprev.assign(m.triCprev);
+    d.vtriOffsets.assign(m.vertexTris.offsets);
+    d.vtriItems.assign(m.vertexTris.items);
+    d.hinges.assign(m.hinges);
+    d.hingeTheta0.assign(m.hingeTheta0);
+    d.hingeKL.assign(m.hingeKL);
+    d.hingeKd.assign(m.hingeKd);
+    d.hingeThetaPrev.assign(m.hingeThetaPrev);
+    d.vhOffsets.assign(m.vertexHinges.offsets);
+    d.vhItems.assign(m.vertexHinges.items);
+    d.colliderOffset.assign(m.colliderOffset);
+    d.contacts.assign(m.collision.contacts);
+    d.vcOffsets.assign(m.collision.vertexContacts.offsets);
+    d.vcItems.assign(m.collision.vertexContacts.items);
     d.colors.clear();
     d.colors.resize(m.colorGroups.size());
     for (size_t c = 0; c < m.colorGroups.size(); ++c) d.colors[c].assign(m.colorGroups[c]);
@@ -115,6 +147,27 @@ void CudaSoftSweeper::upload(const SoftSolver& solver) {
     v.vtOffsets = d.vtOffsets.ptr;
     v.vtItems = d.vtItems.ptr;
     v.colliders = d.colliders.ptr;
+    v.tris = d.tris.ptr;
+    v.triRest = d.triRest.ptr;
+    v.triVolume = d.triVolume.ptr;
+    v.triMu = d.triMu.ptr;
+    v.triLambda = d.triLambda.ptr;
+    v.triKd = d.triKd.ptr;
+    v.triCprev = d.triCprev.ptr;
+    v.vtriOffsets = d.vtriOffsets.ptr;
+    v.vtriItems = d.vtriItems.ptr;
+    v.hinges = d.hinges.ptr;
+    v.hingeTheta0 = d.hingeTheta0.ptr;
+    v.hingeKL = d.hingeKL.ptr;
+    v.hingeKd = d.hingeKd.ptr;
+    v.hingeThetaPrev = d.hingeThetaPrev.ptr;
+    v.vhOffsets = d.vhOffsets.ptr;
+    v.vhItems = d.vhItems.ptr;
+    // Keep the CPU view's "absent" markers (nullptr) where the host has none.
+    v.colliderOffset = v.colliderOffset ? d.colliderOffset.ptr : nullptr;
+    v.contacts = v.contacts ? d.contacts.ptr : nullptr;
+    v.vcOffsets = v.vcOffsets ? d.vcOffsets.ptr : nullptr;
+    v.vcItems = v.vcItems ? d.vcItems.ptr : nullptr;
     d.view = v;
 }
 
