@@ -76,8 +76,8 @@ TEST(ClothGeometry, SegmentTriangleCrossingPredicate) {
 }
 
 TEST(ClothScenes, EveryClothSceneBuildsWithAValidColoringAndRuns) {
-    for (const char* name :
-         {"cloth_hanging.json", "cloth_drape.json", "cloth_fold.json", "cloth_cube.json"}) {
+    for (const char* name : {"cloth_hanging.json", "cloth_drape.json", "cloth_fold.json", "cloth_cube.json",
+                             "cloth_damping.json"}) {
         SCOPED_TRACE(name);
         SceneDesc s = loadScene(name);
         s.solver.diagnostics = false;
