@@ -302,6 +302,10 @@ ClothDesc readCloth(Obj o) {
     c.fixed = readFixed(o);
     c.velocity = o.vec3("velocity", c.velocity);
     c.selfCollision = o.boolean("self_collision", c.selfCollision);
+    c.collisionRadius = o.nonNegative("collision_radius", c.collisionRadius);
+    c.collisionStiffness = o.positive("collision_stiffness", c.collisionStiffness);
+    c.friction = o.nonNegative("friction", c.friction);
+    c.collisionInterval = o.integer("collision_interval", c.collisionInterval, 0, 100000);
     o.finish();
     return c;
 }

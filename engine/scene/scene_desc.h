@@ -115,8 +115,8 @@ struct ClothDesc {
     std::vector<FixedDesc> fixed;
     Vec3 velocity{0, 0, 0};
     bool selfCollision = true;
-    // Contact of the sheet (self, soft bodies, colliders). Not read by the parser yet (defaults apply):
-    // keys "collision_radius", "collision_stiffness", "friction", "collision_interval".
+    // Contact of the sheet (self, soft bodies, colliders): keys "collision_radius", "collision_stiffness",
+    // "friction", "collision_interval".
     double collisionRadius = 0;       // contact thickness r (m); 0 = 0.3 times the smaller cell size
     double collisionStiffness = 1e3;  // penalty stiffness k (N/m)
     double friction = 0.3;            // Coulomb coefficient for cloth contacts

@@ -48,6 +48,7 @@ class WorldImpl final : public World {
             m.solveMs += st.solveMs;
             m.diagnosticsMs += st.diagnosticsMs;
             m.coarseMs += st.hookMs;
+            m.collisionMs += st.collisionMs;
             for (auto r : soft_.iterations()) {
                 r.frame = m.frame;
                 r.iteration += s * (desc_.solver.iterations + 1);
