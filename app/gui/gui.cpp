@@ -354,8 +354,10 @@ void GuiApp::applySceneRequest() {
         b.velocity = {8 * dir.x, 8 * dir.y, 8 * dir.z};
         for (int l = 0; l < (app_.compare ? 2 : 1); ++l) {
             app_.labs[l].desc.rigidBodies.push_back(b);  // so that a reset keeps it
-            if (app_.labs[l].world) app_.labs[l].world->addRigidBody(b);
-            else app_.labs[l].rebuild = true;
+            if (app_.labs[l].world)
+                app_.labs[l].world->addRigidBody(b);
+            else
+                app_.labs[l].rebuild = true;
         }
     }
     for (int l = 0; l < (app_.compare ? 2 : 1); ++l)
