@@ -57,6 +57,14 @@ struct EllipseState {
     float kappa = 100, angleDeg = 30;
     int sweeps = 10;
     bool show[4] = {true, true, true, true};  // bcd, cg, eigen, local
+    bool pair = false;                        // the seed's "same kappa = 25, different BCD experience" pair
+    bool nd = false;                          // random n-D block system (convergence curves)
+    int ndBlocks = 8, ndSeed = 1;
+    float ndCoupling = 0.6f, ndKappa = 1000;
+    // n-D cache: recomputed when ndKey changes
+    std::string ndKey, ndError;
+    std::vector<float> ndCurves[4];
+    double ndRho = 0, ndKappaActual = 1;
 };
 
 struct AppState {

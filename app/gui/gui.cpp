@@ -269,6 +269,8 @@ void GuiApp::applySetupString() {
             if (key == "coarse") lab.desc.solver.coarse.enabled = true;
             if (key == "rho" && !value.empty()) lab.desc.solver.chebyshevRho = std::atof(value.c_str());
         }
+        if (key == "ellipse_pair") app_.ellipse.pair = true;  // the kappa = 25 pair in the lab panel
+        if (key == "ellipse_nd") app_.ellipse.nd = true;      // the random n-D mode
         if (key == "record") app_.rec.on = true;
         if (key == "load_after" && !value.empty()) loadAfter_ = value;  // load this scene after 3 frames
         if (key == "mp4") {

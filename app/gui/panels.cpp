@@ -10,6 +10,7 @@
 #include "gui/plots.h"
 #ifdef VBD_HAVE_LAB
 #include "lab/ellipse_lab.h"
+#include "lab/spectral.h"
 #endif
 
 namespace vbdgui {
@@ -395,32 +396,14 @@ void timingPlot(AppState& app) {
     plot("timing", s, o);
 }
 
-void ellipsePanel(AppState& app) {
-    EllipseState& e = app.ellipse;
-    ImGui::PushItemWidth(-120);
-    ImGui::SliderFloat("kappa", &e.kappa, 1, 1e4, "%.3g", ImGuiSliderFlags_Logarithmic);
-    helpMarker("Condition number of the 2-D quadratic: ratio of its stiff to its soft eigenvalue.");
-    ImGui::SliderFloat("angle (deg)", &e.angleDeg, 0, 90, "%.1f");
-    helpMarker(
-        "Tilt of the ellipse against the coordinate axes: at 0 the blocks decouple and block descent "
-        "is exact in one sweep whatever kappa is; tilted, the coupling (loss of diagonal dominance) "
-        "slows it.");
-    ImGui::SliderInt("sweeps", &e.sweeps, 1, 50);
-    helpMarker("Sweeps of each method drawn on the ellipse.");
-    ImGui::PopItemWidth();
 #ifdef VBD_HAVE_LAB
-    const vbd::lab::EllipseLab lab = vbd::lab::computeEllipseLab(e.kappa, e.angleDeg, e.sweeps);
-    const char* names[4] = {"BCD", "CG", "eigen", "local"};
-    const ImU32 cols[4] = {IM_COL32(255, 120, 80, 255), IM_COL32(120, 220, 120, 255),
-                           IM_COL32(110, 170, 255, 255), IM_COL32(240, 200, 80, 255)};
+const char* const kMethodNames[4] = {"BCD", "CG", "eigen", "local"};
+const ImU32 kMethodCols[4] = {IM_COL32(255, 120, 80, 255), IM_COL32(120, 220, 120, 255),
+                              IM_COL32(110, 170, 255, 255), IM_COL32(240, 200, 80, 255)};
+
+// Contours of the 2-D quadratic and the iterate paths of the shown methods, in a size x size square.
+void drawEllipse(const vbd::lab::EllipseLab& lab, const bool show[4], float size) {
     const vbd::lab::DescentPath* paths[4] = {&lab.bcd, &lab.cg, &lab.eigen, &lab.local};
-    for (int k = 0; k < 4; ++k) {
-        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(cols[k]));
-        ImGui::Checkbox(names[k], &e.show[k]);
-        ImGui::PopStyleColor();
-        if (k < 3) ImGui::SameLine();
-    }
-    const float size = std::min(ImGui::GetContentRegionAvail().x, 260.0f);
     ImVec2 p0 = ImGui::GetCursorScreenPos();
     ImGui::InvisibleButton("ellipse", ImVec2(size, size));
     ImDrawList* dl = ImGui::GetWindowDrawList();
@@ -447,14 +430,144 @@ void ellipsePanel(AppState& app) {
             dl->AddPolyline(pts.data(), int(pts.size()), IM_COL32(90, 95, 110, 255), ImDrawFlags_Closed, 1);
     }
     for (int k = 0; k < 4; ++k) {
-        if (!e.show[k]) continue;
+        if (!show[k]) continue;
         std::vector<ImVec2> pts;
         for (const auto& x : paths[k]->x) pts.push_back(toScreen(x(0), x(1)));
-        if (pts.size() > 1) dl->AddPolyline(pts.data(), int(pts.size()), cols[k], 0, 2);
-        for (const auto& p : pts) dl->AddCircleFilled(p, 2.5f, cols[k]);
+        if (pts.size() > 1) dl->AddPolyline(pts.data(), int(pts.size()), kMethodCols[k], 0, 2);
+        for (const auto& p : pts) dl->AddCircleFilled(p, 2.5f, kMethodCols[k]);
     }
     dl->AddCircleFilled(toScreen(lab.q.xStar(0), lab.q.xStar(1)), 3.5f, IM_COL32(255, 255, 255, 255));
     dl->PopClipRect();
+}
+
+// Random n-D block system: relative energy error (E - E*)/(E0 - E*) per sweep of each method on a log
+// scale (a CG "sweep" is one CG iteration). Recomputed only when a parameter changes.
+void ndPanel(EllipseState& e) {
+    ImGui::PushItemWidth(-120);
+    ImGui::SliderInt("blocks", &e.ndBlocks, 2, 16);
+    helpMarker("Number of 3x3 blocks (vertices) of the random SPD system.");
+    ImGui::SliderFloat("coupling t", &e.ndCoupling, 0, 0.95f, "%.2f");
+    helpMarker(
+        "Block-Jacobi spectral radius of the system: 0 is block diagonal, near 1 the diagonal blocks "
+        "barely dominate their couplings and block descent slows.");
+    ImGui::SliderFloat("kappa (n-D)", &e.ndKappa, 1, 1e6, "%.3g", ImGuiSliderFlags_Logarithmic);
+    helpMarker("Condition number of the n-D system; block rescaling sets it without changing BCD's rate.");
+    ImGui::SliderInt("seed", &e.ndSeed, 1, 100);
+    helpMarker("Seed of the random block graph and rotations.");
+    ImGui::PopItemWidth();
+    const std::string key = std::to_string(e.ndBlocks) + "/" + std::to_string(e.ndCoupling) + "/" +
+                            std::to_string(e.ndKappa) + "/" + std::to_string(e.ndSeed) + "/" +
+                            std::to_string(e.sweeps);
+    if (key != e.ndKey) {
+        e.ndKey = key;
+        e.ndError.clear();
+        for (auto& c : e.ndCurves) c.clear();
+        try {
+            vbd::lab::BlockSystemParams p;
+            p.blocks = e.ndBlocks;
+            p.blockSize = 3;
+            p.kappa = e.ndKappa;
+            p.coupling = e.ndCoupling;
+            p.seed = std::uint64_t(e.ndSeed);
+            const vbd::lab::BlockSystem sys = vbd::lab::makeBlockSystem(p);
+            const vbd::lab::Quadratic& q = sys.q;
+            const double e0 = q.energy(q.x0) - q.minEnergy();
+            const vbd::lab::Method ms[4] = {vbd::lab::Method::Bcd, vbd::lab::Method::Cg,
+                                            vbd::lab::Method::Eigen, vbd::lab::Method::Local};
+            for (int k = 0; k < 4; ++k) {
+                const int n = e.sweeps;  // CG: one iteration (one matvec) against one sweep
+                const vbd::lab::DescentPath path = vbd::lab::runMethod(q, ms[k], n);
+                const int per = ms[k] == vbd::lab::Method::Cg ? 1 : path.stepsPerSweep;
+                for (int st = 0; st * per < int(path.energy.size()); ++st)
+                    e.ndCurves[k].push_back(
+                        float(std::max(1e-16, (path.energy[size_t(st * per)] - q.minEnergy()) / e0)));
+            }
+            e.ndRho = vbd::lab::spectralRadius(vbd::lab::gaussSeidelMatrix(q.A, 3));
+            e.ndKappaActual = vbd::lab::conditionNumber(q.A);
+        } catch (const std::exception& ex) {
+            e.ndError = ex.what();
+        }
+    }
+    if (!e.ndError.empty()) {
+        ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", e.ndError.c_str());
+        return;
+    }
+    const float w = ImGui::GetContentRegionAvail().x, hgt = 150;
+    ImVec2 p0 = ImGui::GetCursorScreenPos();
+    ImGui::InvisibleButton("ndplot", ImVec2(w, hgt));
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    dl->AddRectFilled(p0, ImVec2(p0.x + w, p0.y + hgt), IM_COL32(30, 32, 40, 255), 3);
+    int maxLen = 2;
+    for (const auto& c : e.ndCurves) maxLen = std::max(maxLen, int(c.size()));
+    auto toScreen = [&](int i, float v) {
+        const float t = std::log10(std::max(v, 1e-16f));  // 1 .. 1e-16
+        return ImVec2(p0.x + w * float(i) / float(maxLen - 1), p0.y + hgt * (-t / 16.0f));
+    };
+    for (int k = 0; k < 4; ++k) {
+        if (!e.show[k] || e.ndCurves[k].size() < 2) continue;
+        std::vector<ImVec2> pts;
+        for (size_t i = 0; i < e.ndCurves[k].size(); ++i) pts.push_back(toScreen(int(i), e.ndCurves[k][i]));
+        dl->AddPolyline(pts.data(), int(pts.size()), kMethodCols[k], 0, 2);
+    }
+    dl->AddText(ImVec2(p0.x + 4, p0.y + 2), IM_COL32(180, 180, 190, 255), "(E - E*)/(E0 - E*), 1 .. 1e-16");
+    ImGui::Text("n = %d, kappa %.3g, rho(BCD) %.4f, CG factor %.4f", 3 * e.ndBlocks, e.ndKappaActual, e.ndRho,
+                vbd::lab::cgFactor(e.ndKappaActual));
+}
+#endif
+
+void ellipsePanel(AppState& app) {
+    EllipseState& e = app.ellipse;
+    ImGui::Checkbox("kappa = 25 pair", &e.pair);
+    helpMarker(
+        "The seed's picture: the same kappa = 25, axis-aligned (BCD exact in one sweep) and tilted by "
+        "45 degrees (BCD zig-zags at rate ((kappa-1)/(kappa+1))^2 per sweep).");
+    ImGui::SameLine();
+    ImGui::Checkbox("random n-D", &e.nd);
+    helpMarker(
+        "A random n-D block system with chosen condition number and block coupling: convergence "
+        "curves instead of paths.");
+    ImGui::PushItemWidth(-120);
+    if (!e.pair && !e.nd) {
+        ImGui::SliderFloat("kappa", &e.kappa, 1, 1e4, "%.3g", ImGuiSliderFlags_Logarithmic);
+        helpMarker("Condition number of the 2-D quadratic: ratio of its stiff to its soft eigenvalue.");
+        ImGui::SliderFloat("angle (deg)", &e.angleDeg, 0, 90, "%.1f");
+        helpMarker(
+            "Tilt of the ellipse against the coordinate axes: at 0 the blocks decouple and block descent "
+            "is exact in one sweep whatever kappa is; tilted, the coupling (loss of diagonal dominance) "
+            "slows it.");
+    }
+    ImGui::SliderInt("sweeps", &e.sweeps, 1, 50);
+    helpMarker("Sweeps of each method drawn on the ellipse.");
+    ImGui::PopItemWidth();
+#ifdef VBD_HAVE_LAB
+    for (int k = 0; k < 4; ++k) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(kMethodCols[k]));
+        ImGui::Checkbox(kMethodNames[k], &e.show[k]);
+        ImGui::PopStyleColor();
+        if (k < 3) ImGui::SameLine();
+    }
+    if (e.nd) {
+        ndPanel(e);
+        return;
+    }
+    if (e.pair) {
+        const float size = std::min(ImGui::GetContentRegionAvail().x * 0.5f - 4, 200.0f);
+        const vbd::lab::EllipseLab a = vbd::lab::computeEllipseLab(25, 0, e.sweeps);
+        const vbd::lab::EllipseLab b = vbd::lab::computeEllipseLab(25, 45, e.sweeps);
+        ImGui::PushID("aligned");
+        drawEllipse(a, e.show, size);
+        ImGui::PopID();
+        ImGui::SameLine();
+        ImGui::PushID("tilted");
+        drawEllipse(b, e.show, size);
+        ImGui::PopID();
+        ImGui::Text("aligned: rho %.3f, %d sweep | 45 deg: rho %.3f, %d", a.rhoGs, a.predictedBcdSweeps,
+                    b.rhoGs, b.predictedBcdSweeps);
+        ImGui::Text("kappa = 25 and CG factor %.3f in both", a.cgFactor);
+        return;
+    }
+    const vbd::lab::EllipseLab lab = vbd::lab::computeEllipseLab(e.kappa, e.angleDeg, e.sweeps);
+    drawEllipse(lab, e.show, std::min(ImGui::GetContentRegionAvail().x, 260.0f));
     ImGui::Text("rho(BCD) = %.4f per sweep, CG factor %.4f", lab.rhoGs, lab.cgFactor);
     ImGui::Text("coupling |b|/sqrt(ac) = %.4f, BCD sweeps to 1e-6: %d", lab.dominance,
                 lab.predictedBcdSweeps);
