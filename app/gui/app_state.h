@@ -85,6 +85,7 @@ struct AppState {
     RecordState rec;
     Timing timing;
     EllipseState ellipse;
+    int inspectParticle = -1;  // last picked vertex, shown in the inspector
     bool showPlots = true, showEllipse = true, showHelp = false;
     int throwRequests = 0;
     int historyWindow = 300;  // frames shown in the time plots

@@ -271,6 +271,7 @@ void GuiApp::applySetupString() {
         }
         if (key == "ellipse_pair") app_.ellipse.pair = true;  // the kappa = 25 pair in the lab panel
         if (key == "ellipse_nd") app_.ellipse.nd = true;      // the random n-D mode
+        if (key == "inspect" && !value.empty()) app_.inspectParticle = std::atoi(value.c_str());
         if (key == "record") app_.rec.on = true;
         if (key == "load_after" && !value.empty()) loadAfter_ = value;  // load this scene after 3 frames
         if (key == "mp4") {
@@ -434,6 +435,7 @@ void GuiApp::handleInput() {
                 pk.active = true;
                 pk.lab = labUnder;
                 pk.particle = hit.particle;
+                if (hit.particle >= 0) app_.inspectParticle = hit.particle;
                 pk.body = hit.body;
                 pk.depth = hit.t;
                 pk.anchor = pk.target = hit.point;

@@ -221,6 +221,7 @@ void statusLine(AppState& app) {
                 app.timing.renderMs);
 }
 
+void inspectorPanel(AppState& app);  // below, with the other plot panels
 }  // namespace
 
 void controlPanel(AppState& app, float height) {
@@ -289,6 +290,8 @@ void controlPanel(AppState& app, float height) {
             "left drag: orbit, right/middle drag: pan, wheel: zoom,\nshift + left drag: pull a "
             "vertex or body");
     }
+    if (app.inspectParticle >= 0) ImGui::SetNextItemOpen(true, ImGuiCond_Once);
+    if (ImGui::CollapsingHeader("Inspector")) inspectorPanel(app);
     if (ImGui::CollapsingHeader("Recording")) {
         if (app.rec.ffmpeg < 0) app.rec.ffmpeg = ffmpegAvailable() ? 1 : 0;
         const bool haveFfmpeg = app.rec.ffmpeg == 1;
@@ -394,6 +397,57 @@ void timingPlot(AppState& app) {
     o.xLabel = "frame";
     o.yLabel = "ms per stage";
     plot("timing", s, o);
+}
+
+// The picked vertex's local system: the 3x3 block D_i its Gauss-Seidel update inverts, as the eigen-ellipse
+// x^T D_i x = 1 (semi-axes 1/sqrt(lambda)) in the plane of its two softest directions, and its block diagonal
+// dominance (the heat map's quantity) -- low at a stiff/soft interface, where VBD stalls.
+void inspectorPanel(AppState& app) {
+    Lab& lab = app.labs[0];
+    if (app.inspectParticle < 0 || !lab.world) {
+        ImGui::TextDisabled("shift + click a vertex to inspect its local system");
+        return;
+    }
+    const vbd::VertexInspect v = lab.world->inspectVertex(app.inspectParticle);
+    if (!v.valid) {
+        ImGui::TextDisabled("vertex %d: shown after the next step", app.inspectParticle);
+        return;
+    }
+#ifdef VBD_HAVE_LAB
+    Eigen::Matrix3d D;
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) D(r, c) = 0.5 * (double(v.block(r, c)) + double(v.block(c, r)));
+    Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> es(D);
+    const Eigen::Vector3d l = es.eigenvalues().cwiseMax(1e-30);  // ascending
+    ImGui::Text("vertex %d", v.particle);
+    ImGui::Text("block eigenvalues %.3g  %.3g  %.3g N/m", l(0), l(1), l(2));
+    helpMarker(
+        "Eigenvalues of D_i = m/h^2 I + sum of the elastic diagonal blocks: the stiffness the vertex's "
+        "own 3x3 solve sees along each principal direction.");
+    ImGui::Text("block condition %.3g", l(2) / l(0));
+    ImGui::Text("||D||/max||H_ij|| %.3f (heat map)", v.dominance);
+    ImGui::Text("||D||/sum||H_ij|| %.3f", v.dominanceSum);
+    helpMarker(
+        "How much the vertex's own block outweighs its strongest (and all) couplings to neighbours. "
+        "Block Gauss-Seidel converges fast where this is large and stalls where it is low.");
+    const float size = std::min(ImGui::GetContentRegionAvail().x, 180.0f);
+    ImVec2 p0 = ImGui::GetCursorScreenPos();
+    ImGui::InvisibleButton("block ellipse", ImVec2(size, size));
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    dl->AddRectFilled(p0, ImVec2(p0.x + size, p0.y + size), IM_COL32(30, 32, 40, 255), 3);
+    const double a = 1 / std::sqrt(l(0)), b = 1 / std::sqrt(l(1)), c = 1 / std::sqrt(l(2));
+    const ImVec2 ctr(p0.x + size / 2, p0.y + size / 2);
+    const float scale = 0.45f * size / float(a);
+    std::vector<ImVec2> pts;
+    for (int k = 0; k < 96; ++k) {
+        const double t = 2 * M_PI * k / 96;
+        pts.push_back(ImVec2(ctr.x + scale * float(a * std::cos(t)), ctr.y - scale * float(b * std::sin(t))));
+    }
+    dl->AddPolyline(pts.data(), int(pts.size()), IM_COL32(240, 200, 80, 255), ImDrawFlags_Closed, 2);
+    dl->AddCircle(ctr, scale * float(c), IM_COL32(110, 170, 255, 255), 48, 1.5f);
+    dl->AddText(ImVec2(p0.x + 4, p0.y + 2), IM_COL32(180, 180, 190, 255),
+                "x^T D x = 1: soft plane, stiff axis (blue)");
+#endif
 }
 
 #ifdef VBD_HAVE_LAB

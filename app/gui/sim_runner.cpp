@@ -34,6 +34,20 @@ WorldSnapshot::WorldSnapshot(const vbd::World& w, vbd::ScalarField field,
     const auto& h = w.history();
     history_.assign(h.size() > kSnapshotHistory ? h.end() - long(kSnapshotHistory) : h.begin(), h.end());
     if (field != vbd::ScalarField::None) w.scalarField(field, fieldValues_);
+    int want = -1;
+    {
+        std::lock_guard<std::mutex> lk(*cmdMutex_);
+        want = cmds_->inspect;
+    }
+    if (want >= 0) inspect_ = w.inspectVertex(want);
+}
+
+vbd::VertexInspect WorldSnapshot::inspectVertex(int particle) const {
+    {
+        std::lock_guard<std::mutex> lk(*cmdMutex_);
+        cmds_->inspect = particle;
+    }
+    return inspect_.particle == particle ? inspect_ : vbd::VertexInspect{};
 }
 
 void WorldSnapshot::scalarField(vbd::ScalarField f, std::vector<float>& out) const {

@@ -26,6 +26,7 @@ struct PendingCommands {
     vbd::Vec3 local, bodyTarget;
     float bodyStiffness = 0;
     std::vector<vbd::RigidBodyDesc> addBodies;  // thrown boxes, added before the next step
+    int inspect = -1;                           // particle whose block the next snapshot carries
 };
 
 class WorldSnapshot final : public vbd::World {
@@ -53,6 +54,8 @@ class WorldSnapshot final : public vbd::World {
     void setBodyDrag(int body, const vbd::Vec3& localPoint, const vbd::Vec3& target,
                      float stiffness) override;
     int addRigidBody(const vbd::RigidBodyDesc& body) override;
+    // Answers for the particle asked about last (the request reaches the worker for the next snapshot).
+    vbd::VertexInspect inspectVertex(int particle) const override;
 
   private:
     vbd::SceneDesc desc_;
@@ -67,6 +70,7 @@ class WorldSnapshot final : public vbd::World {
     std::vector<vbd::ContactView> contacts_;
     std::vector<vbd::FrameMetrics> history_;
     std::vector<vbd::IterationRecord> conv_;
+    vbd::VertexInspect inspect_;
     std::shared_ptr<std::mutex> cmdMutex_;
     std::shared_ptr<PendingCommands> cmds_;
 };

@@ -142,6 +142,7 @@ class PreviewWorld final : public vbd::World {
     void setBodyDrag(int, const vbd::Vec3&, const vbd::Vec3&, float) override {}
     // The preview is a fixed picture: it takes no new bodies.
     int addRigidBody(const vbd::RigidBodyDesc&) override { return -1; }
+    vbd::VertexInspect inspectVertex(int) const override { return {}; }
 
   private:
     vbd::SceneDesc desc_;

@@ -358,47 +358,55 @@ double SoftSolver::minVolumeRatio() const {
 //   H_ab = V (mu (m_a . m_b) I + lambda w_a w_b^T - s [F (m_a x m_b)]_x)
 // where the last term is s d2J/dF2 contracted with e (x) m_a and e (x) m_b: eps_{ab p} (F (m_a x m_b))_p.
 // On the diagonal (a = b) m_a x m_a = 0 and it vanishes, which is the seed's cancellation.
+void SoftSolver::vertexBlockInfo(int vi, Mat33& D, float& maxRatio, float& sumRatio) const {
+    const size_t i = size_t(vi);
+    const float h2 = h_ * h_;
+    D = Mat33::diag(m_.mass[i] / h2);
+    std::vector<std::pair<int, Mat33>> off;
+    for (int k = m_.vertexTets.begin(int(i)); k < m_.vertexTets.end(int(i)); ++k) {
+        const int item = m_.vertexTets.items[size_t(k)];
+        const int e = item >> 2, a = item & 3;
+        const auto& t = m_.tets[size_t(e)];
+        const Mat33& Dinv = m_.DmInv[size_t(e)];
+        const Mat33 F = tetDeformationGradient(m_.x[t[0]], m_.x[t[1]], m_.x[t[2]], m_.x[t[3]], Dinv);
+        const Mat33 cof = cofactor(F);
+        const float mu = m_.mu[size_t(e)], lam = m_.lambda[size_t(e)], V = m_.volume[size_t(e)];
+        const float s = lam * (F.det() - (1.f + mu / lam));
+        const Vec3 ma = tetVertexWeight(Dinv, a), wa = cof * ma;
+        D += (Mat33::diag(mu * dot(ma, ma)) + outer(wa, wa) * lam) * V;
+        for (int b = 0; b < 4; ++b) {
+            if (b == a) continue;
+            const Vec3 mb = tetVertexWeight(Dinv, b), wb = cof * mb;
+            Mat33 Hab =
+                (Mat33::diag(mu * dot(ma, mb)) + outer(wa, wb) * lam - skew(F * cross(ma, mb)) * s) * V;
+            auto it = std::find_if(off.begin(), off.end(), [&](const auto& p) { return p.first == t[b]; });
+            if (it == off.end())
+                off.emplace_back(t[b], Hab);
+            else
+                it->second += Hab;
+        }
+    }
+    float mx = 0.f, sum = 0.f;
+    for (const auto& p : off) {
+        const float nrm = std::sqrt(p.second.frobenius2());
+        mx = std::max(mx, nrm);
+        sum += nrm;
+    }
+    const float d = std::sqrt(D.frobenius2());
+    maxRatio = mx > 0.f ? d / mx : 1e30f;
+    sumRatio = sum > 0.f ? d / sum : 1e30f;
+}
+
 void SoftSolver::diagonalDominanceField(std::vector<float>& out, std::vector<float>* sumRatio) const {
     const int n = m_.numVertices();
     out.assign(size_t(n), 0.f);
     if (sumRatio) sumRatio->assign(size_t(n), 0.f);
-    const float h2 = h_ * h_;
     parallelFor(size_t(n), [&](size_t i) {
-        Mat33 D = Mat33::diag(m_.mass[i] / h2);
-        std::vector<std::pair<int, Mat33>> off;
-        for (int k = m_.vertexTets.begin(int(i)); k < m_.vertexTets.end(int(i)); ++k) {
-            const int item = m_.vertexTets.items[size_t(k)];
-            const int e = item >> 2, a = item & 3;
-            const auto& t = m_.tets[size_t(e)];
-            const Mat33& Dinv = m_.DmInv[size_t(e)];
-            const Mat33 F = tetDeformationGradient(m_.x[t[0]], m_.x[t[1]], m_.x[t[2]], m_.x[t[3]], Dinv);
-            const Mat33 cof = cofactor(F);
-            const float mu = m_.mu[size_t(e)], lam = m_.lambda[size_t(e)], V = m_.volume[size_t(e)];
-            const float s = lam * (F.det() - (1.f + mu / lam));
-            const Vec3 ma = tetVertexWeight(Dinv, a), wa = cof * ma;
-            D += (Mat33::diag(mu * dot(ma, ma)) + outer(wa, wa) * lam) * V;
-            for (int b = 0; b < 4; ++b) {
-                if (b == a) continue;
-                const Vec3 mb = tetVertexWeight(Dinv, b), wb = cof * mb;
-                Mat33 Hab =
-                    (Mat33::diag(mu * dot(ma, mb)) + outer(wa, wb) * lam - skew(F * cross(ma, mb)) * s) * V;
-                auto it =
-                    std::find_if(off.begin(), off.end(), [&](const auto& p) { return p.first == t[b]; });
-                if (it == off.end())
-                    off.emplace_back(t[b], Hab);
-                else
-                    it->second += Hab;
-            }
-        }
-        float mx = 0.f, sum = 0.f;
-        for (const auto& p : off) {
-            const float nrm = std::sqrt(p.second.frobenius2());
-            mx = std::max(mx, nrm);
-            sum += nrm;
-        }
-        const float d = std::sqrt(D.frobenius2());
-        out[i] = mx > 0.f ? d / mx : 1e30f;
-        if (sumRatio) (*sumRatio)[i] = sum > 0.f ? d / sum : 1e30f;
+        Mat33 D;
+        float mx = 0, sum = 0;
+        vertexBlockInfo(int(i), D, mx, sum);
+        out[i] = mx;
+        if (sumRatio) (*sumRatio)[i] = sum;
     });
 }
 

@@ -62,6 +62,9 @@ class SoftSolver {
     //   r_i = ||H_ii|| / max_j ||H_ij||   (Frobenius norms, H_ij summed over shared tets).
     // Low values mean one neighbour's coupling rivals the vertex's own block: the seed's interface quantity.
     void diagonalDominanceField(std::vector<float>& out, std::vector<float>* sumRatio = nullptr) const;
+    // The inspected vertex: its 3x3 block D_i (inertia + elastic, the matrix of its local solve at rest of
+    // damping and contact) and the two dominance ratios of diagonalDominanceField.
+    void vertexBlockInfo(int i, Mat33& block, float& maxRatio, float& sumRatio) const;
     double minVolumeRatio() const;
 
     void setSweepHook(SweepHook* hook) { hook_ = hook; }

@@ -199,6 +199,15 @@ class WorldImpl final : public World {
 #endif
     }
 
+    VertexInspect inspectVertex(int particle) const override {
+        VertexInspect v;
+        if (particle < 0 || particle >= soft_.model().numVertices()) return v;
+        soft_.vertexBlockInfo(particle, v.block, v.dominance, v.dominanceSum);
+        v.particle = particle;
+        v.valid = true;
+        return v;
+    }
+
     SoftSolver& soft() { return soft_; }
 
   private:

@@ -38,6 +38,15 @@ struct RigidBodyView {
     bool fixed = false;
 };
 
+// The local system of one particle, for the app's inspector.
+struct VertexInspect {
+    bool valid = false;
+    int particle = -1;
+    Mat33 block;             // D_i: inertia + elastic 3x3 block of its local Newton solve
+    float dominance = 0;     // ||D_i|| / max_j ||H_ij||
+    float dominanceSum = 0;  // ||D_i|| / sum_j ||H_ij||
+};
+
 struct ContactView {
     Vec3 point, normal;
 };
@@ -77,6 +86,9 @@ class World {
     // Adds a rigid body to the running scene (the app's "throw a box"); existing bodies keep their
     // state. Returns its index. Throws InputError for an unusable body.
     virtual int addRigidBody(const RigidBodyDesc& body) = 0;
+    // The block and dominance of particle i (valid = false if there is none; a snapshot may answer for
+    // the particle it was last asked about only, one step later).
+    virtual VertexInspect inspectVertex(int particle) const = 0;
 };
 
 }  // namespace vbd

@@ -46,6 +46,7 @@ class CountingWorld final : public vbd::World {
     void setDrag(int particle, const vbd::Vec3&, float) override { drag_ = particle; }
     void setBodyDrag(int, const vbd::Vec3&, const vbd::Vec3&, float) override {}
     int addRigidBody(const vbd::RigidBodyDesc&) override { return -1; }
+    vbd::VertexInspect inspectVertex(int) const override { return {}; }
     std::vector<int> dragAtStep;
 
   private:
