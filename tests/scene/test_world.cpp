@@ -30,3 +30,25 @@ TEST(World, AddRigidBodyKeepsExistingStateAndFliesBallistic) {
     EXPECT_NEAR(6.0 - p.y, 9.81 * h * h * steps * (steps + 1) / 2, 1e-3 * 6);
     EXPECT_NEAR(p.x, 5.0 - 1.0 * n * s.dt, 1e-3);
 }
+
+// The inspector's numbers are the heat map's: same dominance ratio, and D_i is the symmetric positive
+// block of the vertex's local solve (mass/h^2 on the diagonal at least).
+TEST(World, InspectVertexMatchesTheDominanceField) {
+    SceneDesc s = loadScene("contrast_bar.json");
+    auto w = World::create(s);
+    w->step();
+    std::vector<float> field;
+    w->scalarField(ScalarField::DiagonalDominance, field);
+    for (int i : {5, 100, 200, 300}) {
+        const VertexInspect v = w->inspectVertex(i);
+        ASSERT_TRUE(v.valid);
+        EXPECT_FLOAT_EQ(v.dominance, field[size_t(i)]);
+        EXPECT_GE(v.dominance, v.dominanceSum);  // max <= sum of the coupling norms
+        for (int r = 0; r < 3; ++r)
+            for (int c = 0; c < 3; ++c)
+                EXPECT_NEAR(v.block(r, c), v.block(c, r), 1e-3f * std::fabs(v.block(r, r)));
+        EXPECT_GT(v.block(0, 0), 0.f);
+    }
+    EXPECT_FALSE(w->inspectVertex(-1).valid);
+    EXPECT_FALSE(w->inspectVertex(1 << 20).valid);
+}
