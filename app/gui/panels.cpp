@@ -167,6 +167,8 @@ void drawWidgets(Lab& lab) {
     ImGui::Checkbox("contacts", &d.contacts);
     ImGui::SameLine();
     ImGui::Checkbox("fixed", &d.fixedVertices);
+    ImGui::SameLine();
+    ImGui::Checkbox("joints", &d.joints);
     static const char* const kFields[] = {"none", "colour group", "residual |grad G|", "det F",
                                           "diagonal dominance"};
     int f = int(d.field);

@@ -28,6 +28,7 @@ WorldSnapshot::WorldSnapshot(const vbd::World& w, vbd::ScalarField field,
       field_(field),
       bodies_(w.bodies()),
       contacts_(w.contacts()),
+      joints_(w.joints()),
       conv_(w.lastConvergence()),
       cmdMutex_(std::move(cmdMutex)),
       cmds_(std::move(cmds)) {

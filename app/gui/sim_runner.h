@@ -47,6 +47,7 @@ class WorldSnapshot final : public vbd::World {
     void scalarField(vbd::ScalarField f, std::vector<float>& out) const override;
     std::vector<vbd::RigidBodyView> bodies() const override { return bodies_; }
     std::vector<vbd::ContactView> contacts() const override { return contacts_; }
+    std::vector<vbd::JointView> joints() const override { return joints_; }
     const std::vector<vbd::FrameMetrics>& history() const override { return history_; }
     const std::vector<vbd::IterationRecord>& lastConvergence() const override { return conv_; }
     void setSolver(const vbd::SolverDesc& s) override;
@@ -68,6 +69,7 @@ class WorldSnapshot final : public vbd::World {
     std::vector<float> fieldValues_;
     std::vector<vbd::RigidBodyView> bodies_;
     std::vector<vbd::ContactView> contacts_;
+    std::vector<vbd::JointView> joints_;
     std::vector<vbd::FrameMetrics> history_;
     std::vector<vbd::IterationRecord> conv_;
     vbd::VertexInspect inspect_;

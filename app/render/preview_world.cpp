@@ -143,6 +143,7 @@ class PreviewWorld final : public vbd::World {
     // The preview is a fixed picture: it takes no new bodies.
     int addRigidBody(const vbd::RigidBodyDesc&) override { return -1; }
     vbd::VertexInspect inspectVertex(int) const override { return {}; }
+    std::vector<vbd::JointView> joints() const override { return {}; }
 
   private:
     vbd::SceneDesc desc_;

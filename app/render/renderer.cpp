@@ -178,6 +178,19 @@ void SceneGpu::update(const vbd::World& world, const DrawOptions& opt, uint32_t 
             lineScratch_.push_back({{q.x, q.y, q.z}, yellow});
         }
     }
+    if (opt.joints) {
+        // body center -> anchor on each side, and a cross at the anchors (they coincide when satisfied)
+        const uint32_t pink = packRgba(1.0f, 0.45f, 0.75f);
+        for (const auto& j : world.joints()) {
+            const glm::vec3 ca = toGlm(j.centerA), aa = toGlm(j.anchorA), cb = toGlm(j.centerB),
+                            ab = toGlm(j.anchorB);
+            lineScratch_.push_back({{ca.x, ca.y, ca.z}, pink});
+            lineScratch_.push_back({{aa.x, aa.y, aa.z}, pink});
+            lineScratch_.push_back({{cb.x, cb.y, cb.z}, pink});
+            lineScratch_.push_back({{ab.x, ab.y, ab.z}, pink});
+            cross3(lineScratch_, aa, s, pink);
+        }
+    }
     if (opt.fixedVertices) {
         const auto& fixed = world.fixedMask();
         const auto& x = world.positions();

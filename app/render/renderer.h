@@ -16,7 +16,7 @@ namespace vbdgui {
 
 struct DrawOptions {
     bool surfaces = true, bodies = true, grid = true, wireframe = false, contacts = false,
-         fixedVertices = true;
+         fixedVertices = true, joints = true;
     vbd::ScalarField field = vbd::ScalarField::None;
     bool logScale = false;  // heat map of log10 of the field (default for residuals)
     bool autoRange = true;  // range = [min, max] of the current frame

@@ -151,6 +151,29 @@ class WorldImpl final : public World {
         return {};
 #endif
     }
+    std::vector<JointView> joints() const override {
+        std::vector<JointView> out;
+#ifdef VBD_WORLD_RIGID
+        const auto& st = rigid_->states();
+        for (const auto& j : rigid_->joints()) {
+            JointView v;
+            v.bodyA = j.a;
+            v.bodyB = j.b;
+            if (j.a >= 0) {
+                const RigidBodyState& a = st[size_t(j.a)];
+                v.centerA = a.position;
+                v.anchorA = a.position + rotate(a.rotation, j.rA);
+            } else {
+                v.centerA = v.anchorA = j.rA;  // world anchor
+            }
+            const RigidBodyState& b = st[size_t(j.b)];
+            v.centerB = b.position;
+            v.anchorB = b.position + rotate(b.rotation, j.rB);
+            out.push_back(v);
+        }
+#endif
+        return out;
+    }
     const std::vector<FrameMetrics>& history() const override { return history_; }
     const std::vector<IterationRecord>& lastConvergence() const override { return lastIts_; }
 

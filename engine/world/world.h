@@ -47,6 +47,12 @@ struct VertexInspect {
     float dominanceSum = 0;  // ||D_i|| / sum_j ||H_ij||
 };
 
+// A joint as drawn: each body's center and its anchor point in world space (bodyA = -1: the world).
+struct JointView {
+    int bodyA = -1, bodyB = 0;
+    Vec3 centerA, anchorA, centerB, anchorB;
+};
+
 struct ContactView {
     Vec3 point, normal;
 };
@@ -73,6 +79,7 @@ class World {
     // Rigid bodies in scene order.
     virtual std::vector<RigidBodyView> bodies() const = 0;
     virtual std::vector<ContactView> contacts() const = 0;
+    virtual std::vector<JointView> joints() const = 0;
 
     // Diagnostics.
     virtual const std::vector<FrameMetrics>& history() const = 0;

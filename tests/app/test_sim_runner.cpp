@@ -47,6 +47,7 @@ class CountingWorld final : public vbd::World {
     void setBodyDrag(int, const vbd::Vec3&, const vbd::Vec3&, float) override {}
     int addRigidBody(const vbd::RigidBodyDesc&) override { return -1; }
     vbd::VertexInspect inspectVertex(int) const override { return {}; }
+    std::vector<vbd::JointView> joints() const override { return {}; }
     std::vector<int> dragAtStep;
 
   private:

@@ -52,3 +52,13 @@ TEST(World, InspectVertexMatchesTheDominanceField) {
     EXPECT_FALSE(w->inspectVertex(-1).valid);
     EXPECT_FALSE(w->inspectVertex(1 << 20).valid);
 }
+
+// Joints as drawn: the anchor seen from both bodies coincides while the joint holds (pendulum: a ball
+// joint to the world).
+TEST(World, JointViewAnchorsCoincide) {
+    auto w = World::create(loadScene("rigid_pendulum.json"));
+    for (int i = 0; i < 30; ++i) w->step();
+    const auto joints = w->joints();
+    ASSERT_FALSE(joints.empty());
+    for (const auto& j : joints) EXPECT_LT(norm(j.anchorA - j.anchorB), 1e-3f);  // hard joint: sub-mm
+}
