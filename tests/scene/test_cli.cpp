@@ -40,7 +40,9 @@ Result run(const std::string& args, std::string* out = nullptr) {
         std::string(VBD_BINARY_DIR) + "/bin/vbdlab " + args + " 2> " + d + "/err.txt > " + d + "/out.txt";
     const int status = std::system(cmd.c_str());
     if (out) *out = slurp(d + "/out.txt");
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(d + "/err.txt")};
+    Result r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(d + "/err.txt")};
+    fs::remove_all(d);
+    return r;
 }
 
 std::string writeFile(const std::string& dir, const std::string& name, const std::string& text) {
@@ -85,6 +87,7 @@ TEST(Cli, SimWritesTheThreeFilesWithExactHeaders) {
     for (std::string l; std::getline(c, l);) crow++;
     EXPECT_EQ(rows, 4);
     EXPECT_EQ(crow, 19);
+    fs::remove_all(dir);
 }
 
 TEST(Cli, SetOverridesAScenekey) {
@@ -96,6 +99,7 @@ TEST(Cli, SetOverridesAScenekey) {
     int crow = 0;
     for (std::string l; std::getline(c, l);) crow++;
     EXPECT_EQ(crow, 1 + 3);  // header + initial + 2 iterations
+    fs::remove_all(dir);
 }
 
 struct BadCase {
@@ -150,6 +154,7 @@ TEST(Cli, BadInputExitsTwoNamingFileAndKeyAndWritesNothing) {
         for (auto it = fs::directory_iterator(out); it != fs::directory_iterator(); ++it) ++files;
         EXPECT_EQ(files, 1) << "output folder was written to";
     }
+    fs::remove_all(dir);
 }
 
 TEST(Cli, HelpForEveryCommand) {
