@@ -93,29 +93,8 @@ void appendCloths(const SceneDesc& scene, SoftModel& m) {
         const float cell = float(std::min(c.size[0] / c.cells[0], c.size[1] / c.cells[1]));
         const float radius = c.collisionRadius > 0 ? float(c.collisionRadius) : 0.3f * cell;
         for (const Vec3& p : mesh.X) {
-            m.x.push_back(p);
-            m.x0.push_back(p);
-            m.v.push_back(c.velocity);
-            m.mass.push_back(0.f);
-            m.bodyOfVertex.push_back(body);
+            appendParticle(m, p, c.velocity, body, c.fixed);
             m.colliderOffset.push_back(radius);
-            int fixedIdx = -1;
-            for (size_t f = 0; f < c.fixed.size(); ++f)
-                if (c.fixed[f].box.contains(p)) fixedIdx = int(f);
-            m.fixed.push_back(fixedIdx >= 0);
-            m.kinematic.push_back(-1);
-            if (fixedIdx >= 0) {
-                const FixedDesc& fd = c.fixed[size_t(fixedIdx)];
-                m.v.back() = Vec3(0.f);
-                if (squaredNorm(fd.velocity) > 0 || squaredNorm(fd.angularVelocity) > 0) {
-                    KinematicRegion k;
-                    k.center = fd.hasCenter ? fd.center : (fd.box.min + fd.box.max) * 0.5f;
-                    k.omega = fd.angularVelocity;
-                    k.velocity = fd.velocity;
-                    m.kinematic.back() = int(m.regions.size());
-                    m.regions.push_back(k);
-                }
-            }
         }
         std::vector<float> triArea;
         const size_t triBase = m.tris.size();

@@ -56,6 +56,31 @@ std::vector<ParticleCollider> buildColliders(const SceneDesc& scene) {
     return cs;
 }
 
+void appendParticle(SoftModel& m, const Vec3& p, const Vec3& v, int body,
+                    const std::vector<FixedDesc>& fixed) {
+    m.x.push_back(p);
+    m.x0.push_back(p);
+    m.v.push_back(v);
+    m.mass.push_back(0.f);
+    m.bodyOfVertex.push_back(body);
+    int fixedIdx = -1;
+    for (size_t f = 0; f < fixed.size(); ++f)
+        if (fixed[f].box.contains(p)) fixedIdx = int(f);
+    m.fixed.push_back(fixedIdx >= 0);
+    m.kinematic.push_back(-1);
+    if (fixedIdx < 0) return;
+    const FixedDesc& fd = fixed[size_t(fixedIdx)];
+    m.v.back() = Vec3(0.f);
+    if (squaredNorm(fd.velocity) > 0 || squaredNorm(fd.angularVelocity) > 0) {
+        KinematicRegion k;
+        k.center = fd.hasCenter ? fd.center : (fd.box.min + fd.box.max) * 0.5f;
+        k.omega = fd.angularVelocity;
+        k.velocity = fd.velocity;
+        m.kinematic.back() = int(m.regions.size());
+        m.regions.push_back(k);
+    }
+}
+
 void SoftSolver::build(const SceneDesc& scene) {
     m_ = SoftModel{};
     params_ = scene.solver;
@@ -71,28 +96,8 @@ void SoftSolver::build(const SceneDesc& scene) {
         for (const Vec3& p : mesh.X) centroid += Vec3d(p);
         centroid /= double(std::max<size_t>(1, mesh.X.size()));
         for (const Vec3& p : mesh.X) {
-            m_.x.push_back(p);
-            m_.x0.push_back(p);
-            m_.v.push_back(b.velocity + cross(b.angularVelocity, p - Vec3(centroid)));
-            m_.mass.push_back(0.f);
-            m_.bodyOfVertex.push_back(int(bi));
-            int fixedIdx = -1;
-            for (size_t f = 0; f < b.fixed.size(); ++f)
-                if (b.fixed[f].box.contains(p)) fixedIdx = int(f);
-            m_.fixed.push_back(fixedIdx >= 0);
-            m_.kinematic.push_back(-1);
-            if (fixedIdx >= 0) {
-                const FixedDesc& fd = b.fixed[size_t(fixedIdx)];
-                m_.v.back() = Vec3(0.f);
-                if (squaredNorm(fd.velocity) > 0 || squaredNorm(fd.angularVelocity) > 0) {
-                    KinematicRegion k;
-                    k.center = fd.hasCenter ? fd.center : (fd.box.min + fd.box.max) * 0.5f;
-                    k.omega = fd.angularVelocity;
-                    k.velocity = fd.velocity;
-                    m_.kinematic.back() = int(m_.regions.size());
-                    m_.regions.push_back(k);
-                }
-            }
+            appendParticle(m_, p, b.velocity + cross(b.angularVelocity, p - Vec3(centroid)), int(bi),
+                           b.fixed);
         }
         for (size_t e = 0; e < mesh.tets.size(); ++e) {
             const auto& t = mesh.tets[e];

@@ -61,6 +61,12 @@ struct SoftModel {
     int numVertices() const { return int(x.size()); }
 };
 
+// Appends particle p (soft body or cloth `body`) with velocity v. A particle inside one of `fixed` is a
+// Dirichlet vertex (zero velocity); a moving fixed box also makes it kinematic. Mass starts at 0 and is
+// accumulated by the elements. Shared by the tet and the cloth builders.
+void appendParticle(SoftModel& m, const Vec3& p, const Vec3& v, int body,
+                    const std::vector<FixedDesc>& fixed);
+
 struct SoftView {
     const Vec3* x;
     const Vec3* xPrev;
