@@ -290,7 +290,7 @@ void SoftSolver::computeForces(std::vector<Vec3>& f) const {
 }
 
 double SoftSolver::residualNorm() {
-    std::vector<Vec3> f;
+    std::vector<Vec3>& f = forceScratch_;  // reused: this runs after every sweep when diagnostics are on
     computeForces(f);
     residual_.resize(f.size());
     for (size_t i = 0; i < f.size(); ++i) residual_[i] = norm(f[i]);

@@ -88,6 +88,7 @@ class SoftSolver {
     float h_ = 1.f / 60.f;
     double time_ = 0;
     std::vector<float> residual_;
+    std::vector<Vec3> forceScratch_;
     std::vector<char> inContact_;
     std::vector<Vec3>
         xRead_;  // positions snapshot of the current color (self contacts couple same-color vertices)

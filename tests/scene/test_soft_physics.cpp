@@ -170,7 +170,7 @@ TEST(SoftDeterminism, BitIdenticalForOneAndTwoThreads) {
     }
 }
 
-TEST(SoftDiagnostics, ResidualDecreasesWithinAStepAndMatchesForces) {
+TEST(SoftDiagnostics, EnergyNeverRisesAndResidualDropsWithinAStep) {
     SceneDesc s = loadScene("beam_sag.json");
     s.solver.iterations = 30;
     SoftSolver solver;
