@@ -2,6 +2,7 @@
 #include <cuda_runtime.h>
 
 #include <stdexcept>
+#include <type_traits>
 #include <vector>
 
 #include "gpu/cuda_soft.h"
@@ -54,26 +55,15 @@ __global__ void sweepColorKernel(SoftView s, Vec3* x, const int* verts, int n) {
 }  // namespace
 
 struct CudaSoftSweeper::Impl {
-    DeviceArray<Vec3> x, xPrev, y;
-    DeviceArray<float> mass, volume, mu, lambda, kd;
-    DeviceArray<std::array<int, 4>> tets;
-    DeviceArray<Mat33> DmInv, Cprev;
-    DeviceArray<int> vtOffsets, vtItems;
-    DeviceArray<ParticleCollider> colliders;
-    // cloth: membranes, hinges, per-vertex contact offsets, self contacts of this step
-    DeviceArray<std::array<int, 3>> tris;
-    DeviceArray<TriRest> triRest;
-    DeviceArray<float> triVolume, triMu, triLambda, triKd;
-    DeviceArray<std::array<float, 3>> triCprev;
-    DeviceArray<int> vtriOffsets, vtriItems;
-    DeviceArray<std::array<int, 4>> hinges;
-    DeviceArray<float> hingeTheta0, hingeKL, hingeKd, hingeThetaPrev;
-    DeviceArray<int> vhOffsets, vhItems;
-    DeviceArray<float> colliderOffset;
-    DeviceArray<SelfContact> contacts;
-    DeviceArray<int> vcOffsets, vcItems;
+    std::vector<void*> buffers;  // one device copy per array of forEachViewArray
     std::vector<DeviceArray<int>> colors;
+    Vec3* x = nullptr;  // device positions (the one array the sweep writes)
     SoftView view{};
+    void release() {
+        for (void* p : buffers) cudaFree(p);
+        buffers.clear();
+    }
+    ~Impl() { release(); }
 };
 
 bool CudaSoftSweeper::available(std::string* why) {
@@ -94,80 +84,27 @@ CudaSoftSweeper::~CudaSoftSweeper() = default;
 void CudaSoftSweeper::upload(const SoftSolver& solver) {
     const SoftModel& m = solver.model();
     Impl& d = *impl_;
-    d.x.assign(m.x);
-    d.xPrev.assign(m.xPrev);
-    d.y.assign(m.y);
-    d.mass.assign(m.mass);
-    d.volume.assign(m.volume);
-    d.mu.assign(m.mu);
-    d.lambda.assign(m.lambda);
-    d.kd.assign(m.kd);
-    d.tets.assign(m.tets);
-    d.DmInv.assign(m.DmInv);
-    d.Cprev.assign(m.Cprev);
-    d.vtOffsets.assign(m.vertexTets.offsets);
-    d.vtItems.assign(m.vertexTets.items);
-    d.colliders.assign(m.colliders);
-    d.tris.assign(m.tris);
-    d.triRest.assign(m.triRest);
-    d.triVolume.assign(m.triVolume);
-    d.triMu.assign(m.triMu);
-    d.triLambda.assign(m.triLambda);
-    d.triKd.assign(m.triKd);
-    d.triCprev.assign(m.triCprev);
-    d.vtriOffsets.assign(m.vertexTris.offsets);
-    d.vtriItems.assign(m.vertexTris.items);
-    d.hinges.assign(m.hinges);
-    d.hingeTheta0.assign(m.hingeTheta0);
-    d.hingeKL.assign(m.hingeKL);
-    d.hingeKd.assign(m.hingeKd);
-    d.hingeThetaPrev.assign(m.hingeThetaPrev);
-    d.vhOffsets.assign(m.vertexHinges.offsets);
-    d.vhItems.assign(m.vertexHinges.items);
-    d.colliderOffset.assign(m.colliderOffset);
-    d.contacts.assign(m.collision.contacts);
-    d.vcOffsets.assign(m.collision.vertexContacts.offsets);
-    d.vcItems.assign(m.collision.vertexContacts.items);
+    d.release();
+    // Same parameters as the CPU view; every array pointer swapped for a device copy (nullptr markers of
+    // the CPU view -- no cloth, no self contacts -- are kept).
+    const SoftView cpu = solver.view();
+    SoftView v = cpu;
+    forEachViewArray(m, v, [&](auto& ptr, const auto& array) {
+        using T = std::remove_const_t<std::remove_pointer_t<std::remove_reference_t<decltype(ptr)>>>;
+        if (!ptr) return;
+        void* dev = nullptr;
+        const size_t bytes = array.size() * sizeof(T);
+        if (bytes > 0) {
+            VBD_CUDA_CHECK(cudaMalloc(&dev, bytes));
+            VBD_CUDA_CHECK(cudaMemcpy(dev, array.data(), bytes, cudaMemcpyHostToDevice));
+            d.buffers.push_back(dev);
+        }
+        ptr = static_cast<const T*>(dev);
+    });
+    d.x = const_cast<Vec3*>(v.x);
     d.colors.clear();
     d.colors.resize(m.colorGroups.size());
     for (size_t c = 0; c < m.colorGroups.size(); ++c) d.colors[c].assign(m.colorGroups[c]);
-    // Same parameters as the CPU view, pointers swapped for device ones.
-    SoftView v = solver.view();
-    v.x = d.x.ptr;
-    v.xPrev = d.xPrev.ptr;
-    v.y = d.y.ptr;
-    v.mass = d.mass.ptr;
-    v.tets = d.tets.ptr;
-    v.DmInv = d.DmInv.ptr;
-    v.volume = d.volume.ptr;
-    v.mu = d.mu.ptr;
-    v.lambda = d.lambda.ptr;
-    v.kd = d.kd.ptr;
-    v.Cprev = d.Cprev.ptr;
-    v.vtOffsets = d.vtOffsets.ptr;
-    v.vtItems = d.vtItems.ptr;
-    v.colliders = d.colliders.ptr;
-    v.tris = d.tris.ptr;
-    v.triRest = d.triRest.ptr;
-    v.triVolume = d.triVolume.ptr;
-    v.triMu = d.triMu.ptr;
-    v.triLambda = d.triLambda.ptr;
-    v.triKd = d.triKd.ptr;
-    v.triCprev = d.triCprev.ptr;
-    v.vtriOffsets = d.vtriOffsets.ptr;
-    v.vtriItems = d.vtriItems.ptr;
-    v.hinges = d.hinges.ptr;
-    v.hingeTheta0 = d.hingeTheta0.ptr;
-    v.hingeKL = d.hingeKL.ptr;
-    v.hingeKd = d.hingeKd.ptr;
-    v.hingeThetaPrev = d.hingeThetaPrev.ptr;
-    v.vhOffsets = d.vhOffsets.ptr;
-    v.vhItems = d.vhItems.ptr;
-    // Keep the CPU view's "absent" markers (nullptr) where the host has none.
-    v.colliderOffset = v.colliderOffset ? d.colliderOffset.ptr : nullptr;
-    v.contacts = v.contacts ? d.contacts.ptr : nullptr;
-    v.vcOffsets = v.vcOffsets ? d.vcOffsets.ptr : nullptr;
-    v.vcItems = v.vcItems ? d.vcItems.ptr : nullptr;
     d.view = v;
 }
 
@@ -176,7 +113,7 @@ void CudaSoftSweeper::sweep() {
     for (auto& c : d.colors) {
         const int n = int(c.n);
         const int block = 128;
-        sweepColorKernel<<<(n + block - 1) / block, block>>>(d.view, d.x.ptr, c.ptr, n);
+        sweepColorKernel<<<(n + block - 1) / block, block>>>(d.view, d.x, c.ptr, n);
         VBD_CUDA_CHECK(cudaGetLastError());
     }
     VBD_CUDA_CHECK(cudaDeviceSynchronize());
@@ -184,7 +121,7 @@ void CudaSoftSweeper::sweep() {
 
 void CudaSoftSweeper::download(SoftSolver& solver) const {
     SoftModel& m = solver.model();
-    VBD_CUDA_CHECK(cudaMemcpy(m.x.data(), impl_->x.ptr, m.x.size() * sizeof(Vec3), cudaMemcpyDeviceToHost));
+    VBD_CUDA_CHECK(cudaMemcpy(m.x.data(), impl_->x, m.x.size() * sizeof(Vec3), cudaMemcpyDeviceToHost));
 }
 
 }  // namespace vbd

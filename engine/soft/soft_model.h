@@ -113,4 +113,45 @@ struct SoftView {
     float dragStiffness;
 };
 
+// The one list of SoftView's array pointers and the SoftModel arrays behind them: f(viewPointer, array)
+// for each. SoftSolver::view() points them at host memory; the CUDA backend at device copies. A new
+// per-element array added here reaches both, so the device kernel can never read a host pointer.
+template <typename F>
+void forEachViewArray(const SoftModel& m, SoftView& v, F&& f) {
+    f(v.x, m.x);
+    f(v.xPrev, m.xPrev);
+    f(v.y, m.y);
+    f(v.mass, m.mass);
+    f(v.tets, m.tets);
+    f(v.DmInv, m.DmInv);
+    f(v.volume, m.volume);
+    f(v.mu, m.mu);
+    f(v.lambda, m.lambda);
+    f(v.kd, m.kd);
+    f(v.Cprev, m.Cprev);
+    f(v.vtOffsets, m.vertexTets.offsets);
+    f(v.vtItems, m.vertexTets.items);
+    f(v.colliders, m.colliders);
+    f(v.tris, m.tris);
+    f(v.triRest, m.triRest);
+    f(v.triVolume, m.triVolume);
+    f(v.triMu, m.triMu);
+    f(v.triLambda, m.triLambda);
+    f(v.triKd, m.triKd);
+    f(v.triCprev, m.triCprev);
+    f(v.vtriOffsets, m.vertexTris.offsets);
+    f(v.vtriItems, m.vertexTris.items);
+    f(v.hinges, m.hinges);
+    f(v.hingeTheta0, m.hingeTheta0);
+    f(v.hingeKL, m.hingeKL);
+    f(v.hingeKd, m.hingeKd);
+    f(v.hingeThetaPrev, m.hingeThetaPrev);
+    f(v.vhOffsets, m.vertexHinges.offsets);
+    f(v.vhItems, m.vertexHinges.items);
+    f(v.colliderOffset, m.colliderOffset);
+    f(v.contacts, m.collision.contacts);
+    f(v.vcOffsets, m.collision.vertexContacts.offsets);
+    f(v.vcItems, m.collision.vertexContacts.items);
+}
+
 }  // namespace vbd

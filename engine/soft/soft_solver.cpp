@@ -23,43 +23,13 @@ Mat33 rotationMatrix(const Vec3& theta) { return toMatrix(fromRotationVector(the
 
 SoftView SoftSolver::view() const {
     SoftView s;
-    s.x = m_.x.data();
-    s.xPrev = m_.xPrev.data();
-    s.y = m_.y.data();
-    s.mass = m_.mass.data();
-    s.tets = m_.tets.data();
-    s.DmInv = m_.DmInv.data();
-    s.volume = m_.volume.data();
-    s.mu = m_.mu.data();
-    s.lambda = m_.lambda.data();
-    s.kd = m_.kd.data();
-    s.Cprev = m_.Cprev.data();
-    s.vtOffsets = m_.vertexTets.offsets.data();
-    s.vtItems = m_.vertexTets.items.data();
-    s.colliders = m_.colliders.data();
+    forEachViewArray(m_, s, [](auto& ptr, const auto& array) { ptr = array.data(); });
     s.numColliders = int(m_.colliders.size());
-    s.tris = m_.tris.data();
-    s.triRest = m_.triRest.data();
-    s.triVolume = m_.triVolume.data();
-    s.triMu = m_.triMu.data();
-    s.triLambda = m_.triLambda.data();
-    s.triKd = m_.triKd.data();
-    s.triCprev = m_.triCprev.data();
-    s.vtriOffsets = m_.vertexTris.offsets.data();
-    s.vtriItems = m_.vertexTris.items.data();
-    s.hinges = m_.hinges.data();
-    s.hingeTheta0 = m_.hingeTheta0.data();
-    s.hingeKL = m_.hingeKL.data();
-    s.hingeKd = m_.hingeKd.data();
-    s.hingeThetaPrev = m_.hingeThetaPrev.data();
-    s.vhOffsets = m_.vertexHinges.offsets.data();
-    s.vhItems = m_.vertexHinges.items.data();
-    s.colliderOffset = m_.numCloths > 0 ? m_.colliderOffset.data() : nullptr;
+    // nullptr marks what the kernel must skip: contact offsets without cloth, self contacts when none.
+    if (m_.numCloths == 0) s.colliderOffset = nullptr;
     const CollisionState& cs = m_.collision;
-    const bool sc = cs.enabled && !cs.contacts.empty();
-    s.contacts = sc ? cs.contacts.data() : nullptr;
-    s.vcOffsets = sc ? cs.vertexContacts.offsets.data() : nullptr;
-    s.vcItems = sc ? cs.vertexContacts.items.data() : nullptr;
+    if (!(cs.enabled && !cs.contacts.empty()))
+        s.contacts = nullptr, s.vcOffsets = nullptr, s.vcItems = nullptr;
     s.h = h_;
     s.damping = params_.damping;
     s.contact.dampingTime = float(params_.contactDamping);
