@@ -29,35 +29,39 @@ struct ParticleCollider {
     Quat rotation;         // box orientation
 };
 
-// Signed distance and outward normal at p.
-VBD_HD float colliderDistance(const ParticleCollider& c, const Vec3& p, Vec3& n) {
+// Signed distance and outward normal at p, in the position's scalar T (colliders are stored in float and
+// widened; for T = float the conversions are the identity).
+template <typename T>
+VBD_HD T colliderDistance(const ParticleCollider& c, const Vec3T<T>& p, Vec3T<T>& n) {
+    const Vec3T<T> center(c.center);
     if (c.type == ParticleColliderType::Plane) {
-        n = c.normal;
-        return dot(p - c.center, c.normal);
+        n = Vec3T<T>(c.normal);
+        return dot(p - center, n);
     }
     if (c.type == ParticleColliderType::Sphere) {
-        Vec3 d = p - c.center;
-        float r = norm(d);
-        n = r > 1e-12f ? d / r : Vec3(0, 1, 0);
-        return r - c.halfExtents.x;
+        Vec3T<T> d = p - center;
+        T r = norm(d);
+        n = r > T(1e-12f) ? d / r : Vec3T<T>(T(0), T(1), T(0));
+        return r - T(c.halfExtents.x);
     }
     // Oriented box: distance in the local frame; inside, the normal of the closest face.
-    Vec3 lp = rotateInv(c.rotation, p - c.center);
-    Vec3 q{std::fabs(lp.x) - c.halfExtents.x, std::fabs(lp.y) - c.halfExtents.y,
-           std::fabs(lp.z) - c.halfExtents.z};
-    Vec3 ln;
-    float dist;
+    const QuatT<T> rot(c.rotation);
+    const Vec3T<T> he(c.halfExtents);
+    Vec3T<T> lp = rotateInv(rot, p - center);
+    Vec3T<T> q{std::fabs(lp.x) - he.x, std::fabs(lp.y) - he.y, std::fabs(lp.z) - he.z};
+    Vec3T<T> ln;
+    T dist;
     if (q.x > 0 || q.y > 0 || q.z > 0) {
-        Vec3 o{q.x > 0 ? q.x : 0.f, q.y > 0 ? q.y : 0.f, q.z > 0 ? q.z : 0.f};
+        Vec3T<T> o{q.x > 0 ? q.x : T(0), q.y > 0 ? q.y : T(0), q.z > 0 ? q.z : T(0)};
         dist = norm(o);
-        ln = Vec3{lp.x < 0 ? -o.x : o.x, lp.y < 0 ? -o.y : o.y, lp.z < 0 ? -o.z : o.z} / dist;
+        ln = Vec3T<T>{lp.x < 0 ? -o.x : o.x, lp.y < 0 ? -o.y : o.y, lp.z < 0 ? -o.z : o.z} / dist;
     } else {
         int ax = (q.x > q.y && q.x > q.z) ? 0 : (q.y > q.z ? 1 : 2);
         dist = q[ax];
-        ln = Vec3(0.f);
-        ln[ax] = lp[ax] < 0 ? -1.f : 1.f;
+        ln = Vec3T<T>(T(0));
+        ln[ax] = lp[ax] < 0 ? T(-1) : T(1);
     }
-    n = rotate(c.rotation, ln);
+    n = rotate(rot, ln);
     return dist;
 }
 
@@ -66,40 +70,43 @@ struct ContactParams {
     float frictionEps = 1e-3f;  // eps_v (m/s)
 };
 
-// Adds the contact force and block of particle position x (previous step x_prev) against collider c.
-// Returns true if in contact.
-VBD_HD bool colliderContact(const ParticleCollider& c, const ContactParams& p, const Vec3& x,
-                            const Vec3& xPrev, float h, Vec3& force, Mat33& hessian) {
-    Vec3 n;
-    const float g = colliderDistance(c, x, n);
-    if (!(g < 0.f)) return false;
-    const float k = c.stiffness, d = -g;
-    const Mat33 nn = outer(n, n);
+// Adds the contact force and block of particle position x (previous step x_prev) against collider c, in the
+// position's scalar T. Returns true if in contact.
+template <typename T>
+VBD_HD bool colliderContact(const ParticleCollider& c, const ContactParams& p, const Vec3T<T>& x,
+                            const Vec3T<T>& xPrev, T h, Vec3T<T>& force, Mat33T<T>& hessian) {
+    Vec3T<T> n;
+    const T g = colliderDistance(c, x, n);
+    if (!(g < T(0))) return false;
+    const T k = T(c.stiffness), d = -g;
+    const Mat33T<T> nn = outer(n, n);
     force += n * (k * d);
     hessian += nn * k;
-    const float gdot = dot(n, x - xPrev) / h;
-    if (gdot < 0.f && p.dampingTime > 0.f) {
-        force += n * (-p.dampingTime * k * gdot);
-        hessian += nn * (p.dampingTime * k / h);
+    const T gdot = dot(n, x - xPrev) / h;
+    const T cd = T(p.dampingTime);
+    if (gdot < T(0) && cd > T(0)) {
+        force += n * (-cd * k * gdot);
+        hessian += nn * (cd * k / h);
     }
     if (c.friction > 0.f) {
-        const Vec3 dx = x - xPrev;
-        const Vec3 u = dx - n * dot(n, dx);
-        const float un = norm(u), e = p.frictionEps * h;
-        const float f1OverY = un < e ? (2.f / e - un / (e * e)) : 1.f / un;
-        const float lambda = k * d;
-        const float s = c.friction * lambda * f1OverY;
+        const Vec3T<T> dx = x - xPrev;
+        const Vec3T<T> u = dx - n * dot(n, dx);
+        const T un = norm(u), e = T(p.frictionEps) * h;
+        const T f1OverY = un < e ? (T(2) / e - un / (e * e)) : T(1) / un;
+        const T lambda = k * d;
+        const T s = T(c.friction) * lambda * f1OverY;
         force -= u * s;
-        hessian += (Mat33::identity() - nn) * s;
+        hessian += (Mat33T<T>::identity() - nn) * s;
     }
     return true;
 }
 
 // Potential of the normal penalty (friction and damping are dissipative and have no potential here).
-VBD_HD float colliderEnergy(const ParticleCollider& c, const Vec3& x) {
-    Vec3 n;
-    const float g = colliderDistance(c, x, n);
-    return g < 0.f ? 0.5f * c.stiffness * g * g : 0.f;
+template <typename T>
+VBD_HD T colliderEnergy(const ParticleCollider& c, const Vec3T<T>& x) {
+    Vec3T<T> n;
+    const T g = colliderDistance(c, x, n);
+    return g < T(0) ? T(0.5f) * T(c.stiffness) * g * g : T(0);
 }
 
 }  // namespace vbd

@@ -7,6 +7,7 @@
 
 #include "gpu/cuda_soft.h"
 #include "math/chol33.h"
+#include "math/error.h"
 #include "soft/vertex_kernel.h"
 
 namespace vbd {
@@ -82,6 +83,7 @@ CudaSoftSweeper::CudaSoftSweeper() : impl_(std::make_unique<Impl>()) {}
 CudaSoftSweeper::~CudaSoftSweeper() = default;
 
 void CudaSoftSweeper::upload(const SoftSolver& solver) {
+    if (solver.doubleState()) throw InputError("", "solver.precision", kDoubleRefused);
     const SoftModel& m = solver.model();
     Impl& d = *impl_;
     d.release();

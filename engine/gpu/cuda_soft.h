@@ -10,6 +10,10 @@
 
 namespace vbd {
 
+// The device kernel runs the float state only; upload() of a solver with solver.precision = double throws
+// InputError naming solver.precision with this text.
+constexpr const char* kDoubleRefused = "the CUDA sweep runs float state only (use the CPU for double)";
+
 class CudaSoftSweeper {
   public:
     static bool available(std::string* why = nullptr);
@@ -18,7 +22,8 @@ class CudaSoftSweeper {
     CudaSoftSweeper(const CudaSoftSweeper&) = delete;
     CudaSoftSweeper& operator=(const CudaSoftSweeper&) = delete;
 
-    // Copies the model (topology, materials, rest data, colliders, state) to the device.
+    // Copies the model (topology, materials, rest data, colliders, state) to the device. Throws InputError
+    // for a double-precision solver.
     void upload(const SoftSolver& solver);
     // One colored Gauss-Seidel sweep on the device (colors in order, one launch each).
     void sweep();

@@ -4,6 +4,8 @@
 #ifndef VBD_HAVE_CUDA
 #include <stdexcept>
 
+#include "math/error.h"
+
 namespace vbd {
 
 struct CudaSoftSweeper::Impl {};
@@ -14,7 +16,10 @@ bool CudaSoftSweeper::available(std::string* why) {
 }
 CudaSoftSweeper::CudaSoftSweeper() = default;
 CudaSoftSweeper::~CudaSoftSweeper() = default;
-void CudaSoftSweeper::upload(const SoftSolver&) { throw std::runtime_error("CUDA backend not compiled in"); }
+void CudaSoftSweeper::upload(const SoftSolver& solver) {
+    if (solver.doubleState()) throw InputError("", "solver.precision", kDoubleRefused);
+    throw std::runtime_error("CUDA backend not compiled in");
+}
 void CudaSoftSweeper::sweep() { throw std::runtime_error("CUDA backend not compiled in"); }
 void CudaSoftSweeper::download(SoftSolver&) const {
     throw std::runtime_error("CUDA backend not compiled in");

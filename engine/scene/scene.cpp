@@ -235,6 +235,8 @@ void readSolver(Obj o, SolverDesc& s) {
     s.diagnostics = o.boolean("diagnostics", s.diagnostics);
     s.adaptiveInit =
         o.enumeration<bool>("initial_guess", s.adaptiveInit, {{"adaptive", true}, {"inertial", false}});
+    s.precision = o.enumeration<Precision>("precision", s.precision,
+                                           {{"float", Precision::Float}, {"double", Precision::Double}});
     o.finish();
 }
 

@@ -18,6 +18,10 @@ struct Box3 {
 };
 
 enum class DampingModel { None, Naive, Internal };
+// Scalar of the soft solver's iterate. Float: the SoftModel arrays themselves. Double: a double shadow of
+// the state (x, v, x_prev, y, C_prev) that the same templated kernel iterates on, so the relative residual
+// is not floored by the float grid (~1e-7 |x| per coordinate); tet soft bodies only.
+enum class Precision { Float, Double };
 enum class CoarseBasis { Element, StiffRigid, PatchSoft };
 enum class CoarseFilter { None, Contrast, CrossColor, Patch };
 enum class CoarseMatrix { Hessian, Rest };  // A = current PSD Hessian of G, or rest stiffness + M/h^2
@@ -49,6 +53,8 @@ struct SolverDesc {
     int threads = 0;                // 0 = all hardware threads
     bool diagnostics = true;        // per-iteration residual and G (costs one extra pass a sweep)
     bool adaptiveInit = true;       // VBD's adaptive initial guess (false: x = y)
+    // Scalar of the soft solver's state ("solver.precision").
+    Precision precision = Precision::Float;
 };
 
 struct GroundDesc {

@@ -152,6 +152,8 @@ void SoftSolver::build(const SceneDesc& scene) {
     }
     residual_.assign(size_t(n), 0.f);
     inContact_.assign(size_t(n), 0);
+    shadow_ = DoubleState{};  // a double-mode shadow starts from the new model at the first step
+    checkPrecision();
 }
 
 }  // namespace vbd

@@ -1,6 +1,7 @@
 #pragma once
 // Structure-of-arrays state of the VBD particle system (tets now, cloth elements alongside). Every hot
 // array maps 1:1 onto a device buffer; SoftView is the POD of raw pointers the kernels take.
+// Positions are float here; SoftSolver keeps a double shadow of the state under solver.precision = double.
 #include <array>
 #include <vector>
 
@@ -67,10 +68,9 @@ struct SoftModel {
 void appendParticle(SoftModel& m, const Vec3& p, const Vec3& v, int body,
                     const std::vector<FixedDesc>& fixed);
 
-struct SoftView {
-    const Vec3* x;
-    const Vec3* xPrev;
-    const Vec3* y;
+// The kernel's parameters: everything it reads that is stored in float whatever the solver's precision
+// (topology, rest shapes, materials, colliders, cloth). The kernel widens them to its scalar as it reads.
+struct SoftViewParams {
     const float* mass;
     const std::array<int, 4>* tets;
     const Mat33* DmInv;
@@ -78,12 +78,11 @@ struct SoftView {
     const float* mu;
     const float* lambda;
     const float* kd;
-    const Mat33* Cprev;
     const int* vtOffsets;
     const int* vtItems;
     const ParticleCollider* colliders;
     int numColliders;
-    // Cloth (empty CSR rows for tet-only models)
+    // Cloth (empty CSR rows for tet-only models; read only by the float kernel)
     const std::array<int, 3>* tris;
     const TriRest* triRest;
     const float* triVolume;
@@ -112,6 +111,17 @@ struct SoftView {
     Vec3 dragTarget;
     float dragStiffness;
 };
+
+// The state the kernel iterates on, in scalar T: float (the SoftModel arrays, device buffers) or double
+// (SoftSolver's shadow state under solver.precision = double).
+template <typename T>
+struct SoftViewT : SoftViewParams {
+    const Vec3T<T>* x;
+    const Vec3T<T>* xPrev;
+    const Vec3T<T>* y;
+    const Mat33T<T>* Cprev;  // F^T F at x_prev, per tet
+};
+using SoftView = SoftViewT<float>;
 
 // The one list of SoftView's array pointers and the SoftModel arrays behind them: f(viewPointer, array)
 // for each. SoftSolver::view() points them at host memory; the CUDA backend at device copies. A new

@@ -36,7 +36,8 @@ class SoftSolver {
     // Builds particles, tets, masses, fixed vertices, colliders and the coloring from the scene's soft
     // bodies. Throws InputError for unusable input.
     void build(const SceneDesc& scene);
-    void setParams(const SolverDesc& s) { params_ = s; }
+    // Throws InputError naming solver.precision for a double-precision request on a model with cloth.
+    void setParams(const SolverDesc& s);
     const SolverDesc& params() const { return params_; }
 
     // One substep of size h. Appends per-iteration records (frame field left 0) when diagnostics are on.
@@ -50,8 +51,9 @@ class SoftSolver {
     // Diagnostics of the current iterate x (DESIGN principle 7), over free DOFs.
     double incrementalPotential() const;  // G(x)
     double residualNorm();                // |grad G| over free vertices; fills vertexResidual()
-    // f = -grad G per vertex (zero for fixed vertices).
+    // f = -grad G per vertex (zero for fixed vertices), evaluated in the solver's precision.
     void computeForces(std::vector<Vec3>& f) const;
+    void computeForces(std::vector<Vec3d>& f) const;
     const std::vector<float>& vertexResidual() const { return residual_; }
     const std::vector<IterationRecord>& iterations() const { return its_; }
     void clearIterations() { its_.clear(); }
@@ -74,11 +76,55 @@ class SoftSolver {
         dragK_ = k;
     }
     // One Gauss-Seidel sweep over all colors at the current state (used by tests and the coarse module).
+    // In double mode it sweeps the double state xD() (the float model().x is refreshed at the end of step).
     void sweep();
 
+    // Double-precision state (solver.precision = double). The iterate is xD(); model().x, v, xPrev, y are
+    // written from it at the end of every step. A sweep hook in double mode edits xD(), not model().x.
+    // At the start of a step the shadow is reseeded from the float arrays if they were edited in between
+    // (float(xD) != model().x or float(vD) != model().v for some vertex).
+    bool doubleState() const { return params_.precision == Precision::Double; }
+    std::vector<Vec3d>& xD() { return shadow_.x; }
+    const std::vector<Vec3d>& xD() const { return shadow_.x; }
+    const std::vector<Vec3d>& xPrevD() const { return shadow_.xPrev; }
+    const std::vector<Vec3d>& yD() const { return shadow_.y; }
+
   private:
+    // The iterate's arrays in scalar T: the SoftModel's for float, shadow_ for double. Every stage below is
+    // one template run on either, so the two precisions cannot drift apart.
+    template <typename T>
+    struct StateRef;
+    template <typename T>
+    StateRef<T> state();
+    template <typename T>
+    SoftViewT<T> viewT() const;
+    template <typename T>
     void predict(float h, const Vec3& gravity);
+    template <typename T>
+    void refreshCprev();
+    template <typename T>
+    void sweepT();
+    template <typename T>
     void chebyshev(int iteration);
+    template <typename T>
+    void finalize(float h);
+    template <typename T>
+    void computeForcesT(std::vector<Vec3T<T>>& f) const;
+    template <typename T>
+    double residualNormT();
+    template <typename T>
+    double incrementalPotentialT() const;
+    template <typename T>
+    SoftStepStats stepT(float h, const Vec3& gravity);
+    // Double mode: reseed the shadow from the float arrays when they were edited since the last step, and
+    // write the float arrays from the shadow.
+    // compareValues = false only fills a missing shadow.
+    void reseedShadow(bool compareValues);
+    void writeFloatState();
+    bool shadowReady() const;
+    // Diagnostics evaluate the double state once it exists (before the first step: the float one).
+    bool useDouble() const { return doubleState() && shadowReady(); }
+    void checkPrecision() const;
     // Cloth collision detection at the current x (round > 0) or x_prev (round 0, which also picks the
     // query radius and the common translation and truncates the initial guess).
     void detectClothCollisions(bool firstRound);
@@ -93,6 +139,10 @@ class SoftSolver {
     std::vector<Vec3>
         xRead_;  // positions snapshot of the current color (self contacts couple same-color vertices)
     std::vector<Vec3> chebPrev_, chebPrevPrev_;
+    struct DoubleState {
+        std::vector<Vec3d> x, v, xPrev, y, vLast, chebPrev, chebPrevPrev, force;
+        std::vector<Mat33d> Cprev;
+    } shadow_;
     double chebOmega_ = 1;
     std::vector<IterationRecord> its_;
     SweepHook* hook_ = nullptr;

@@ -3,6 +3,8 @@
 // block H_i = d2G/dx_i^2 of the incremental potential
 //   G(x) = 1/(2h^2) |x - y|_M^2 + E(x)   (+ damping potential, contact penalties)
 // gathered from every force element touching vertex i. The VBD update is x_i += H_i^{-1} f_i.
+#include <type_traits>
+
 #include "energy/bending.h"
 #include "energy/damping.h"
 #include "energy/membrane.h"
@@ -14,28 +16,32 @@
 
 namespace vbd {
 
-VBD_HD void tetVertexTerms(const SoftView& s, int e, int a, Vec3& f, Mat33& H) {
+// Tet e, local vertex a, in the state's scalar T. The float parameters (DmInv, V, mu, lambda, kd, h) are
+// widened to T as they are read; for T = float every conversion is the identity, so the float kernel is
+// the same code as before the precision template.
+template <typename T>
+VBD_HD void tetVertexTerms(const SoftViewT<T>& s, int e, int a, Vec3T<T>& f, Mat33T<T>& H) {
     const std::array<int, 4>& t = s.tets[e];
-    const Mat33& Dinv = s.DmInv[e];
-    const Mat33 F = tetDeformationGradient(s.x[t[0]], s.x[t[1]], s.x[t[2]], s.x[t[3]], Dinv);
-    const Vec3 m = tetVertexWeight(Dinv, a);
-    const float kd = s.kd[e];
+    const Mat33T<T> Dinv(s.DmInv[e]);
+    const Mat33T<T> F = tetDeformationGradient(s.x[t[0]], s.x[t[1]], s.x[t[2]], s.x[t[3]], Dinv);
+    const Vec3T<T> m = tetVertexWeight(Dinv, a);
+    const T kd = T(s.kd[e]), V = T(s.volume[e]), mu = T(s.mu[e]), lam = T(s.lambda[e]), h = T(s.h);
     if (s.damping != DampingModel::Naive) {
         // Elastic + internal damping fused (tet_fused.h; same math as neoHookeanVertex +
         // internalDampingVertexC).
-        const float kdi = s.damping == DampingModel::Internal ? kd : 0.f;
-        tetVertexFused(F, m, s.volume[e], s.mu[e], s.lambda[e], s.Cprev[e], kdi, s.h, f, H);
+        const T kdi = s.damping == DampingModel::Internal ? kd : T(0);
+        tetVertexFused(F, m, V, mu, lam, s.Cprev[e], kdi, h, f, H);
         return;
     }
-    Vec3 fe;
-    Mat33 He;
-    neoHookeanVertex(F, m, s.volume[e], s.mu[e], s.lambda[e], fe, He);
+    Vec3T<T> fe;
+    Mat33T<T> He;
+    neoHookeanVertex(F, m, V, mu, lam, fe, He);
     f += fe;
     H += He;
-    if (kd > 0.f) {
-        Vec3 fd;
-        Mat33 Hd;
-        naiveDampingVertex(He, s.x[t[a]], s.xPrev[t[a]], kd, s.h, fd, Hd);
+    if (kd > T(0)) {
+        Vec3T<T> fd;
+        Mat33T<T> Hd;
+        naiveDampingVertex(He, s.x[t[a]], s.xPrev[t[a]], kd, h, fd, Hd);
         f += fd;
         H += Hd;
     }
@@ -113,42 +119,52 @@ VBD_HD ParticleCollider offsetCollider(ParticleCollider c, float r) {
     return c;
 }
 
-// Full local force and block of vertex i. Returns whether vertex i touches a collider.
-VBD_HD bool vertexForceHessian(const SoftView& s, int i, Vec3& f, Mat33& H) {
-    const float mh2 = s.mass[i] / (s.h * s.h);
+// Full local force and block of vertex i in scalar T. Returns whether vertex i touches a collider.
+// Cloth terms (membranes, hinges, contact offsets, self contacts) exist only for T = float: the double
+// state is refused for models with cloth (SoftSolver::setParams), so they are not even compiled for it.
+template <typename T>
+VBD_HD bool vertexForceHessian(const SoftViewT<T>& s, int i, Vec3T<T>& f, Mat33T<T>& H) {
+    const T h = T(s.h);
+    const T mh2 = T(s.mass[i]) / (h * h);
     f = (s.y[i] - s.x[i]) * mh2;
-    H = Mat33::diag(mh2);
+    H = Mat33T<T>::diag(mh2);
     for (int k = s.vtOffsets[i]; k < s.vtOffsets[i + 1]; ++k) {
         const int item = s.vtItems[k];
         tetVertexTerms(s, item >> 2, item & 3, f, H);
     }
-    for (int k = s.vtriOffsets[i]; k < s.vtriOffsets[i + 1]; ++k) {
-        const int item = s.vtriItems[k];
-        triVertexTerms(s, item >> 2, item & 3, f, H);
-    }
-    for (int k = s.vhOffsets[i]; k < s.vhOffsets[i + 1]; ++k) {
-        const int item = s.vhItems[k];
-        hingeVertexTerms(s, item >> 2, item & 3, f, H);
-    }
     bool contact = false;
-    const float off = s.colliderOffset ? s.colliderOffset[i] : 0.f;
-    if (off > 0.f) {
-        for (int c = 0; c < s.numColliders; ++c)
-            contact |= colliderContact(offsetCollider(s.colliders[c], off), s.contact, s.x[i], s.xPrev[i],
-                                       s.h, f, H);
+    if constexpr (std::is_same_v<T, float>) {
+        for (int k = s.vtriOffsets[i]; k < s.vtriOffsets[i + 1]; ++k) {
+            const int item = s.vtriItems[k];
+            triVertexTerms(s, item >> 2, item & 3, f, H);
+        }
+        for (int k = s.vhOffsets[i]; k < s.vhOffsets[i + 1]; ++k) {
+            const int item = s.vhItems[k];
+            hingeVertexTerms(s, item >> 2, item & 3, f, H);
+        }
+        const float off = s.colliderOffset ? s.colliderOffset[i] : 0.f;
+        if (off > 0.f) {
+            for (int c = 0; c < s.numColliders; ++c)
+                contact |= colliderContact(offsetCollider(s.colliders[c], off), s.contact, s.x[i], s.xPrev[i],
+                                           s.h, f, H);
+        } else {
+            for (int c = 0; c < s.numColliders; ++c)
+                contact |= colliderContact(s.colliders[c], s.contact, s.x[i], s.xPrev[i], s.h, f, H);
+        }
+        if (s.vcOffsets) {
+            for (int k = s.vcOffsets[i]; k < s.vcOffsets[i + 1]; ++k) {
+                const int item = s.vcItems[k];
+                contact |= selfContactTerms(s, item >> 2, item & 3, f, H);
+            }
+        }
     } else {
         for (int c = 0; c < s.numColliders; ++c)
-            contact |= colliderContact(s.colliders[c], s.contact, s.x[i], s.xPrev[i], s.h, f, H);
-    }
-    if (s.vcOffsets) {
-        for (int k = s.vcOffsets[i]; k < s.vcOffsets[i + 1]; ++k) {
-            const int item = s.vcItems[k];
-            contact |= selfContactTerms(s, item >> 2, item & 3, f, H);
-        }
+            contact |= colliderContact(s.colliders[c], s.contact, s.x[i], s.xPrev[i], h, f, H);
     }
     if (i == s.dragVertex) {
-        f += (s.dragTarget - s.x[i]) * s.dragStiffness;
-        H += Mat33::diag(s.dragStiffness);
+        const T k = T(s.dragStiffness);
+        f += (Vec3T<T>(s.dragTarget) - s.x[i]) * k;
+        H += Mat33T<T>::diag(k);
     }
     return contact;
 }

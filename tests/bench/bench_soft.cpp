@@ -2,6 +2,8 @@
 //   sweep:  one colored Gauss-Seidel sweep; counter tet_vertex_evals = 4 * tets per sweep (each tet is
 //           evaluated once for each of its vertices), reported per second.
 //   step:   one full step at 10 iterations without per-iteration diagnostics (ms per step).
+//   sweep_precision: the ~10k beam's sweep in float (0) and double (1) state (solver.precision), same
+//           scene and thread counts, so the double/float cost ratio is read off one run.
 // Run: build/bin/bench_soft --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
@@ -12,7 +14,7 @@ using namespace vbd;
 
 namespace {
 
-SceneDesc beam(int size) {
+SceneDesc beam(int size, Precision precision = Precision::Float) {
     // cells (n, m, m): vertices (n+1)(m+1)^2
     static const int dims[3][2] = {{39, 4}, {99, 9}, {249, 19}};
     const int n = dims[size][0], m = dims[size][1];
@@ -21,6 +23,7 @@ SceneDesc beam(int size) {
     s.ground.enabled = false;
     s.solver.iterations = 10;
     s.solver.diagnostics = false;
+    s.solver.precision = precision;
     SoftBodyDesc b;
     const float len = 4.f, w = len * float(m) / float(n);
     b.min = Vec3(0, 1, 0);
@@ -47,6 +50,16 @@ void BM_Sweep(benchmark::State& st) {
                                                          benchmark::Counter::kIsIterationInvariantRate);
 }
 
+void BM_SweepPrecision(benchmark::State& st) {
+    ThreadLimit limit(int(st.range(1)));
+    SoftSolver solver;
+    solver.build(beam(1, st.range(0) ? Precision::Double : Precision::Float));
+    solver.step(1.f / 60.f, Vec3(0, -9.81f, 0));
+    for (auto _ : st) solver.sweep();
+    st.counters["tet_vertex_evals"] = benchmark::Counter(double(4 * solver.model().tets.size()),
+                                                         benchmark::Counter::kIsIterationInvariantRate);
+}
+
 void BM_Step10(benchmark::State& st) {
     ThreadLimit limit(int(st.range(1)));
     SoftSolver solver;
@@ -60,6 +73,11 @@ void BM_Step10(benchmark::State& st) {
 BENCHMARK(BM_Sweep)
     ->ArgsProduct({{0, 1, 2}, {1, 2}})
     ->ArgNames({"beam", "threads"})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_SweepPrecision)
+    ->ArgsProduct({{0, 1}, {1, 2}})
+    ->ArgNames({"double", "threads"})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK(BM_Step10)
