@@ -23,7 +23,40 @@ const std::vector<Vec3>& basisPositions(const SoftModel& m, const CoarseDesc& d)
     return d.matrix == CoarseMatrix::Rest ? m.x0 : m.x;
 }
 
+void toDouble(const std::vector<Vec3>& a, std::vector<Eigen::Vector3d>& out) {
+    out.resize(a.size());
+    for (size_t i = 0; i < a.size(); ++i) out[i] = Eigen::Vector3d(a[i].x, a[i].y, a[i].z);
+}
+
 }  // namespace
+
+// The solver's iterate in double (its float state converted).
+void CoarseCorrection::loadPositions(const SoftSolver& solver, std::vector<Eigen::Vector3d>& x) const {
+    toDouble(solver.model().x, x);
+}
+
+// Writes x back to the solver's state at `verts` (all free vertices when null), rounding to float.
+void CoarseCorrection::storePositions(SoftSolver& solver, const std::vector<Eigen::Vector3d>& x,
+                                      const std::vector<int>* verts) const {
+    SoftModel& m = solver.model();
+    auto put = [&](size_t i) { m.x[i] = Vec3(float(x[i].x()), float(x[i].y()), float(x[i].z())); };
+    if (verts) {
+        for (int v : *verts) put(size_t(v));
+    } else {
+        for (size_t i = 0; i < x.size(); ++i)
+            if (dofs_.dofBase[i] >= 0) put(i);
+    }
+}
+
+void CoarseCorrection::startCache(SoftSolver& solver) {
+    const SoftModel& m = solver.model();
+    if (!cache_.built(m)) cache_.build(m);
+    std::vector<Eigen::Vector3d> xp, y;
+    toDouble(m.xPrev, xp);
+    toDouble(m.y, y);
+    cache_.beginStep(m, xp, y);
+    cacheStarted_ = true;
+}
 
 void CoarseCorrection::configure(const CoarseDesc& desc) {
     desc_ = desc;
@@ -32,9 +65,11 @@ void CoarseCorrection::configure(const CoarseDesc& desc) {
 }
 
 void CoarseCorrection::beginStep(SoftSolver& solver) {
-    if (desc_.matrix == CoarseMatrix::Hessian) needFactor_ = true;
-    if (!cache_.built(solver.model())) cache_.build(solver.model());
-    cache_.beginStep(solver.model());
+    // The rigid path keeps its factorization across steps: its matrix depends on the evaluated tets' F and
+    // on the components' orientation, and both are watched by rule (a) (a rotation by ~0.03 rad moves F by
+    // 0.05). The generic path refactors at every step.
+    if (desc_.matrix == CoarseMatrix::Hessian && !rigidPath_) needFactor_ = true;
+    startCache(solver);
     lastFull_ = true;
 }
 
@@ -73,6 +108,8 @@ int CoarseCorrection::prepare(SoftSolver& solver) {
         basis_ = buildBasis(m, desc_, dofs_, basisPositions(m, desc_));
     }
     buildP(m);
+    rigidPath_ = !identity_ && !basis_.components.empty();
+    if (rigidPath_) rigid_ = buildRigidLayout(m, basis_);
     built_ = true;
     needFactor_ = true;
     modelVertices_ = m.numVertices();
@@ -80,31 +117,26 @@ int CoarseCorrection::prepare(SoftSolver& solver) {
     return numColumns();
 }
 
-bool CoarseCorrection::hessianMoved(const SoftModel& m) const {
-    for (int e : activeElements_)
+bool CoarseCorrection::hessianMoved() const {
+    for (int e : rigidPath_ ? rigid_.elements : activeElements_)
         if ((cache_.lastF(e) - Fref_[size_t(e)]).norm() > 0.05) return true;
     return false;
 }
 
+// Generic path (element, patch and identity bases): P^T A P = P^T Y, Y = sum_e S_e (A_e P_e), at xd_.
 void CoarseCorrection::factor(SoftSolver& solver) {
     auto t0 = std::chrono::steady_clock::now();
-    SoftModel& m = solver.model();
+    const SoftModel& m = solver.model();
     const double h = solver.currentH();
     const DampingModel damping = solver.params().damping;
     const ElementMatrixKind kind = kindOf(desc_.matrix);
-    const bool moving = !basis_.components.empty() && desc_.matrix == CoarseMatrix::Hessian;
-    if (moving) {
-        updateRigidColumns(basis_, dofs_, m.x);
-        buildP(m);
-    }
     const int ncol = numColumns();
     std::vector<Eigen::Triplet<double>> yt, ct;
     std::vector<int> slot(size_t(ncol), -1), cols;
     Fref_.resize(m.tets.size());
     for (int e : activeElements_) {
         const auto& t = m.tets[size_t(e)];
-        if (kind == ElementMatrixKind::ProjectedHessian)
-            Fref_[size_t(e)] = deformationGradient(m, e, m.x.data());
+        if (kind == ElementMatrixKind::ProjectedHessian) Fref_[size_t(e)] = cache_.lastF(e);
         // Columns touching the tet, as a dense P_e (12 x ncols).
         cols.clear();
         for (int v : t) {
@@ -128,45 +160,8 @@ void CoarseCorrection::factor(SoftSolver& solver) {
                      ++it)
                     Pe(3 * a + q, slot[size_t(it.col())]) = it.value();
         }
-        // Y_e = A_e P_e. For a tet inside stiff component q, q's six columns are exact rigid motions of the
-        // tet (see header): A_e p = V B^T H9 dF with dF = 0 (translations) or [omega]_x F (rotations), and
-        // with the rest matrix A_e p = 0 exactly. Other columns go through the dense product.
-        const int comp = basis_.componentOfElement.empty() ? -1 : basis_.componentOfElement[size_t(e)];
-        const int q0 = comp >= 0 ? basis_.components[size_t(comp)].firstColumn : -1;
-        Eigen::MatrixXd Ye = Eigen::MatrixXd::Zero(12, Eigen::Index(cols.size()));
-        bool generic = false;
-        for (int c : cols) generic |= !(c >= q0 && c < q0 + 6 && q0 >= 0);
-        if (generic) {
-            const Mat12 Ae = elementMatrix(m, e, kind, damping, h, &stats_.clippedEigenvalues);
-            for (size_t c = 0; c < cols.size(); ++c)
-                if (!(q0 >= 0 && cols[c] >= q0 && cols[c] < q0 + 6))
-                    Ye.col(Eigen::Index(c)) = Ae * Pe.col(Eigen::Index(c));
-        }
-        if (q0 >= 0 && kind == ElementMatrixKind::ProjectedHessian) {
-            const StiffComponent& sc = basis_.components[size_t(comp)];
-            const size_t k = size_t(e);
-            const Eigen::Matrix3d F = deformationGradient(m, e, m.x.data());
-            // The projected H9 (as for every other tet). Tried and dropped: the unprojected closed form
-            // H9 dF = mu dF + lambda cof (cof : dF) + s dcof[dF]; along rotations only the geometric
-            // stiffness survives, which is slightly negative under compression, and differs from the
-            // projected value by ~3e-4 of the largest coarse entry at contrast 1e2.
-            Mat9 H = projectPsd(neoHookeanHessianF(F, m.mu[k], m.lambda[k]), &stats_.clippedEigenvalues);
-            if (damping == DampingModel::Internal && m.kd[k] > 0)
-                H += internalDampingHessianF(F, m.mu[k], m.lambda[k], m.kd[k], h);
-            const Mat9x12 B = deformationJacobian(m.DmInv[k]);
-            for (int r = 0; r < 3; ++r) {
-                Eigen::Vector3d w = Eigen::Vector3d::Zero();
-                w(r) = 1.0 / sc.radius;
-                Eigen::Matrix3d W;
-                W << 0, -w(2), w(1), w(2), 0, -w(0), -w(1), w(0), 0;
-                const Eigen::Matrix3d D = W * F;
-                Vec9 dF;
-                for (int i = 0; i < 3; ++i)
-                    for (int j = 0; j < 3; ++j) dF(3 * i + j) = D(i, j);
-                Ye.col(slot[size_t(q0 + 3 + r)]) = double(m.volume[k]) * (B.transpose() * (H * dF));
-            }
-        }
-
+        const Mat12 Ae = elementMatrix(m, e, kind, damping, h, &stats_.clippedEigenvalues, &xd_);
+        const Eigen::MatrixXd Ye = Ae * Pe;
         for (int a = 0; a < 4; ++a) {
             const int b = dofs_.dofBase[size_t(t[size_t(a)])];
             if (b < 0) continue;
@@ -208,31 +203,112 @@ void CoarseCorrection::factor(SoftSolver& solver) {
     stats_.setupMs += msSince(t0);
 }
 
+void CoarseCorrection::factorRigid(SoftSolver& solver) {
+    auto t0 = std::chrono::steady_clock::now();
+    const SoftModel& m = solver.model();
+    const double h = solver.currentH();
+    const bool rest = desc_.matrix == CoarseMatrix::Rest;
+    std::vector<Eigen::Vector3d> xr;
+    if (rest) toDouble(m.x0, xr);
+    Eigen::MatrixXd C = assembleRigid(m, basis_, rigid_, cache_, rest ? xr : xd_, kindOf(desc_.matrix),
+                                      solver.params().damping, h, &stats_.clippedEigenvalues);
+    // The same relative 1e-10 diagonal shift as the generic path (dependent columns: components of fewer
+    // than 3 non-collinear free vertices).
+    for (Eigen::Index k = 0; k < C.rows(); ++k) C(k, k) = C(k, k) > 0 ? C(k, k) * (1 + 1e-10) : 1.0;
+    ldltDense_.compute(C);
+    C_ = C.sparseView();
+    if (!rest) {
+        Fref_.resize(m.tets.size());
+        for (int e : rigid_.elements) Fref_[size_t(e)] = cache_.lastF(e);
+    }
+    ++stats_.factorizations;
+    needFactor_ = false;
+    factorH_ = h;
+    stats_.setupMs += msSince(t0);
+}
+
+bool CoarseCorrection::refactorDue(double h) {
+    const bool backtracked = desc_.matrix == CoarseMatrix::Hessian && !lastFull_ && !backtrackRefactored_;
+    const bool due = needFactor_ || refactorEvery_ || factorH_ != h || backtracked ||
+                     (desc_.matrix == CoarseMatrix::Hessian && hessianMoved());
+    if (due) backtrackRefactored_ = backtracked;
+    return due;
+}
+
+void CoarseCorrection::finishCorrection(bool ok, double alpha) {
+    if (ok) ++stats_.accepted;
+    lastFull_ = ok && alpha == 1;
+    if (lastFull_) {
+        ++stats_.fullSteps;
+        backtrackRefactored_ = false;
+    }
+    stats_.lastAlpha = ok ? alpha : 0;
+}
+
+// Rigid path (rigid_coarse.h): only the tets that are not interior to a component and the component vertices'
+// inertia are evaluated, the reduced gradient is the projection on the current rigid modes, and the step is
+// an exact rigid motion of each component.
+void CoarseCorrection::afterSweepRigid(SoftSolver& solver) {
+    const SoftModel& m = solver.model();
+    auto t0 = std::chrono::steady_clock::now();
+    const double h = double(solver.currentH());
+    const DampingModel damping = solver.params().damping;
+    loadPositions(solver, xd_);
+    componentCenters(basis_, xd_, centers_);
+    const double E0 = cache_.evalElements(m, xd_, rigid_.elements, h, damping, true) +
+                      cache_.inertia(m, xd_, rigid_.support, h);
+    cache_.gatherGradient(m, xd_, rigid_.support, rigid_.evaluated, h, grad_);
+    if (refactorDue(h)) {
+        stats_.correctionMs += msSince(t0);
+        factorRigid(solver);
+        t0 = std::chrono::steady_clock::now();
+    }
+    const Eigen::VectorXd z = ldltDense_.solve(-projectOnRigidModes(basis_, centers_, xd_, grad_));
+    ++stats_.corrections;
+    const double Gf0 = recordEnergy_ ? solver.incrementalPotential() : 0.0;
+    const double G0 = recordEnergy_ ? cache_.eval(m, xd_, h, damping, nullptr) : 0.0;
+    xc_ = xd_;
+    double alpha = 1;
+    bool ok = !lineSearch_;
+    if (ok) rigidRetract(basis_, rigid_, centers_, z, 1.0, xd_, xc_);
+    for (int tries = 0; tries < 6 && lineSearch_; ++tries, alpha *= 0.5) {
+        rigidRetract(basis_, rigid_, centers_, z, alpha, xd_, xc_);
+        const double E1 = cache_.evalElements(m, xc_, rigid_.elements, h, damping, false) +
+                          cache_.inertia(m, xc_, rigid_.support, h);
+        if (E1 <= E0) {
+            ok = true;
+            break;
+        }
+    }
+    if (ok) storePositions(solver, xc_, &rigid_.support);
+    finishCorrection(ok, alpha);
+    if (recordEnergy_) {
+        stats_.energyBefore.push_back(G0);
+        stats_.energyAfter.push_back(ok ? cache_.eval(m, xc_, h, damping, nullptr) : G0);
+        stats_.floatEnergyBefore.push_back(Gf0);
+        stats_.floatEnergyAfter.push_back(solver.incrementalPotential());
+    }
+    stats_.correctionMs += msSince(t0);
+}
+
 void CoarseCorrection::afterSweep(SoftSolver& solver, int iteration) {
     prepare(solver);
     if (basis_.columns.empty()) return;  // empty basis: plain VBD, bit for bit
-    SoftModel& m = solver.model();
+    if (!cacheStarted_) startCache(solver);
+    if (rigidPath_) return afterSweepRigid(solver);
+    const SoftModel& m = solver.model();
     auto t0 = std::chrono::steady_clock::now();
-    // r = -grad G in double from the float positions. The solver's float forces sum O(contrast) terms
-    // (mu F and s cof F cancel to the stress) and their round-off, projected on the rigid columns of a
-    // stiff component, is as large as the signal near convergence (docs/coarse-space.md, "float floor").
-    xd_.resize(size_t(m.numVertices()));
-    for (int i = 0; i < m.numVertices(); ++i)
-        xd_[size_t(i)] = Eigen::Vector3d(m.x[size_t(i)].x, m.x[size_t(i)].y, m.x[size_t(i)].z);
+    // r = -grad G in double from the solver's positions. The solver's float forces sum O(contrast) terms
+    // (mu F and s cof F cancel to the stress) and their round-off, projected on the columns of a stiff
+    // region, is as large as the signal near convergence (docs/coarse-space.md, "float floor").
+    loadPositions(solver, xd_);
     const double h = double(solver.currentH());
     const DampingModel damping = solver.params().damping;
-    if (!cache_.built(m)) {
-        cache_.build(m);
-        cache_.beginStep(m);
-    }
     const double G0 = cache_.eval(m, xd_, h, damping, &grad_);
     // The refactorization decision uses the F just computed by the gradient (no extra pass).
-    const bool backtracked = desc_.matrix == CoarseMatrix::Hessian && !lastFull_ && !backtrackRefactored_;
-    if (needFactor_ || refactorEvery_ || factorH_ != h || backtracked ||
-        (desc_.matrix == CoarseMatrix::Hessian && hessianMoved(m))) {
+    if (refactorDue(h)) {
         stats_.correctionMs += msSince(t0);
         factor(solver);
-        backtrackRefactored_ = backtracked;
         t0 = std::chrono::steady_clock::now();
     }
     Eigen::VectorXd r(dofs_.numDofs);
@@ -250,12 +326,15 @@ void CoarseCorrection::afterSweep(SoftSolver& solver, int iteration) {
     // elastic energy (O(contrast) x ulp^2) than the correction gains (measured in docs/coarse-space.md).
     double alpha = 1, G1 = G0;
     bool ok = false;
-    for (int tries = 0; tries < 6 && lineSearch_; ++tries, alpha *= 0.5) {
+    auto along = [&](double a) {
         xc_ = xd_;
         for (int i = 0; i < m.numVertices(); ++i) {
             const int b = dofs_.dofBase[size_t(i)];
-            if (b >= 0) xc_[size_t(i)] += alpha * dir_.segment<3>(3 * b);
+            if (b >= 0) xc_[size_t(i)] += a * dir_.segment<3>(3 * b);
         }
+    };
+    for (int tries = 0; tries < 6 && lineSearch_; ++tries, alpha *= 0.5) {
+        along(alpha);
         G1 = cache_.eval(m, xc_, h, damping, nullptr);
         if (G1 <= G0) {
             ok = true;
@@ -265,29 +344,14 @@ void CoarseCorrection::afterSweep(SoftSolver& solver, int iteration) {
     if (!lineSearch_) {
         ok = true;
         alpha = 1;
-        xc_ = xd_;
-        for (int i = 0; i < m.numVertices(); ++i) {
-            const int b = dofs_.dofBase[size_t(i)];
-            if (b >= 0) xc_[size_t(i)] += dir_.segment<3>(3 * b);
-        }
+        along(1.0);
         if (recordEnergy_) G1 = cache_.eval(m, xc_, h, damping, nullptr);
     }
-    if (ok) {
-        for (int i = 0; i < m.numVertices(); ++i)
-            if (dofs_.dofBase[size_t(i)] >= 0)
-                m.x[size_t(i)] =
-                    Vec3(float(xc_[size_t(i)].x()), float(xc_[size_t(i)].y()), float(xc_[size_t(i)].z()));
-        ++stats_.accepted;
-    } else {
+    if (ok)
+        storePositions(solver, xc_, nullptr);
+    else
         G1 = G0;
-        alpha = 0;
-    }
-    lastFull_ = alpha == 1;
-    if (lastFull_) {
-        ++stats_.fullSteps;
-        backtrackRefactored_ = false;
-    }
-    stats_.lastAlpha = alpha;
+    finishCorrection(ok, alpha);
     if (recordEnergy_) {
         stats_.energyBefore.push_back(G0);
         stats_.energyAfter.push_back(G1);

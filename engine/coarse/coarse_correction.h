@@ -11,20 +11,18 @@
 // A = sum_e A_e + M/h^2 over free DOFs, A_e the per-tet PSD-projected Hessian (matrix "hessian") or the rest
 // stiffness (matrix "rest"), both with the damping Gauss-Newton term (element_hessian.h).
 //
-// Assembly, element by element: P^T A P = sum_e P_e^T A_e P_e + P^T (M/h^2) P with P_e the rows of P on
-// tet e. Generic elements go through Y = sum_e S_e (A_e P_e) and P^T Y. For stiff_rigid, a tet whose four
-// vertices all lie in one stiff component sees only that component's rigid columns, and those are exact
-// rigid motions of the tet: translations give dF = 0 and the rotation omega gives dF = [omega]_x F, so
-// its block is V (dF_j : H9 : dF_k), computed in F-space without forming A_e P_e (whose rows are sums of
-// O(contrast) terms cancelling to O(1)); with the rest matrix it is exactly zero and skipped.
+// Two paths. Bases made of stiff components (stiff_rigid) go through rigid_coarse.h: the step is an exact
+// rigid motion of each component, tets interior to a component drop out of gradient, matrix and line search,
+// and the small reduced matrix is dense. Every other basis (element, patch, P = I) is assembled element by
+// element: P^T A P = sum_e P_e^T A_e P_e + P^T (M/h^2) P with P_e the rows of P on tet e, through
+// Y = sum_e S_e (A_e P_e) and P^T Y.
 //
 // Refactorization rule: "rest": once per basis (and when h changes). "hessian": at the first correction of
-// each time step, and within a step again when (a) some tet of the coarse support moved its F by more than
-// 0.05 (Frobenius) since the last factorization, or (b) the previous line search could not take alpha = 1
-// (once per run of such corrections: near the float floor a refactorization does not restore alpha = 1,
-// and repeating it every sweep only costs). (b) matters at contrast 1e6, where rigid columns evaluated at a
-// stale configuration already strain the stiff parts.
-// The pattern of P^T A P depends only on the basis, which is built once per model.
+// each time step (generic path only; the rigid path carries its factorization over), and again when (a) some
+// tet of the coarse support moved its F by more than 0.05 (Frobenius) since the last factorization, or (b)
+// the previous line search could not take alpha = 1 (once per run of such corrections: near the float floor a
+// refactorization does not restore alpha = 1, and repeating it every sweep only costs). The pattern of P^T A
+// P depends only on the basis, which is built once per model.
 #include <vector>
 
 #include <Eigen/SparseCholesky>
@@ -33,6 +31,7 @@
 #include "coarse/coarse_basis.h"
 #include "coarse/coarse_hook.h"
 #include "coarse/element_hessian.h"
+#include "coarse/rigid_coarse.h"
 
 namespace vbd::coarse {
 
@@ -79,10 +78,22 @@ class CoarseCorrection : public CoarseHook {
   private:
     void buildP(const SoftModel& m);
     void factor(SoftSolver& solver);
-    bool hessianMoved(const SoftModel& m) const;
+    void factorRigid(SoftSolver& solver);
+    bool refactorDue(double h);
+    void finishCorrection(bool ok, double alpha);
+    void afterSweepRigid(SoftSolver& solver);
+    bool hessianMoved() const;
+    void loadPositions(const SoftSolver& solver, std::vector<Eigen::Vector3d>& x) const;
+    void storePositions(SoftSolver& solver, const std::vector<Eigen::Vector3d>& x,
+                        const std::vector<int>* verts) const;
+    void startCache(SoftSolver& solver);
 
     CoarseDesc desc_;
     bool identity_ = false, refactorEvery_ = false, lineSearch_ = true, recordEnergy_ = false;
+    bool rigidPath_ = false, cacheStarted_ = false;
+    RigidLayout rigid_;
+    Eigen::LDLT<Eigen::MatrixXd> ldltDense_;
+    std::vector<Eigen::Vector3d> centers_;
     bool built_ = false, needFactor_ = true, lastFull_ = true, backtrackRefactored_ = false;
     int modelVertices_ = -1, modelTets_ = -1;
     double factorH_ = -1;
@@ -94,7 +105,6 @@ class CoarseCorrection : public CoarseHook {
     std::vector<int> activeElements_;
     std::vector<Eigen::Matrix3d> Fref_;
     Eigen::VectorXd dir_;
-    std::vector<Vec3> x0_;
     std::vector<Eigen::Vector3d> xd_, xc_, grad_;
     CorrectionStats stats_;
     TetEnergyCache cache_;

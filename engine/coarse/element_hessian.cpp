@@ -79,9 +79,12 @@ Mat9 internalDampingHessianF(const Eigen::Matrix3d& F, double mu, double lambdaN
 
 Mat9 projectPsd(const Mat9& H, int* clipped) {
     const Mat9 Hs = 0.5 * (H + H.transpose());
-    // A successful Cholesky proves H positive definite, where the projection is the identity: a 9x9 LLT^T
-    // is ~10x cheaper than the eigen solve, which then only runs for (near-)indefinite blocks.
-    if (Eigen::LLT<Mat9>(Hs).info() == Eigen::Success) return Hs;
+    // A successful Cholesky of Hs + delta I proves every eigenvalue of Hs above -delta, where the projection
+    // changes Hs by at most delta: a 9x9 LLT^T is ~10x cheaper than the eigen solve, which then only runs for
+    // indefinite blocks. delta = 1e-12 x the largest diagonal entry is the round-off threshold used below, so
+    // semidefinite blocks (stress-free tets: rotations are zero modes) also skip the eigen solve.
+    const double delta = 1e-12 * Hs.diagonal().cwiseAbs().maxCoeff();
+    if (Eigen::LLT<Mat9>(Hs + delta * Mat9::Identity()).info() == Eigen::Success) return Hs;
     Eigen::SelfAdjointEigenSolver<Mat9> es(Hs);
     Vec9 w = es.eigenvalues();
     const double big = w.cwiseAbs().maxCoeff();
@@ -116,10 +119,16 @@ Eigen::Matrix3d deformationGradient(const SoftModel& m, int e, const Vec3* x) {
 }
 
 Mat12 elementMatrix(const SoftModel& m, int e, ElementMatrixKind kind, DampingModel damping, double h,
-                    int* clipped) {
+                    int* clipped, const std::vector<Eigen::Vector3d>* x) {
     const size_t k = size_t(e);
-    const Eigen::Matrix3d F =
-        kind == ElementMatrixKind::Rest ? Eigen::Matrix3d::Identity() : deformationGradient(m, e, m.x.data());
+    Eigen::Matrix3d F = Eigen::Matrix3d::Identity();
+    if (kind != ElementMatrixKind::Rest && !x) F = deformationGradient(m, e, m.x.data());
+    if (kind != ElementMatrixKind::Rest && x) {
+        const auto& t = m.tets[k];
+        Eigen::Matrix3d Ds;
+        for (int c = 0; c < 3; ++c) Ds.col(c) = (*x)[size_t(t[size_t(c + 1)])] - (*x)[size_t(t[0])];
+        F = Ds * toEigen(m.DmInv[k]);
+    }
     const double mu = m.mu[k], lam = m.lambda[k], kd = m.kd[k];
     Mat9 H = projectPsd(neoHookeanHessianF(F, mu, lam), clipped);
     if (damping == DampingModel::Internal && kd > 0) H += internalDampingHessianF(F, mu, lam, kd, h);
@@ -195,59 +204,68 @@ void TetEnergyCache::build(const SoftModel& m) {
     Cp_.assign(n, Eigen::Matrix3d::Identity());
     F_.assign(n, Eigen::Matrix3d::Identity());
     force_.resize(n);
+    y_.assign(size_t(m.numVertices()), Eigen::Vector3d::Zero());
     for (size_t e = 0; e < n; ++e) {
         Dinv_[e] = toEigen(m.DmInv[e]);
-        w_[e] = weights(m.DmInv[e]);
+        w_[e] = coarse::weights(m.DmInv[e]);
     }
     tets_ = int(n);
     verts_ = m.numVertices();
 }
 
-void TetEnergyCache::beginStep(const SoftModel& m) {
+void TetEnergyCache::beginStep(const SoftModel& m, const std::vector<Eigen::Vector3d>& xPrev,
+                               const std::vector<Eigen::Vector3d>& y) {
+    y_ = y;
     parallelFor(m.tets.size(), [&](size_t e) {
-        const Eigen::Matrix3d Fp = deformationGradient(m, int(e), m.xPrev.data());
+        const auto& t = m.tets[e];
+        Eigen::Matrix3d Dp;
+        for (int c = 0; c < 3; ++c) Dp.col(c) = xPrev[size_t(t[size_t(c + 1)])] - xPrev[size_t(t[0])];
+        const Eigen::Matrix3d Fp = Dp * Dinv_[e];
         Cp_[e] = Fp.transpose() * Fp;
     });
+}
+
+double TetEnergyCache::tetEnergy(const SoftModel& m, const std::vector<Eigen::Vector3d>& x, size_t e,
+                                 double h, bool internal, bool forces) const {
+    const auto& t = m.tets[e];
+    Eigen::Matrix3d Ds;
+    for (int c = 0; c < 3; ++c) Ds.col(c) = x[size_t(t[size_t(c + 1)])] - x[size_t(t[0])];
+    const Eigen::Matrix3d F = Ds * Dinv_[e];
+    const double mu = m.mu[e], lam = m.lambda[e], V = m.volume[e], kd = m.kd[e];
+    const Eigen::Matrix3d cof = cofactorOf(F);
+    const double J = F.col(0).dot(cof.col(0)), alpha = 1.0 + mu / lam;
+    double G =
+        V * (0.5 * mu * (F.squaredNorm() - 3) + 0.5 * lam * (J - alpha) * (J - alpha) - 0.5 * mu * mu / lam);
+    Eigen::Matrix3d P = Eigen::Matrix3d::Zero();
+    if (forces) P = mu * F + lam * (J - alpha) * cof;
+    if (internal && kd > 0) {
+        const Eigen::Matrix3d Ed = (F.transpose() * F - Cp_[e]) * (0.5 / h);
+        const double tr = Ed.trace(), lamL = lam - mu;
+        G += h * V * kd * (mu * Ed.squaredNorm() + 0.5 * lamL * tr * tr);
+        if (forces) P += F * (kd * (2 * mu * Ed + lamL * tr * Eigen::Matrix3d::Identity()));
+    }
+    if (forces) {
+        force_[e] = V * P * w_[e];
+        F_[e] = F;
+    }
+    return G;
 }
 
 double TetEnergyCache::eval(const SoftModel& m, const std::vector<Eigen::Vector3d>& x, double h,
                             DampingModel damping, std::vector<Eigen::Vector3d>* grad) const {
     const bool internal = damping == DampingModel::Internal;
-    const double elastic = reduceSum<double>(m.tets.size(), [&](size_t e) {
-        const auto& t = m.tets[e];
-        Eigen::Matrix3d Ds;
-        for (int c = 0; c < 3; ++c) Ds.col(c) = x[size_t(t[size_t(c + 1)])] - x[size_t(t[0])];
-        const Eigen::Matrix3d F = Ds * Dinv_[e];
-        const double mu = m.mu[e], lam = m.lambda[e], V = m.volume[e], kd = m.kd[e];
-        const Eigen::Matrix3d cof = cofactorOf(F);
-        const double J = F.col(0).dot(cof.col(0)), alpha = 1.0 + mu / lam;
-        double G = V * (0.5 * mu * (F.squaredNorm() - 3) + 0.5 * lam * (J - alpha) * (J - alpha) -
-                        0.5 * mu * mu / lam);
-        Eigen::Matrix3d P = Eigen::Matrix3d::Zero();
-        if (grad) P = mu * F + lam * (J - alpha) * cof;
-        if (internal && kd > 0) {
-            const Eigen::Matrix3d Ed = (F.transpose() * F - Cp_[e]) * (0.5 / h);
-            const double tr = Ed.trace(), lamL = lam - mu;
-            G += h * V * kd * (mu * Ed.squaredNorm() + 0.5 * lamL * tr * tr);
-            if (grad) P += F * (kd * (2 * mu * Ed + lamL * tr * Eigen::Matrix3d::Identity()));
-        }
-        if (grad) {
-            force_[e] = V * P * w_[e];
-            F_[e] = F;
-        }
-        return G;
-    });
+    const double elastic = reduceSum<double>(
+        m.tets.size(), [&](size_t e) { return tetEnergy(m, x, e, h, internal, grad != nullptr); });
     const double inertia = reduceSum<double>(x.size(), [&](size_t i) {
         if (m.fixed[i]) return 0.0;
-        const Eigen::Vector3d d = x[i] - Eigen::Vector3d(m.y[i].x, m.y[i].y, m.y[i].z);
-        return 0.5 * double(m.mass[i]) / (h * h) * d.squaredNorm();
+        return 0.5 * double(m.mass[i]) / (h * h) * (x[i] - y_[i]).squaredNorm();
     });
     if (grad) {
         grad->resize(x.size());
         parallelFor(x.size(), [&](size_t i) {
             Eigen::Vector3d g = Eigen::Vector3d::Zero();
             if (!m.fixed[i]) {
-                g = double(m.mass[i]) / (h * h) * (x[i] - Eigen::Vector3d(m.y[i].x, m.y[i].y, m.y[i].z));
+                g = double(m.mass[i]) / (h * h) * (x[i] - y_[i]);
                 for (int k = m.vertexTets.begin(int(i)); k < m.vertexTets.end(int(i)); ++k) {
                     const int item = m.vertexTets.items[size_t(k)];
                     g += force_[size_t(item >> 2)].col(item & 3);
@@ -257,6 +275,41 @@ double TetEnergyCache::eval(const SoftModel& m, const std::vector<Eigen::Vector3
         });
     }
     return elastic + inertia;
+}
+
+double TetEnergyCache::evalElements(const SoftModel& m, const std::vector<Eigen::Vector3d>& x,
+                                    const std::vector<int>& elems, double h, DampingModel damping,
+                                    bool forces) const {
+    const bool internal = damping == DampingModel::Internal;
+    return reduceSum<double>(
+        elems.size(), [&](size_t k) { return tetEnergy(m, x, size_t(elems[k]), h, internal, forces); });
+}
+
+double TetEnergyCache::inertia(const SoftModel& m, const std::vector<Eigen::Vector3d>& x,
+                               const std::vector<int>& verts, double h) const {
+    return reduceSum<double>(verts.size(), [&](size_t k) {
+        const size_t i = size_t(verts[k]);
+        if (m.fixed[i]) return 0.0;
+        return 0.5 * double(m.mass[i]) / (h * h) * (x[i] - y_[i]).squaredNorm();
+    });
+}
+
+void TetEnergyCache::gatherGradient(const SoftModel& m, const std::vector<Eigen::Vector3d>& x,
+                                    const std::vector<int>& verts, const std::vector<char>& use, double h,
+                                    std::vector<Eigen::Vector3d>& grad) const {
+    grad.resize(x.size());
+    parallelFor(verts.size(), [&](size_t k) {
+        const size_t i = size_t(verts[k]);
+        Eigen::Vector3d g = Eigen::Vector3d::Zero();
+        if (!m.fixed[i]) {
+            g = double(m.mass[i]) / (h * h) * (x[i] - y_[i]);
+            for (int q = m.vertexTets.begin(int(i)); q < m.vertexTets.end(int(i)); ++q) {
+                const int item = m.vertexTets.items[size_t(q)];
+                if (use[size_t(item >> 2)]) g += force_[size_t(item >> 2)].col(item & 3);
+            }
+        }
+        grad[i] = g;
+    });
 }
 
 }  // namespace vbd::coarse

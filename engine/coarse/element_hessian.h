@@ -40,10 +40,11 @@ Eigen::Matrix3d cofactorMatrix(const Eigen::Matrix3d& F);  // cof(F) = J F^{-T},
 
 enum class ElementMatrixKind { ProjectedHessian, Rest };
 
-// A_e without the mass term: elastic (projected) + damping, at the current x (ProjectedHessian) or at
-// F = I (Rest). Naive damping adds the Jacobian of its force, (k_d/h) blockdiag(K_aa).
+// A_e without the mass term: elastic (projected) + damping, at the positions x (the model's float x when
+// null; ProjectedHessian) or at F = I (Rest). Naive damping adds the Jacobian of its force,
+// (k_d/h) blockdiag(K_aa).
 Mat12 elementMatrix(const SoftModel& m, int e, ElementMatrixKind kind, DampingModel damping, double h,
-                    int* clipped = nullptr);
+                    int* clipped = nullptr, const std::vector<Eigen::Vector3d>* x = nullptr);
 
 // Rest elastic stiffness K_e (no damping), the source of the element eigenmodes.
 Mat12 restStiffness(const SoftModel& m, int e);
@@ -59,22 +60,40 @@ double potentialAndGradient(const SoftModel& m, const std::vector<Eigen::Vector3
 namespace vbd::coarse {
 
 // The same G and gradient as potentialAndGradient, with the per-tet rest data in double and the previous
-// step's deformation gradients cached (they are constant within a step), evaluated in parallel and
-// deterministically (per-tet partials gathered per vertex through SoftModel::vertexTets, fixed-block sums).
+// step's deformation gradients and the inertial target cached (they are constant within a step), evaluated in
+// parallel and deterministically (per-tet partials gathered per vertex through SoftModel::vertexTets,
+// fixed-block sums). Positions come in double so that the solver's float or double state can be used.
 class TetEnergyCache {
   public:
     void build(const SoftModel& m);
-    // Refreshes F_prev from m.xPrev (call once per step, after the solver's prediction).
-    void beginStep(const SoftModel& m);
+    // Refreshes F_prev and y (call once per step, after the solver's prediction).
+    void beginStep(const SoftModel& m, const std::vector<Eigen::Vector3d>& xPrev,
+                   const std::vector<Eigen::Vector3d>& y);
     double eval(const SoftModel& m, const std::vector<Eigen::Vector3d>& x, double h, DampingModel damping,
                 std::vector<Eigen::Vector3d>* grad) const;
+    // Elastic (+ damping) energy of the tets `elems` only; with `forces`, also their per-vertex gradients and
+    // deformation gradients (for gatherGradient and lastF).
+    double evalElements(const SoftModel& m, const std::vector<Eigen::Vector3d>& x,
+                        const std::vector<int>& elems, double h, DampingModel damping, bool forces) const;
+    // Inertia 1/(2h^2) |x - y|_M^2 over the vertices `verts` (free ones).
+    double inertia(const SoftModel& m, const std::vector<Eigen::Vector3d>& x, const std::vector<int>& verts,
+                   double h) const;
+    // grad[v] for v in verts: inertia + the gradients of the tets with use[e] from the last evalElements.
+    void gatherGradient(const SoftModel& m, const std::vector<Eigen::Vector3d>& x,
+                        const std::vector<int>& verts, const std::vector<char>& use, double h,
+                        std::vector<Eigen::Vector3d>& grad) const;
     bool built(const SoftModel& m) const { return tets_ == int(m.tets.size()) && verts_ == m.numVertices(); }
     // Deformation gradients of the last eval with a gradient.
     const Eigen::Matrix3d& lastF(int e) const { return F_[size_t(e)]; }
+    const Eigen::Matrix3d& restInverse(int e) const { return Dinv_[size_t(e)]; }
+    const Eigen::Matrix<double, 3, 4>& weights(int e) const { return w_[size_t(e)]; }
 
   private:
+    double tetEnergy(const SoftModel& m, const std::vector<Eigen::Vector3d>& x, size_t e, double h,
+                     bool internal, bool forces) const;
     int tets_ = -1, verts_ = -1;
     std::vector<Eigen::Matrix3d> Dinv_, Cp_;  // Cp = F_prev^T F_prev
+    std::vector<Eigen::Vector3d> y_;
     mutable std::vector<Eigen::Matrix3d> F_;
     std::vector<Eigen::Matrix<double, 3, 4>> w_;
     mutable std::vector<Eigen::Matrix<double, 3, 4>> force_;

@@ -1,0 +1,191 @@
+#include "coarse/rigid_coarse.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "backend/parallel.h"
+
+namespace vbd::coarse {
+
+namespace {
+
+Eigen::Matrix3d skewOf(const Eigen::Vector3d& w) {
+    Eigen::Matrix3d W;
+    W << 0, -w(2), w(1), w(2), 0, -w(0), -w(1), w(0), 0;
+    return W;
+}
+
+Vec9 vecOf(const Eigen::Matrix3d& A) {
+    Vec9 v;
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) v(3 * i + j) = A(i, j);
+    return v;
+}
+
+}  // namespace
+
+RigidLayout buildRigidLayout(const SoftModel& m, const Basis& b) {
+    RigidLayout L;
+    const size_t n = size_t(m.numVertices());
+    std::vector<std::vector<int>> comps(n);
+    for (size_t q = 0; q < b.components.size(); ++q)
+        for (int v : b.components[q].vertices) comps[size_t(v)].push_back(int(q));
+    L.compOffsets.assign(n + 1, 0);
+    for (size_t v = 0; v < n; ++v) {
+        L.compOffsets[v + 1] = L.compOffsets[v] + int(comps[v].size());
+        L.compItems.insert(L.compItems.end(), comps[v].begin(), comps[v].end());
+        if (!comps[v].empty()) L.support.push_back(int(v));
+    }
+    L.evaluated.assign(m.tets.size(), 0);
+    for (size_t e = 0; e < m.tets.size(); ++e) {
+        const int q = b.componentOfElement.empty() ? -1 : b.componentOfElement[e];
+        bool touches = false, interior = q >= 0;
+        for (int v : m.tets[e]) {
+            const std::vector<int>& c = comps[size_t(v)];
+            touches |= !c.empty();
+            interior &= c.size() == 1 && c[0] == q;
+        }
+        if (interior) {
+            ++L.interior;
+        } else if (touches) {
+            L.evaluated[e] = 1;
+            L.elements.push_back(int(e));
+        }
+    }
+    return L;
+}
+
+void componentCenters(const Basis& b, const std::vector<Eigen::Vector3d>& x,
+                      std::vector<Eigen::Vector3d>& c) {
+    c.resize(b.components.size());
+    for (size_t q = 0; q < b.components.size(); ++q) {
+        Eigen::Vector3d s = Eigen::Vector3d::Zero();
+        for (int v : b.components[q].vertices) s += x[size_t(v)];
+        c[q] = s / double(b.components[q].vertices.size());
+    }
+}
+
+Eigen::VectorXd projectOnRigidModes(const Basis& b, const std::vector<Eigen::Vector3d>& centers,
+                                    const std::vector<Eigen::Vector3d>& x,
+                                    const std::vector<Eigen::Vector3d>& g) {
+    Eigen::VectorXd r = Eigen::VectorXd::Zero(Eigen::Index(b.columns.size()));
+    for (size_t q = 0; q < b.components.size(); ++q) {
+        const StiffComponent& sc = b.components[q];
+        Eigen::Vector3d t = Eigen::Vector3d::Zero(), w = Eigen::Vector3d::Zero();
+        for (int v : sc.vertices) {
+            t += g[size_t(v)];
+            w += (x[size_t(v)] - centers[q]).cross(g[size_t(v)]);
+        }
+        r.segment<3>(sc.firstColumn) = t;
+        r.segment<3>(sc.firstColumn + 3) = w / sc.radius;
+    }
+    return r;
+}
+
+void rigidRetract(const Basis& b, const RigidLayout& L, const std::vector<Eigen::Vector3d>& centers,
+                  const Eigen::VectorXd& z, double alpha, const std::vector<Eigen::Vector3d>& x,
+                  std::vector<Eigen::Vector3d>& out) {
+    const size_t nc = b.components.size();
+    std::vector<Eigen::Matrix3d> R(nc);
+    std::vector<Eigen::Vector3d> t(nc);
+    for (size_t q = 0; q < nc; ++q) {
+        const StiffComponent& sc = b.components[q];
+        t[q] = alpha * z.segment<3>(sc.firstColumn);
+        const Eigen::Vector3d th = alpha * z.segment<3>(sc.firstColumn + 3) / sc.radius;
+        const double a = th.norm();
+        R[q] = a > 0 ? Eigen::Matrix3d(Eigen::AngleAxisd(a, th / a)) : Eigen::Matrix3d::Identity();
+    }
+    parallelFor(L.support.size(), [&](size_t k) {
+        const size_t v = size_t(L.support[k]);
+        Eigen::Vector3d d = Eigen::Vector3d::Zero();
+        for (int i = L.compOffsets[v]; i < L.compOffsets[v + 1]; ++i) {
+            const size_t q = size_t(L.compItems[size_t(i)]);
+            const Eigen::Vector3d r = x[v] - centers[q];
+            d += t[q] + (R[q] * r - r);
+        }
+        out[v] = x[v] + d;
+    });
+}
+
+Eigen::MatrixXd assembleRigid(const SoftModel& m, const Basis& b, const RigidLayout& L,
+                              const TetEnergyCache& cache, const std::vector<Eigen::Vector3d>& x,
+                              ElementMatrixKind kind, DampingModel damping, double h, int* clipped) {
+    const Eigen::Index ncol = Eigen::Index(b.columns.size());
+    Eigen::MatrixXd C = Eigen::MatrixXd::Zero(ncol, ncol);
+    std::vector<Eigen::Vector3d> centers;
+    componentCenters(b, x, centers);
+    // F-space element Hessians H9 (in parallel: they are the cost), then a serial, ordered accumulation.
+    const size_t ne = L.elements.size();
+    std::vector<Mat9> H(ne);
+    std::vector<int> clips(ne, 0);
+    parallelFor(ne, [&](size_t k) {
+        const size_t e = size_t(L.elements[k]);
+        const auto& t = m.tets[e];
+        Eigen::Matrix3d F = Eigen::Matrix3d::Identity();
+        if (kind == ElementMatrixKind::ProjectedHessian) {
+            Eigen::Matrix3d Ds;
+            for (int c = 0; c < 3; ++c) Ds.col(c) = x[size_t(t[size_t(c + 1)])] - x[size_t(t[0])];
+            F = Ds * cache.restInverse(int(e));
+        }
+        const double mu = m.mu[e], lam = m.lambda[e], kd = m.kd[e];
+        // At F = I the stable Neo-Hookean Hessian is PSD (mu (I - d2J) + lambda g g^T): no projection.
+        H[k] = kind == ElementMatrixKind::Rest ? neoHookeanHessianF(F, mu, lam)
+                                               : projectPsd(neoHookeanHessianF(F, mu, lam), &clips[k]);
+        if (damping == DampingModel::Internal && kd > 0) H[k] += internalDampingHessianF(F, mu, lam, kd, h);
+    });
+    if (clipped)
+        for (int c : clips) *clipped += c;
+    for (size_t k = 0; k < ne; ++k) {
+        const size_t e = size_t(L.elements[k]);
+        const auto& t = m.tets[e];
+        const Eigen::Matrix<double, 3, 4>& w = cache.weights(int(e));
+        // Components touching the tet and, per component, s = sum m_a and S = sum (x_a - c) m_a^T over its
+        // vertices in it: translation k has dF = e_k s^T, rotation k has dF = [e_k / L]_x S.
+        int comp[16], nq = 0;
+        for (int v : t)
+            for (int i = L.compOffsets[size_t(v)]; i < L.compOffsets[size_t(v) + 1]; ++i) {
+                const int q = L.compItems[size_t(i)];
+                if (std::find(comp, comp + nq, q) == comp + nq && nq < 16) comp[nq++] = q;
+            }
+        Eigen::Matrix<double, 9, Eigen::Dynamic> dF(9, 6 * nq);
+        for (int j = 0; j < nq; ++j) {
+            const StiffComponent& sc = b.components[size_t(comp[j])];
+            Eigen::Vector3d s = Eigen::Vector3d::Zero();
+            Eigen::Matrix3d S = Eigen::Matrix3d::Zero();
+            for (int a = 0; a < 4; ++a) {
+                const size_t v = size_t(t[size_t(a)]);
+                if (!std::binary_search(sc.vertices.begin(), sc.vertices.end(), int(v))) continue;
+                s += w.col(a);
+                S += (x[v] - centers[size_t(comp[j])]) * w.col(a).transpose();
+            }
+            for (int r = 0; r < 3; ++r) {
+                dF.col(6 * j + r) = vecOf(Eigen::Vector3d::Unit(r) * s.transpose());
+                dF.col(6 * j + 3 + r) = vecOf(skewOf(Eigen::Vector3d::Unit(r) / sc.radius) * S);
+            }
+        }
+        const Eigen::MatrixXd Ce = double(m.volume[e]) * (dF.transpose() * (H[k] * dF));
+        for (int j = 0; j < nq; ++j)
+            for (int l = 0; l < nq; ++l)
+                C.block<6, 6>(b.components[size_t(comp[j])].firstColumn,
+                              b.components[size_t(comp[l])].firstColumn) += Ce.block<6, 6>(6 * j, 6 * l);
+    }
+    // Inertia: U_v^T (m/h^2) U_v with U_v = [I, -[(x_v - c)/L]_x] per component of v.
+    for (int v : L.support) {
+        const double mh2 = double(m.mass[size_t(v)]) / (h * h);
+        const int i0 = L.compOffsets[size_t(v)], i1 = L.compOffsets[size_t(v) + 1];
+        for (int i = i0; i < i1; ++i)
+            for (int j = i0; j < i1; ++j) {
+                const size_t qi = size_t(L.compItems[size_t(i)]), qj = size_t(L.compItems[size_t(j)]);
+                Eigen::Matrix<double, 3, 6> Ui, Uj;
+                Ui << Eigen::Matrix3d::Identity(),
+                    -skewOf((x[size_t(v)] - centers[qi]) / b.components[qi].radius);
+                Uj << Eigen::Matrix3d::Identity(),
+                    -skewOf((x[size_t(v)] - centers[qj]) / b.components[qj].radius);
+                C.block<6, 6>(b.components[qi].firstColumn, b.components[qj].firstColumn) +=
+                    mh2 * Ui.transpose() * Uj;
+            }
+    }
+    return 0.5 * (C + C.transpose());
+}
+
+}  // namespace vbd::coarse

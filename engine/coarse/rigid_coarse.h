@@ -1,0 +1,66 @@
+#pragma once
+// The stiff_rigid coarse space applied as exact rigid motions (CoarseCorrection takes this path for every
+// basis made of stiff components).
+//
+// Reduced coordinates z = (t_q, theta_q) per stiff component q (the six columns of coarse_basis.h). The
+// correction moves every vertex v of q by
+//   x_v <- c_q + alpha t_q + R(alpha theta_q / L_q) (x_v - c_q)
+// with c_q the current centroid of q, L_q its rms radius and R the rotation of a rotation vector. To first
+// order this is x + alpha P z with P q's translation and rotation columns; unlike the linear update it moves
+// q exactly rigidly. A tet whose four vertices belong to q alone ("interior") then keeps its energy along the
+// whole correction, and three things follow:
+//   * its energy drops out of the line search: only the other tets touching q and the inertia of q's vertices
+//     change;
+//   * its forces drop out of the reduced gradient: psi_e is invariant under rigid motions, so its vertex
+//     gradients satisfy sum_a g_a = 0 and sum_a x_a x g_a = 0 (P F^T is symmetric), and their projection on
+//     q's current translations and rotations is zero. Summing them anyway adds only the round-off of
+//     O(contrast) internal forces that cancel, which is what limited the float solver (docs/coarse-space.md);
+//   * its block of the reduced Hessian is zero, since psi_e(R F) = psi_e(F) along the path.
+// On the layered bar half the tets are interior: gradient, line search and assembly skip them.
+// A vertex shared by several components (they touch at edges and corners) gets the sum of their
+// displacements, and its tets are not interior.
+//
+// The reduced matrix is C = sum_{e evaluated} U_e^T A_e U_e + sum_v (m_v/h^2) U_v^T U_v, U the columns at the
+// configuration of the factorization (current positions for the Hessian, rest positions for the rest matrix),
+// A_e the PSD-projected Hessian or rest stiffness of element_hessian.h. It is Gauss-Newton on G(x(z)): the
+// term grad G . d2x/dz2 of the rotation's curvature is left out; it vanishes with the full gradient. The
+// dense C is small (6 per component), so it is factored densely.
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "coarse/coarse_basis.h"
+#include "coarse/element_hessian.h"
+
+namespace vbd::coarse {
+
+struct RigidLayout {
+    std::vector<int> compOffsets, compItems;  // per vertex: the components that contain it (CSR)
+    std::vector<char> evaluated;              // per tet: touches a component vertex and is not interior
+    std::vector<int> elements;                // the evaluated tets, ascending
+    std::vector<int> support;                 // free vertices of any component, ascending
+    int interior = 0;                         // number of interior tets
+};
+
+RigidLayout buildRigidLayout(const SoftModel& m, const Basis& b);
+
+// Centroids c_q of the components at x.
+void componentCenters(const Basis& b, const std::vector<Eigen::Vector3d>& x, std::vector<Eigen::Vector3d>& c);
+
+// Projection of a per-vertex gradient g (at x) on the rigid modes about `centers`: (sum g, sum (x - c) x g /
+// L) per component.
+Eigen::VectorXd projectOnRigidModes(const Basis& b, const std::vector<Eigen::Vector3d>& centers,
+                                    const std::vector<Eigen::Vector3d>& x,
+                                    const std::vector<Eigen::Vector3d>& g);
+
+// out = x moved by the correction alpha z (only support vertices are written; out must equal x elsewhere).
+void rigidRetract(const Basis& b, const RigidLayout& L, const std::vector<Eigen::Vector3d>& centers,
+                  const Eigen::VectorXd& z, double alpha, const std::vector<Eigen::Vector3d>& x,
+                  std::vector<Eigen::Vector3d>& out);
+
+// Dense reduced matrix C with the columns and (for the Hessian) the element matrices evaluated at x.
+Eigen::MatrixXd assembleRigid(const SoftModel& m, const Basis& b, const RigidLayout& L,
+                              const TetEnergyCache& cache, const std::vector<Eigen::Vector3d>& x,
+                              ElementMatrixKind kind, DampingModel damping, double h, int* clipped);
+
+}  // namespace vbd::coarse
