@@ -1,4 +1,5 @@
-// `vbdlab experiment coarse --out DIR [--quick] [--cap N] [--tol T] [--scene FILE] [--threads N]`: the
+// `vbdlab experiment coarse --out DIR [--quick] [--cap N] [--tol T] [--measure residual|error]
+// [--precision double|float] [--scene FILE] [--threads N]`: the
 // coarse-space grid of docs/coarse-space.md. Parsing only; the logic is vbd::coarse::runCoarseExperiment
 // (engine/coarse/coarse_experiment.h).
 #include <cstdio>
@@ -13,12 +14,14 @@ namespace vbdcli {
 static const char* kExperimentFooter = R"(Experiments:
   coarse  One implicit step of the stiffness-contrast bar (assets/scenes/coarse_bar.json), for every
           layout (half | layers | random) x contrast (1, 1e2, 1e4, 1e6) x coarse basis / filter / modes
-          (plus plain VBD and Chebyshev), sweeps until the mass-weighted position error against the
-          step's Newton solution drops below --tol or --cap sweeps.
+          (plus plain VBD and Chebyshev), sweeps until the measure drops below --tol or --cap sweeps.
+          --measure residual (default): |grad G| / |grad G_0|, tol 1e-5, on the double-precision state;
+          --measure error: mass-weighted position error against the step's Newton solution, tol 1e-4.
+          --precision float runs the float solver (its residual floors at high contrast).
 Outputs:
   DIR/results.csv     layout,contrast,basis,filter,modes,columns,columns_over_3n,sweeps_to_tol,
                       ms_per_sweep,ms_to_tol,residual_after_10   (sweeps_to_tol = -1: not reached)
-  DIR/reference.csv   Newton iterations, initial error, float residual floor at x*, Chebyshev rho used
+  DIR/reference.csv   Newton iterations, initial error, residual floor at x*, Chebyshev rho used
   DIR/chebyshev.csv   fixed-rho scan on the bar at contrast 1 and 1e2 (where it accelerates / diverges)
   DIR/sweeps_<layout>.png, DIR/time_<layout>.png, DIR/history_layers_1e4.png
 --quick runs a tiny grid (half layout, contrast 1 and 1e4, four methods, 80 sweeps).)";
@@ -32,7 +35,10 @@ static Command addExperimentCommand(CLI::App& root) {
     sub->add_option("--out", o->out, "Output directory (created)")->required();
     sub->add_flag("--quick", o->quick, "Tiny grid (seconds)");
     sub->add_option("--cap", o->cap, "Sweep cap per run (0: 1500, quick 80)")->capture_default_str();
-    sub->add_option("--tol", o->tol, "Target relative mass-norm error, in (0, 1)")->capture_default_str();
+    sub->add_option("--tol", o->tol, "Target of the measure, in (0, 1) (0: 1e-5 residual, 1e-4 error)")
+        ->capture_default_str();
+    sub->add_option("--measure", o->measure, "residual | error")->capture_default_str();
+    sub->add_option("--precision", o->precision, "Solver state: double | float")->capture_default_str();
     sub->add_option("--scene", *scene, "Bar scene (default assets/scenes/coarse_bar.json)");
     sub->add_option("--threads", o->threads, "Solver threads (default 1: comparable timings)")
         ->capture_default_str();

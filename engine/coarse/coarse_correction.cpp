@@ -23,23 +23,36 @@ const std::vector<Vec3>& basisPositions(const SoftModel& m, const CoarseDesc& d)
     return d.matrix == CoarseMatrix::Rest ? m.x0 : m.x;
 }
 
-void toDouble(const std::vector<Vec3>& a, std::vector<Eigen::Vector3d>& out) {
+template <typename V>
+void toDouble(const std::vector<V>& a, std::vector<Eigen::Vector3d>& out) {
     out.resize(a.size());
-    for (size_t i = 0; i < a.size(); ++i) out[i] = Eigen::Vector3d(a[i].x, a[i].y, a[i].z);
+    for (size_t i = 0; i < a.size(); ++i)
+        out[i] = Eigen::Vector3d(double(a[i].x), double(a[i].y), double(a[i].z));
 }
 
 }  // namespace
 
-// The solver's iterate in double (its float state converted).
+// The solver's iterate in double: its double state (solver.precision = double), or its float state converted.
 void CoarseCorrection::loadPositions(const SoftSolver& solver, std::vector<Eigen::Vector3d>& x) const {
-    toDouble(solver.model().x, x);
+    if (solver.doubleState() && !solver.xD().empty())
+        toDouble(solver.xD(), x);
+    else
+        toDouble(solver.model().x, x);
 }
 
-// Writes x back to the solver's state at `verts` (all free vertices when null), rounding to float.
+// Writes x back to the solver's iterate at `verts` (all free vertices when null): the double state as is,
+// or rounded to float.
 void CoarseCorrection::storePositions(SoftSolver& solver, const std::vector<Eigen::Vector3d>& x,
                                       const std::vector<int>* verts) const {
-    SoftModel& m = solver.model();
-    auto put = [&](size_t i) { m.x[i] = Vec3(float(x[i].x()), float(x[i].y()), float(x[i].z())); };
+    const bool dbl = solver.doubleState() && !solver.xD().empty();
+    std::vector<Vec3>& xf = solver.model().x;
+    std::vector<Vec3d>& xd = solver.xD();
+    auto put = [&](size_t i) {
+        if (dbl)
+            xd[i] = Vec3d(x[i].x(), x[i].y(), x[i].z());
+        else
+            xf[i] = Vec3(float(x[i].x()), float(x[i].y()), float(x[i].z()));
+    };
     if (verts) {
         for (int v : *verts) put(size_t(v));
     } else {
@@ -52,8 +65,13 @@ void CoarseCorrection::startCache(SoftSolver& solver) {
     const SoftModel& m = solver.model();
     if (!cache_.built(m)) cache_.build(m);
     std::vector<Eigen::Vector3d> xp, y;
-    toDouble(m.xPrev, xp);
-    toDouble(m.y, y);
+    if (solver.doubleState() && !solver.xD().empty()) {
+        toDouble(solver.xPrevD(), xp);
+        toDouble(solver.yD(), y);
+    } else {
+        toDouble(m.xPrev, xp);
+        toDouble(m.y, y);
+    }
     cache_.beginStep(m, xp, y);
     cacheStarted_ = true;
 }

@@ -91,21 +91,36 @@ std::string configLabel(const Config& c) {
     return s;
 }
 
-double massNorm(const SoftModel& m, const std::vector<Vec3>& a, const std::vector<Vec3>& b) {
+// The solver's iterate in double: its double state, or the float one converted.
+std::vector<Vec3d> positions(const SoftSolver& s) {
+    if (s.doubleState() && !s.xD().empty()) return s.xD();
+    const std::vector<Vec3>& x = s.model().x;
+    return std::vector<Vec3d>(x.begin(), x.end());
+}
+
+double massNorm(const SoftModel& m, const std::vector<Vec3d>& a, const std::vector<Vec3d>& b) {
     double s = 0;
     for (size_t i = 0; i < a.size(); ++i)
-        if (!m.fixed[i]) s += double(m.mass[i]) * squaredNorm(Vec3d(a[i]) - Vec3d(b[i]));
+        if (!m.fixed[i]) s += double(m.mass[i]) * squaredNorm(a[i] - b[i]);
     return std::sqrt(s);
 }
 
+// How a run is measured (coarse_experiment.h).
+struct Measure {
+    bool residual = true;
+    double tol = 1e-5;
+    Precision precision = Precision::Double;
+};
+
 struct Reference {
-    std::vector<Vec3> xstar;
+    std::vector<Vec3d> xstar;
     double e0 = 1, r0 = 1, floor = 0;
     int newtonIterations = 0;
 };
 
-SolverDesc runParams(const SceneDesc& sd, int iterations, double rho, int threads) {
+SolverDesc runParams(const SceneDesc& sd, int iterations, double rho, int threads, Precision precision) {
     SolverDesc p = sd.solver;
+    p.precision = precision;
     p.iterations = iterations;
     p.diagnostics = false;
     p.chebyshevRho = rho;
@@ -116,12 +131,12 @@ SolverDesc runParams(const SceneDesc& sd, int iterations, double rho, int thread
 
 // x* of the step: projected Newton (P = I, Hessian refactored every iteration, backtracking on G) from the
 // step's initial guess until the step is at round-off size (or 30 iterations).
-Reference reference(const SceneDesc& sd, int threads) {
+Reference reference(const SceneDesc& sd, int threads, const Measure& ms) {
     SoftSolver s;
     s.build(sd);
-    s.setParams(runParams(sd, 0, 0, threads));
+    s.setParams(runParams(sd, 0, 0, threads, ms.precision));
     s.step(float(sd.dt / sd.substeps), sd.gravity);
-    const std::vector<Vec3> x0 = s.model().x;
+    const std::vector<Vec3d> x0 = positions(s);
     Reference r;
     r.r0 = s.residualNorm();
     CoarseCorrection newton;
@@ -130,39 +145,44 @@ Reference reference(const SceneDesc& sd, int threads) {
     newton.configure(d);
     newton.useIdentityBasis(true);
     newton.setRefactorEverySweep(true);
+    // Round-off size of a Newton step relative to the first: about one ulp per coordinate on this bar
+    // (3e-5 in float, 1e-12 in double).
+    const double roundOff = ms.precision == Precision::Double ? 1e-12 : 3e-5;
     double first = 0;
     for (int k = 1; k <= 30; ++k) {
-        const std::vector<Vec3> before = s.model().x;
+        const std::vector<Vec3d> before = positions(s);
         newton.afterSweep(s, k);
         r.newtonIterations = k;
         const double step = newton.lastDirection().norm();
         if (k == 1) first = step;
-        // Converged on the float grid: the step is at round-off size (3e-5 of the first step is about one
-        // ulp per coordinate on this bar) or rounds back to the same positions.
-        if (newton.stats().lastAlpha == 0 || step < 3e-5 * first ||
-            std::memcmp(before.data(), s.model().x.data(), before.size() * sizeof(Vec3)) == 0)
-            break;
+        if (newton.stats().lastAlpha == 0 || step < roundOff * first || before == positions(s)) break;
     }
-    r.xstar = s.model().x;
+    r.xstar = positions(s);
     r.e0 = massNorm(s.model(), x0, r.xstar);
     r.floor = s.residualNorm() / r.r0;
     return r;
 }
 
+// The convergence measure of the current iterate (residual or error, relative).
+double measureOf(SoftSolver& s, const Reference& ref, const Measure& ms) {
+    if (ms.residual) return s.residualNorm() / ref.r0;
+    return massNorm(s.model(), positions(s), ref.xstar) / ref.e0;
+}
+
 struct RunResult {
     ExperimentRow row;
-    std::vector<double> err;  // per sweep
+    std::vector<double> err;  // the measure, per sweep
 };
 
 // Chebyshev runs inside SoftSolver::step (its extrapolation is private to the solver); this observer
 // times the sweeps between its calls and records the error.
 class Observer : public SweepHook {
   public:
-    Observer(const Reference& r) : ref_(r) {}
+    Observer(const Reference& r, const Measure& m) : ref_(r), m_(m) {}
     void beginStep(SoftSolver&) override { last_ = Clock::now(); }
     void afterSweep(SoftSolver& s, int it) override {
         ms += msSince(last_);
-        const double e = massNorm(s.model(), s.model().x, ref_.xstar) / ref_.e0;
+        const double e = measureOf(s, ref_, m_);
         err.push_back(e);
         if (it == 10) res10 = s.residualNorm() / ref_.r0;
         if (sweeps < 0 && e <= tol) {
@@ -172,14 +192,16 @@ class Observer : public SweepHook {
         last_ = Clock::now();
     }
     const Reference& ref_;
+    const Measure& m_;
     Clock::time_point last_;
     double ms = 0, msTol = -1, res10 = 0, tol = 0;
     int sweeps = -1;
     std::vector<double> err;
 };
 
-RunResult runOne(const SceneDesc& sd, const Config& c, const Reference& ref, int cap, double tol, double rho,
-                 int threads) {
+RunResult runOne(const SceneDesc& sd, const Config& c, const Reference& ref, int cap, const Measure& msr,
+                 double rho, int threads) {
+    const double tol = msr.tol;
     RunResult rr;
     ExperimentRow& row = rr.row;
     row.basis = c.basis;
@@ -189,8 +211,8 @@ RunResult runOne(const SceneDesc& sd, const Config& c, const Reference& ref, int
     s.build(sd);
     const float h = float(sd.dt / sd.substeps);
     if (c.chebyshev) {
-        s.setParams(runParams(sd, cap, rho, threads));
-        Observer ob(ref);
+        s.setParams(runParams(sd, cap, rho, threads, msr.precision));
+        Observer ob(ref, msr);
         ob.tol = tol;
         s.setSweepHook(&ob);
         s.step(h, sd.gravity);
@@ -201,7 +223,7 @@ RunResult runOne(const SceneDesc& sd, const Config& c, const Reference& ref, int
         row.residualAfter10 = ob.res10;
         return rr;
     }
-    s.setParams(runParams(sd, 0, 0, threads));
+    s.setParams(runParams(sd, 0, 0, threads, msr.precision));
     std::unique_ptr<CoarseCorrection> hook;
     if (c.coarse) {
         hook = std::make_unique<CoarseCorrection>();
@@ -220,7 +242,7 @@ RunResult runOne(const SceneDesc& sd, const Config& c, const Reference& ref, int
         s.sweep();
         if (hook) hook->afterSweep(s, it);
         ms += msSince(t0);
-        const double e = massNorm(s.model(), s.model().x, ref.xstar) / ref.e0;
+        const double e = measureOf(s, ref, msr);
         rr.err.push_back(e);
         if (it == 10) row.residualAfter10 = s.residualNorm() / ref.r0;
         if (row.sweepsToTol < 0 && e <= tol) {
@@ -301,7 +323,15 @@ std::vector<ExperimentRow> runCoarseExperiment(const ExperimentOptions& opt,
                                                const std::function<void(int, int)>& progress) {
     namespace fs = std::filesystem;
     if (opt.out.empty()) throw InputError("", "--out", "an output directory is required");
-    if (!(opt.tol > 0 && opt.tol < 1)) throw InputError("", "--tol", "must be in (0, 1)");
+    Measure msr;
+    if (opt.measure != "residual" && opt.measure != "error")
+        throw InputError("", "--measure", "must be residual or error, not '" + opt.measure + "'");
+    if (opt.precision != "double" && opt.precision != "float")
+        throw InputError("", "--precision", "must be double or float, not '" + opt.precision + "'");
+    msr.residual = opt.measure == "residual";
+    msr.precision = opt.precision == "double" ? Precision::Double : Precision::Float;
+    msr.tol = opt.tol != 0 ? opt.tol : (msr.residual ? 1e-5 : 1e-4);
+    if (!(msr.tol > 0 && msr.tol < 1)) throw InputError("", "--tol", "must be in (0, 1)");
     if (opt.cap < 0) throw InputError("", "--cap", "must be >= 0");
     const SceneDesc base = loadSceneFile(opt.scenePath);
     std::error_code ec;
@@ -332,11 +362,11 @@ std::vector<ExperimentRow> runCoarseExperiment(const ExperimentOptions& opt,
     for (const std::string& layout : layouts) {
         for (double contrast : contrasts) {
             const SceneDesc sd = experimentScene(base, layout, contrast);
-            const Reference ref = reference(sd, opt.threads);
+            const Reference ref = reference(sd, opt.threads, msr);
             tick();
             double rho = 0;
             for (const Config& c : cfgs) {
-                RunResult rr = runOne(sd, c, ref, cap, opt.tol, rho, opt.threads);
+                RunResult rr = runOne(sd, c, ref, cap, msr, rho, opt.threads);
                 if (!c.coarse && !c.chebyshev) rho = tailRate(rr.err);
                 rr.row.layout = layout;
                 rr.row.contrast = contrast;
@@ -358,16 +388,17 @@ std::vector<ExperimentRow> runCoarseExperiment(const ExperimentOptions& opt,
 
     // Chebyshev: where a fixed rho accelerates and where it diverges (contrast 1 and 1e2, half layout).
     std::ofstream cheb(fs::path(opt.out) / "chebyshev.csv");
-    cheb << "layout,contrast,rho,sweeps_to_tol,error_after_cap,diverged\n";
+    cheb << "layout,contrast,rho,sweeps_to_tol," << (msr.residual ? "residual" : "error")
+         << "_after_cap,diverged\n";
     if (!opt.quick) {
         for (double contrast : {1.0, 1e2}) {
             const SceneDesc sd = experimentScene(base, "half", contrast);
-            const Reference ref = reference(sd, opt.threads);
+            const Reference ref = reference(sd, opt.threads, msr);
             Config c;
             c.basis = "chebyshev";
             c.chebyshev = true;
             for (double rho : chebRhos) {
-                const RunResult rr = runOne(sd, c, ref, std::min(cap, 600), opt.tol, rho, opt.threads);
+                const RunResult rr = runOne(sd, c, ref, std::min(cap, 600), msr, rho, opt.threads);
                 const double last = rr.err.empty() ? 0 : rr.err.back();
                 const bool div = !(last < 1.0) || !std::isfinite(last);
                 cheb << "half," << fmt(contrast) << ',' << fmt(rho) << ',' << rr.row.sweepsToTol << ','
@@ -427,19 +458,20 @@ std::vector<ExperimentRow> runCoarseExperiment(const ExperimentOptions& opt,
             const auto& e = historyHalf1e4[ci];
             for (size_t k = 0; k < e.size(); k += std::max<size_t>(1, e.size() / 300)) {
                 s.x.push_back(double(k + 1));
-                s.y.push_back(std::max(e[k], 1e-9));
+                s.y.push_back(std::max(e[k], 1e-12));
             }
             longest = std::max(longest, e.size());
             series.push_back(s);
         }
         PlotSpec sp;
-        sp.title = "error |x - x*|_M / |x0 - x*|_M, layers, contrast 1e4";
+        sp.title = msr.residual ? "relative residual |grad G| / |grad G0|, layers, contrast 1e4"
+                                : "error |x - x*|_M / |x0 - x*|_M, layers, contrast 1e4";
         sp.xlabel = "sweep";
-        sp.ylabel = "error";
+        sp.ylabel = msr.residual ? "residual" : "error";
         sp.logX = true;
         sp.xmin = 1;
         sp.xmax = std::pow(10.0, std::ceil(std::log10(double(longest))));
-        sp.ymin = 1e-7;
+        sp.ymin = msr.residual ? 1e-8 : 1e-7;
         sp.ymax = 10;
         writeLinePlot((fs::path(opt.out) / "history_layers_1e4.png").string(), sp, series);
     }
