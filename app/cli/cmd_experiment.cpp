@@ -24,7 +24,7 @@ Outputs:
   DIR/reference.csv   Newton iterations, initial error, residual floor at x*, Chebyshev rho used
   DIR/chebyshev.csv   fixed-rho scan on the bar at contrast 1 and 1e2 (where it accelerates / diverges)
   DIR/sweeps_<layout>.png, DIR/time_<layout>.png, DIR/history_layers_1e4.png
---quick runs a tiny grid (half layout, contrast 1 and 1e4, four methods, 80 sweeps).)";
+--quick runs a tiny grid (layers layout, contrast 1 and 1e4, four methods, 200 sweeps).)";
 
 static Command addExperimentCommand(CLI::App& root) {
     auto o = std::make_shared<vbd::coarse::ExperimentOptions>();
@@ -34,7 +34,7 @@ static Command addExperimentCommand(CLI::App& root) {
     sub->add_option("name", *name, "Experiment to run: coarse")->required();
     sub->add_option("--out", o->out, "Output directory (created)")->required();
     sub->add_flag("--quick", o->quick, "Tiny grid (seconds)");
-    sub->add_option("--cap", o->cap, "Sweep cap per run (0: 1500, quick 80)")->capture_default_str();
+    sub->add_option("--cap", o->cap, "Sweep cap per run (0: 1500, quick 200)")->capture_default_str();
     sub->add_option("--tol", o->tol, "Target of the measure, in (0, 1) (0: 1e-5 residual, 1e-4 error)")
         ->capture_default_str();
     sub->add_option("--measure", o->measure, "residual | error")->capture_default_str();

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <numeric>
 
 #include "coarse/element_hessian.h"
 
@@ -233,7 +234,7 @@ void CoarseCorrection::factorRigid(SoftSolver& solver) {
     // The same relative 1e-10 diagonal shift as the generic path (dependent columns: components of fewer
     // than 3 non-collinear free vertices).
     for (Eigen::Index k = 0; k < C.rows(); ++k) C(k, k) = C(k, k) > 0 ? C(k, k) * (1 + 1e-10) : 1.0;
-    ldltDense_.compute(C);
+    Cbase_ = C;
     C_ = C.sparseView();
     if (!rest) {
         Fref_.resize(m.tets.size());
@@ -273,27 +274,37 @@ void CoarseCorrection::afterSweepRigid(SoftSolver& solver) {
     const DampingModel damping = solver.params().damping;
     loadPositions(solver, xd_);
     componentCenters(basis_, xd_, centers_);
-    const double E0 = cache_.evalElements(m, xd_, rigid_.elements, h, damping, true) +
-                      cache_.inertia(m, xd_, rigid_.support, h);
+    cache_.evalElements(m, xd_, rigid_.elements, h, damping, true);
     cache_.gatherGradient(m, xd_, rigid_.support, rigid_.evaluated, h, grad_);
     if (refactorDue(h)) {
         stats_.correctionMs += msSince(t0);
         factorRigid(solver);
         t0 = std::chrono::steady_clock::now();
     }
-    const Eigen::VectorXd z = ldltDense_.solve(-projectOnRigidModes(basis_, centers_, xd_, grad_));
+    // Newton on the reduced problem: C plus the curvature of the rotations under the current load,
+    // K_q = (1/L^2) sum_v [sym(r g^T) - (g . r) I] (rigid_coarse.h), refreshed every sweep (a 6k x 6k dense
+    // factorization is microseconds; the assembly of C is what is reused).
+    const Eigen::MatrixXd Ct = Cbase_ + rotationCurvature(basis_, centers_, xd_, grad_);
+    llt_.compute(Ct);
+    if (llt_.info() != Eigen::Success) {
+        // Indefinite curvature (compressive load along a rotation): keep its PSD part only.
+        llt_.compute(Cbase_ + rotationCurvature(basis_, centers_, xd_, grad_, true));
+        ++stats_.clippedEigenvalues;
+    }
+    const Eigen::VectorXd z = llt_.solve(-projectOnRigidModes(basis_, centers_, xd_, grad_));
     ++stats_.corrections;
     const double Gf0 = recordEnergy_ ? solver.incrementalPotential() : 0.0;
     const double G0 = recordEnergy_ ? cache_.eval(m, xd_, h, damping, nullptr) : 0.0;
+    // Backtracking on the exact change of G along the retraction (deltaEnergy: accurate near convergence).
     xc_ = xd_;
+    disp_.assign(xd_.size(), Eigen::Vector3d::Zero());
     double alpha = 1;
     bool ok = !lineSearch_;
     if (ok) rigidRetract(basis_, rigid_, centers_, z, 1.0, xd_, xc_);
     for (int tries = 0; tries < 6 && lineSearch_; ++tries, alpha *= 0.5) {
-        rigidRetract(basis_, rigid_, centers_, z, alpha, xd_, xc_);
-        const double E1 = cache_.evalElements(m, xc_, rigid_.elements, h, damping, false) +
-                          cache_.inertia(m, xc_, rigid_.support, h);
-        if (E1 <= E0) {
+        rigidRetract(basis_, rigid_, centers_, z, alpha, xd_, xc_, &disp_);
+        const double dGa = cache_.deltaEnergy(m, xd_, disp_, rigid_.elements, rigid_.support, h, damping);
+        if (dGa <= 0) {
             ok = true;
             break;
         }
@@ -344,6 +355,13 @@ void CoarseCorrection::afterSweep(SoftSolver& solver, int iteration) {
     // elastic energy (O(contrast) x ulp^2) than the correction gains (measured in docs/coarse-space.md).
     double alpha = 1, G1 = G0;
     bool ok = false;
+    disp_.assign(xd_.size(), Eigen::Vector3d::Zero());
+    if (allElements_.size() != m.tets.size() || allVertices_.size() != size_t(m.numVertices())) {
+        allElements_.resize(m.tets.size());
+        std::iota(allElements_.begin(), allElements_.end(), 0);
+        allVertices_.resize(size_t(m.numVertices()));
+        std::iota(allVertices_.begin(), allVertices_.end(), 0);
+    }
     auto along = [&](double a) {
         xc_ = xd_;
         for (int i = 0; i < m.numVertices(); ++i) {
@@ -353,8 +371,10 @@ void CoarseCorrection::afterSweep(SoftSolver& solver, int iteration) {
     };
     for (int tries = 0; tries < 6 && lineSearch_; ++tries, alpha *= 0.5) {
         along(alpha);
-        G1 = cache_.eval(m, xc_, h, damping, nullptr);
-        if (G1 <= G0) {
+        for (size_t i = 0; i < xc_.size(); ++i) disp_[i] = xc_[i] - xd_[i];
+        const double dG = cache_.deltaEnergy(m, xd_, disp_, allElements_, allVertices_, h, damping);
+        if (dG <= 0) {
+            G1 = recordEnergy_ ? cache_.eval(m, xc_, h, damping, nullptr) : G0 + dG;
             ok = true;
             break;
         }

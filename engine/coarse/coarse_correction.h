@@ -92,8 +92,10 @@ class CoarseCorrection : public CoarseHook {
     bool identity_ = false, refactorEvery_ = false, lineSearch_ = true, recordEnergy_ = false;
     bool rigidPath_ = false, cacheStarted_ = false;
     RigidLayout rigid_;
-    Eigen::LDLT<Eigen::MatrixXd> ldltDense_;
-    std::vector<Eigen::Vector3d> centers_;
+    Eigen::MatrixXd Cbase_;  // rigid path: assembled reduced matrix (without the rotation curvature)
+    Eigen::LLT<Eigen::MatrixXd> llt_;
+    std::vector<Eigen::Vector3d> centers_, disp_;
+    std::vector<int> allElements_, allVertices_;
     bool built_ = false, needFactor_ = true, lastFull_ = true, backtrackRefactored_ = false;
     int modelVertices_ = -1, modelTets_ = -1;
     double factorH_ = -1;

@@ -155,7 +155,9 @@ Reference reference(const SceneDesc& sd, int threads, const Measure& ms) {
         r.newtonIterations = k;
         const double step = newton.lastDirection().norm();
         if (k == 1) first = step;
-        if (newton.stats().lastAlpha == 0 || step < roundOff * first || before == positions(s)) break;
+        const std::vector<Vec3d> after = positions(s);
+        const bool same = std::memcmp(before.data(), after.data(), before.size() * sizeof(Vec3d)) == 0;
+        if (newton.stats().lastAlpha == 0 || step < roundOff * first || same) break;
     }
     r.xstar = positions(s);
     r.e0 = massNorm(s.model(), x0, r.xstar);
@@ -339,7 +341,7 @@ std::vector<ExperimentRow> runCoarseExperiment(const ExperimentOptions& opt,
     if (ec) throw InputError("", "--out", "cannot create '" + opt.out + "': " + ec.message());
     ThreadLimit limit(opt.threads);
     g_cpuClock = opt.threads == 1;
-    const int cap = opt.cap > 0 ? opt.cap : (opt.quick ? 80 : 1500);
+    const int cap = opt.cap > 0 ? opt.cap : (opt.quick ? 200 : 1500);
     const std::vector<std::string> layouts =
         opt.quick ? std::vector<std::string>{"layers"} : std::vector<std::string>{"half", "layers", "random"};
     const std::vector<double> contrasts =

@@ -24,7 +24,7 @@ struct ExperimentOptions {
     std::string out;                   // directory (created)
     std::string scenePath;             // the bar scene (coarse_bar.json)
     bool quick = false;                // tiny grid (tests)
-    int cap = 0;                       // sweep cap per run; 0 = 1500 (quick: 80)
+    int cap = 0;                       // sweep cap per run; 0 = 1500 (quick: 200)
     std::string precision = "double";  // solver state: double | float
     std::string measure = "residual";  // residual | error
     double tol = 0;                    // 0: 1e-5 (residual) or 1e-4 (error)

@@ -285,6 +285,42 @@ double TetEnergyCache::evalElements(const SoftModel& m, const std::vector<Eigen:
         elems.size(), [&](size_t k) { return tetEnergy(m, x, size_t(elems[k]), h, internal, forces); });
 }
 
+double TetEnergyCache::deltaEnergy(const SoftModel& m, const std::vector<Eigen::Vector3d>& x,
+                                   const std::vector<Eigen::Vector3d>& d, const std::vector<int>& elems,
+                                   const std::vector<int>& verts, double h, DampingModel damping) const {
+    const bool internal = damping == DampingModel::Internal;
+    const double elastic = reduceSum<double>(elems.size(), [&](size_t k) {
+        const size_t e = size_t(elems[k]);
+        const auto& t = m.tets[e];
+        Eigen::Matrix3d Ds, dDs;
+        for (int c = 0; c < 3; ++c) {
+            Ds.col(c) = x[size_t(t[size_t(c + 1)])] - x[size_t(t[0])];
+            dDs.col(c) = d[size_t(t[size_t(c + 1)])] - d[size_t(t[0])];
+        }
+        const Eigen::Matrix3d F = Ds * Dinv_[e], dF = dDs * Dinv_[e];
+        const double mu = m.mu[e], lam = m.lambda[e], V = m.volume[e], kd = m.kd[e];
+        const double J = F.determinant(), alpha = 1.0 + mu / lam;
+        const double dJ =
+            cofactorOf(F).cwiseProduct(dF).sum() + F.cwiseProduct(cofactorOf(dF)).sum() + dF.determinant();
+        double dG = V * (mu * (F.cwiseProduct(dF).sum() + 0.5 * dF.squaredNorm()) +
+                         lam * dJ * (J - alpha + 0.5 * dJ));
+        if (internal && kd > 0) {
+            const Eigen::Matrix3d E = (F.transpose() * F - Cp_[e]) * (0.5 / h);
+            const Eigen::Matrix3d dE =
+                (F.transpose() * dF + dF.transpose() * F + dF.transpose() * dF) * (0.5 / h);
+            const double lamL = lam - mu, tr = E.trace(), dtr = dE.trace();
+            dG += h * V * kd * (mu * dE.cwiseProduct(2 * E + dE).sum() + lamL * dtr * (tr + 0.5 * dtr));
+        }
+        return dG;
+    });
+    const double inertia = reduceSum<double>(verts.size(), [&](size_t k) {
+        const size_t i = size_t(verts[k]);
+        if (m.fixed[i]) return 0.0;
+        return double(m.mass[i]) / (h * h) * (d[i].dot(x[i] - y_[i]) + 0.5 * d[i].squaredNorm());
+    });
+    return elastic + inertia;
+}
+
 double TetEnergyCache::inertia(const SoftModel& m, const std::vector<Eigen::Vector3d>& x,
                                const std::vector<int>& verts, double h) const {
     return reduceSum<double>(verts.size(), [&](size_t k) {

@@ -75,6 +75,18 @@ class TetEnergyCache {
     // deformation gradients (for gatherGradient and lastF).
     double evalElements(const SoftModel& m, const std::vector<Eigen::Vector3d>& x,
                         const std::vector<int>& elems, double h, DampingModel damping, bool forces) const;
+    // G(x + d) - G(x) over the tets `elems` and the inertia of the vertices `verts` (d must vanish
+    // elsewhere), from d itself, without forming either G: per tet with dF = dDs Dm^-1,
+    //   mu/2 (|F + dF|^2 - |F|^2)        = mu (F : dF + |dF|^2 / 2)
+    //   lambda/2 ((J' - a)^2 - (J - a)^2) = lambda dJ (J - a + dJ / 2),  dJ = cof F : dF + F : cof dF + det
+    //   dF damping                          = h k_d V (mu dE : (2 E + dE) + lambda_L dtr (tr E + dtr / 2)),
+    //                                      dE = (F^T dF + dF^T F + dF^T dF) / 2h
+    // and per vertex m/h^2 (d . (x - y) + |d|^2 / 2) (exact identities). Near convergence |dG| falls far
+    // below the round-off of G itself (~1e-16 x the sum of the terms of G), so a line search comparing two
+    // sums of G accepts or rejects at random; this difference is accurate relative to its own terms.
+    double deltaEnergy(const SoftModel& m, const std::vector<Eigen::Vector3d>& x,
+                       const std::vector<Eigen::Vector3d>& d, const std::vector<int>& elems,
+                       const std::vector<int>& verts, double h, DampingModel damping) const;
     // Inertia 1/(2h^2) |x - y|_M^2 over the vertices `verts` (free ones).
     double inertia(const SoftModel& m, const std::vector<Eigen::Vector3d>& x, const std::vector<int>& verts,
                    double h) const;

@@ -82,28 +82,56 @@ Eigen::VectorXd projectOnRigidModes(const Basis& b, const std::vector<Eigen::Vec
     return r;
 }
 
+Eigen::MatrixXd rotationCurvature(const Basis& b, const std::vector<Eigen::Vector3d>& centers,
+                                  const std::vector<Eigen::Vector3d>& x,
+                                  const std::vector<Eigen::Vector3d>& g, bool psdOnly) {
+    const Eigen::Index n = Eigen::Index(b.columns.size());
+    Eigen::MatrixXd K = Eigen::MatrixXd::Zero(n, n);
+    for (size_t q = 0; q < b.components.size(); ++q) {
+        const StiffComponent& sc = b.components[q];
+        Eigen::Matrix3d k = Eigen::Matrix3d::Zero();
+        for (int v : sc.vertices) {
+            const Eigen::Vector3d r = x[size_t(v)] - centers[q], gv = g[size_t(v)];
+            k += 0.5 * (r * gv.transpose() + gv * r.transpose()) - gv.dot(r) * Eigen::Matrix3d::Identity();
+        }
+        k /= sc.radius * sc.radius;
+        if (psdOnly) {
+            Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> es(k);
+            k = es.eigenvectors() * es.eigenvalues().cwiseMax(0.0).asDiagonal() *
+                es.eigenvectors().transpose();
+        }
+        K.block<3, 3>(sc.firstColumn + 3, sc.firstColumn + 3) = k;
+    }
+    return K;
+}
+
 void rigidRetract(const Basis& b, const RigidLayout& L, const std::vector<Eigen::Vector3d>& centers,
                   const Eigen::VectorXd& z, double alpha, const std::vector<Eigen::Vector3d>& x,
-                  std::vector<Eigen::Vector3d>& out) {
+                  std::vector<Eigen::Vector3d>& out, std::vector<Eigen::Vector3d>* disp) {
+    // (R - I) r = sin(a) k x r + 2 sin^2(a/2) k x (k x r): no I + O(a) - I cancellation, so the displacement
+    // is accurate relative to itself even for the 1e-10 rad rotations of late corrections.
     const size_t nc = b.components.size();
-    std::vector<Eigen::Matrix3d> R(nc);
-    std::vector<Eigen::Vector3d> t(nc);
+    std::vector<Eigen::Vector3d> t(nc), k(nc);
+    std::vector<double> s1(nc), s2(nc);
     for (size_t q = 0; q < nc; ++q) {
         const StiffComponent& sc = b.components[q];
         t[q] = alpha * z.segment<3>(sc.firstColumn);
         const Eigen::Vector3d th = alpha * z.segment<3>(sc.firstColumn + 3) / sc.radius;
         const double a = th.norm();
-        R[q] = a > 0 ? Eigen::Matrix3d(Eigen::AngleAxisd(a, th / a)) : Eigen::Matrix3d::Identity();
+        k[q] = a > 0 ? Eigen::Vector3d(th / a) : Eigen::Vector3d::Zero();
+        s1[q] = std::sin(a);
+        s2[q] = 2 * std::sin(0.5 * a) * std::sin(0.5 * a);
     }
-    parallelFor(L.support.size(), [&](size_t k) {
-        const size_t v = size_t(L.support[k]);
+    parallelFor(L.support.size(), [&](size_t j) {
+        const size_t v = size_t(L.support[j]);
         Eigen::Vector3d d = Eigen::Vector3d::Zero();
         for (int i = L.compOffsets[v]; i < L.compOffsets[v + 1]; ++i) {
             const size_t q = size_t(L.compItems[size_t(i)]);
-            const Eigen::Vector3d r = x[v] - centers[q];
-            d += t[q] + (R[q] * r - r);
+            const Eigen::Vector3d r = x[v] - centers[q], kr = k[q].cross(r);
+            d += t[q] + s1[q] * kr + s2[q] * k[q].cross(kr);
         }
         out[v] = x[v] + d;
+        if (disp) (*disp)[v] = d;
     });
 }
 

@@ -53,10 +53,20 @@ Eigen::VectorXd projectOnRigidModes(const Basis& b, const std::vector<Eigen::Vec
                                     const std::vector<Eigen::Vector3d>& x,
                                     const std::vector<Eigen::Vector3d>& g);
 
-// out = x moved by the correction alpha z (only support vertices are written; out must equal x elsewhere).
+// out = x moved by the correction alpha z (only support vertices are written; out must equal x elsewhere);
+// disp (optional, same rule) receives the displacement before rounding, an exact rigid motion to round-off
+// relative to itself. The line search judges that displacement: the rounding of x + d is ~1e-16 |x| per
+// vertex, not rigid, and its work against the large partial gradients that the skipped interior stresses
+// balance (~1e-13 J on the layered bar) would drown the last corrections' decrease (~1e-14 J).
 void rigidRetract(const Basis& b, const RigidLayout& L, const std::vector<Eigen::Vector3d>& centers,
                   const Eigen::VectorXd& z, double alpha, const std::vector<Eigen::Vector3d>& x,
-                  std::vector<Eigen::Vector3d>& out);
+                  std::vector<Eigen::Vector3d>& out, std::vector<Eigen::Vector3d>* disp = nullptr);
+
+// K (ncol x ncol, nonzero on the rotation blocks) from the gradient g at x; psdOnly keeps each block's
+// nonnegative eigenvalues.
+Eigen::MatrixXd rotationCurvature(const Basis& b, const std::vector<Eigen::Vector3d>& centers,
+                                  const std::vector<Eigen::Vector3d>& x,
+                                  const std::vector<Eigen::Vector3d>& g, bool psdOnly = false);
 
 // Dense reduced matrix C with the columns and (for the Hessian) the element matrices evaluated at x.
 Eigen::MatrixXd assembleRigid(const SoftModel& m, const Basis& b, const RigidLayout& L,
