@@ -21,7 +21,8 @@ static const char* kExperimentFooter = R"(Experiments:
 Outputs:
   DIR/results.csv     layout,contrast,basis,filter,modes,columns,columns_over_3n,sweeps_to_tol,
                       ms_per_sweep,ms_to_tol,residual_after_10   (sweeps_to_tol = -1: not reached)
-  DIR/reference.csv   Newton iterations, initial error, residual floor at x*, Chebyshev rho used
+  DIR/reference.csv   Newton iterations, initial error, residual floor at x*, Chebyshev rho used,
+                      plain VBD's sweeps and final measure
   DIR/chebyshev.csv   fixed-rho scan on the bar at contrast 1 and 1e2 (where it accelerates / diverges)
   DIR/sweeps_<layout>.png, DIR/time_<layout>.png, DIR/history_layers_1e4.png
 --quick runs a tiny grid (layers layout, contrast 1 and 1e4, four methods, 200 sweeps).)";
@@ -39,6 +40,11 @@ static Command addExperimentCommand(CLI::App& root) {
         ->capture_default_str();
     sub->add_option("--measure", o->measure, "residual | error")->capture_default_str();
     sub->add_option("--precision", o->precision, "Solver state: double | float")->capture_default_str();
+    sub->add_option("--layouts", o->layouts, "Only these layouts (half layers random)")->delimiter(',');
+    sub->add_option("--contrasts", o->contrasts, "Only these contrasts (e.g. 1e4)")->delimiter(',');
+    sub->add_option("--bases", o->bases,
+                    "Only these methods: none chebyshev stiff_rigid stiff_rigid_rest element patch_soft")
+        ->delimiter(',');
     sub->add_option("--scene", *scene, "Bar scene (default assets/scenes/coarse_bar.json)");
     sub->add_option("--threads", o->threads, "Solver threads (default 1: comparable timings)")
         ->capture_default_str();

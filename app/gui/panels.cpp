@@ -72,6 +72,15 @@ bool solverWidgets(Lab& lab) {
     helpMarker(
         "Spectral-radius estimate for Chebyshev over-relaxation of the sweeps (0 = off); too large a "
         "value makes the iteration diverge.");
+    bool dbl = s.precision == vbd::Precision::Double;
+    if (ImGui::Checkbox("double-precision state", &dbl)) {
+        s.precision = dbl ? vbd::Precision::Double : vbd::Precision::Float;
+        ch = true;
+    }
+    helpMarker(
+        "Iterate on a double copy of the positions (tet soft bodies only). With float positions the "
+        "residual |grad G| stalls at about (stiffness x ulp of x): 0.15 of its start at stiffness "
+        "contrast 1e4. In double it keeps falling, which the convergence plot shows.");
     if (ImGui::TreeNode("Coarse space")) {
         vbd::CoarseDesc& c = s.coarse;
         ch |= ImGui::Checkbox("enabled", &c.enabled);

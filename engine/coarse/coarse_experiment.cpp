@@ -1,5 +1,6 @@
 #include "coarse/coarse_experiment.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -263,7 +264,7 @@ double tailRate(const std::vector<double>& err) {
     if (n < 6) return 0.5;
     const size_t a = n - std::max<size_t>(3, n / 3);
     const double r = std::pow(err[n - 1] / err[a], 1.0 / double(n - 1 - a));
-    return std::isfinite(r) ? std::min(std::max(r, 0.0), 0.9999) : 0.5;
+    return std::isfinite(r) ? std::min(std::max(r, 0.0), 0.999999) : 0.5;
 }
 
 std::string fmt(double v) {
@@ -342,11 +343,25 @@ std::vector<ExperimentRow> runCoarseExperiment(const ExperimentOptions& opt,
     ThreadLimit limit(opt.threads);
     g_cpuClock = opt.threads == 1;
     const int cap = opt.cap > 0 ? opt.cap : (opt.quick ? 200 : 1500);
-    const std::vector<std::string> layouts =
+    std::vector<std::string> layouts =
         opt.quick ? std::vector<std::string>{"layers"} : std::vector<std::string>{"half", "layers", "random"};
-    const std::vector<double> contrasts =
+    std::vector<double> contrasts =
         opt.quick ? std::vector<double>{1, 1e4} : std::vector<double>{1, 1e2, 1e4, 1e6};
-    const std::vector<Config> cfgs = configs(opt.quick);
+    if (!opt.layouts.empty()) layouts = opt.layouts;
+    if (!opt.contrasts.empty()) contrasts = opt.contrasts;
+    for (const std::string& l : layouts)
+        if (l != "half" && l != "layers" && l != "random")
+            throw InputError("", "--layouts", "unknown layout '" + l + "' (half | layers | random)");
+    for (double c : contrasts)
+        if (!(c >= 1)) throw InputError("", "--contrasts", "contrasts must be >= 1");
+    std::vector<Config> cfgs;
+    for (const Config& c : configs(opt.quick))
+        if (opt.bases.empty() || std::find(opt.bases.begin(), opt.bases.end(), c.basis) != opt.bases.end())
+            cfgs.push_back(c);
+    if (cfgs.empty())
+        throw InputError("", "--bases",
+                         "no method matches (none | chebyshev | stiff_rigid | "
+                         "stiff_rigid_rest | element | patch_soft)");
     const std::vector<double> chebRhos = {0.3, 0.5, 0.7, 0.8, 0.9, 0.95, 0.97, 0.98, 0.99, 0.995, 0.999};
     const int scanRuns = opt.quick ? 0 : 2 * int(chebRhos.size());
     const int total = int(layouts.size() * contrasts.size() * (cfgs.size() + 1)) + scanRuns;
@@ -359,17 +374,22 @@ std::vector<ExperimentRow> runCoarseExperiment(const ExperimentOptions& opt,
     std::vector<ExperimentRow> rows;
     std::ofstream refCsv(fs::path(opt.out) / "reference.csv");
     refCsv << "layout,contrast,newton_iterations,e0_mass_norm,residual_floor_at_xstar,plain_tail_rate,"
-              "chebyshev_rho\n";
+              "chebyshev_rho,plain_sweeps,plain_final\n";
     std::vector<std::vector<double>> historyHalf1e4;
     for (const std::string& layout : layouts) {
         for (double contrast : contrasts) {
             const SceneDesc sd = experimentScene(base, layout, contrast);
             const Reference ref = reference(sd, opt.threads, msr);
             tick();
-            double rho = 0;
+            double rho = 0, plainFinal = -1;
+            size_t plainSweeps = 0;
             for (const Config& c : cfgs) {
                 RunResult rr = runOne(sd, c, ref, cap, msr, rho, opt.threads);
-                if (!c.coarse && !c.chebyshev) rho = tailRate(rr.err);
+                if (!c.coarse && !c.chebyshev) {
+                    rho = tailRate(rr.err);
+                    plainSweeps = rr.err.size();
+                    plainFinal = rr.err.empty() ? -1 : rr.err.back();
+                }
                 rr.row.layout = layout;
                 rr.row.contrast = contrast;
                 rows.push_back(rr.row);
@@ -377,7 +397,8 @@ std::vector<ExperimentRow> runCoarseExperiment(const ExperimentOptions& opt,
                 tick();
             }
             refCsv << layout << ',' << fmt(contrast) << ',' << ref.newtonIterations << ',' << fmt(ref.e0)
-                   << ',' << fmt(ref.floor) << ',' << fmt(rho) << ',' << fmt(rho) << '\n';
+                   << ',' << fmt(ref.floor) << ',' << fmt(rho) << ',' << fmt(rho) << ',' << plainSweeps << ','
+                   << fmt(plainFinal) << '\n';
         }
     }
     std::ofstream csv(fs::path(opt.out) / "results.csv");
@@ -459,6 +480,7 @@ std::vector<ExperimentRow> runCoarseExperiment(const ExperimentOptions& opt,
             s.dashed = !cfgs[ci].coarse;
             const auto& e = historyHalf1e4[ci];
             for (size_t k = 0; k < e.size(); k += std::max<size_t>(1, e.size() / 300)) {
+                if (!(e[k] < 1e6)) break;  // diverged (Chebyshev): the line ends there
                 s.x.push_back(double(k + 1));
                 s.y.push_back(std::max(e[k], 1e-12));
             }

@@ -178,8 +178,8 @@ class WorldImpl final : public World {
     const std::vector<IterationRecord>& lastConvergence() const override { return lastIts_; }
 
     void setSolver(const SolverDesc& s) override {
+        soft_.setParams(s);  // may refuse (double precision with cloth): nothing changes then
         desc_.solver = s;
-        soft_.setParams(s);
 #ifdef VBD_WORLD_RIGID
         rigid_->setParams(s);
 #endif

@@ -1,11 +1,12 @@
 // Cost of the coarse correction against a plain VBD sweep on the experiment bar (layers, contrast 1e4):
-//   BM_PlainSweep          one color sweep
-//   BM_SweepWithCoarse     one sweep + coarse correction (stiff_rigid or element+contrast, Hessian), with
-//                          the refactorization rule of coarse_correction.h in effect
-//   BM_CoarseFactor        one assembly + factorization of P^T A P
+//   BM_PlainSweep/p          one color sweep (p = 0 float state, 1 double state)
+//   BM_SweepWithCoarse/b/p   one sweep + coarse correction (b = 0 stiff_rigid, 1 element+contrast; Hessian),
+//                            with the refactorization rule of coarse_correction.h in effect
+//   BM_CoarseFactor/b        one assembly + factorization of the coarse matrix, plus one correction
 // Run: build/bin/bench_coarse (single-threaded: the experiment's timings are per thread).
 #include <benchmark/benchmark.h>
 
+#include <chrono>
 #include <memory>
 
 #include "backend/parallel.h"
@@ -17,9 +18,11 @@ using namespace vbd;
 
 namespace {
 
-SceneDesc bar() {
-    return coarse::experimentScene(
+SceneDesc bar(int precision = 1) {
+    SceneDesc sd = coarse::experimentScene(
         loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/coarse_bar.json"), "layers", 1e4);
+    sd.solver.precision = precision ? Precision::Double : Precision::Float;
+    return sd;
 }
 
 void start(SoftSolver& s, const SceneDesc& sd, SweepHook* hook) {
@@ -43,7 +46,7 @@ CoarseDesc descFor(int which) {
 
 void BM_PlainSweep(benchmark::State& st) {
     ThreadLimit one(1);
-    const SceneDesc sd = bar();
+    const SceneDesc sd = bar(int(st.range(0)));
     SoftSolver s;
     start(s, sd, nullptr);
     for (auto _ : st) s.sweep();
@@ -51,16 +54,25 @@ void BM_PlainSweep(benchmark::State& st) {
 
 void BM_SweepWithCoarse(benchmark::State& st) {
     ThreadLimit one(1);
-    const SceneDesc sd = bar();
+    const SceneDesc sd = bar(int(st.range(1)));
     coarse::CoarseCorrection hook;
     hook.configure(descFor(int(st.range(0))));
     SoftSolver s;
     start(s, sd, &hook);
     int it = 0;
+    double sweepS = 0, hookS = 0;
+    using C = std::chrono::steady_clock;
     for (auto _ : st) {
+        const auto t0 = C::now();
         s.sweep();
+        const auto t1 = C::now();
         hook.afterSweep(s, ++it);
+        sweepS += std::chrono::duration<double>(t1 - t0).count();
+        hookS += std::chrono::duration<double>(C::now() - t1).count();
     }
+    // The split (per iteration): the sweep itself and the correction (gradient, solve, line search).
+    st.counters["sweep_us"] = benchmark::Counter(sweepS * 1e6 / double(it));
+    st.counters["correction_us"] = benchmark::Counter(hookS * 1e6 / double(it));
     st.counters["columns"] = hook.numColumns();
     st.counters["factorizations"] = hook.stats().factorizations;
 }
@@ -74,16 +86,16 @@ void BM_CoarseFactor(benchmark::State& st) {
     hook.setLineSearch(false);
     SoftSolver s;
     start(s, sd, &hook);
-    const std::vector<Vec3> x = s.model().x;
+    const std::vector<Vec3d> x = s.xD();
     for (auto _ : st) {
         hook.afterSweep(s, 1);  // factor + one correction
-        s.model().x = x;
+        s.xD() = x;
     }
 }
 
 }  // namespace
 
-BENCHMARK(BM_PlainSweep)->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_SweepWithCoarse)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_PlainSweep)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_SweepWithCoarse)->Args({0, 0})->Args({0, 1})->Args({1, 1})->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_CoarseFactor)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 BENCHMARK_MAIN();
