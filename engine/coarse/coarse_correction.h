@@ -1,13 +1,14 @@
 #pragma once
 // Element-eigenmode coarse-space correction inside the VBD loop (seed, "Element eigenmodes as a free
 // coarse basis", pseudo-code after "Slotted into the VBD loop"). After each full color sweep:
-//   r = -grad G(x)                         (in double from the float positions, element_hessian.h)
-//   (P^T A P) z = P^T r                    (sparse Cholesky, Eigen SimplicialLDLT)
+//   r = -grad G(x)                         (in double, element_hessian.h)
+//   (P^T A P) z = P^T r                    (sparse Cholesky, Eigen SimplicialLDLT; dense on the rigid path)
 //   x <- x + alpha P z,  alpha in {1, 1/2, ..., 1/32} the first with G(x + alpha P z) <= G(x),
 //                        else x is left unchanged (the correction never increases G).
 // G and grad G are evaluated in double (element_hessian.h: tets, inertia, internal damping; no collider
-// penalties or drag spring) at the float positions and along the unrounded line; the accepted point is
-// then rounded to float like every other update of the solver.
+// penalties or drag spring) at the solver's positions: its double state (solver.precision = double) or its
+// float state converted. The line search judges the exact change of G (TetEnergyCache::deltaEnergy) along
+// the unrounded step; the accepted point is then stored in the solver's precision.
 // A = sum_e A_e + M/h^2 over free DOFs, A_e the per-tet PSD-projected Hessian (matrix "hessian") or the rest
 // stiffness (matrix "rest"), both with the damping Gauss-Newton term (element_hessian.h).
 //
