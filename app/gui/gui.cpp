@@ -267,6 +267,7 @@ void GuiApp::applySetupString() {
             if (key == "contacts") lab.draw.contacts = true;
             if (key == "iterations" && !value.empty()) lab.desc.solver.iterations = std::atoi(value.c_str());
             if (key == "coarse") lab.desc.solver.coarse.enabled = true;
+            if (key == "double") lab.desc.solver.precision = vbd::Precision::Double;
             if (key == "rho" && !value.empty()) lab.desc.solver.chebyshevRho = std::atof(value.c_str());
         }
         if (key == "ellipse_pair") app_.ellipse.pair = true;  // the kappa = 25 pair in the lab panel
