@@ -229,13 +229,17 @@ void CoarseCorrection::factorRigid(SoftSolver& solver) {
     const bool rest = desc_.matrix == CoarseMatrix::Rest;
     std::vector<Eigen::Vector3d> xr;
     if (rest) toDouble(m.x0, xr);
-    Eigen::MatrixXd C = assembleRigid(m, basis_, rigid_, cache_, rest ? xr : xd_, kindOf(desc_.matrix),
-                                      solver.params().damping, h, &stats_.clippedEigenvalues);
+    Eigen::SparseMatrix<double> C =
+        assembleRigid(m, basis_, rigid_, cache_, rest ? xr : xd_, kindOf(desc_.matrix),
+                      solver.params().damping, h, &stats_.clippedEigenvalues);
     // The same relative 1e-10 diagonal shift as the generic path (dependent columns: components of fewer
     // than 3 non-collinear free vertices).
-    for (Eigen::Index k = 0; k < C.rows(); ++k) C(k, k) = C(k, k) > 0 ? C(k, k) * (1 + 1e-10) : 1.0;
+    for (int k = 0; k < C.outerSize(); ++k)
+        for (Eigen::SparseMatrix<double>::InnerIterator it(C, k); it; ++it)
+            if (it.row() == it.col()) it.valueRef() = it.value() > 0 ? it.value() * (1 + 1e-10) : 1.0;
     Cbase_ = C;
-    C_ = C.sparseView();
+    C_ = C;
+    rigidLlt_.analyzePattern(Cbase_);
     if (!rest) {
         Fref_.resize(m.tets.size());
         for (int e : rigid_.elements) Fref_[size_t(e)] = cache_.lastF(e);
@@ -282,16 +286,15 @@ void CoarseCorrection::afterSweepRigid(SoftSolver& solver) {
         t0 = std::chrono::steady_clock::now();
     }
     // Newton on the reduced problem: C plus the curvature of the rotations under the current load,
-    // K_q = (1/L^2) sum_v [sym(r g^T) - (g . r) I] (rigid_coarse.h), refreshed every sweep (a 6k x 6k dense
-    // factorization is microseconds; the assembly of C is what is reused).
-    const Eigen::MatrixXd Ct = Cbase_ + rotationCurvature(basis_, centers_, xd_, grad_);
-    llt_.compute(Ct);
-    if (llt_.info() != Eigen::Success) {
+    // K_q = (1/L^2) sum_v [sym(r g^T) - (g . r) I] (rigid_coarse.h), refreshed every sweep (a numeric
+    // refactorization of the small block-sparse matrix; the assembly of C is what is reused).
+    rigidLlt_.factorize(Cbase_ + rotationCurvature(basis_, centers_, xd_, grad_));
+    if (rigidLlt_.info() != Eigen::Success) {
         // Indefinite curvature (compressive load along a rotation): keep its PSD part only.
-        llt_.compute(Cbase_ + rotationCurvature(basis_, centers_, xd_, grad_, true));
+        rigidLlt_.factorize(Cbase_ + rotationCurvature(basis_, centers_, xd_, grad_, true));
         ++stats_.clippedEigenvalues;
     }
-    const Eigen::VectorXd z = llt_.solve(-projectOnRigidModes(basis_, centers_, xd_, grad_));
+    const Eigen::VectorXd z = rigidLlt_.solve(-projectOnRigidModes(basis_, centers_, xd_, grad_));
     ++stats_.corrections;
     const double Gf0 = recordEnergy_ ? solver.incrementalPotential() : 0.0;
     const double G0 = recordEnergy_ ? cache_.eval(m, xd_, h, damping, nullptr) : 0.0;

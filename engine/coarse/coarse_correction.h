@@ -2,7 +2,7 @@
 // Element-eigenmode coarse-space correction inside the VBD loop (seed, "Element eigenmodes as a free
 // coarse basis", pseudo-code after "Slotted into the VBD loop"). After each full color sweep:
 //   r = -grad G(x)                         (in double, element_hessian.h)
-//   (P^T A P) z = P^T r                    (sparse Cholesky, Eigen SimplicialLDLT; dense on the rigid path)
+//   (P^T A P) z = P^T r                    (sparse Cholesky, Eigen SimplicialLDLT / SimplicialLLT)
 //   x <- x + alpha P z,  alpha in {1, 1/2, ..., 1/32} the first with G(x + alpha P z) <= G(x),
 //                        else x is left unchanged (the correction never increases G).
 // G and grad G are evaluated in double (element_hessian.h: tets, inertia, internal damping; no collider
@@ -14,9 +14,9 @@
 //
 // Two paths. Bases made of stiff components (stiff_rigid) go through rigid_coarse.h: the step is an exact
 // rigid motion of each component, tets interior to a component drop out of gradient, matrix and line search,
-// and the small reduced matrix is dense. Every other basis (element, patch, P = I) is assembled element by
-// element: P^T A P = sum_e P_e^T A_e P_e + P^T (M/h^2) P with P_e the rows of P on tet e, through
-// Y = sum_e S_e (A_e P_e) and P^T Y.
+// and the reduced matrix has 6 x 6 blocks along component adjacency. Every other basis (element, patch, P =
+// I) is assembled element by element: P^T A P = sum_e P_e^T A_e P_e + P^T (M/h^2) P with P_e the rows of P on
+// tet e, through Y = sum_e S_e (A_e P_e) and P^T Y.
 //
 // Refactorization rule: "rest": once per basis (and when h changes). "hessian": at the first correction of
 // each time step (generic path only; the rigid path carries its factorization over), and again when (a) some
@@ -93,8 +93,9 @@ class CoarseCorrection : public CoarseHook {
     bool identity_ = false, refactorEvery_ = false, lineSearch_ = true, recordEnergy_ = false;
     bool rigidPath_ = false, cacheStarted_ = false;
     RigidLayout rigid_;
-    Eigen::MatrixXd Cbase_;  // rigid path: assembled reduced matrix (without the rotation curvature)
-    Eigen::LLT<Eigen::MatrixXd> llt_;
+    Eigen::SparseMatrix<double>
+        Cbase_;  // rigid path: assembled reduced matrix (without the rotation curvature)
+    Eigen::SimplicialLLT<Eigen::SparseMatrix<double>> rigidLlt_;
     std::vector<Eigen::Vector3d> centers_, disp_;
     std::vector<int> allElements_, allVertices_;
     bool built_ = false, needFactor_ = true, lastFull_ = true, backtrackRefactored_ = false;

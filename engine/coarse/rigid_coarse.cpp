@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "backend/parallel.h"
 
@@ -82,11 +83,11 @@ Eigen::VectorXd projectOnRigidModes(const Basis& b, const std::vector<Eigen::Vec
     return r;
 }
 
-Eigen::MatrixXd rotationCurvature(const Basis& b, const std::vector<Eigen::Vector3d>& centers,
-                                  const std::vector<Eigen::Vector3d>& x,
-                                  const std::vector<Eigen::Vector3d>& g, bool psdOnly) {
+Eigen::SparseMatrix<double> rotationCurvature(const Basis& b, const std::vector<Eigen::Vector3d>& centers,
+                                              const std::vector<Eigen::Vector3d>& x,
+                                              const std::vector<Eigen::Vector3d>& g, bool psdOnly) {
     const Eigen::Index n = Eigen::Index(b.columns.size());
-    Eigen::MatrixXd K = Eigen::MatrixXd::Zero(n, n);
+    std::vector<Eigen::Triplet<double>> t;
     for (size_t q = 0; q < b.components.size(); ++q) {
         const StiffComponent& sc = b.components[q];
         Eigen::Matrix3d k = Eigen::Matrix3d::Zero();
@@ -100,8 +101,12 @@ Eigen::MatrixXd rotationCurvature(const Basis& b, const std::vector<Eigen::Vecto
             k = es.eigenvectors() * es.eigenvalues().cwiseMax(0.0).asDiagonal() *
                 es.eigenvectors().transpose();
         }
-        K.block<3, 3>(sc.firstColumn + 3, sc.firstColumn + 3) = k;
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j)
+                t.emplace_back(sc.firstColumn + 3 + i, sc.firstColumn + 3 + j, k(i, j));
     }
+    Eigen::SparseMatrix<double> K(n, n);
+    K.setFromTriplets(t.begin(), t.end());
     return K;
 }
 
@@ -135,11 +140,19 @@ void rigidRetract(const Basis& b, const RigidLayout& L, const std::vector<Eigen:
     });
 }
 
-Eigen::MatrixXd assembleRigid(const SoftModel& m, const Basis& b, const RigidLayout& L,
-                              const TetEnergyCache& cache, const std::vector<Eigen::Vector3d>& x,
-                              ElementMatrixKind kind, DampingModel damping, double h, int* clipped) {
+Eigen::SparseMatrix<double> assembleRigid(const SoftModel& m, const Basis& b, const RigidLayout& L,
+                                          const TetEnergyCache& cache, const std::vector<Eigen::Vector3d>& x,
+                                          ElementMatrixKind kind, DampingModel damping, double h,
+                                          int* clipped) {
     const Eigen::Index ncol = Eigen::Index(b.columns.size());
-    Eigen::MatrixXd C = Eigen::MatrixXd::Zero(ncol, ncol);
+    // 6 x 6 blocks between components that share a tet or a vertex: sparse along component adjacency.
+    std::map<std::pair<size_t, size_t>, Eigen::Matrix<double, 6, 6>> blocks;
+    auto block = [&](size_t qi, size_t qj) -> Eigen::Matrix<double, 6, 6>& {
+        auto it = blocks.find({qi, qj});
+        if (it == blocks.end())
+            it = blocks.emplace(std::make_pair(qi, qj), Eigen::Matrix<double, 6, 6>::Zero()).first;
+        return it->second;
+    };
     std::vector<Eigen::Vector3d> centers;
     componentCenters(b, x, centers);
     // F-space element Hessians H9 (in parallel: they are the cost), then a serial, ordered accumulation.
@@ -194,8 +207,7 @@ Eigen::MatrixXd assembleRigid(const SoftModel& m, const Basis& b, const RigidLay
         const Eigen::MatrixXd Ce = double(m.volume[e]) * (dF.transpose() * (H[k] * dF));
         for (int j = 0; j < nq; ++j)
             for (int l = 0; l < nq; ++l)
-                C.block<6, 6>(b.components[size_t(comp[j])].firstColumn,
-                              b.components[size_t(comp[l])].firstColumn) += Ce.block<6, 6>(6 * j, 6 * l);
+                block(size_t(comp[j]), size_t(comp[l])) += Ce.block<6, 6>(6 * j, 6 * l);
     }
     // Inertia: U_v^T (m/h^2) U_v with U_v = [I, -[(x_v - c)/L]_x] per component of v.
     for (int v : L.support) {
@@ -209,11 +221,24 @@ Eigen::MatrixXd assembleRigid(const SoftModel& m, const Basis& b, const RigidLay
                     -skewOf((x[size_t(v)] - centers[qi]) / b.components[qi].radius);
                 Uj << Eigen::Matrix3d::Identity(),
                     -skewOf((x[size_t(v)] - centers[qj]) / b.components[qj].radius);
-                C.block<6, 6>(b.components[qi].firstColumn, b.components[qj].firstColumn) +=
-                    mh2 * Ui.transpose() * Uj;
+                block(qi, qj) += mh2 * Ui.transpose() * Uj;
             }
     }
-    return 0.5 * (C + C.transpose());
+    // Symmetrized; every entry of a present block is stored (explicit zeros too), so the pattern is fixed
+    // per factorization and the per-sweep curvature K (inside the diagonal blocks) does not change it.
+    std::vector<Eigen::Triplet<double>> t;
+    t.reserve(blocks.size() * 36);
+    for (const auto& [key, B] : blocks) {
+        const auto it = blocks.find({key.second, key.first});
+        Eigen::Matrix<double, 6, 6> S = B;
+        if (it != blocks.end()) S = 0.5 * (B + it->second.transpose());
+        const int r0 = b.components[key.first].firstColumn, c0 = b.components[key.second].firstColumn;
+        for (int i = 0; i < 6; ++i)
+            for (int j = 0; j < 6; ++j) t.emplace_back(r0 + i, c0 + j, S(i, j));
+    }
+    Eigen::SparseMatrix<double> C(ncol, ncol);
+    C.setFromTriplets(t.begin(), t.end());
+    return C;
 }
 
 }  // namespace vbd::coarse

@@ -20,14 +20,19 @@
 // A vertex shared by several components (they touch at edges and corners) gets the sum of their
 // displacements, and its tets are not interior.
 //
-// The reduced matrix is C = sum_{e evaluated} U_e^T A_e U_e + sum_v (m_v/h^2) U_v^T U_v, U the columns at the
-// configuration of the factorization (current positions for the Hessian, rest positions for the rest matrix),
-// A_e the PSD-projected Hessian or rest stiffness of element_hessian.h. It is Gauss-Newton on G(x(z)): the
-// term grad G . d2x/dz2 of the rotation's curvature is left out; it vanishes with the full gradient. The
-// dense C is small (6 per component), so it is factored densely.
+// The reduced Hessian of G(x(z)) is C + K. C = sum_{e evaluated} U_e^T A_e U_e + sum_v (m_v/h^2) U_v^T U_v,
+// U the columns at the configuration of the assembly (current positions for the Hessian, rest positions for
+// the rest matrix), A_e the PSD-projected Hessian or rest stiffness of element_hessian.h. K = sum_v g_v .
+// d2x_v/dz2 is the curvature of the rotations under the load g (the gradient of the evaluated terms, which
+// the interior stresses balance: it does not vanish at the solution). With d2x/dtheta_j dtheta_k =
+// sym(e_j x (e_k x r)) / L^2 it is K_q = (1/L^2) sum_v [ (r g^T + g r^T)/2 - (g . r) I ] on q's rotation
+// block. C has 6 x 6 blocks between components that share a tet or a vertex (sparse along component
+// adjacency; 48 x 48 on the layered bar) and is factored with a sparse Cholesky whose pattern is analysed
+// once per assembly; C + K is refactored numerically every sweep.
 #include <vector>
 
 #include <Eigen/Dense>
+#include <Eigen/SparseCore>
 
 #include "coarse/coarse_basis.h"
 #include "coarse/element_hessian.h"
@@ -64,13 +69,14 @@ void rigidRetract(const Basis& b, const RigidLayout& L, const std::vector<Eigen:
 
 // K (ncol x ncol, nonzero on the rotation blocks) from the gradient g at x; psdOnly keeps each block's
 // nonnegative eigenvalues.
-Eigen::MatrixXd rotationCurvature(const Basis& b, const std::vector<Eigen::Vector3d>& centers,
-                                  const std::vector<Eigen::Vector3d>& x,
-                                  const std::vector<Eigen::Vector3d>& g, bool psdOnly = false);
+Eigen::SparseMatrix<double> rotationCurvature(const Basis& b, const std::vector<Eigen::Vector3d>& centers,
+                                              const std::vector<Eigen::Vector3d>& x,
+                                              const std::vector<Eigen::Vector3d>& g, bool psdOnly = false);
 
-// Dense reduced matrix C with the columns and (for the Hessian) the element matrices evaluated at x.
-Eigen::MatrixXd assembleRigid(const SoftModel& m, const Basis& b, const RigidLayout& L,
-                              const TetEnergyCache& cache, const std::vector<Eigen::Vector3d>& x,
-                              ElementMatrixKind kind, DampingModel damping, double h, int* clipped);
+// Reduced matrix C with the columns and (for the Hessian) the element matrices evaluated at x.
+Eigen::SparseMatrix<double> assembleRigid(const SoftModel& m, const Basis& b, const RigidLayout& L,
+                                          const TetEnergyCache& cache, const std::vector<Eigen::Vector3d>& x,
+                                          ElementMatrixKind kind, DampingModel damping, double h,
+                                          int* clipped);
 
 }  // namespace vbd::coarse
