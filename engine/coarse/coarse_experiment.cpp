@@ -336,13 +336,6 @@ std::vector<ExperimentRow> runCoarseExperiment(const ExperimentOptions& opt,
     msr.tol = opt.tol != 0 ? opt.tol : (msr.residual ? 1e-5 : 1e-4);
     if (!(msr.tol > 0 && msr.tol < 1)) throw InputError("", "--tol", "must be in (0, 1)");
     if (opt.cap < 0) throw InputError("", "--cap", "must be >= 0");
-    const SceneDesc base = loadSceneFile(opt.scenePath);
-    std::error_code ec;
-    fs::create_directories(opt.out, ec);
-    if (ec) throw InputError("", "--out", "cannot create '" + opt.out + "': " + ec.message());
-    ThreadLimit limit(opt.threads);
-    g_cpuClock = opt.threads == 1;
-    const int cap = opt.cap > 0 ? opt.cap : (opt.quick ? 200 : 1500);
     std::vector<std::string> layouts =
         opt.quick ? std::vector<std::string>{"layers"} : std::vector<std::string>{"half", "layers", "random"};
     std::vector<double> contrasts =
@@ -362,6 +355,14 @@ std::vector<ExperimentRow> runCoarseExperiment(const ExperimentOptions& opt,
         throw InputError("", "--bases",
                          "no method matches (none | chebyshev | stiff_rigid | "
                          "stiff_rigid_rest | element | patch_soft)");
+    const SceneDesc base = loadSceneFile(opt.scenePath);
+    std::error_code ec;
+    fs::create_directories(opt.out, ec);
+    if (ec) throw InputError("", "--out", "cannot create '" + opt.out + "': " + ec.message());
+    ThreadLimit limit(opt.threads);
+    g_cpuClock = opt.threads == 1;
+    const int cap = opt.cap > 0 ? opt.cap : (opt.quick ? 200 : 1500);
+
     const std::vector<double> chebRhos = {0.3, 0.5, 0.7, 0.8, 0.9, 0.95, 0.97, 0.98, 0.99, 0.995, 0.999};
     const int scanRuns = opt.quick ? 0 : 2 * int(chebRhos.size());
     const int total = int(layouts.size() * contrasts.size() * (cfgs.size() + 1)) + scanRuns;

@@ -99,4 +99,33 @@ TEST(CoarseExperiment, BadOptionsAreInputErrors) {
     o.out = (std::filesystem::path(VBD_BINARY_DIR) / "test_out" / "coarse_bad").string();
     o.tol = 2;
     EXPECT_THROW(coarse::runCoarseExperiment(o), InputError);
+    // Each bad option names itself, and nothing is created.
+    auto names = [&](coarse::ExperimentOptions bad, const std::string& key) {
+        try {
+            coarse::runCoarseExperiment(bad);
+        } catch (const InputError& e) {
+            EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << e.what();
+            return;
+        }
+        ADD_FAILURE() << key << " accepted";
+    };
+    o.tol = 0;
+    o.out = (std::filesystem::path(VBD_BINARY_DIR) / "test_out" / "coarse_bad_options").string();
+    std::filesystem::remove_all(o.out);
+    coarse::ExperimentOptions b = o;
+    b.measure = "energy";
+    names(b, "--measure");
+    b = o;
+    b.precision = "half";
+    names(b, "--precision");
+    b = o;
+    b.layouts = {"diagonal"};
+    names(b, "--layouts");
+    b = o;
+    b.contrasts = {0.5};
+    names(b, "--contrasts");
+    b = o;
+    b.bases = {"nope"};
+    names(b, "--bases");
+    EXPECT_FALSE(std::filesystem::exists(o.out));
 }
