@@ -104,6 +104,13 @@ bool solverWidgets(Lab& lab) {
             "Stiffness ratio between neighbouring elements above which the contrast filter keeps a mode.");
         ch |= ImGui::SliderInt("patch size", &c.patchSize, 1, 8);
         helpMarker("Cells per patch edge for the patch basis and filter.");
+        static const char* const kMatrix[] = {"hessian", "rest"};
+        ch |= comboEnum("matrix", &c.matrix, kMatrix, 2);
+        helpMarker(
+            "hessian: the current PSD-projected Hessian of G, refactored when the shape moves; rest: the "
+            "rest "
+            "stiffness plus M/h^2, factored once. With stiff_rigid both take the same sweeps on the coarse "
+            "bar and rest is cheaper (docs/coarse-space.md).");
         ImGui::TreePop();
     }
     if (ImGui::TreeNode("AVBD (rigid bodies)")) {
