@@ -201,6 +201,23 @@ void CoarseCorrection::factor(SoftSolver& solver) {
     Eigen::SparseMatrix<double> C = Pt_ * Y;
     C += Cd;
     C += Pt_ * mh2.asDiagonal() * P_;
+    // Vertex potentials (collider penalties, drag): their Gauss-Newton 3x3 blocks, where nonzero.
+    std::vector<Eigen::Triplet<double>> vt;
+    for (int i = 0; i < m.numVertices(); ++i) {
+        const int b = dofs_.dofBase[size_t(i)];
+        if (b < 0) continue;
+        Eigen::Matrix3d Hv = Eigen::Matrix3d::Zero();
+        Eigen::Vector3d unused = Eigen::Vector3d::Zero();
+        cache_.vertexPotential(m, size_t(i), xd_[size_t(i)], &unused, &Hv);
+        if (Hv.isZero(0.0)) continue;
+        for (int r = 0; r < 3; ++r)
+            for (int c = 0; c < 3; ++c) vt.emplace_back(3 * b + r, 3 * b + c, Hv(r, c));
+    }
+    if (!vt.empty()) {
+        Eigen::SparseMatrix<double> Hv(dofs_.numDofs, dofs_.numDofs);
+        Hv.setFromTriplets(vt.begin(), vt.end());
+        C += Pt_ * Hv * P_;
+    }
     Eigen::SparseMatrix<double> Ct = C.transpose();
     C = 0.5 * (C + Ct);
     // A relative 1e-10 diagonal shift keeps LDLT^T defined when the columns are linearly dependent (element
@@ -327,6 +344,9 @@ void CoarseCorrection::afterSweep(SoftSolver& solver, int iteration) {
     prepare(solver);
     if (basis_.columns.empty()) return;  // empty basis: plain VBD, bit for bit
     if (!cacheStarted_) startCache(solver);
+    const SoftView v = solver.view();
+    cache_.setDrag(v.dragVertex, Eigen::Vector3d(v.dragTarget.x, v.dragTarget.y, v.dragTarget.z),
+                   double(v.dragStiffness));
     if (rigidPath_) return afterSweepRigid(solver);
     const SoftModel& m = solver.model();
     auto t0 = std::chrono::steady_clock::now();

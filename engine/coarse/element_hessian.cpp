@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "energy/damping.h"
+#include "soft/vertex_kernel.h"
 
 namespace vbd::coarse {
 
@@ -154,12 +155,14 @@ double potentialAndGradient(const SoftModel& m, const std::vector<Eigen::Vector3
     const size_t n = x.size();
     if (grad) grad->assign(n, Eigen::Vector3d::Zero());
     double G = 0;
+    TetEnergyCache penalties;  // collider penalties only (no drag): vertexPotential needs no cache data
     for (size_t i = 0; i < n; ++i) {
         if (m.fixed[i]) continue;
         const Eigen::Vector3d d = x[i] - Eigen::Vector3d(m.y[i].x, m.y[i].y, m.y[i].z);
         const double mh2 = double(m.mass[i]) / (h * h);
         G += 0.5 * mh2 * d.squaredNorm();
         if (grad) (*grad)[i] += mh2 * d;
+        G += penalties.vertexPotential(m, i, x[i], grad ? &(*grad)[i] : nullptr, nullptr);
     }
     for (size_t e = 0; e < m.tets.size(); ++e) {
         const auto& t = m.tets[e];
@@ -258,7 +261,8 @@ double TetEnergyCache::eval(const SoftModel& m, const std::vector<Eigen::Vector3
         m.tets.size(), [&](size_t e) { return tetEnergy(m, x, e, h, internal, grad != nullptr); });
     const double inertia = reduceSum<double>(x.size(), [&](size_t i) {
         if (m.fixed[i]) return 0.0;
-        return 0.5 * double(m.mass[i]) / (h * h) * (x[i] - y_[i]).squaredNorm();
+        return 0.5 * double(m.mass[i]) / (h * h) * (x[i] - y_[i]).squaredNorm() +
+               vertexPotential(m, i, x[i], nullptr, nullptr);
     });
     if (grad) {
         grad->resize(x.size());
@@ -266,6 +270,7 @@ double TetEnergyCache::eval(const SoftModel& m, const std::vector<Eigen::Vector3
             Eigen::Vector3d g = Eigen::Vector3d::Zero();
             if (!m.fixed[i]) {
                 g = double(m.mass[i]) / (h * h) * (x[i] - y_[i]);
+                vertexPotential(m, i, x[i], &g, nullptr);
                 for (int k = m.vertexTets.begin(int(i)); k < m.vertexTets.end(int(i)); ++k) {
                     const int item = m.vertexTets.items[size_t(k)];
                     g += force_[size_t(item >> 2)].col(item & 3);
@@ -316,18 +321,48 @@ double TetEnergyCache::deltaEnergy(const SoftModel& m, const std::vector<Eigen::
     const double inertia = reduceSum<double>(verts.size(), [&](size_t k) {
         const size_t i = size_t(verts[k]);
         if (m.fixed[i]) return 0.0;
-        return double(m.mass[i]) / (h * h) * (d[i].dot(x[i] - y_[i]) + 0.5 * d[i].squaredNorm());
+        double dG = double(m.mass[i]) / (h * h) * (d[i].dot(x[i] - y_[i]) + 0.5 * d[i].squaredNorm());
+        if (int(i) == dragVertex_ && dragK_ > 0)
+            dG += dragK_ * (d[i].dot(x[i] - dragTarget_) + 0.5 * d[i].squaredNorm());
+        // Penalties: a direct difference; they are small against the terms above (k/2 g^2 with g ~ mm).
+        if (!m.colliders.empty()) {
+            const Eigen::Vector3d xn = x[i] + d[i];
+            dG += penalty(m, i, xn) - penalty(m, i, x[i]);
+        }
+        return dG;
     });
     return elastic + inertia;
 }
 
-double TetEnergyCache::inertia(const SoftModel& m, const std::vector<Eigen::Vector3d>& x,
-                               const std::vector<int>& verts, double h) const {
-    return reduceSum<double>(verts.size(), [&](size_t k) {
-        const size_t i = size_t(verts[k]);
-        if (m.fixed[i]) return 0.0;
-        return 0.5 * double(m.mass[i]) / (h * h) * (x[i] - y_[i]).squaredNorm();
-    });
+double TetEnergyCache::penalty(const SoftModel& m, size_t i, const Eigen::Vector3d& x, Eigen::Vector3d* g,
+                               Eigen::Matrix3d* H) const {
+    double E = 0;
+    const float off = m.numCloths > 0 && i < m.colliderOffset.size() ? m.colliderOffset[i] : 0.f;
+    const Vec3d p(x.x(), x.y(), x.z());
+    for (const ParticleCollider& c0 : m.colliders) {
+        const ParticleCollider c = off > 0.f ? offsetCollider(c0, off) : c0;
+        Vec3d n;
+        const double gap = colliderDistance(c, p, n);
+        if (!(gap < 0)) continue;
+        const double k = double(c.stiffness);
+        const Eigen::Vector3d ne(n.x, n.y, n.z);
+        E += 0.5 * k * gap * gap;
+        if (g) *g += k * gap * ne;
+        if (H) *H += k * ne * ne.transpose();
+    }
+    return E;
+}
+
+double TetEnergyCache::vertexPotential(const SoftModel& m, size_t i, const Eigen::Vector3d& x,
+                                       Eigen::Vector3d* g, Eigen::Matrix3d* H) const {
+    double E = m.colliders.empty() ? 0.0 : penalty(m, i, x, g, H);
+    if (int(i) == dragVertex_ && dragK_ > 0) {
+        const Eigen::Vector3d r = x - dragTarget_;
+        E += 0.5 * dragK_ * r.squaredNorm();
+        if (g) *g += dragK_ * r;
+        if (H) *H += dragK_ * Eigen::Matrix3d::Identity();
+    }
+    return E;
 }
 
 void TetEnergyCache::gatherGradient(const SoftModel& m, const std::vector<Eigen::Vector3d>& x,
@@ -339,6 +374,7 @@ void TetEnergyCache::gatherGradient(const SoftModel& m, const std::vector<Eigen:
         Eigen::Vector3d g = Eigen::Vector3d::Zero();
         if (!m.fixed[i]) {
             g = double(m.mass[i]) / (h * h) * (x[i] - y_[i]);
+            vertexPotential(m, i, x[i], &g, nullptr);
             for (int q = m.vertexTets.begin(int(i)); q < m.vertexTets.end(int(i)); ++q) {
                 const int item = m.vertexTets.items[size_t(q)];
                 if (use[size_t(item >> 2)]) g += force_[size_t(item >> 2)].col(item & 3);

@@ -50,7 +50,7 @@ Mat12 elementMatrix(const SoftModel& m, int e, ElementMatrixKind kind, DampingMo
 Mat12 restStiffness(const SoftModel& m, int e);
 
 // Double-precision incremental potential G and its gradient over all vertices (gradient zero on fixed
-// vertices), tets + inertia (+ internal damping) only: no colliders or drag. Used by tests as an
+// vertices): tets, inertia, internal damping and collider penalties (no drag spring). Used by tests as an
 // independent reference for the solver's float G and forces.
 double potentialAndGradient(const SoftModel& m, const std::vector<Eigen::Vector3d>& x, double h,
                             DampingModel damping, std::vector<Eigen::Vector3d>* grad);
@@ -59,7 +59,8 @@ double potentialAndGradient(const SoftModel& m, const std::vector<Eigen::Vector3
 
 namespace vbd::coarse {
 
-// The same G and gradient as potentialAndGradient, with the per-tet rest data in double and the previous
+// The same G and gradient as potentialAndGradient (plus the drag spring), with the per-tet rest data in
+// double and the previous
 // step's deformation gradients and the inertial target cached (they are constant within a step), evaluated in
 // parallel and deterministically (per-tet partials gathered per vertex through SoftModel::vertexTets,
 // fixed-block sums). Positions come in double so that the solver's float or double state can be used.
@@ -87,9 +88,18 @@ class TetEnergyCache {
     double deltaEnergy(const SoftModel& m, const std::vector<Eigen::Vector3d>& x,
                        const std::vector<Eigen::Vector3d>& d, const std::vector<int>& elems,
                        const std::vector<int>& verts, double h, DampingModel damping) const;
-    // Inertia 1/(2h^2) |x - y|_M^2 over the vertices `verts` (free ones).
-    double inertia(const SoftModel& m, const std::vector<Eigen::Vector3d>& x, const std::vector<int>& verts,
-                   double h) const;
+    // The picking spring k/2 |x_v - target|^2 (the solver's drag; k = 0 or v < 0: none). Set before eval.
+    void setDrag(int vertex, const Eigen::Vector3d& target, double k) {
+        dragVertex_ = vertex;
+        dragTarget_ = target;
+        dragK_ = k;
+    }
+    // Vertex potentials outside the tets and the inertia: collider penalties k/2 g^2 (g < 0, the solver's
+    // colliderEnergy; friction and gap damping are dissipative and have no potential) and the picking
+    // spring, at position x of vertex i: energy, and optionally its gradient and Gauss-Newton block
+    // (k n n^T, k I) added to g and H.
+    double vertexPotential(const SoftModel& m, size_t i, const Eigen::Vector3d& x, Eigen::Vector3d* g,
+                           Eigen::Matrix3d* H) const;
     // grad[v] for v in verts: inertia + the gradients of the tets with use[e] from the last evalElements.
     void gatherGradient(const SoftModel& m, const std::vector<Eigen::Vector3d>& x,
                         const std::vector<int>& verts, const std::vector<char>& use, double h,
@@ -101,11 +111,17 @@ class TetEnergyCache {
     const Eigen::Matrix<double, 3, 4>& weights(int e) const { return w_[size_t(e)]; }
 
   private:
+    // Collider penalties at vertex i (see vertexPotential).
+    double penalty(const SoftModel& m, size_t i, const Eigen::Vector3d& x, Eigen::Vector3d* g = nullptr,
+                   Eigen::Matrix3d* H = nullptr) const;
     double tetEnergy(const SoftModel& m, const std::vector<Eigen::Vector3d>& x, size_t e, double h,
                      bool internal, bool forces) const;
     int tets_ = -1, verts_ = -1;
     std::vector<Eigen::Matrix3d> Dinv_, Cp_;  // Cp = F_prev^T F_prev
     std::vector<Eigen::Vector3d> y_;
+    int dragVertex_ = -1;
+    Eigen::Vector3d dragTarget_ = Eigen::Vector3d::Zero();
+    double dragK_ = 0;
     mutable std::vector<Eigen::Matrix3d> F_;
     std::vector<Eigen::Matrix<double, 3, 4>> w_;
     mutable std::vector<Eigen::Matrix<double, 3, 4>> force_;

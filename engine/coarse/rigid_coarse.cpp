@@ -209,9 +209,12 @@ Eigen::SparseMatrix<double> assembleRigid(const SoftModel& m, const Basis& b, co
             for (int l = 0; l < nq; ++l)
                 block(size_t(comp[j]), size_t(comp[l])) += Ce.block<6, 6>(6 * j, 6 * l);
     }
-    // Inertia: U_v^T (m/h^2) U_v with U_v = [I, -[(x_v - c)/L]_x] per component of v.
+    // Inertia and vertex potentials (collider penalties, drag): U_v^T (m/h^2 I + H_v) U_v with
+    // U_v = [I, -[(x_v - c)/L]_x] per component of v.
     for (int v : L.support) {
-        const double mh2 = double(m.mass[size_t(v)]) / (h * h);
+        Eigen::Matrix3d Hv = Eigen::Matrix3d::Identity() * (double(m.mass[size_t(v)]) / (h * h));
+        Eigen::Vector3d unused = Eigen::Vector3d::Zero();
+        cache.vertexPotential(m, size_t(v), x[size_t(v)], &unused, &Hv);
         const int i0 = L.compOffsets[size_t(v)], i1 = L.compOffsets[size_t(v) + 1];
         for (int i = i0; i < i1; ++i)
             for (int j = i0; j < i1; ++j) {
@@ -221,7 +224,7 @@ Eigen::SparseMatrix<double> assembleRigid(const SoftModel& m, const Basis& b, co
                     -skewOf((x[size_t(v)] - centers[qi]) / b.components[qi].radius);
                 Uj << Eigen::Matrix3d::Identity(),
                     -skewOf((x[size_t(v)] - centers[qj]) / b.components[qj].radius);
-                block(qi, qj) += mh2 * Ui.transpose() * Uj;
+                block(qi, qj) += Ui.transpose() * Hv * Uj;
             }
     }
     // Symmetrized; every entry of a present block is stored (explicit zeros too), so the pattern is fixed
