@@ -6,11 +6,12 @@
 //   x <- x + alpha P z,  alpha in {1, 1/2, ..., 1/32} the first with G(x + alpha P z) <= G(x),
 //                        else x is left unchanged (the correction never increases G).
 // G and grad G are evaluated in double (element_hessian.h: tets, inertia, internal damping, collider
-// penalties and the picking spring; friction and gap damping have no potential) at the solver's positions: its double state (solver.precision = double) or its
-// float state converted. The line search judges the exact change of G (TetEnergyCache::deltaEnergy) along
-// the unrounded step; the accepted point is then stored in the solver's precision.
-// A = sum_e A_e + M/h^2 over free DOFs, A_e the per-tet PSD-projected Hessian (matrix "hessian") or the rest
-// stiffness (matrix "rest"), both with the damping Gauss-Newton term (element_hessian.h).
+// penalties and the picking spring; friction and gap damping have no potential) at the solver's positions:
+// its double state (solver.precision = double) or its float state converted. The line search judges the exact
+// change of G (TetEnergyCache::deltaEnergy) along the unrounded step; the accepted point is then stored in
+// the solver's precision. A = sum_e A_e + M/h^2 over free DOFs, A_e the per-tet PSD-projected Hessian (matrix
+// "hessian") or the rest stiffness (matrix "rest"), both with the damping Gauss-Newton term
+// (element_hessian.h).
 //
 // Two paths. Bases made of stiff components (stiff_rigid) go through rigid_coarse.h: the step is an exact
 // rigid motion of each component, tets interior to a component drop out of gradient, matrix and line search,
