@@ -18,8 +18,9 @@ ElementMatrixKind kindOf(CoarseMatrix m) {
     return m == CoarseMatrix::Rest ? ElementMatrixKind::Rest : ElementMatrixKind::ProjectedHessian;
 }
 
-// Columns move with the iterate only for rigid modes under the Hessian (they are rigid motions about the
-// current configuration); every other basis is built once from rest data.
+// Where the basis is evaluated (rigid columns of stiff_rigid; every other basis uses rest data only). The
+// rigid path recomputes its modes from the current positions itself (rigid_coarse.h), so for it these are
+// only the columns' description (Basis::columns, counts and tests).
 const std::vector<Vec3>& basisPositions(const SoftModel& m, const CoarseDesc& d) {
     return d.matrix == CoarseMatrix::Rest ? m.x0 : m.x;
 }
@@ -35,7 +36,7 @@ void toDouble(const std::vector<V>& a, std::vector<Eigen::Vector3d>& out) {
 
 // The solver's iterate in double: its double state (solver.precision = double), or its float state converted.
 void CoarseCorrection::loadPositions(const SoftSolver& solver, std::vector<Eigen::Vector3d>& x) const {
-    if (solver.doubleState() && !solver.xD().empty())
+    if (solver.useDouble())
         toDouble(solver.xD(), x);
     else
         toDouble(solver.model().x, x);
@@ -45,7 +46,7 @@ void CoarseCorrection::loadPositions(const SoftSolver& solver, std::vector<Eigen
 // or rounded to float.
 void CoarseCorrection::storePositions(SoftSolver& solver, const std::vector<Eigen::Vector3d>& x,
                                       const std::vector<int>* verts) const {
-    const bool dbl = solver.doubleState() && !solver.xD().empty();
+    const bool dbl = solver.useDouble();
     std::vector<Vec3>& xf = solver.model().x;
     std::vector<Vec3d>& xd = solver.xD();
     auto put = [&](size_t i) {
@@ -66,7 +67,7 @@ void CoarseCorrection::startCache(SoftSolver& solver) {
     const SoftModel& m = solver.model();
     if (!cache_.built(m)) cache_.build(m);
     std::vector<Eigen::Vector3d> xp, y;
-    if (solver.doubleState() && !solver.xD().empty()) {
+    if (solver.useDouble()) {
         toDouble(solver.xPrevD(), xp);
         toDouble(solver.yD(), y);
     } else {
@@ -126,9 +127,13 @@ int CoarseCorrection::prepare(SoftSolver& solver) {
     } else {
         basis_ = buildBasis(m, desc_, dofs_, basisPositions(m, desc_));
     }
-    buildP(m);
+    // The rigid path works from the components directly; P, its transpose and the active elements serve
+    // the generic path only.
     rigidPath_ = !identity_ && !basis_.components.empty();
-    if (rigidPath_) rigid_ = buildRigidLayout(m, basis_);
+    if (rigidPath_)
+        rigid_ = buildRigidLayout(m, basis_);
+    else
+        buildP(m);
     built_ = true;
     needFactor_ = true;
     modelVertices_ = m.numVertices();
@@ -150,7 +155,7 @@ void CoarseCorrection::factor(SoftSolver& solver) {
     const DampingModel damping = solver.params().damping;
     const ElementMatrixKind kind = kindOf(desc_.matrix);
     const int ncol = numColumns();
-    std::vector<Eigen::Triplet<double>> yt, ct;
+    std::vector<Eigen::Triplet<double>> yt;
     std::vector<int> slot(size_t(ncol), -1), cols;
     Fref_.resize(m.tets.size());
     for (int e : activeElements_) {
@@ -190,16 +195,14 @@ void CoarseCorrection::factor(SoftSolver& solver) {
         }
         for (int c : cols) slot[size_t(c)] = -1;
     }
-    Eigen::SparseMatrix<double> Y(dofs_.numDofs, ncol), Cd(ncol, ncol);
+    Eigen::SparseMatrix<double> Y(dofs_.numDofs, ncol);
     Y.setFromTriplets(yt.begin(), yt.end());
-    Cd.setFromTriplets(ct.begin(), ct.end());
     Eigen::VectorXd mh2(dofs_.numDofs);
     for (int i = 0; i < m.numVertices(); ++i) {
         const int b = dofs_.dofBase[size_t(i)];
         if (b >= 0) mh2.segment<3>(3 * b).setConstant(double(m.mass[size_t(i)]) / (h * h));
     }
     Eigen::SparseMatrix<double> C = Pt_ * Y;
-    C += Cd;
     C += Pt_ * mh2.asDiagonal() * P_;
     // Vertex potentials (collider penalties, drag): their Gauss-Newton 3x3 blocks, where nonzero.
     std::vector<Eigen::Triplet<double>> vt;

@@ -72,7 +72,8 @@ class CoarseCorrection : public CoarseHook {
     const Basis& basis() const { return basis_; }
     const CorrectionStats& stats() const { return stats_; }
     void resetStats() { stats_ = CorrectionStats{}; }
-    // P z of the last correction over free DOFs, before the line search.
+    // P z of the last correction over free DOFs, before the line search (generic path; the rigid path moves
+    // components by exact rigid motions instead).
     const Eigen::VectorXd& lastDirection() const { return dir_; }
     // The assembled coarse matrix of the last factorization (with the 1e-10 relative diagonal shift).
     const Eigen::SparseMatrix<double>& coarseMatrix() const { return C_; }

@@ -94,7 +94,7 @@ std::string configLabel(const Config& c) {
 
 // The solver's iterate in double: its double state, or the float one converted.
 std::vector<Vec3d> positions(const SoftSolver& s) {
-    if (s.doubleState() && !s.xD().empty()) return s.xD();
+    if (s.useDouble()) return s.xD();
     const std::vector<Vec3>& x = s.model().x;
     return std::vector<Vec3d>(x.begin(), x.end());
 }

@@ -111,6 +111,12 @@ Mat9x12 deformationJacobian(const Mat33& DmInv) {
 
 Eigen::Matrix3d cofactorMatrix(const Eigen::Matrix3d& F) { return cofactorOf(F); }
 
+Eigen::Matrix3d edgeMatrix(const std::array<int, 4>& t, const std::vector<Eigen::Vector3d>& x) {
+    Eigen::Matrix3d Ds;
+    for (int c = 0; c < 3; ++c) Ds.col(c) = x[size_t(t[size_t(c + 1)])] - x[size_t(t[0])];
+    return Ds;
+}
+
 Eigen::Matrix3d deformationGradient(const SoftModel& m, int e, const Vec3* x) {
     const auto& t = m.tets[size_t(e)];
     Eigen::Matrix3d Ds;
@@ -126,9 +132,7 @@ Mat12 elementMatrix(const SoftModel& m, int e, ElementMatrixKind kind, DampingMo
     if (kind != ElementMatrixKind::Rest && !x) F = deformationGradient(m, e, m.x.data());
     if (kind != ElementMatrixKind::Rest && x) {
         const auto& t = m.tets[k];
-        Eigen::Matrix3d Ds;
-        for (int c = 0; c < 3; ++c) Ds.col(c) = (*x)[size_t(t[size_t(c + 1)])] - (*x)[size_t(t[0])];
-        F = Ds * toEigen(m.DmInv[k]);
+        F = edgeMatrix(t, *x) * toEigen(m.DmInv[k]);
     }
     const double mu = m.mu[k], lam = m.lambda[k], kd = m.kd[k];
     Mat9 H = projectPsd(neoHookeanHessianF(F, mu, lam), clipped);
@@ -221,9 +225,7 @@ void TetEnergyCache::beginStep(const SoftModel& m, const std::vector<Eigen::Vect
     y_ = y;
     parallelFor(m.tets.size(), [&](size_t e) {
         const auto& t = m.tets[e];
-        Eigen::Matrix3d Dp;
-        for (int c = 0; c < 3; ++c) Dp.col(c) = xPrev[size_t(t[size_t(c + 1)])] - xPrev[size_t(t[0])];
-        const Eigen::Matrix3d Fp = Dp * Dinv_[e];
+        const Eigen::Matrix3d Fp = edgeMatrix(t, xPrev) * Dinv_[e];
         Cp_[e] = Fp.transpose() * Fp;
     });
 }
@@ -231,9 +233,7 @@ void TetEnergyCache::beginStep(const SoftModel& m, const std::vector<Eigen::Vect
 double TetEnergyCache::tetEnergy(const SoftModel& m, const std::vector<Eigen::Vector3d>& x, size_t e,
                                  double h, bool internal, bool forces) const {
     const auto& t = m.tets[e];
-    Eigen::Matrix3d Ds;
-    for (int c = 0; c < 3; ++c) Ds.col(c) = x[size_t(t[size_t(c + 1)])] - x[size_t(t[0])];
-    const Eigen::Matrix3d F = Ds * Dinv_[e];
+    const Eigen::Matrix3d F = edgeMatrix(t, x) * Dinv_[e];
     const double mu = m.mu[e], lam = m.lambda[e], V = m.volume[e], kd = m.kd[e];
     const Eigen::Matrix3d cof = cofactorOf(F);
     const double J = F.col(0).dot(cof.col(0)), alpha = 1.0 + mu / lam;
@@ -266,18 +266,7 @@ double TetEnergyCache::eval(const SoftModel& m, const std::vector<Eigen::Vector3
     });
     if (grad) {
         grad->resize(x.size());
-        parallelFor(x.size(), [&](size_t i) {
-            Eigen::Vector3d g = Eigen::Vector3d::Zero();
-            if (!m.fixed[i]) {
-                g = double(m.mass[i]) / (h * h) * (x[i] - y_[i]);
-                vertexPotential(m, i, x[i], &g, nullptr);
-                for (int k = m.vertexTets.begin(int(i)); k < m.vertexTets.end(int(i)); ++k) {
-                    const int item = m.vertexTets.items[size_t(k)];
-                    g += force_[size_t(item >> 2)].col(item & 3);
-                }
-            }
-            (*grad)[i] = g;
-        });
+        parallelFor(x.size(), [&](size_t i) { (*grad)[i] = vertexGradient(m, x, i, h, nullptr); });
     }
     return elastic + inertia;
 }
@@ -297,12 +286,7 @@ double TetEnergyCache::deltaEnergy(const SoftModel& m, const std::vector<Eigen::
     const double elastic = reduceSum<double>(elems.size(), [&](size_t k) {
         const size_t e = size_t(elems[k]);
         const auto& t = m.tets[e];
-        Eigen::Matrix3d Ds, dDs;
-        for (int c = 0; c < 3; ++c) {
-            Ds.col(c) = x[size_t(t[size_t(c + 1)])] - x[size_t(t[0])];
-            dDs.col(c) = d[size_t(t[size_t(c + 1)])] - d[size_t(t[0])];
-        }
-        const Eigen::Matrix3d F = Ds * Dinv_[e], dF = dDs * Dinv_[e];
+        const Eigen::Matrix3d F = edgeMatrix(t, x) * Dinv_[e], dF = edgeMatrix(t, d) * Dinv_[e];
         const double mu = m.mu[e], lam = m.lambda[e], V = m.volume[e], kd = m.kd[e];
         const double J = F.determinant(), alpha = 1.0 + mu / lam;
         const double dJ =
@@ -371,17 +355,21 @@ void TetEnergyCache::gatherGradient(const SoftModel& m, const std::vector<Eigen:
     grad.resize(x.size());
     parallelFor(verts.size(), [&](size_t k) {
         const size_t i = size_t(verts[k]);
-        Eigen::Vector3d g = Eigen::Vector3d::Zero();
-        if (!m.fixed[i]) {
-            g = double(m.mass[i]) / (h * h) * (x[i] - y_[i]);
-            vertexPotential(m, i, x[i], &g, nullptr);
-            for (int q = m.vertexTets.begin(int(i)); q < m.vertexTets.end(int(i)); ++q) {
-                const int item = m.vertexTets.items[size_t(q)];
-                if (use[size_t(item >> 2)]) g += force_[size_t(item >> 2)].col(item & 3);
-            }
-        }
-        grad[i] = g;
+        grad[i] = vertexGradient(m, x, i, h, &use);
     });
+}
+
+Eigen::Vector3d TetEnergyCache::vertexGradient(const SoftModel& m, const std::vector<Eigen::Vector3d>& x,
+                                               size_t i, double h, const std::vector<char>* use) const {
+    Eigen::Vector3d g = Eigen::Vector3d::Zero();
+    if (m.fixed[i]) return g;
+    g = double(m.mass[i]) / (h * h) * (x[i] - y_[i]);
+    vertexPotential(m, i, x[i], &g, nullptr);
+    for (int q = m.vertexTets.begin(int(i)); q < m.vertexTets.end(int(i)); ++q) {
+        const int item = m.vertexTets.items[size_t(q)];
+        if (!use || (*use)[size_t(item >> 2)]) g += force_[size_t(item >> 2)].col(item & 3);
+    }
+    return g;
 }
 
 }  // namespace vbd::coarse

@@ -36,6 +36,9 @@ Mat9 projectPsd(const Mat9& H, int* clipped = nullptr);
 Mat9x12 deformationJacobian(const Mat33& DmInv);
 
 Eigen::Matrix3d deformationGradient(const SoftModel& m, int e, const Vec3* x);
+// Ds = [x1 - x0, x2 - x0, x3 - x0] of tet t (F = Ds Dm^{-1}; with displacements d, dF = edgeMatrix(t, d)
+// Dm^{-1}).
+Eigen::Matrix3d edgeMatrix(const std::array<int, 4>& t, const std::vector<Eigen::Vector3d>& x);
 Eigen::Matrix3d cofactorMatrix(const Eigen::Matrix3d& F);  // cof(F) = J F^{-T}, columns as cross products
 
 enum class ElementMatrixKind { ProjectedHessian, Rest };
@@ -116,6 +119,10 @@ class TetEnergyCache {
                    Eigen::Matrix3d* H = nullptr) const;
     double tetEnergy(const SoftModel& m, const std::vector<Eigen::Vector3d>& x, size_t e, double h,
                      bool internal, bool forces) const;
+    // Gradient at free vertex i: inertia, vertex potentials and the tets of the last evaluation with forces
+    // (those with use[e] when use is given).
+    Eigen::Vector3d vertexGradient(const SoftModel& m, const std::vector<Eigen::Vector3d>& x, size_t i,
+                                   double h, const std::vector<char>* use) const;
     int tets_ = -1, verts_ = -1;
     std::vector<Eigen::Matrix3d> Dinv_, Cp_;  // Cp = F_prev^T F_prev
     std::vector<Eigen::Vector3d> y_;

@@ -164,9 +164,7 @@ Eigen::SparseMatrix<double> assembleRigid(const SoftModel& m, const Basis& b, co
         const auto& t = m.tets[e];
         Eigen::Matrix3d F = Eigen::Matrix3d::Identity();
         if (kind == ElementMatrixKind::ProjectedHessian) {
-            Eigen::Matrix3d Ds;
-            for (int c = 0; c < 3; ++c) Ds.col(c) = x[size_t(t[size_t(c + 1)])] - x[size_t(t[0])];
-            F = Ds * cache.restInverse(int(e));
+            F = edgeMatrix(t, x) * cache.restInverse(int(e));
         }
         const double mu = m.mu[e], lam = m.lambda[e], kd = m.kd[e];
         // At F = I the stable Neo-Hookean Hessian is PSD (mu (I - d2J) + lambda g g^T): no projection.

@@ -88,6 +88,9 @@ class SoftSolver {
     const std::vector<Vec3d>& xD() const { return shadow_.x; }
     const std::vector<Vec3d>& xPrevD() const { return shadow_.xPrev; }
     const std::vector<Vec3d>& yD() const { return shadow_.y; }
+    // Whether the iterate currently lives in the double state: double mode once the shadow exists (before
+    // the first step the float state is the iterate). Diagnostics and the coarse module read this.
+    bool useDouble() const { return doubleState() && shadowReady(); }
 
   private:
     // The iterate's arrays in scalar T: the SoftModel's for float, shadow_ for double. Every stage below is
@@ -122,8 +125,6 @@ class SoftSolver {
     void reseedShadow(bool compareValues);
     void writeFloatState();
     bool shadowReady() const;
-    // Diagnostics evaluate the double state once it exists (before the first step: the float one).
-    bool useDouble() const { return doubleState() && shadowReady(); }
     void checkPrecision() const;
     // Cloth collision detection at the current x (round > 0) or x_prev (round 0, which also picks the
     // query radius and the common translation and truncates the initial guess).

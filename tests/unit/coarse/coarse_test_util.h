@@ -1,9 +1,11 @@
 #pragma once
-// Helpers for the coarse-space tests: the experiment bar at a given layout/contrast, a solver at the
-// step's initial guess, and the mass-weighted error.
+// Helpers for the coarse-space tests: the experiment bar at a given layout/contrast and a small uniform box,
+// a solver at the step's initial guess, double positions, the mass-weighted error and the energy round-off.
 #include <cmath>
 #include <string>
 #include <vector>
+
+#include <Eigen/Dense>
 
 #include "coarse/coarse_experiment.h"
 #include "scene/scene.h"
@@ -27,6 +29,32 @@ inline void startStep(vbd::SoftSolver& s, const vbd::SceneDesc& sd, vbd::SweepHo
     s.setParams(p);
     s.setSweepHook(hook);
     s.step(float(sd.dt / sd.substeps), sd.gravity);
+}
+
+// Round-off bound of a double sum of the tets' energies: a few ulp of the O(contrast) terms of psi that
+// cancel at a stress-free state (V mu |F|^2 / 2, V lambda J^2 / 2), 16 eps sum_e V_e (3 mu_e + lambda_e).
+inline double energyRoundOff(const vbd::SoftModel& m) {
+    double scale = 0;
+    for (size_t e = 0; e < m.tets.size(); ++e) scale += double(m.volume[e]) * (3.0 * m.mu[e] + m.lambda[e]);
+    return 16 * 2.2e-16 * scale;
+}
+
+// A small clamped box (2x1x1 cells, 12 tets) of the experiment bar's material, uniform (contrast 1).
+inline vbd::SceneDesc smallBox(vbd::DampingModel damping) {
+    vbd::SceneDesc sd = barScene("half", 1);
+    vbd::SoftBodyDesc& b = sd.softBodies[0];
+    b.min = vbd::Vec3(-2, -0.5f, -0.5f);
+    b.max = vbd::Vec3(0, 0.5f, 0.5f);
+    b.cells = {2, 1, 1};
+    b.regions.clear();
+    sd.solver.damping = damping;
+    return sd;
+}
+
+inline std::vector<Eigen::Vector3d> toDouble(const std::vector<vbd::Vec3>& x) {
+    std::vector<Eigen::Vector3d> r(x.size());
+    for (size_t i = 0; i < x.size(); ++i) r[i] = Eigen::Vector3d(x[i].x, x[i].y, x[i].z);
+    return r;
 }
 
 inline double massNorm(const vbd::SoftModel& m, const std::vector<vbd::Vec3>& a,

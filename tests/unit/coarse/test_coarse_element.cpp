@@ -12,20 +12,9 @@ using namespace vbd::coarse;
 
 namespace {
 
-// A small clamped box (2x1x1 cells, 12 tets) stretched 5% along x plus a 1e-3 random perturbation: the
-// stable Neo-Hookean Hessian is positive definite there (skew eigenvalue mu + s*1.05 > 0), so the PSD
-// projection is inactive and A is the exact Hessian of G.
-SceneDesc smallBox(DampingModel damping) {
-    SceneDesc sd = coarsetest::barScene("half", 1);
-    SoftBodyDesc& b = sd.softBodies[0];
-    b.min = Vec3(-2, -0.5f, -0.5f);
-    b.max = Vec3(0, 0.5f, 0.5f);
-    b.cells = {2, 1, 1};
-    b.regions.clear();
-    sd.solver.damping = damping;
-    return sd;
-}
-
+// coarsetest::smallBox stretched 5% along x plus a 1e-3 random perturbation: the stable Neo-Hookean
+// Hessian is positive definite there (skew eigenvalue mu + s*1.05 > 0), so the PSD projection is inactive
+// and A is the exact Hessian of G.
 void stretch(SoftModel& m, unsigned seed) {
     std::mt19937 gen(seed);
     std::uniform_real_distribution<float> u(-1e-3f, 1e-3f);
@@ -36,18 +25,14 @@ void stretch(SoftModel& m, unsigned seed) {
     }
 }
 
-std::vector<Eigen::Vector3d> toDouble(const std::vector<Vec3>& x) {
-    std::vector<Eigen::Vector3d> r(x.size());
-    for (size_t i = 0; i < x.size(); ++i) r[i] = Eigen::Vector3d(x[i].x, x[i].y, x[i].z);
-    return r;
-}
+using coarsetest::toDouble;
 
 }  // namespace
 
 TEST(CoarseElement, HessianMatchesFiniteDifferencesOfGradient) {
     for (DampingModel damping : {DampingModel::None, DampingModel::Internal}) {
         SoftSolver s;
-        coarsetest::startStep(s, smallBox(damping));
+        coarsetest::startStep(s, coarsetest::smallBox(damping));
         SoftModel& m = s.model();
         stretch(m, 3);
         const double h = s.currentH();
