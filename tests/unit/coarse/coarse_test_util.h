@@ -7,7 +7,7 @@
 
 #include <Eigen/Dense>
 
-#include "coarse/coarse_experiment.h"
+#include "experiments/coarse_experiment.h"
 #include "scene/scene.h"
 #include "soft/soft_solver.h"
 
@@ -16,7 +16,7 @@ namespace coarsetest {
 inline std::string barPath() { return std::string(VBD_SOURCE_DIR) + "/assets/scenes/coarse_bar.json"; }
 
 inline vbd::SceneDesc barScene(const std::string& layout, double contrast) {
-    return vbd::coarse::experimentScene(vbd::loadSceneFile(barPath()), layout, contrast);
+    return vbd::experiments::experimentScene(vbd::loadSceneFile(barPath()), layout, contrast);
 }
 
 // Builds the solver and runs the step's prediction (0 sweeps), leaving x at the initial guess.

@@ -1,4 +1,4 @@
-#include "coarse/coarse_experiment.h"
+#include "experiments/coarse_experiment.h"
 
 #include <algorithm>
 #include <chrono>
@@ -14,11 +14,14 @@
 
 #include "backend/parallel.h"
 #include "coarse/coarse_correction.h"
-#include "coarse/png_plot.h"
 #include "math/error.h"
+#include "experiments/png_plot.h"
 #include "scene/scene.h"
+#include "soft/soft_solver.h"
 
-namespace vbd::coarse {
+namespace vbd::experiments {
+
+using coarse::CoarseCorrection;
 
 namespace {
 
@@ -92,11 +95,11 @@ std::string configLabel(const Config& c) {
     return s;
 }
 
-// The solver's iterate in double: its double state, or the float one converted.
-std::vector<Vec3d> positions(const SoftSolver& s) {
-    if (s.useDouble()) return s.xD();
-    const std::vector<Vec3>& x = s.model().x;
-    return std::vector<Vec3d>(x.begin(), x.end());
+// The solver's iterate in double (exact in either precision).
+std::vector<Vec3d> positions(SoftSolver& s) {
+    std::vector<Vec3d> x;
+    s.positions(x);
+    return x;
 }
 
 double massNorm(const SoftModel& m, const std::vector<Vec3d>& a, const std::vector<Vec3d>& b) {
@@ -152,7 +155,7 @@ Reference reference(const SceneDesc& sd, int threads, const Measure& ms) {
     double first = 0;
     for (int k = 1; k <= 30; ++k) {
         const std::vector<Vec3d> before = positions(s);
-        newton.afterSweep(s, k);
+        s.correct(newton, k);
         r.newtonIterations = k;
         const double step = newton.lastDirection().norm();
         if (k == 1) first = step;
@@ -177,34 +180,10 @@ struct RunResult {
     std::vector<double> err;  // the measure, per sweep
 };
 
-// Chebyshev runs inside SoftSolver::step (its extrapolation is private to the solver); this observer
-// times the sweeps between its calls and records the error.
-class Observer : public SweepHook {
-  public:
-    Observer(const Reference& r, const Measure& m) : ref_(r), m_(m) {}
-    void beginStep(SoftSolver&) override { last_ = Clock::now(); }
-    void afterSweep(SoftSolver& s, int it) override {
-        ms += msSince(last_);
-        const double e = measureOf(s, ref_, m_);
-        err.push_back(e);
-        if (it == 10) res10 = s.residualNorm() / ref_.r0;
-        if (sweeps < 0 && e <= tol) {
-            sweeps = it;
-            msTol = ms;
-        }
-        last_ = Clock::now();
-    }
-    const Reference& ref_;
-    const Measure& m_;
-    Clock::time_point last_;
-    double ms = 0, msTol = -1, res10 = 0, tol = 0;
-    int sweeps = -1;
-    std::vector<double> err;
-};
-
+// One run: the step's prediction, then up to `cap` iterations of the solver's own loop (sweep, Chebyshev,
+// coarse correction), measuring after each.
 RunResult runOne(const SceneDesc& sd, const Config& c, const Reference& ref, int cap, const Measure& msr,
                  double rho, int threads) {
-    const double tol = msr.tol;
     RunResult rr;
     ExperimentRow& row = rr.row;
     row.basis = c.basis;
@@ -212,49 +191,35 @@ RunResult runOne(const SceneDesc& sd, const Config& c, const Reference& ref, int
     row.modes = c.modes;
     SoftSolver s;
     s.build(sd);
-    const float h = float(sd.dt / sd.substeps);
-    if (c.chebyshev) {
-        s.setParams(runParams(sd, cap, rho, threads, msr.precision));
-        Observer ob(ref, msr);
-        ob.tol = tol;
-        s.setSweepHook(&ob);
-        s.step(h, sd.gravity);
-        rr.err = ob.err;
-        row.sweepsToTol = ob.sweeps;
-        row.msToTol = ob.msTol;
-        row.msPerSweep = ob.ms / double(std::max<size_t>(1, ob.err.size()));
-        row.residualAfter10 = ob.res10;
-        return rr;
-    }
-    s.setParams(runParams(sd, 0, 0, threads, msr.precision));
+    s.setParams(runParams(sd, cap, c.chebyshev ? rho : 0, threads, msr.precision));
     std::unique_ptr<CoarseCorrection> hook;
     if (c.coarse) {
         hook = std::make_unique<CoarseCorrection>();
         hook->configure(c.desc);
         s.setSweepHook(hook.get());
     }
-    s.step(h, sd.gravity);  // predict + beginStep only (0 iterations)
+    s.beginStep(float(sd.dt / sd.substeps), sd.gravity);
     if (hook) {
-        hook->prepare(s);  // basis construction: once per model, not part of the per-step cost
+        hook->prepare(s.model());  // basis construction: once per model, not part of the per-step cost
         row.columns = hook->numColumns();
         row.columnsOver3n = double(row.columns) / double(std::max(1, hook->numDofs()));
     }
     double ms = 0;
     for (int it = 1; it <= cap; ++it) {
         const auto t0 = Clock::now();
-        s.sweep();
-        if (hook) hook->afterSweep(s, it);
+        s.iterate(it);
         ms += msSince(t0);
         const double e = measureOf(s, ref, msr);
         rr.err.push_back(e);
         if (it == 10) row.residualAfter10 = s.residualNorm() / ref.r0;
-        if (row.sweepsToTol < 0 && e <= tol) {
+        if (row.sweepsToTol < 0 && e <= msr.tol) {
             row.sweepsToTol = it;
             row.msToTol = ms;
         }
-        if (!(e < 1e6)) break;  // diverged (or NaN)
-        if (row.sweepsToTol >= 0 && it >= 10) break;
+        if (!(e < 1e6)) break;                                        // diverged (or NaN)
+        if (row.sweepsToTol >= 0 && it >= 10 && !c.chebyshev) break;  // done (Chebyshev: the full history)
     }
+    s.endStep();
     row.msPerSweep = ms / double(std::max<size_t>(1, rr.err.size()));
     return rr;
 }
@@ -503,4 +468,4 @@ std::vector<ExperimentRow> runCoarseExperiment(const ExperimentOptions& opt,
     return rows;
 }
 
-}  // namespace vbd::coarse
+}  // namespace vbd::experiments

@@ -1,4 +1,4 @@
-#include "coarse/png_plot.h"
+#include "experiments/png_plot.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,7 +9,7 @@
 #include <stb/stb_easy_font.h>
 #include <stb/stb_image_write.h>
 
-namespace vbd::coarse {
+namespace vbd::experiments {
 
 namespace {
 
@@ -147,4 +147,4 @@ bool writeLinePlot(const std::string& path, const PlotSpec& sp, const std::vecto
     return stbi_write_png(path.c_str(), sp.width, sp.height, 3, cv.px.data(), sp.width * 3) != 0;
 }
 
-}  // namespace vbd::coarse
+}  // namespace vbd::experiments
