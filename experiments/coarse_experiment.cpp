@@ -40,7 +40,7 @@ struct Clock {
             .count();
     }
 };
-double msSince(double t0) { return Clock::now() - t0; }
+double cpuMsSince(double t0) { return Clock::now() - t0; }
 
 struct Config {
     std::string basis, filter;
@@ -208,7 +208,7 @@ RunResult runOne(const SceneDesc& sd, const Config& c, const Reference& ref, int
     for (int it = 1; it <= cap; ++it) {
         const auto t0 = Clock::now();
         s.iterate(it);
-        ms += msSince(t0);
+        ms += cpuMsSince(t0);
         const double e = measureOf(s, ref, msr);
         rr.err.push_back(e);
         if (it == 10) row.residualAfter10 = s.residualNorm() / ref.r0;

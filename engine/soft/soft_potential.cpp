@@ -84,6 +84,14 @@ double SoftSolver::incrementalPotential() {
     return withState([&](auto& st) { return incrementalPotentialT(st); });
 }
 
+void SoftSolver::forces(std::vector<Vec3d>& f) {
+    syncState();
+    withState([&](auto& st) {
+        computeForces(st);
+        convertInto(f, st.force);
+    });
+}
+
 double SoftSolver::residualNorm() {
     syncState();
     return withState([&](auto& st) { return residualNormT(st); });

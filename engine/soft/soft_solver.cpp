@@ -342,6 +342,11 @@ void SoftSolver::sweep() {
     });
 }
 
+void SoftSolver::startHook(SweepHook& hook) {
+    syncState();
+    withState([&](auto& st) { hook.beginStep(hookView(st, true)); });
+}
+
 void SoftSolver::correct(SweepHook& hook, int iteration) {
     syncState();
     withState([&](auto& st) {

@@ -51,10 +51,15 @@ class SoftSolver {
     SoftViewParams viewParams() const;
     float currentH() const { return h_; }
     bool doublePrecision() const { return params_.precision == Precision::Double; }
-    // The float state (float precision; the CUDA backend uploads it). Synced with the published state.
+    // The state of either precision (the CUDA backend uploads the float one; tests read the double one),
+    // synced with the published state outside a step.
     const SoftState<float>& floatState() {
         syncState();
         return stateF_;
+    }
+    const SoftState<double>& doubleState() {
+        syncState();
+        return stateD_;
     }
 
     // The iterate in double (exactly; in float precision widened).
@@ -62,6 +67,7 @@ class SoftSolver {
     // Diagnostics of the iterate (DESIGN principle 7), over free DOFs.
     double incrementalPotential();  // G(x)
     double residualNorm();          // |grad G|; fills vertexResidual()
+    void forces(std::vector<Vec3d>& f);  // f = -grad G per vertex (0 on fixed vertices), in double
     const std::vector<float>& vertexResidual() const { return residual_; }
     const std::vector<IterationRecord>& iterations() const { return its_; }
     void clearIterations() { its_.clear(); }
@@ -70,6 +76,9 @@ class SoftSolver {
     // `hook` on the iterate with its update applied. Outside a step both publish the positions.
     void sweep();
     void correct(SweepHook& hook, int iteration);
+    // Starts `hook` on the current step data (what beginStep does for the installed hook), e.g. after a test
+    // edited x_prev or y.
+    void startHook(SweepHook& hook);
 
     void setSweepHook(SweepHook* hook) { hook_ = hook; }
     void setDrag(int vertex, const Vec3& target, float k) { drag_ = {vertex, target, k}; }

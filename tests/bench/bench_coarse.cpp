@@ -13,6 +13,7 @@
 #include "coarse/coarse_correction.h"
 #include "experiments/coarse_experiment.h"
 #include "scene/scene.h"
+#include "soft/soft_solver.h"
 
 using namespace vbd;
 

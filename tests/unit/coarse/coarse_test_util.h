@@ -51,10 +51,20 @@ inline vbd::SceneDesc smallBox(vbd::DampingModel damping) {
     return sd;
 }
 
-inline std::vector<Eigen::Vector3d> toDouble(const std::vector<vbd::Vec3>& x) {
-    std::vector<Eigen::Vector3d> r(x.size());
-    for (size_t i = 0; i < x.size(); ++i) r[i] = Eigen::Vector3d(x[i].x, x[i].y, x[i].z);
-    return r;
+inline std::vector<vbd::Vec3d> toDouble(const std::vector<vbd::Vec3>& x) { return {x.begin(), x.end()}; }
+
+inline Eigen::Vector3d toEigen(const vbd::Vec3d& v) { return {v.x, v.y, v.z}; }
+
+// G of the solver's iterate before and after one correction by `hook`.
+struct EnergyChange {
+    double before = 0, after = 0;
+};
+inline EnergyChange correctAndMeasure(vbd::SoftSolver& s, vbd::SweepHook& hook, int iteration) {
+    EnergyChange e;
+    e.before = s.incrementalPotential();
+    s.correct(hook, iteration);
+    e.after = s.incrementalPotential();
+    return e;
 }
 
 inline double massNorm(const vbd::SoftModel& m, const std::vector<vbd::Vec3>& a,
