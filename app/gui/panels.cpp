@@ -44,7 +44,8 @@ bool comboEnum(const char* label, E* value) {
     // Names and order from the engine's one table (scene/enum_names.h).
     int i = vbd::enumIndex(*value);
     const bool changed = ImGui::Combo(
-        label, &i, [](void*, int k, const char** out) {
+        label, &i,
+        [](void*, int k, const char** out) {
             *out = vbd::EnumNames<E>::entries[k].name;
             return true;
         },

@@ -140,7 +140,7 @@ void updateRigidColumns(Basis& b, const DofMap& dofs, const std::vector<Vec3d>& 
         c.radius = std::sqrt(r2 / double(c.vertices.size()));
         if (!(c.radius > 0)) c.radius = 1;
         for (int k = 0; k < 6; ++k) {
-            Column& col = b.columns[size_t(c.firstColumn + k)];
+            Column& col = b.columns[size_t(c.firstColumn) + size_t(k)];
             col.dofs.clear();
             col.vals.clear();
             for (int v : c.vertices) {

@@ -49,7 +49,8 @@ struct Basis {
 class BasisStrategy {
   public:
     virtual ~BasisStrategy() = default;
-    virtual Basis build(const SoftModel& m, const DofMap& dofs, const std::vector<Vec3d>& positions) const = 0;
+    virtual Basis build(const SoftModel& m, const DofMap& dofs,
+                        const std::vector<Vec3d>& positions) const = 0;
 };
 
 std::unique_ptr<BasisStrategy> makeBasisStrategy(const CoarseDesc& d);

@@ -82,6 +82,8 @@ class ElementModes final : public BasisStrategy {
 
 }  // namespace
 
-std::unique_ptr<BasisStrategy> makeElementModes(const CoarseDesc& d) { return std::make_unique<ElementModes>(d); }
+std::unique_ptr<BasisStrategy> makeElementModes(const CoarseDesc& d) {
+    return std::make_unique<ElementModes>(d);
+}
 
 }  // namespace vbd::coarse

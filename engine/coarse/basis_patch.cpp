@@ -44,7 +44,7 @@ class PatchModes final : public BasisStrategy {
                         K(pos[ld.global[i]], pos[ld.global[j]]) += Ke(ld.local[i], ld.local[j]);
             }
             Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(K);
-            const Eigen::VectorXd w = es.eigenvalues();
+            const Eigen::VectorXd& w = es.eigenvalues();
             std::vector<int> which;
             if (d_.basis == CoarseBasis::PatchSoft) {
                 // Softest non-rigid modes: skip the (near-)kernel, i.e. the patch's free rigid motions.

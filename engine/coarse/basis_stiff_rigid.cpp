@@ -23,9 +23,9 @@ class StiffComponents final : public BasisStrategy {
     Basis build(const SoftModel& m, const DofMap& dofs, const std::vector<Vec3d>& positions) const override {
         Basis b;
         const std::vector<char> stiff = stiffElements(m, threshold_);
-        // Components over shared FACES: two tets sharing a face form a rigid assembly, while tets that only share
-        // a vertex or an edge hinge about it (a corner-connected cluster of stiff cells is no rigid body, and its
-        // 6 rigid modes would miss its slow hinge motion).
+        // Components over shared FACES: two tets sharing a face form a rigid assembly, while tets that only
+        // share a vertex or an edge hinge about it (a corner-connected cluster of stiff cells is no rigid
+        // body, and its 6 rigid modes would miss its slow hinge motion).
         std::vector<int> parent(m.tets.size());
         std::iota(parent.begin(), parent.end(), 0);
         std::map<std::array<int, 3>, int> faceOwner;
@@ -38,7 +38,8 @@ class StiffComponents final : public BasisStrategy {
                 for (int a = 0, q = 0; a < 4; ++a)
                     if (a != skip) f[size_t(q++)] = t[size_t(a)];
                 std::sort(f.begin(), f.end());
-                const int ra = findRoot(parent, int(e)), rb = findRoot(parent, faceOwner.emplace(f, int(e)).first->second);
+                const int ra = findRoot(parent, int(e)),
+                          rb = findRoot(parent, faceOwner.emplace(f, int(e)).first->second);
                 if (ra != rb) parent[size_t(ra)] = rb;
             }
         }
@@ -46,6 +47,7 @@ class StiffComponents final : public BasisStrategy {
         for (size_t e = 0; e < m.tets.size(); ++e)
             if (stiff[e]) byRoot[findRoot(parent, int(e))].elements.push_back(int(e));
         std::vector<ComponentSpec> specs;
+        specs.reserve(byRoot.size());
         for (auto& kv : byRoot) specs.push_back(std::move(kv.second));
         addComponents(b, m, dofs, specs, positions);
         return b;

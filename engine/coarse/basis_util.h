@@ -31,8 +31,8 @@ inline LocalDofs tetFreeDofs(const SoftModel& m, const DofMap& d, int e) {
 
 // Appends the eigenvectors `which` (columns of V, rows over the global DOFs `gdofs`) as columns with
 // ascending DOFs.
-inline void appendModes(const std::vector<int>& gdofs, const std::vector<int>& which, const Eigen::MatrixXd& V,
-                        std::vector<Column>& out) {
+inline void appendModes(const std::vector<int>& gdofs, const std::vector<int>& which,
+                        const Eigen::MatrixXd& V, std::vector<Column>& out) {
     std::vector<int> order(gdofs.size());
     std::iota(order.begin(), order.end(), 0);
     std::sort(order.begin(), order.end(), [&](int a, int b) { return gdofs[size_t(a)] < gdofs[size_t(b)]; });

@@ -40,7 +40,8 @@ int CoarseCorrection::prepare(const SoftModel& m) {
     // Where the basis is evaluated: only component bases use positions (their columns' description: the rigid
     // correction recomputes its modes from the iterate itself).
     const std::vector<Vec3>& at = desc_.matrix == CoarseMatrix::Rest ? m.x0 : m.x;
-    const std::unique_ptr<BasisStrategy> strategy = identity_ ? makeIdentityBasis() : makeBasisStrategy(desc_);
+    const std::unique_ptr<BasisStrategy> strategy =
+        identity_ ? makeIdentityBasis() : makeBasisStrategy(desc_);
     basis_ = strategy->build(m, dofs_, std::vector<Vec3d>(at.begin(), at.end()));
     if (basis_.components.empty())
         method_ = std::make_unique<GalerkinCorrection>();
@@ -115,7 +116,8 @@ void CoarseCorrection::afterSweep(const HookView& v, int, HookUpdate& update) {
     const Eigen::VectorXd z = method_->solve(c, r);         // z = (P^T A P)^{-1} r
     ++stats_.corrections;
     const double G0 = recordEnergy_ ? cache_.eval(v.model, v.x, v.h, v.damping, nullptr) : 0.0;
-    const LineSearchResult ls = backtrack([&](double a) { return method_->deltaEnergy(c, z, a); }, lineSearch_);
+    const LineSearchResult ls =
+        backtrack([&](double a) { return method_->deltaEnergy(c, z, a); }, lineSearch_);
     if (ls.accepted) method_->displacement(c, z, ls.alpha, update);  // x <- x + alpha P z
     finish(ls.accepted, ls.alpha);
     if (recordEnergy_) {

@@ -4,15 +4,16 @@
 //   r = P^T (-grad G(x))                  G, grad G in double (energy_cache.h)
 //   z = (P^T A P)^{-1} r                  A: the PSD-projected Hessian ("hessian") or the rest stiffness
 //                                         ("rest") plus M/h^2, damping and penalty terms (element_matrix.h)
-//   x <- x + alpha P z                    alpha in {1, 1/2, ..., 1/32}, the first with G(x + alpha P z) <= G(x)
+//   x <- x + alpha P z                    alpha in {1, 1/2, ..., 1/32}, the first with G(x + alpha P z) <=
+//   G(x)
 //                                         by the exact change of G (line_search.h); none: x unchanged
 // The basis comes from a BasisStrategy (basis.h); the step from a Correction (correction.h): the Galerkin one
 // for column bases, the rigid one for component bases.
 //
 // Refactorization rule: "rest": once per basis (and when h changes). "hessian": at the first correction of
-// each time step (Galerkin only; the rigid correction carries its factorization over), and again when (a) some
-// watched tet moved its F by more than 0.05 (Frobenius) since the last factorization, or (b) the previous line
-// search could not take alpha = 1 (once per run of such corrections: near the round-off floor a
+// each time step (Galerkin only; the rigid correction carries its factorization over), and again when (a)
+// some watched tet moved its F by more than 0.05 (Frobenius) since the last factorization, or (b) the
+// previous line search could not take alpha = 1 (once per run of such corrections: near the round-off floor a
 // refactorization does not restore alpha = 1, and repeating it every sweep only costs).
 #include <memory>
 #include <vector>
@@ -68,7 +69,8 @@ class CoarseCorrection : public CoarseHook {
 
     CoarseDesc desc_;
     bool identity_ = false, refactorEvery_ = false, lineSearch_ = true, recordEnergy_ = false;
-    bool built_ = false, cacheStarted_ = false, needFactor_ = true, lastFull_ = true, backtrackRefactored_ = false;
+    bool built_ = false, cacheStarted_ = false, needFactor_ = true, lastFull_ = true,
+         backtrackRefactored_ = false;
     int modelVertices_ = -1, modelTets_ = -1;
     double factorH_ = -1;
     DofMap dofs_;

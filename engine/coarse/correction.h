@@ -5,7 +5,8 @@
 //   GalerkinCorrection  P assembled column by column, P^T A P = sum_e P_e^T A_e P_e + P^T (M/h^2) P
 //                       (element, patch and identity bases);
 //   RigidCorrection     component bases: every component moves by an exact rigid motion, tets interior to
-//                       a component drop out, and the reduced Newton matrix has 6 x 6 blocks (rigid_coarse.h).
+//                       a component drop out, and the reduced Newton matrix has 6 x 6 blocks
+//                       (rigid_coarse.h).
 // Both share the line search (line_search.h) and the refactorization rule (coarse_correction.cpp).
 #include <vector>
 

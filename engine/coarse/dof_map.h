@@ -1,6 +1,6 @@
 #pragma once
-// Free-DOF numbering of the coarse space: vertex i owns DOFs 3 dofBase[i] .. +2, or dofBase[i] = -1 when it is
-// fixed (fixed vertices are not DOFs of G).
+// Free-DOF numbering of the coarse space: vertex i owns DOFs 3 dofBase[i] .. +2, or dofBase[i] = -1 when it
+// is fixed (fixed vertices are not DOFs of G).
 #include <vector>
 
 #include "soft/soft_model.h"

@@ -6,7 +6,9 @@ namespace vbd::coarse {
 
 namespace {
 
-Mat9d toEigen(const Mat9T<double>& H) { return Eigen::Map<const Eigen::Matrix<double, 9, 9, Eigen::RowMajor>>(H.data()); }
+Mat9d toEigen(const Mat9T<double>& H) {
+    return Eigen::Map<const Eigen::Matrix<double, 9, 9, Eigen::RowMajor>>(H.data());
+}
 
 Mat9T<double> fromEigen(const Mat9d& H) {
     Mat9T<double> r;
@@ -23,7 +25,7 @@ Mat12d symmetricPart(const Mat12T<double>& A) {
 }  // namespace
 
 Mat9d projectPsd(const Mat9d& H, int* clipped) {
-    const Mat9d Hs = 0.5 * (H + H.transpose());
+    Mat9d Hs = 0.5 * (H + H.transpose());
     // A successful Cholesky of Hs + delta I proves every eigenvalue of Hs above -delta, where the projection
     // changes Hs by at most delta: a 9x9 LLT^T is ~10x cheaper than the eigen solve, which then only runs for
     // indefinite blocks. delta = 1e-12 x the largest diagonal entry is the round-off threshold used below, so
@@ -50,8 +52,8 @@ Mat33d deformationGradient(const SoftModel& m, int e, const std::vector<Vec3d>& 
                                   Mat33d(m.DmInv[size_t(e)]));
 }
 
-Mat9d elementHessianF(const SoftModel& m, int e, const Mat33d& F, ElementMatrixKind kind, DampingModel damping,
-                      double h, int* clipped) {
+Mat9d elementHessianF(const SoftModel& m, int e, const Mat33d& F, ElementMatrixKind kind,
+                      DampingModel damping, double h, int* clipped) {
     const size_t k = size_t(e);
     const double mu = m.mu[k], lam = m.lambda[k], kd = m.kd[k];
     const Mat9d He = toEigen(neoHookeanHessian9(F, mu, lam));

@@ -1,7 +1,7 @@
 #pragma once
-// Per-tet second derivatives of G for the coarse system P^T A P. The physics (the 9x9 Hessians with respect to
-// vec(F), the 12x12 element matrix) is energy/tet_energy.h; this file chooses which matrix the coarse space
-// uses and adds the one thing it needs that the solver does not: the PSD projection.
+// Per-tet second derivatives of G for the coarse system P^T A P. The physics (the 9x9 Hessians with respect
+// to vec(F), the 12x12 element matrix) is energy/tet_energy.h; this file chooses which matrix the coarse
+// space uses and adds the one thing it needs that the solver does not: the PSD projection.
 #include <vector>
 
 #include <Eigen/Dense>
@@ -21,8 +21,8 @@ Mat9d projectPsd(const Mat9d& H, int* clipped = nullptr);
 
 // The F-space matrix of tet e: the projected Neo-Hookean Hessian at F (or the rest Hessian at F = I, which
 // is PSD and needs no projection), plus the internal damping's Gauss-Newton term.
-Mat9d elementHessianF(const SoftModel& m, int e, const Mat33d& F, ElementMatrixKind kind, DampingModel damping,
-                      double h, int* clipped = nullptr);
+Mat9d elementHessianF(const SoftModel& m, int e, const Mat33d& F, ElementMatrixKind kind,
+                      DampingModel damping, double h, int* clipped = nullptr);
 
 // A_e without the mass term at the positions x (ProjectedHessian) or at F = I (Rest). Naive damping adds the
 // Jacobian of its force, (k_d/h) blockdiag(K_aa).

@@ -35,7 +35,8 @@ void TetEnergyCache::build(const SoftModel& m) {
     verts_ = m.numVertices();
 }
 
-void TetEnergyCache::beginStep(const SoftModel& m, const std::vector<Vec3d>& xPrev, const std::vector<Vec3d>& y) {
+void TetEnergyCache::beginStep(const SoftModel& m, const std::vector<Vec3d>& xPrev,
+                               const std::vector<Vec3d>& y) {
     y_ = y;
     parallelFor(m.tets.size(), [&](size_t e) {
         const Mat33d Fp = edgeMatrix(m.tets[e], xPrev) * Dinv_[e];
@@ -72,16 +73,17 @@ double TetEnergyCache::eval(const SoftModel& m, const std::vector<Vec3d>& x, dou
     return elastic + inertia;
 }
 
-double TetEnergyCache::evalElements(const SoftModel& m, const std::vector<Vec3d>& x, const std::vector<int>& elems,
-                                    double h, DampingModel damping, bool forces) const {
+double TetEnergyCache::evalElements(const SoftModel& m, const std::vector<Vec3d>& x,
+                                    const std::vector<int>& elems, double h, DampingModel damping,
+                                    bool forces) const {
     const bool internal = damping == DampingModel::Internal;
-    return reduceSum<double>(elems.size(),
-                             [&](size_t k) { return tetEnergyAt(m, x, size_t(elems[k]), h, internal, forces); });
+    return reduceSum<double>(
+        elems.size(), [&](size_t k) { return tetEnergyAt(m, x, size_t(elems[k]), h, internal, forces); });
 }
 
-double TetEnergyCache::deltaEnergy(const SoftModel& m, const std::vector<Vec3d>& x, const std::vector<Vec3d>& d,
-                                   const std::vector<int>& elems, const std::vector<int>& verts, double h,
-                                   DampingModel damping) const {
+double TetEnergyCache::deltaEnergy(const SoftModel& m, const std::vector<Vec3d>& x,
+                                   const std::vector<Vec3d>& d, const std::vector<int>& elems,
+                                   const std::vector<int>& verts, double h, DampingModel damping) const {
     const bool internal = damping == DampingModel::Internal;
     const double elastic = reduceSum<double>(elems.size(), [&](size_t k) {
         const size_t e = size_t(elems[k]);
@@ -110,7 +112,8 @@ double TetEnergyCache::penalties(const SoftModel& m, size_t i, const Vec3d& x, V
     return E;
 }
 
-double TetEnergyCache::vertexPotential(const SoftModel& m, size_t i, const Vec3d& x, Vec3d* g, Mat33d* H) const {
+double TetEnergyCache::vertexPotential(const SoftModel& m, size_t i, const Vec3d& x, Vec3d* g,
+                                       Mat33d* H) const {
     double E = m.colliders.empty() ? 0.0 : penalties(m, i, x, g, H);
     if (int(i) == drag_.vertex && drag_.stiffness > 0) {
         const double k = drag_.stiffness;
@@ -122,8 +125,9 @@ double TetEnergyCache::vertexPotential(const SoftModel& m, size_t i, const Vec3d
     return E;
 }
 
-void TetEnergyCache::gatherGradient(const SoftModel& m, const std::vector<Vec3d>& x, const std::vector<int>& verts,
-                                    const std::vector<char>& use, double h, std::vector<Vec3d>& grad) const {
+void TetEnergyCache::gatherGradient(const SoftModel& m, const std::vector<Vec3d>& x,
+                                    const std::vector<int>& verts, const std::vector<char>& use, double h,
+                                    std::vector<Vec3d>& grad) const {
     grad.resize(x.size());
     parallelFor(verts.size(), [&](size_t k) {
         const size_t i = size_t(verts[k]);
@@ -147,7 +151,8 @@ double potentialAndGradient(const SoftModel& m, const std::vector<Vec3d>& x, dou
                             std::vector<Vec3d>* grad) {
     TetEnergyCache cache;
     cache.build(m);
-    cache.beginStep(m, std::vector<Vec3d>(m.xPrev.begin(), m.xPrev.end()), std::vector<Vec3d>(m.y.begin(), m.y.end()));
+    cache.beginStep(m, std::vector<Vec3d>(m.xPrev.begin(), m.xPrev.end()),
+                    std::vector<Vec3d>(m.y.begin(), m.y.end()));
     return cache.eval(m, x, h, damping, grad);
 }
 

@@ -26,21 +26,21 @@ class TetEnergyCache {
     // G at x; with grad, also its gradient over all vertices (zero on fixed vertices).
     double eval(const SoftModel& m, const std::vector<Vec3d>& x, double h, DampingModel damping,
                 std::vector<Vec3d>* grad) const;
-    // Energy of the tets `elems` only; with `forces`, also their per-vertex gradients and deformation gradients
-    // (read by gatherGradient and lastF).
-    double evalElements(const SoftModel& m, const std::vector<Vec3d>& x, const std::vector<int>& elems, double h,
-                        DampingModel damping, bool forces) const;
+    // Energy of the tets `elems` only; with `forces`, also their per-vertex gradients and deformation
+    // gradients (read by gatherGradient and lastF).
+    double evalElements(const SoftModel& m, const std::vector<Vec3d>& x, const std::vector<int>& elems,
+                        double h, DampingModel damping, bool forces) const;
     // G(x + d) - G(x) over the tets `elems` and the vertices `verts` (d must vanish elsewhere), from d itself
     // (tetEnergyDelta of energy/tet_energy.h per tet, m/h^2 (d . (x - y) + |d|^2 / 2) per vertex): accurate
     // relative to its own size near convergence, where a difference of two sums of G is not.
     double deltaEnergy(const SoftModel& m, const std::vector<Vec3d>& x, const std::vector<Vec3d>& d,
                        const std::vector<int>& elems, const std::vector<int>& verts, double h,
                        DampingModel damping) const;
-    // Potentials at vertex i outside the tets and the inertia: collider penalties and the picking spring, with
-    // their gradient and Gauss-Newton block added to g and H when given.
+    // Potentials at vertex i outside the tets and the inertia: collider penalties and the picking spring,
+    // with their gradient and Gauss-Newton block added to g and H when given.
     double vertexPotential(const SoftModel& m, size_t i, const Vec3d& x, Vec3d* g, Mat33d* H) const;
-    // grad[v] for v in verts: inertia, vertex potentials and the gradients of the tets with use[e] from the last
-    // evalElements with forces.
+    // grad[v] for v in verts: inertia, vertex potentials and the gradients of the tets with use[e] from the
+    // last evalElements with forces.
     void gatherGradient(const SoftModel& m, const std::vector<Vec3d>& x, const std::vector<int>& verts,
                         const std::vector<char>& use, double h, std::vector<Vec3d>& grad) const;
     // Deformation gradient of tet e at the last evaluation with forces.

@@ -46,71 +46,88 @@ Eigen::VectorXd GalerkinCorrection::reducedResidual(const CorrectionContext& c) 
     Eigen::VectorXd r(dofs_->numDofs);
     for (int i = 0; i < c.m.numVertices(); ++i) {
         const int b = dofs_->dofBase[size_t(i)];
-        if (b >= 0) r.segment<3>(3 * b) = Eigen::Vector3d(-grad_[size_t(i)].x, -grad_[size_t(i)].y, -grad_[size_t(i)].z);
+        if (b >= 0)
+            r.segment<3>(3 * b) =
+                Eigen::Vector3d(-grad_[size_t(i)].x, -grad_[size_t(i)].y, -grad_[size_t(i)].z);
     }
     return Pt_ * r;
 }
 
-// P^T A P = P^T Y, Y = sum_e S_e (A_e P_e), with P_e the rows of P on tet e as a dense 12 x (its columns).
-Eigen::SparseMatrix<double> GalerkinCorrection::assemble(const CorrectionContext& c, ElementMatrixKind kind,
-                                                         int& clipped) const {
-    const SoftModel& m = c.m;
-    const DofMap& dofs = *dofs_;
+// The columns of P touching tet e (slot[col] = their position in `cols`) and P_e, the rows of P on the tet's
+// 12 DOFs as a dense 12 x |cols| matrix.
+Eigen::MatrixXd GalerkinCorrection::elementColumns(const SoftModel& m, int e, std::vector<int>& slot,
+                                                   std::vector<int>& cols) const {
+    const auto& t = m.tets[size_t(e)];
+    cols.clear();
+    for (int a = 0; a < 4; ++a) {
+        const int b = dofs_->dofBase[size_t(t[size_t(a)])];
+        for (int q = 0; b >= 0 && q < 3; ++q)
+            for (RowIter it(Prow_, 3 * b + q); it; ++it)
+                if (slot[size_t(it.col())] < 0) {
+                    slot[size_t(it.col())] = int(cols.size());
+                    cols.push_back(int(it.col()));
+                }
+    }
+    Eigen::MatrixXd Pe = Eigen::MatrixXd::Zero(12, Eigen::Index(cols.size()));
+    for (int a = 0; a < 4; ++a) {
+        const int b = dofs_->dofBase[size_t(t[size_t(a)])];
+        for (int q = 0; b >= 0 && q < 3; ++q)
+            for (RowIter it(Prow_, 3 * b + q); it; ++it) Pe(3 * a + q, slot[size_t(it.col())]) = it.value();
+    }
+    return Pe;
+}
+
+// Y = sum_e S_e (A_e P_e) over the tets touching some column (S_e scatters the tet's rows to its free DOFs).
+Eigen::SparseMatrix<double> GalerkinCorrection::elementProducts(const CorrectionContext& c,
+                                                                ElementMatrixKind kind, int& clipped) const {
     std::vector<Eigen::Triplet<double>> yt;
     std::vector<int> slot(size_t(ncol_), -1), cols;
-    auto rowColumns = [&](int row, auto&& f) {
-        for (Eigen::SparseMatrix<double, Eigen::RowMajor>::InnerIterator it(Prow_, row); it; ++it) f(it);
-    };
     for (int e : active_) {
-        const auto& t = m.tets[size_t(e)];
-        cols.clear();
-        for (int v : t) {
-            const int b = dofs.dofBase[size_t(v)];
-            for (int q = 0; b >= 0 && q < 3; ++q)
-                rowColumns(3 * b + q, [&](const auto& it) {
-                    if (slot[size_t(it.col())] < 0) {
-                        slot[size_t(it.col())] = int(cols.size());
-                        cols.push_back(int(it.col()));
-                    }
-                });
-        }
+        const Eigen::MatrixXd Pe = elementColumns(c.m, e, slot, cols);
         if (cols.empty()) continue;
-        Eigen::MatrixXd Pe = Eigen::MatrixXd::Zero(12, Eigen::Index(cols.size()));
+        const Eigen::MatrixXd Ye = elementMatrix(c.m, e, kind, c.damping, c.h, c.x, &clipped) * Pe;
+        const auto& t = c.m.tets[size_t(e)];
         for (int a = 0; a < 4; ++a) {
-            const int b = dofs.dofBase[size_t(t[size_t(a)])];
+            const int b = dofs_->dofBase[size_t(t[size_t(a)])];
             for (int q = 0; b >= 0 && q < 3; ++q)
-                rowColumns(3 * b + q, [&](const auto& it) { Pe(3 * a + q, slot[size_t(it.col())]) = it.value(); });
-        }
-        const Eigen::MatrixXd Ye = elementMatrix(m, e, kind, c.damping, c.h, c.x, &clipped) * Pe;
-        for (int a = 0; a < 4; ++a) {
-            const int b = dofs.dofBase[size_t(t[size_t(a)])];
-            for (int q = 0; b >= 0 && q < 3; ++q)
-                for (size_t k = 0; k < cols.size(); ++k) yt.emplace_back(3 * b + q, cols[k], Ye(3 * a + q, Eigen::Index(k)));
+                for (size_t k = 0; k < cols.size(); ++k)
+                    yt.emplace_back(3 * b + q, cols[k], Ye(3 * a + q, Eigen::Index(k)));
         }
         for (int col : cols) slot[size_t(col)] = -1;
     }
-    Eigen::SparseMatrix<double> Y(dofs.numDofs, ncol_);
+    Eigen::SparseMatrix<double> Y(dofs_->numDofs, ncol_);
     Y.setFromTriplets(yt.begin(), yt.end());
-    // Inertia M/h^2 and the vertex potentials' Gauss-Newton blocks (collider penalties, drag), where nonzero.
-    Eigen::VectorXd mh2(dofs.numDofs);
+    return Y;
+}
+
+// P^T (M/h^2 + H_v) P: the inertia and the vertex potentials' Gauss-Newton blocks (collider penalties, drag).
+Eigen::SparseMatrix<double> GalerkinCorrection::vertexTerms(const CorrectionContext& c) const {
+    Eigen::VectorXd mh2(dofs_->numDofs);
     std::vector<Eigen::Triplet<double>> vt;
-    for (int i = 0; i < m.numVertices(); ++i) {
-        const int b = dofs.dofBase[size_t(i)];
+    for (int i = 0; i < c.m.numVertices(); ++i) {
+        const int b = dofs_->dofBase[size_t(i)];
         if (b < 0) continue;
-        mh2.segment<3>(3 * b).setConstant(double(m.mass[size_t(i)]) / (c.h * c.h));
+        mh2.segment<3>(3 * b).setConstant(double(c.m.mass[size_t(i)]) / (c.h * c.h));
         Mat33d Hv;
-        c.cache.vertexPotential(m, size_t(i), c.x[size_t(i)], nullptr, &Hv);
+        c.cache.vertexPotential(c.m, size_t(i), c.x[size_t(i)], nullptr, &Hv);
         if (Hv.frobenius2() == 0) continue;
         for (int r = 0; r < 3; ++r)
             for (int q = 0; q < 3; ++q) vt.emplace_back(3 * b + r, 3 * b + q, Hv(r, q));
     }
-    Eigen::SparseMatrix<double> C = Pt_ * Y;
-    C += Pt_ * mh2.asDiagonal() * P_;
+    Eigen::SparseMatrix<double> C = Pt_ * mh2.asDiagonal() * P_;
     if (!vt.empty()) {
-        Eigen::SparseMatrix<double> Hv(dofs.numDofs, dofs.numDofs);
+        Eigen::SparseMatrix<double> Hv(dofs_->numDofs, dofs_->numDofs);
         Hv.setFromTriplets(vt.begin(), vt.end());
         C += Pt_ * Hv * P_;
     }
+    return C;
+}
+
+// P^T A P = P^T Y + P^T (M/h^2 + H_v) P, symmetrized.
+Eigen::SparseMatrix<double> GalerkinCorrection::assemble(const CorrectionContext& c, ElementMatrixKind kind,
+                                                         int& clipped) const {
+    Eigen::SparseMatrix<double> C = Pt_ * elementProducts(c, kind, clipped);
+    C += vertexTerms(c);
     Eigen::SparseMatrix<double> Ct = C.transpose();
     return 0.5 * (C + Ct);
 }
@@ -130,7 +147,7 @@ int GalerkinCorrection::factor(const CorrectionContext& c, ElementMatrixKind kin
 }
 
 Eigen::VectorXd GalerkinCorrection::solve(const CorrectionContext&, const Eigen::VectorXd& r) {
-    const Eigen::VectorXd z = ldlt_.solve(r);
+    Eigen::VectorXd z = ldlt_.solve(r);
     dir_ = P_ * z;
     return z;
 }

@@ -19,7 +19,8 @@ class GalerkinCorrection final : public Correction {
     int factor(const CorrectionContext& c, ElementMatrixKind kind) override;
     Eigen::VectorXd solve(const CorrectionContext& c, const Eigen::VectorXd& r) override;
     double deltaEnergy(const CorrectionContext& c, const Eigen::VectorXd& z, double alpha) override;
-    void displacement(const CorrectionContext& c, const Eigen::VectorXd& z, double alpha, HookUpdate& out) override;
+    void displacement(const CorrectionContext& c, const Eigen::VectorXd& z, double alpha,
+                      HookUpdate& out) override;
     const std::vector<int>& watchedElements() const override { return active_; }
     const Eigen::SparseMatrix<double>& matrix() const override { return C_; }
     // P z of the last solve over free DOFs.
@@ -28,7 +29,14 @@ class GalerkinCorrection final : public Correction {
   private:
     // x + alpha P z over free vertices into xc_, and the displacement xc_ - x into disp_.
     void along(const std::vector<Vec3d>& x, double alpha);
-    Eigen::SparseMatrix<double> assemble(const CorrectionContext& c, ElementMatrixKind kind, int& clipped) const;
+    using RowIter = Eigen::SparseMatrix<double, Eigen::RowMajor>::InnerIterator;
+    Eigen::MatrixXd elementColumns(const SoftModel& m, int e, std::vector<int>& slot,
+                                   std::vector<int>& cols) const;
+    Eigen::SparseMatrix<double> elementProducts(const CorrectionContext& c, ElementMatrixKind kind,
+                                                int& clipped) const;
+    Eigen::SparseMatrix<double> vertexTerms(const CorrectionContext& c) const;
+    Eigen::SparseMatrix<double> assemble(const CorrectionContext& c, ElementMatrixKind kind,
+                                         int& clipped) const;
     const DofMap* dofs_ = nullptr;
     int ncol_ = 0;
     Eigen::SparseMatrix<double> P_, Pt_, C_;

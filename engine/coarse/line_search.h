@@ -1,6 +1,7 @@
 #pragma once
-// Backtracking shared by the coarse corrections: alpha in {1, 1/2, ..., 1/32}, the first whose exact change of
-// G is <= 0; none: the correction is skipped, so it never increases G. Disabled (tests, benchmarks): alpha = 1.
+// Backtracking shared by the coarse corrections: alpha in {1, 1/2, ..., 1/32}, the first whose exact change
+// of G is <= 0; none: the correction is skipped, so it never increases G. Disabled (tests, benchmarks): alpha
+// = 1.
 namespace vbd::coarse {
 
 struct LineSearchResult {

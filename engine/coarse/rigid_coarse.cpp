@@ -77,8 +77,8 @@ void componentCenters(const Basis& b, const std::vector<Vec3d>& x, std::vector<V
     }
 }
 
-Eigen::VectorXd projectOnRigidModes(const Basis& b, const std::vector<Vec3d>& centers, const std::vector<Vec3d>& x,
-                                    const std::vector<Vec3d>& g) {
+Eigen::VectorXd projectOnRigidModes(const Basis& b, const std::vector<Vec3d>& centers,
+                                    const std::vector<Vec3d>& x, const std::vector<Vec3d>& g) {
     Eigen::VectorXd r = Eigen::VectorXd::Zero(Eigen::Index(b.columns.size()));
     for (size_t q = 0; q < b.components.size(); ++q) {
         const StiffComponent& sc = b.components[q];
@@ -108,18 +108,21 @@ Eigen::SparseMatrix<double> rotationCurvature(const Basis& b, const std::vector<
         Eigen::Matrix3d K = toEigen(k) / (sc.radius * sc.radius);
         if (psdOnly) {
             Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> es(K);
-            K = es.eigenvectors() * es.eigenvalues().cwiseMax(0.0).asDiagonal() * es.eigenvectors().transpose();
+            K = es.eigenvectors() * es.eigenvalues().cwiseMax(0.0).asDiagonal() *
+                es.eigenvectors().transpose();
         }
         for (int i = 0; i < 3; ++i)
-            for (int j = 0; j < 3; ++j) t.emplace_back(sc.firstColumn + 3 + i, sc.firstColumn + 3 + j, K(i, j));
+            for (int j = 0; j < 3; ++j)
+                t.emplace_back(sc.firstColumn + 3 + i, sc.firstColumn + 3 + j, K(i, j));
     }
     Eigen::SparseMatrix<double> K(n, n);
     K.setFromTriplets(t.begin(), t.end());
     return K;
 }
 
-void rigidRetract(const Basis& b, const RigidLayout& L, const std::vector<Vec3d>& centers, const Eigen::VectorXd& z,
-                  double alpha, const std::vector<Vec3d>& x, std::vector<Vec3d>& out, std::vector<Vec3d>* disp) {
+void rigidRetract(const Basis& b, const RigidLayout& L, const std::vector<Vec3d>& centers,
+                  const Eigen::VectorXd& z, double alpha, const std::vector<Vec3d>& x,
+                  std::vector<Vec3d>& out, std::vector<Vec3d>* disp) {
     // (R - I) r = sin(a) k x r + 2 sin^2(a/2) k x (k x r): no I + O(a) - I cancellation, so the displacement
     // is accurate relative to itself even for the 1e-10 rad rotations of late corrections.
     const size_t nc = b.components.size();
@@ -160,8 +163,9 @@ Block66& blockAt(BlockMap& blocks, size_t qi, size_t qj) {
 
 // The components touching tet e and, per component, dF/dz: translation k has dF = e_k s^T and rotation k
 // dF = [e_k / L]_x S, with s = sum m_a and S = sum (x_a - c) m_a^T over the tet's vertices in the component.
-int tetComponentJacobian(const SoftModel& m, const Basis& b, const RigidLayout& L, const TetEnergyCache& cache,
-                         const std::vector<Vec3d>& x, const std::vector<Vec3d>& centers, size_t e, int comp[16],
+int tetComponentJacobian(const SoftModel& m, const Basis& b, const RigidLayout& L,
+                         const TetEnergyCache& cache, const std::vector<Vec3d>& x,
+                         const std::vector<Vec3d>& centers, size_t e, int comp[16],
                          Eigen::Matrix<double, 9, Eigen::Dynamic>& dF) {
     const auto& t = m.tets[e];
     int nq = 0;
@@ -196,7 +200,8 @@ int tetComponentJacobian(const SoftModel& m, const Basis& b, const RigidLayout& 
 
 Eigen::SparseMatrix<double> assembleRigid(const SoftModel& m, const Basis& b, const RigidLayout& L,
                                           const TetEnergyCache& cache, const std::vector<Vec3d>& x,
-                                          ElementMatrixKind kind, DampingModel damping, double h, int* clipped) {
+                                          ElementMatrixKind kind, DampingModel damping, double h,
+                                          int* clipped) {
     const Eigen::Index ncol = Eigen::Index(b.columns.size());
     BlockMap blocks;  // 6 x 6 blocks between components sharing a tet or a vertex: sparse along adjacency
     std::vector<Vec3d> centers;
@@ -207,7 +212,8 @@ Eigen::SparseMatrix<double> assembleRigid(const SoftModel& m, const Basis& b, co
     std::vector<int> clips(ne, 0);
     parallelFor(ne, [&](size_t k) {
         const int e = L.elements[k];
-        const Mat33d F = kind == ElementMatrixKind::ProjectedHessian ? deformationGradient(m, e, x) : Mat33d::identity();
+        const Mat33d F =
+            kind == ElementMatrixKind::ProjectedHessian ? deformationGradient(m, e, x) : Mat33d::identity();
         H[k] = elementHessianF(m, e, F, kind, damping, h, &clips[k]);
     });
     if (clipped)

@@ -56,8 +56,7 @@ void componentCenters(const Basis& b, const std::vector<Vec3d>& x, std::vector<V
 // Projection of a per-vertex gradient g (at x) on the rigid modes about `centers`: (sum g, sum (x - c) x g /
 // L) per component.
 Eigen::VectorXd projectOnRigidModes(const Basis& b, const std::vector<Vec3d>& centers,
-                                    const std::vector<Vec3d>& x,
-                                    const std::vector<Vec3d>& g);
+                                    const std::vector<Vec3d>& x, const std::vector<Vec3d>& g);
 
 // out = x moved by the correction alpha z (only support vertices are written; out must equal x elsewhere);
 // disp (optional, same rule) receives the displacement before rounding, an exact rigid motion to round-off
@@ -71,8 +70,8 @@ void rigidRetract(const Basis& b, const RigidLayout& L, const std::vector<Vec3d>
 // K (ncol x ncol, nonzero on the rotation blocks) from the gradient g at x; psdOnly keeps each block's
 // nonnegative eigenvalues.
 Eigen::SparseMatrix<double> rotationCurvature(const Basis& b, const std::vector<Vec3d>& centers,
-                                              const std::vector<Vec3d>& x,
-                                              const std::vector<Vec3d>& g, bool psdOnly = false);
+                                              const std::vector<Vec3d>& x, const std::vector<Vec3d>& g,
+                                              bool psdOnly = false);
 
 // Reduced matrix C with the columns and (for the Hessian) the element matrices evaluated at x.
 Eigen::SparseMatrix<double> assembleRigid(const SoftModel& m, const Basis& b, const RigidLayout& L,

@@ -17,8 +17,8 @@ Eigen::VectorXd RigidCorrection::reducedResidual(const CorrectionContext& c) {
 
 int RigidCorrection::factor(const CorrectionContext& c, ElementMatrixKind kind) {
     int clipped = 0;
-    C_ = assembleRigid(c.m, *basis_, layout_, c.cache, kind == ElementMatrixKind::Rest ? x0_ : c.x, kind, c.damping,
-                       c.h, &clipped);
+    C_ = assembleRigid(c.m, *basis_, layout_, c.cache, kind == ElementMatrixKind::Rest ? x0_ : c.x, kind,
+                       c.damping, c.h, &clipped);
     shiftDiagonal(C_, 1e-10);
     llt_.analyzePattern(C_);
     return clipped;

@@ -23,7 +23,8 @@ class RigidCorrection final : public Correction {
     int factor(const CorrectionContext& c, ElementMatrixKind kind) override;
     Eigen::VectorXd solve(const CorrectionContext& c, const Eigen::VectorXd& r) override;
     double deltaEnergy(const CorrectionContext& c, const Eigen::VectorXd& z, double alpha) override;
-    void displacement(const CorrectionContext& c, const Eigen::VectorXd& z, double alpha, HookUpdate& out) override;
+    void displacement(const CorrectionContext& c, const Eigen::VectorXd& z, double alpha,
+                      HookUpdate& out) override;
     const std::vector<int>& watchedElements() const override { return layout_.elements; }
     const Eigen::SparseMatrix<double>& matrix() const override { return C_; }
 

@@ -69,7 +69,8 @@ VBD_HD Mat33T<T> tetStress(const Mat33T<T>& F, const Mat33T<T>& Cprev, const Tet
 //   damping                            = h k_d V (mu dE : (2 E + dE) + lambda_L dtr (tr E + dtr / 2)),
 //                                        dE = (F^T dF + dF^T F + dF^T dF) / 2h
 // Near convergence |dE_e| is far below the round-off of E_e itself (~1e-16 of the sum of its terms), so a
-// line search comparing two sums accepts or rejects at random; this difference is accurate relative to itself.
+// line search comparing two sums accepts or rejects at random; this difference is accurate relative to
+// itself.
 template <typename T>
 VBD_HD T tetEnergyDelta(const Mat33T<T>& F, const Mat33T<T>& dF, const Mat33T<T>& Cprev,
                         const TetConstants<T>& c, T h, bool internal) {
@@ -131,7 +132,8 @@ VBD_HD Mat9T<T> internalDampingHessian9(const Mat33T<T>& F, T mu, T lambdaNH, T 
     return H;
 }
 
-// A_e = V B^T H9 B for the tet with rest inverse DmInv: A(3a + i, 3b + k) = V sum_jl m^a_j H(3i+j, 3k+l) m^b_l.
+// A_e = V B^T H9 B for the tet with rest inverse DmInv: A(3a + i, 3b + k) = V sum_jl m^a_j H(3i+j, 3k+l)
+// m^b_l.
 template <typename T>
 VBD_HD Mat12T<T> tetElementMatrix(const Mat9T<T>& H9, const Mat33T<T>& DmInv, T V) {
     Vec3T<T> w[4];

@@ -25,7 +25,8 @@ struct EnumNames<DampingModel> {
 };
 template <>
 struct EnumNames<Precision> {
-    static constexpr EnumEntry<Precision> entries[] = {{"float", Precision::Float}, {"double", Precision::Double}};
+    static constexpr EnumEntry<Precision> entries[] = {{"float", Precision::Float},
+                                                       {"double", Precision::Double}};
 };
 template <>
 struct EnumNames<CoarseBasis> {

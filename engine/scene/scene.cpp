@@ -111,11 +111,13 @@ class Obj {
         if (!has(k)) return def;
         const std::string s = str(k, "");
         E e = def;
-        if (!enumFromName(s, e)) fail(k, "unknown value \"" + s + "\" (expected one of: " + enumChoices<E>() + ")");
+        if (!enumFromName(s, e))
+            fail(k, "unknown value \"" + s + "\" (expected one of: " + enumChoices<E>() + ")");
         return e;
     }
     // A string that must be one of `names`.
-    std::string oneOf(const std::string& k, const std::string& def, std::initializer_list<const char*> names) {
+    std::string oneOf(const std::string& k, const std::string& def,
+                      std::initializer_list<const char*> names) {
         if (!has(k)) return def;
         const std::string s = str(k, "");
         std::string all;

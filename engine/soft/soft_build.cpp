@@ -114,7 +114,7 @@ void SoftSolver::build(const SceneDesc& scene) {
             m_.lambda.push_back(float(nh.lambda));
             m_.kd.push_back(float(b.material.damping));
             const float mv = float(b.material.density) * rest[e].volume * 0.25f;
-            for (int v : t) m_.mass[size_t(v + base)] += mv;
+            for (int v : t) m_.mass[size_t(v) + size_t(base)] += mv;
         }
     }
     if (!scene.cloths.empty()) appendCloths(scene, m_);

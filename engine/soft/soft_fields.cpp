@@ -58,7 +58,8 @@ void vertexBlockInfo(const SoftModel& m, float h, int vi, Mat33& D, float& maxRa
         for (int b = 0; b < 4; ++b) {
             if (b == a) continue;
             const Mat33 Hab = neoHookeanBlock(F, ma, tetVertexWeight(Dinv, b), V, mu, lam);
-            auto it = std::find_if(off.begin(), off.end(), [&](const auto& p) { return p.first == t[size_t(b)]; });
+            auto it =
+                std::find_if(off.begin(), off.end(), [&](const auto& p) { return p.first == t[size_t(b)]; });
             if (it == off.end())
                 off.emplace_back(t[size_t(b)], Hab);
             else
@@ -76,7 +77,8 @@ void vertexBlockInfo(const SoftModel& m, float h, int vi, Mat33& D, float& maxRa
     sumRatio = sum > 0.f ? d / sum : 1e30f;
 }
 
-void diagonalDominanceField(const SoftModel& m, float h, std::vector<float>& out, std::vector<float>* sumRatio) {
+void diagonalDominanceField(const SoftModel& m, float h, std::vector<float>& out,
+                            std::vector<float>* sumRatio) {
     const int n = m.numVertices();
     out.assign(size_t(n), 0.f);
     if (sumRatio) sumRatio->assign(size_t(n), 0.f);

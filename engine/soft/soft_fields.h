@@ -18,8 +18,8 @@ double minVolumeRatio(const SoftModel& m);
 void diagonalDominanceField(const SoftModel& m, float h, std::vector<float>& out,
                             std::vector<float>* sumRatio = nullptr);
 
-// The inspected vertex: its 3x3 block D_i (inertia + elastic, the matrix of its local solve at rest of damping
-// and contact) and the two dominance ratios of diagonalDominanceField.
+// The inspected vertex: its 3x3 block D_i (inertia + elastic, the matrix of its local solve at rest of
+// damping and contact) and the two dominance ratios of diagonalDominanceField.
 void vertexBlockInfo(const SoftModel& m, float h, int vertex, Mat33& block, float& maxRatio, float& sumRatio);
 
 }  // namespace vbd

@@ -52,7 +52,8 @@ SoftViewParams SoftSolver::viewParams() const {
     // nullptr marks what the kernel must skip: contact offsets without cloth, self contacts when none.
     if (m_.numCloths == 0) s.colliderOffset = nullptr;
     const CollisionState& cs = m_.collision;
-    if (!(cs.enabled && !cs.contacts.empty())) s.contacts = nullptr, s.vcOffsets = nullptr, s.vcItems = nullptr;
+    if (!(cs.enabled && !cs.contacts.empty()))
+        s.contacts = nullptr, s.vcOffsets = nullptr, s.vcItems = nullptr;
     s.h = h_;
     s.damping = params_.damping;
     s.contact.dampingTime = float(params_.contactDamping);
@@ -147,8 +148,10 @@ SoftStepStats SoftSolver::endStep() {
     {
         ScopedTimer t(stats_.diagnosticsMs);
         const bool diag = params_.diagnostics;
-        stats_.residualFinal = diag ? its_.back().residual : withState([&](auto& st) { return residualNormT(st); });
-        stats_.energy = diag ? its_.back().energy : withState([&](auto& st) { return incrementalPotentialT(st); });
+        stats_.residualFinal =
+            diag ? its_.back().residual : withState([&](auto& st) { return residualNormT(st); });
+        stats_.energy =
+            diag ? its_.back().energy : withState([&](auto& st) { return incrementalPotentialT(st); });
     }
     stats_.iterations = params_.iterations;
     stats_.contacts = int(m_.collision.contacts.size());

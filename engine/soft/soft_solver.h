@@ -65,8 +65,8 @@ class SoftSolver {
     // The iterate in double (exactly; in float precision widened).
     void positions(std::vector<Vec3d>& out);
     // Diagnostics of the iterate (DESIGN principle 7), over free DOFs.
-    double incrementalPotential();  // G(x)
-    double residualNorm();          // |grad G|; fills vertexResidual()
+    double incrementalPotential();       // G(x)
+    double residualNorm();               // |grad G|; fills vertexResidual()
     void forces(std::vector<Vec3d>& f);  // f = -grad G per vertex (0 on fixed vertices), in double
     const std::vector<float>& vertexResidual() const { return residual_; }
     const std::vector<IterationRecord>& iterations() const { return its_; }
@@ -138,7 +138,8 @@ class SoftSolver {
     SoftStepStats stats_;
     std::vector<float> residual_;
     std::vector<char> inContact_;
-    std::vector<Vec3> xRead_;  // positions snapshot of the current color (contacts couple same-color vertices)
+    std::vector<Vec3>
+        xRead_;  // positions snapshot of the current color (contacts couple same-color vertices)
     std::vector<Vec3d> hookX_, hookXPrev_, hookY_;  // the hook's double view of a float iterate
     HookUpdate update_;
     double chebOmega_ = 1;

@@ -24,12 +24,12 @@ void convertInto(std::vector<Vec3T<D>>& out, const std::vector<Vec3T<S>>& in) {
 
 template <typename T>
 struct SoftState {
-    std::vector<Vec3T<T>> x;      // the iterate
-    std::vector<Vec3T<T>> v;      // velocity of the last finished step
-    std::vector<Vec3T<T>> xPrev;  // positions at the start of the step
-    std::vector<Vec3T<T>> y;      // inertial target x_prev + h v + h^2 g
-    std::vector<Vec3T<T>> vLast;  // velocity of the step before (adaptive initial guess)
-    std::vector<Mat33T<T>> Cprev;  // F^T F at x_prev per tet (internal damping reference)
+    std::vector<Vec3T<T>> x;                       // the iterate
+    std::vector<Vec3T<T>> v;                       // velocity of the last finished step
+    std::vector<Vec3T<T>> xPrev;                   // positions at the start of the step
+    std::vector<Vec3T<T>> y;                       // inertial target x_prev + h v + h^2 g
+    std::vector<Vec3T<T>> vLast;                   // velocity of the step before (adaptive initial guess)
+    std::vector<Mat33T<T>> Cprev;                  // F^T F at x_prev per tet (internal damping reference)
     std::vector<Vec3T<T>> chebPrev, chebPrevPrev;  // Chebyshev history
     std::vector<Vec3T<T>> force;                   // scratch: f = -grad G per vertex
 

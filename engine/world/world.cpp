@@ -28,7 +28,8 @@ std::vector<SurfaceView> particleSurfaces(const SoftModel& sm) {
     TetMesh tm;
     tm.tets = sm.tets;
     tm.X.resize(sm.x0.size());  // extractBoundary needs topology only; no positions are copied
-    for (const auto& t : extractBoundary(tm).tris) out[size_t(sm.bodyOfVertex[size_t(t[0])])].tris.push_back(t);
+    for (const auto& t : extractBoundary(tm).tris)
+        out[size_t(sm.bodyOfVertex[size_t(t[0])])].tris.push_back(t);
     for (const auto& t : sm.tris) {
         SurfaceView& s = out[size_t(sm.bodyOfVertex[size_t(t[0])])];
         s.tris.push_back(t);

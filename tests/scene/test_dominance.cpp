@@ -5,8 +5,8 @@
 #include <cmath>
 #include <map>
 
-#include "soft/soft_fields.h"
 #include "scene_util.h"
+#include "soft/soft_fields.h"
 
 using namespace vbd;
 using namespace vbdtest;

@@ -43,7 +43,8 @@ TEST(CoarseElement, HessianMatchesFiniteDifferencesOfGradient) {
         int clipped = 0;
         const std::vector<Vec3d> x = toDouble(m.x);
         for (size_t e = 0; e < m.tets.size(); ++e) {
-            const Mat12d Ae = elementMatrix(m, int(e), ElementMatrixKind::ProjectedHessian, damping, h, x, &clipped);
+            const Mat12d Ae =
+                elementMatrix(m, int(e), ElementMatrixKind::ProjectedHessian, damping, h, x, &clipped);
             for (int a = 0; a < 4; ++a)
                 for (int b = 0; b < 4; ++b) {
                     const int ia = dm.dofBase[size_t(m.tets[e][size_t(a)])],
@@ -146,7 +147,8 @@ TEST(CoarseBasis, StiffComponentsAndFilters) {
     coarsetest::startStep(half, coarsetest::barScene("half", 1e4));
     const DofMap dh(half.model());
     // Half layout: only the two cell slabs next to x = 0 touch the other material, 2 x 16 cells x 6 tets.
-    EXPECT_EQ(makeBasisStrategy(d)->build(half.model(), dh, toDouble(half.model().x0)).candidateElements, 192);
+    EXPECT_EQ(makeBasisStrategy(d)->build(half.model(), dh, toDouble(half.model().x0)).candidateElements,
+              192);
     d.filter = CoarseFilter::CrossColor;
     const Basis cross = makeBasisStrategy(d)->build(m, dm, X);
     // A tet's vertices have 4 different colors, so only modes carried by a single free vertex (tets with

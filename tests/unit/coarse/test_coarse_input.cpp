@@ -5,8 +5,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "experiments/coarse_experiment.h"
 #include "coarse_test_util.h"
+#include "experiments/coarse_experiment.h"
 #include "math/error.h"
 #include "scene/scene.h"
 

@@ -56,14 +56,16 @@ TEST(TetEnergy, NeoHookeanHessianIsTheDerivativeOfTheStress) {
         for (int l = 0; l < 9; ++l) {
             const double eps = 1e-6;
             const Mat33d dP =
-                (neoHookeanP(F + unit(l) * eps, mu, lam) - neoHookeanP(F - unit(l) * eps, mu, lam)) * (0.5 / eps);
+                (neoHookeanP(F + unit(l) * eps, mu, lam) - neoHookeanP(F - unit(l) * eps, mu, lam)) *
+                (0.5 / eps);
             for (int k = 0; k < 9; ++k) EXPECT_NEAR(H(k, l), dP(k / 3, k % 3), 1e-7 * scale);
         }
     }
 }
 
 TEST(TetEnergy, DampingHessianIsItsGaussNewtonQuadraticForm) {
-    // The quadratic form dF : H dF must equal (k_d/h)(2 mu |sym(F^T dF)|^2 + lambda_L (F : dF)^2) for every dF.
+    // The quadratic form dF : H dF must equal (k_d/h)(2 mu |sym(F^T dF)|^2 + lambda_L (F : dF)^2) for every
+    // dF.
     std::mt19937 rng(7);
     const double mu = 3, lam = 11, kd = 0.05;
     for (int trial = 0; trial < 50; ++trial) {
@@ -73,7 +75,8 @@ TEST(TetEnergy, DampingHessianIsItsGaussNewtonQuadraticForm) {
         for (int k = 0; k < 9; ++k)
             for (int l = 0; l < 9; ++l) q += dF(k / 3, k % 3) * H(k, l) * dF(l / 3, l % 3);
         const Mat33d M = F.transposed() * dF, S = (M + M.transposed()) * 0.5;
-        const double expected = kd / kH * (2 * mu * S.frobenius2() + (lam - mu) * frobeniusDot(F, dF) * frobeniusDot(F, dF));
+        const double expected =
+            kd / kH * (2 * mu * S.frobenius2() + (lam - mu) * frobeniusDot(F, dF) * frobeniusDot(F, dF));
         EXPECT_NEAR(q, expected, 1e-12 * (1 + std::fabs(expected)));
     }
 }
@@ -87,8 +90,8 @@ TEST(TetEnergy, ExactDeltaEqualsTheDifferenceAndStaysAccurateWhenTiny) {
         const double direct = tetEnergy(F + dF, Cp, c, kH, true) - tetEnergy(F, Cp, c, kH, true);
         // A moderate step: both are exact, the direct difference loses ~1e-16 of E (E ~ 10 here).
         EXPECT_NEAR(tetEnergyDelta(F, dF, Cp, c, kH, true), direct, 1e-12 * 10);
-        // A tiny step (1e-10): the direct difference is round-off, the expansion still matches the first-order
-        // change P : dF to O(|dF|) relative.
+        // A tiny step (1e-10): the direct difference is round-off, the expansion still matches the
+        // first-order change P : dF to O(|dF|) relative.
         const Mat33d tiny = dF * 2e-9;
         const double first = frobeniusDot(tetStress(F, Cp, c, kH, true), tiny);
         EXPECT_NEAR(tetEnergyDelta(F, tiny, Cp, c, kH, true), first, 1e-6 * std::fabs(first));
@@ -110,7 +113,8 @@ TEST(TetEnergy, ElementMatrixBlocksAgreeWithTheSweepAndTheClosedForm) {
             Mat33d Haa;
             neoHookeanVertex(F, ma, r.volume, mu, lam, f, Haa);
             for (int b = 0; b < 4; ++b) {
-                const Mat33d Hab = a == b ? Haa : neoHookeanBlock(F, ma, tetVertexWeight(r.DmInv, b), r.volume, mu, lam);
+                const Mat33d Hab =
+                    a == b ? Haa : neoHookeanBlock(F, ma, tetVertexWeight(r.DmInv, b), r.volume, mu, lam);
                 for (int i = 0; i < 3; ++i)
                     for (int k = 0; k < 3; ++k)
                         EXPECT_NEAR(A(3 * a + i, 3 * b + k), Hab(i, k), 1e-10 * (1 + maxAbs(Hab)))
