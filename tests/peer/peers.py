@@ -42,12 +42,16 @@ SCENES = [
     dict(key="beam_100k", file="beam_100k.json", iterations=[10], frames=6, quick_frames=0, quick_sets=None),
     dict(key="cloth_64", file="cloth_64.json", iterations=[10], frames=60, quick_frames=10,
          quick_sets=["cloths.0.cells=[32,32]"]),
-    dict(key="pyramid_10", file="pyramid_10.json", iterations=[10], frames=120, quick_frames=10, quick_sets=[],
+    dict(key="pyramid_10", file="pyramid_10.json", iterations=[10], frames=300, quick_frames=30, quick_sets=[],
          rigid=True),
 ]
 
-# Newton's rigid contacts: authored stiffness per shape (Newton 1.8 default 2.5e3 N/m). See docs/peers.md,
-# "The rigid pyramid": the value under which the 10-row pyramid of 125 kg boxes stands.
+# Newton's rigid settings under which the 10-row pyramid of 125 kg boxes stands (docs/peers.md, "The rigid
+# pyramid"): contact stiffness 1e7 N/m per shape (Newton 1.8 default 2.5e3: a box sinks mg/(4 ke) = 12 cm per
+# contact corner) and bodies colored by their contact graph (ModelBuilder.color() colors rigid bodies by
+# joints only, so all 55 boxes share one color and each sweep is a Jacobi sweep, which diverges once contact
+# stiffness dominates inertia, ke h^2 / m > ~1). Newton's defaults are run as well (physics.csv:
+# newton_defaults).
 PYRAMID_SHAPE_KE = float(os.environ.get("VBD_PEER_PYRAMID_KE", "1e7"))
 
 
@@ -116,7 +120,7 @@ class Ours:
 class NewtonRunner:
     """Newton on the exported model. Model and Warp modules are built once; each run gets a fresh solver."""
 
-    def __init__(self, model_json, rigid):
+    def __init__(self, model_json, rigid, newton_defaults=False):
         import warp as wp
 
         import newton
@@ -127,7 +131,10 @@ class NewtonRunner:
         self.rigid = rigid
         t0 = time.perf_counter()
         if rigid:
-            self.model = build_rigid(model_json, shape_ke=PYRAMID_SHAPE_KE)
+            if newton_defaults:
+                self.model = build_rigid(model_json)
+            else:
+                self.model = build_rigid(model_json, shape_ke=PYRAMID_SHAPE_KE, color_contacts=True)
             self.has_ground = True
         else:
             self.model, self.has_ground = build_soft(model_json)
@@ -264,7 +271,10 @@ def main():
             # inertial), and, in full runs, a converged reference (double state, many iterations) that tells which
             # side is closer to the implicit-Euler solution where they differ.
             extra = {}
-            if not rigid:
+            if rigid:
+                print(f"[peers] {tag}: Newton with its default contact stiffness and coloring", flush=True)
+                extra["newton_defaults"] = NewtonRunner(m, rigid, newton_defaults=True).run(frames)
+            else:
                 print(f"[peers] {tag}: ours with the inertial initial guess", flush=True)
                 extra["ours_inertial"] = ours.run(scene, sets + ["solver.initial_guess=inertial"], frames, 1,
                                                   f"{tag}_inertial")
@@ -280,6 +290,8 @@ def main():
             if rigid:
                 mass = rigid_masses(m)
                 x0 = np.asarray([b["position"] for b in m["rigid_bodies"] if not b["fixed"]], dtype=np.float64)
+                for name, run in extra.items():
+                    finals[name] = (run["final"]["x"].astype(np.float64), run["final"]["v"].astype(np.float64), None)
                 ob = res[1][0]["final"]["bodies"]
                 finals["ours"] = (np.asarray([b["position"] for b in ob], dtype=np.float64),
                                   np.asarray([b["velocity"] for b in ob], dtype=np.float64), res[1][0]["metrics"])
