@@ -208,6 +208,10 @@ int runExport(const ExportRun& r) {
     }
     j["cloths"] = cloths;
     j["colliders"] = collidersJson(m);
+    // The solver's color groups in sweep order (free vertices only), so a peer can sweep in the same order.
+    FJson groups = FJson::array();
+    for (const auto& g : m.colorGroups) groups.push_back(g);
+    j["color_groups"] = groups;
     j["rigid_bodies"] = rigidJson(desc);
 
     const fs::path out(r.out);
@@ -237,7 +241,9 @@ static Command addExportCommand(CLI::App& root) {
         "lambda_nh = lambda_Lame + mu, kd), triangles (indices, DmInv 2x2 row-major, area, volume = area *\n"
         "thickness, mu, lambda_nh, kd), hinges (x0-x1 edge, wings x2 x3; theta0, kL, kd), colliders, "
         "cloths,\n"
-        "rigid_bodies, solver, ground, dt, substeps, gravity.\n"
+        "color_groups (free vertices per color, in sweep order), rigid_bodies, solver, ground, dt, "
+        "substeps,\n"
+        "gravity.\n"
         "Exit codes: 0 ok, 2 bad input (the message names file and key), 1 other error.");
     return {sub, [run]() { return runExport(*run); }};
 }

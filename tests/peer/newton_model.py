@@ -61,8 +61,10 @@ def check_supported(m):
             raise ValueError("only the ground plane collider is mapped to Newton")
 
 
-def build_soft(m, gravity_axis_y=True):
-    """Returns a finalized newton.Model of the exported particle model (no rigid bodies)."""
+def build_soft(m, our_colors=False):
+    """Returns (a finalized newton.Model of the exported particle model, whether it has a ground plane).
+    our_colors: sweep in our color groups (the export's color_groups; fixed vertices, which Newton skips, join
+    the first group) instead of Newton's own coloring, so both sweep the vertices in the same order."""
     check_supported(m)
     g = m["gravity"]
     builder = newton.ModelBuilder(up_axis=newton.Axis.Y, gravity=tuple(float(c) for c in g))
@@ -131,6 +133,12 @@ def build_soft(m, gravity_axis_y=True):
     # Same coloring method as ours (maximum cardinality search, balanced to a max/min ratio of 1.1); the bending
     # stencil's wing tips are coupled, as in ours.
     builder.color(include_bending=bool(hinges["indices"]))
+    if our_colors:
+        groups = [np.asarray(g, dtype=int) for g in m["color_groups"]]
+        fixed_ids = np.nonzero(fixed)[0]
+        if len(fixed_ids):
+            groups[0] = np.concatenate([groups[0], fixed_ids])
+        builder.set_coloring(groups)
     model = builder.finalize(device="cpu")
     if ground is not None:
         model.soft_contact_ke = float(ground["stiffness"])

@@ -31,7 +31,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 # key, scene file, iteration counts, frames (full), frames (--quick), extra --set for --quick (None: skipped),
-# reference: iterations of a converged run (double precision; full runs only) that both are measured against.
+# reference: iterations of a converged run (double precision; full runs only) that both are measured against;
+# same_order: also run Newton in our color order (untimed; default on).
 SCENES = [
     dict(key="hanging_bar", file="hanging_bar.json", iterations=[40, 300], frames=120, quick_frames=20,
          quick_sets=[], reference=3000),
@@ -39,7 +40,8 @@ SCENES = [
          reference=1000),
     dict(key="beam_10k", file="beam_10k.json", iterations=[10], frames=30, quick_frames=4,
          quick_sets=["soft_bodies.0.cells=[40,5,5]"]),
-    dict(key="beam_100k", file="beam_100k.json", iterations=[10], frames=6, quick_frames=0, quick_sets=None),
+    dict(key="beam_100k", file="beam_100k.json", iterations=[10], frames=6, quick_frames=0, quick_sets=None,
+         same_order=False),
     dict(key="cloth_64", file="cloth_64.json", iterations=[10], frames=60, quick_frames=10,
          quick_sets=["cloths.0.cells=[32,32]"]),
     dict(key="pyramid_10", file="pyramid_10.json", iterations=[10], frames=300, quick_frames=30, quick_sets=[],
@@ -120,7 +122,7 @@ class Ours:
 class NewtonRunner:
     """Newton on the exported model. Model and Warp modules are built once; each run gets a fresh solver."""
 
-    def __init__(self, model_json, rigid, newton_defaults=False):
+    def __init__(self, model_json, rigid, newton_defaults=False, our_colors=False):
         import warp as wp
 
         import newton
@@ -137,7 +139,7 @@ class NewtonRunner:
                 self.model = build_rigid(model_json, shape_ke=PYRAMID_SHAPE_KE, color_contacts=True)
             self.has_ground = True
         else:
-            self.model, self.has_ground = build_soft(model_json)
+            self.model, self.has_ground = build_soft(model_json, our_colors=our_colors)
         self.build_s = time.perf_counter() - t0
         self.pipeline = None
         if self.has_ground:
@@ -220,6 +222,8 @@ def main():
     ap.add_argument("--reps", type=int, default=None, help="alternating repetitions (default 3, quick 2)")
     ap.add_argument("--scenes", default=None, help="comma-separated keys (default: all)")
     ap.add_argument("--vbdlab", required=True)
+    ap.add_argument("--set", dest="sets", action="append", default=[],
+                    help="scene override for every selected scene (repeatable), e.g. solver.precision=double")
     a = ap.parse_args()
     reps = a.reps or (2 if a.quick else 3)
     os.makedirs(os.path.join(a.out, "models"), exist_ok=True)
@@ -244,7 +248,7 @@ def main():
         if a.quick and sc["quick_sets"] is None:
             continue
         frames = sc["quick_frames"] if a.quick else sc["frames"]
-        base_sets = list(sc["quick_sets"]) if a.quick else []
+        base_sets = (list(sc["quick_sets"]) if a.quick else []) + a.sets
         scene = os.path.join(HERE, "scenes", sc["file"])
         for iters in sc["iterations"]:
             sets = base_sets + [f"solver.iterations={iters}"]
@@ -278,6 +282,9 @@ def main():
                 print(f"[peers] {tag}: ours with the inertial initial guess", flush=True)
                 extra["ours_inertial"] = ours.run(scene, sets + ["solver.initial_guess=inertial"], frames, 1,
                                                   f"{tag}_inertial")
+                if sc.get("same_order", True):
+                    print(f"[peers] {tag}: Newton sweeping in our color order", flush=True)
+                    extra["newton_our_colors"] = NewtonRunner(m, rigid, our_colors=True).run(frames)
                 if sc.get("reference") and not a.quick:
                     it_ref = sc["reference"]
                     print(f"[peers] {tag}: reference run ({it_ref} iterations, double)", flush=True)
@@ -300,7 +307,12 @@ def main():
                 mass = np.asarray(m["particles"]["mass"], dtype=np.float64)
                 x0 = np.asarray(m["particles"]["x"], dtype=np.float64)
                 for name, run in [("ours", res[1][0])] + list(extra.items()):
-                    finals[name] = (np.asarray(run["final"]["particles"], dtype=np.float64), None, run["metrics"])
+                    if name.startswith("newton"):
+                        finals[name] = (run["final"]["x"].astype(np.float64), run["final"]["v"].astype(np.float64),
+                                        None)
+                    else:
+                        finals[name] = (np.asarray(run["final"]["particles"], dtype=np.float64), None,
+                                        run["metrics"])
                 nverts, ntets = len(x0), len(m["tets"]["indices"])
 
             def diff(p, q):
@@ -312,6 +324,11 @@ def main():
             if "ours_inertial" in finals:
                 cols["inertial_max_position_diff"], cols["inertial_rms_position_diff"] = diff("ours_inertial",
                                                                                               "newton")
+            if "newton_our_colors" in finals:
+                # Same initial guess and same sweep order: what is left is the damping's bulk term (nu > 0),
+                # the contact models and float rounding.
+                cols["same_order_max_position_diff"], cols["same_order_rms_position_diff"] = diff(
+                    "ours_inertial", "newton_our_colors")
             if "reference" in finals:
                 for p in ("ours", "ours_inertial", "newton"):
                     cols[f"ref_max_diff_{p}"] = diff(p, "reference")[0]

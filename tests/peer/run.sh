@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Side by side with Newton's SolverVBD on the CPU: tests/peer/run.sh [--quick] --out DIR [--reps N]
+# Side by side with Newton's SolverVBD on the CPU: tests/peer/run.sh [--quick] --out DIR [--reps N] [--set K=V]...
 #   [--scenes hanging_bar,cube_drop,beam_10k,beam_100k,cloth_64,pyramid_10]
 # Creates (once) a venv with the pinned newton and warp-lang (requirements.txt), builds build/bin/vbdlab if it
 # is missing, and runs tests/peer/peers.py, which writes DIR/peers.csv, DIR/physics.csv and
