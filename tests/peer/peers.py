@@ -361,7 +361,15 @@ def main():
             print(f"[peers] {tag}: newton {newton_ms:.2f} ms/step, ours "
                   f"{peers_rows[-2]['ours_ms_per_step']} / {peers_rows[-1]['ours_ms_per_step']} ms (1/2 threads), "
                   f"max |dx| {dmax:.3g} m", flush=True)
-    print(f"[peers] wrote {a.out}/peers.csv, physics.csv, newton_setup.csv", flush=True)
+    import table
+
+    with open(os.path.join(a.out, "table.md"), "w") as f:
+        stdout, sys.stdout = sys.stdout, f
+        try:
+            table.main(a.out)
+        finally:
+            sys.stdout = stdout
+    print(f"[peers] wrote {a.out}/peers.csv, physics.csv, newton_setup.csv, table.md", flush=True)
 
 
 PEERS_COLUMNS = ["scene", "iterations", "vertices", "tets", "ours_threads", "ours_ms_per_step",
