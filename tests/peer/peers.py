@@ -237,7 +237,7 @@ def main():
     wp.init()
     versions = dict(newton=newton.__version__, warp=wp.config.version, python=platform.python_version(),
                     machine=platform.machine(), cpu=cpu_name(), cores=os.cpu_count(),
-                    vbdlab=git_describe(), quick=a.quick, reps=reps)
+                    vbdlab=git_describe(), quick=a.quick, reps=reps, loadavg_start=os.getloadavg())
     json.dump(versions, open(os.path.join(a.out, "versions.json"), "w"), indent=1)
 
     keys = a.scenes.split(",") if a.scenes else [s["key"] for s in SCENES]
@@ -361,6 +361,8 @@ def main():
             print(f"[peers] {tag}: newton {newton_ms:.2f} ms/step, ours "
                   f"{peers_rows[-2]['ours_ms_per_step']} / {peers_rows[-1]['ours_ms_per_step']} ms (1/2 threads), "
                   f"max |dx| {dmax:.3g} m", flush=True)
+    versions["loadavg_end"] = os.getloadavg()
+    json.dump(versions, open(os.path.join(a.out, "versions.json"), "w"), indent=1)
     import table
 
     with open(os.path.join(a.out, "table.md"), "w") as f:

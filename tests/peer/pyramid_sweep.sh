@@ -24,8 +24,11 @@ VBDLAB="${VBDLAB:-$ROOT/build/bin/vbdlab}"
 "$VBDLAB" export "$ROOT/tests/peer/scenes/pyramid_10.json" --out "$OUT/pyramid_10_model.json"
 J="$OUT/pyramid_sweep.jsonl"
 : > "$J"
-probe() { "$PY" "$ROOT/tests/peer/pyramid_probe.py" "$OUT/pyramid_10_model.json" --frames "$FRAMES" --csv "$J" "$@" \
-          | grep -E '^(body colors|SUMMARY)' | cut -c1-160; }
+probe() {
+    echo "[pyramid] $*" >&2
+    "$PY" "$ROOT/tests/peer/pyramid_probe.py" "$OUT/pyramid_10_model.json" --frames "$FRAMES" --csv "$J" "$@" \
+        > "$OUT/probe.log" 2>&1 || { tail -5 "$OUT/probe.log" >&2; exit 1; }
+}
 probe                                       # Newton's defaults: ke 2.5e3, bodies colored by joints (one color)
 probe --ke 1e5
 probe --ke 1e6

@@ -20,7 +20,9 @@ def md(header, body):
 def main(d):
     v = json.load(open(os.path.join(d, "versions.json")))
     print(f"Newton {v['newton']}, warp-lang {v['warp']}, Python {v['python']}; {v['cpu']}, {v['cores']} cores; "
-          f"vbdlab {v['vbdlab']}; {v['reps']} alternating repetitions (medians){'; --quick' if v['quick'] else ''}.\n")
+          f"vbdlab {v['vbdlab']}; {v['reps']} alternating repetitions (medians){'; --quick' if v['quick'] else ''}"
+          + (f"; load average {v['loadavg_start'][0]:.1f} at the start, {v['loadavg_end'][0]:.1f} at the end"
+             if "loadavg_end" in v else "") + ".\n")
     p = rows(os.path.join(d, "peers.csv"))
     body = []
     for r in p:
