@@ -241,7 +241,12 @@ def main():
     json.dump(versions, open(os.path.join(a.out, "versions.json"), "w"), indent=1)
 
     keys = a.scenes.split(",") if a.scenes else [s["key"] for s in SCENES]
+    unknown = sorted(set(keys) - {s["key"] for s in SCENES})
+    if unknown:
+        sys.exit(f"peers.py: --scenes: unknown scene(s) {', '.join(unknown)}; known: "
+                 f"{', '.join(s['key'] for s in SCENES)}")
     peers_rows, phys_rows, setup_rows = [], [], []
+    ref_cache = {}  # the reference does not depend on the iteration count under test
     for sc in SCENES:
         if sc["key"] not in keys:
             continue
@@ -287,10 +292,12 @@ def main():
                     extra["newton_our_colors"] = NewtonRunner(m, rigid, our_colors=True).run(frames)
                 if sc.get("reference") and not a.quick:
                     it_ref = sc["reference"]
-                    print(f"[peers] {tag}: reference run ({it_ref} iterations, double)", flush=True)
-                    extra["reference"] = ours.run(scene, base_sets + [f"solver.iterations={it_ref}",
-                                                                     "solver.precision=double"], frames, 2,
-                                                  f"{tag}_reference")
+                    if sc["key"] not in ref_cache:
+                        print(f"[peers] {tag}: reference run ({it_ref} iterations, double)", flush=True)
+                        ref_cache[sc["key"]] = ours.run(scene, base_sets + [f"solver.iterations={it_ref}",
+                                                                           "solver.precision=double"], frames, 2,
+                                                        f"{sc['key']}_reference")
+                    extra["reference"] = ref_cache[sc["key"]]
             newton_ms = float(np.median([x["ms"] for x in res["newton"]]))
             nfin = res["newton"][0]["final"]
             finals = {"newton": (nfin["x"].astype(np.float64), nfin["v"].astype(np.float64), None)}
