@@ -8,6 +8,7 @@
 #include "backend/parallel.h"
 #include "coloring/coloring.h"
 #include "math/error.h"
+#include "rigid/gyroscopic.h"
 
 namespace vbd {
 
@@ -320,8 +321,10 @@ void RigidSolver::warmStart() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Forward step: the seed's integrate_rigid_body. With gravity the only external force the torque
-// is zero and the body-frame update is omega_b* = omega_b - h I^{-1} (omega_b x I omega_b).
+// Forward step: the seed's integrate_rigid_body, except for the rotation. With gravity the only
+// external force the torque is zero; the body-frame angular velocity takes the implicit midpoint
+// step of Euler's equations instead of the seed's explicit one, which gains kinetic energy and
+// |L| every step (derivation in rigid/gyroscopic.h). R* turns by the new angular velocity.
 
 void RigidSolver::predict(float h) {
     const double hd = h;
@@ -340,8 +343,7 @@ void RigidSolver::predict(float h) {
         const Quatd q0(s.rotation);
         const Vec3d I = inertia_[i];
         const Vec3d wb = rotateInv(q0, Vec3d(s.angularVelocity));
-        const Vec3d tb = -cross(wb, mulDiag(I, wb));
-        const Vec3d w1 = rotate(q0, wb + Vec3d(tb.x / I.x, tb.y / I.y, tb.z / I.z) * hd);
+        const Vec3d w1 = rotate(q0, gyroscopicMidpointStep(I, wb, hd));
         const Quatd qs = integrateWorld(q0, w1, hd);
         targetPos_[i] = xs;
         targetRot_[i] = qs;
