@@ -16,14 +16,10 @@ namespace {
 
 Vec3d mulDiag(const Vec3d& d, const Vec3d& v) { return {d.x * v.x, d.y * v.y, d.z * v.z}; }
 
-// Warm start of a contact's normal multiplier and of every hard joint row. The AVBD demos
-// scale every multiplier by
-// alpha gamma (0.98); for the normal row that removes 2% of the support force each step, which the
-// penalty must re-create from fresh penetration that the alpha stabilization then keeps: a
-// 20-row pyramid sank 2% of a box (and a 10-box stack 1.3%) in 10 s. Keeping it exactly (1.0)
-// leaves the multipliers an undamped memory and the pyramid jittered at 5 cm/s. 0.998 is the
-// measured compromise (calm, < 1% drift); tangential multipliers keep the demos' alpha gamma.
-// Joints: with alpha gamma a welded 1 m cantilever sagged 1.6 mm at its tip, with 0.998 < 1 mm.
+// Warm start of every hard joint row. The AVBD demos scale every multiplier by alpha gamma (0.98);
+// with that a welded 1 m cantilever sagged 1.6 mm at its tip, with 0.998 < 1 mm. (A contact's
+// normal multiplier is kept in full: it does not integrate the stabilization, see contactDual;
+// tangential multipliers keep the demos' alpha gamma.)
 constexpr double kLambdaKeep = 0.998;
 
 void tangentBasis(const Vec3d& n, Vec3d& t1, Vec3d& t2) {
@@ -239,8 +235,9 @@ void RigidSolver::detectCollisions(float h) {
                 dot(contacts_[size_t(it->second)].n, c.n) > 0.9) {
                 const Contact& o = contacts_[size_t(it->second)];
                 // Warm start (AVBD eq. 19): lambda <- alpha gamma lambda, k <- clamp(gamma k, kMin,
-                // kMax). The tangential multiplier is re-expressed in the new tangent basis.
-                c.lambda[0] = float(kLambdaKeep * o.lambda[0]);
+                // kMax), except the normal multiplier, kept in full (contactDual says why). The
+                // tangential multiplier is re-expressed in the new tangent basis.
+                c.lambda[0] = o.lambda[0];
                 const Vec3d lt = (o.t1 * double(o.lambda[1]) + o.t2 * double(o.lambda[2])) * ag;
                 c.lambda[1] = float(dot(lt, c.t1));
                 c.lambda[2] = float(dot(lt, c.t2));
@@ -491,7 +488,7 @@ void RigidSolver::dualUpdate() {
         ContactPoints cp;
         double C[3];
         contactC(contacts_[k], pose_.data(), alpha, cp, C);
-        contactDual(contacts_[k], C, beta, kMax);
+        contactDual(contacts_[k], C, alpha, beta, kMax);
     });
     parallelFor(joints_.size(), [&](size_t j) { jointDual(joints_[j], pose_.data(), alpha, beta, kMax); });
 }
@@ -608,6 +605,8 @@ std::vector<RigidBodyView> RigidSolver::views() const {
         v[i].halfHeight = shape_[i].halfHeight;
         v[i].position = state_[i].position;
         v[i].rotation = state_[i].rotation;
+        v[i].velocity = state_[i].velocity;
+        v[i].angularVelocity = state_[i].angularVelocity;
         v[i].fixed = fixed_[i] != 0;
     }
     return v;
