@@ -5,6 +5,7 @@
 //   detectCollisions()   narrow phase at the start-of-step poses x-, contacts matched to last
 //                        step's by feature key (penalties, multipliers and sticking anchors carry)
 //   warmStart()          lambda <- alpha gamma lambda, k <- clamp(gamma k, k_min, k_max)
+//                        (joints; contacts are warm started while matching)
 //   predict()            explicit forward step with the gyroscopic term -> frozen targets x*, R*;
 //                        the iterate starts at VBD's adaptive guess (solver.initial_guess), or at
 //                        the target as in the seed ("inertial")
@@ -14,11 +15,14 @@
 //   finalizeVelocities() BDF1
 //
 // Where this departs from the seed / the AVBD demos, and why (each measured, see the comments at
-// the code): the adaptive initial guess; a penalty floor of m_eff / h^2; normal and joint
-// multipliers warm started by 0.998 instead of alpha gamma; the friction cone radius taken from
-// the last dual multiplier; the sliding friction Hessian projected across the slip; hard joints at
-// k_max keep their multiplier; normal rows of curved shapes measured between core points; the
-// angular velocity recovered as the exact inverse of the normalized-Euler rotation update.
+// the code): the adaptive initial guess; the implicit midpoint rule for the gyroscopic term of
+// the forward step (the seed's explicit step gains energy); a penalty floor of m_eff / h^2; a
+// contact's normal multiplier updated without the stabilization term and kept in full across
+// steps (AVBD's update winds it up), joint multipliers warm started by 0.998 instead of
+// alpha gamma; the friction cone radius taken from the last dual multiplier; the sliding friction
+// Hessian projected across the slip; hard joints at k_max keep their multiplier; normal rows of
+// curved shapes measured between core points; the angular velocity recovered as the exact
+// inverse of the normalized-Euler rotation update.
 //
 // Capsules: radius r around a core segment of half length halfHeight along the local y axis.
 #include <cstdint>
