@@ -20,6 +20,8 @@ namespace vbd {
 
 namespace {
 
+constexpr size_t kHistoryKeep = 2048;
+
 class WorldImpl final : public World {
   public:
     explicit WorldImpl(const SceneDesc& d) : desc_(d) {
@@ -106,6 +108,10 @@ class WorldImpl final : public World {
         m.minVolumeRatio = soft_.minVolumeRatio();
         m.stepMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         history_.push_back(m);
+        // Bounded (kHistoryKeep to 2 kHistoryKeep frames): the app plots at most 2,000 frames and
+        // vbdlab sim streams its rows, so a long run's memory does not grow with its length.
+        if (history_.size() >= 2 * kHistoryKeep)
+            history_.erase(history_.begin(), history_.end() - kHistoryKeep);
     }
 
     const SceneDesc& desc() const override { return desc_; }
