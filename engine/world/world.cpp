@@ -31,6 +31,7 @@ class WorldImpl final : public World {
 #endif
         rebuildSurfaces();
         setSolver(d.solver);
+        history_.reserve(kHistoryKeep + 256);  // no reallocation (a transient copy) in long runs
     }
 
     void step() override {
@@ -108,9 +109,9 @@ class WorldImpl final : public World {
         m.minVolumeRatio = soft_.minVolumeRatio();
         m.stepMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         history_.push_back(m);
-        // Bounded (kHistoryKeep to 2 kHistoryKeep frames): the app plots at most 2,000 frames and
-        // vbdlab sim streams its rows, so a long run's memory does not grow with its length.
-        if (history_.size() >= 2 * kHistoryKeep)
+        // Bounded (the last 2,048 to 2,303 frames): the app plots at most 2,000 frames and vbdlab
+        // sim streams its rows, so a long run's memory does not grow with its length.
+        if (history_.size() >= kHistoryKeep + 256)
             history_.erase(history_.begin(), history_.end() - kHistoryKeep);
     }
 
