@@ -38,6 +38,18 @@
 
 namespace vbd {
 
+// Wall time of the stages of the last step (ms), for benchmarks and the app's timing plot.
+struct RigidStageMs {
+    double broad = 0;      // bounding boxes and the grid broad phase
+    double narrow = 0;     // manifolds of the candidate pairs
+    double contacts = 0;   // matching against last step's contacts (warm start), contact records
+    double adjacency = 0;  // per-body contact/joint lists and the coloring
+    double solve = 0;      // the colored block sweeps
+    double dual = 0;       // dual updates between sweeps
+    double other = 0;      // poses, joint warm start, forward step, velocities, diagnostics
+    double total() const { return broad + narrow + contacts + adjacency + solve + dual + other; }
+};
+
 class RigidSolver {
   public:
     // Uses scene.rigidBodies, joints, solver, ground and gravity. Throws InputError naming the
@@ -56,6 +68,7 @@ class RigidSolver {
     Vec3d massWeightedCom() const;  // sum m_i x_i over dynamic bodies
     double maxSpeed() const;        // max over dynamic bodies of |v| + |omega| r_bound
     const std::vector<IterationRecord>& lastIterations() const { return iterations_; }
+    const RigidStageMs& stageMs() const { return stageMs_; }
     // A spring of the given stiffness pulling the body point `localPoint` towards `target`
     // (picking). body < 0 releases it.
     void setDrag(int body, const Vec3& localPoint, const Vec3& target, float stiffness);
@@ -78,9 +91,11 @@ class RigidSolver {
     void warmStart();
     void predict(float h);
     void buildAdjacency();
-    void solveBody(int body, float h);
-    void assemble(int body, float h, Block66d& blk) const;
-    void dualUpdate();
+    void solveBody(int body, float h, bool dual);
+    // dual: first apply the previous sweep's dual update to the contacts this body owns.
+    void assemble(int body, float h, Block66d& blk, bool dual);
+    void dualUpdate(bool contacts);  // joints always; contacts unless fused into the next sweep
+    int dualOwner(const Contact& c) const;
     void finalizeVelocities(float h);
     void recordIteration(int it, float h);
 
@@ -112,9 +127,11 @@ class RigidSolver {
     // Per-body adjacency (CSR): contact indices, joint indices.
     std::vector<int> contactOffsets_, contactItems_, jointOffsets_, jointItems_;
     std::vector<std::vector<int>> colorGroups_;
+    std::vector<int> colorOf_;  // index into colorGroups_ (-1: fixed)
 
     std::vector<IterationRecord> iterations_;
     std::vector<std::string> warnings_;
+    RigidStageMs stageMs_;
     int stepCount_ = 0;
     float stepH_ = 1.0f / 60.0f;
 

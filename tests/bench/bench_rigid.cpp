@@ -26,7 +26,27 @@ void runStep(benchmark::State& st, const SceneDesc& base, int warmSteps) {
     sc.solver.threads = int(st.range(0));
     RigidSolver solver(sc);
     for (int i = 0; i < warmSteps; ++i) solver.step(kH);
-    for (auto _ : st) solver.step(kH);
+    RigidStageMs sum;
+    for (auto _ : st) {
+        solver.step(kH);
+        const RigidStageMs& t = solver.stageMs();
+        sum.broad += t.broad;
+        sum.narrow += t.narrow;
+        sum.contacts += t.contacts;
+        sum.adjacency += t.adjacency;
+        sum.solve += t.solve;
+        sum.dual += t.dual;
+        sum.other += t.other;
+    }
+    // Per-step stage times (ms), averaged over the timed steps.
+    const double n = double(st.iterations());
+    st.counters["broad_ms"] = sum.broad / n;
+    st.counters["narrow_ms"] = sum.narrow / n;
+    st.counters["contacts_ms"] = sum.contacts / n;
+    st.counters["adjacency_ms"] = sum.adjacency / n;
+    st.counters["solve_ms"] = sum.solve / n;
+    st.counters["dual_ms"] = sum.dual / n;
+    st.counters["other_ms"] = sum.other / n;
     st.counters["body_iterations"] = benchmark::Counter(double(solver.numBodies()) * sc.solver.iterations,
                                                         benchmark::Counter::kIsIterationInvariantRate);
     st.counters["contacts"] = double(solver.contacts().size());
