@@ -54,6 +54,12 @@ Vec3 anyPerpendicular(const Vec3& a) {
     contactDual(c, C, alpha, beta, kMax);
 }
 
+// The order of the contact list: ground pairs by body, then body pairs by (min, max) (a fixed
+// body is put on side A, which does not change the key).
+std::pair<int, int> pairKey(int a, int b) {
+    return a < 0 ? std::make_pair(-1, b) : std::make_pair(std::min(a, b), std::max(a, b));
+}
+
 float minFeatureSize(const Collider& c) {
     if (c.type == ShapeType::Box) return std::fmin(std::fmin(c.half.x, c.half.y), c.half.z);
     return c.radius;
@@ -208,111 +214,123 @@ void RigidSolver::detectCollisions(float h) {
         16);
     clock.lap(stageMs_.narrow);
 
-    // Old contacts indexed by (a, b, key) for warm starting.
-    using Key = std::tuple<int, int, uint32_t>;
-    std::vector<std::pair<Key, int>> old(contacts_.size());
-    for (size_t i = 0; i < contacts_.size(); ++i)
-        old[i] = {Key(contacts_[i].a, contacts_[i].b, contacts_[i].key), int(i)};
-    std::sort(old.begin(), old.end());
-
+    // Manifolds are matched to last step's by pair: both lists are in the order of pairKey (ground
+    // pairs by body, then body pairs by (min, max)), and a contact matches an old one of the same
+    // (a, b) with the same feature key.
     const double ag = params_.alpha * params_.gamma;
     const double h2 = double(h) * double(h);
-    std::vector<Contact> next;
-    next.reserve(contacts_.size() + 16);
-    for (size_t k = 0; k < kept.size(); ++k) {
-        const Manifold& m = mans[k];
-        if (m.count == 0) continue;
-        const int a = kept[k].first, b = kept[k].second;
-        const bool aDyn = a >= 0 && !fixed_[size_t(a)];
-        const double mEff = aDyn ? std::min(mass_[size_t(a)], mass_[size_t(b)]) : mass_[size_t(b)];
-        // Penalty floor: at least the effective inertia m/h^2 of the lighter body. The scene's
-        // k_start (1e4 by default) is tuned for unit masses; for a 100 kg box (m/h^2 = 3.6e5) it
-        // would make every new contact a soft spring that takes tens of steps of dual updates
-        // to hold the weight. Much stiffer floors (10 m/h^2) slow Gauss-Seidel across a stack
-        // until it does not converge in 10 iterations.
-        const float kMin = float(std::min(std::max(params_.kStart, mEff / h2), params_.kMax));
-        const float mu = a < 0 ? std::sqrt(groundFriction_ * friction_[size_t(b)])
-                               : std::sqrt(friction_[size_t(a)] * friction_[size_t(b)]);
-        const bool flat =
-            shape_[size_t(b)].type == ShapeType::Box && (a < 0 || shape_[size_t(a)].type == ShapeType::Box);
-        for (int p = 0; p < m.count; ++p) {
-            Contact c;
-            c.a = a;
-            c.b = b;
-            c.key = m.pts[p].key;
-            c.n = normalized(Vec3d(m.normal));
-            tangentBasis(c.n, c.t1, c.t2);
-            c.mu = mu;
-            c.kMin = kMin;
-            c.rA = a >= 0 ? rotateInv(state_[size_t(a)].rotation, m.pts[p].pA - state_[size_t(a)].position)
-                          : m.pts[p].pA;
-            c.rB = rotateInv(state_[size_t(b)].rotation, m.pts[p].pB - state_[size_t(b)].position);
-            for (float& kk : c.k) kk = kMin;
-            // A new contact starts with B's own weight shared over the manifold's points (when B
-            // rests on A: n . g < 0) rather than zero: with lambda_n = 0 the friction cone has
-            // radius 0 in the first sweep, and boxes of a freshly started pyramid slid 1-2 cm
-            // before their multipliers had built up.
-            c.lambda[0] = -float(std::max(0.0, -dot(c.n, Vec3d(gravity_))) * mass_[size_t(b)] / m.count);
-            auto it = std::lower_bound(old.begin(), old.end(), std::make_pair(Key(a, b, c.key), -1));
-            // A contact whose normal turned by more than ~25 degrees (a sphere buried in a box
-            // crossing to another face's region) is a new contact: its old multiplier pushes in
-            // the wrong direction.
-            if (it != old.end() && it->first == Key(a, b, c.key) &&
-                dot(contacts_[size_t(it->second)].n, c.n) > 0.9) {
-                const Contact& o = contacts_[size_t(it->second)];
-                // Warm start (AVBD eq. 19): lambda <- alpha gamma lambda, k <- clamp(gamma k, kMin,
-                // kMax), except the normal multiplier, kept in full (contactDual says why). The
-                // tangential multiplier is re-expressed in the new tangent basis.
-                c.lambda[0] = o.lambda[0];
-                const Vec3d lt = (o.t1 * double(o.lambda[1]) + o.t2 * double(o.lambda[2])) * ag;
-                c.lambda[1] = float(dot(lt, c.t1));
-                c.lambda[2] = float(dot(lt, c.t2));
-                for (int r = 0; r < 3; ++r)
-                    c.k[r] = float(std::clamp(params_.gamma * o.k[r], double(kMin), params_.kMax));
-                // Static friction: a sticking contact keeps its old anchors, so the slip it has
-                // accumulated stays in d0 and keeps being resisted.
-                // Only between flat features: on a sphere or capsule a sticking contact rolls, and
-                // the material point under it changes every step (a kept anchor would climb
-                // around a rolling ball and the ball sank into the ground as it lost support).
-                if (o.stick && flat) {
-                    c.rA = o.rA;
-                    c.rB = o.rB;
-                    c.stick = 1;
-                }
-            }
-            Vec3d d0 = anchorWorld(pose_.data(), c.b, c.rB) - anchorWorld(pose_.data(), c.a, c.rA);
-            // A stale sticking anchor that drifted too far (the bodies rolled or slid apart
-            // between frames) is replaced by the fresh narrow-phase points.
-            if (c.stick && squaredNorm(d0 - c.n * dot(c.n, d0)) > 1e-4) {
+    std::vector<size_t> first(kept.size() + 1, 0);
+    for (size_t k = 0; k < kept.size(); ++k) first[k + 1] = first[k] + size_t(mans[k].count);
+    std::vector<Contact> next(first.back());
+    parallelFor(
+        kept.size(),
+        [&](size_t k) {
+            const Manifold& m = mans[k];
+            if (m.count == 0) return;
+            const int a = kept[k].first, b = kept[k].second;
+            const bool aDyn = a >= 0 && !fixed_[size_t(a)];
+            const double mEff = aDyn ? std::min(mass_[size_t(a)], mass_[size_t(b)]) : mass_[size_t(b)];
+            // Penalty floor: at least the effective inertia m/h^2 of the lighter body. The scene's
+            // k_start (1e4 by default) is tuned for unit masses; for a 100 kg box (m/h^2 = 3.6e5) it
+            // would make every new contact a soft spring that takes tens of steps of dual updates
+            // to hold the weight. Much stiffer floors (10 m/h^2) slow Gauss-Seidel across a stack
+            // until it does not converge in 10 iterations.
+            const float kMin = float(std::min(std::max(params_.kStart, mEff / h2), params_.kMax));
+            const float mu = a < 0 ? std::sqrt(groundFriction_ * friction_[size_t(b)])
+                                   : std::sqrt(friction_[size_t(a)] * friction_[size_t(b)]);
+            const bool flat = shape_[size_t(b)].type == ShapeType::Box &&
+                              (a < 0 || shape_[size_t(a)].type == ShapeType::Box);
+            // Last step's contacts of this pair.
+            const auto g = std::lower_bound(manifolds_.begin(), manifolds_.end(), pairKey(a, b),
+                                            [](const ManifoldRange& r, const std::pair<int, int>& key) {
+                                                return pairKey(r.a, r.b) < key;
+                                            });
+            const bool had = g != manifolds_.end() && g->a == a && g->b == b;
+            for (int p = 0; p < m.count; ++p) {
+                Contact& c = next[first[k] + size_t(p)];
+                c.a = a;
+                c.b = b;
+                c.key = m.pts[p].key;
+                c.n = normalized(Vec3d(m.normal));
+                tangentBasis(c.n, c.t1, c.t2);
+                c.mu = mu;
+                c.kMin = kMin;
                 c.rA = a >= 0
                            ? rotateInv(state_[size_t(a)].rotation, m.pts[p].pA - state_[size_t(a)].position)
                            : m.pts[p].pA;
                 c.rB = rotateInv(state_[size_t(b)].rotation, m.pts[p].pB - state_[size_t(b)].position);
-                d0 = Vec3d(m.pts[p].pB - m.pts[p].pA);
-                c.stick = 0;
-            }
-            c.d0 = Vec3(d0);
-            // Core anchors and radii of the normal row.
-            auto core = [&](int body, const Vec3& material, Vec3& coreOut, float& rad) {
-                coreOut = material;
-                rad = 0;
-                if (body < 0) return;
-                const Collider& sh = shape_[size_t(body)];
-                if (sh.type == ShapeType::Sphere) {
-                    coreOut = Vec3(0.0f);
-                    rad = sh.radius;
-                } else if (sh.type == ShapeType::Capsule) {
-                    coreOut = Vec3(0, std::clamp(material.y, -sh.halfHeight, sh.halfHeight), 0);
-                    rad = sh.radius;
+                for (float& kk : c.k) kk = kMin;
+                // A new contact starts with B's own weight shared over the manifold's points (when B
+                // rests on A: n . g < 0) rather than zero: with lambda_n = 0 the friction cone has
+                // radius 0 in the first sweep, and boxes of a freshly started pyramid slid 1-2 cm
+                // before their multipliers had built up.
+                c.lambda[0] = -float(std::max(0.0, -dot(c.n, Vec3d(gravity_))) * mass_[size_t(b)] / m.count);
+                const Contact* found = nullptr;
+                if (had)
+                    for (size_t q = g->first; q < g->first + g->count && !found; ++q)
+                        if (contacts_[q].key == c.key) found = &contacts_[q];
+                // A contact whose normal turned by more than ~25 degrees (a sphere buried in a box
+                // crossing to another face's region) is a new contact: its old multiplier pushes in
+                // the wrong direction.
+                if (found && dot(found->n, c.n) > 0.9) {
+                    const Contact& o = *found;
+                    // Warm start (AVBD eq. 19): lambda <- alpha gamma lambda, k <- clamp(gamma k, kMin,
+                    // kMax), except the normal multiplier, kept in full (contactDual says why). The
+                    // tangential multiplier is re-expressed in the new tangent basis.
+                    c.lambda[0] = o.lambda[0];
+                    const Vec3d lt = (o.t1 * double(o.lambda[1]) + o.t2 * double(o.lambda[2])) * ag;
+                    c.lambda[1] = float(dot(lt, c.t1));
+                    c.lambda[2] = float(dot(lt, c.t2));
+                    for (int r = 0; r < 3; ++r)
+                        c.k[r] = float(std::clamp(params_.gamma * o.k[r], double(kMin), params_.kMax));
+                    // Static friction: a sticking contact keeps its old anchors, so the slip it has
+                    // accumulated stays in d0 and keeps being resisted.
+                    // Only between flat features: on a sphere or capsule a sticking contact rolls, and
+                    // the material point under it changes every step (a kept anchor would climb
+                    // around a rolling ball and the ball sank into the ground as it lost support).
+                    if (o.stick && flat) {
+                        c.rA = o.rA;
+                        c.rB = o.rB;
+                        c.stick = 1;
+                    }
                 }
-            };
-            core(a, c.rA, c.cA, c.radA);
-            core(b, c.rB, c.cB, c.radB);
-            const ContactPoints cp = contactPoints(c, pose_.data());
-            c.c0n = float(dot(c.n, cp.nB - cp.nA));
-            next.push_back(c);
-        }
-    }
+                Vec3d d0 = anchorWorld(pose_.data(), c.b, c.rB) - anchorWorld(pose_.data(), c.a, c.rA);
+                // A stale sticking anchor that drifted too far (the bodies rolled or slid apart
+                // between frames) is replaced by the fresh narrow-phase points.
+                if (c.stick && squaredNorm(d0 - c.n * dot(c.n, d0)) > 1e-4) {
+                    c.rA = a >= 0 ? rotateInv(state_[size_t(a)].rotation,
+                                              m.pts[p].pA - state_[size_t(a)].position)
+                                  : m.pts[p].pA;
+                    c.rB = rotateInv(state_[size_t(b)].rotation, m.pts[p].pB - state_[size_t(b)].position);
+                    d0 = Vec3d(m.pts[p].pB - m.pts[p].pA);
+                    c.stick = 0;
+                }
+                c.d0 = Vec3(d0);
+                // Core anchors and radii of the normal row.
+                auto core = [&](int body, const Vec3& material, Vec3& coreOut, float& rad) {
+                    coreOut = material;
+                    rad = 0;
+                    if (body < 0) return;
+                    const Collider& sh = shape_[size_t(body)];
+                    if (sh.type == ShapeType::Sphere) {
+                        coreOut = Vec3(0.0f);
+                        rad = sh.radius;
+                    } else if (sh.type == ShapeType::Capsule) {
+                        coreOut = Vec3(0, std::clamp(material.y, -sh.halfHeight, sh.halfHeight), 0);
+                        rad = sh.radius;
+                    }
+                };
+                core(a, c.rA, c.cA, c.radA);
+                core(b, c.rB, c.cB, c.radB);
+                const ContactPoints cp = contactPoints(c, pose_.data());
+                c.c0n = float(dot(c.n, cp.nB - cp.nA));
+            }
+        },
+        64);
+    manifolds_.clear();
+    for (size_t k = 0; k < kept.size(); ++k)
+        if (mans[k].count > 0)
+            manifolds_.push_back({kept[k].first, kept[k].second, first[k], size_t(mans[k].count)});
     contacts_.swap(next);
     clock.lap(stageMs_.contacts);
 }
@@ -427,18 +445,42 @@ void RigidSolver::buildAdjacency() {
     // only bodies of other colors, which is the exact Gauss-Seidel order of a serial sweep and
     // bitwise identical for any thread count. (Newton colors by joints only and accepts the race;
     // our recoloring each step costs O(contacts).)
-    std::vector<std::vector<int>> elems;
-    elems.reserve(contacts_.size() / 2 + joints_.size());
-    int lastA = -2, lastB = -2;
-    for (const Contact& c : contacts_) {
-        if (!dyn(c.a) || (c.a == lastA && c.b == lastB)) continue;
-        lastA = c.a;
-        lastB = c.b;
-        elems.push_back({c.a, c.b});
-    }
+    // The body graph in CSR form directly from the pairs (the graph graphFromElements would build:
+    // rows sorted, no duplicates), without a temporary list per element.
+    std::vector<std::pair<int, int>> edges;
+    edges.reserve(manifolds_.size() + joints_.size());
+    for (const ManifoldRange& m : manifolds_)
+        if (dyn(m.a)) edges.push_back({m.a, m.b});
     for (const Joint& j : joints_)
-        if (dyn(j.a)) elems.push_back({j.a, j.b});
-    const Graph g = graphFromElements(n, elems);
+        if (dyn(j.a)) edges.push_back({j.a, j.b});
+    Graph g;
+    g.offsets.assign(size_t(n) + 1, 0);
+    for (const auto& e : edges) {
+        ++g.offsets[size_t(e.first) + 1];
+        ++g.offsets[size_t(e.second) + 1];
+    }
+    for (int i = 0; i < n; ++i) g.offsets[size_t(i) + 1] += g.offsets[size_t(i)];
+    g.items.resize(size_t(g.offsets[size_t(n)]));
+    {
+        std::vector<int> fill(g.offsets.begin(), g.offsets.end() - 1);
+        for (const auto& e : edges) {
+            g.items[size_t(fill[size_t(e.first)]++)] = e.second;
+            g.items[size_t(fill[size_t(e.second)]++)] = e.first;
+        }
+        // Sort and deduplicate each row (a joint may join a pair that also touches), compacting.
+        int out = 0;
+        for (int i = 0; i < n; ++i) {
+            const auto b = g.items.begin() + g.offsets[size_t(i)],
+                       e = g.items.begin() + g.offsets[size_t(i) + 1];
+            std::sort(b, e);
+            const int len = int(std::unique(b, e) - b);
+            std::copy(b, b + len, g.items.begin() + out);
+            g.offsets[size_t(i)] = out;
+            out += len;
+        }
+        g.offsets[size_t(n)] = out;
+        g.items.resize(size_t(out));
+    }
     const std::vector<int> color = colorGraph(g, ColoringMethod::GreedyDegree);
     colorGroups_.clear();
     for (int i = 0; i < n; ++i) {
@@ -451,8 +493,14 @@ void RigidSolver::buildAdjacency() {
                                       [](const std::vector<int>& v) { return v.empty(); }),
                        colorGroups_.end());
     colorOf_.assign(size_t(n), -1);
-    for (size_t g = 0; g < colorGroups_.size(); ++g)
-        for (int b : colorGroups_[g]) colorOf_[size_t(b)] = int(g);
+    for (size_t gi = 0; gi < colorGroups_.size(); ++gi)
+        for (int b : colorGroups_[gi]) colorOf_[size_t(b)] = int(gi);
+    // The body of each contact that applies its fused dual update (step()): the one solved first.
+    dualOwner_.resize(contacts_.size());
+    for (size_t c = 0; c < contacts_.size(); ++c) {
+        const Contact& ct = contacts_[c];
+        dualOwner_[c] = !dyn(ct.a) || colorOf_[size_t(ct.b)] < colorOf_[size_t(ct.a)] ? ct.b : ct.a;
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -479,13 +527,15 @@ void RigidSolver::assemble(int body, float h, Block66d& blk, bool dual) {
               ih2;
     const double alpha = params_.alpha;
     for (int k = contactOffsets_[i]; k < contactOffsets_[i + 1]; ++k) {
-        Contact& c = contacts_[size_t(contactItems_[size_t(k)])];
+        const int ci = contactItems_[size_t(k)];
+        Contact& c = contacts_[size_t(ci)];
         ContactPoints cp;
         double C[3], F[3], slide;
         contactC(c, pose_.data(), alpha, cp, C);
         // The previous sweep's dual update of this contact, by the first of its bodies to be
         // solved in this sweep (see step()): both bodies still stand where that sweep left them.
-        if (dual && dualOwner(c) == body) contactDualOutOfLine(c, C, alpha, params_.beta, params_.kMax);
+        if (dual && dualOwner_[size_t(ci)] == body)
+            contactDualOutOfLine(c, C, alpha, params_.beta, params_.kMax);
         contactForce(c, C, F, &slide);
         addContact(blk, c, body, x, cp, F, slide);
     }
@@ -525,11 +575,6 @@ void RigidSolver::dualUpdate(bool contacts) {
             contactDual(contacts_[k], C, alpha, beta, kMax);
         });
     parallelFor(joints_.size(), [&](size_t j) { jointDual(joints_[j], pose_.data(), alpha, beta, kMax); });
-}
-
-int RigidSolver::dualOwner(const Contact& c) const {
-    if (c.a < 0 || fixed_[size_t(c.a)]) return c.b;
-    return colorOf_[size_t(c.a)] < colorOf_[size_t(c.b)] ? c.a : c.b;
 }
 
 // BDF1 velocities. The angular velocity inverts the forward map exactly: the step rotates by

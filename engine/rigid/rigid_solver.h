@@ -95,7 +95,6 @@ class RigidSolver {
     // dual: first apply the previous sweep's dual update to the contacts this body owns.
     void assemble(int body, float h, Block66d& blk, bool dual);
     void dualUpdate(bool contacts);  // joints always; contacts unless fused into the next sweep
-    int dualOwner(const Contact& c) const;
     void finalizeVelocities(float h);
     void recordIteration(int it, float h);
 
@@ -121,13 +120,20 @@ class RigidSolver {
     std::vector<double> force2_;    // |f|^2 + |tau|^2 of the last assembly (residual)
 
     std::vector<Contact> contacts_;
+    // Contacts grouped by pair, in contact order: contacts_[first, first + count) belong to (a, b).
+    struct ManifoldRange {
+        int a, b;
+        size_t first, count;
+    };
+    std::vector<ManifoldRange> manifolds_;
     std::vector<Joint> joints_;
     std::vector<std::pair<int, int>> jointPairs_;  // sorted (min, max) of jointed dynamic pairs
 
     // Per-body adjacency (CSR): contact indices, joint indices.
     std::vector<int> contactOffsets_, contactItems_, jointOffsets_, jointItems_;
     std::vector<std::vector<int>> colorGroups_;
-    std::vector<int> colorOf_;  // index into colorGroups_ (-1: fixed)
+    std::vector<int> colorOf_;    // index into colorGroups_ (-1: fixed)
+    std::vector<int> dualOwner_;  // per contact: the body that applies its fused dual update
 
     std::vector<IterationRecord> iterations_;
     std::vector<std::string> warnings_;
