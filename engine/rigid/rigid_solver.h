@@ -6,12 +6,14 @@
 //                        step's by feature key (penalties, multipliers and sticking anchors carry)
 //   warmStart()          lambda <- alpha gamma lambda, k <- clamp(gamma k, k_min, k_max)
 //                        (joints; contacts are warm started while matching)
-//   predict()            explicit forward step with the gyroscopic term -> frozen targets x*, R*;
+//   predict()            forward step (implicit midpoint rule for the gyroscopic term) -> frozen
+//                        targets x*, R*;
 //                        the iterate starts at VBD's adaptive guess (solver.initial_guess), or at
 //                        the target as in the seed ("inertial")
 //   buildAdjacency()     per-body CSR lists of contacts and joints, body coloring
 //   for each iteration:  for each color: solve every body's 6x6 block (parallel inside a color)
-//                        dualUpdate()  (lambda, k after each sweep)
+//                        dualUpdate()  (lambda, k after each sweep; without diagnostics the
+//                        contacts' update is applied inside the next sweep, same bits)
 //   finalizeVelocities() BDF1
 //
 // Where this departs from the seed / the AVBD demos, and why (each measured, see the comments at

@@ -2,7 +2,9 @@
 // Gauss-Seidel iterations with dual updates, velocities) at h = 1/60, diagnostics off.
 //   pyramid: the 20-row pyramid (210 boxes, ~1600 contact points), settled for 1 s first.
 //   pile:    10,000 boxes in columns, after 0.5 s of falling and landing.
-// Counter body_iterations = bodies x iterations per step, reported per second.
+// Counter body_iterations = bodies x iterations per step, reported per second; *_ms counters split
+// the step into stages (RigidStageMs: broad phase, narrow phase, contact matching, adjacency and
+// coloring, sweeps, dual updates, the rest), averaged over the timed steps.
 // Run: build/bin/bench_rigid --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
