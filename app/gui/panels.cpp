@@ -8,6 +8,7 @@
 #include <imgui.h>
 
 #include "gui/plots.h"
+#include "scene/enum_names.h"
 #ifdef VBD_HAVE_LAB
 #include "lab/ellipse_lab.h"
 #include "lab/spectral.h"
@@ -39,10 +40,17 @@ bool sliderDouble(const char* label, double* v, double lo, double hi, const char
 }
 
 template <typename E>
-bool comboEnum(const char* label, E* value, const char* const* names, int count) {
-    int i = int(*value);
-    bool changed = ImGui::Combo(label, &i, names, count);
-    if (changed) *value = E(i);
+bool comboEnum(const char* label, E* value) {
+    // Names and order from the engine's one table (scene/enum_names.h).
+    int i = vbd::enumIndex(*value);
+    const bool changed = ImGui::Combo(
+        label, &i,
+        [](void*, int k, const char** out) {
+            *out = vbd::EnumNames<E>::entries[k].name;
+            return true;
+        },
+        nullptr, int(vbd::enumCount<E>()));
+    if (changed) *value = vbd::EnumNames<E>::entries[i].value;
     return changed;
 }
 
@@ -63,8 +71,7 @@ bool solverWidgets(Lab& lab) {
     helpMarker(
         "Block Gauss-Seidel sweeps over all vertex colours per step; each sweep solves every vertex's "
         "3x3 Newton block once.");
-    static const char* const kDamping[] = {"none", "naive", "internal"};
-    ch |= comboEnum("damping", &s.damping, kDamping, 3);
+    ch |= comboEnum("damping", &s.damping);
     helpMarker(
         "none: undamped; naive: Rayleigh damping on the total Hessian (also damps rigid motion); "
         "internal: damps the rate of the internal variable C = F^T F only, so rotations stay undamped.");
@@ -87,15 +94,13 @@ bool solverWidgets(Lab& lab) {
         helpMarker(
             "Adds a Galerkin coarse correction over element eigenmodes after each sweep, removing the "
             "smooth error that block Gauss-Seidel reduces slowly.");
-        static const char* const kBasis[] = {"element", "stiff_rigid", "patch_soft"};
-        ch |= comboEnum("basis", &c.basis, kBasis, 3);
+        ch |= comboEnum("basis", &c.basis);
         helpMarker(
             "element: lowest eigenmodes of each element; stiff_rigid: rigid modes of each stiff region "
             "(deflation); patch_soft: soft modes of cell patches.");
         ch |= ImGui::SliderInt("modes/element", &c.modesPerElement, 1, 12);
         helpMarker("How many of each element's lowest-energy eigenmodes enter the coarse basis.");
-        static const char* const kFilter[] = {"none", "contrast", "cross_color", "patch"};
-        ch |= comboEnum("filter", &c.filter, kFilter, 4);
+        ch |= comboEnum("filter", &c.filter);
         helpMarker(
             "Which modes to keep: all, only across a stiffness contrast, only those coupling different "
             "colours, or one set per patch.");
@@ -104,8 +109,7 @@ bool solverWidgets(Lab& lab) {
             "Stiffness ratio between neighbouring elements above which the contrast filter keeps a mode.");
         ch |= ImGui::SliderInt("patch size", &c.patchSize, 1, 8);
         helpMarker("Cells per patch edge for the patch basis and filter.");
-        static const char* const kMatrix[] = {"hessian", "rest"};
-        ch |= comboEnum("matrix", &c.matrix, kMatrix, 2);
+        ch |= comboEnum("matrix", &c.matrix);
         helpMarker(
             "hessian: the current PSD-projected Hessian of G, refactored when the shape moves; rest: the "
             "rest "
