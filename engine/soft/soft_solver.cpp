@@ -30,6 +30,13 @@ void SoftSolver::setParams(const SolverDesc& s) {
         stateD_ = SoftState<double>{};
 }
 
+ContactParams SoftSolver::contactParams() const {
+    ContactParams c;
+    c.dampingTime = float(params_.contactDamping);
+    c.frictionEps = float(params_.frictionEpsilon);
+    return c;
+}
+
 SoftViewParams SoftSolver::viewParams() const {
     SoftViewParams s;
     forEachParamArray(m_, s, [](auto& ptr, const auto& array) { ptr = array.data(); });
@@ -41,8 +48,7 @@ SoftViewParams SoftSolver::viewParams() const {
         s.contacts = nullptr, s.vcOffsets = nullptr, s.vcItems = nullptr;
     s.h = h_;
     s.damping = params_.damping;
-    s.contact.dampingTime = float(params_.contactDamping);
-    s.contact.frictionEps = float(params_.frictionEpsilon);
+    s.contact = contactParams();
     s.dragVertex = drag_.vertex;
     s.dragTarget = drag_.target;
     s.dragStiffness = drag_.stiffness;
@@ -285,14 +291,14 @@ void SoftSolver::accelerate(SoftState<T>& st, int k) {
 template <typename T>
 HookView SoftSolver::hookView(SoftState<T>& st, bool refreshStepData) {
     if constexpr (std::is_same_v<T, double>) {
-        return HookView{m_, st.x, st.xPrev, st.y, h_, params_.damping, drag_, true};
+        return HookView{m_, st.x, st.xPrev, st.y, h_, params_.damping, drag_, contactParams(), true};
     } else {
         convertInto(hookX_, st.x);
         if (refreshStepData || hookXPrev_.size() != st.xPrev.size()) {
             convertInto(hookXPrev_, st.xPrev);
             convertInto(hookY_, st.y);
         }
-        return HookView{m_, hookX_, hookXPrev_, hookY_, h_, params_.damping, drag_, false};
+        return HookView{m_, hookX_, hookXPrev_, hookY_, h_, params_.damping, drag_, contactParams(), false};
     }
 }
 
