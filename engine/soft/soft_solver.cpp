@@ -1,5 +1,6 @@
 #include "soft/soft_solver.h"
 
+#include <algorithm>
 #include <type_traits>
 
 #include "backend/parallel.h"
@@ -137,9 +138,12 @@ void SoftSolver::iterate(int it) {
     }
 }
 
+// The relative tolerance, or the state's rounding floor (soft_potential.cpp) when that is higher: below it
+// the residual is round-off and further sweeps cannot lower it (e.g. a step that starts converged, r_0 ~
+// floor).
 bool SoftSolver::converged() const {
-    return params_.tolerance > 0 && stats_.iterations > 0 &&
-           lastResidual_ <= params_.tolerance * stats_.residualInitial;
+    if (!(params_.tolerance > 0) || stats_.iterations == 0) return false;
+    return lastResidual_ <= std::max(params_.tolerance * stats_.residualInitial, 2 * residualFloor_);
 }
 
 SoftStepStats SoftSolver::endStep() {
