@@ -122,6 +122,7 @@ void addComponents(Basis& b, const SoftModel& m, const DofMap& dofs, const std::
         StiffComponent c;
         c.vertices = std::move(verts);
         c.firstColumn = int(b.columns.size());
+        c.curvature = spec.curvature;
         for (int e : spec.elements) {
             bool allFree = true;
             for (int v : m.tets[size_t(e)]) allFree &= dofs.dofBase[size_t(v)] >= 0;

@@ -31,6 +31,10 @@ struct StiffComponent {
     Vec3d center;
     double radius = 1;
     int firstColumn = 0;
+    // Whether the correction's Newton matrix includes the curvature of this component's rotations under load
+    // (rigid_coarse.h): stiff components carry large balanced interior stresses, which make it matter; soft
+    // aggregates do not, and without it the factorization is reused across sweeps.
+    bool curvature = true;
 };
 
 struct Basis {
@@ -75,6 +79,7 @@ std::vector<int> patchOfElement(const SoftModel& m, int patchSize, int* numPatch
 struct ComponentSpec {
     std::vector<int> elements;
     std::vector<int> vertices;
+    bool curvature = true;  // StiffComponent::curvature
 };
 // Appends the components with their 6 columns at `positions` (a component with fewer than 3 free vertices is
 // dropped: its rigid modes are dependent) and marks its tets with 4 free vertices in componentOfElement (a

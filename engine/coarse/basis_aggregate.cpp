@@ -90,6 +90,7 @@ class Aggregates final : public BasisStrategy {
         }
         const size_t first = specs.size();
         specs.resize(first + bins.size());
+        for (size_t k = first; k < specs.size(); ++k) specs[k].curvature = false;
         for (int v = 0; v < m.numVertices(); ++v)
             if (binOf[size_t(v)] >= 0) specs[size_t(binOf[size_t(v)])].vertices.push_back(v);
         for (size_t e = 0; e < m.tets.size(); ++e) {

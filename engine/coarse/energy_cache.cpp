@@ -76,6 +76,21 @@ double TetEnergyCache::eval(const SoftModel& m, const std::vector<Vec3d>& x, dou
     return elastic + inertia;
 }
 
+void TetEnergyCache::gradientElements(const SoftModel& m, const std::vector<Vec3d>& x,
+                                      const std::vector<int>* elems, double h, DampingModel damping) const {
+    const bool internal = damping == DampingModel::Internal;
+    auto one = [&](size_t e) {
+        const Mat33d F = edgeMatrix(m.tets[e], x) * Dinv_[e];
+        const Mat33d P = tetStress(F, Cp_[e], constantsOf(m, e), h, internal);
+        for (int a = 0; a < 4; ++a) grad_[e][size_t(a)] = P * w_[e][size_t(a)];
+        F_[e] = F;
+    };
+    if (elems)
+        parallelFor(elems->size(), [&](size_t k) { one(size_t((*elems)[k])); });
+    else
+        parallelFor(m.tets.size(), one);
+}
+
 double TetEnergyCache::evalElements(const SoftModel& m, const std::vector<Vec3d>& x,
                                     const std::vector<int>& elems, double h, DampingModel damping,
                                     bool forces) const {
@@ -86,11 +101,13 @@ double TetEnergyCache::evalElements(const SoftModel& m, const std::vector<Vec3d>
 
 double TetEnergyCache::deltaEnergy(const SoftModel& m, const std::vector<Vec3d>& x,
                                    const std::vector<Vec3d>& d, const std::vector<int>& elems,
-                                   const std::vector<int>& verts, double h, DampingModel damping) const {
+                                   const std::vector<int>& verts, double h, DampingModel damping,
+                                   bool reuseF) const {
     const bool internal = damping == DampingModel::Internal;
     const double elastic = reduceSum<double>(elems.size(), [&](size_t k) {
         const size_t e = size_t(elems[k]);
-        const Mat33d F = edgeMatrix(m.tets[e], x) * Dinv_[e], dF = edgeMatrix(m.tets[e], d) * Dinv_[e];
+        const Mat33d F = reuseF ? F_[e] : edgeMatrix(m.tets[e], x) * Dinv_[e];
+        const Mat33d dF = edgeMatrix(m.tets[e], d) * Dinv_[e];
         return tetEnergyDelta(F, dF, Cp_[e], constantsOf(m, e), h, internal);
     });
     const double inertia = reduceSum<double>(verts.size(), [&](size_t k) {

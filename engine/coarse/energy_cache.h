@@ -42,12 +42,17 @@ class TetEnergyCache {
     // gradients (read by gatherGradient and lastF).
     double evalElements(const SoftModel& m, const std::vector<Vec3d>& x, const std::vector<int>& elems,
                         double h, DampingModel damping, bool forces) const;
+    // The per-vertex gradients and deformation gradients of the tets `elems` (all tets when null), without
+    // the energy: what a correction's residual needs.
+    void gradientElements(const SoftModel& m, const std::vector<Vec3d>& x, const std::vector<int>* elems,
+                          double h, DampingModel damping) const;
     // G(x + d) - G(x) over the tets `elems` and the vertices `verts` (d must vanish elsewhere), from d itself
     // (tetEnergyDelta of energy/tet_energy.h per tet, m/h^2 (d . (x - y) + |d|^2 / 2) per vertex): accurate
     // relative to its own size near convergence, where a difference of two sums of G is not.
+    // reuseF: the tets' F at x are those of the last gradient evaluation (same x): not recomputed.
     double deltaEnergy(const SoftModel& m, const std::vector<Vec3d>& x, const std::vector<Vec3d>& d,
                        const std::vector<int>& elems, const std::vector<int>& verts, double h,
-                       DampingModel damping) const;
+                       DampingModel damping, bool reuseF = false) const;
     // Potentials at vertex i outside the tets and the inertia: collider penalties and the picking spring,
     // with their gradient and Gauss-Newton block added to g and H when given.
     double vertexPotential(const SoftModel& m, size_t i, const Vec3d& x, Vec3d* g, Mat33d* H) const;

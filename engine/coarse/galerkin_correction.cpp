@@ -37,12 +37,14 @@ void GalerkinCorrection::prepare(const SoftModel& m, const Basis& b, const DofMa
     std::iota(allElements_.begin(), allElements_.end(), 0);
     allVertices_.resize(size_t(m.numVertices()));
     std::iota(allVertices_.begin(), allVertices_.end(), 0);
+    allUsed_.assign(m.tets.size(), 1);
 }
 
 // r = -grad G in double from the iterate. (The solver's float forces sum O(contrast) terms whose round-off,
 // projected on the columns of a stiff region, is as large as the signal near convergence.)
 Eigen::VectorXd GalerkinCorrection::reducedResidual(const CorrectionContext& c) {
-    c.cache.eval(c.m, c.x, c.h, c.damping, &grad_);
+    c.cache.gradientElements(c.m, c.x, nullptr, c.h, c.damping);
+    c.cache.gatherGradient(c.m, c.x, allVertices_, allUsed_, c.h, grad_);
     Eigen::VectorXd r(dofs_->numDofs);
     for (int i = 0; i < c.m.numVertices(); ++i) {
         const int b = dofs_->dofBase[size_t(i)];
@@ -168,7 +170,7 @@ void GalerkinCorrection::along(const std::vector<Vec3d>& x, double alpha) {
 // (O(contrast) x ulp^2) than a small correction gains (docs/coarse-space.md).
 double GalerkinCorrection::deltaEnergy(const CorrectionContext& c, const Eigen::VectorXd&, double alpha) {
     along(c.x, alpha);
-    return c.cache.deltaEnergy(c.m, c.x, disp_, allElements_, allVertices_, c.h, c.damping);
+    return c.cache.deltaEnergy(c.m, c.x, disp_, allElements_, allVertices_, c.h, c.damping, true);
 }
 
 void GalerkinCorrection::displacement(const CorrectionContext& c, const Eigen::VectorXd&, double alpha,

@@ -44,6 +44,7 @@ class GalerkinCorrection final : public Correction {
     Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> ldlt_;
     std::vector<int> active_;  // tets touching some column: the only ones whose A_e enters P^T A P
     std::vector<int> allElements_, allVertices_;
+    std::vector<char> allUsed_;
     std::vector<Vec3d> grad_, xc_, disp_;
     Eigen::VectorXd dir_;
 };

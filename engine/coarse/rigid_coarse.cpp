@@ -100,6 +100,7 @@ Eigen::SparseMatrix<double> rotationCurvature(const Basis& b, const std::vector<
     std::vector<Eigen::Triplet<double>> t;
     for (size_t q = 0; q < b.components.size(); ++q) {
         const StiffComponent& sc = b.components[q];
+        if (!sc.curvature) continue;
         Mat33d k;
         for (int v : sc.vertices) {
             const Vec3d r = x[size_t(v)] - centers[q], gv = g[size_t(v)];

@@ -10,7 +10,7 @@ void RigidCorrection::prepare(const SoftModel& m, const Basis& b, const DofMap&)
 
 Eigen::VectorXd RigidCorrection::reducedResidual(const CorrectionContext& c) {
     componentCenters(*basis_, c.x, centers_);
-    c.cache.evalElements(c.m, c.x, layout_.elements, c.h, c.damping, true);
+    c.cache.gradientElements(c.m, c.x, &layout_.elements, c.h, c.damping);
     c.cache.gatherGradient(c.m, c.x, layout_.support, layout_.evaluated, c.h, grad_);
     return -projectOnRigidModes(*basis_, centers_, c.x, grad_);
 }
@@ -21,6 +21,9 @@ int RigidCorrection::factor(const CorrectionContext& c, ElementMatrixKind kind) 
                        c.damping, c.h, &clipped);
     shiftDiagonal(C_, 1e-10);
     llt_.analyzePattern(C_);
+    needsCurvature_ = false;
+    for (const StiffComponent& c : basis_->components) needsCurvature_ |= c.curvature;
+    if (!needsCurvature_) llt_.factorize(C_);  // reused by every solve until the next factor()
     return clipped;
 }
 
@@ -28,6 +31,7 @@ int RigidCorrection::factor(const CorrectionContext& c, ElementMatrixKind kind) 
 // K_q = (1/L^2) sum_v [sym(r g^T) - (g . r) I] (rigid_coarse.h), refreshed every sweep (a numeric
 // refactorization of the small block-sparse matrix; the assembly of C is what is reused).
 Eigen::VectorXd RigidCorrection::solve(const CorrectionContext& c, const Eigen::VectorXd& r) {
+    if (!needsCurvature_) return llt_.solve(r);
     llt_.factorize(C_ + rotationCurvature(*basis_, centers_, c.x, grad_));
     if (llt_.info() != Eigen::Success)  // indefinite curvature (compressive load along a rotation): PSD part
         llt_.factorize(C_ + rotationCurvature(*basis_, centers_, c.x, grad_, true));
@@ -39,7 +43,7 @@ double RigidCorrection::deltaEnergy(const CorrectionContext& c, const Eigen::Vec
     xc_ = c.x;
     disp_.assign(c.x.size(), Vec3d(0, 0, 0));
     rigidRetract(*basis_, layout_, centers_, z, alpha, c.x, xc_, &disp_);
-    return c.cache.deltaEnergy(c.m, c.x, disp_, layout_.elements, layout_.support, c.h, c.damping);
+    return c.cache.deltaEnergy(c.m, c.x, disp_, layout_.elements, layout_.support, c.h, c.damping, true);
 }
 
 // The retracted positions as a displacement (x + (x' - x) reproduces x' to round-off).

@@ -30,6 +30,7 @@ class RigidCorrection final : public Correction {
 
   private:
     const Basis* basis_ = nullptr;
+    bool needsCurvature_ = true;
     RigidLayout layout_;
     Eigen::SparseMatrix<double> C_;  // assembled reduced matrix (without the rotation curvature)
     Eigen::SimplicialLLT<Eigen::SparseMatrix<double>> llt_;

@@ -3,6 +3,9 @@
 //   BM_SweepWithCoarse/b/p   one sweep + coarse correction (b = 0 stiff_rigid, 1 element+contrast; Hessian),
 //                            with the refactorization rule of coarse_correction.h in effect
 //   BM_CoarseFactor/b        one assembly + factorization of the coarse matrix, plus one correction
+//   BM_CantileverSweep/n/c   the uniform cantilever (30n x 3n x 3n cells), one sweep (c = 0) or one
+//   sweep +
+//                            aggregate correction (c = 1), double state; counters split sweep and correction
 // Run: build/bin/bench_coarse (single-threaded: the experiment's timings are per thread).
 #include <benchmark/benchmark.h>
 
@@ -94,8 +97,57 @@ void BM_CoarseFactor(benchmark::State& st) {
     }
 }
 
+SceneDesc cantilever(int n) {
+    SceneDesc sd;
+    sd.ground.enabled = false;
+    SoftBodyDesc b;
+    b.max = Vec3(1, 0.1f, 0.1f);
+    b.cells = {30 * n, 3 * n, 3 * n};
+    b.material.youngs = 1e6;
+    b.material.poisson = 0.25;
+    b.material.density = 1000;
+    FixedDesc f;
+    f.box = Box3{Vec3(-0.01f, -0.01f, -0.01f), Vec3(0.001f, 0.11f, 0.11f)};
+    b.fixed.push_back(f);
+    sd.softBodies.push_back(b);
+    sd.solver.coarse.enabled = true;
+    sd.solver.coarse.basis = CoarseBasis::Aggregate;
+    return sd;
+}
+
+void BM_CantileverSweep(benchmark::State& st) {
+    ThreadLimit one(1);
+    const SceneDesc sd = cantilever(int(st.range(0)));
+    coarse::CoarseCorrection hook;
+    hook.configure(sd.solver.coarse);
+    SoftSolver s;
+    start(s, sd, st.range(1) ? &hook : nullptr);
+    int it = 0;
+    double sweepS = 0, hookS = 0;
+    using C = std::chrono::steady_clock;
+    for (auto _ : st) {
+        const auto t0 = C::now();
+        s.sweep();
+        const auto t1 = C::now();
+        if (st.range(1)) s.correct(hook, ++it);
+        sweepS += std::chrono::duration<double>(t1 - t0).count();
+        hookS += std::chrono::duration<double>(C::now() - t1).count();
+    }
+    const double n = double(std::max<int64_t>(1, st.iterations()));
+    st.counters["sweep_us"] = benchmark::Counter(sweepS * 1e6 / n);
+    st.counters["correction_us"] = benchmark::Counter(hookS * 1e6 / n);
+    st.counters["columns"] = hook.numColumns();
+    st.counters["factorizations"] = hook.stats().factorizations;
+}
+
 }  // namespace
 
+BENCHMARK(BM_CantileverSweep)
+    ->Args({1, 0})
+    ->Args({1, 1})
+    ->Args({2, 0})
+    ->Args({2, 1})
+    ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_PlainSweep)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_SweepWithCoarse)->Args({0, 0})->Args({0, 1})->Args({1, 1})->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_CoarseFactor)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
