@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "experiments/coarse_experiment.h"
+#include "experiments/float_floor.h"
 #include "math/error.h"
 
 namespace vbdcli {
@@ -32,7 +33,7 @@ static Command addExperimentCommand(CLI::App& root) {
     auto name = std::make_shared<std::string>();
     auto scene = std::make_shared<std::string>();
     CLI::App* sub = root.add_subcommand("experiment", "Measurement grids (coarse: the coarse-space study)");
-    sub->add_option("name", *name, "Experiment to run: coarse")->required();
+    sub->add_option("name", *name, "Experiment to run: coarse | float-floor")->required();
     sub->add_option("--out", o->out, "Output directory (created)")->required();
     sub->add_flag("--quick", o->quick, "Tiny grid (seconds)");
     sub->add_option("--cap", o->cap, "Sweep cap per run (0: 1500, quick 200)")->capture_default_str();
@@ -52,8 +53,14 @@ static Command addExperimentCommand(CLI::App& root) {
     Command c;
     c.sub = sub;
     c.run = [o, name, scene]() {
+        if (*name == "float-floor") {
+            vbd::experiments::runFloatFloorStudy(o->out, assetPath(""));
+            std::printf("wrote %s/float_floor.csv\n", o->out.c_str());
+            return 0;
+        }
         if (*name != "coarse")
-            throw vbd::InputError("", "experiment", "unknown experiment '" + *name + "' (coarse)");
+            throw vbd::InputError("", "experiment",
+                                  "unknown experiment '" + *name + "' (coarse | float-floor)");
         o->scenePath = scene->empty() ? assetPath("scenes/coarse_bar.json") : *scene;
         Progress bar("experiment coarse", 1);
         bool started = false;
