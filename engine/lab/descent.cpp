@@ -163,6 +163,7 @@ DescentPath runCg(const Quadratic& q, int iterations) {
     path.x.push_back(x);
     path.energy.push_back(q.energy(x));
     path.sweep.push_back(0);
+    path.exactSteps = int(x.size());
     for (int k = 1; k <= iterations; ++k) {
         const Eigen::VectorXd Ap = q.A * p;
         const double pAp = p.dot(Ap);

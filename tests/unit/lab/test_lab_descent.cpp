@@ -199,3 +199,11 @@ TEST(LabDescent, PathsRecordStepsAndSweeps) {
     // Local directions are sparse: each touches two blocks (6 of the 12 coordinates) at most.
     for (const SubspaceStep& st : localPlan(q).steps) EXPECT_LE(st.support.size(), 6u);
 }
+
+TEST(LabDescent, CgSaysWhereItsExactTerminationEnds) {
+    // The path carries n = dim so that a plot running CG past n steps can mark where exact termination was
+    // due (the steps after it are CG without conjugacy); the other methods carry 0.
+    const Quadratic q = makeBlockSystem(params(4, 3, 1e3, 0.5, 7)).q;
+    EXPECT_EQ(runCg(q, 36).exactSteps, 12);
+    EXPECT_EQ(runMethod(q, Method::Bcd, 3).exactSteps, 0);
+}
