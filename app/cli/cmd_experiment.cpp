@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "experiments/coarse_experiment.h"
 #include "experiments/float_floor.h"
+#include "experiments/truncation.h"
 #include "math/error.h"
 
 namespace vbdcli {
@@ -32,8 +33,10 @@ static Command addExperimentCommand(CLI::App& root) {
     auto o = std::make_shared<vbd::experiments::ExperimentOptions>();
     auto name = std::make_shared<std::string>();
     auto scene = std::make_shared<std::string>();
+    auto frames = std::make_shared<int>(600);
     CLI::App* sub = root.add_subcommand("experiment", "Measurement grids (coarse: the coarse-space study)");
-    sub->add_option("name", *name, "Experiment to run: coarse | float-floor")->required();
+    sub->add_option("name", *name, "Experiment to run: coarse | truncation | float-floor")->required();
+    sub->add_option("--frames", *frames, "Frames (truncation)")->capture_default_str();
     sub->add_option("--out", o->out, "Output directory (created)")->required();
     sub->add_flag("--quick", o->quick, "Tiny grid (seconds)");
     sub->add_option("--cap", o->cap, "Sweep cap per run (0: 1500, quick 200)")->capture_default_str();
@@ -52,7 +55,12 @@ static Command addExperimentCommand(CLI::App& root) {
     sub->footer(kExperimentFooter);
     Command c;
     c.sub = sub;
-    c.run = [o, name, scene]() {
+    c.run = [o, name, scene, frames]() {
+        if (*name == "truncation") {
+            vbd::experiments::runTruncationStudy(o->out, assetPath(""), *frames);
+            std::printf("wrote %s/truncation.csv and truncation_energy.png\n", o->out.c_str());
+            return 0;
+        }
         if (*name == "float-floor") {
             vbd::experiments::runFloatFloorStudy(o->out, assetPath(""));
             std::printf("wrote %s/float_floor.csv\n", o->out.c_str());
@@ -60,7 +68,7 @@ static Command addExperimentCommand(CLI::App& root) {
         }
         if (*name != "coarse")
             throw vbd::InputError("", "experiment",
-                                  "unknown experiment '" + *name + "' (coarse | float-floor)");
+                                  "unknown experiment '" + *name + "' (coarse | truncation | float-floor)");
         o->scenePath = scene->empty() ? assetPath("scenes/coarse_bar.json") : *scene;
         Progress bar("experiment coarse", 1);
         bool started = false;
