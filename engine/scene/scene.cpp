@@ -3,12 +3,14 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "math/error.h"
+#include "scene/scene_limits.h"
 
 namespace vbd {
 
@@ -93,6 +95,9 @@ class Obj {
     Vec3 vec3(const std::string& k, const Vec3& def) {
         if (!has(k)) return def;
         auto a = numbers(k, 3);
+        for (size_t i = 0; i < 3; ++i)  // stored as float: a larger double would become infinite
+            if (std::fabs(a[i]) > double(std::numeric_limits<float>::max()))
+                fail(k, "element " + std::to_string(i) + " (" + fmt(a[i]) + ") is beyond float range");
         return Vec3(float(a[0]), float(a[1]), float(a[2]));
     }
     Quat quat(const std::string& k) {
@@ -461,6 +466,7 @@ SceneDesc parseScene(const std::string& text, const std::string& file,
     for (Obj r : o.children("rigid_bodies")) s.rigidBodies.push_back(readRigidBody(r));
     for (Obj j : o.children("joints")) s.joints.push_back(readJoint(j, int(s.rigidBodies.size())));
     o.finish();
+    checkSceneLimits(s);  // float range of derived quantities, memory (scene_limits.h)
     return s;
 }
 

@@ -8,7 +8,9 @@
 
 #include "backend/parallel.h"
 #include "math/error.h"
+#include "scene/scene_limits.h"
 #include "soft/soft_solver.h"
+#include "world/finite_guard.h"
 #ifdef VBD_WORLD_RIGID
 #include "rigid/rigid_solver.h"
 #endif
@@ -23,7 +25,9 @@ namespace {
 class WorldImpl final : public World {
   public:
     explicit WorldImpl(const SceneDesc& d) : desc_(d) {
+        checkSceneLimits(d);  // scene/scene_limits.h: float range and memory before anything is built
         soft_.build(d);
+        validateBuiltModel(desc_, soft_.model());  // world/finite_guard.h
 #ifdef VBD_WORLD_RIGID
         rigid_ = std::make_unique<RigidSolver>(d);
 #endif
@@ -105,6 +109,7 @@ class WorldImpl final : public World {
         m.maxSpeed = vmax;
         m.minVolumeRatio = soft_.minVolumeRatio();
         m.stepMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        guardFrame(desc_, soft_.model(), bodies(), m);  // world/finite_guard.h: no NaN leaves a step
         history_.push_back(m);
     }
 
