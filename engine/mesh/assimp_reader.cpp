@@ -83,9 +83,10 @@ void appendNode(const aiScene* sc, const aiNode* node, const aiMatrix4x4& parent
 Soup readSoup(const std::string& path) {
     Soup out;
     Assimp::Importer imp;
-    // ValidateDataStructure refuses scenes whose indices or counts are inconsistent before Triangulate
-    // walks them; SortByPType is not needed: faces that are not triangles are skipped.
-    const aiScene* sc = imp.ReadFile(path, aiProcess_ValidateDataStructure | aiProcess_Triangulate);
+    // No ValidateDataStructure: it refuses whole files for defects that do not concern their meshes (a
+    // light without a node, no mesh at all -> "no triangles" is the better message), and whatever an
+    // inconsistent scene does to Triangulate or to the walk below happens in this child process.
+    const aiScene* sc = imp.ReadFile(path, aiProcess_Triangulate);
     if (!sc || !sc->mRootNode) {
         out.error = std::string("cannot read mesh: ") + imp.GetErrorString();
         return out;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
@@ -32,6 +33,8 @@ bool fileExists(const std::string& p) {
 
 // "UTF-16 LE" / "UTF-16 BE" when the file starts with a UTF-16 byte-order mark, else "".
 std::string utf16Encoding(const std::string& path) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) return "";  // never open a FIFO or a device
     std::ifstream f(path, std::ios::binary);
     unsigned char b[2] = {0, 0};
     if (!f.read(reinterpret_cast<char*>(b), 2)) return "";
@@ -168,6 +171,18 @@ TetMesh loadTetMeshUnchecked(const std::string& path, const MeshImportOptions& o
     // rather than producing infinite DmInv in the solver.
     computeTetRest(m, errFile);
     transformMesh(m, opt.scale, opt.rotation, opt.translate);
+    // Scaled and moved into float positions, tets can collapse (a scale of 1e-12 at a translation of 2 m
+    // rounds every vertex to the same float) or overflow (1e30): checked again, as the scale's fault.
+    try {
+        computeTetRest(m, errFile);
+    } catch (const InputError& e) {
+        char sc[32];
+        std::snprintf(sc, sizeof sc, "%g", opt.scale);
+        throw InputError(path, "scale",
+                         std::string("after scale ") + sc +
+                             " and translation the tets are not representable in float positions (" +
+                             e.key() + ": " + bareMessage(e) + ")");
+    }
     return m;
 }
 

@@ -57,8 +57,15 @@ class Checker {
     }
     void coordinates(const std::string& key, const Vec3& p) const {
         for (int i = 0; i < 3; ++i)
-            if (!(std::fabs(double(p[i])) <= kMaxCoefficient))
-                fail(key, "coordinate " + g3(double(p[i])) + " exceeds " + g3(kMaxCoefficient) + " m");
+            if (!(std::fabs(double(p[i])) <= kMaxLength))
+                fail(key, "coordinate " + g3(double(p[i])) + " m is beyond " + g3(kMaxLength) +
+                              " m, where float positions are no longer resolved (spacing 6 cm at 1e6 m)");
+    }
+    // A length or a motion per step: <= kMaxLength.
+    void length(const std::string& key, const std::string& what, double v) const {
+        if (!(std::fabs(v) <= kMaxLength))
+            fail(key, what + " = " + g3(v) + " m exceeds " + g3(kMaxLength) +
+                          " m, the largest length the solver resolves in float");
     }
     // Edge `e` of elements placed at coordinates up to |x| = `at`: resolvable in float.
     void edge(const std::string& key, double e, double at) const {
@@ -104,8 +111,8 @@ void checkMaterial(const Checker& c, const std::string& key, const MaterialDesc&
 void checkFixed(const Checker& c, const std::string& key, const std::vector<FixedDesc>& fixed) {
     for (size_t i = 0; i < fixed.size(); ++i) {
         const std::string k = key + ".fixed[" + std::to_string(i) + "]";
-        c.bounded(k + ".velocity", "prescribed displacement per step |v| h",
-                  norm(Vec3d(fixed[i].velocity)) * c.h());
+        c.length(k + ".velocity", "prescribed displacement per step |v| h",
+                 norm(Vec3d(fixed[i].velocity)) * c.h());
         c.bounded(k + ".angular_velocity", "prescribed rotation per step |omega| h",
                   norm(Vec3d(fixed[i].angularVelocity)) * c.h());
     }
@@ -121,7 +128,7 @@ void checkSoftBody(const Checker& c, const SoftBodyDesc& b) {
         checkMaterial(c, rk, b.material, b.regions[r].youngsScale, false);
     }
     checkFixed(c, b.key, b.fixed);
-    c.bounded(b.key + ".velocity", "displacement per step |v| h", norm(Vec3d(b.velocity)) * c.h());
+    c.length(b.key + ".velocity", "displacement per step |v| h", norm(Vec3d(b.velocity)) * c.h());
     c.bounded(b.key + ".angular_velocity", "rotation per step |omega| h",
               norm(Vec3d(b.angularVelocity)) * c.h());
     if (b.type == "mesh") {
@@ -157,7 +164,7 @@ void checkCloth(const Checker& c, const ClothDesc& cl) {
     c.coordinates(cl.key + ".min", cl.min);
     const double e0 = cl.size[0] / cl.cells[0], e1 = cl.size[1] / cl.cells[1];
     const double at = maxAbs(cl.min, cl.min) + std::max(cl.size[0], cl.size[1]);
-    c.bounded(cl.key + ".size", "size", std::max(cl.size[0], cl.size[1]));
+    c.length(cl.key + ".size", "size", std::max(cl.size[0], cl.size[1]));
     c.edge(cl.key + ".cells", std::min(e0, e1), at);
     const double area = e0 * e1 / 2;  // a triangle
     const double vol = area * cl.material.thickness;
@@ -167,8 +174,8 @@ void checkCloth(const Checker& c, const ClothDesc& cl) {
     c.bounded(cl.key + ".material.density", "mass of a triangle", mass * 6);
     c.positive(cl.key + ".material.density", "inertia of a particle m / h^2", mass / 3 / h2);
     c.bounded(cl.key + ".material.density", "inertia of a particle m / h^2", mass * 6 / h2);
-    c.bounded(cl.key + ".velocity", "displacement per step |v| h", norm(Vec3d(cl.velocity)) * c.h());
-    c.bounded(cl.key + ".collision_radius", "collision_radius", cl.collisionRadius);
+    c.length(cl.key + ".velocity", "displacement per step |v| h", norm(Vec3d(cl.velocity)) * c.h());
+    c.length(cl.key + ".collision_radius", "collision_radius", cl.collisionRadius);
     c.positive(cl.key + ".collision_stiffness", "collision_stiffness", cl.collisionStiffness);
     c.bounded(cl.key + ".collision_stiffness", "collision_stiffness * h^2", cl.collisionStiffness * h2);
     c.bounded(cl.key + ".friction", "friction", cl.friction);
@@ -176,7 +183,7 @@ void checkCloth(const Checker& c, const ClothDesc& cl) {
 
 void checkRigidBody(const Checker& c, const RigidBodyDesc& b) {
     c.coordinates(b.key + ".position", b.position);
-    c.bounded(b.key + ".velocity", "displacement per step |v| h", norm(Vec3d(b.velocity)) * c.h());
+    c.length(b.key + ".velocity", "displacement per step |v| h", norm(Vec3d(b.velocity)) * c.h());
     c.bounded(b.key + ".angular_velocity", "rotation per step |omega| h",
               norm(Vec3d(b.angularVelocity)) * c.h());
     c.bounded(b.key + ".friction", "friction", b.friction);
@@ -200,7 +207,7 @@ void checkRigidBody(const Checker& c, const RigidBodyDesc& b) {
         extent = r + hh;
         sizeKey = b.key + ".radius";
     }
-    c.bounded(sizeKey, "extent", extent);
+    c.length(sizeKey, "extent", extent);
     if (b.fixed) return;  // a static collider: its mass is never used
     c.positive(b.key + ".density", "mass (density * volume)", mass);
     c.positive(b.key + ".density", "moment of inertia", inertiaMin);
@@ -275,9 +282,9 @@ void checkSceneLimits(const SceneDesc& s) {
                "dt / substeps = " + g3(h) + " s is below the smallest step " + g3(kMinStep) + " s");
     if (!(h <= kMaxStep))
         c.fail("dt", "dt / substeps = " + g3(h) + " s is above the largest step " + g3(kMaxStep) + " s");
-    c.bounded("gravity", "|gravity| h^2 (the fall of one step)", norm(Vec3d(s.gravity)) * h * h);
+    c.length("gravity", "|gravity| h^2 (the fall of one step)", norm(Vec3d(s.gravity)) * h * h);
     if (s.ground.enabled) {
-        c.bounded("ground.height", "height", s.ground.height);
+        c.length("ground.height", "height", s.ground.height);
         c.positive("ground.stiffness", "stiffness", s.ground.stiffness);
         c.bounded("ground.stiffness", "stiffness * h^2", s.ground.stiffness * h * h);
         c.bounded("ground.friction", "friction", s.ground.friction);

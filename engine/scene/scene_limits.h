@@ -34,6 +34,11 @@ constexpr double kMinStep = 1e-6;
 // Largest substep (s): h^2 must stay a normal float with room for mass / h^2.
 constexpr double kMaxStep = 1e3;
 constexpr double kMaxCoefficient = 1e30;
+// Largest coordinate of matter (positions, box extents, mesh translation, anchors, ground height) and
+// largest motion per step (|v| h, |g| h^2), in m. Float spacing at 1e6 m is 6 cm: beyond it no scene of
+// this lab is resolved, and forces (stiffness * length, itself <= 1e30 * 1e6) stay below float's
+// overflow. Fixed boxes and regions only select particles, so they may be larger.
+constexpr double kMaxLength = 1e6;
 constexpr double kMinCoefficient = 1e-30;
 // A cell edge must be at least this fraction of the coordinates' magnitude: float spacing is
 // 6e-8 |x|, so an edge of 1e-5 |x| is resolved to about 0.6 %, and its tets are not flattened by rounding.

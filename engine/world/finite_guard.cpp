@@ -74,17 +74,11 @@ void validateBuiltModel(const SceneDesc& d, const SoftModel& m) {
         const int b = m.bodyOfVertex[size_t(i)];
         const std::string key = bodyKey(d, b);
         const Vec3& x = m.x[size_t(i)];
-        if (!bounded(x.x) || !bounded(x.y) || !bounded(x.z))
-            fail(key + (isMesh(d, b) ? ".scale" : ""), "vertex " + std::to_string(i) + " at " + vecText(x) +
-                                                           " is beyond " + g3(kMaxCoefficient) + " m");
+        if (!(std::fabs(x.x) <= kMaxLength && std::fabs(x.y) <= kMaxLength && std::fabs(x.z) <= kMaxLength))
+            fail(key + (isMesh(d, b) ? ".scale" : ""),
+                 "vertex " + std::to_string(i) + " at " + vecText(x) + " is beyond " + g3(kMaxLength) +
+                     " m, where float positions are no longer resolved");
         if (!isFinite(m.v[size_t(i)])) fail(key + ".velocity", "initial velocity is not finite in float");
-        const double mass = m.mass[size_t(i)];
-        if (!inRange(mass) || !bounded(mass / (h * h)))
-            fail(key + ".material.density", "particle mass " + g3(mass) + " kg (density * volume" +
-                                                (isMesh(d, b) ? " of the scaled mesh" : "") +
-                                                ", inertia m / h^2 = " + g3(mass / (h * h)) +
-                                                ") is outside " + kRange +
-                                                ", the float range the solver computes in");
     }
     for (size_t e = 0; e < m.tets.size(); ++e) {
         const int b = m.bodyOfVertex[size_t(m.tets[e][0])];
@@ -122,6 +116,17 @@ void validateBuiltModel(const SceneDesc& d, const SoftModel& m) {
             fail(bodyKey(d, m.bodyOfVertex[size_t(m.hinges[e][0])]) + ".material.bending",
                  "hinge " + std::to_string(e) + " stiffness " + g3(m.hingeKL[e]) + " is beyond " +
                      g3(kMaxCoefficient));
+    for (int i = 0; i < m.numVertices(); ++i) {
+        const int b = m.bodyOfVertex[size_t(i)];
+        const std::string key = bodyKey(d, b);
+        const double mass = m.mass[size_t(i)];
+        if (!inRange(mass) || !bounded(mass / (h * h)))
+            fail(key + ".material.density", "particle mass " + g3(mass) + " kg (density * volume" +
+                                                (isMesh(d, b) ? " of the scaled mesh" : "") +
+                                                ", inertia m / h^2 = " + g3(mass / (h * h)) +
+                                                ") is outside " + kRange +
+                                                ", the float range the solver computes in");
+    }
 }
 
 void guardFrame(const SceneDesc& d, const SoftModel& m, const std::vector<RigidBodyView>& bodies,
