@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Soak check: every built-in scene (assets/scenes/*.json) for N frames with `vbdlab sim`, failing on
+#   - a run that does not exit 0 (the finiteness guard stops a run that goes NaN with exit 1),
+#   - NaN / inf anywhere in metrics.csv or final_state.json,
+#   - an inverted tet (min_volume_ratio < 0 in any frame),
+#   - energy growth: the largest kinetic energy of the second half of the run above FACTOR times the
+#     largest of the first half plus an absolute floor (a resting stack or a free spinning body must not
+#     gain energy; drops and driven scenes peak early or stay level), and total_energy (when metrics.csv
+#     has that column) rising above its first value by more than FACTOR-1 times its magnitude,
+#   - memory growth: max RSS of the N-frame run above that of an N/10-frame run by more than MEM_MB.
+# Usage: scripts/soak.sh [-n FRAMES] [-o OUTDIR] [-b VBDLAB] [-f FACTOR] [-m MEM_MB] [scene.json ...]
+# Defaults: 2000 frames, /tmp/vbd_soak, build/bin/vbdlab, factor 2, 1 MB, every built-in scene.
+# Prints one line per scene and a summary; exit code 1 if any scene fails.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+FRAMES=2000
+OUT=/tmp/vbd_soak
+VBDLAB=build/bin/vbdlab
+FACTOR=2
+MEM_MB=1
+while getopts "n:o:b:f:m:h" opt; do
+  case $opt in
+    n) FRAMES=$OPTARG ;;
+    o) OUT=$OPTARG ;;
+    b) VBDLAB=$OPTARG ;;
+    f) FACTOR=$OPTARG ;;
+    m) MEM_MB=$OPTARG ;;
+    *) sed -n 2,14p "$0"; exit 2 ;;
+  esac
+done
+shift $((OPTIND - 1))
+SCENES=("$@")
+[ ${#SCENES[@]} -eq 0 ] && SCENES=(assets/scenes/*.json)
+[ -x "$VBDLAB" ] || { echo "soak: $VBDLAB not found (build first)" >&2; exit 2; }
+[ -x /usr/bin/time ] || { echo "soak: /usr/bin/time is needed for max RSS (apt-get install time)" >&2; exit 2; }
+mkdir -p "$OUT"
+SHORT=$((FRAMES / 10 > 0 ? FRAMES / 10 : 1))
+fail=0
+printf "%-28s %6s %5s %9s %11s %11s %8s %8s  %s\n" scene frames exit minvol ke_first ke_second rss_s_MB rss_l_MB verdict
+for s in "${SCENES[@]}"; do
+  name=$(basename "$s" .json)
+  d="$OUT/$name"
+  rm -rf "$d" "$d.short"
+  /usr/bin/time -f %M -o "$d.rss_short" "$VBDLAB" sim "$s" --frames "$SHORT" --out "$d.short" >/dev/null 2>"$d.err_short"
+  /usr/bin/time -f %M -o "$d.rss" "$VBDLAB" sim "$s" --frames "$FRAMES" --out "$d" >/dev/null 2>"$d.err"
+  code=$?
+  python3 - "$d" "$code" "$FRAMES" "$FACTOR" "$MEM_MB" "$name" <<'EOF' || fail=1
+import csv, math, os, sys
+d, code, frames, factor, mem_mb, name = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5]), sys.argv[6]
+def rss(p):
+    try:
+        return int(open(p).read().split()[-1]) / 1024.0
+    except Exception:
+        return float("nan")
+rs, rl = rss(d + ".rss_short"), rss(d + ".rss")
+problems = []
+if code != 0:
+    err = open(d + ".err").read().strip().splitlines()
+    problems.append(f"exit {code}: {err[-1] if err else ''}")
+rows = []
+mp = os.path.join(d, "metrics.csv")
+if os.path.exists(mp):
+    rows = list(csv.DictReader(open(mp)))
+for f in ("metrics.csv", "final_state.json"):
+    p = os.path.join(d, f)
+    if os.path.exists(p):
+        t = open(p).read().lower()
+        if "nan" in t or "inf" in t or "null" in t:
+            problems.append(f"non-finite value in {f}")
+minvol, ke1, ke2 = 1.0, 0.0, 0.0
+if rows:
+    vols = [float(r["min_volume_ratio"]) for r in rows]
+    minvol = min(vols)
+    if minvol < 0:
+        first = next(i for i, v in enumerate(vols) if v < 0)
+        problems.append(f"inverted tet: min_volume_ratio {minvol:.3g} (first at frame {rows[first]['frame']})")
+    ke = [float(r["kinetic_energy"]) for r in rows]
+    half = len(ke) // 2
+    ke1, ke2 = max(ke[:half] or [0]), max(ke[half:] or [0])
+    floor = 1e-3
+    if ke2 > factor * ke1 + floor:
+        problems.append(f"kinetic energy grew: max {ke1:.3g} in the first half, {ke2:.3g} in the second")
+    if "total_energy" in rows[0]:
+        te = [float(r["total_energy"]) for r in rows]
+        if te[-1] > te[0] + (factor - 1) * abs(te[0]) + floor:
+            problems.append(f"total energy grew from {te[0]:.6g} to {te[-1]:.6g}")
+if not math.isnan(rs) and not math.isnan(rl) and rl - rs > mem_mb:
+    problems.append(f"max RSS grew {rl - rs:.1f} MB from {frames // 10} to {frames} frames")
+verdict = "ok" if not problems else "FAIL: " + "; ".join(problems)
+print(f"{name:<28} {frames:6d} {code:5d} {minvol:9.3g} {ke1:11.4g} {ke2:11.4g} {rs:8.1f} {rl:8.1f}  {verdict}")
+sys.exit(1 if problems else 0)
+EOF
+done
+[ $fail -eq 0 ] && echo "soak: all ${#SCENES[@]} scenes passed ($FRAMES frames)" || echo "soak: FAILED (see above; outputs in $OUT)"
+exit $fail
