@@ -214,12 +214,15 @@ void checkRigidBody(const Checker& c, const RigidBodyDesc& b) {
     c.bounded(b.key + ".density", "moment of inertia", inertiaMax);
 }
 
-// Bytes per item, measured with `vbdlab sim` (max RSS of box grids of 16^3 to 64^3 cells, cloths of 64^2 to
-// 512^2 cells and rigid piles of 1,000 to 10,000 boxes, minus an empty scene's RSS), rounded up.
-constexpr double kBytesPerTet = 700;
-constexpr double kBytesPerSoftVertex = 600;
-constexpr double kBytesPerClothCell = 2500;  // two triangles, three hinges, one vertex, collision mesh
-constexpr double kBytesPerRigidBody = 4000;  // body state, colors, broad phase, contacts
+// Bytes per item from max RSS of `vbdlab sim --frames 1` minus an empty scene's 9.6 MB, this build:
+// box grids of 32^3 and 48^3 cells 415 and 419 B per tet with its share of vertices (2.5 KB per cell of
+// 6 tets), cloths of 128^2 and 256^2 cells 1.1 KB per cell, 5,000 resting boxes 2.2 KB per body. The
+// constants below are those rounded up (x1.3 for grids, x2.3 for cloth and bodies, whose contact lists
+// grow with folding and piling): the estimate errs towards refusing.
+constexpr double kBytesPerTet = 450;
+constexpr double kBytesPerSoftVertex = 500;
+constexpr double kBytesPerClothCell = 2500;  // two triangles, three hinges, one vertex, collision mesh, pairs
+constexpr double kBytesPerRigidBody = 5000;  // body state, colors, broad phase, contacts
 constexpr double kMeshTetsEstimate = 20000;  // TetGen's automatic sizing aims at a few thousand tets
 constexpr double kBaseBytes = 64e6;          // program, libraries, allocator
 
