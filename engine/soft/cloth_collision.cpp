@@ -36,12 +36,6 @@ struct Grid {
         if (c != c) return 0;
         return int(std::clamp(c, -kLimit, kLimit));
     }
-    // Inserts id into every cell overlapped by [lo, hi].
-    void insert(const Vec3& lo, const Vec3& hi, int id) {
-        for (int i = coord(lo.x); i <= coord(hi.x); ++i)
-            for (int j = coord(lo.y); j <= coord(hi.y); ++j)
-                for (int k = coord(lo.z); k <= coord(hi.z); ++k) entries.push_back({key(i, j, k), id});
-    }
     void finish() { std::sort(entries.begin(), entries.end()); }
     std::pair<const Entry*, const Entry*> cellRange(int64_t k) const {
         auto lo = std::lower_bound(entries.begin(), entries.end(), Entry{k, std::numeric_limits<int>::min()});

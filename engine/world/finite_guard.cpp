@@ -130,7 +130,7 @@ void validateBuiltModel(const SceneDesc& d, const SoftModel& m) {
 }
 
 void guardFrame(const SceneDesc& d, const SoftModel& m, const std::vector<RigidBodyView>& bodies,
-                const FrameMetrics& f) {
+                const FrameMetrics& f, const std::vector<IterationRecord>& iterations) {
     const std::string where =
         (d.file.empty() ? std::string("<scene>") : d.file) + ": frame " + std::to_string(f.frame) + ": ";
     const std::string why =
@@ -167,6 +167,10 @@ void guardFrame(const SceneDesc& d, const SoftModel& m, const std::vector<RigidB
     for (const auto& [name, value] : metrics)
         if (!std::isfinite(value))
             throw NonFiniteError(where + "metric " + name + " is not finite (" + g3(value) + ")" + why);
+    for (const IterationRecord& r : iterations)
+        if (!std::isfinite(r.residual) || !std::isfinite(r.energy))
+            throw NonFiniteError(where + "iteration " + std::to_string(r.iteration) + ": residual " +
+                                 g3(r.residual) + ", energy " + g3(r.energy) + " is not finite" + why);
 }
 
 }  // namespace vbd

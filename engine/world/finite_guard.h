@@ -8,9 +8,10 @@
 // youngs_scale regions multiply Young's modulus to 1e45 at tet 17 ...".
 //
 // guardFrame: after every step, every particle's position and velocity, every rigid body's pose and
-// velocities and the frame's metrics must be finite. The first that is not stops the run with a
-// NonFiniteError naming the frame and the particle (with its body key) or body (exit code 1), so no NaN
-// ever reaches metrics.csv or final_state.json. It costs one pass over the particles per frame.
+// velocities, the frame's metrics and its per-iteration records (convergence.csv) must be finite. The first
+// that is not stops the run with a NonFiniteError naming the frame and the particle (with its body key) or
+// body (exit code 1), so no NaN ever reaches metrics.csv or final_state.json. It costs one pass over the
+// particles per frame.
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -32,6 +33,6 @@ void validateBuiltModel(const SceneDesc& desc, const SoftModel& m);
 
 // Throws NonFiniteError (see above). `metrics` is the frame just appended to the history.
 void guardFrame(const SceneDesc& desc, const SoftModel& m, const std::vector<RigidBodyView>& bodies,
-                const FrameMetrics& metrics);
+                const FrameMetrics& metrics, const std::vector<IterationRecord>& iterations = {});
 
 }  // namespace vbd

@@ -109,7 +109,8 @@ class WorldImpl final : public World {
         m.maxSpeed = vmax;
         m.minVolumeRatio = soft_.minVolumeRatio();
         m.stepMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-        guardFrame(desc_, soft_.model(), bodies(), m);  // world/finite_guard.h: no NaN leaves a step
+        guardFrame(desc_, soft_.model(), bodies(), m,
+                   lastIts_);  // world/finite_guard.h: no NaN leaves a step
         history_.push_back(m);
     }
 

@@ -85,6 +85,16 @@ TEST(FiniteGuard, NamesTheFirstNonFiniteParticleBodyOrMetric) {
     } catch (const NonFiniteError& e) {
         EXPECT_NE(std::string(e.what()).find("metric energy"), std::string::npos) << e.what();
     }
+    f.energy = 0;
+    std::vector<IterationRecord> its(3);
+    its[1].iteration = 1;
+    its[1].residual = std::numeric_limits<double>::infinity();
+    try {
+        guardFrame(s, m, {}, f, its);
+        ADD_FAILURE() << "infinite iteration residual passed";
+    } catch (const NonFiniteError& e) {
+        EXPECT_NE(std::string(e.what()).find("iteration 1: residual inf"), std::string::npos) << e.what();
+    }
 }
 
 TEST(FiniteGuard, ADivergingRunStopsBeforeItsFrameIsRecorded) {
