@@ -165,8 +165,8 @@ void checkCloth(const Checker& c, const ClothDesc& cl) {
     const double e0 = cl.size[0] / cl.cells[0], e1 = cl.size[1] / cl.cells[1];
     const double at = maxAbs(cl.min, cl.min) + std::max(cl.size[0], cl.size[1]);
     c.length(cl.key + ".size", "size", std::max(cl.size[0], cl.size[1]));
-    c.edge(cl.key + ".cells", std::min(e0, e1), at);
-    const double area = e0 * e1 / 2;  // a triangle
+    c.edge(cl.key + ".size", std::min(e0, e1), at);  // the key triangleRest names for a sliver sheet
+    const double area = e0 * e1 / 2;                 // a triangle
     const double vol = area * cl.material.thickness;
     c.positive(cl.key + ".material.thickness", "triangle volume (area * thickness)", vol);
     const double mass = cl.material.density * vol;
