@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,6 +18,17 @@
 #include <cstring>
 
 #include "math/error.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define VBD_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define VBD_UNDER_ASAN 1
+#endif
+#endif
+#ifndef VBD_UNDER_ASAN
+#define VBD_UNDER_ASAN 0
+#endif
 
 namespace vbd {
 
@@ -163,8 +175,19 @@ Soup readIsolated(const std::string& path, double timeout) {
         throw InputError(path, "path", "cannot start the mesh reader process");
     }
     if (pid == 0) {
-        // Child: assimp's log lines and any diagnostics of a crashing reader go nowhere.
+        // Child: assimp's log lines and any diagnostics of a crashing reader go nowhere, and its address
+        // space is capped at half the machine's memory: a header that claims 3.5e11 vertices
+        // (invalid/OutOfMemory.off) must not take the machine down with it. (Not under AddressSanitizer,
+        // whose shadow memory reserves terabytes of address space.)
         ::close(fds[0]);
+#if !VBD_UNDER_ASAN
+        const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+        if (pages > 0 && page > 0) {
+            const rlim_t cap = rlim_t(pages) * rlim_t(page) / 2;
+            const rlimit lim{cap, cap};
+            ::setrlimit(RLIMIT_AS, &lim);
+        }
+#endif
         const int devnull = ::open("/dev/null", O_WRONLY);
         if (devnull >= 0) {
             ::dup2(devnull, 1);
