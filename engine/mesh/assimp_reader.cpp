@@ -140,7 +140,7 @@ bool parseSoup(const std::string& buf, Soup& s) {
     size_t at = 0;
     auto take = [&](void* dst, size_t n) {
         if (buf.size() - at < n) return false;
-        std::memcpy(dst, buf.data() + at, n);
+        if (n > 0) std::memcpy(dst, buf.data() + at, n);  // dst is null for an empty vector (UBSan)
         at += n;
         return true;
     };
