@@ -5,7 +5,8 @@ PKGS=(cmake ninja-build g++ pkg-config clang-format clang-tidy
       libeigen3-dev libtbb-dev libtet1.5-dev libassimp-dev assimp-testmodels nlohmann-json3-dev libcli11-dev
       libgtest-dev libbenchmark-dev
       libvulkan-dev vulkan-validationlayers mesa-vulkan-drivers glslc libglfw3-dev libimgui-dev libglm-dev
-      libstb-dev xvfb xauth)
+      libstb-dev xvfb xauth
+      clang-14 libclang-rt-14-dev time)  # libFuzzer (scripts/fuzz.sh), max RSS (scripts/soak.sh)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -42,6 +42,36 @@ static void writeFinalState(const std::string& path, const vbd::World& w) {
     f << j.dump(1) << "\n";
 }
 
+// An output file streamed as NAME.part and renamed to NAME by commit(); removed if never committed.
+class PartFile {
+  public:
+    PartFile(const std::string& dir, const char* name, const char* header)
+        : final_((fs::path(dir) / name).string()), part_(final_ + ".part") {
+        f_ = std::fopen(part_.c_str(), "w");
+        if (!f_) throw std::runtime_error("cannot write " + part_);
+        std::fprintf(f_, "%s\n", header);
+    }
+    PartFile(const PartFile&) = delete;
+    PartFile& operator=(const PartFile&) = delete;
+    ~PartFile() {
+        if (!f_) return;
+        std::fclose(f_);
+        std::error_code ec;
+        fs::remove(part_, ec);
+    }
+    std::FILE* get() const { return f_; }
+    void commit() {
+        const bool ok = std::fclose(f_) == 0;
+        f_ = nullptr;
+        if (!ok) throw std::runtime_error("cannot write " + part_);
+        fs::rename(part_, final_);
+    }
+
+  private:
+    std::string final_, part_;
+    std::FILE* f_ = nullptr;
+};
+
 int runSim(const SimRun& r) {
     // Everything that can be refused is checked before the output folder is touched.
     vbd::SceneDesc desc = vbd::loadSceneFile(r.scene, r.sets);
@@ -52,16 +82,10 @@ int runSim(const SimRun& r) {
     fs::create_directories(r.out);
 
     // Rows are written as frames complete: nothing kept per frame, so memory stays flat however
-    // long the run (the World keeps a bounded history).
-    auto open = [&](const char* name, const char* header) {
-        const std::string p = (fs::path(r.out) / name).string();
-        std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(p.c_str(), "w"), &std::fclose);
-        if (!f) throw std::runtime_error("cannot write " + p);
-        std::fprintf(f.get(), "%s\n", header);
-        return f;
-    };
-    auto metrics = open("metrics.csv", vbd::kMetricsHeader),
-         conv = open("convergence.csv", vbd::kConvergenceHeader);
+    // long the run (the World keeps a bounded history). They go to NAME.part, renamed when the run
+    // ends: a run that stops (a diverged step, exit 1) leaves no partial output behind.
+    PartFile metrics(r.out, "metrics.csv", vbd::kMetricsHeader),
+        conv(r.out, "convergence.csv", vbd::kConvergenceHeader);
     double ms = 0;
     Progress progress("sim " + desc.name, r.frames);
     for (int f = 0; f < r.frames; ++f) {
@@ -73,6 +97,8 @@ int runSim(const SimRun& r) {
     }
     progress.finish();
     writeFinalState((fs::path(r.out) / "final_state.json").string(), *world);
+    metrics.commit();
+    conv.commit();
     std::fprintf(stderr,
                  "vbdlab: %d frames of \"%s\" (%d particles, %zu bodies) in %.2f s; wrote "
                  "%s/{metrics.csv,convergence.csv,final_state.json}\n",

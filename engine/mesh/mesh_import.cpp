@@ -1,15 +1,14 @@
 #include "mesh/mesh_import.h"
 
-#include <assimp/postprocess.h>
-#include <assimp/scene.h>
-
 #include <algorithm>
-#include <assimp/Importer.hpp>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 #include "math/error.h"
+#include "mesh/assimp_reader.h"
 #include "mesh/surface.h"
 #include "mesh/tetgen_io.h"
 
@@ -26,7 +25,23 @@ std::string lowerExtension(const std::string& path) {
     return e;
 }
 
-bool fileExists(const std::string& p) { return std::ifstream(p).good(); }
+// stat, not open: opening a FIFO or a device to test it would block or consume it.
+bool fileExists(const std::string& p) {
+    std::error_code ec;
+    return std::filesystem::exists(p, ec);
+}
+
+// "UTF-16 LE" / "UTF-16 BE" when the file starts with a UTF-16 byte-order mark, else "".
+std::string utf16Encoding(const std::string& path) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) return "";  // never open a FIFO or a device
+    std::ifstream f(path, std::ios::binary);
+    unsigned char b[2] = {0, 0};
+    if (!f.read(reinterpret_cast<char*>(b), 2)) return "";
+    if (b[0] == 0xFF && b[1] == 0xFE) return "UTF-16 LE";
+    if (b[0] == 0xFE && b[1] == 0xFF) return "UTF-16 BE";
+    return "";
+}
 
 std::string edgeName(const std::array<int, 2>& e, const TriMesh& s) {
     auto pt = [&](int v) {
@@ -38,40 +53,12 @@ std::string edgeName(const std::array<int, 2>& e, const TriMesh& s) {
 
 }  // namespace
 
-TriMesh importSurface(const std::string& path) {
+namespace {
+
+TriMesh importSurfaceUnchecked(const std::string& path) {
     if (!fileExists(path)) throw InputError(path, "path", "file not found");
-    Assimp::Importer imp;
-    // PreTransformVertices bakes the node hierarchy (glTF scenes place meshes by node transforms) into
-    // the vertices; Triangulate splits polygons; points and lines stay as 1- and 2-index faces, skipped.
-    const aiScene* sc = imp.ReadFile(path, aiProcess_Triangulate | aiProcess_PreTransformVertices);
-    if (!sc || !sc->mRootNode)
-        throw InputError(path, "path", std::string("cannot read mesh: ") + imp.GetErrorString());
-    TriMesh s;
-    for (unsigned m = 0; m < sc->mNumMeshes; ++m) {
-        const aiMesh* mesh = sc->mMeshes[m];
-        const int base = int(s.X.size());
-        for (unsigned v = 0; v < mesh->mNumVertices; ++v) {
-            const aiVector3D& p = mesh->mVertices[v];
-            if (!std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(p.z))
-                throw InputError(
-                    path, "path",
-                    "mesh " + std::to_string(m) + " vertex " + std::to_string(v) + " is not finite");
-            s.X.emplace_back(p.x, p.y, p.z);
-        }
-        for (unsigned f = 0; f < mesh->mNumFaces; ++f) {
-            const aiFace& face = mesh->mFaces[f];
-            if (face.mNumIndices != 3) continue;
-            std::array<int, 3> t;
-            for (int k = 0; k < 3; ++k) {
-                if (face.mIndices[k] >= mesh->mNumVertices)
-                    throw InputError(path, "path",
-                                     "mesh " + std::to_string(m) + " face " + std::to_string(f) +
-                                         " has an index out of range");
-                t[size_t(k)] = base + int(face.mIndices[k]);
-            }
-            s.tris.push_back(t);
-        }
-    }
+    if (!std::filesystem::is_regular_file(path)) throw InputError(path, "path", "not a regular file");
+    TriMesh s = readAssimpTriangles(path);
     if (s.tris.empty())
         throw InputError(path, "path",
                          "no triangles in the file (points or lines only): nothing to fill with tets");
@@ -109,13 +96,43 @@ TriMesh importSurface(const std::string& path) {
     return s;
 }
 
+// "file: key: what" of e without its "file: key: " prefix.
+std::string bareMessage(const InputError& e) {
+    std::string prefix = e.file().empty() ? std::string("<input>") : e.file();
+    if (!e.key().empty()) prefix += ": " + e.key();
+    prefix += ": ";
+    const std::string w = e.what();
+    return w.compare(0, prefix.size(), prefix) == 0 ? w.substr(prefix.size()) : w;
+}
+
+}  // namespace
+
+TriMesh importSurface(const std::string& path) {
+    try {
+        return importSurfaceUnchecked(path);
+    } catch (const InputError& e) {
+        // UTF-16 text reaches some of assimp's readers as bytes with a NUL after every character, and
+        // comes out as garbage ("all vertices coincide", "no triangles"): say what is really wrong.
+        const std::string enc = utf16Encoding(path);
+        if (enc.empty()) throw;
+        throw InputError(path, "path",
+                         "the file is " + enc +
+                             " text (it starts with a byte-order mark), which assimp's reader for this "
+                             "format does not decode; save it as UTF-8 or ASCII, e.g. iconv -f UTF-16 -t "
+                             "UTF-8 (assimp's result: " +
+                             bareMessage(e) + ")");
+    }
+}
+
 void transformMesh(TetMesh& mesh, double scale, const Quat& rotation, const Vec3& translate) {
     const Quatd q = normalized(Quatd(rotation));
     const Vec3d t(translate);
     for (auto& x : mesh.X) x = Vec3(rotate(q, Vec3d(x) * scale) + t);
 }
 
-TetMesh loadTetMesh(const std::string& path, const MeshImportOptions& opt) {
+namespace {
+
+TetMesh loadTetMeshUnchecked(const std::string& path, const MeshImportOptions& opt) {
     if (!(opt.scale > 0) || !std::isfinite(opt.scale))
         throw InputError(path, "scale", "must be a finite number > 0");
     if (!isFinite(opt.translate)) throw InputError(path, "translate", "must be finite");
@@ -154,7 +171,42 @@ TetMesh loadTetMesh(const std::string& path, const MeshImportOptions& opt) {
     // rather than producing infinite DmInv in the solver.
     computeTetRest(m, errFile);
     transformMesh(m, opt.scale, opt.rotation, opt.translate);
+    // Scaled and moved into float positions, tets can collapse (a scale of 1e-12 at a translation of 2 m
+    // rounds every vertex to the same float) or overflow (1e30): checked again, as the scale's fault.
+    try {
+        computeTetRest(m, errFile);
+    } catch (const InputError& e) {
+        char sc[32];
+        std::snprintf(sc, sizeof sc, "%g", opt.scale);
+        throw InputError(path, "scale",
+                         std::string("after scale ") + sc +
+                             " and translation the tets are not representable in float positions (" +
+                             e.key() + ": " + bareMessage(e) + ")");
+    }
     return m;
+}
+
+}  // namespace
+
+TetMesh loadTetMesh(const std::string& path, const MeshImportOptions& opt) {
+    if (opt.sceneKey.empty()) return loadTetMeshUnchecked(path, opt);
+    try {
+        return loadTetMeshUnchecked(path, opt);
+    } catch (const InputError& e) {
+        // Restate the error at the scene key that named this mesh, keeping the mesh file's own location:
+        // "scene.json: soft_bodies[2].path: /models/x.3ds: open surface ...".
+        static const std::pair<const char*, const char*> optionKeys[] = {{"scale", "scale"},
+                                                                         {"translate", "translate"},
+                                                                         {"rotation", "rotation"},
+                                                                         {"maxVolume", "max_volume"},
+                                                                         {"minQuality", "path"}};
+        std::string key = "path";
+        for (const auto& [k, sceneKey] : optionKeys)
+            if (e.key() == k) key = sceneKey;
+        std::string where = e.file().empty() ? path : e.file();
+        if (!e.key().empty() && e.key() != "path" && key == "path") where += ": " + e.key();
+        throw InputError(opt.sceneFile, opt.sceneKey + "." + key, where + ": " + bareMessage(e));
+    }
 }
 
 }  // namespace vbd

@@ -15,6 +15,10 @@ struct MeshImportOptions {
     Quat rotation;            // applied after scaling, before translation: x' = R (s x) + t
     double maxVolume = 0;     // TetGen max tet volume in file units (before scale); 0 = automatic
     double minQuality = 1.5;  // TetGen radius-edge ratio bound (>= 1.05); 0 = TetGen default (2)
+    // The scene that names this mesh (e.g. "scene.json", "soft_bodies[2]"): when set, every error is
+    // restated as InputError(sceneFile, sceneKey + ".path" (or ".scale", ...), "<mesh file>: what"), so
+    // that with several meshes the user sees which body failed.
+    std::string sceneFile, sceneKey;
 };
 
 // `.node` or `.ele` -> the TetGen pair next to it; anything else -> importSurface + tetrahedralization.

@@ -379,12 +379,16 @@ TetMesh tetrahedralizeSurface(const TriMesh& surf, const TetGenOptions& opt, con
         filled += dot(Xd[size_t(t[1])] - x0, cross(Xd[size_t(t[2])] - x0, Xd[size_t(t[3])] - x0)) / 6.0;
     }
     filled /= s * s * s;
-    if (std::fabs(filled - volume) > 1e-6 * std::fabs(volume))
+    if (std::fabs(filled - volume) > 1e-6 * std::fabs(volume)) {
+        char msg[160];
+        std::snprintf(msg, sizeof msg,
+                      "tets fill volume %.9g but the surface encloses %.9g (relative difference %.2g)",
+                      filled, volume, std::fabs(filled - volume) / std::fabs(volume));
         throw InputError(
             file, "path",
-            "tets fill volume " + std::to_string(filled) + " but the surface encloses " +
-                std::to_string(volume) +
+            std::string(msg) +
                 ": a shell is inside out, or closed shells are nested with the same orientation");
+    }
     removeUnusedVertices(m);
     return m;
 }

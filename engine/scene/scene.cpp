@@ -3,6 +3,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -10,6 +11,7 @@
 
 #include "math/error.h"
 #include "scene/enum_names.h"
+#include "scene/scene_limits.h"
 
 namespace vbd {
 
@@ -94,6 +96,9 @@ class Obj {
     Vec3 vec3(const std::string& k, const Vec3& def) {
         if (!has(k)) return def;
         auto a = numbers(k, 3);
+        for (size_t i = 0; i < 3; ++i)  // stored as float: a larger double would become infinite
+            if (std::fabs(a[i]) > double(std::numeric_limits<float>::max()))
+                fail(k, "element " + std::to_string(i) + " (" + fmt(a[i]) + ") is beyond float range");
         return Vec3(float(a[0]), float(a[1]), float(a[2]));
     }
     Quat quat(const std::string& k) {
@@ -468,6 +473,7 @@ SceneDesc parseScene(const std::string& text, const std::string& file,
     for (Obj r : o.children("rigid_bodies")) s.rigidBodies.push_back(readRigidBody(r));
     for (Obj j : o.children("joints")) s.joints.push_back(readJoint(j, int(s.rigidBodies.size())));
     o.finish();
+    checkSceneLimits(s);  // float range of derived quantities, memory (scene_limits.h)
     return s;
 }
 

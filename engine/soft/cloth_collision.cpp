@@ -26,12 +26,15 @@ struct Grid {
         const int64_t m = (int64_t(1) << 21) - 1;
         return ((int64_t(ix) & m) << 42) | ((int64_t(iy) & m) << 21) | (int64_t(iz) & m);
     }
-    int coord(float v) const { return int(std::floor(v / cell)); }
-    // Inserts id into every cell overlapped by [lo, hi].
-    void insert(const Vec3& lo, const Vec3& hi, int id) {
-        for (int i = coord(lo.x); i <= coord(hi.x); ++i)
-            for (int j = coord(lo.y); j <= coord(hi.y); ++j)
-                for (int k = coord(lo.z); k <= coord(hi.z); ++k) entries.push_back({key(i, j, k), id});
+    // Cell index of coordinate v. Clamped to +-2^30, so that the +-1 neighbour loops cannot overflow an
+    // int, and NaN maps to 0 (converting either to int would be undefined). Keys keep 21 bits per axis,
+    // so far cells alias anyway and the box tests tell them apart; a non-finite position is stopped by the
+    // World's finiteness guard after the step.
+    int coord(float v) const {
+        constexpr double kLimit = double(1 << 30);
+        const double c = std::floor(double(v) / double(cell));
+        if (c != c) return 0;
+        return int(std::clamp(c, -kLimit, kLimit));
     }
     void finish() { std::sort(entries.begin(), entries.end()); }
     std::pair<const Entry*, const Entry*> cellRange(int64_t k) const {
@@ -190,11 +193,20 @@ float chooseReferences(CollisionState& cs, const std::vector<Vec3>& xc, const st
     float scale = 1;
     if (2.f * M + rMin > rCap && M > 0) scale = (rCap - rMin) / (2.f * M);  // shrink toward c (scales M)
     cs.refCenter = c;
+    // Pushing a reference out of a collider can move it far from c (a sheet started inside a sphere of
+    // radius 1e3 is pushed 1e3 m): R = 2 M + 2 r would then cover the whole sheet, every pair would be
+    // enumerated (O(n^2) time and memory). So M stays capped at (rCap - rMin) / 2: a pushed reference
+    // is pulled back onto that ball. It may then lie inside the collider, whose penalty still pushes the
+    // vertex out; the bound only limits how far it moves per step.
+    const float mCap = std::max(0.f, 0.5f * (rCap - rMin));
     M = 0;
     for (int v : cs.verts)
         if (!fixed[size_t(v)]) {
-            ref[size_t(v)] = outsideColliders(sc, v, xc[size_t(v)], c + (ref[size_t(v)] - c) * scale);
-            M = std::max(M, norm(ref[size_t(v)] - c));
+            Vec3 t = outsideColliders(sc, v, xc[size_t(v)], c + (ref[size_t(v)] - c) * scale);
+            const float d = norm(t - c);
+            if (d > mCap) t = c + (t - c) * (mCap / d);
+            ref[size_t(v)] = t;
+            M = std::max(M, norm(t - c));
         }
     cs.refSpread = M;
     const float R = 2.f * M + rMin;

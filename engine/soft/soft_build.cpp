@@ -21,6 +21,8 @@ TetMesh makeSoftMesh(const SceneDesc& scene, const SoftBodyDesc& b) {
     opt.translate = b.translate;
     opt.rotation = b.rotation;
     opt.maxVolume = b.maxVolume;
+    opt.sceneFile = scene.file;  // errors name the scene key: "scene.json: soft_bodies[2].path: x.obj: ..."
+    opt.sceneKey = b.key;
     return loadTetMesh(b.path, opt);
 }
 

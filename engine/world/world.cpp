@@ -9,10 +9,13 @@
 #include "backend/parallel.h"
 #include "backend/timer.h"
 #include "coarse/coarse_hook.h"
+#include "math/error.h"
 #include "mesh/surface.h"
 #include "rigid/rigid_solver.h"
+#include "scene/scene_limits.h"
 #include "soft/soft_fields.h"
 #include "soft/soft_solver.h"
+#include "world/finite_guard.h"
 
 namespace vbd {
 
@@ -43,7 +46,9 @@ std::vector<SurfaceView> particleSurfaces(const SoftModel& sm) {
 class WorldImpl final : public World {
   public:
     explicit WorldImpl(const SceneDesc& d) : desc_(d) {
+        checkSceneLimits(d);  // scene/scene_limits.h: float range and memory before anything is built
         soft_.build(d);
+        validateBuiltModel(desc_, soft_.model());  // world/finite_guard.h
         rigid_ = std::make_unique<RigidSolver>(d);
         surfaces_ = particleSurfaces(soft_.model());
         setSolver(d.solver);
@@ -66,6 +71,7 @@ class WorldImpl final : public World {
         m.time = time_;
         measure(m);
         m.stepMs = msSince(t0);
+        guardFrame(desc_, soft_.model(), bodies(), m, lastIts_);  // world/finite_guard.h: no NaN leaves a step
         history_.push_back(m);
         // Bounded (the last 2,048 to 2,303 frames): the app plots at most 2,000 frames and vbdlab
         // sim streams its rows, so a long run's memory does not grow with its length.

@@ -4,6 +4,7 @@
 
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -131,8 +132,29 @@ TEST(Cli, BadInputExitsTwoNamingFileAndKeyAndWritesNothing) {
         {"degenerate tet",
          "{ \"type\": \"box_grid\", \"min\": [0,1,0], \"max\": [1,2,1], \"cells\": [2,2,2],\n                "
          "     \"material\": { \"youngs\": 1e5, \"poisson\": 0.3, \"density\": 1000 } }",
-         meshBody, "flat"},
+         meshBody, "bad.json: soft_bodies[0].path: "},
         {"bad --set", "\"dt\"", "\"dt\"", "solver.iterations", " --set solver.iterations=-3"},
+        // Issue 12: finite as doubles, but not in the solver's float (each once wrote NaN with exit 0).
+        {"dt below the minimum", "\"dt\": 0.0166667", "\"dt\": 1e-320", "dt: must be >= 1e-06 s"},
+        {"youngs beyond float", "\"youngs\": 1e5", "\"youngs\": 1e39", "soft_bodies[0].material.youngs"},
+        {"regions multiply beyond float", "\"density\": 1000 }",
+         "\"density\": 1000 }, \"regions\": [ { \"min\": [0,0,0], \"max\": [2,3,2], \"youngs_scale\": 1e10 "
+         "}, "
+         "{ \"min\": [0,0,0], \"max\": [2,3,2], \"youngs_scale\": 1e10 }, { \"min\": [0,0,0], \"max\": "
+         "[2,3,2], "
+         "\"youngs_scale\": 1e10 } ]",
+         "soft_bodies[0].regions"},
+        {"rigid density * volume", "\"soft_bodies\"",
+         "\"rigid_bodies\": [ { \"shape\": \"box\", \"density\": 1e308 } ], \"soft_bodies\"",
+         "rigid_bodies[0].density"},
+        {"gravity * dt^2", "\"dt\"", "\"dt\"", "gravity", " --set gravity=[0,-1e10,0]"},
+        {"1e9 cells", "\"cells\": [2,2,2]", "\"cells\": [1000,1000,1000]", "soft_bodies[0].cells"},
+        {"mesh scaled beyond float",
+         "{ \"type\": \"box_grid\", \"min\": [0,1,0], \"max\": [1,2,1], \"cells\": [2,2,2],\n                "
+         "     \"material\": { \"youngs\": 1e5, \"poisson\": 0.3, \"density\": 1000 } }",
+         std::string(R"({ "type": "mesh", "path": ")") + VBD_SOURCE_DIR +
+             R"(/assets/meshes/cube5.node", "scale": 1e30 })",
+         "soft_bodies[0].scale"},
     };
     for (const BadCase& c : cases) {
         SCOPED_TRACE(c.name);
@@ -201,5 +223,55 @@ TEST(Cli, SimWritesRigidBodyVelocities) {
     // And the position is the matching free-fall drop, y0 - g t^2 / 2 - g h t / 2 for BDF1.
     const double h = 0.0166667;
     EXPECT_NEAR(b["position"][1].get<double>(), 5.0 - 0.5 * 9.81 * t * t - 0.5 * 9.81 * h * t, 1e-5);
+}
+
+// A run that passes validation but diverges stops with exit 1 and a message naming the frame and what went
+// non-finite, and writes no metrics or state (issue 12: never NaN in final_state.json or metrics.csv).
+TEST(Cli, DivergingRunStopsWithExitOneAndWritesNoNaN) {
+    const std::string dir = tempDir("diverge");
+    const std::string scene = std::string(VBD_SOURCE_DIR) + "/assets/scenes/beam_sag.json";
+    Result r = run("sim " + scene + " --frames 5 --out " + dir +
+                   "/out --set soft_bodies.0.material.youngs=1e25 --set solver.precision=float");
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_NE(r.err.find("beam_sag.json: frame 1: "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("not finite"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(dir + "/out/metrics.csv"));
+    EXPECT_FALSE(fs::exists(dir + "/out/final_state.json"));
+    fs::remove_all(dir);
+}
+
+// Mesh errors name the scene file and the body's key, then the mesh file (issue 12, item 7); a file that
+// crashes assimp itself is refused the same way (the reader runs in a child process); assimp's own log
+// never reaches stderr.
+TEST(Cli, MeshErrorsNameTheSceneKeyAndAssimpCrashesAreContained) {
+    const std::string dir = tempDir("mesh");
+    const std::string models = "/usr/share/assimp/models/";
+    const std::string crash = models + "RAW/WithColor.raw",
+                      utf16 = models + "ASE/ThreeCubesGreen_UTF16LE.ASE";
+    if (!fs::exists(crash)) GTEST_SKIP() << "assimp-testmodels not installed";
+    const std::string open = std::string(VBD_SOURCE_DIR) + "/assets/meshes/open_quad.obj";
+    const std::string scene = writeFile(dir, "scene.json",
+                                        R"({ "soft_bodies": [
+        { "type": "box_grid" }, { "type": "mesh", "path": ")" +
+                                            open + R"(" },
+        { "type": "mesh", "path": ")" + crash +
+                                            R"(" }, { "type": "mesh", "path": ")" + utf16 + R"(" } ] })");
+    struct Case {
+        std::string set;  // --set making body 1 the mesh under test
+        std::string expect;
+    };
+    const std::vector<Case> cases = {
+        {"", "scene.json: soft_bodies[1].path: " + open + ": open surface"},
+        {" --set soft_bodies.1.path=" + crash, "scene.json: soft_bodies[1].path: " + crash + ": "},
+        {" --set soft_bodies.1.path=" + utf16,
+         "scene.json: soft_bodies[1].path: " + utf16 + ": the file is UTF-16 LE"},
+    };
+    for (const Case& c : cases) {
+        Result r = run("sim " + scene + " --frames 1 --out " + dir + "/out" + c.set);
+        EXPECT_EQ(r.code, 2) << r.err;
+        EXPECT_NE(r.err.find(c.expect), std::string::npos) << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "one line on stderr:\n" << r.err;
+        EXPECT_FALSE(fs::exists(dir + "/out"));
+    }
     fs::remove_all(dir);
 }

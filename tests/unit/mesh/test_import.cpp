@@ -235,7 +235,9 @@ TEST(Import, TransformIsScaleThenRotateThenTranslate) {
         EXPECT_NEAR(b.X[i].z, e.z, 1e-5f);
     }
     EXPECT_NEAR(totalVolume(b), 8.0, 1e-4);  // volume scales by s^3; rotation keeps det Dm > 0
-    expectInputError([&] { loadTetMesh(p, MeshImportOptions{-1, {}, {}, 0, 1.5}); }, p, "scale");
+    MeshImportOptions negative;
+    negative.scale = -1;
+    expectInputError([&] { loadTetMesh(p, negative); }, p, "scale");
 }
 
 // Writes an OBJ of the given shells (vertex list, triangle list); returns its path.
