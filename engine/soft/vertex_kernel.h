@@ -15,35 +15,46 @@
 
 namespace vbd {
 
+// The tet term of one (tet, vertex) incidence from its gathered inputs: F, the vertex's weight m (a row of
+// Dm^-1, or minus their sum), the tet's constants, C_prev, h and 1/h, and the vertex's own x and x_prev
+// (naive damping). V is the state's scalar T (the scalar kernel below, CUDA) or a SIMD pack of T (the CPU
+// sweep evaluates several incidences of one vertex at once, soft/tet_blocks.h): the one source of the tet
+// term.
+template <typename V>
+VBD_FUSED_INLINE void tetIncidenceTerms(const Mat33T<V>& F, const Vec3T<V>& m, V vol, V mu, V lam, V kd,
+                                        const Mat33T<V>& Cprev, V h, V invH, DampingModel damping,
+                                        const Vec3T<V>& xa, const Vec3T<V>& xPrevA, Vec3T<V>& f,
+                                        Sym33T<V>& H) {
+    if (damping != DampingModel::Naive) {
+        // Elastic + internal damping fused (tet_fused.h; same math as neoHookeanVertex +
+        // internalDampingVertexC).
+        const V kdi = damping == DampingModel::Internal ? kd : V(0);
+        tetVertexFused(F, m, vol, mu, lam, Cprev, kdi, invH, f, H);
+        return;
+    }
+    Vec3T<V> fe;
+    Mat33T<V> He;
+    neoHookeanVertex(F, m, vol, mu, lam, fe, He);
+    f += fe;
+    H.add(He);
+    if (anyPositive(kd)) {
+        Vec3T<V> fd;
+        Mat33T<V> Hd;
+        naiveDampingVertex(He, xa, xPrevA, kd, h, fd, Hd);
+        f += fd;
+        H.add(Hd);
+    }
+}
+
 // Tet e, local vertex a, in the state's scalar T. The float parameters (DmInv, V, mu, lambda, kd, h) are
-// widened to T as they are read; for T = float every conversion is the identity, so the float kernel is
-// the same code as before the precision template.
+// widened to T as they are read; for T = float every conversion is the identity.
 template <typename T>
-VBD_HD void tetVertexTerms(const SoftViewT<T>& s, int e, int a, Vec3T<T>& f, Mat33T<T>& H) {
+VBD_HD void tetVertexTerms(const SoftViewT<T>& s, int e, int a, Vec3T<T>& f, Sym33T<T>& H) {
     const std::array<int, 4>& t = s.tets[e];
     const Mat33T<T> Dinv(s.DmInv[e]);
     const Mat33T<T> F = tetDeformationGradient(s.x[t[0]], s.x[t[1]], s.x[t[2]], s.x[t[3]], Dinv);
-    const Vec3T<T> m = tetVertexWeight(Dinv, a);
-    const T kd = T(s.kd[e]), V = T(s.volume[e]), mu = T(s.mu[e]), lam = T(s.lambda[e]), h = T(s.h);
-    if (s.damping != DampingModel::Naive) {
-        // Elastic + internal damping fused (tet_fused.h; same math as neoHookeanVertex +
-        // internalDampingVertexC).
-        const T kdi = s.damping == DampingModel::Internal ? kd : T(0);
-        tetVertexFused(F, m, V, mu, lam, s.Cprev[e], kdi, h, f, H);
-        return;
-    }
-    Vec3T<T> fe;
-    Mat33T<T> He;
-    neoHookeanVertex(F, m, V, mu, lam, fe, He);
-    f += fe;
-    H += He;
-    if (kd > T(0)) {
-        Vec3T<T> fd;
-        Mat33T<T> Hd;
-        naiveDampingVertex(He, s.x[t[a]], s.xPrev[t[a]], kd, h, fd, Hd);
-        f += fd;
-        H += Hd;
-    }
+    tetIncidenceTerms(F, tetVertexWeight(Dinv, a), T(s.volume[e]), T(s.mu[e]), T(s.lambda[e]), T(s.kd[e]),
+                      s.Cprev[e], T(s.h), T(1) / T(s.h), s.damping, s.x[t[a]], s.xPrev[t[a]], f, H);
 }
 
 // Membrane triangle e, local vertex a: stable Neo-Hookean (clamped block) plus its damping.
@@ -119,19 +130,21 @@ VBD_HD ParticleCollider offsetCollider(ParticleCollider c, float r) {
     return c;
 }
 
-// Full local force and block of vertex i in scalar T: inertia, tets, membranes, hinges, colliders (grown by a
-// cloth vertex's contact thickness), self contacts and the picking spring. Returns whether vertex i touches a
-// collider or a contact partner.
+// The inertia term of vertex i: f = M/h^2 (y - x), H = M/h^2 I (the start of every vertex's sums).
 template <typename T>
-VBD_HD bool vertexForceHessian(const SoftViewT<T>& s, int i, Vec3T<T>& f, Mat33T<T>& H) {
+VBD_HD void vertexInertia(const SoftViewT<T>& s, int i, Vec3T<T>& f, Mat33T<T>& H) {
     const T h = T(s.h);
     const T mh2 = T(s.mass[i]) / (h * h);
     f = (s.y[i] - s.x[i]) * mh2;
     H = Mat33T<T>::diag(mh2);
-    for (int k = s.vtOffsets[i]; k < s.vtOffsets[i + 1]; ++k) {
-        const int item = s.vtItems[k];
-        tetVertexTerms(s, item >> 2, item & 3, f, H);
-    }
+}
+
+// Every term of vertex i after inertia and tets: membranes, hinges, colliders (grown by a cloth vertex's
+// contact thickness), self contacts and the picking spring. Returns whether vertex i touches a collider or a
+// contact partner.
+template <typename T>
+VBD_HD bool vertexOtherTerms(const SoftViewT<T>& s, int i, Vec3T<T>& f, Mat33T<T>& H) {
+    const T h = T(s.h);
     for (int k = s.vtriOffsets[i]; k < s.vtriOffsets[i + 1]; ++k) {
         const int item = s.vtriItems[k];
         triVertexTerms(s, item >> 2, item & 3, f, H);
@@ -158,6 +171,21 @@ VBD_HD bool vertexForceHessian(const SoftViewT<T>& s, int i, Vec3T<T>& f, Mat33T
         H += Mat33T<T>::diag(k);
     }
     return contact;
+}
+
+// Full local force and block of vertex i in scalar T: inertia, tets (one incidence at a time, in the order of
+// the vertex's tet list), then vertexOtherTerms. Returns whether vertex i touches a collider or a contact
+// partner. The CPU sweep computes the same sums with the tets in SIMD packs (soft/tet_blocks.h).
+template <typename T>
+VBD_HD bool vertexForceHessian(const SoftViewT<T>& s, int i, Vec3T<T>& f, Mat33T<T>& H) {
+    vertexInertia(s, i, f, H);
+    Sym33T<T> S = Sym33T<T>::upperOf(H);
+    for (int k = s.vtOffsets[i]; k < s.vtOffsets[i + 1]; ++k) {
+        const int item = s.vtItems[k];
+        tetVertexTerms(s, item >> 2, item & 3, f, S);
+    }
+    H = S.full();
+    return vertexOtherTerms(s, i, f, H);
 }
 
 }  // namespace vbd
