@@ -137,7 +137,9 @@ VBD_SIMD_INLINE Pack<T, W> gather(const T* base, const Pack<int32_t, W>& idx) {
     if constexpr (std::is_same_v<T, double> && W == 8) {
         __m256i i;
         std::memcpy(&i, &idx.v, sizeof(i));
-        const __m512d r = _mm512_i32gather_pd(i, base, 8);
+        // The masked form with a zero source: GCC 12's unmasked one reads an undefined register (a false
+        // -Wmaybe-uninitialized, GCC PR 105593).
+        const __m512d r = _mm512_mask_i32gather_pd(_mm512_setzero_pd(), __mmask8(0xFF), i, base, 8);
         Pack<T, W> p;
         std::memcpy(&p.v, &r, sizeof(r));
         return p;
