@@ -5,6 +5,8 @@
 //              scalar kernel (the one CUDA runs); counter tet_vertex_evals = 4 * tets per sweep (each tet is
 //              evaluated once for each of its vertices), reported per second of wall time.
 //   BM_SweepGrain: the 10k and 100k sweeps on 2 threads against the task grain (vertices per TBB task).
+//   BM_SweepMesh: the torus of assets/scenes/mesh_drop.json tetrahedralized by TetGen to 36k vertices (an
+//              unstructured mesh in TetGen's vertex order), SIMD sweep.
 //   BM_Step10: one full step at 10 iterations without per-iteration diagnostics (ms per step).
 // Times are wall-clock; the "CPU" column is the process's CPU time (all threads), which on a shared, loaded
 // machine tells how much of the wall time the process actually ran.
@@ -12,6 +14,7 @@
 #include <benchmark/benchmark.h>
 
 #include "backend/parallel.h"
+#include "scene/scene.h"
 #include "soft/soft_solver.h"
 
 using namespace vbd;
@@ -71,6 +74,19 @@ void BM_SweepGrain(benchmark::State& st) {
     setCounters(st, solver);
 }
 
+// args: threads, double
+void BM_SweepMesh(benchmark::State& st) {
+    ThreadLimit limit(int(st.range(0)));
+    SceneDesc s = loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/mesh_drop.json",
+                                {"soft_bodies.0.max_volume=3e-5", "solver.diagnostics=false",
+                                 st.range(1) ? "solver.precision=double" : "solver.precision=float"});
+    SoftSolver solver;
+    solver.build(s);
+    solver.step(1.f / 120.f, Vec3(0, -9.81f, 0));
+    for (auto _ : st) solver.sweep();
+    setCounters(st, solver);
+}
+
 // args: beam, threads, double
 void BM_Step10(benchmark::State& st) {
     ThreadLimit limit(int(st.range(1)));
@@ -91,6 +107,12 @@ BENCHMARK(BM_Sweep)
 BENCHMARK(BM_SweepGrain)
     ->ArgsProduct({{1, 2}, {0, 1}, {16, 32, 64, 128, 256, 512}})
     ->ArgNames({"beam", "double", "grain"})
+    ->Unit(benchmark::kMillisecond)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime();
+BENCHMARK(BM_SweepMesh)
+    ->ArgsProduct({{1, 2}, {0, 1}})
+    ->ArgNames({"threads", "double"})
     ->Unit(benchmark::kMillisecond)
     ->MeasureProcessCPUTime()
     ->UseRealTime();
