@@ -54,8 +54,10 @@ struct Sym33T {
 };
 
 // Accumulates into f and H. Cprev = F_prev^T F_prev (its upper triangle is read), used when kd > 0.
-// invH = 1 / h.
-template <typename T>
+// invH = 1 / h. Damped: whether the damping terms are evaluated -- kRuntime decides by kd (any lane > 0), a
+// caller that knows (the SIMD sweep, per model) fixes it at compile time so that its loop has no branch.
+enum TetDamping { kUndamped = 0, kDamped = 1, kRuntime = 2 };
+template <typename T, int Damped = kRuntime>
 VBD_FUSED_INLINE void tetVertexFused(const Mat33T<T>& F, const Vec3T<T>& m, T V, T mu, T lam,
                                      const Mat33T<T>& Cprev, T kd, T invH, Vec3T<T>& f, Sym33T<T>& H) {
     const Vec3T<T> f0 = F.col(0), f1 = F.col(1), f2 = F.col(2);
@@ -74,7 +76,7 @@ VBD_FUSED_INLINE void tetVertexFused(const Mat33T<T>& F, const Vec3T<T>& m, T V,
     H.yy += dv + lv * w.y * w.y;
     H.zz += dv + lv * w.z * w.z;
     const T h01 = lv * w.x * w.y, h02 = lv * w.x * w.z, h12 = lv * w.y * w.z;
-    if (anyPositive(kd)) {
+    if (Damped == kRuntime ? anyPositive(kd) : Damped == kDamped) {
         // Edot = (F^T F - C_prev) / (2h): entries (i, j) = (f_i . f_j - Cprev_ij) / 2h
         const T k2h = T(0.5) * invH;
         const T e00 = (dot(f0, f0) - Cprev.m[0][0]) * k2h, e11 = (dot(f1, f1) - Cprev.m[1][1]) * k2h,

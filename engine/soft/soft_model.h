@@ -46,6 +46,7 @@ struct TetBlocks {
     std::vector<TetBlock> blocks;
     std::vector<int> first;  // per vertex: its first block (-1: none, e.g. a fixed vertex)
     std::vector<int> count;  // per vertex: its incidences (blocks: ceil(count / kLanes))
+    bool damped = false;     // some tet has k_d > 0
     bool empty() const { return blocks.empty(); }
     // C_prev of every incidence in block order (SoftState::CprevLanes): per block, the upper triangle
     // (00, 01, 02, 11, 12, 22) of each lane's tet's C_prev, entry-major.

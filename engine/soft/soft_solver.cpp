@@ -255,7 +255,7 @@ void SoftSolver::sweepT(SoftState<T>& st) {
                 Mat33T<T> H;
                 inContact_[i] = blocks ? vertexForceHessianBlocks(s, m_.tetBlocks, cprev, int(i), f, H)
                                        : vertexForceHessian(s, int(i), f, H);
-                if (solveSpd33(H, f, dx)) x[i] += dx;
+                if (solveVertexSystem(H, f, dx)) x[i] += dx;
                 if (bounded) x[i] = boundToBall(x[i], cs.xc[i], cs.ref[i], cs.bound[i]);
             },
             grain);

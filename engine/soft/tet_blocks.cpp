@@ -40,6 +40,7 @@ void buildTetBlocks(SoftModel& m) {
     tb.first.assign(size_t(n), -1);
     tb.count.assign(size_t(n), 0);
     if (m.tets.empty()) return;
+    for (float kd : m.kd) tb.damped = tb.damped || kd > 0.f;
     size_t total = 0;
     for (const auto& group : m.colorGroups)
         for (int i : group) total += size_t((m.vertexTets.end(i) - m.vertexTets.begin(i) + L - 1) / L);

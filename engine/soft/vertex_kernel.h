@@ -20,7 +20,9 @@ namespace vbd {
 // (naive damping). V is the state's scalar T (the scalar kernel below, CUDA) or a SIMD pack of T (the CPU
 // sweep evaluates several incidences of one vertex at once, soft/tet_blocks.h): the one source of the tet
 // term.
-template <typename V>
+// Damped (tet_fused.h): kRuntime, or the caller's knowledge that the internal damping is on (kDamped) or
+// off (kUndamped) for every incidence it passes.
+template <typename V, int Damped = kRuntime>
 VBD_FUSED_INLINE void tetIncidenceTerms(const Mat33T<V>& F, const Vec3T<V>& m, V vol, V mu, V lam, V kd,
                                         const Mat33T<V>& Cprev, V h, V invH, DampingModel damping,
                                         const Vec3T<V>& xa, const Vec3T<V>& xPrevA, Vec3T<V>& f,
@@ -29,7 +31,7 @@ VBD_FUSED_INLINE void tetIncidenceTerms(const Mat33T<V>& F, const Vec3T<V>& m, V
         // Elastic + internal damping fused (tet_fused.h; same math as neoHookeanVertex +
         // internalDampingVertexC).
         const V kdi = damping == DampingModel::Internal ? kd : V(0);
-        tetVertexFused(F, m, vol, mu, lam, Cprev, kdi, invH, f, H);
+        tetVertexFused<V, Damped>(F, m, vol, mu, lam, Cprev, kdi, invH, f, H);
         return;
     }
     Vec3T<V> fe;
@@ -186,6 +188,40 @@ VBD_HD bool vertexForceHessian(const SoftViewT<T>& s, int i, Vec3T<T>& f, Mat33T
     }
     H = S.full();
     return vertexOtherTerms(s, i, f, H);
+}
+
+// The VBD update dx = H^-1 f of one vertex, by an LDL^T factorization of the symmetric H (its lower triangle
+// is read): three divisions and no square root, where the packed Cholesky of chol33.h takes three square
+// roots and nine divisions in one dependency chain -- this solve follows every vertex's force sum, so its
+// latency is on the sweep's critical path. Same positivity test as chol33 (each pivot d_k = the Schur
+// complement chol33 takes the root of must exceed 1e-12 of the diagonal's scale), so the same vertices are
+// skipped: returns false and dx = 0 when H is not numerically positive definite (the vertex keeps its
+// position this sweep, which never increases the energy) or dx is not finite.
+template <typename T>
+VBD_HD bool solveVertexSystem(const Mat33T<T>& H, const Vec3T<T>& f, Vec3T<T>& dx) {
+    dx = Vec3T<T>(T(0));
+    const T scale = (H.m[0][0] > T(0) ? H.m[0][0] : T(0)) + (H.m[1][1] > T(0) ? H.m[1][1] : T(0)) +
+                    (H.m[2][2] > T(0) ? H.m[2][2] : T(0));
+    const T tiny = scale * T(1e-12) + T(1e-30);
+    const T d0 = H.m[0][0];
+    if (!(d0 > tiny)) return false;
+    const T r0 = T(1) / d0;
+    const T l10 = H.m[1][0] * r0, l20 = H.m[2][0] * r0;
+    const T d1 = H.m[1][1] - l10 * H.m[1][0];
+    if (!(d1 > tiny)) return false;
+    const T r1 = T(1) / d1;
+    const T t21 = H.m[2][1] - l20 * H.m[1][0];
+    const T l21 = t21 * r1;
+    const T d2 = H.m[2][2] - l20 * H.m[2][0] - l21 * t21;
+    if (!(d2 > tiny)) return false;
+    const T r2 = T(1) / d2;
+    // L y = f, then D z = y, then L^T x = z
+    const T y0 = f.x, y1 = f.y - l10 * y0, y2 = f.z - l20 * y0 - l21 * y1;
+    const T x2 = y2 * r2, x1 = y1 * r1 - l21 * x2, x0 = y0 * r0 - l10 * x1 - l20 * x2;
+    const Vec3T<T> r{x0, x1, x2};
+    if (!isFinite(r)) return false;
+    dx = r;
+    return true;
 }
 
 }  // namespace vbd
