@@ -50,7 +50,7 @@ __global__ void sweepColorKernel(SoftView s, Vec3* x, const int* verts, int n) {
     Mat33 H;
     vertexForceHessian(s, i, f, H);
     Vec3 dx;
-    if (solveSpd33(H, f, dx)) x[i] += dx;
+    if (solveVertexSystem(H, f, dx)) x[i] += dx;
 }
 
 }  // namespace

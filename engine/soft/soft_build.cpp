@@ -151,6 +151,7 @@ void SoftSolver::build(const SceneDesc& scene) {
             if (!m_.fixed[size_t(v)]) free.push_back(v);
         if (!free.empty()) m_.colorGroups.push_back(std::move(free));
     }
+    buildTetBlocks(m_);
     residual_.assign(size_t(n), 0.f);
     inContact_.assign(size_t(n), 0);
     // The state of either precision starts from the new model at the first step.

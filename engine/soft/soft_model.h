@@ -5,8 +5,10 @@
 // and publishes it here after every step. Every hot array maps 1:1 onto a device buffer; SoftView is the POD
 // of raw pointers the kernels take.
 #include <array>
+#include <cstdint>
 #include <vector>
 
+#include "backend/parallel.h"
 #include "energy/contact.h"
 #include "energy/membrane.h"
 #include "mesh/tet_mesh.h"
@@ -20,6 +22,58 @@ namespace vbd {
 struct KinematicRegion {
     Vec3 center, omega, velocity;
 };
+
+// The CPU sweep's copy of the tets, per vertex (soft/tet_blocks.h evaluates it): vertex i's incidences
+// (tet e, local index a) with everything one evaluation reads except positions and C_prev, in blocks of
+// kLanes incidences stored lane-major (structure of arrays), so that a SIMD pack of any width up to kLanes is
+// one contiguous load. A block is 576 bytes, 9 cache lines, 72 bytes per incidence. The blocks are laid out
+// in sweep order (color by color, vertices of a color in their group's order), so one color's pass streams
+// through one contiguous range. Lanes past a vertex's count are padding whose terms are exact zeros (volume
+// 0, finite everything else, vertex indices pointing at the vertex itself).
+//
+// The per-tet arrays of SoftModel stay the model's description (diagnostics, coarse space, export, CUDA
+// read them); this is a derived layout, built once with the model (soft_build.cpp) and never edited.
+struct alignas(64) TetBlock {
+    static constexpr int kLanes = 8;
+    int32_t x3[4][kLanes];   // 3 * index of tet vertex 0..3 (the offset of its x in an xyz array)
+    int32_t item[kLanes];    // 4 * tet + local index of the block's vertex in the tet
+    float DmInv[9][kLanes];  // row-major Dm^-1
+    float volume[kLanes], mu[kLanes], lambda[kLanes], kd[kLanes];
+};
+static_assert(sizeof(TetBlock) == 18 * TetBlock::kLanes * 4, "TetBlock: no padding between fields");
+
+struct TetBlocks {
+    std::vector<TetBlock> blocks;
+    std::vector<int> first;  // per vertex: its first block (-1: none, e.g. a fixed vertex)
+    std::vector<int> count;  // per vertex: its incidences (blocks: ceil(count / kLanes))
+    bool damped = false;     // some tet has k_d > 0
+    bool empty() const { return blocks.empty(); }
+    // C_prev of every incidence in block order (SoftState::CprevLanes): per block, the upper triangle
+    // (00, 01, 02, 11, 12, 22) of each lane's tet's C_prev, entry-major.
+    static constexpr int kCprevPerBlock = 6 * TetBlock::kLanes;
+    size_t cprevSize() const { return blocks.size() * size_t(kCprevPerBlock); }
+};
+
+// Copies the per-tet C_prev into the blocks' order. Streaming this copy costs the sweep less than gathering
+// C_prev by tet: a color's pass reads every tet once, scattered over an array larger than L2.
+template <typename T>
+void fillCprevLanes(const TetBlocks& tb, const std::vector<Mat33T<T>>& Cprev, std::vector<T>& out) {
+    out.resize(tb.cprevSize());
+    parallelFor(tb.blocks.size(), [&](size_t b) {
+        const TetBlock& blk = tb.blocks[b];
+        T* o = out.data() + b * size_t(TetBlocks::kCprevPerBlock);
+        for (int l = 0; l < TetBlock::kLanes; ++l) {
+            const Mat33T<T>& C = Cprev[size_t(blk.item[l] >> 2)];
+            constexpr int L = TetBlock::kLanes;
+            o[0 * L + l] = C.m[0][0];
+            o[1 * L + l] = C.m[0][1];
+            o[2 * L + l] = C.m[0][2];
+            o[3 * L + l] = C.m[1][1];
+            o[4 * L + l] = C.m[1][2];
+            o[5 * L + l] = C.m[2][2];
+        }
+    });
+}
 
 struct SoftModel {
     // Particles: the published state (float) and the initial positions x0 (kinematic reference)
@@ -36,6 +90,7 @@ struct SoftModel {
     std::vector<Mat33> DmInv;
     std::vector<float> volume, mu, lambda, kd;  // Neo-Hookean mu, lambda_NH; damping k_d (s)
     Csr vertexTets;                             // vertex -> 4*tet + local
+    TetBlocks tetBlocks;                        // the free vertices' incidences for the CPU sweep
 
     // Cloth membranes (stable Neo-Hookean triangles, energy/membrane.h)
     std::vector<std::array<int, 3>> tris;
@@ -67,6 +122,9 @@ struct SoftModel {
 // accumulated by the elements. Shared by the tet and the cloth builders.
 void appendParticle(SoftModel& m, const Vec3& p, const Vec3& v, int body,
                     const std::vector<FixedDesc>& fixed);
+
+// Builds m.tetBlocks from the tets, materials, fixed flags and color groups (soft/tet_blocks.cpp).
+void buildTetBlocks(SoftModel& m);
 
 // The kernel's parameters: everything it reads that is stored in float whatever the solver's precision
 // (topology, rest shapes, materials, colliders, cloth). The kernel widens them to its scalar as it reads.

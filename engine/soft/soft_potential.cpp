@@ -9,6 +9,7 @@
 #include "energy/tet_energy.h"
 #include "soft/cloth_build.h"
 #include "soft/soft_solver.h"
+#include "soft/tet_blocks.h"
 #include "soft/vertex_kernel.h"
 
 namespace vbd {
@@ -28,7 +29,11 @@ void SoftSolver::computeForces(SoftState<T>& st) {
     parallelFor(size_t(n), [&](size_t i) {
         if (m_.fixed[i]) return;
         Mat33T<T> H;
-        vertexForceHessian(s, int(i), st.force[i], H);
+        // The sweep's own kernel, so that the residual is the gradient the sweep solves with.
+        if (sweepOptions_.simd && !m_.tetBlocks.empty())
+            vertexForceHessianBlocks(s, m_.tetBlocks, st.CprevLanes.data(), int(i), st.force[i], H);
+        else
+            vertexForceHessian(s, int(i), st.force[i], H);
         const Vec3d x(st.x[i]);
         const double scale = std::max(std::fabs(x.x), std::max(std::fabs(x.y), std::fabs(x.z)));
         floor2_[i] = double(H.frobenius2()) * (u * scale) * (u * scale);

@@ -8,6 +8,7 @@
 #include "math/error.h"
 #include "soft/cloth_build.h"
 #include "soft/cloth_collision.h"
+#include "soft/tet_blocks.h"
 #include "soft/vertex_kernel.h"
 
 namespace vbd {
@@ -222,10 +223,11 @@ void SoftSolver::refreshCprev(SoftState<T>& st) {
                                                     st.xPrev[t[3]], Mat33T<T>(m_.DmInv[e]));
         st.Cprev[e] = Fp.transposed() * Fp;
     });
+    fillCprevLanes(m_.tetBlocks, st.Cprev, st.CprevLanes);
 }
 
 // Vertices per task: large enough that TBB's per-task cost and false sharing at chunk edges (x, the contact
-// flags) stay small against ~25 us of local solves, small enough to balance a color of a few hundred.
+// flags) stay small against the local solves, small enough to balance a color of a few hundred.
 constexpr size_t kSweepGrain = 128;
 // With cloth contacts the local solves are costlier and less uniform: smaller tasks balance better.
 constexpr size_t kContactSweepGrain = 16;
@@ -237,12 +239,17 @@ constexpr size_t kContactSweepGrain = 16;
 // color starts: elastic neighbours have other colors, so for them the snapshot equals the live x, while
 // same-color contact partners see each other's pre-color position (a Jacobi update inside the contact
 // coupling only). The step bound keeps every update penetration-free whatever the coupling does.
+// The tet terms come from the SIMD blocks (soft/tet_blocks.h) unless sweepOptions_.simd is off.
 template <typename T>
 void SoftSolver::sweepT(SoftState<T>& st) {
     const CollisionState& cs = m_.collision;
     const bool bounded = cs.enabled;
     const bool snapshot = bounded && !cs.contacts.empty();
+    const bool blocks = sweepOptions_.simd && !m_.tetBlocks.empty();
+    const size_t grain =
+        sweepOptions_.grain > 0 ? sweepOptions_.grain : (snapshot ? kContactSweepGrain : kSweepGrain);
     SoftViewT<T> s = viewT(st);
+    const T* cprev = st.CprevLanes.data();
     std::vector<Vec3T<T>>& x = st.x;
     std::vector<Vec3T<T>>& xRead = snapshotOf<T>();
     for (const auto& group : m_.colorGroups) {
@@ -256,11 +263,12 @@ void SoftSolver::sweepT(SoftState<T>& st) {
                 const size_t i = size_t(group[k]);
                 Vec3T<T> f, dx;
                 Mat33T<T> H;
-                inContact_[i] = vertexForceHessian(s, int(i), f, H);
-                if (solveSpd33(H, f, dx)) x[i] += dx;
+                inContact_[i] = blocks ? vertexForceHessianBlocks(s, m_.tetBlocks, cprev, int(i), f, H)
+                                       : vertexForceHessian(s, int(i), f, H);
+                if (solveVertexSystem(H, f, dx)) x[i] += dx;
                 if (bounded) x[i] = boundToBall(x[i], cs.xc[i], cs.ref[i], cs.bound[i]);
             },
-            snapshot ? kContactSweepGrain : kSweepGrain);
+            grain);
     }
 }
 

@@ -92,6 +92,16 @@ class SoftSolver {
     // edited x_prev or y.
     void startHook(SweepHook& hook);
 
+    // The CPU sweep's kernel and task size (tests and benchmarks; the defaults are the measured best):
+    // simd = the tet terms in SIMD packs from SoftModel::tetBlocks (soft/tet_blocks.h), otherwise the scalar
+    // kernel CUDA runs; grain = vertices per task, 0 for the default.
+    struct SweepOptions {
+        bool simd = true;
+        size_t grain = 0;
+    };
+    void setSweepOptions(const SweepOptions& o) { sweepOptions_ = o; }
+    const SweepOptions& sweepOptions() const { return sweepOptions_; }
+
     void setSweepHook(SweepHook* hook) { hook_ = hook; }
     void setDrag(int vertex, const Vec3& target, float k) { drag_ = {vertex, target, k}; }
 
@@ -168,6 +178,7 @@ class SoftSolver {
     double chebOmega_ = 1;
     std::vector<IterationRecord> its_;
     SweepHook* hook_ = nullptr;
+    SweepOptions sweepOptions_;
     DragSpring drag_;
 };
 

@@ -31,6 +31,7 @@ struct SoftState {
     std::vector<Vec3T<T>> y;                       // inertial target x_prev + h v + h^2 g
     std::vector<Vec3T<T>> vLast;                   // velocity of the step before (adaptive initial guess)
     std::vector<Mat33T<T>> Cprev;                  // F^T F at x_prev per tet (internal damping reference)
+    std::vector<T> CprevLanes;                     // Cprev in SoftModel::tetBlocks' order (the CPU sweep's)
     std::vector<std::array<T, 3>> triCprev;        // (C00, C01, C11) at x_prev per membrane triangle
     std::vector<T> hingeThetaPrev;                 // dihedral angle at x_prev per bending hinge
     std::vector<Vec3T<T>> chebPrev, chebPrevPrev;  // Chebyshev history
@@ -38,7 +39,8 @@ struct SoftState {
 
     bool ready(const SoftModel& m) const {
         return x.size() == m.x.size() && v.size() == m.v.size() && xPrev.size() == m.xPrev.size() &&
-               y.size() == m.y.size() && vLast.size() == m.vLast.size() && Cprev.size() == m.tets.size();
+               y.size() == m.y.size() && vLast.size() == m.vLast.size() && Cprev.size() == m.tets.size() &&
+               CprevLanes.size() == m.tetBlocks.cprevSize();
     }
 
     // Whether the published x and v still equal this state rounded to float (no edit since publish()).
@@ -60,6 +62,7 @@ struct SoftState {
         y = widened(m.y);
         vLast = widened(m.vLast);
         Cprev.assign(m.tets.size(), Mat33T<T>::identity());
+        fillCprevLanes(m.tetBlocks, Cprev, CprevLanes);
         triCprev.assign(m.tris.size(), {T(1), T(0), T(1)});
         hingeThetaPrev.assign(m.hingeTheta0.begin(), m.hingeTheta0.end());
         chebPrev.clear();

@@ -15,35 +15,48 @@
 
 namespace vbd {
 
+// The tet term of one (tet, vertex) incidence from its gathered inputs: F, the vertex's weight m (a row of
+// Dm^-1, or minus their sum), the tet's constants, C_prev, h and 1/h, and the vertex's own x and x_prev
+// (naive damping). V is the state's scalar T (the scalar kernel below, CUDA) or a SIMD pack of T (the CPU
+// sweep evaluates several incidences of one vertex at once, soft/tet_blocks.h): the one source of the tet
+// term.
+// Damped (tet_fused.h): kRuntime, or the caller's knowledge that the internal damping is on (kDamped) or
+// off (kUndamped) for every incidence it passes.
+template <typename V, int Damped = kRuntime>
+VBD_FUSED_INLINE void tetIncidenceTerms(const Mat33T<V>& F, const Vec3T<V>& m, V vol, V mu, V lam, V kd,
+                                        const Mat33T<V>& Cprev, V h, V invH, DampingModel damping,
+                                        const Vec3T<V>& xa, const Vec3T<V>& xPrevA, Vec3T<V>& f,
+                                        Sym33T<V>& H) {
+    if (damping != DampingModel::Naive) {
+        // Elastic + internal damping fused (tet_fused.h; same math as neoHookeanVertex +
+        // internalDampingVertexC).
+        const V kdi = damping == DampingModel::Internal ? kd : V(0);
+        tetVertexFused<V, Damped>(F, m, vol, mu, lam, Cprev, kdi, invH, f, H);
+        return;
+    }
+    Vec3T<V> fe;
+    Mat33T<V> He;
+    neoHookeanVertex(F, m, vol, mu, lam, fe, He);
+    f += fe;
+    H.add(He);
+    if (anyPositive(kd)) {
+        Vec3T<V> fd;
+        Mat33T<V> Hd;
+        naiveDampingVertex(He, xa, xPrevA, kd, h, fd, Hd);
+        f += fd;
+        H.add(Hd);
+    }
+}
+
 // Tet e, local vertex a, in the state's scalar T. The float parameters (DmInv, V, mu, lambda, kd, h) are
-// widened to T as they are read; for T = float every conversion is the identity, so the float kernel is
-// the same code as before the precision template.
+// widened to T as they are read; for T = float every conversion is the identity.
 template <typename T>
-VBD_HD void tetVertexTerms(const SoftViewT<T>& s, int e, int a, Vec3T<T>& f, Mat33T<T>& H) {
+VBD_HD void tetVertexTerms(const SoftViewT<T>& s, int e, int a, Vec3T<T>& f, Sym33T<T>& H) {
     const std::array<int, 4>& t = s.tets[e];
     const Mat33T<T> Dinv(s.DmInv[e]);
     const Mat33T<T> F = tetDeformationGradient(s.x[t[0]], s.x[t[1]], s.x[t[2]], s.x[t[3]], Dinv);
-    const Vec3T<T> m = tetVertexWeight(Dinv, a);
-    const T kd = T(s.kd[e]), V = T(s.volume[e]), mu = T(s.mu[e]), lam = T(s.lambda[e]), h = T(s.h);
-    if (s.damping != DampingModel::Naive) {
-        // Elastic + internal damping fused (tet_fused.h; same math as neoHookeanVertex +
-        // internalDampingVertexC).
-        const T kdi = s.damping == DampingModel::Internal ? kd : T(0);
-        tetVertexFused(F, m, V, mu, lam, s.Cprev[e], kdi, h, f, H);
-        return;
-    }
-    Vec3T<T> fe;
-    Mat33T<T> He;
-    neoHookeanVertex(F, m, V, mu, lam, fe, He);
-    f += fe;
-    H += He;
-    if (kd > T(0)) {
-        Vec3T<T> fd;
-        Mat33T<T> Hd;
-        naiveDampingVertex(He, s.x[t[a]], s.xPrev[t[a]], kd, h, fd, Hd);
-        f += fd;
-        H += Hd;
-    }
+    tetIncidenceTerms(F, tetVertexWeight(Dinv, a), T(s.volume[e]), T(s.mu[e]), T(s.lambda[e]), T(s.kd[e]),
+                      s.Cprev[e], T(s.h), T(1) / T(s.h), s.damping, s.x[t[a]], s.xPrev[t[a]], f, H);
 }
 
 // Membrane triangle e, local vertex a: stable Neo-Hookean (clamped block) plus its damping.
@@ -119,19 +132,21 @@ VBD_HD ParticleCollider offsetCollider(ParticleCollider c, float r) {
     return c;
 }
 
-// Full local force and block of vertex i in scalar T: inertia, tets, membranes, hinges, colliders (grown by a
-// cloth vertex's contact thickness), self contacts and the picking spring. Returns whether vertex i touches a
-// collider or a contact partner.
+// The inertia term of vertex i: f = M/h^2 (y - x), H = M/h^2 I (the start of every vertex's sums).
 template <typename T>
-VBD_HD bool vertexForceHessian(const SoftViewT<T>& s, int i, Vec3T<T>& f, Mat33T<T>& H) {
+VBD_HD void vertexInertia(const SoftViewT<T>& s, int i, Vec3T<T>& f, Mat33T<T>& H) {
     const T h = T(s.h);
     const T mh2 = T(s.mass[i]) / (h * h);
     f = (s.y[i] - s.x[i]) * mh2;
     H = Mat33T<T>::diag(mh2);
-    for (int k = s.vtOffsets[i]; k < s.vtOffsets[i + 1]; ++k) {
-        const int item = s.vtItems[k];
-        tetVertexTerms(s, item >> 2, item & 3, f, H);
-    }
+}
+
+// Every term of vertex i after inertia and tets: membranes, hinges, colliders (grown by a cloth vertex's
+// contact thickness), self contacts and the picking spring. Returns whether vertex i touches a collider or a
+// contact partner.
+template <typename T>
+VBD_HD bool vertexOtherTerms(const SoftViewT<T>& s, int i, Vec3T<T>& f, Mat33T<T>& H) {
+    const T h = T(s.h);
     for (int k = s.vtriOffsets[i]; k < s.vtriOffsets[i + 1]; ++k) {
         const int item = s.vtriItems[k];
         triVertexTerms(s, item >> 2, item & 3, f, H);
@@ -158,6 +173,55 @@ VBD_HD bool vertexForceHessian(const SoftViewT<T>& s, int i, Vec3T<T>& f, Mat33T
         H += Mat33T<T>::diag(k);
     }
     return contact;
+}
+
+// Full local force and block of vertex i in scalar T: inertia, tets (one incidence at a time, in the order of
+// the vertex's tet list), then vertexOtherTerms. Returns whether vertex i touches a collider or a contact
+// partner. The CPU sweep computes the same sums with the tets in SIMD packs (soft/tet_blocks.h).
+template <typename T>
+VBD_HD bool vertexForceHessian(const SoftViewT<T>& s, int i, Vec3T<T>& f, Mat33T<T>& H) {
+    vertexInertia(s, i, f, H);
+    Sym33T<T> S = Sym33T<T>::upperOf(H);
+    for (int k = s.vtOffsets[i]; k < s.vtOffsets[i + 1]; ++k) {
+        const int item = s.vtItems[k];
+        tetVertexTerms(s, item >> 2, item & 3, f, S);
+    }
+    H = S.full();
+    return vertexOtherTerms(s, i, f, H);
+}
+
+// The VBD update dx = H^-1 f of one vertex, by an LDL^T factorization of the symmetric H (its lower triangle
+// is read): three divisions and no square root, where the packed Cholesky of chol33.h takes three square
+// roots and nine divisions in one dependency chain -- this solve follows every vertex's force sum, so its
+// latency is on the sweep's critical path. Same positivity test as chol33 (each pivot d_k = the Schur
+// complement chol33 takes the root of must exceed 1e-12 of the diagonal's scale), so the same vertices are
+// skipped: returns false and dx = 0 when H is not numerically positive definite (the vertex keeps its
+// position this sweep, which never increases the energy) or dx is not finite.
+template <typename T>
+VBD_HD bool solveVertexSystem(const Mat33T<T>& H, const Vec3T<T>& f, Vec3T<T>& dx) {
+    dx = Vec3T<T>(T(0));
+    const T scale = (H.m[0][0] > T(0) ? H.m[0][0] : T(0)) + (H.m[1][1] > T(0) ? H.m[1][1] : T(0)) +
+                    (H.m[2][2] > T(0) ? H.m[2][2] : T(0));
+    const T tiny = scale * T(1e-12) + T(1e-30);
+    const T d0 = H.m[0][0];
+    if (!(d0 > tiny)) return false;
+    const T r0 = T(1) / d0;
+    const T l10 = H.m[1][0] * r0, l20 = H.m[2][0] * r0;
+    const T d1 = H.m[1][1] - l10 * H.m[1][0];
+    if (!(d1 > tiny)) return false;
+    const T r1 = T(1) / d1;
+    const T t21 = H.m[2][1] - l20 * H.m[1][0];
+    const T l21 = t21 * r1;
+    const T d2 = H.m[2][2] - l20 * H.m[2][0] - l21 * t21;
+    if (!(d2 > tiny)) return false;
+    const T r2 = T(1) / d2;
+    // L y = f, then D z = y, then L^T x = z
+    const T y0 = f.x, y1 = f.y - l10 * y0, y2 = f.z - l20 * y0 - l21 * y1;
+    const T x2 = y2 * r2, x1 = y1 * r1 - l21 * x2, x0 = y0 * r0 - l10 * x1 - l20 * x2;
+    const Vec3T<T> r{x0, x1, x2};
+    if (!isFinite(r)) return false;
+    dx = r;
+    return true;
 }
 
 }  // namespace vbd

@@ -1,22 +1,29 @@
-// VBD soft-body throughput on cantilever beams of ~1k, ~10k and ~100k vertices, 1 and 2 threads.
-//   sweep:  one colored Gauss-Seidel sweep; counter tet_vertex_evals = 4 * tets per sweep (each tet is
-//           evaluated once for each of its vertices), reported per second.
-//   step:   one full step at 10 iterations without per-iteration diagnostics (ms per step).
-//   sweep_precision: the ~10k beam's sweep in float (0) and double (1) state (solver.precision), same
-//           scene and thread counts, so the double/float cost ratio is read off one run.
+// VBD soft-body throughput on cantilever beams, 1 and 2 threads:
+//   beam 0: 40x5x5 cells (1,296 vertices, 6,000 tets), beam 1: 80x10x10 (9,801 vertices, 48,000 tets; the
+//   peer harness's beam_10k), beam 2: 249x19x19 (100,000 vertices, 539,334 tets; beam_100k).
+//   BM_Sweep:  one colored Gauss-Seidel sweep in float or double state, with the SIMD tet blocks or the
+//              scalar kernel (the one CUDA runs); counter tet_vertex_evals = 4 * tets per sweep (each tet is
+//              evaluated once for each of its vertices), reported per second of wall time.
+//   BM_SweepGrain: the 10k and 100k sweeps on 2 threads against the task grain (vertices per TBB task).
+//   BM_SweepMesh: the torus of assets/scenes/mesh_drop.json tetrahedralized by TetGen to 36k vertices (an
+//              unstructured mesh in TetGen's vertex order), SIMD sweep.
+//   BM_Step10: one full step at 10 iterations without per-iteration diagnostics (ms per step).
+// Times are wall-clock; the "CPU" column is the process's CPU time (all threads), which on a shared, loaded
+// machine tells how much of the wall time the process actually ran.
 // Run: build/bin/bench_soft --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
 #include "backend/parallel.h"
+#include "scene/scene.h"
 #include "soft/soft_solver.h"
 
 using namespace vbd;
 
 namespace {
 
-SceneDesc beam(int size, Precision precision = Precision::Float) {
-    // cells (n, m, m): vertices (n+1)(m+1)^2
-    static const int dims[3][2] = {{39, 4}, {99, 9}, {249, 19}};
+SceneDesc beam(int size, Precision precision) {
+    // cells (n, m, m): vertices (n+1)(m+1)^2, tets 6 n m^2
+    static const int dims[3][2] = {{40, 5}, {80, 10}, {249, 19}};
     const int n = dims[size][0], m = dims[size][1];
     SceneDesc s;
     s.dt = 1.0 / 60.0;
@@ -38,32 +45,53 @@ SceneDesc beam(int size, Precision precision = Precision::Float) {
     return s;
 }
 
-void BM_Sweep(benchmark::State& st) {
-    ThreadLimit limit(int(st.range(1)));
-    SoftSolver solver;
-    solver.build(beam(int(st.range(0))));
-    solver.step(1.f / 60.f, Vec3(0, -9.81f, 0));  // a deformed state with velocities
-    for (auto _ : st) solver.sweep();
+void setCounters(benchmark::State& st, const SoftSolver& solver) {
     st.counters["vertices"] = double(solver.model().numVertices());
     st.counters["colors"] = double(solver.model().colorGroups.size());
     st.counters["tet_vertex_evals"] = benchmark::Counter(double(4 * solver.model().tets.size()),
                                                          benchmark::Counter::kIsIterationInvariantRate);
 }
 
-void BM_SweepPrecision(benchmark::State& st) {
+// args: beam, threads, double, simd
+void BM_Sweep(benchmark::State& st) {
     ThreadLimit limit(int(st.range(1)));
     SoftSolver solver;
-    solver.build(beam(1, st.range(0) ? Precision::Double : Precision::Float));
-    solver.step(1.f / 60.f, Vec3(0, -9.81f, 0));
+    solver.build(beam(int(st.range(0)), st.range(2) ? Precision::Double : Precision::Float));
+    solver.setSweepOptions({st.range(3) != 0, 0});
+    solver.step(1.f / 60.f, Vec3(0, -9.81f, 0));  // a deformed state with velocities
     for (auto _ : st) solver.sweep();
-    st.counters["tet_vertex_evals"] = benchmark::Counter(double(4 * solver.model().tets.size()),
-                                                         benchmark::Counter::kIsIterationInvariantRate);
+    setCounters(st, solver);
 }
 
+// args: beam, double, grain (2 threads, SIMD)
+void BM_SweepGrain(benchmark::State& st) {
+    ThreadLimit limit(2);
+    SoftSolver solver;
+    solver.build(beam(int(st.range(0)), st.range(1) ? Precision::Double : Precision::Float));
+    solver.setSweepOptions({true, size_t(st.range(2))});
+    solver.step(1.f / 60.f, Vec3(0, -9.81f, 0));
+    for (auto _ : st) solver.sweep();
+    setCounters(st, solver);
+}
+
+// args: threads, double
+void BM_SweepMesh(benchmark::State& st) {
+    ThreadLimit limit(int(st.range(0)));
+    SceneDesc s = loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/mesh_drop.json",
+                                {"soft_bodies.0.max_volume=3e-5", "solver.diagnostics=false",
+                                 st.range(1) ? "solver.precision=double" : "solver.precision=float"});
+    SoftSolver solver;
+    solver.build(s);
+    solver.step(1.f / 120.f, Vec3(0, -9.81f, 0));
+    for (auto _ : st) solver.sweep();
+    setCounters(st, solver);
+}
+
+// args: beam, threads, double
 void BM_Step10(benchmark::State& st) {
     ThreadLimit limit(int(st.range(1)));
     SoftSolver solver;
-    solver.build(beam(int(st.range(0))));
+    solver.build(beam(int(st.range(0)), st.range(2) ? Precision::Double : Precision::Float));
     for (auto _ : st) solver.step(1.f / 60.f, Vec3(0, -9.81f, 0));
     st.counters["vertices"] = double(solver.model().numVertices());
 }
@@ -71,19 +99,28 @@ void BM_Step10(benchmark::State& st) {
 }  // namespace
 
 BENCHMARK(BM_Sweep)
-    ->ArgsProduct({{0, 1, 2}, {1, 2}})
-    ->ArgNames({"beam", "threads"})
+    ->ArgsProduct({{0, 1, 2}, {1, 2}, {0, 1}, {0, 1}})
+    ->ArgNames({"beam", "threads", "double", "simd"})
     ->Unit(benchmark::kMillisecond)
+    ->MeasureProcessCPUTime()
     ->UseRealTime();
-BENCHMARK(BM_SweepPrecision)
-    ->ArgsProduct({{0, 1}, {1, 2}})
-    ->ArgNames({"double", "threads"})
+BENCHMARK(BM_SweepGrain)
+    ->ArgsProduct({{1, 2}, {0, 1}, {16, 32, 64, 128, 256, 512}})
+    ->ArgNames({"beam", "double", "grain"})
     ->Unit(benchmark::kMillisecond)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime();
+BENCHMARK(BM_SweepMesh)
+    ->ArgsProduct({{1, 2}, {0, 1}})
+    ->ArgNames({"threads", "double"})
+    ->Unit(benchmark::kMillisecond)
+    ->MeasureProcessCPUTime()
     ->UseRealTime();
 BENCHMARK(BM_Step10)
-    ->ArgsProduct({{0, 1, 2}, {1, 2}})
-    ->ArgNames({"beam", "threads"})
+    ->ArgsProduct({{0, 1, 2}, {1, 2}, {0, 1}})
+    ->ArgNames({"beam", "threads", "double"})
     ->Unit(benchmark::kMillisecond)
+    ->MeasureProcessCPUTime()
     ->UseRealTime();
 
 BENCHMARK_MAIN();

@@ -1,0 +1,186 @@
+#pragma once
+// SIMD packs for the CPU kernels: Pack<T, W> is W lanes of T (float, double or int32) with the arithmetic the
+// VBD_HD math uses (+ - * /, broadcasts from scalars), so a kernel templated on its scalar runs on packs as
+// it is -- one source for the scalar path, the CUDA kernels and the SIMD sweep. Built on GCC/Clang vector
+// extensions: the compiler lowers a pack to the widest registers the target ISA has (SSE2, AVX2, AVX-512),
+// and to several registers or scalars where it has none, so the same code is also the portable fallback.
+// Gathers use intrinsics where the ISA has them (AVX2, AVX-512), a lane loop otherwise.
+//
+// CPU only: never included by a file nvcc compiles.
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#if defined(__AVX2__) || defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
+#define VBD_SIMD_INLINE inline __attribute__((always_inline))
+
+namespace vbd::simd {
+
+// Width of the target's widest vector register (bytes) and its name (the build's ISA, VBD_NATIVE).
+#if defined(__AVX512F__)
+constexpr int kVectorBytes = 64;
+constexpr const char* kIsa = "avx512";
+#elif defined(__AVX2__)
+constexpr int kVectorBytes = 32;
+constexpr const char* kIsa = "avx2";
+#elif defined(__SSE2__)
+constexpr int kVectorBytes = 16;
+constexpr const char* kIsa = "sse2";
+#else
+constexpr int kVectorBytes = 8;
+constexpr const char* kIsa = "scalar";
+#endif
+
+// Lanes of T in one native register, at most maxLanes.
+template <typename T>
+constexpr int nativeLanes(int maxLanes) {
+    const int n = kVectorBytes / int(sizeof(T));
+    return n < 1 ? 1 : (n > maxLanes ? maxLanes : n);
+}
+
+template <typename T, int W>
+struct Pack {
+    typedef T Vec __attribute__((vector_size(W * sizeof(T))));
+    Vec v;
+
+    Pack() = default;
+    VBD_SIMD_INLINE Pack(T s) : v(Vec{} + s) {}  // NOLINT(google-explicit-constructor): broadcast, as T(0)
+    VBD_SIMD_INLINE static Pack fromVec(Vec x) {
+        Pack p;
+        p.v = x;
+        return p;
+    }
+    VBD_SIMD_INLINE T operator[](int l) const { return v[l]; }
+
+    VBD_SIMD_INLINE Pack operator+(const Pack& b) const { return fromVec(v + b.v); }
+    VBD_SIMD_INLINE Pack operator-(const Pack& b) const { return fromVec(v - b.v); }
+    VBD_SIMD_INLINE Pack operator*(const Pack& b) const { return fromVec(v * b.v); }
+    VBD_SIMD_INLINE Pack operator/(const Pack& b) const { return fromVec(v / b.v); }
+    VBD_SIMD_INLINE Pack operator-() const { return fromVec(-v); }
+    VBD_SIMD_INLINE Pack& operator+=(const Pack& b) {
+        v += b.v;
+        return *this;
+    }
+    VBD_SIMD_INLINE Pack& operator-=(const Pack& b) {
+        v -= b.v;
+        return *this;
+    }
+    VBD_SIMD_INLINE Pack& operator*=(const Pack& b) {
+        v *= b.v;
+        return *this;
+    }
+};
+
+// Scalar on the left (T(2) * p, as the math writes it).
+template <typename T, int W>
+VBD_SIMD_INLINE Pack<T, W> operator*(T s, const Pack<T, W>& p) {
+    return Pack<T, W>(s) * p;
+}
+template <typename T, int W>
+VBD_SIMD_INLINE Pack<T, W> operator+(T s, const Pack<T, W>& p) {
+    return Pack<T, W>(s) + p;
+}
+template <typename T, int W>
+VBD_SIMD_INLINE Pack<T, W> operator-(T s, const Pack<T, W>& p) {
+    return Pack<T, W>(s) - p;
+}
+
+// Whether any lane is > 0 (a branch the math takes per scalar, e.g. "damping on", taken for all lanes when
+// one needs it: lanes with 0 then add exact zeros).
+template <typename T, int W>
+VBD_SIMD_INLINE bool anyPositive(const Pack<T, W>& p) {
+    for (int l = 0; l < W; ++l)
+        if (p.v[l] > T(0)) return true;
+    return false;
+}
+
+// Int32 lanes of a comparison (-1 true, 0 false), e.g. idx.v == 0.
+template <int W>
+using Mask = typename Pack<int32_t, W>::Vec;
+
+// Lane-wise c ? a : b.
+template <typename T, int W>
+VBD_SIMD_INLINE Pack<T, W> select(const Mask<W>& c, const Pack<T, W>& a, const Pack<T, W>& b) {
+    typedef typename Pack<T, W>::Vec V;
+    // The mask widened to T's lane size: -1 / 0 in an integer of sizeof(T) bytes.
+    typedef std::conditional_t<sizeof(T) == 8, int64_t, int32_t> I;
+    typedef I IV __attribute__((vector_size(W * sizeof(T))));
+    const IV m = __builtin_convertvector(c, IV);
+    IV ai, bi;
+    std::memcpy(&ai, &a.v, sizeof(V));
+    std::memcpy(&bi, &b.v, sizeof(V));
+    const IV r = (ai & m) | (bi & ~m);
+    V out;
+    std::memcpy(&out, &r, sizeof(V));
+    return Pack<T, W>::fromVec(out);
+}
+
+// W consecutive values (no alignment required) converted to T: float storage read into float or double lanes.
+template <typename T, int W, typename S>
+VBD_SIMD_INLINE Pack<T, W> load(const S* p) {
+    typedef S SV __attribute__((vector_size(W * sizeof(S))));
+    SV s;
+    std::memcpy(&s, p, sizeof(SV));
+    if constexpr (std::is_same_v<S, T>)
+        return Pack<T, W>::fromVec(s);
+    else
+        return Pack<T, W>::fromVec(__builtin_convertvector(s, typename Pack<T, W>::Vec));
+}
+
+// Lane l = base[idx[l]].
+template <typename T, int W>
+VBD_SIMD_INLINE Pack<T, W> gather(const T* base, const Pack<int32_t, W>& idx) {
+#if defined(__AVX512F__)
+    if constexpr (std::is_same_v<T, double> && W == 8) {
+        __m256i i;
+        std::memcpy(&i, &idx.v, sizeof(i));
+        // The masked form with a zero source: GCC 12's unmasked one reads an undefined register (a false
+        // -Wmaybe-uninitialized, GCC PR 105593).
+        const __m512d r = _mm512_mask_i32gather_pd(_mm512_setzero_pd(), __mmask8(0xFF), i, base, 8);
+        Pack<T, W> p;
+        std::memcpy(&p.v, &r, sizeof(r));
+        return p;
+    }
+#endif
+#if defined(__AVX2__)
+    if constexpr (std::is_same_v<T, double> && W == 4) {
+        __m128i i;
+        std::memcpy(&i, &idx.v, sizeof(i));
+        const __m256d r = _mm256_i32gather_pd(base, i, 8);
+        Pack<T, W> p;
+        std::memcpy(&p.v, &r, sizeof(r));
+        return p;
+    }
+    if constexpr (std::is_same_v<T, float> && W == 8) {
+        __m256i i;
+        std::memcpy(&i, &idx.v, sizeof(i));
+        const __m256 r = _mm256_i32gather_ps(base, i, 4);
+        Pack<T, W> p;
+        std::memcpy(&p.v, &r, sizeof(r));
+        return p;
+    }
+#endif
+    Pack<T, W> p;
+    for (int l = 0; l < W; ++l) p.v[l] = base[idx.v[l]];
+    return p;
+}
+
+// Sum of the lanes, pairwise (lane l + lane l + W/2, recursively): a fixed order for a given W.
+template <typename T, int W>
+VBD_SIMD_INLINE T sum(const Pack<T, W>& p) {
+    if constexpr (W == 1) {
+        return p.v[0];
+    } else if constexpr (W == 2) {
+        return p.v[0] + p.v[1];
+    } else {
+        Pack<T, W / 2> lo, hi;
+        std::memcpy(&lo.v, &p.v, sizeof(lo.v));
+        std::memcpy(&hi.v, reinterpret_cast<const char*>(&p.v) + sizeof(lo.v), sizeof(hi.v));
+        return sum(lo + hi);
+    }
+}
+
+}  // namespace vbd::simd

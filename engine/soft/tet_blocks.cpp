@@ -1,0 +1,64 @@
+// SoftModel::tetBlocks from the per-tet arrays (soft_model.h describes the layout).
+#include <cmath>
+
+#include "soft/soft_model.h"
+
+namespace vbd {
+
+namespace {
+
+// Lane l of block b holds incidence item (4 * tet + a) of vertex i; item < 0 pads the lane.
+void fillLane(const SoftModel& m, TetBlock& b, int l, int i, int item) {
+    if (item < 0) {
+        for (int k = 0; k < 4; ++k) b.x3[k][l] = 3 * i;
+        b.item[l] = 0;  // tet 0, a = 0: a valid C_prev address; volume 0 makes the term zero
+        for (int k = 0; k < 9; ++k) b.DmInv[k][l] = 0.f;
+        b.volume[l] = 0.f;
+        b.mu[l] = 1.f;
+        b.lambda[l] = 1.f;
+        b.kd[l] = 0.f;
+        return;
+    }
+    const size_t e = size_t(item >> 2);
+    for (int k = 0; k < 4; ++k) b.x3[k][l] = 3 * m.tets[e][size_t(k)];
+    b.item[l] = item;
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) b.DmInv[3 * r + c][l] = m.DmInv[e](r, c);
+    b.volume[l] = m.volume[e];
+    b.mu[l] = m.mu[e];
+    b.lambda[l] = m.lambda[e];
+    b.kd[l] = m.kd[e];
+}
+
+}  // namespace
+
+void buildTetBlocks(SoftModel& m) {
+    constexpr int L = TetBlock::kLanes;
+    TetBlocks& tb = m.tetBlocks;
+    const int n = m.numVertices();
+    tb = TetBlocks{};
+    tb.first.assign(size_t(n), -1);
+    tb.count.assign(size_t(n), 0);
+    if (m.tets.empty()) return;
+    for (float kd : m.kd) tb.damped = tb.damped || kd > 0.f;
+    size_t total = 0;
+    for (const auto& group : m.colorGroups)
+        for (int i : group) total += size_t((m.vertexTets.end(i) - m.vertexTets.begin(i) + L - 1) / L);
+    tb.blocks.resize(total);
+    int next = 0;
+    for (const auto& group : m.colorGroups) {
+        for (int i : group) {
+            const int begin = m.vertexTets.begin(i), cnt = m.vertexTets.end(i) - begin;
+            if (cnt == 0) continue;
+            tb.first[size_t(i)] = next;
+            tb.count[size_t(i)] = cnt;
+            for (int k = 0; k < cnt; k += L) {
+                TetBlock& b = tb.blocks[size_t(next++)];
+                for (int l = 0; l < L; ++l)
+                    fillLane(m, b, l, i, k + l < cnt ? m.vertexTets.items[size_t(begin + k + l)] : -1);
+            }
+        }
+    }
+}
+
+}  // namespace vbd

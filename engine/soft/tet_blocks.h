@@ -1,0 +1,108 @@
+#pragma once
+// The CPU sweep's per-vertex force and block with the tet terms evaluated W incidences at a time: the same
+// math as vertexForceHessian (vertex_kernel.h: tetIncidenceTerms on SIMD packs instead of scalars), read from
+// SoftModel::tetBlocks (one contiguous, lane-major record per 8 incidences) instead of the per-tet arrays.
+//
+// Order of the sums: inertia, then the tets summed per lane (lane l holds incidences l, l + W, ...) and the
+// lanes added pairwise, then vertexOtherTerms. The scalar kernel adds the tets one by one, so the two agree
+// to rounding of the tet sum's order (tests/scene/test_soft_simd.cpp bounds it), and each is the same for any
+// thread count: a vertex's sums never depend on the partition.
+//
+// CPU only (backend/simd.h); CUDA runs the scalar kernel.
+#include "backend/simd.h"
+#include "soft/vertex_kernel.h"
+
+namespace vbd {
+
+// Lanes per pack of the tet terms in scalar T: a native register of T, at most a block's 8 lanes (AVX2:
+// 8 floats or 4 doubles; AVX-512: 8 of either; SSE2: 4 or 2).
+template <typename T>
+constexpr int kTetLanes = simd::nativeLanes<T>(TetBlock::kLanes);
+
+// W lanes of block b from lane l0: their tet terms added to the per-lane sums f and H. cprev: the block's
+// C_prev entries (SoftState::CprevLanes); xi, xPrevI: the block's vertex (the naive damping's own position,
+// the same for every lane).
+template <typename T, int W, int Damped>
+VBD_SIMD_INLINE void tetBlockTerms(const SoftViewT<T>& s, const TetBlock& b, const T* cprev, int l0,
+                                   const Vec3T<simd::Pack<T, W>>& xi, const Vec3T<simd::Pack<T, W>>& xPrevI,
+                                   Vec3T<simd::Pack<T, W>>& f, Sym33T<simd::Pack<T, W>>& H) {
+    using P = simd::Pack<T, W>;
+    using I = simd::Pack<int32_t, W>;
+    constexpr int L = TetBlock::kLanes;
+    const T* xs = &s.x[0].x;
+    auto position = [&](int k) {
+        const I o = simd::load<int32_t, W>(&b.x3[k][l0]);
+        return Vec3T<P>(simd::gather<T, W>(xs, o), simd::gather<T, W>(xs + 1, o),
+                        simd::gather<T, W>(xs + 2, o));
+    };
+    Mat33T<P> Dinv;
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) Dinv.m[r][c] = simd::load<T, W>(&b.DmInv[3 * r + c][l0]);
+    const Mat33T<P> F = tetDeformationGradient(position(0), position(1), position(2), position(3), Dinv);
+    // m = tetVertexWeight(Dinv, a) per lane: -(row 0 + row 1 + row 2) for a = 0, row a-1 otherwise.
+    const simd::Mask<W> a = simd::load<int32_t, W>(&b.item[l0]).v & 3;
+    const Vec3T<P> m0 = -(Dinv.row(0) + Dinv.row(1) + Dinv.row(2));
+    Vec3T<P> m;
+    for (int c = 0; c < 3; ++c)
+        m[c] = simd::select(
+            a == 0, m0[c],
+            simd::select(a == 1, Dinv.m[0][c], simd::select(a == 2, Dinv.m[1][c], Dinv.m[2][c])));
+    Mat33T<P> Cprev;  // the upper triangle: all the fused term reads
+    if (Damped == kDamped) {
+        Cprev.m[0][0] = simd::load<T, W>(cprev + 0 * L + l0);
+        Cprev.m[0][1] = simd::load<T, W>(cprev + 1 * L + l0);
+        Cprev.m[0][2] = simd::load<T, W>(cprev + 2 * L + l0);
+        Cprev.m[1][1] = simd::load<T, W>(cprev + 3 * L + l0);
+        Cprev.m[1][2] = simd::load<T, W>(cprev + 4 * L + l0);
+        Cprev.m[2][2] = simd::load<T, W>(cprev + 5 * L + l0);
+    }
+    tetIncidenceTerms<P, Damped>(F, m, simd::load<T, W>(b.volume + l0), simd::load<T, W>(b.mu + l0),
+                                 simd::load<T, W>(b.lambda + l0), simd::load<T, W>(b.kd + l0), Cprev,
+                                 P(T(s.h)), P(T(1) / T(s.h)), s.damping, xi, xPrevI, f, H);
+}
+
+// The tet terms of vertex i from its blocks, added to f and H (Damped: whether the internal damping terms are
+// evaluated, decided per model by the caller).
+template <typename T, int Damped>
+VBD_SIMD_INLINE void tetBlocksSum(const SoftViewT<T>& s, const TetBlocks& tb, const T* cprevLanes, int i,
+                                  Vec3T<T>& f, Mat33T<T>& H) {
+    constexpr int W = kTetLanes<T>;
+    using P = simd::Pack<T, W>;
+    const int count = tb.count[size_t(i)];
+    if (count == 0) return;
+    Vec3T<P> fs(P(T(0)));
+    Sym33T<P> Hs;
+    const Vec3T<P> xi(s.x[i]), xPrevI(s.xPrev[i]);
+    const size_t first = size_t(tb.first[size_t(i)]);
+    const TetBlock* b = tb.blocks.data() + first;
+    const T* cp = cprevLanes + first * size_t(TetBlocks::kCprevPerBlock);
+    for (int k = 0; k < count; k += TetBlock::kLanes, ++b, cp += TetBlocks::kCprevPerBlock)
+        for (int l0 = 0; l0 < TetBlock::kLanes && k + l0 < count; l0 += W)
+            tetBlockTerms<T, W, Damped>(s, *b, cp, l0, xi, xPrevI, fs, Hs);
+    f += Vec3T<T>(simd::sum(fs.x), simd::sum(fs.y), simd::sum(fs.z));
+    Sym33T<T> S = Sym33T<T>::upperOf(H);
+    S.xx += simd::sum(Hs.xx);
+    S.yy += simd::sum(Hs.yy);
+    S.zz += simd::sum(Hs.zz);
+    S.xy += simd::sum(Hs.xy);
+    S.xz += simd::sum(Hs.xz);
+    S.yz += simd::sum(Hs.yz);
+    H = S.full();
+}
+
+// vertexForceHessian of vertex i with its tet terms from blocks (vertex i must have blocks or no tets);
+// cprevLanes: SoftState::CprevLanes.
+template <typename T>
+VBD_SIMD_INLINE bool vertexForceHessianBlocks(const SoftViewT<T>& s, const TetBlocks& tb, const T* cprevLanes,
+                                              int i, Vec3T<T>& f, Mat33T<T>& H) {
+    vertexInertia(s, i, f, H);
+    if (s.damping == DampingModel::Internal && tb.damped)
+        tetBlocksSum<T, kDamped>(s, tb, cprevLanes, i, f, H);
+    else if (s.damping == DampingModel::Naive)
+        tetBlocksSum<T, kRuntime>(s, tb, cprevLanes, i, f, H);
+    else
+        tetBlocksSum<T, kUndamped>(s, tb, cprevLanes, i, f, H);
+    return vertexOtherTerms(s, i, f, H);
+}
+
+}  // namespace vbd
