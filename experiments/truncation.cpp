@@ -55,8 +55,9 @@ void runTruncationStudy(const std::string& outDir, const std::string& assetsDir,
             const FrameMetrics& m = world->history().back();
             double lowest = 1e300;
             for (const Vec3& p : world->positions()) lowest = std::min(lowest, double(p.y));
-            csv << mth.name << ',' << m.frame << ',' << m.totalEnergy << ',' << m.kineticEnergy << ',' << lowest << ','
-                << m.com.x << ',' << m.com.y << ',' << m.com.z << ',' << m.iterations << '\n';
+            csv << mth.name << ',' << m.frame << ',' << m.totalEnergy << ',' << m.kineticEnergy << ','
+                << lowest << ',' << m.com.x << ',' << m.com.y << ',' << m.com.z << ',' << m.iterations
+                << '\n';
             s.x.push_back(double(m.frame));
             s.y.push_back(m.totalEnergy);
             ymin = std::min(ymin, m.totalEnergy);

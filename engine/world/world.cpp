@@ -71,7 +71,8 @@ class WorldImpl final : public World {
         m.time = time_;
         measure(m);
         m.stepMs = msSince(t0);
-        guardFrame(desc_, soft_.model(), bodies(), m, lastIts_);  // world/finite_guard.h: no NaN leaves a step
+        guardFrame(desc_, soft_.model(), bodies(), m,
+                   lastIts_);  // world/finite_guard.h: no NaN leaves a step
         history_.push_back(m);
         // Bounded (the last 2,048 to 2,303 frames): the app plots at most 2,000 frames and vbdlab
         // sim streams its rows, so a long run's memory does not grow with its length.

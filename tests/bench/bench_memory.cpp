@@ -33,8 +33,8 @@ void BM_Read(benchmark::State& st) {
             64);
         benchmark::DoNotOptimize(s);
     }
-    st.counters["bytes"] = benchmark::Counter(double(a.size() * sizeof(double)),
-                                              benchmark::Counter::kIsIterationInvariantRate);
+    st.counters["bytes"] =
+        benchmark::Counter(double(a.size() * sizeof(double)), benchmark::Counter::kIsIterationInvariantRate);
 }
 
 void BM_Triad(benchmark::State& st) {
