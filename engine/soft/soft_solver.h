@@ -92,6 +92,25 @@ class SoftSolver {
     // the first step the float state is the iterate). Diagnostics and the coarse module read this.
     bool useDouble() const { return doubleState() && shadowReady(); }
 
+    // The double state (solver.precision = double): the iterate and its step's inputs.
+    struct DoubleState {
+        std::vector<Vec3d> x, v, xPrev, y, vLast, chebPrev, chebPrevPrev, force;
+        std::vector<Mat33d> Cprev;
+    };
+    // What step() carries from one step to the next outside model() (World::saveState / restoreState):
+    // the double state, the clock of kinematic vertices, and the last residual field (the heat map).
+    struct Carried {
+        DoubleState shadow;
+        double time = 0;
+        std::vector<float> residual;
+    };
+    Carried carried() const { return {shadow_, time_, residual_}; }
+    void setCarried(Carried c) {
+        shadow_ = doubleState() ? std::move(c.shadow) : DoubleState{};
+        time_ = c.time;
+        residual_ = std::move(c.residual);
+    }
+
   private:
     // The iterate's arrays in scalar T: the SoftModel's for float, shadow_ for double. Every stage below is
     // one template run on either, so the two precisions cannot drift apart.
@@ -140,10 +159,7 @@ class SoftSolver {
     std::vector<Vec3>
         xRead_;  // positions snapshot of the current color (self contacts couple same-color vertices)
     std::vector<Vec3> chebPrev_, chebPrevPrev_;
-    struct DoubleState {
-        std::vector<Vec3d> x, v, xPrev, y, vLast, chebPrev, chebPrevPrev, force;
-        std::vector<Mat33d> Cprev;
-    } shadow_;
+    DoubleState shadow_;
     double chebOmega_ = 1;
     std::vector<IterationRecord> its_;
     SweepHook* hook_ = nullptr;

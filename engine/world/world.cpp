@@ -3,12 +3,14 @@
 #include "world/world.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 
 #include "backend/parallel.h"
 #include "math/error.h"
 #include "soft/soft_solver.h"
+#include "world/world_state.h"
 #ifdef VBD_WORLD_RIGID
 #include "rigid/rigid_solver.h"
 #endif
@@ -20,9 +22,11 @@ namespace vbd {
 
 namespace {
 
+std::atomic<std::uint64_t> g_nextWorldId{1};
+
 class WorldImpl final : public World {
   public:
-    explicit WorldImpl(const SceneDesc& d) : desc_(d) {
+    explicit WorldImpl(const SceneDesc& d) : desc_(d), id_(g_nextWorldId++) {
         soft_.build(d);
 #ifdef VBD_WORLD_RIGID
         rigid_ = std::make_unique<RigidSolver>(d);
@@ -132,6 +136,11 @@ class WorldImpl final : public World {
             case ScalarField::DiagonalDominance:
                 soft_.diagonalDominanceField(out);
                 break;
+            case ScalarField::DominanceSum: {
+                std::vector<float> maxRatio;
+                soft_.diagonalDominanceField(maxRatio, &out);
+                break;
+            }
             default:
                 out.assign(size_t(sm.numVertices()), 0.f);
         }
@@ -231,9 +240,64 @@ class WorldImpl final : public World {
         return v;
     }
 
+    std::shared_ptr<const WorldState> saveState() const override {
+        auto s = std::make_shared<WorldStateData>();
+        s->origin = id_;
+        s->frame = frame_;
+        s->time = time_;
+        saveSoft(soft_, *s);
+#ifdef VBD_WORLD_RIGID
+        if (rigid_->numBodies() > 0) s->rigid = std::make_shared<const RigidSolver>(*rigid_);
+        s->bodies = rigid_->states();
+#endif
+        s->rigidBodies = desc_.rigidBodies;
+        s->lastIterations = lastIts_;
+        s->historySize = history_.size();
+        return s;
+    }
+
+    bool restoreState(const WorldState& state) override {
+        const auto* s = dynamic_cast<const WorldStateData*>(&state);
+        if (!s) return false;
+        const bool same = s->origin == id_;
+#ifdef VBD_WORLD_RIGID
+        // Another World (an edited description) keeps its own rigid solver and takes only the bodies'
+        // poses and velocities; a body added by addRigidBody since then is one body too many.
+        if (!same && s->bodies.size() != size_t(rigid_->numBodies())) return false;
+#endif
+        if (!restoreSoft(soft_, *s)) return false;
+#ifdef VBD_WORLD_RIGID
+        if (same && s->rigid) {
+            rigid_ = std::make_unique<RigidSolver>(*s->rigid);
+            rigid_->setParams(desc_.solver);
+            desc_.rigidBodies = s->rigidBodies;
+        } else if (same && !s->rigid && rigid_->numBodies() > 0) {
+            rigid_ = std::make_unique<RigidSolver>(desc_with(s->rigidBodies));  // bodies added since
+            rigid_->setParams(desc_.solver);
+            desc_.rigidBodies = s->rigidBodies;
+        } else {
+            for (size_t i = 0; i < s->bodies.size(); ++i) rigid_->setState(int(i), s->bodies[i]);
+        }
+#endif
+        frame_ = s->frame;
+        time_ = s->time;
+        lastIts_ = s->lastIterations;
+        if (history_.size() > s->historySize) history_.resize(s->historySize);
+#ifdef VBD_WORLD_COARSE
+        coarse_.reset();  // its factorization belongs to the frame it was made at (world_state.h)
+        setSolver(desc_.solver);
+#endif
+        return true;
+    }
+
     SoftSolver& soft() { return soft_; }
 
   private:
+    SceneDesc desc_with(const std::vector<RigidBodyDesc>& bodies) const {
+        SceneDesc d = desc_;
+        d.rigidBodies = bodies;
+        return d;
+    }
     void rebuildSurfaces();
     SceneDesc desc_;
     SoftSolver soft_;
@@ -248,6 +312,7 @@ class WorldImpl final : public World {
     std::vector<IterationRecord> lastIts_;
     int frame_ = 0;
     double time_ = 0;
+    std::uint64_t id_;
 };
 
 // Boundary faces of the tet mesh: faces used by exactly one tet, oriented outward. (A tet (0,1,2,3) with
