@@ -1,0 +1,99 @@
+#pragma once
+// What the UI draws of a World: a read-only copy published by the simulation thread after every step or
+// edit. The snapshot is itself a vbd::World, so the renderer, picking and panels read it as they would
+// read the real one; its steering calls (setSolver, setDrag, setBodyDrag, addRigidBody, inspectVertex)
+// are queued for the simulation thread, which applies them before its next step.
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "world/world.h"
+
+namespace vbdgui {
+
+// Steering of one lab left by the UI for the simulation thread (latest value wins).
+struct PendingCommands {
+    bool solver = false;
+    vbd::SolverDesc solverDesc;
+    bool drag = false;
+    int particle = -1;
+    vbd::Vec3 target;
+    float stiffness = 0;
+    bool bodyDrag = false;
+    int body = -1;
+    vbd::Vec3 local, bodyTarget;
+    float bodyStiffness = 0;
+    std::vector<vbd::RigidBodyDesc> addBodies;  // thrown boxes, added before the next step
+    int inspect = -1;                           // particle whose block the next snapshot carries
+};
+
+// Per-vertex material of the scene as drawn (the stiffness-contrast regions): 0 the body's own
+// material, 1 inside a region with youngs_scale > 1 (stiffer), 2 inside one with youngs_scale < 1.
+enum MaterialTag : unsigned char { kBaseMaterial = 0, kStifferRegion = 1, kSofterRegion = 2 };
+// Tags from the rest positions (a World right after creation) and the regions of desc's soft bodies.
+std::vector<unsigned char> materialTags(const vbd::World& restWorld);
+
+// Fixed for one World's lifetime: shared by all of its snapshots.
+struct WorldStatic {
+    std::vector<vbd::SurfaceView> surfaces;
+    std::vector<unsigned char> tags;  // MaterialTag per particle
+    std::uint64_t generation = 0;     // increments with every World a lab gets
+};
+
+class WorldSnapshot final : public vbd::World {
+  public:
+    // Copies everything drawable from w; `field` is the heat-map field computed into the copy; history is
+    // the timeline's metrics up to w's frame.
+    WorldSnapshot(const vbd::World& w, vbd::ScalarField field, std::shared_ptr<const WorldStatic> fixed,
+                  std::vector<vbd::FrameMetrics> history, std::shared_ptr<std::mutex> cmdMutex,
+                  std::shared_ptr<PendingCommands> cmds);
+    void step() override {}
+    const vbd::SceneDesc& desc() const override { return desc_; }
+    double time() const override { return time_; }
+    int frame() const override { return frame_; }
+    const std::vector<vbd::Vec3>& positions() const override { return x_; }
+    const std::vector<vbd::Vec3>& velocities() const override { return v_; }
+    const std::vector<char>& fixedMask() const override { return fixed_; }
+    const std::vector<vbd::SurfaceView>& surfaces() const override { return static_->surfaces; }
+    int numColors() const override { return colors_; }
+    // The field this snapshot was made with; another field reads as empty (the next snapshot has it).
+    void scalarField(vbd::ScalarField f, std::vector<float>& out) const override;
+    std::vector<vbd::RigidBodyView> bodies() const override { return bodies_; }
+    std::vector<vbd::ContactView> contacts() const override { return contacts_; }
+    std::vector<vbd::JointView> joints() const override { return joints_; }
+    const std::vector<vbd::FrameMetrics>& history() const override { return history_; }
+    const std::vector<vbd::IterationRecord>& lastConvergence() const override { return conv_; }
+    void setSolver(const vbd::SolverDesc& s) override;
+    void setDrag(int particle, const vbd::Vec3& target, float stiffness) override;
+    void setBodyDrag(int body, const vbd::Vec3& localPoint, const vbd::Vec3& target,
+                     float stiffness) override;
+    int addRigidBody(const vbd::RigidBodyDesc& body) override;
+    // Answers for the particle asked about last (the request reaches the worker for the next snapshot).
+    vbd::VertexInspect inspectVertex(int particle) const override;
+
+    vbd::ScalarField field() const { return field_; }
+    const std::vector<float>& fieldValues() const { return fieldValues_; }
+    const std::vector<unsigned char>& materialTags() const { return static_->tags; }
+    std::uint64_t generation() const { return static_->generation; }
+
+  private:
+    vbd::SceneDesc desc_;
+    double time_;
+    int frame_, colors_;
+    std::vector<vbd::Vec3> x_, v_;
+    std::vector<char> fixed_;
+    std::shared_ptr<const WorldStatic> static_;
+    vbd::ScalarField field_;
+    std::vector<float> fieldValues_;
+    std::vector<vbd::RigidBodyView> bodies_;
+    std::vector<vbd::ContactView> contacts_;
+    std::vector<vbd::JointView> joints_;
+    std::vector<vbd::FrameMetrics> history_;
+    std::vector<vbd::IterationRecord> conv_;
+    vbd::VertexInspect inspect_;
+    std::shared_ptr<std::mutex> cmdMutex_;
+    std::shared_ptr<PendingCommands> cmds_;
+};
+
+}  // namespace vbdgui
