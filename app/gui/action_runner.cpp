@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 
 #include "gui/app.h"
 
@@ -230,11 +231,19 @@ bool ActionRunner::execute(GuiApp& app, const Action& a) {
             windowWait_ = 60;  // frames to wait for the window manager at most
             app.resizeWindow(windowW_, windowH_);
             break;
-        case Verb::Quit:
+        case Verb::Quit: {
             app.stopRecording();
-            std::fprintf(stderr, "vbdlab: actions done at frame %d\n", app.sim().frame());
+            const Lab& lab = s.labs[0];
+            std::string settings;
+            for (const auto& st : lab.scene.all()) settings += " " + st.key + "=" + st.value;
+            std::fprintf(stderr, "vbdlab: actions done at frame %d (%s, %s%s)\n", app.sim().frame(),
+                         lab.scene.file().empty()
+                             ? "built-in scene"
+                             : std::filesystem::path(lab.scene.file()).filename().c_str(),
+                         settings.empty() ? "no settings" : "settings", settings.c_str());
             app.quit(0);
             break;
+        }
     }
     return true;
 }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <thread>
 
@@ -245,7 +246,18 @@ int GuiApp::run() {
         if (!app_.screenshotRequest.empty() && !px.window.rgba.empty()) {
             writePng(app_.screenshotRequest,
                      app_.screenshotCapture == Capture::View ? cropToView(px.window) : px.window);
-            std::fprintf(stderr, "vbdlab: wrote %s at frame %d\n", app_.screenshotRequest.c_str(), nowFrame);
+            std::string heat;
+            for (int l = 0; l < (app_.compare ? 2 : 1); ++l) {
+                const Lab& lab = app_.labs[l];
+                if (!lab.gpu || !lab.gpu->range.valid || lab.draw.field == vbd::ScalarField::None) continue;
+                auto v = [&](float x) { return lab.draw.logScale ? std::pow(10.0, double(x)) : double(x); };
+                char buf[96];
+                std::snprintf(buf, sizeof buf, "; %s heat map range %.6g to %.6g", lab.label.c_str(),
+                              v(lab.gpu->range.lo), v(lab.gpu->range.hi));
+                heat += buf;
+            }
+            std::fprintf(stderr, "vbdlab: wrote %s at frame %d%s\n", app_.screenshotRequest.c_str(), nowFrame,
+                         heat.c_str());
             app_.screenshotRequest.clear();
         }
         if (shotNow) {

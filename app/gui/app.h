@@ -122,6 +122,8 @@ class GuiApp {
     std::string pendingScene_;  // scene file being loaded ("" = built-in demo)
     std::uint64_t pendingLoadTicket_ = 0;
     std::uint64_t lastTicket_ = 0;  // newest request made to the simulation thread
+    std::uint64_t seenTicket_ = 0;  // newest request the snapshots held by the labs reflect
+    bool mouseMoved_ = false;       // no hover value before the pointer moves (scripted runs)
     vbd::ScalarField postedField_[2] = {vbd::ScalarField::None, vbd::ScalarField::None};
     DrawOptions effectiveDraw_[2];  // this frame's drawing options (shared colour scale applied)
     int quitCode_ = -1;

@@ -53,7 +53,8 @@ void GuiApp::handleInput() {
     if (!io.WantCaptureMouse && inView) {
         if (io.MouseWheel != 0) app_.camera.zoom(io.MouseWheel);
         if (ImGui::IsMouseClicked(0) && io.KeyShift) handlePick(labUnder, mx, my);
-        if (!app_.pick.active) updateHover(labUnder, mx, my);
+        mouseMoved_ |= io.MouseDelta.x != 0 || io.MouseDelta.y != 0;
+        if (!app_.pick.active && mouseMoved_) updateHover(labUnder, mx, my);
     }
     PickState& pk = app_.pick;
     if (pk.active) {

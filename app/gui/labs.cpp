@@ -227,6 +227,9 @@ void GuiApp::applyTimeline() {
 }
 
 void GuiApp::pollSimulation() {
+    // Snapshots are published before their request's ticket is marked applied: read the ticket first, and
+    // the snapshots taken next reflect at least that much.
+    seenTicket_ = sim_.appliedTicket();
     for (int l = 0; l < 2; ++l) {
         Lab& lab = app_.labs[l];
         auto snap = sim_.snapshot(l);
@@ -308,7 +311,7 @@ void GuiApp::prepareDrawOptions() {
 }
 
 bool GuiApp::settling() const {
-    if (sim_.appliedTicket() < lastTicket_) return true;
+    if (seenTicket_ < lastTicket_) return true;
     for (int l = 0; l < (app_.compare ? 2 : 1); ++l) {
         const Lab& lab = app_.labs[l];
         if (lab.rebuild != Lab::Rebuild::None || !lab.world) return true;

@@ -32,28 +32,29 @@ FieldInfo fieldInfo(vbd::ScalarField f) {
             return {"residual |grad_i G| of the last iteration", "low: converged", "high: far from balance",
                     none, ""};
         case vbd::ScalarField::VolumeRatio:
-            return {"det F (volume ratio)", "below 1: compressed", "above 1: stretched", 1.0f,
-                    "1 = rest volume"};
+            return {"det F (volume ratio)", "below 1: compressed", "above 1: stretched", 1.0f, "1: rest"};
         case vbd::ScalarField::DiagonalDominance:
-            return {"||D_i|| / max_j ||H_ij||", "low: a neighbour rivals the block (slow)",
-                    "high: fast block descent", 1.0f, "1"};
+            return {"||D_i|| / max_j ||H_ij||", "low: a neighbour rivals the block (slow descent)",
+                    "high: the block dominates (fast descent)", 1.0f, "1"};
         case vbd::ScalarField::DominanceSum:
             return {"||D_i|| / sum_j ||H_ij|| (diagonal dominance)", "below 1: not diagonally dominant",
-                    "above 1: dominant", 1.0f, "1"};
+                    "above 1: diagonally dominant", 1.0f, "1"};
         default:
             return {"colour group", "", "", none, ""};
     }
 }
 
-// The bar maps [range.lo, range.hi] (log10 units when logScale) onto [0, width].
+// Title; the colour bar over [range.lo, range.hi] (log10 units when logScale) with its end values and the
+// threshold marked; what the low and the high end mean, each next to its colour.
 void heatLegend(ImDrawList* dl, ImVec2 pos, const FieldRange& range, vbd::ScalarField field, bool logScale,
                 bool shared) {
     const FieldInfo info = fieldInfo(field);
-    const float w = 240, h = 14, th = ImGui::GetTextLineHeight();
-    dl->AddRectFilled(ImVec2(pos.x - 8, pos.y - th - 6), ImVec2(pos.x + w + 8, pos.y + h + 2 * th + 8), kBox,
+    const std::string title = std::string(info.title) + (shared ? " (one scale)" : "");
+    const float th = ImGui::GetTextLineHeight(), h = 14;
+    const float w = std::max({240.0f, ImGui::CalcTextSize(title.c_str()).x,
+                              ImGui::CalcTextSize(info.low).x + 18, ImGui::CalcTextSize(info.high).x + 18});
+    dl->AddRectFilled(ImVec2(pos.x - 8, pos.y - th - 6), ImVec2(pos.x + w + 8, pos.y + h + 3 * th + 12), kBox,
                       4);
-    std::string title = info.title;
-    if (shared) title += " (one scale)";
     dl->AddText(ImVec2(pos.x, pos.y - th - 3), kText, title.c_str());
     for (int i = 0; i < 32; ++i) {
         const float t0 = float(i) / 32, t1 = float(i + 1) / 32;
@@ -63,23 +64,28 @@ void heatLegend(ImDrawList* dl, ImVec2 pos, const FieldRange& range, vbd::Scalar
     }
     auto value = [&](float v) { return logScale ? std::pow(10.0, double(v)) : double(v); };
     const std::string lo = formatNumber(value(range.lo)), hi = formatNumber(value(range.hi));
+    const float loRight = pos.x + ImGui::CalcTextSize(lo.c_str()).x,
+                hiLeft = pos.x + w - ImGui::CalcTextSize(hi.c_str()).x;
     dl->AddText(ImVec2(pos.x, pos.y + h + 2), kText, lo.c_str());
-    dl->AddText(ImVec2(pos.x + w - ImGui::CalcTextSize(hi.c_str()).x, pos.y + h + 2), kText, hi.c_str());
+    dl->AddText(ImVec2(hiLeft, pos.y + h + 2), kText, hi.c_str());
     if (!std::isnan(info.threshold)) {
         const float tv = logScale ? std::log10(info.threshold) : info.threshold;
         const float t = (tv - range.lo) / std::max(range.hi - range.lo, 1e-12f);
-        if (t >= 0 && t <= 1) {
-            const float x = pos.x + w * t;
+        std::string mark = info.thresholdText;
+        float x = pos.x + w * std::clamp(t, 0.0f, 1.0f);
+        if (t >= 0 && t <= 1)
             dl->AddLine(ImVec2(x, pos.y - 3), ImVec2(x, pos.y + h + 3), IM_COL32(255, 255, 255, 255), 2);
-            const float tw = ImGui::CalcTextSize(info.thresholdText).x;
-            dl->AddText(ImVec2(std::clamp(x - tw / 2, pos.x + 40, pos.x + w - 40 - tw), pos.y + h + 2), kText,
-                        info.thresholdText);
-        } else {
-            dl->AddText(ImVec2(pos.x + 70, pos.y + h + 2), kDim, t < 0 ? "(all above 1)" : "(all below 1)");
-        }
+        else
+            mark = t > 1 ? "all below 1" : "all above 1", x = pos.x + w / 2;
+        const float mw = ImGui::CalcTextSize(mark.c_str()).x, mx = x - mw / 2;
+        if (mx > loRight + 6 && mx + mw < hiLeft - 6)
+            dl->AddText(ImVec2(mx, pos.y + h + 2), kText, mark.c_str());
     }
-    dl->AddText(ImVec2(pos.x, pos.y + h + th + 3), kDim, info.low);
-    dl->AddText(ImVec2(pos.x + w - ImGui::CalcTextSize(info.high).x, pos.y + h + th + 3), kDim, info.high);
+    const float y1 = pos.y + h + th + 5, y2 = y1 + th + 2;
+    dl->AddRectFilled(ImVec2(pos.x, y1 + 3), ImVec2(pos.x + 12, y1 + th - 3), heatColorU32(0));
+    dl->AddText(ImVec2(pos.x + 18, y1), kDim, info.low);
+    dl->AddRectFilled(ImVec2(pos.x, y2 + 3), ImVec2(pos.x + 12, y2 + th - 3), heatColorU32(1));
+    dl->AddText(ImVec2(pos.x + 18, y2), kDim, info.high);
 }
 
 void groupsLegend(ImDrawList* dl, ImVec2 pos, int groups) {
@@ -297,7 +303,7 @@ void viewportOverlay(AppState& app) {
                 dl->AddLine(ImVec2(x0, lay.viewY), ImVec2(x0, lay.viewY + lay.viewH), IM_COL32(0, 0, 0, 255),
                             2);
         }
-        const ImVec2 legendAt(x0 + 18, lay.viewY + lay.viewH - 3 * th - 36);
+        const ImVec2 legendAt(x0 + 18, lay.viewY + lay.viewH - 4 * th - 40);
         if (lab.draw.field == vbd::ScalarField::Color && lab.gpu && lab.gpu->range.valid)
             groupsLegend(dl, legendAt, int(lab.gpu->range.hi) + 1);
         else if (lab.draw.field != vbd::ScalarField::None && lab.gpu && lab.gpu->range.valid)

@@ -46,7 +46,7 @@ SimRunner::~SimRunner() {
     thread_.join();
 }
 
-std::uint64_t SimRunner::post(std::function<void()> cmd) {
+std::uint64_t SimRunner::post(std::function<void(std::uint64_t)> cmd) {
     std::uint64_t t;
     {
         std::lock_guard<std::mutex> lk(mutex_);
@@ -59,30 +59,27 @@ std::uint64_t SimRunner::post(std::function<void()> cmd) {
 
 std::uint64_t SimRunner::replaceWorld(int lab, vbd::SceneDesc desc, bool carryState) {
     auto holder = std::make_shared<vbd::SceneDesc>(std::move(desc));
-    auto ticket = std::make_shared<std::uint64_t>(0);
-    *ticket = post([this, lab, holder, carryState, ticket] {
+    return post([this, lab, holder, carryState](std::uint64_t ticket) {
         std::string note;
         std::unique_ptr<vbd::World> w;
         try {
             w = factory_(*holder, &note);
         } catch (const std::exception& e) {
-            event({SimEvent::WorldRefused, lab, *ticket, e.what(), false});
+            event({SimEvent::WorldRefused, lab, ticket, e.what(), false});
             return;
         }
-        install(lab, std::move(w), *ticket, note, carryState ? worlds_[lab].get() : nullptr);
+        install(lab, std::move(w), ticket, note, carryState ? worlds_[lab].get() : nullptr);
     });
-    return *ticket;
 }
 
 std::uint64_t SimRunner::setWorld(int lab, std::unique_ptr<vbd::World> w) {
     auto holder = std::make_shared<std::unique_ptr<vbd::World>>(std::move(w));
-    auto ticket = std::make_shared<std::uint64_t>(0);
-    *ticket = post([this, lab, holder, ticket] { install(lab, std::move(*holder), *ticket, "", nullptr); });
-    return *ticket;
+    return post(
+        [this, lab, holder](std::uint64_t ticket) { install(lab, std::move(*holder), ticket, "", nullptr); });
 }
 
 std::uint64_t SimRunner::restore(int frame) {
-    return post([this, frame] {
+    return post([this, frame](std::uint64_t) {
         const HistoryRing::Entry* e = ring_.find(frame);
         if (!e) return;
         for (int l = 0; l < 2; ++l)
@@ -92,7 +89,7 @@ std::uint64_t SimRunner::restore(int frame) {
 }
 
 std::uint64_t SimRunner::setField(int lab, vbd::ScalarField f) {
-    return post([this, lab, f] {
+    return post([this, lab, f](std::uint64_t) {
         if (field_[lab] == f) return;
         field_[lab] = f;
         publish(lab);
@@ -100,7 +97,7 @@ std::uint64_t SimRunner::setField(int lab, vbd::ScalarField f) {
 }
 
 std::uint64_t SimRunner::setHistoryBudget(size_t bytes) {
-    return post([this, bytes] {
+    return post([this, bytes](std::uint64_t) {
         ring_.setBudget(bytes);
         std::lock_guard<std::mutex> lk(mutex_);
         timeline_ = {ring_.oldest(), ring_.newest(), ring_.size(), ring_.bytes(), ring_.budget()};
@@ -261,7 +258,10 @@ SimRunner::Clock::time_point SimRunner::nextStepDue(Clock::time_point now) {
     for (int g : gates_)
         if (g >= 0 && simFrame_ >= g) return never;
     if (steps_ > 0) return now;
-    if (!playing_) return never;
+    if (!playing_) {
+        window_.clear();  // the real-time ratio is of continuous playing
+        return never;
+    }
     if (speed_ <= 0) return now;
     if (!anchored_) {
         anchored_ = true;
@@ -296,7 +296,7 @@ void SimRunner::loop() {
             lk.unlock();
             std::uint64_t last = 0;
             for (auto& c : q) {
-                c.second();
+                c.second(c.first);
                 last = c.first;
             }
             lk.lock();
@@ -316,11 +316,11 @@ void SimRunner::loop() {
         }
         if (steps_ > 0) --steps_;
         const int active = active_;
-        const bool paced = playing_ && speed_ > 0;
+        const bool playing = playing_;
         lk.unlock();
         const double dt = simDt_;
         stepLabs(active);
-        if (paced) measure(now, dt);
+        if (playing) measure(now, dt);
         lk.lock();
     }
 }
@@ -371,8 +371,8 @@ void SimRunner::stepLabs(int active) {
     timeline_ = {ring_.oldest(), ring_.newest(), ring_.size(), ring_.bytes(), ring_.budget()};
 }
 
-// Simulated seconds over wall seconds across the last second of paced steps (waits at a gate included:
-// they are time the viewer waits too).
+// Simulated seconds over wall seconds across the last second of playing (waits at a gate included: they
+// are time the viewer waits too).
 void SimRunner::measure(Clock::time_point start, double dt) {
     const auto end = Clock::now();
     if (window_.empty()) window_.emplace_back(start, 0.0);

@@ -87,7 +87,8 @@ class SimRunner {
 
   private:
     using Clock = std::chrono::steady_clock;
-    std::uint64_t post(std::function<void()> cmd);
+    // Queues cmd, which runs on the simulation thread with its own ticket.
+    std::uint64_t post(std::function<void(std::uint64_t ticket)> cmd);
     void loop();
     Clock::time_point nextStepDue(Clock::time_point now);  // under mutex_
     void stepLabs(int active);                             // on the simulation thread
@@ -112,7 +113,7 @@ class SimRunner {
     // Shared, under mutex_.
     mutable std::mutex mutex_;
     std::condition_variable cv_;
-    std::deque<std::pair<std::uint64_t, std::function<void()>>> queue_;
+    std::deque<std::pair<std::uint64_t, std::function<void(std::uint64_t)>>> queue_;
     std::uint64_t nextTicket_ = 1;
     std::shared_ptr<WorldSnapshot> snaps_[2];
     std::vector<SimEvent> events_;
