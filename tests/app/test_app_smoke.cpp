@@ -218,10 +218,10 @@ TEST(AppSmoke, Mp4RecordingPipesRawFramesIntoFfmpeg) {
         std::getline(fb, b);
     }
     EXPECT_NE(a.find("-f rawvideo -pix_fmt rgba -s 800x500"), std::string::npos) << a;
-    // Real time: -r 1/dt with the scene's dt = 0.016667 s.
+    // Real time: -r 1/dt with the scene's dt = 0.0166667 s (printed to 6 digits).
     const size_t rate = a.find("-r ");
     ASSERT_NE(rate, std::string::npos) << a;
-    EXPECT_NEAR(std::atof(a.c_str() + rate + 3), 1 / 0.016667, 1e-3) << a;
+    EXPECT_NEAR(std::atof(a.c_str() + rate + 3), 1 / 0.0166667, 1e-3) << a;
     EXPECT_NE(a.find((dir / "take_001" / "take.mp4").string()), std::string::npos) << a;
     // Whole RGBA frames of the window only: one per simulation frame 0..3.
     const long long n = std::atoll(b.c_str()), frame = 800LL * 500 * 4;
