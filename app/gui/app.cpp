@@ -37,9 +37,8 @@ bool checkOptions(const GuiOptions& opt, std::string& error) {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double msSince(Clock::time_point t0) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+double msSince(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
 void imguiCheck(VkResult r) {
@@ -168,6 +167,14 @@ void GuiApp::resizeWindow(int w, int h) { glfwSetWindowSize(window_, w, h); }
 void GuiApp::buildUi() {
     ImGui_ImplVulkan_NewFrame();
     ImGui_ImplGlfw_NewFrame();
+    // Until the pointer first moves, there is no mouse: a scripted run's screenshots show no tooltip of
+    // wherever the (virtual) pointer happens to rest.
+    ImGuiIO& io = ImGui::GetIO();
+    if (!mouseMoved_) {
+        if (renderedFrames_ == 0) firstMouse_ = io.MousePos;
+        mouseMoved_ = io.MousePos.x != firstMouse_.x || io.MousePos.y != firstMouse_.y;
+        if (!mouseMoved_) io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
+    }
     ImGui::NewFrame();
     int fw, fh;
     framebufferSize(fw, fh);
@@ -189,6 +196,80 @@ void GuiApp::reportTiming(int nowFrame) {
                  app_.layout.viewW, app_.layout.viewH, ctx_->validationMessages());
 }
 
+// The action's screenshot: the window or its 3D view; the log line gives each heat map's range.
+void GuiApp::writeScreenshot(const Pixels& window, int frame) {
+    writePng(app_.screenshotRequest, app_.screenshotCapture == Capture::View ? cropToView(window) : window);
+    std::string heat;
+    for (int l = 0; l < (app_.compare ? 2 : 1); ++l) {
+        const Lab& lab = app_.labs[l];
+        if (!lab.gpu || !lab.gpu->range.valid || lab.draw.field == vbd::ScalarField::None) continue;
+        auto v = [&](float x) { return lab.draw.logScale ? std::pow(10.0, double(x)) : double(x); };
+        char buf[96];
+        std::snprintf(buf, sizeof buf, "; %s heat map range %.6g to %.6g", lab.label.c_str(),
+                      v(lab.gpu->range.lo), v(lab.gpu->range.hi));
+        heat += buf;
+    }
+    std::fprintf(stderr, "vbdlab: wrote %s at frame %d%s\n", app_.screenshotRequest.c_str(), frame,
+                 heat.c_str());
+    app_.screenshotRequest.clear();
+}
+
+void GuiApp::accumulateTiming() {
+    app_.timing.frameMs = msSince(lastFrame_);
+    app_.timing.fps = 1000.0 / std::max(app_.timing.frameMs, 1e-3);
+    lastFrame_ = Clock::now();
+    if (renderedFrames_ > 3) {  // skip start-up (pipeline and font upload)
+        sum_.frameMs += app_.timing.frameMs, sum_.simMs += app_.timing.simMs;
+        sum_.uploadMs += app_.timing.uploadMs, sum_.renderMs += app_.timing.renderMs;
+        ++timed_;
+    }
+}
+
+// One frame of the main loop: requests, simulation snapshots, actions, UI, render, captures. False when
+// the run is over (the --screenshot frame was written, or --frames reached).
+bool GuiApp::iterate() {
+    glfwPollEvents();
+    int fw, fh;
+    framebufferSize(fw, fh);
+    if (fw == 0 || fh == 0) {  // minimised: nothing to draw into
+        glfwWaitEvents();
+        return true;
+    }
+    app_.layout = computeLayout(float(fw), float(fh), app_.compare, app_.showPlots, app_.panels);
+    pollSimulation();
+    if (actions_) actions_->update(*this);
+    applyRequests();
+    prepareDrawOptions();
+    const bool recordDue = recordCaptureDue();
+    buildUi();
+    const int nowFrame = sim_.frame();
+    // Screenshot once the scene reached its frame and ImGui has laid its windows out (a few frames).
+    const bool screenshotMode = !opt_.screenshot.empty();
+    const bool shotNow = screenshotMode && nowFrame >= targetFrames_ && renderedFrames_ >= 3 && !settling();
+    CaptureRequest cap = recordDue ? recordCaptureRequest() : CaptureRequest{};
+    cap.window |= shotNow || !app_.screenshotRequest.empty();
+    CaptureResult px;
+    const auto tr = Clock::now();
+    if (!renderFrame(cap, &px)) return true;
+    app_.timing.renderMs = msSince(tr) - app_.timing.uploadMs;
+    ++renderedFrames_;
+    if (recordDue) recordFrame(px);
+    if (!app_.screenshotRequest.empty() && !px.window.rgba.empty()) writeScreenshot(px.window, nowFrame);
+    if (shotNow) {
+        writePng(opt_.screenshot, px.window);
+        reportTiming(nowFrame);
+        std::fprintf(stderr, "vbdlab: wrote %s (%ux%u) after %d frames; %d validation messages\n",
+                     opt_.screenshot.c_str(), px.window.width, px.window.height, nowFrame,
+                     ctx_->validationMessages());
+        return false;
+    }
+    if (!screenshotMode && !actions_ && targetFrames_ >= 0 && nowFrame >= targetFrames_ &&
+        renderedFrames_ > targetFrames_ + 2)
+        return false;
+    accumulateTiming();
+    return true;
+}
+
 int GuiApp::run() {
     initWindow();
     initVulkan();
@@ -201,90 +282,21 @@ int GuiApp::run() {
         actions_ = std::make_unique<ActionRunner>(loadActions(opt_.actions, ac));
     }
     app_.timeline.playing = !opt_.paused;
-    const bool screenshotMode = !opt_.screenshot.empty();
-    const int targetFrames = opt_.frames >= 0 ? opt_.frames : (screenshotMode ? 60 : -1);
-    if ((screenshotMode || actions_) && !swap_->canCopy()) {
+    const bool batch = !opt_.screenshot.empty() || actions_;
+    targetFrames_ = opt_.frames >= 0 ? opt_.frames : (!opt_.screenshot.empty() ? 60 : -1);
+    if (batch && !swap_->canCopy()) {
         std::fprintf(stderr,
                      "vbdlab: this Vulkan surface cannot be read back; use `vbdlab render` for images\n");
         return 1;
     }
-    sim_.setGate(Gate::Screenshot, targetFrames);
-    auto last = Clock::now();
-    while (!glfwWindowShouldClose(window_) && quitCode_ < 0) {
-        glfwPollEvents();
-        int fw, fh;
-        framebufferSize(fw, fh);
-        if (fw == 0 || fh == 0) {  // minimised: nothing to draw into
-            glfwWaitEvents();
-            continue;
-        }
-        app_.layout = computeLayout(float(fw), float(fh), app_.compare, app_.showPlots, app_.panels);
-        pollSimulation();
-        if (actions_) actions_->update(*this);
-        applyRequests();
-        prepareDrawOptions();
-        const bool recordDue = recordCaptureDue();
-        buildUi();
-
-        const int nowFrame = sim_.frame();
-        // Screenshot once the scene reached its frame and ImGui has laid its windows out (a few frames).
-        const bool shotNow =
-            screenshotMode && nowFrame >= targetFrames && renderedFrames_ >= 3 && !settling();
-        CaptureRequest cap;
-        cap.window = shotNow || !app_.screenshotRequest.empty();
-        if (recordDue) {
-            const CaptureRequest r = recordCaptureRequest();
-            cap.window |= r.window;
-            cap.offscreenW = r.offscreenW, cap.offscreenH = r.offscreenH;
-        }
-        CaptureResult px;
-        auto tr = Clock::now();
-        if (!renderFrame(cap, &px)) continue;
-        app_.timing.renderMs = msSince(tr) - app_.timing.uploadMs;
-        ++renderedFrames_;
-        if (recordDue) recordFrame(px);
-        if (!app_.screenshotRequest.empty() && !px.window.rgba.empty()) {
-            writePng(app_.screenshotRequest,
-                     app_.screenshotCapture == Capture::View ? cropToView(px.window) : px.window);
-            std::string heat;
-            for (int l = 0; l < (app_.compare ? 2 : 1); ++l) {
-                const Lab& lab = app_.labs[l];
-                if (!lab.gpu || !lab.gpu->range.valid || lab.draw.field == vbd::ScalarField::None) continue;
-                auto v = [&](float x) { return lab.draw.logScale ? std::pow(10.0, double(x)) : double(x); };
-                char buf[96];
-                std::snprintf(buf, sizeof buf, "; %s heat map range %.6g to %.6g", lab.label.c_str(),
-                              v(lab.gpu->range.lo), v(lab.gpu->range.hi));
-                heat += buf;
-            }
-            std::fprintf(stderr, "vbdlab: wrote %s at frame %d%s\n", app_.screenshotRequest.c_str(), nowFrame,
-                         heat.c_str());
-            app_.screenshotRequest.clear();
-        }
-        if (shotNow) {
-            writePng(opt_.screenshot, px.window);
-            reportTiming(nowFrame);
-            std::fprintf(stderr, "vbdlab: wrote %s (%ux%u) after %d frames; %d validation messages\n",
-                         opt_.screenshot.c_str(), px.window.width, px.window.height, nowFrame,
-                         ctx_->validationMessages());
-            break;
-        }
-        if (!screenshotMode && !actions_ && targetFrames >= 0 && nowFrame >= targetFrames &&
-            renderedFrames_ > targetFrames + 2)
-            break;
-        app_.timing.frameMs = msSince(last);
-        app_.timing.fps = 1000.0 / std::max(app_.timing.frameMs, 1e-3);
-        last = Clock::now();
-        if (renderedFrames_ > 3) {  // skip start-up (pipeline and font upload)
-            sum_.frameMs += app_.timing.frameMs, sum_.simMs += app_.timing.simMs;
-            sum_.uploadMs += app_.timing.uploadMs, sum_.renderMs += app_.timing.renderMs;
-            ++timed_;
-        }
+    sim_.setGate(Gate::Screenshot, targetFrames_);
+    lastFrame_ = Clock::now();
+    while (!glfwWindowShouldClose(window_) && quitCode_ < 0 && iterate()) {
     }
     if (app_.rec.on) stopRecording();
     if (quitCode_ >= 0) reportTiming(sim_.frame());
     sim_.setPlaying(false);
     vkDeviceWaitIdle(ctx_->device);
-    const bool batch = screenshotMode || actions_;
     if (ctx_->validationMessages() > 0 && validationRequested() && batch) return 1;
     return quitCode_ > 0 ? quitCode_ : 0;
 }

@@ -8,9 +8,11 @@
 //   input.cpp     keys, mouse, camera, picking, the hover value
 //   recorder.cpp  recording takes (frame exact, PNG or MP4)
 //   action_runner.cpp  scripted runs
+#include <chrono>
 #include <memory>
 #include <string>
 
+#include <imgui.h>
 #define GLFW_INCLUDE_VULKAN
 #include <GLFW/glfw3.h>
 
@@ -73,7 +75,10 @@ class GuiApp {
     void initWindow();
     void initVulkan();
     void initImGui();
+    bool iterate();
     void buildUi();
+    void writeScreenshot(const Pixels& window, int frame);
+    void accumulateTiming();
     void reportTiming(int nowFrame);
     // labs.cpp
     bool loadInitialScene();
@@ -86,6 +91,11 @@ class GuiApp {
     void prepareDrawOptions();
     // frame.cpp
     bool renderFrame(const CaptureRequest& cap, CaptureResult* out);
+    void recreateSwapchain();
+    bool acquire(FrameSlot& f, uint32_t& image);
+    void recordWindow(FrameSlot& f, uint32_t image);
+    void submitAndPresent(FrameSlot& f, uint32_t image);
+    void finishReadback(FrameSlot& f, Pixels& px);
     void uploadLabs();
     void recordScene(VkCommandBuffer cb, VkRect2D area, const Renderer& r);
     void renderOffscreen(int w, int h, Pixels& out);
@@ -94,6 +104,7 @@ class GuiApp {
     void handleInput();
     void handleKeys();
     void handlePick(int labUnder, float mx, float my);
+    void updateDrag(float mx, float my);
     void updateHover(int labUnder, float mx, float my);
     // recorder.cpp
     bool recordCaptureDue();
@@ -123,10 +134,14 @@ class GuiApp {
     std::uint64_t pendingLoadTicket_ = 0;
     std::uint64_t lastTicket_ = 0;  // newest request made to the simulation thread
     std::uint64_t seenTicket_ = 0;  // newest request the snapshots held by the labs reflect
-    bool mouseMoved_ = false;       // no hover value before the pointer moves (scripted runs)
+    bool mouseMoved_ = false;       // no mouse before the pointer moves (scripted runs)
+    ImVec2 firstMouse_{0, 0};
     vbd::ScalarField postedField_[2] = {vbd::ScalarField::None, vbd::ScalarField::None};
     DrawOptions effectiveDraw_[2];  // this frame's drawing options (shared colour scale applied)
     int quitCode_ = -1;
+    int targetFrames_ = -1;  // --frames (with --screenshot: the frame of the shot)
+    using Clock = std::chrono::steady_clock;
+    Clock::time_point lastFrame_;
     Timing sum_;  // accumulated over the run, reported on exit
     int timed_ = 0;
 };

@@ -118,6 +118,7 @@ struct AppState {
     bool compare = false;         // side-by-side: labs[1] runs the same scene with its own settings
     bool compareRequest = false;  // the checkbox changed compare: restart both sides
     bool sharedScale = true;      // side by side: one colour scale for both views
+    bool sharedScaleOn = false;   // this frame both views use it (same field, automatic ranges)
     TimelineState timeline;
     bool loadRequest = false;  // scene picker / reload: load loadPath ("" = built-in demo) at the next frame
     std::string loadPath;

@@ -81,30 +81,29 @@ void GuiApp::readbackWindow(FrameSlot& f, uint32_t image, VkExtent2D ext, Pixels
     out.height = ext.height;
 }
 
-bool GuiApp::renderFrame(const CaptureRequest& cap, CaptureResult* out) {
-    FrameSlot& f = frames_[frameIndex_];
+void GuiApp::recreateSwapchain() {
+    int w, h;
+    framebufferSize(w, h);
+    swap_->recreate(uint32_t(w), uint32_t(h));
+    ImGui_ImplVulkan_SetMinImageCount(swap_->minImageCount());
+}
+
+// Waits for the slot's previous frame and acquires an image; false when the swapchain had to be rebuilt.
+bool GuiApp::acquire(FrameSlot& f, uint32_t& image) {
     VK_CHECK(vkWaitForFences(ctx_->device, 1, &f.fence, VK_TRUE, UINT64_MAX));
-    uint32_t image = 0;
-    VkResult r =
+    const VkResult r =
         vkAcquireNextImageKHR(ctx_->device, swap_->handle(), UINT64_MAX, f.acquired, VK_NULL_HANDLE, &image);
     if (r == VK_ERROR_OUT_OF_DATE_KHR) {
-        int w, h;
-        framebufferSize(w, h);
-        swap_->recreate(uint32_t(w), uint32_t(h));
-        ImGui_ImplVulkan_SetMinImageCount(swap_->minImageCount());
+        recreateSwapchain();
         return false;
     }
     if (r != VK_SUBOPTIMAL_KHR) VK_CHECK(r);
     VK_CHECK(vkResetFences(ctx_->device, 1, &f.fence));
+    return true;
+}
 
-    uploadLabs();
-    if (cap.offscreenW > 0 && cap.offscreenH > 0 && out)
-        renderOffscreen(cap.offscreenW, cap.offscreenH, out->offscreen);
-
-    VK_CHECK(vkResetCommandBuffer(f.cb, 0));
-    auto bi = vkInfo<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
-    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-    VK_CHECK(vkBeginCommandBuffer(f.cb, &bi));
+// The 3D view(s) and the UI into the swapchain image.
+void GuiApp::recordWindow(FrameSlot& f, uint32_t image) {
     VkClearValue cv[2];
     std::memcpy(cv[0].color.float32, kClearColor, sizeof kClearColor);
     cv[1].depthStencil = {1.0f, 0};
@@ -124,10 +123,9 @@ bool GuiApp::renderFrame(const CaptureRequest& cap, CaptureResult* out) {
         recordScene(f.cb, VkRect2D{{x0, y0}, {uint32_t(x1 - x0), uint32_t(y1 - y0)}}, *renderer_);
     ImGui_ImplVulkan_RenderDrawData(ImGui::GetDrawData(), f.cb);
     vkCmdEndRenderPass(f.cb);
-    const bool copy = cap.window && out && swap_->canCopy();
-    if (copy) readbackWindow(f, image, ext, out->window);
-    VK_CHECK(vkEndCommandBuffer(f.cb));
+}
 
+void GuiApp::submitAndPresent(FrameSlot& f, uint32_t image) {
     VkPipelineStageFlags waitStage = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
     VkSemaphore done = swap_->renderDone(image);
     auto si = vkInfo<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
@@ -146,25 +144,42 @@ bool GuiApp::renderFrame(const CaptureRequest& cap, CaptureResult* out) {
     pi.swapchainCount = 1;
     pi.pSwapchains = &sc;
     pi.pImageIndices = &image;
-    r = vkQueuePresentKHR(ctx_->queue, &pi);
+    const VkResult r = vkQueuePresentKHR(ctx_->queue, &pi);
     if (r == VK_ERROR_OUT_OF_DATE_KHR || r == VK_SUBOPTIMAL_KHR || resized_) {
         resized_ = false;
-        int w, h;
-        framebufferSize(w, h);
-        swap_->recreate(uint32_t(w), uint32_t(h));
-        ImGui_ImplVulkan_SetMinImageCount(swap_->minImageCount());
+        recreateSwapchain();
     } else {
         VK_CHECK(r);
     }
-    if (copy) {
-        VK_CHECK(vkWaitForFences(ctx_->device, 1, &f.fence, VK_TRUE, UINT64_MAX));
-        Pixels& px = out->window;
-        px.rgba.resize(size_t(px.width) * px.height * 4);
-        std::memcpy(px.rgba.data(), readback_.mapped, px.rgba.size());
-        if (swap_->bgr())
-            for (size_t i = 0; i < px.rgba.size(); i += 4) std::swap(px.rgba[i], px.rgba[i + 2]);
-        for (size_t i = 3; i < px.rgba.size(); i += 4) px.rgba[i] = 255;
-    }
+}
+
+// The swapchain image copied out by readbackWindow, once the frame's fence has signalled.
+void GuiApp::finishReadback(FrameSlot& f, Pixels& px) {
+    VK_CHECK(vkWaitForFences(ctx_->device, 1, &f.fence, VK_TRUE, UINT64_MAX));
+    px.rgba.resize(size_t(px.width) * px.height * 4);
+    std::memcpy(px.rgba.data(), readback_.mapped, px.rgba.size());
+    if (swap_->bgr())
+        for (size_t i = 0; i < px.rgba.size(); i += 4) std::swap(px.rgba[i], px.rgba[i + 2]);
+    for (size_t i = 3; i < px.rgba.size(); i += 4) px.rgba[i] = 255;
+}
+
+bool GuiApp::renderFrame(const CaptureRequest& cap, CaptureResult* out) {
+    FrameSlot& f = frames_[frameIndex_];
+    uint32_t image = 0;
+    if (!acquire(f, image)) return false;
+    uploadLabs();
+    if (cap.offscreenW > 0 && cap.offscreenH > 0 && out)
+        renderOffscreen(cap.offscreenW, cap.offscreenH, out->offscreen);
+    VK_CHECK(vkResetCommandBuffer(f.cb, 0));
+    auto bi = vkInfo<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
+    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    VK_CHECK(vkBeginCommandBuffer(f.cb, &bi));
+    recordWindow(f, image);
+    const bool copy = cap.window && out && swap_->canCopy();
+    if (copy) readbackWindow(f, image, swap_->extent(), out->window);
+    VK_CHECK(vkEndCommandBuffer(f.cb));
+    submitAndPresent(f, image);
+    if (copy) finishReadback(f, out->window);
     frameIndex_ = (frameIndex_ + 1) % kFramesInFlight;
     return true;
 }

@@ -53,38 +53,10 @@ void GuiApp::handleInput() {
     if (!io.WantCaptureMouse && inView) {
         if (io.MouseWheel != 0) app_.camera.zoom(io.MouseWheel);
         if (ImGui::IsMouseClicked(0) && io.KeyShift) handlePick(labUnder, mx, my);
-        mouseMoved_ |= io.MouseDelta.x != 0 || io.MouseDelta.y != 0;
-        if (!app_.pick.active && mouseMoved_) updateHover(labUnder, mx, my);
+        if (!app_.pick.active) updateHover(labUnder, mx, my);
     }
-    PickState& pk = app_.pick;
-    if (pk.active) {
-        Lab& lab = app_.labs[pk.lab];
-        if (!ImGui::IsMouseDown(0) || !lab.world) {
-            if (lab.world) {
-                if (pk.particle >= 0) lab.world->setDrag(-1, {}, 0);
-                if (pk.body >= 0) lab.world->setBodyDrag(-1, {}, {}, 0);
-            }
-            pk.active = false;
-            lab.draw.drag = false;
-            return;
-        }
-        // The target stays at the grab depth along the current cursor ray (a plane facing the camera).
-        const Ray r = app_.camera.ray(mx - lay.viewX - subW * float(pk.lab), my - lay.viewY, subW, lay.viewH);
-        pk.target = r.origin + pk.depth * r.dir;
-        glm::vec3 from;
-        if (pk.particle >= 0) {
-            lab.world->setDrag(pk.particle, toVec(pk.target), pk.stiffness);
-            const auto& x = lab.world->positions()[size_t(pk.particle)];
-            from = {x.x, x.y, x.z};
-        } else {
-            lab.world->setBodyDrag(pk.body, toVec(pk.grabLocal), toVec(pk.target), pk.stiffness);
-            auto b = lab.world->bodies()[size_t(pk.body)];
-            vbd::Vec3 w = b.position + vbd::rotate(b.rotation, toVec(pk.grabLocal));
-            from = {w.x, w.y, w.z};
-        }
-        lab.draw.drag = true;
-        lab.draw.dragFrom = from;
-        lab.draw.dragTo = pk.target;
+    if (app_.pick.active) {
+        updateDrag(mx, my);
         return;
     }
     if (!io.WantCaptureMouse && inView) {
@@ -93,6 +65,40 @@ void GuiApp::handleInput() {
         if (ImGui::IsMouseDragging(1) || ImGui::IsMouseDragging(2))
             app_.camera.pan(io.MouseDelta.x, io.MouseDelta.y, lay.viewH);
     }
+}
+
+// The picked vertex or body follows the cursor with a spring until the button is released.
+void GuiApp::updateDrag(float mx, float my) {
+    PickState& pk = app_.pick;
+    Lab& lab = app_.labs[pk.lab];
+    if (!ImGui::IsMouseDown(0) || !lab.world) {
+        if (lab.world) {
+            if (pk.particle >= 0) lab.world->setDrag(-1, {}, 0);
+            if (pk.body >= 0) lab.world->setBodyDrag(-1, {}, {}, 0);
+        }
+        pk.active = false;
+        lab.draw.drag = false;
+        return;
+    }
+    // The target stays at the grab depth along the current cursor ray (a plane facing the camera).
+    const Layout& lay = app_.layout;
+    const float subW = lay.viewW / float(app_.compare ? 2 : 1);
+    const Ray r = app_.camera.ray(mx - lay.viewX - subW * float(pk.lab), my - lay.viewY, subW, lay.viewH);
+    pk.target = r.origin + pk.depth * r.dir;
+    glm::vec3 from;
+    if (pk.particle >= 0) {
+        lab.world->setDrag(pk.particle, toVec(pk.target), pk.stiffness);
+        const auto& x = lab.world->positions()[size_t(pk.particle)];
+        from = {x.x, x.y, x.z};
+    } else {
+        lab.world->setBodyDrag(pk.body, toVec(pk.grabLocal), toVec(pk.target), pk.stiffness);
+        auto b = lab.world->bodies()[size_t(pk.body)];
+        vbd::Vec3 w = b.position + vbd::rotate(b.rotation, toVec(pk.grabLocal));
+        from = {w.x, w.y, w.z};
+    }
+    lab.draw.drag = true;
+    lab.draw.dragFrom = from;
+    lab.draw.dragTo = pk.target;
 }
 
 void GuiApp::handlePick(int labUnder, float mx, float my) {

@@ -300,8 +300,10 @@ void GuiApp::prepareDrawOptions() {
         }
     }
     const Lab &a = app_.labs[0], &b = app_.labs[1];
+    app_.sharedScaleOn = false;
     if (labs == 2 && app_.sharedScale && a.draw.field == b.draw.field && a.draw.logScale == b.draw.logScale &&
         a.draw.autoRange && b.draw.autoRange && a.range.valid && b.range.valid) {
+        app_.sharedScaleOn = true;
         for (auto& d : effectiveDraw_) {
             d.autoRange = false;
             d.rangeMin = std::min(a.range.lo, b.range.lo);

@@ -46,15 +46,18 @@ FieldInfo fieldInfo(vbd::ScalarField f) {
 
 // Title; the colour bar over [range.lo, range.hi] (log10 units when logScale) with its end values and the
 // threshold marked; what the low and the high end mean, each next to its colour.
-void heatLegend(ImDrawList* dl, ImVec2 pos, const FieldRange& range, vbd::ScalarField field, bool logScale,
-                bool shared) {
+// At most maxW wide: a narrow view (one side of a side-by-side run) clips the longer texts.
+void heatLegend(ImDrawList* dl, ImVec2 pos, float maxW, const FieldRange& range, vbd::ScalarField field,
+                bool logScale, bool shared) {
     const FieldInfo info = fieldInfo(field);
-    const std::string title = std::string(info.title) + (shared ? " (one scale)" : "");
+    const std::string title = std::string(info.title) + (shared ? " (both sides)" : "");
     const float th = ImGui::GetTextLineHeight(), h = 14;
-    const float w = std::max({240.0f, ImGui::CalcTextSize(title.c_str()).x,
-                              ImGui::CalcTextSize(info.low).x + 18, ImGui::CalcTextSize(info.high).x + 18});
-    dl->AddRectFilled(ImVec2(pos.x - 8, pos.y - th - 6), ImVec2(pos.x + w + 8, pos.y + h + 3 * th + 12), kBox,
-                      4);
+    const float w = std::min(
+        maxW, std::max({240.0f, ImGui::CalcTextSize(title.c_str()).x, ImGui::CalcTextSize(info.low).x + 18,
+                        ImGui::CalcTextSize(info.high).x + 18}));
+    const ImVec2 boxLo(pos.x - 8, pos.y - th - 6), boxHi(pos.x + w + 8, pos.y + h + 3 * th + 12);
+    dl->AddRectFilled(boxLo, boxHi, kBox, 4);
+    dl->PushClipRect(boxLo, boxHi, true);
     dl->AddText(ImVec2(pos.x, pos.y - th - 3), kText, title.c_str());
     for (int i = 0; i < 32; ++i) {
         const float t0 = float(i) / 32, t1 = float(i + 1) / 32;
@@ -86,6 +89,7 @@ void heatLegend(ImDrawList* dl, ImVec2 pos, const FieldRange& range, vbd::Scalar
     dl->AddText(ImVec2(pos.x + 18, y1), kDim, info.low);
     dl->AddRectFilled(ImVec2(pos.x, y2 + 3), ImVec2(pos.x + 12, y2 + th - 3), heatColorU32(1));
     dl->AddText(ImVec2(pos.x + 18, y2), kDim, info.high);
+    dl->PopClipRect();
 }
 
 void groupsLegend(ImDrawList* dl, ImVec2 pos, int groups) {
@@ -129,48 +133,50 @@ void label(ImDrawList* dl, ImVec2 at, const std::string& text, ImU32 col) {
     dl->AddText(p, col, text.c_str());
 }
 
-// Labels in the scene: each stiffer / softer region (at the centroid of its tagged vertices, so it moves
-// with the body) and the damping of each soft body when the bodies differ in it.
-void sceneLabels(ImDrawList* dl, const AppState& app, int l) {
+// Each stiffer / softer region labelled at the centroid of its tagged vertices (so it moves with the
+// body), while no heat map hides the tint.
+void regionLabels(ImDrawList* dl, const AppState& app, int l) {
     const Lab& lab = app.labs[l];
+    if (!lab.draw.regions || lab.draw.field != vbd::ScalarField::None) return;
     const WorldSnapshot& w = *lab.world;
     const auto& x = w.positions();
     const auto& tags = w.materialTags();
-    const auto& bodies = w.desc().softBodies;
-    if (lab.draw.regions && lab.draw.field == vbd::ScalarField::None) {
-        for (unsigned char tag : {kStifferRegion, kSofterRegion}) {
-            glm::vec3 c(0);
-            int n = 0;
-            for (size_t i = 0; i < tags.size() && i < x.size(); ++i)
-                if (tags[i] == tag) c += glm::vec3(x[i].x, x[i].y, x[i].z), ++n;
-            if (n == 0) continue;
-            double scale = 1;
-            for (const auto& b : bodies)
-                for (const auto& r : b.regions)
-                    if ((tag == kStifferRegion) == (r.youngsScale > 1)) scale = r.youngsScale;
-            bool vis = false;
-            const ImVec2 s = toScreen(app, l, c / float(n), &vis);
-            if (vis)
-                label(dl, s,
-                      std::string(tag == kStifferRegion ? "stiffer: E x " : "softer: E x ") +
-                          formatNumber(scale),
-                      tintColor(tag == kStifferRegion ? kStifferTint : kSofterTint));
-        }
+    for (unsigned char tag : {kStifferRegion, kSofterRegion}) {
+        glm::vec3 c(0);
+        int n = 0;
+        for (size_t i = 0; i < tags.size() && i < x.size(); ++i)
+            if (tags[i] == tag) c += glm::vec3(x[i].x, x[i].y, x[i].z), ++n;
+        if (n == 0) continue;
+        double scale = 1;
+        for (const auto& b : w.desc().softBodies)
+            for (const auto& r : b.regions)
+                if ((tag == kStifferRegion) == (r.youngsScale > 1)) scale = r.youngsScale;
+        bool vis = false;
+        const ImVec2 s = toScreen(app, l, c / float(n), &vis);
+        if (vis)
+            label(dl, s,
+                  std::string(tag == kStifferRegion ? "stiffer: E x " : "softer: E x ") + formatNumber(scale),
+                  tintColor(tag == kStifferRegion ? kStifferTint : kSofterTint));
     }
+}
+
+// Above each soft body, its damping, when the bodies of the scene differ in it (which cube is damped).
+void dampingLabels(ImDrawList* dl, const AppState& app, int l) {
+    const WorldSnapshot& w = *app.labs[l].world;
+    const auto& bodies = w.desc().softBodies;
     bool mixed = false;
     for (const auto& b : bodies) mixed |= b.material.damping != bodies[0].material.damping;
     if (!mixed) return;
+    const auto& x = w.positions();
     for (const auto& s : w.surfaces()) {
-        if (s.doubleSided || size_t(s.body) >= bodies.size()) continue;
+        if (s.doubleSided || size_t(s.body) >= bodies.size() || s.tris.empty()) continue;
         glm::vec3 hi(-1e30f), c(0);
-        int n = 0;
         for (const auto& t : s.tris)
             for (int v : t) {
                 const glm::vec3 p(x[size_t(v)].x, x[size_t(v)].y, x[size_t(v)].z);
-                c += p, ++n, hi = glm::max(hi, p);
+                c += p, hi = glm::max(hi, p);
             }
-        if (n == 0) continue;
-        c /= float(n);
+        c /= float(3 * s.tris.size());
         c.y = hi.y + 0.15f;
         const double kd = bodies[size_t(s.body)].material.damping;
         bool vis = false;
@@ -295,7 +301,8 @@ void viewportOverlay(AppState& app) {
         const Lab& lab = app.labs[l];
         const float x0 = lay.viewX + w * float(l);
         if (!lab.world) continue;
-        sceneLabels(dl, app, l);
+        regionLabels(dl, app, l);
+        dampingLabels(dl, app, l);
         pickedVertex(dl, app, l);
         if (app.compare) {
             sideCaption(dl, app, l, x0);
@@ -306,10 +313,12 @@ void viewportOverlay(AppState& app) {
         const ImVec2 legendAt(x0 + 18, lay.viewY + lay.viewH - 4 * th - 40);
         if (lab.draw.field == vbd::ScalarField::Color && lab.gpu && lab.gpu->range.valid)
             groupsLegend(dl, legendAt, int(lab.gpu->range.hi) + 1);
-        else if (lab.draw.field != vbd::ScalarField::None && lab.gpu && lab.gpu->range.valid)
-            heatLegend(dl, legendAt, lab.gpu->range, lab.draw.field, lab.draw.logScale,
-                       app.compare && app.sharedScale && lab.draw.autoRange);
-        else if (lab.draw.regions)
+        else if (lab.draw.field != vbd::ScalarField::None && lab.gpu && lab.gpu->range.valid) {
+            // One scale for both sides: one legend, as wide as the whole view allows.
+            if (!app.sharedScaleOn || l == 0)
+                heatLegend(dl, legendAt, (app.sharedScaleOn ? lay.viewW : w) - 36, lab.gpu->range,
+                           lab.draw.field, lab.draw.logScale, app.sharedScaleOn);
+        } else if (lab.draw.regions)
             regionLegend(dl, ImVec2(x0 + 18, lay.viewY + lay.viewH - 2 * th - 40), lab);
     }
     recordingIndicator(dl, app);

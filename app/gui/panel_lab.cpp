@@ -16,7 +16,7 @@ namespace vbdgui {
 
 namespace {
 
-const ImU32 kPanelBg = IM_COL32(30, 32, 40, 255), kCaption = IM_COL32(180, 180, 190, 255);
+const ImU32 kPanelBg = IM_COL32(30, 32, 40, 255);
 
 // Eigenvalues of the picked vertex's block, ascending, and its semi-axes in the drawing.
 struct BlockEllipse {
@@ -38,12 +38,14 @@ BlockEllipse blockEllipse(const double l[3]) {
 }
 
 void drawBlockEllipse(const BlockEllipse& e) {
+    ImGui::TextDisabled("x^T D x = 1: softest direction across,");
+    ImGui::TextDisabled("stiffest up (blue)%s", e.squeezed ? ", not to scale" : "");
     const float size = std::min(ImGui::GetContentRegionAvail().x, 170.0f);
     const ImVec2 p0 = ImGui::GetCursorScreenPos();
     ImGui::InvisibleButton("block ellipse", ImVec2(size, size));
     ImDrawList* dl = ImGui::GetWindowDrawList();
     dl->AddRectFilled(p0, ImVec2(p0.x + size, p0.y + size), kPanelBg, 3);
-    const ImVec2 c(p0.x + size / 2, p0.y + size / 2 + 6);
+    const ImVec2 c(p0.x + size / 2, p0.y + size / 2);
     const float r = 0.5f * size - 8;
     std::vector<ImVec2> pts;
     for (int k = 0; k < 96; ++k) {
@@ -56,9 +58,14 @@ void drawBlockEllipse(const BlockEllipse& e) {
                 IM_COL32(240, 200, 80, 120));
     dl->AddLine(ImVec2(c.x, c.y - r * e.axisStiff), ImVec2(c.x, c.y + r * e.axisStiff),
                 IM_COL32(86, 180, 233, 255), 2);
-    dl->AddText(ImVec2(p0.x + 4, p0.y + 2), kCaption, "x^T D x = 1: soft (horizontal)");
-    dl->AddText(ImVec2(p0.x + 4, p0.y + 2 + ImGui::GetTextLineHeight()), IM_COL32(86, 180, 233, 255),
-                e.squeezed ? "stiff (vertical, not to scale)" : "stiff (vertical)");
+}
+
+bool onCloth(const vbd::World& w, int particle) {
+    for (const auto& s : w.surfaces())
+        if (s.doubleSided)
+            for (const auto& t : s.tris)
+                if (t[0] == particle || t[1] == particle || t[2] == particle) return true;
+    return false;
 }
 
 }  // namespace
@@ -88,6 +95,14 @@ void inspectorSection(AppState& app) {
     std::sort(l, l + 3);
 #endif
     ImGui::Text("vertex %d", v.particle);
+    if (onCloth(*lab.world, v.particle)) {
+        // The inspector's block is assembled from tet elements; a cloth vertex has only its inertia there.
+        ImGui::TextWrapped(
+            "cloth vertex: mass / h^2 = %s N/m in every direction. The block and dominance "
+            "of membrane and bending elements are not inspected (tet elements only).",
+            formatNumber(double(v.block(0, 0))).c_str());
+        return;
+    }
     ImGui::Text("block eigenvalues %s  %s  %s N/m", formatNumber(l[0]).c_str(), formatNumber(l[1]).c_str(),
                 formatNumber(l[2]).c_str());
     helpMarker(

@@ -130,9 +130,26 @@ void SceneGpu::ensure(Buffer& b, VkDeviceSize bytes, VkBufferUsageFlags usage) {
 void SceneGpu::update(const vbd::World& world, const DrawOptions& opt, uint32_t slot,
                       const std::vector<unsigned char>* tags) {
     auto t0 = std::chrono::steady_clock::now();
-    // Heat map: categorical colour groups pass the index through; continuous fields are mapped
-    // affinely (after log10 if asked) from [lo, hi] to [0, 1]. An empty field (a snapshot made before
-    // the field was chosen) draws no heat map rather than a uniform colour.
+    vertexScalars(world, opt, tags);
+    vertices_->upload(world, scalar01_, slot);
+    const auto bodies = world.bodies();
+    bodyInstances(bodies, slot);
+    shadowScratch_.clear();
+    if (opt.shadows && ground_) shadowBlobs(world, bodies);
+    shadowCount_[slot] = uint32_t(shadowScratch_.size());
+    ensure(shadows_[slot], std::max<size_t>(shadowScratch_.size(), 1) * sizeof(LineVertex),
+           VK_BUFFER_USAGE_VERTEX_BUFFER_BIT);
+    if (!shadowScratch_.empty())
+        std::memcpy(shadows_[slot].mapped, shadowScratch_.data(), shadowScratch_.size() * sizeof(LineVertex));
+    markerLines(world, opt, slot);
+    lastUploadMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Heat map: categorical colour groups pass the index through; continuous fields are mapped affinely (after
+// log10 if asked) from [lo, hi] to [0, 1]. An empty field (a snapshot made before the field was chosen)
+// draws no heat map rather than a uniform colour. Without a field: the material-region tint.
+void SceneGpu::vertexScalars(const vbd::World& world, const DrawOptions& opt,
+                             const std::vector<unsigned char>* tags) {
     fieldOn_ = false;
     categorical_ = opt.field == vbd::ScalarField::Color;
     tintOn_ = false;
@@ -145,44 +162,44 @@ void SceneGpu::update(const vbd::World& world, const DrawOptions& opt, uint32_t 
         if (categorical_) {
             for (size_t i = 0; i < field_.size(); ++i) scalar01_[i] = field_[i];
             range = {0.0f, float(std::max(world.numColors() - 1, 0)), true};
-        } else {
-            FieldRange r = measureField(field_, opt.logScale);
-            float lo = r.lo, hi = r.hi;
-            if (!opt.autoRange) lo = opt.rangeMin, hi = opt.rangeMax;
-            if (!(hi > lo)) hi = lo + std::max(1e-6f, 1e-6f * std::fabs(lo));
-            for (size_t i = 0; i < field_.size(); ++i)
-                scalar01_[i] =
-                    std::isfinite(field_[i]) ? (field_[i] - lo) / (hi - lo) : (field_[i] < 0 ? 0.0f : 1.0f);
-            range = {lo, hi, r.valid || !opt.autoRange};
+            return;
         }
-    } else if (opt.regions && tags && tags->size() == world.positions().size() &&
-               std::any_of(tags->begin(), tags->end(), [](unsigned char t) { return t != 0; })) {
-        // Material tint: +1 stiffer region, -1 softer region, 0 the body's own material.
-        tintOn_ = true;
-        scalar01_.resize(tags->size());
-        for (size_t i = 0; i < tags->size(); ++i)
-            scalar01_[i] = (*tags)[i] == 1 ? 1.0f : ((*tags)[i] == 2 ? -1.0f : 0.0f);
+        const FieldRange r = measureField(field_, opt.logScale);
+        float lo = r.lo, hi = r.hi;
+        if (!opt.autoRange) lo = opt.rangeMin, hi = opt.rangeMax;
+        if (!(hi > lo)) hi = lo + std::max(1e-6f, 1e-6f * std::fabs(lo));
+        for (size_t i = 0; i < field_.size(); ++i)
+            scalar01_[i] =
+                std::isfinite(field_[i]) ? (field_[i] - lo) / (hi - lo) : (field_[i] < 0 ? 0.0f : 1.0f);
+        range = {lo, hi, r.valid || !opt.autoRange};
+        return;
     }
-    vertices_->upload(world, scalar01_, slot);
+    if (!opt.regions || !tags || tags->size() != world.positions().size() ||
+        std::none_of(tags->begin(), tags->end(), [](unsigned char t) { return t != 0; }))
+        return;
+    // Material tint: +1 stiffer region, -1 softer region, 0 the body's own material.
+    tintOn_ = true;
+    scalar01_.resize(tags->size());
+    for (size_t i = 0; i < tags->size(); ++i)
+        scalar01_[i] = (*tags)[i] == 1 ? 1.0f : ((*tags)[i] == 2 ? -1.0f : 0.0f);
+}
 
-    // Rigid bodies: boxes first, then spheres (capsules drawn as stretched spheres).
+// Rigid bodies: boxes first, then spheres (capsules drawn as stretched spheres), each in its own colour.
+void SceneGpu::bodyInstances(const std::vector<vbd::RigidBodyView>& bodies, uint32_t slot) {
     inst_.clear();
-    auto bodies = world.bodies();
     for (int pass = 0; pass < 2; ++pass)
-        for (const auto& b : bodies) {
-            bool box = b.shape == vbd::ShapeType::Box;
+        for (size_t i = 0; i < bodies.size(); ++i) {
+            const vbd::RigidBodyView& b = bodies[i];
+            const bool box = b.shape == vbd::ShapeType::Box;
             if (box != (pass == 0)) continue;
             BodyInstance bi{};
             bi.rot[0] = b.rotation.x, bi.rot[1] = b.rotation.y, bi.rot[2] = b.rotation.z,
             bi.rot[3] = b.rotation.w;
             bi.pos[0] = b.position.x, bi.pos[1] = b.position.y, bi.pos[2] = b.position.z, bi.pos[3] = 1;
-            if (box) {
-                bi.scale[0] = b.size.x, bi.scale[1] = b.size.y, bi.scale[2] = b.size.z;
-            } else {
-                float h = b.shape == vbd::ShapeType::Capsule ? b.halfHeight : 0.0f;
-                bi.scale[0] = b.radius, bi.scale[1] = b.radius + h, bi.scale[2] = b.radius;
-            }
-            const auto c = bodyColor(size_t(&b - bodies.data()), b.fixed);
+            const float h = b.shape == vbd::ShapeType::Capsule ? b.halfHeight : 0.0f;
+            const glm::vec3 scale = box ? toGlm(b.size) : glm::vec3(b.radius, b.radius + h, b.radius);
+            bi.scale[0] = scale.x, bi.scale[1] = scale.y, bi.scale[2] = scale.z;
+            const auto c = bodyColor(i, b.fixed);
             bi.color[0] = c[0], bi.color[1] = c[1], bi.color[2] = c[2], bi.color[3] = 1;
             inst_.push_back(bi);
         }
@@ -193,19 +210,14 @@ void SceneGpu::update(const vbd::World& world, const DrawOptions& opt, uint32_t 
            VK_BUFFER_USAGE_VERTEX_BUFFER_BIT);
     if (!inst_.empty())
         std::memcpy(instances_[slot].mapped, inst_.data(), inst_.size() * sizeof(BodyInstance));
+}
 
-    shadowScratch_.clear();
-    if (opt.shadows && ground_) shadowBlobs(world, bodies);
-    shadowCount_[slot] = uint32_t(shadowScratch_.size());
-    ensure(shadows_[slot], std::max<size_t>(shadowScratch_.size(), 1) * sizeof(LineVertex),
-           VK_BUFFER_USAGE_VERTEX_BUFFER_BIT);
-    if (!shadowScratch_.empty())
-        std::memcpy(shadows_[slot].mapped, shadowScratch_.data(), shadowScratch_.size() * sizeof(LineVertex));
-
-    // Marker lines sized from the scene so that they read at any scale.
+// Contacts, joints, fixed vertices (depth tested), the picked vertex and the drag spring (always on top);
+// marker sizes follow the scene's size so that they read at any scale.
+void SceneGpu::markerLines(const vbd::World& world, const DrawOptions& opt, uint32_t slot) {
     glm::vec3 lo, hi;
     sceneBounds(world, lo, hi);
-    float s = 0.008f * glm::length(hi - lo);
+    const float s = 0.008f * glm::length(hi - lo);
     lineScratch_.clear();
     if (opt.contacts) {
         const uint32_t yellow = packRgba(1.0f, 0.85f, 0.1f);
@@ -220,13 +232,11 @@ void SceneGpu::update(const vbd::World& world, const DrawOptions& opt, uint32_t 
         // body center -> anchor on each side, and a cross at the anchors (they coincide when satisfied)
         const uint32_t pink = packRgba(1.0f, 0.45f, 0.75f);
         for (const auto& j : world.joints()) {
-            const glm::vec3 ca = toGlm(j.centerA), aa = toGlm(j.anchorA), cb = toGlm(j.centerB),
-                            ab = toGlm(j.anchorB);
-            lineScratch_.push_back({{ca.x, ca.y, ca.z}, pink});
-            lineScratch_.push_back({{aa.x, aa.y, aa.z}, pink});
-            lineScratch_.push_back({{cb.x, cb.y, cb.z}, pink});
-            lineScratch_.push_back({{ab.x, ab.y, ab.z}, pink});
-            cross3(lineScratch_, aa, s, pink);
+            for (const auto& [c, a] : {std::pair{j.centerA, j.anchorA}, std::pair{j.centerB, j.anchorB}}) {
+                lineScratch_.push_back({{c.x, c.y, c.z}, pink});
+                lineScratch_.push_back({{a.x, a.y, a.z}, pink});
+            }
+            cross3(lineScratch_, toGlm(j.anchorA), s, pink);
         }
     }
     if (opt.fixedVertices) {
@@ -252,7 +262,6 @@ void SceneGpu::update(const vbd::World& world, const DrawOptions& opt, uint32_t 
            VK_BUFFER_USAGE_VERTEX_BUFFER_BIT);
     if (!lineScratch_.empty())
         std::memcpy(lines_[slot].mapped, lineScratch_.data(), lineScratch_.size() * sizeof(LineVertex));
-    lastUploadMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
 // A soft dark disc on the ground under each dynamic body and each soft body or cloth: it shows where an

@@ -74,7 +74,11 @@ class SceneGpu {
     Buffer indices_, edges_;
     uint32_t edgeCount_ = 0;
     std::vector<SurfaceRange> ranges_;
+    void vertexScalars(const vbd::World& world, const DrawOptions& opt,
+                       const std::vector<unsigned char>* tags);
+    void bodyInstances(const std::vector<vbd::RigidBodyView>& bodies, uint32_t slot);
     void shadowBlobs(const vbd::World& world, const std::vector<vbd::RigidBodyView>& bodies);
+    void markerLines(const vbd::World& world, const DrawOptions& opt, uint32_t slot);
     std::vector<Buffer> instances_, lines_, shadows_;
     std::vector<uint32_t> boxCount_, sphereCount_, lineTested_, lineOverlay_, shadowCount_;
     std::vector<LineVertex> shadowScratch_;

@@ -67,6 +67,15 @@ struct Run {
     int frame = 0;  // the frame the scene is known to have reached
 };
 
+// The keys an object-valued verb takes, each with its kind and bounds.
+enum class Kind { Bool, Number, Int, Vec3, Size, Path, Choice };
+struct FieldSpec {
+    const char* key;
+    Kind kind;
+    double lo = 0, hi = 0;
+    std::vector<const char*> choices = {};
+};
+
 class Checker {
   public:
     Checker(std::string file, const ActionContext& ctx) : file_(std::move(file)) {
@@ -85,11 +94,14 @@ class Checker {
     double needNumber(const json& v, const std::string& key, double lo, double hi) const;
     int needInt(const json& v, const std::string& key, int lo, int hi) const;
     void needOneOf(const json& v, const std::string& key, const std::vector<const char*>& names) const;
-    void needObject(const json& v, const std::string& key, const std::vector<const char*>& keys) const;
     std::string resolveScene(const std::string& p) const;
     void checkValue(Action& a);
     void checkSet(Action& a);
-    void checkRecord(const Action& a) const;
+    void checkLoad(Action& a);
+    void checkRange(const nlohmann::json& v, const std::string& k) const;
+    void checkField(const nlohmann::json& v, const std::string& key, const FieldSpec& f) const;
+    void checkFields(const nlohmann::json& v, const std::string& key,
+                     const std::vector<FieldSpec>& spec) const;
     void advance(const Action& a);
 
     std::string file_;
@@ -123,13 +135,6 @@ void Checker::needOneOf(const json& v, const std::string& key, const std::vector
         all += std::string(all.empty() ? "" : ", ") + n;
     }
     fail(key, "must be one of: " + all);
-}
-
-void Checker::needObject(const json& v, const std::string& key, const std::vector<const char*>& keys) const {
-    if (!v.is_object()) fail(key, "must be an object");
-    for (auto it = v.begin(); it != v.end(); ++it)
-        if (std::none_of(keys.begin(), keys.end(), [&](const char* k) { return it.key() == k; }))
-            fail(key + "." + it.key(), "unknown key");
 }
 
 // As given (relative to the working directory), else next to the actions file, else in the source tree
@@ -187,6 +192,110 @@ Action Checker::check(const json& j, int index, int step) {
     return a;
 }
 
+const std::vector<FieldSpec>& fieldsOf(Verb v) {
+    static const std::vector<FieldSpec> draw = [] {
+        std::vector<FieldSpec> f;
+        for (const char* k : kDrawKeys) f.push_back({k, Kind::Bool});
+        return f;
+    }();
+    static const std::vector<FieldSpec> camera = {{"yaw", Kind::Number, -36000, 36000},
+                                                  {"pitch", Kind::Number, -89, 89},
+                                                  {"distance", Kind::Number, 1e-3, 1e5},
+                                                  {"target", Kind::Vec3},
+                                                  {"frame", Kind::Bool}};
+    static const std::vector<FieldSpec> panels = {
+        {"controls", Kind::Bool}, {"plots", Kind::Bool}, {"ellipse", Kind::Bool}};
+    static const std::vector<FieldSpec> lab = {{"pair", Kind::Bool},
+                                               {"nd", Kind::Bool},
+                                               {"kappa", Kind::Number, 1, 1e6},
+                                               {"angle", Kind::Number, 0, 90},
+                                               {"sweeps", Kind::Int, 1, 50}};
+    static const std::vector<FieldSpec> record = {{"every", Kind::Int, 1, 100000},
+                                                  {"fps", Kind::Number, 1, 240},
+                                                  {"capture", Kind::Choice, 0, 0, {"window", "view"}},
+                                                  {"size", Kind::Size, 16, 8192},
+                                                  {"format", Kind::Choice, 0, 0, {"auto", "png", "mp4"}},
+                                                  {"dir", Kind::Path}};
+    static const std::vector<FieldSpec> screenshot = {{"path", Kind::Path},
+                                                      {"capture", Kind::Choice, 0, 0, {"window", "view"}}};
+    static const std::vector<FieldSpec> none;
+    switch (v) {
+        case Verb::Draw:
+            return draw;
+        case Verb::Camera:
+            return camera;
+        case Verb::Panels:
+            return panels;
+        case Verb::Lab:
+            return lab;
+        case Verb::Record:
+            return record;
+        case Verb::Screenshot:
+            return screenshot;
+        default:
+            return none;
+    }
+}
+
+void Checker::checkField(const json& v, const std::string& key, const FieldSpec& f) const {
+    switch (f.kind) {
+        case Kind::Bool:
+            return needBool(v, key);
+        case Kind::Number:
+            needNumber(v, key, f.lo, f.hi);
+            return;
+        case Kind::Int:
+            needInt(v, key, int(f.lo), int(f.hi));
+            return;
+        case Kind::Vec3:
+            if (!v.is_array() || v.size() != 3 ||
+                !std::all_of(v.begin(), v.end(), [](const json& x) { return x.is_number(); }))
+                fail(key, "must be [x, y, z]");
+            return;
+        case Kind::Size:
+            if (!v.is_array() || v.size() != 2) fail(key, "must be [width, height]");
+            needInt(v[0], key + "[0]", int(f.lo), int(f.hi));
+            needInt(v[1], key + "[1]", int(f.lo), int(f.hi));
+            return;
+        case Kind::Path:
+            if (!v.is_string() || v.get<std::string>().empty()) fail(key, "must be a file or folder path");
+            return;
+        case Kind::Choice:
+            return needOneOf(v, key, f.choices);
+    }
+}
+
+void Checker::checkFields(const json& v, const std::string& key, const std::vector<FieldSpec>& spec) const {
+    if (!v.is_object()) fail(key, "must be an object");
+    for (auto it = v.begin(); it != v.end(); ++it) {
+        auto f =
+            std::find_if(spec.begin(), spec.end(), [&](const FieldSpec& s) { return it.key() == s.key; });
+        if (f == spec.end()) fail(key + "." + it.key(), "unknown key");
+        checkField(it.value(), key + "." + it.key(), *f);
+    }
+}
+
+void Checker::checkLoad(Action& a) {
+    if (!a.value.is_string() || a.value.get<std::string>().empty()) fail(a.key, "must be a scene file path");
+    const std::string path = resolveScene(a.value.get<std::string>());
+    try {
+        vbd::loadSceneFile(path);
+    } catch (const vbd::InputError& e) {
+        fail(a.key, e.what());
+    }
+    a.value = path;
+    run_.lab[0] = run_.lab[1] = SceneSettings(path);
+}
+
+void Checker::checkRange(const json& v, const std::string& k) const {
+    if (v.is_string() && v.get<std::string>() == "auto") return;
+    if (!v.is_array() || v.size() != 2 || !v[0].is_number() || !v[1].is_number())
+        fail(k, "must be \"auto\" or [min, max]");
+    const double lo = v[0].get<double>(), hi = v[1].get<double>();
+    if (!(lo < hi) || !std::isfinite(lo) || !std::isfinite(hi))
+        fail(k, "min must be below max (both finite)");
+}
+
 void Checker::checkValue(Action& a) {
     const json& v = a.value;
     const std::string& k = a.key;
@@ -195,18 +304,9 @@ void Checker::checkValue(Action& a) {
     switch (a.verb) {
         case Verb::Wait:
             break;
-        case Verb::Load: {
-            if (!v.is_string() || v.get<std::string>().empty()) fail(k, "must be a scene file path");
-            const std::string path = resolveScene(v.get<std::string>());
-            try {
-                vbd::loadSceneFile(path);
-            } catch (const vbd::InputError& e) {
-                fail(k, e.what());
-            }
-            a.value = path;
-            run_.lab[0] = run_.lab[1] = SceneSettings(path);
+        case Verb::Load:
+            checkLoad(a);
             break;
-        }
         case Verb::Reset:
         case Verb::Quit:
             if (v != json(true)) fail(k, "must be true");
@@ -228,67 +328,43 @@ void Checker::checkValue(Action& a) {
             needInt(v, k, 1, 100000);
             break;
         case Verb::Speed:
-            if (v.is_string() && v.get<std::string>() == "max") break;
-            if (!v.is_number()) fail(k, "must be a factor of real time (e.g. 0.5) or \"max\"");
-            needNumber(v, k, 1e-3, 1000);
+            if (!(v.is_string() && v.get<std::string>() == "max") && !v.is_number())
+                fail(k, "must be a factor of real time (e.g. 0.5) or \"max\"");
+            if (v.is_number()) needNumber(v, k, 1e-3, 1000);
             break;
         case Verb::Heat:
             needOneOf(v, k, std::vector<const char*>(std::begin(kHeatNames), std::end(kHeatNames)));
             break;
         case Verb::Range:
-            if (v.is_string() && v.get<std::string>() == "auto") break;
-            if (!v.is_array() || v.size() != 2 || !v[0].is_number() || !v[1].is_number())
-                fail(k, "must be \"auto\" or [min, max]");
-            if (!(v[0].get<double>() < v[1].get<double>()) || !std::isfinite(v[1].get<double>()) ||
-                !std::isfinite(v[0].get<double>()))
-                fail(k, "min must be below max (both finite)");
-            break;
-        case Verb::Draw:
-            needObject(v, k, std::vector<const char*>(std::begin(kDrawKeys), std::end(kDrawKeys)));
-            for (auto it = v.begin(); it != v.end(); ++it) needBool(it.value(), k + "." + it.key());
-            break;
-        case Verb::Camera:
-            needObject(v, k, {"yaw", "pitch", "distance", "target", "frame"});
-            if (v.contains("yaw")) needNumber(v["yaw"], k + ".yaw", -36000, 36000);
-            if (v.contains("pitch")) needNumber(v["pitch"], k + ".pitch", -89, 89);
-            if (v.contains("distance")) needNumber(v["distance"], k + ".distance", 1e-3, 1e5);
-            if (v.contains("frame")) needBool(v["frame"], k + ".frame");
-            if (v.contains("target") && (!v["target"].is_array() || v["target"].size() != 3 ||
-                                         !std::all_of(v["target"].begin(), v["target"].end(),
-                                                      [](const json& x) { return x.is_number(); })))
-                fail(k + ".target", "must be [x, y, z]");
+            checkRange(v, k);
             break;
         case Verb::Inspect:
             needInt(v, k, -1, 1 << 30);
-            break;
-        case Verb::Panels:
-            needObject(v, k, {"controls", "plots", "ellipse"});
-            for (auto it = v.begin(); it != v.end(); ++it) needBool(it.value(), k + "." + it.key());
-            break;
-        case Verb::Lab:
-            needObject(v, k, {"pair", "nd", "kappa", "angle", "sweeps"});
-            if (v.contains("pair")) needBool(v["pair"], k + ".pair");
-            if (v.contains("nd")) needBool(v["nd"], k + ".nd");
-            if (v.contains("kappa")) needNumber(v["kappa"], k + ".kappa", 1, 1e6);
-            if (v.contains("angle")) needNumber(v["angle"], k + ".angle", 0, 90);
-            if (v.contains("sweeps")) needInt(v["sweeps"], k + ".sweeps", 1, 50);
-            break;
-        case Verb::Record:
-            checkRecord(a);
-            break;
-        case Verb::Screenshot:
-            if (v.is_object()) {
-                needObject(v, k, {"path", "capture"});
-                if (!v.contains("path") || !v["path"].is_string()) fail(k + ".path", "must be a file path");
-                if (v.contains("capture")) needOneOf(v["capture"], k + ".capture", {"window", "view"});
-            } else if (!v.is_string() || v.get<std::string>().empty()) {
-                fail(k, "must be a file path");
-            }
             break;
         case Verb::Window:
             if (!v.is_array() || v.size() != 2) fail(k, "must be [width, height]");
             needInt(v[0], k + "[0]", 800, 8192);
             needInt(v[1], k + "[1]", 500, 8192);
+            break;
+        case Verb::Record:
+            if (v.is_string())
+                needOneOf(v, k, {"start", "stop"});
+            else
+                checkFields(v, k, fieldsOf(a.verb));
+            break;
+        case Verb::Screenshot:
+            if (v.is_string()) {
+                if (v.get<std::string>().empty()) fail(k, "must be a file path");
+                break;
+            }
+            checkFields(v, k, fieldsOf(a.verb));
+            if (!v.contains("path")) fail(k + ".path", "required");
+            break;
+        case Verb::Draw:
+        case Verb::Camera:
+        case Verb::Panels:
+        case Verb::Lab:
+            checkFields(v, k, fieldsOf(a.verb));
             break;
     }
 }
@@ -310,27 +386,6 @@ void Checker::checkSet(Action& a) {
                 fail(key, whatOnly(e) + " (in " + fs::path(s.file()).filename().string() + ")");
             }
         }
-    }
-}
-
-void Checker::checkRecord(const Action& a) const {
-    const json& v = a.value;
-    const std::string& k = a.key;
-    if (v.is_string()) {
-        needOneOf(v, k, {"start", "stop"});
-        return;
-    }
-    needObject(v, k, {"every", "fps", "capture", "size", "format", "dir"});
-    if (v.contains("every")) needInt(v["every"], k + ".every", 1, 100000);
-    if (v.contains("fps")) needNumber(v["fps"], k + ".fps", 1, 240);
-    if (v.contains("capture")) needOneOf(v["capture"], k + ".capture", {"window", "view"});
-    if (v.contains("format")) needOneOf(v["format"], k + ".format", {"auto", "png", "mp4"});
-    if (v.contains("dir") && (!v["dir"].is_string() || v["dir"].get<std::string>().empty()))
-        fail(k + ".dir", "must be a folder path");
-    if (v.contains("size")) {
-        if (!v["size"].is_array() || v["size"].size() != 2) fail(k + ".size", "must be [width, height]");
-        needInt(v["size"][0], k + ".size[0]", 16, 8192);
-        needInt(v["size"][1], k + ".size[1]", 16, 8192);
     }
 }
 
