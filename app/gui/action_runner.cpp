@@ -69,6 +69,17 @@ void applyCamera(AppState& app, const json& v) {
     if (v.value("frame", false)) app.frameRequest = true;
 }
 
+void applyPanels(AppState& s, const json& v) {
+    if (v.contains("controls")) s.panels.leftOpen = v["controls"].get<bool>();
+    if (v.contains("plots")) s.panels.rightOpen = v["plots"].get<bool>();
+    PlotSections& p = s.plotSections;
+    p.convergence = v.value("convergence", p.convergence);
+    p.perFrame = v.value("per_frame", p.perFrame);
+    p.timing = v.value("timing", p.timing);
+    p.ellipse = v.value("ellipse", p.ellipse);
+    p.apply = true;
+}
+
 void applyLab(EllipseState& e, const json& v) {
     if (v.contains("pair")) e.pair = v["pair"].get<bool>();
     if (v.contains("nd")) e.nd = v["nd"].get<bool>();
@@ -205,9 +216,7 @@ bool ActionRunner::execute(GuiApp& app, const Action& a) {
             s.inspectParticle = v.get<int>();
             break;
         case Verb::Panels:
-            if (v.contains("controls")) s.panels.leftOpen = v["controls"].get<bool>();
-            if (v.contains("plots")) s.panels.rightOpen = v["plots"].get<bool>();
-            if (v.contains("ellipse")) s.showEllipse = v["ellipse"].get<bool>();
+            applyPanels(s, v);
             break;
         case Verb::Lab:
             applyLab(s.ellipse, v);

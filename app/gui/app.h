@@ -137,6 +137,7 @@ class GuiApp {
     bool mouseMoved_ = false;       // no mouse before the pointer moves (scripted runs)
     ImVec2 firstMouse_{0, 0};
     vbd::ScalarField postedField_[2] = {vbd::ScalarField::None, vbd::ScalarField::None};
+    int postedInspect_ = -1;
     DrawOptions effectiveDraw_[2];  // this frame's drawing options (shared colour scale applied)
     int quitCode_ = -1;
     int targetFrames_ = -1;  // --frames (with --screenshot: the frame of the shot)

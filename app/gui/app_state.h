@@ -67,6 +67,7 @@ struct RecordState {
     RecordSettings settings;
     bool on = false;             // a take is running
     bool toggleRequest = false;  // V / the button
+    bool reveal = false;         // a take started or ended: open the Recording section to show it
     int ffmpeg = -1;             // ffmpeg on PATH: -1 not checked yet, 0 no, 1 yes
     std::string takeDir;         // absolute path of the running or last take
     int nextFrame = -1;          // simulation frame of the next image
@@ -109,6 +110,13 @@ struct EllipseState {
     double ndRho = 0, ndKappaActual = 1;
 };
 
+// Which sections of the plots column are open; `apply` makes the next frame open or close them (an
+// action asked), after which the user's clicks rule.
+struct PlotSections {
+    bool convergence = true, perFrame = true, timing = true, ellipse = true;
+    bool apply = false;
+};
+
 struct AppState {
     std::vector<std::string> sceneFiles;
     int sceneIndex = -1;     // into sceneFiles; -1 = built-in or --scene outside assets/
@@ -131,6 +139,7 @@ struct AppState {
     EllipseState ellipse;
     int inspectParticle = -1;  // last picked vertex, shown in the inspector and marked in the view
     bool showPlots = true, showEllipse = true;
+    PlotSections plotSections;
     int throwRequests = 0;
     int historyWindow = 300;        // frames shown in the time plots
     PanelState panels;              // collapsed or open, as the user left them

@@ -213,6 +213,10 @@ void GuiApp::applyTimeline() {
     sim_.setSpeed(t.speed);
     if (t.stepRequests > 0) sim_.requestSteps(t.stepRequests);
     t.stepRequests = 0;
+    if (postedInspect_ != app_.inspectParticle) {
+        lastTicket_ = sim_.inspect(app_.inspectParticle);
+        postedInspect_ = app_.inspectParticle;
+    }
     for (int l = 0; l < labs; ++l) {
         Lab& lab = app_.labs[l];
         if (lab.solverDirty && lab.world) {

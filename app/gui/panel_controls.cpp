@@ -91,8 +91,9 @@ void timelineSection(AppState& app) {
 }
 
 const char* const kCaptureNames[] = {"whole window", "3D view(s) only"};
-const char* const kSizeNames[] = {"as in the window", "1280 x 720", "1920 x 1080", "3840 x 2160"};
-const int kSizes[][2] = {{0, 0}, {1280, 720}, {1920, 1080}, {3840, 2160}};
+const char* const kSizeNames[] = {"as in the window", "960 x 540", "1280 x 720", "1920 x 1080",
+                                  "3840 x 2160"};
+const int kSizes[][2] = {{0, 0}, {960, 540}, {1280, 720}, {1920, 1080}, {3840, 2160}};
 const char* const kFormatNames[] = {"MP4 if ffmpeg, else PNG", "PNG images", "MP4 (ffmpeg)"};
 
 void recordingSection(AppState& app) {
@@ -182,6 +183,7 @@ void controlPanel(AppState& app, float height) {
         drawingSection(app);
     if (app.inspectParticle >= 0) ImGui::SetNextItemOpen(true, ImGuiCond_Once);
     if (ImGui::CollapsingHeader("Inspector")) inspectorSection(app);
+    if (app.rec.reveal) ImGui::SetNextItemOpen(true, ImGuiCond_Always), app.rec.reveal = false;
     if (ImGui::CollapsingHeader("Recording")) recordingSection(app);
     ImGui::Checkbox("plots", &app.showPlots);
     ImGui::SameLine();

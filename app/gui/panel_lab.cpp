@@ -114,8 +114,8 @@ void inspectorSection(AppState& app) {
     else
         ImGui::Text("block condition %s", formatNumber(cond).c_str());
     ImGui::Text("||D|| / max ||H_ij|| = %s", formatNumber(v.dominance).c_str());
-    ImGui::Text("||D|| / sum ||H_ij|| = %s%s", formatNumber(v.dominanceSum).c_str(),
-                v.dominanceSum < 1 ? "  (< 1: not diagonally dominant)" : "");
+    ImGui::TextWrapped("||D|| / sum ||H_ij|| = %s%s", formatNumber(v.dominanceSum).c_str(),
+                       v.dominanceSum < 1 ? "  (below 1: not diagonally dominant)" : "");
     helpMarker(
         "How much the vertex's own block outweighs its strongest (and all) couplings to neighbours. Block "
         "Gauss-Seidel converges fast where this is large and stalls where it is low.");

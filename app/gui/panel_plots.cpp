@@ -121,18 +121,21 @@ void plotsPanel(AppState& app, float windowWidth, float height) {
                  ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse);
     if (ImGui::SmallButton(">")) app.panels.rightOpen = false;
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("collapse this column");
-    if (ImGui::CollapsingHeader("Convergence (this frame)", ImGuiTreeNodeFlags_DefaultOpen))
-        convergencePlot(app);
-    if (ImGui::CollapsingHeader("Per frame", ImGuiTreeNodeFlags_DefaultOpen)) {
+    PlotSections& open = app.plotSections;
+    auto header = [&](const char* title, bool want) {
+        if (open.apply) ImGui::SetNextItemOpen(want, ImGuiCond_Always);
+        return ImGui::CollapsingHeader(title, ImGuiTreeNodeFlags_DefaultOpen);
+    };
+    if (header("Convergence (this frame)", open.convergence)) convergencePlot(app);
+    if (header("Per frame", open.perFrame)) {
         ImGui::SetNextItemWidth(-FLT_MIN);
         ImGui::SliderInt("##window", &app.historyWindow, 20, 2000, "last %d frames");
         historyPlots(app);
     }
-    if (ImGui::CollapsingHeader("Timing breakdown", ImGuiTreeNodeFlags_DefaultOpen))
+    if (header("Timing breakdown", open.timing))
         for (int s = 0; s < (app.compare ? 2 : 1); ++s) timingPlot(app, s);
-    if (app.showEllipse &&
-        ImGui::CollapsingHeader("Energy ellipse (conditioning lab)", ImGuiTreeNodeFlags_DefaultOpen))
-        ellipseSection(app);
+    if (app.showEllipse && header("Energy ellipse (conditioning lab)", open.ellipse)) ellipseSection(app);
+    open.apply = false;
     ImGui::End();
 }
 

@@ -42,7 +42,7 @@ Range dataRange(const std::vector<PlotSeries>& series, const PlotOptions& opt) {
         const float pad = opt.logY ? 0.5f : std::max(1e-6f, std::fabs(r.ymin) * 0.05f);
         r.ymin -= pad, r.ymax += pad;
     }
-    if (r.xmax - r.xmin < 1e-12f) r.xmax = r.xmin + 1;
+    if (r.xmax - r.xmin < 1e-12f) r.xmin -= 1, r.xmax += 1;  // one point: centred
     return r;
 }
 
@@ -203,7 +203,9 @@ void plot(const char* id, const std::vector<PlotSeries>& series, const PlotOptio
     }
     dl->AddRectFilled(f.a, f.b, IM_COL32(15, 16, 20, 255));
     drawYTicks(dl, f, yt, f.a.x - 5);
-    drawXTicks(dl, f, linearTicks(f.r.xmin, f.r.xmax, std::max(2, int((f.b.x - f.a.x) / 60))), p0.x + w - 2);
+    drawXTicks(dl, f,
+               linearTicks(f.r.xmin, f.r.xmax, std::max(2, int((f.b.x - f.a.x) / 60)), opt.integerX ? 1 : 0),
+               p0.x + w - 2);
     dl->PushClipRect(f.a, f.b, true);
     drawMarkers(dl, f, opt.markers);
     drawSeries(dl, f, series, opt);

@@ -25,6 +25,7 @@ struct PlotOptions {
     const char* xLabel = "";
     const char* yLabel = "";
     bool stacked = false;          // stacked areas (series share x; y added bottom to top)
+    bool integerX = true;          // x counts frames, iterations or sweeps: ticks at whole numbers
     std::vector<float> markers;    // x of vertical dashed lines (substep boundaries)
     const char* markerLabel = "";  // their legend entry
 };

@@ -63,6 +63,7 @@ void GuiApp::startRecording() {
         return;
     }
     rec.on = true;
+    rec.reveal = true;
     rec.nextFrame = sim_.frame();
     rec.written = 0;
     rec.firstFrame = rec.lastFrame = -1;
@@ -75,6 +76,7 @@ void GuiApp::stopRecording() {
     RecordState& rec = app_.rec;
     if (!rec.on) return;
     rec.on = false;
+    rec.reveal = true;
     sim_.setGate(Gate::Recorder, -1);
     if (rec.pipe) {
         pclose(rec.pipe);

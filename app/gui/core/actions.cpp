@@ -203,8 +203,9 @@ const std::vector<FieldSpec>& fieldsOf(Verb v) {
                                                   {"distance", Kind::Number, 1e-3, 1e5},
                                                   {"target", Kind::Vec3},
                                                   {"frame", Kind::Bool}};
-    static const std::vector<FieldSpec> panels = {
-        {"controls", Kind::Bool}, {"plots", Kind::Bool}, {"ellipse", Kind::Bool}};
+    static const std::vector<FieldSpec> panels = {{"controls", Kind::Bool},    {"plots", Kind::Bool},
+                                                  {"convergence", Kind::Bool}, {"per_frame", Kind::Bool},
+                                                  {"timing", Kind::Bool},      {"ellipse", Kind::Bool}};
     static const std::vector<FieldSpec> lab = {{"pair", Kind::Bool},
                                                {"nd", Kind::Bool},
                                                {"kappa", Kind::Number, 1, 1e6},

@@ -39,7 +39,8 @@ enum class Verb {
                   //  "shadows", "regions"}
     Camera,       // {"yaw": deg, "pitch": deg, "distance": m, "target": [x, y, z], "frame": true}
     Inspect,      // vertex index (-1: none)
-    Panels,       // {"controls": bool, "plots": bool, "ellipse": bool}
+    Panels,       // {"controls": bool, "plots": bool} (columns open), {"convergence", "per_frame", "timing",
+                  //  "ellipse": bool} (sections of the plots column open)
     Lab,          // {"pair": bool, "nd": bool, "kappa": k, "angle": deg, "sweeps": n}
     Record,       // "start" | "stop" | {"every": n, "fps": f, "capture": "window" | "view",
                   //  "size": [w, h], "format": "auto" | "png" | "mp4", "dir": "recording"}

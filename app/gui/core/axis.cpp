@@ -74,10 +74,10 @@ std::string formatNumber(double v, int sig) {
     return tidyExponent(buf);
 }
 
-AxisTicks linearTicks(double lo, double hi, int target) {
+AxisTicks linearTicks(double lo, double hi, int target, double minStep) {
     AxisTicks t;
     if (!(hi > lo) || !std::isfinite(lo) || !std::isfinite(hi)) return t;
-    const double step = niceStep(hi - lo, target);
+    const double step = std::max(niceStep(hi - lo, target), minStep);
     double base = 0;
     const double maxAbs = std::max(std::fabs(lo), std::fabs(hi));
     if (maxAbs / step > 1e4) {

@@ -19,8 +19,8 @@ struct AxisTicks {
     std::string offset;
 };
 
-// About `target` ticks inside [lo, hi] (lo < hi).
-AxisTicks linearTicks(double lo, double hi, int target);
+// About `target` ticks inside [lo, hi] (lo < hi), at least minStep apart (1 for frame or iteration counts).
+AxisTicks linearTicks(double lo, double hi, int target, double minStep = 0);
 // Ticks of a log10 axis over exponents [lo, hi] (lo < hi): at most about `target` of them.
 AxisTicks logTicks(double lo, double hi, int target);
 

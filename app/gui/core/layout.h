@@ -8,7 +8,7 @@ namespace vbdgui {
 inline constexpr float kMinWindowW = 800, kMinWindowH = 500;
 inline constexpr float kMinViewW = 400;   // the view never gets narrower than this at any allowed size
 inline constexpr float kCollapsedW = 26;  // a collapsed column: a bar with its open button
-inline constexpr float kLeftW = 370, kLeftWCompare = 560, kLeftMinW = 290, kLeftMinWCompare = 380;
+inline constexpr float kLeftW = 370, kLeftWCompare = 560, kLeftMinW = 290, kLeftMinWCompare = 370;
 inline constexpr float kRightW = 430, kRightMinW = 300;
 
 // What the user chose: a column they collapsed stays collapsed; `keep` is the column to keep open

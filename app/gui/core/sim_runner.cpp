@@ -96,6 +96,18 @@ std::uint64_t SimRunner::setField(int lab, vbd::ScalarField f) {
     });
 }
 
+std::uint64_t SimRunner::inspect(int particle) {
+    return post([this, particle](std::uint64_t) {
+        for (int l = 0; l < 2; ++l) {
+            {
+                std::lock_guard<std::mutex> c(*cmdMutex_[l]);
+                cmds_[l]->inspect = particle;
+            }
+            publish(l);
+        }
+    });
+}
+
 std::uint64_t SimRunner::setHistoryBudget(size_t bytes) {
     return post([this, bytes](std::uint64_t) {
         ring_.setBudget(bytes);

@@ -68,6 +68,8 @@ class SimRunner {
     // Re-publishes lab's snapshot with field computed (works while paused).
     std::uint64_t setField(int lab, vbd::ScalarField f);
     std::uint64_t setHistoryBudget(size_t bytes);
+    // The inspector's vertex: both labs' snapshots carry its block from now on (re-published, also paused).
+    std::uint64_t inspect(int particle);
 
     void setPlaying(bool p);
     void requestSteps(int n);         // single steps (paused or not)
