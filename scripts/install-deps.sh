@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages VBD Lab needs to build, run and test (only those that are missing).
 set -euo pipefail
-PKGS=(cmake ninja-build g++ pkg-config clang-format
+PKGS=(cmake ninja-build g++ pkg-config clang-format clang-tidy
       libeigen3-dev libtbb-dev libtet1.5-dev libassimp-dev assimp-testmodels nlohmann-json3-dev libcli11-dev
       libgtest-dev libbenchmark-dev
       libvulkan-dev vulkan-validationlayers mesa-vulkan-drivers glslc libglfw3-dev libimgui-dev libglm-dev

@@ -1,12 +1,12 @@
 // `vbdlab experiment coarse --out DIR [--quick] [--cap N] [--tol T] [--measure residual|error]
 // [--precision double|float] [--scene FILE] [--threads N]`: the
-// coarse-space grid of docs/coarse-space.md. Parsing only; the logic is vbd::coarse::runCoarseExperiment
+// coarse-space grid of docs/coarse-space.md. Parsing only; the logic is vbd::experiments::runCoarseExperiment
 // (engine/coarse/coarse_experiment.h).
 #include <cstdio>
 #include <memory>
 
 #include "cli/commands.h"
-#include "coarse/coarse_experiment.h"
+#include "experiments/coarse_experiment.h"
 #include "math/error.h"
 
 namespace vbdcli {
@@ -28,7 +28,7 @@ Outputs:
 --quick runs a tiny grid (layers layout, contrast 1 and 1e4, four methods, 200 sweeps).)";
 
 static Command addExperimentCommand(CLI::App& root) {
-    auto o = std::make_shared<vbd::coarse::ExperimentOptions>();
+    auto o = std::make_shared<vbd::experiments::ExperimentOptions>();
     auto name = std::make_shared<std::string>();
     auto scene = std::make_shared<std::string>();
     CLI::App* sub = root.add_subcommand("experiment", "Measurement grids (coarse: the coarse-space study)");
@@ -57,7 +57,7 @@ static Command addExperimentCommand(CLI::App& root) {
         o->scenePath = scene->empty() ? assetPath("scenes/coarse_bar.json") : *scene;
         Progress bar("experiment coarse", 1);
         bool started = false;
-        const auto rows = vbd::coarse::runCoarseExperiment(*o, [&](int done, int total) {
+        const auto rows = vbd::experiments::runCoarseExperiment(*o, [&](int done, int total) {
             if (!started) {
                 bar = Progress("experiment coarse", total);
                 started = true;

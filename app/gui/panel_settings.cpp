@@ -20,12 +20,6 @@ void timeStepSection(AppState& app) {
 
 namespace {
 
-const char* const kDamping[] = {"none", "naive", "internal"};
-const char* const kBasis[] = {"element", "stiff_rigid", "patch_soft"};
-const char* const kFilter[] = {"none", "contrast", "cross_color", "patch"};
-const char* const kMatrix[] = {"hessian", "rest"};
-const char* const kPrecision[] = {"float", "double"};
-
 void coarseRows(SettingsTable& t) {
     t.row("coarse space",
           "Adds a Galerkin coarse correction after each sweep, removing the smooth error that block "
@@ -34,7 +28,7 @@ void coarseRows(SettingsTable& t) {
     t.row("basis",
           "element: lowest eigenmodes of each element; stiff_rigid: rigid modes of each stiff region; "
           "patch_soft: soft modes of cell patches.",
-          [](Lab& l) { editEnum(l, "solver.coarse.basis", &l.desc.solver.coarse.basis, kBasis, 3); });
+          [](Lab& l) { editEnum(l, "solver.coarse.basis", &l.desc.solver.coarse.basis); });
     t.row("modes/element", "How many of each element's lowest-energy eigenmodes enter the coarse basis.",
           [](Lab& l) {
               editInt(l, "solver.coarse.modes_per_element", &l.desc.solver.coarse.modesPerElement, 1, 12);
@@ -42,7 +36,7 @@ void coarseRows(SettingsTable& t) {
     t.row("filter",
           "Which modes to keep: all, only across a stiffness contrast, only those coupling different "
           "colours, or one set per patch.",
-          [](Lab& l) { editEnum(l, "solver.coarse.filter", &l.desc.solver.coarse.filter, kFilter, 4); });
+          [](Lab& l) { editEnum(l, "solver.coarse.filter", &l.desc.solver.coarse.filter); });
     t.row("contrast threshold",
           "Stiffness ratio between neighbouring elements above which the contrast filter keeps a mode.",
           [](Lab& l) {
@@ -54,7 +48,7 @@ void coarseRows(SettingsTable& t) {
     t.row("matrix",
           "hessian: the current PSD-projected Hessian of G, refactored when the shape moves; rest: the rest "
           "stiffness plus M/h^2, factored once (docs/coarse-space.md).",
-          [](Lab& l) { editEnum(l, "solver.coarse.matrix", &l.desc.solver.coarse.matrix, kMatrix, 2); });
+          [](Lab& l) { editEnum(l, "solver.coarse.matrix", &l.desc.solver.coarse.matrix); });
 }
 
 void avbdRows(SettingsTable& t) {
@@ -84,7 +78,7 @@ void solverSection(AppState& app) {
             "damping",
             "none: undamped; naive: Rayleigh damping on the total Hessian (also damps rigid motion and "
             "fights free fall); internal: damps the rate of C = F^T F only, so rigid motion stays undamped.",
-            [](Lab& l) { editEnum(l, "solver.damping", &l.desc.solver.damping, kDamping, 3); });
+            [](Lab& l) { editEnum(l, "solver.damping", &l.desc.solver.damping); });
         t.row("Chebyshev rho",
               "Spectral-radius estimate for Chebyshev over-relaxation of the sweeps (0 = off); too large a "
               "value makes the iteration diverge.",
@@ -96,7 +90,7 @@ void solverSection(AppState& app) {
             "precision",
             "double: iterate on a double copy of the positions (tet soft bodies only). With float positions "
             "the residual |grad G| stalls at about stiffness x ulp of x; in double it keeps falling.",
-            [](Lab& l) { editEnum(l, "solver.precision", &l.desc.solver.precision, kPrecision, 2); });
+            [](Lab& l) { editEnum(l, "solver.precision", &l.desc.solver.precision); });
     }
     if (ImGui::TreeNode("Coarse space")) {
         SettingsTable t("coarse", app);

@@ -112,7 +112,7 @@ bool editBool(Lab& lab, const std::string& key, bool* v) {
     return ch;
 }
 
-bool editEnum(Lab& lab, const std::string& key, int* v, const char* const* names, int count) {
+bool editEnumIndex(Lab& lab, const std::string& key, int* v, const char* const* names, int count) {
     const int before = *v;
     const bool ch = ImGui::Combo("##v", v, names, count);
     if (ch) noteEdit(lab, key, settingValue(names[*v]), settingValue(names[before]), true);

@@ -8,6 +8,7 @@
 #include <imgui.h>
 
 #include "gui/app_state.h"
+#include "scene/enum_names.h"
 
 namespace vbdgui {
 
@@ -45,12 +46,16 @@ class CheckboxFlow {
 bool editInt(Lab& lab, const std::string& key, int* v, int lo, int hi);
 bool editDouble(Lab& lab, const std::string& key, double* v, double lo, double hi, const char* fmt, bool log);
 bool editBool(Lab& lab, const std::string& key, bool* v);
-bool editEnum(Lab& lab, const std::string& key, int* v, const char* const* names, int count);
+// Names and order from the engine's one table (scene/enum_names.h).
+bool editEnumIndex(Lab& lab, const std::string& key, int* index, const char* const* names, int count);
 template <typename E>
-bool editEnum(Lab& lab, const std::string& key, E* v, const char* const* names, int count) {
-    int i = int(*v);
-    const bool ch = editEnum(lab, key, &i, names, count);
-    *v = E(i);
+bool editEnum(Lab& lab, const std::string& key, E* v) {
+    constexpr int n = int(vbd::enumCount<E>());
+    const char* names[n];
+    for (int k = 0; k < n; ++k) names[k] = vbd::EnumNames<E>::entries[k].name;
+    int i = vbd::enumIndex(*v);
+    const bool ch = editEnumIndex(lab, key, &i, names, n);
+    if (ch) *v = vbd::EnumNames<E>::entries[i].value;
     return ch;
 }
 

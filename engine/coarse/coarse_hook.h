@@ -1,10 +1,10 @@
 #pragma once
-// The coarse-space correction as the SoftSolver's sweep hook (world.cpp creates it when
+// The coarse-space correction as the SoftSolver's sweep hook (the World creates it when
 // solver.coarse.enabled). The concrete class is CoarseCorrection in coarse/coarse_correction.h.
 #include <memory>
 
 #include "scene/scene_desc.h"
-#include "soft/soft_solver.h"
+#include "soft/sweep_hook.h"
 
 namespace vbd {
 

@@ -1,8 +1,8 @@
 #pragma once
-// The stiff_rigid coarse space applied as exact rigid motions (CoarseCorrection takes this path for every
-// basis made of stiff components).
+// Component bases (stiff_rigid) applied as exact rigid motions: the math of RigidCorrection
+// (rigid_correction.h).
 //
-// Reduced coordinates z = (t_q, theta_q) per stiff component q (the six columns of coarse_basis.h). The
+// Reduced coordinates z = (t_q, theta_q) per stiff component q (the six columns of basis.h). The
 // correction moves every vertex v of q by
 //   x_v <- c_q + alpha t_q + R(alpha theta_q / L_q) (x_v - c_q)
 // with c_q the current centroid of q, L_q its rms radius and R the rotation of a rotation vector. To first
@@ -22,7 +22,7 @@
 //
 // The reduced Hessian of G(x(z)) is C + K. C = sum_{e evaluated} U_e^T A_e U_e + sum_v (m_v/h^2) U_v^T U_v,
 // U the columns at the configuration of the assembly (current positions for the Hessian, rest positions for
-// the rest matrix), A_e the PSD-projected Hessian or rest stiffness of element_hessian.h. K = sum_v g_v .
+// the rest matrix), A_e the PSD-projected Hessian or rest stiffness of element_matrix.h. K = sum_v g_v .
 // d2x_v/dz2 is the curvature of the rotations under the load g (the gradient of the evaluated terms, which
 // the interior stresses balance: it does not vanish at the solution). With d2x/dtheta_j dtheta_k =
 // sym(e_j x (e_k x r)) / L^2 it is K_q = (1/L^2) sum_v [ (r g^T + g r^T)/2 - (g . r) I ] on q's rotation
@@ -34,8 +34,9 @@
 #include <Eigen/Dense>
 #include <Eigen/SparseCore>
 
-#include "coarse/coarse_basis.h"
-#include "coarse/element_hessian.h"
+#include "coarse/basis.h"
+#include "coarse/element_matrix.h"
+#include "coarse/energy_cache.h"
 
 namespace vbd::coarse {
 
@@ -50,32 +51,31 @@ struct RigidLayout {
 RigidLayout buildRigidLayout(const SoftModel& m, const Basis& b);
 
 // Centroids c_q of the components at x.
-void componentCenters(const Basis& b, const std::vector<Eigen::Vector3d>& x, std::vector<Eigen::Vector3d>& c);
+void componentCenters(const Basis& b, const std::vector<Vec3d>& x, std::vector<Vec3d>& c);
 
 // Projection of a per-vertex gradient g (at x) on the rigid modes about `centers`: (sum g, sum (x - c) x g /
 // L) per component.
-Eigen::VectorXd projectOnRigidModes(const Basis& b, const std::vector<Eigen::Vector3d>& centers,
-                                    const std::vector<Eigen::Vector3d>& x,
-                                    const std::vector<Eigen::Vector3d>& g);
+Eigen::VectorXd projectOnRigidModes(const Basis& b, const std::vector<Vec3d>& centers,
+                                    const std::vector<Vec3d>& x, const std::vector<Vec3d>& g);
 
 // out = x moved by the correction alpha z (only support vertices are written; out must equal x elsewhere);
 // disp (optional, same rule) receives the displacement before rounding, an exact rigid motion to round-off
 // relative to itself. The line search judges that displacement: the rounding of x + d is ~1e-16 |x| per
 // vertex, not rigid, and its work against the large partial gradients that the skipped interior stresses
 // balance (~1e-13 J on the layered bar) would drown the last corrections' decrease (~1e-14 J).
-void rigidRetract(const Basis& b, const RigidLayout& L, const std::vector<Eigen::Vector3d>& centers,
-                  const Eigen::VectorXd& z, double alpha, const std::vector<Eigen::Vector3d>& x,
-                  std::vector<Eigen::Vector3d>& out, std::vector<Eigen::Vector3d>* disp = nullptr);
+void rigidRetract(const Basis& b, const RigidLayout& L, const std::vector<Vec3d>& centers,
+                  const Eigen::VectorXd& z, double alpha, const std::vector<Vec3d>& x,
+                  std::vector<Vec3d>& out, std::vector<Vec3d>* disp = nullptr);
 
 // K (ncol x ncol, nonzero on the rotation blocks) from the gradient g at x; psdOnly keeps each block's
 // nonnegative eigenvalues.
-Eigen::SparseMatrix<double> rotationCurvature(const Basis& b, const std::vector<Eigen::Vector3d>& centers,
-                                              const std::vector<Eigen::Vector3d>& x,
-                                              const std::vector<Eigen::Vector3d>& g, bool psdOnly = false);
+Eigen::SparseMatrix<double> rotationCurvature(const Basis& b, const std::vector<Vec3d>& centers,
+                                              const std::vector<Vec3d>& x, const std::vector<Vec3d>& g,
+                                              bool psdOnly = false);
 
 // Reduced matrix C with the columns and (for the Hessian) the element matrices evaluated at x.
 Eigen::SparseMatrix<double> assembleRigid(const SoftModel& m, const Basis& b, const RigidLayout& L,
-                                          const TetEnergyCache& cache, const std::vector<Eigen::Vector3d>& x,
+                                          const TetEnergyCache& cache, const std::vector<Vec3d>& x,
                                           ElementMatrixKind kind, DampingModel damping, double h,
                                           int* clipped);
 

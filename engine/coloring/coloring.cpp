@@ -77,13 +77,67 @@ int smallestFreeColor(const Graph& g, int v, const std::vector<int>& color, std:
 // have no other a or b neighbours). A component with d more a's than b's moves d vertices from a to
 // b. Components are taken (largest d first) while the total t stays <= (size[a] - size[b]) / 2; then
 // size[a]^2 + size[b]^2 drops by 2 t (size[a] - size[b] - t) > 0, so the loop terminates.
+// Components of the subgraph induced by colors a and b, seeded in vertex order: comp[v] = component id (or -1
+// outside the subgraph); returns (surplus of a over b, id) per component.
+std::vector<std::pair<int, int>> kempeComponents(const Graph& g, const std::vector<int>& color, int a, int b,
+                                                 std::vector<int>& comp) {
+    std::vector<std::pair<int, int>> surplus;
+    std::vector<int> queue;
+    std::fill(comp.begin(), comp.end(), -1);
+    auto inPair = [&](int v) { return color[size_t(v)] == a || color[size_t(v)] == b; };
+    for (int s = 0; s < g.rows(); ++s) {
+        if (comp[size_t(s)] >= 0 || !inPair(s)) continue;
+        const int id = int(surplus.size());
+        int d = 0;
+        queue.assign(1, s);
+        comp[size_t(s)] = id;
+        for (size_t h = 0; h < queue.size(); ++h) {
+            const int v = queue[h];
+            d += color[size_t(v)] == a ? 1 : -1;
+            for (int k = g.begin(v); k < g.end(v); ++k) {
+                const int u = g.items[size_t(k)];
+                if (comp[size_t(u)] < 0 && inPair(u)) {
+                    comp[size_t(u)] = id;
+                    queue.push_back(u);
+                }
+            }
+        }
+        surplus.emplace_back(d, id);
+    }
+    return surplus;
+}
+
+// Moves vertices from color a to b by swapping whole a-b components (largest surplus first) within the budget
+// (size[a] - size[b]) / 2. Returns the number moved.
+int kempeSwap(const Graph& g, std::vector<int>& color, std::vector<int>& size, int a, int b,
+              std::vector<int>& comp) {
+    std::vector<std::pair<int, int>> surplus = kempeComponents(g, color, a, b, comp);
+    std::stable_sort(surplus.begin(), surplus.end(),
+                     [](const auto& x, const auto& y) { return x.first > y.first; });
+    const int budget = (size[size_t(a)] - size[size_t(b)]) / 2;
+    int total = 0;
+    std::vector<char> flip(surplus.size(), 0);
+    for (const auto& [d, id] : surplus)
+        if (d > 0 && total + d <= budget) {
+            flip[size_t(id)] = 1;
+            total += d;
+        }
+    if (total == 0) return 0;
+    for (int v = 0; v < g.rows(); ++v)
+        if (comp[size_t(v)] >= 0 && flip[size_t(comp[size_t(v)])])
+            color[size_t(v)] = color[size_t(v)] == a ? b : a;
+    size[size_t(a)] -= total;
+    size[size_t(b)] += total;
+    return total;
+}
+
 double balanceByKempe(const Graph& g, std::vector<int>& color, std::vector<int>& size, double ratio) {
-    const int n = g.rows(), nc = int(size.size());
+    const int nc = int(size.size());
     auto currentRatio = [&]() {
         auto [mn, mx] = std::minmax_element(size.begin(), size.end());
         return double(*mx) / double(*mn);
     };
-    std::vector<int> comp(static_cast<size_t>(n), -1), queue;
+    std::vector<int> comp(static_cast<size_t>(g.rows()), -1);
     double r = currentRatio();
     for (int iter = 0; iter < 1024 && r > ratio; ++iter) {
         // Color pairs by decreasing size gap (ties: lower indices first).
@@ -96,126 +150,102 @@ double balanceByKempe(const Graph& g, std::vector<int>& color, std::vector<int>&
                    size[size_t(y.first)] - size[size_t(y.second)];
         });
         bool swapped = false;
-        for (const auto& [a, b] : pairs) {
-            // Components of the a-b subgraph, seeded in vertex order: (surplus of a, seed vertex).
-            std::vector<std::pair<int, int>> surplus;
-            std::fill(comp.begin(), comp.end(), -1);
-            for (int s = 0; s < n; ++s) {
-                if (comp[size_t(s)] >= 0 || (color[size_t(s)] != a && color[size_t(s)] != b)) continue;
-                const int id = int(surplus.size());
-                int d = 0;
-                queue.assign(1, s);
-                comp[size_t(s)] = id;
-                for (size_t h = 0; h < queue.size(); ++h) {
-                    const int v = queue[h];
-                    d += color[size_t(v)] == a ? 1 : -1;
-                    for (int k = g.begin(v); k < g.end(v); ++k) {
-                        const int u = g.items[size_t(k)];
-                        if (comp[size_t(u)] < 0 && (color[size_t(u)] == a || color[size_t(u)] == b)) {
-                            comp[size_t(u)] = id;
-                            queue.push_back(u);
-                        }
-                    }
-                }
-                surplus.emplace_back(d, id);
+        for (const auto& [a, b] : pairs)
+            if (kempeSwap(g, color, size, a, b, comp) > 0) {
+                swapped = true;
+                break;
             }
-            std::stable_sort(surplus.begin(), surplus.end(),
-                             [](const auto& x, const auto& y) { return x.first > y.first; });
-            const int budget = (size[size_t(a)] - size[size_t(b)]) / 2;
-            int total = 0;
-            std::vector<char> flip(surplus.size(), 0);
-            for (const auto& [d, id] : surplus)
-                if (d > 0 && total + d <= budget) {
-                    flip[size_t(id)] = 1;
-                    total += d;
-                }
-            if (total == 0) continue;
-            for (int v = 0; v < n; ++v)
-                if (comp[size_t(v)] >= 0 && flip[size_t(comp[size_t(v)])])
-                    color[size_t(v)] = color[size_t(v)] == a ? b : a;
-            size[size_t(a)] -= total;
-            size[size_t(b)] += total;
-            swapped = true;
-            break;
-        }
         if (!swapped) break;
         r = currentRatio();
     }
     return r;
 }
 
+// Smallest-last (Matula-Beck): peel off a vertex of least remaining degree until none is left and color in
+// the reverse peeling order. When v is colored, only the neighbours peeled after it are colored, at most the
+// graph's degeneracy k of them: at most k + 1 colors.
+std::vector<int> smallestLastOrder(const Graph& g) {
+    const int n = g.rows();
+    std::vector<int> order(static_cast<size_t>(n)), deg(static_cast<size_t>(n));
+    std::vector<char> gone(static_cast<size_t>(n), 0);
+    int maxDeg = 0;
+    for (int v = 0; v < n; ++v) maxDeg = std::max(maxDeg, deg[size_t(v)] = g.end(v) - g.begin(v));
+    std::vector<std::vector<int>> buckets(size_t(maxDeg) + 1);
+    for (int v = n - 1; v >= 0; --v) buckets[size_t(deg[size_t(v)])].push_back(v);
+    int low = 0;
+    for (int it = n - 1; it >= 0; --it) {
+        int v = -1;
+        while (v < 0) {
+            while (buckets[size_t(low)].empty()) ++low;
+            const int cand = buckets[size_t(low)].back();
+            buckets[size_t(low)].pop_back();
+            if (!gone[size_t(cand)] && deg[size_t(cand)] == low) v = cand;
+        }
+        gone[size_t(v)] = 1;
+        order[size_t(it)] = v;
+        for (int k = g.begin(v); k < g.end(v); ++k) {
+            const int u = g.items[size_t(k)];
+            if (gone[size_t(u)]) continue;
+            const int d = --deg[size_t(u)];
+            buckets[size_t(d)].push_back(u);
+            low = std::min(low, d);
+        }
+    }
+    return order;
+}
+
+// Maximum cardinality search: repeatedly take the unvisited vertex with most visited neighbours; O(V + E)
+// with bucket lists. Ties go to the vertex raised last (LIFO buckets; vertex 0 first). Entries are removed
+// lazily: a vertex raised from w to w + 1 leaves a stale entry in bucket w, skipped because its weight no
+// longer matches. Every unvisited vertex has a live entry in bucket weight[v] <= top, so the search never
+// pops an empty bucket 0.
+std::vector<int> maximumCardinalityOrder(const Graph& g) {
+    const int n = g.rows();
+    std::vector<int> order(static_cast<size_t>(n)), weight(static_cast<size_t>(n), 0);
+    std::vector<char> done(static_cast<size_t>(n), 0);
+    std::vector<std::vector<int>> buckets(1);
+    for (int v = n - 1; v >= 0; --v) buckets[0].push_back(v);
+    int top = 0;
+    for (int it = 0; it < n; ++it) {
+        int v = -1;
+        while (v < 0) {
+            while (top > 0 && buckets[size_t(top)].empty()) --top;
+            auto& b = buckets[size_t(top)];
+            const int cand = b.back();
+            b.pop_back();
+            if (!done[size_t(cand)] && weight[size_t(cand)] == top) v = cand;
+        }
+        done[size_t(v)] = 1;
+        order[size_t(it)] = v;
+        for (int k = g.begin(v); k < g.end(v); ++k) {
+            const int u = g.items[size_t(k)];
+            if (done[size_t(u)]) continue;
+            const int w = ++weight[size_t(u)];
+            if (size_t(w) >= buckets.size()) buckets.resize(size_t(w) + 1);
+            buckets[size_t(w)].push_back(u);
+            top = std::max(top, w);
+        }
+    }
+    return order;
+}
+
 }  // namespace
 
 std::vector<int> colorGraph(const Graph& g, ColoringMethod method) {
     const int n = g.rows();
-    std::vector<int> color(static_cast<size_t>(n), -1), mark;
-    std::vector<int> order(static_cast<size_t>(n));
+    std::vector<int> order;
     if (method == ColoringMethod::SmallestLast) {
-        // Smallest-last (Matula-Beck): peel off a vertex of least remaining degree until none is left
-        // and color in the reverse peeling order. When v is colored, only the neighbours peeled after
-        // it are colored, at most the graph's degeneracy k of them: at most k + 1 colors.
-        std::vector<int> deg(static_cast<size_t>(n));
-        std::vector<char> gone(static_cast<size_t>(n), 0);
-        int maxDeg = 0;
-        for (int v = 0; v < n; ++v) maxDeg = std::max(maxDeg, deg[size_t(v)] = g.end(v) - g.begin(v));
-        std::vector<std::vector<int>> buckets(size_t(maxDeg) + 1);
-        for (int v = n - 1; v >= 0; --v) buckets[size_t(deg[size_t(v)])].push_back(v);
-        int low = 0;
-        for (int it = n - 1; it >= 0; --it) {
-            int v = -1;
-            while (v < 0) {
-                while (buckets[size_t(low)].empty()) ++low;
-                const int cand = buckets[size_t(low)].back();
-                buckets[size_t(low)].pop_back();
-                if (!gone[size_t(cand)] && deg[size_t(cand)] == low) v = cand;
-            }
-            gone[size_t(v)] = 1;
-            order[size_t(it)] = v;
-            for (int k = g.begin(v); k < g.end(v); ++k) {
-                const int u = g.items[size_t(k)];
-                if (gone[size_t(u)]) continue;
-                const int d = --deg[size_t(u)];
-                buckets[size_t(d)].push_back(u);
-                low = std::min(low, d);
-            }
-        }
+        order = smallestLastOrder(g);
     } else if (method == ColoringMethod::GreedyDegree) {
         // Largest degree first (Welsh-Powell), ties by index.
+        order.resize(static_cast<size_t>(n));
         std::iota(order.begin(), order.end(), 0);
         std::stable_sort(order.begin(), order.end(),
                          [&](int a, int b) { return g.end(a) - g.begin(a) > g.end(b) - g.begin(b); });
     } else {
-        // Maximum cardinality search: repeatedly take the unvisited vertex with most visited
-        // neighbours; O(V + E) with bucket lists. Ties go to the vertex raised last (LIFO buckets;
-        // vertex 0 first). Entries are removed lazily: a vertex raised from w to w + 1 leaves a stale
-        // entry in bucket w, skipped because its weight no longer matches. Every unvisited vertex has
-        // a live entry in bucket weight[v] <= top, so the search never pops an empty bucket 0.
-        std::vector<int> weight(static_cast<size_t>(n), 0);
-        std::vector<char> done(static_cast<size_t>(n), 0);
-        std::vector<std::vector<int>> buckets(1);
-        for (int v = n - 1; v >= 0; --v) buckets[0].push_back(v);
-        int top = 0;
-        for (int it = 0; it < n; ++it) {
-            int v = -1;
-            while (v < 0) {
-                while (top > 0 && buckets[size_t(top)].empty()) --top;
-                auto& b = buckets[size_t(top)];
-                int cand = b.back();
-                b.pop_back();
-                if (!done[size_t(cand)] && weight[size_t(cand)] == top) v = cand;
-            }
-            done[size_t(v)] = 1;
-            order[size_t(it)] = v;
-            for (int k = g.begin(v); k < g.end(v); ++k) {
-                int u = g.items[size_t(k)];
-                if (done[size_t(u)]) continue;
-                int w = ++weight[size_t(u)];
-                if (size_t(w) >= buckets.size()) buckets.resize(size_t(w) + 1);
-                buckets[size_t(w)].push_back(u);
-                top = std::max(top, w);
-            }
-        }
+        order = maximumCardinalityOrder(g);
     }
+    std::vector<int> color(static_cast<size_t>(n), -1), mark;
     int stamp = 0;
     for (int v : order) color[size_t(v)] = smallestFreeColor(g, v, color, mark, stamp++);
     return color;

@@ -101,12 +101,22 @@ VBD_HD bool colliderContact(const ParticleCollider& c, const ContactParams& p, c
     return true;
 }
 
-// Potential of the normal penalty (friction and damping are dissipative and have no potential here).
+// Potential of the normal penalty, k/2 g^2 for g < 0 (friction and damping are dissipative and have no
+// potential here); its gradient k g n and Gauss-Newton block k n n^T are added to grad and H when given.
 template <typename T>
-VBD_HD T colliderEnergy(const ParticleCollider& c, const Vec3T<T>& x) {
+VBD_HD T colliderPenalty(const ParticleCollider& c, const Vec3T<T>& x, Vec3T<T>* grad, Mat33T<T>* H) {
     Vec3T<T> n;
     const T g = colliderDistance(c, x, n);
-    return g < T(0) ? T(0.5f) * T(c.stiffness) * g * g : T(0);
+    if (!(g < T(0))) return T(0);
+    const T k = T(c.stiffness);
+    if (grad) *grad += n * (k * g);
+    if (H) *H += outer(n, n) * k;
+    return T(0.5f) * k * g * g;
+}
+
+template <typename T>
+VBD_HD T colliderEnergy(const ParticleCollider& c, const Vec3T<T>& x) {
+    return colliderPenalty<T>(c, x, nullptr, nullptr);
 }
 
 }  // namespace vbd

@@ -82,16 +82,13 @@ bool CudaSoftSweeper::available(std::string* why) {
 CudaSoftSweeper::CudaSoftSweeper() : impl_(std::make_unique<Impl>()) {}
 CudaSoftSweeper::~CudaSoftSweeper() = default;
 
-void CudaSoftSweeper::upload(const SoftSolver& solver) {
-    if (solver.doubleState()) throw InputError("", "solver.precision", kDoubleRefused);
+void CudaSoftSweeper::upload(SoftSolver& solver) {
+    if (solver.doublePrecision()) throw InputError("", "solver.precision", kDoubleRefused);
     const SoftModel& m = solver.model();
+    const SoftState<float>& st = solver.floatState();
     Impl& d = *impl_;
     d.release();
-    // Same parameters as the CPU view; every array pointer swapped for a device copy (nullptr markers of
-    // the CPU view -- no cloth, no self contacts -- are kept).
-    const SoftView cpu = solver.view();
-    SoftView v = cpu;
-    forEachViewArray(m, v, [&](auto& ptr, const auto& array) {
+    auto toDevice = [&](auto& ptr, const auto& array) {
         using T = std::remove_const_t<std::remove_pointer_t<std::remove_reference_t<decltype(ptr)>>>;
         if (!ptr) return;
         void* dev = nullptr;
@@ -102,7 +99,20 @@ void CudaSoftSweeper::upload(const SoftSolver& solver) {
             d.buffers.push_back(dev);
         }
         ptr = static_cast<const T*>(dev);
-    });
+    };
+    // Same parameters as the CPU view; every array pointer swapped for a device copy (nullptr markers of
+    // the CPU view -- no cloth, no self contacts -- are kept).
+    SoftView v;
+    static_cast<SoftViewParams&>(v) = solver.viewParams();
+    forEachParamArray(m, v, toDevice);
+    v.x = st.x.data();
+    v.xPrev = st.xPrev.data();
+    v.y = st.y.data();
+    v.Cprev = st.Cprev.data();
+    toDevice(v.x, st.x);
+    toDevice(v.xPrev, st.xPrev);
+    toDevice(v.y, st.y);
+    toDevice(v.Cprev, st.Cprev);
     d.x = const_cast<Vec3*>(v.x);
     d.colors.clear();
     d.colors.resize(m.colorGroups.size());

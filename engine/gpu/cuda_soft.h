@@ -24,7 +24,7 @@ class CudaSoftSweeper {
 
     // Copies the model (topology, materials, rest data, colliders, state) to the device. Throws InputError
     // for a double-precision solver.
-    void upload(const SoftSolver& solver);
+    void upload(SoftSolver& solver);
     // One colored Gauss-Seidel sweep on the device (colors in order, one launch each).
     void sweep();
     // Copies positions back into the solver's model.

@@ -16,8 +16,8 @@ bool CudaSoftSweeper::available(std::string* why) {
 }
 CudaSoftSweeper::CudaSoftSweeper() = default;
 CudaSoftSweeper::~CudaSoftSweeper() = default;
-void CudaSoftSweeper::upload(const SoftSolver& solver) {
-    if (solver.doubleState()) throw InputError("", "solver.precision", kDoubleRefused);
+void CudaSoftSweeper::upload(SoftSolver& solver) {
+    if (solver.doublePrecision()) throw InputError("", "solver.precision", kDoubleRefused);
     throw std::runtime_error("CUDA backend not compiled in");
 }
 void CudaSoftSweeper::sweep() { throw std::runtime_error("CUDA backend not compiled in"); }

@@ -49,8 +49,8 @@ std::vector<Eigen::Vector2d> ellipseContour(const Quadratic& q, double level, in
     if (dE < 0) return pts;
     if (dE == 0) return {c};
     Eigen::SelfAdjointEigenSolver<Eigen::Matrix2d> es(q.A.topLeftCorner<2, 2>());
-    const Eigen::Vector2d l = es.eigenvalues();
-    const Eigen::Matrix2d U = es.eigenvectors();
+    const Eigen::Vector2d& l = es.eigenvalues();
+    const Eigen::Matrix2d& U = es.eigenvectors();
     const double r1 = std::sqrt(2.0 * dE / l(0)), r2 = std::sqrt(2.0 * dE / l(1));
     points = std::max(points, 3);
     pts.reserve(size_t(points));

@@ -99,6 +99,7 @@ BlockSystem makeBlockSystem(const BlockSystemParams& p) {
     const Eigen::MatrixXd At = Eigen::MatrixXd::Identity(n, n) - p.coupling * N;
 
     std::vector<Eigen::MatrixXd> Q;
+    Q.reserve(size_t(nb));
     for (int i = 0; i < nb; ++i) Q.push_back(randomRotation(bs, rng));
     Eigen::VectorXd u(n);
     for (int k = 0; k < n; ++k) u(k) = rng.uniform();

@@ -624,6 +624,29 @@ std::vector<ContactView> RigidSolver::contactViews() const {
     return v;
 }
 
+// Each joint as drawn: the bodies' centers and their anchors in world space (bodyA = -1: the world anchor).
+std::vector<JointView> RigidSolver::jointViews() const {
+    std::vector<JointView> out;
+    out.reserve(joints_.size());
+    for (const Joint& j : joints_) {
+        JointView v;
+        v.bodyA = j.a;
+        v.bodyB = j.b;
+        if (j.a >= 0) {
+            const RigidBodyState& a = state_[size_t(j.a)];
+            v.centerA = a.position;
+            v.anchorA = a.position + rotate(a.rotation, j.rA);
+        } else {
+            v.centerA = v.anchorA = j.rA;
+        }
+        const RigidBodyState& b = state_[size_t(j.b)];
+        v.centerB = b.position;
+        v.anchorB = b.position + rotate(b.rotation, j.rB);
+        out.push_back(v);
+    }
+    return out;
+}
+
 double RigidSolver::kineticEnergy() const {
     double e = 0;
     for (size_t i = 0; i < state_.size(); ++i) {

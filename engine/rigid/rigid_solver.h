@@ -30,7 +30,7 @@
 #include "rigid/constraints.h"
 #include "rigid/rigid_body.h"
 #include "scene/scene_desc.h"
-#include "world/world.h"
+#include "views/views.h"
 
 namespace vbd {
 
@@ -47,6 +47,7 @@ class RigidSolver {
     const std::vector<RigidBodyState>& states() const { return state_; }
     std::vector<RigidBodyView> views() const;
     std::vector<ContactView> contactViews() const;
+    std::vector<JointView> jointViews() const;
     double kineticEnergy() const;
     double totalMass() const;       // dynamic bodies only
     Vec3d massWeightedCom() const;  // sum m_i x_i over dynamic bodies

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "math/error.h"
+#include "scene/enum_names.h"
 
 namespace vbd {
 
@@ -104,16 +105,35 @@ class Obj {
             g_warnings.push_back(file_ + ": " + key(k) + ": quaternion had norm " + fmt(n) + ", normalized");
         return Quat(float(a[0] / n), float(a[1] / n), float(a[2] / n), float(a[3] / n));
     }
+    // A value named by enum_names.h's table for E.
     template <typename E>
-    E enumeration(const std::string& k, E def, const std::vector<std::pair<const char*, E>>& names) {
+    E enumeration(const std::string& k, E def) {
         if (!has(k)) return def;
-        std::string s = str(k, "");
+        const std::string s = str(k, "");
+        E e = def;
+        if (!enumFromName(s, e))
+            fail(k, "unknown value \"" + s + "\" (expected one of: " + enumChoices<E>() + ")");
+        return e;
+    }
+    // A string that must be one of `names`.
+    std::string oneOf(const std::string& k, const std::string& def,
+                      std::initializer_list<const char*> names) {
+        if (!has(k)) return def;
+        const std::string s = str(k, "");
         std::string all;
-        for (const auto& [n, e] : names) {
-            if (s == n) return e;
+        for (const char* n : names) {
+            if (s == n) return s;
             all += std::string(all.empty() ? "" : ", ") + n;
         }
         fail(k, "unknown value \"" + s + "\" (expected one of: " + all + ")");
+    }
+    // A bool spelled by two names (e.g. initial_guess: adaptive | inertial).
+    bool namedBool(const std::string& k, bool def, const char* whenTrue, const char* whenFalse) {
+        if (!has(k)) return def;
+        const std::string s = str(k, "");
+        if (s == whenTrue) return true;
+        if (s == whenFalse) return false;
+        fail(k, "unknown value \"" + s + "\" (expected one of: " + whenTrue + ", " + whenFalse + ")");
     }
     Obj child(const std::string& k) { return Obj(at(k), key(k), file_); }
     std::vector<Obj> children(const std::string& k) {
@@ -195,28 +215,18 @@ std::string resolvePath(const std::string& sceneFile, const std::string& p) {
 
 void readSolver(Obj o, SolverDesc& s) {
     s.iterations = o.integer("iterations", s.iterations, 0, 100000);
-    s.damping = o.enumeration<DampingModel>(
-        "damping", s.damping,
-        {{"none", DampingModel::None}, {"naive", DampingModel::Naive}, {"internal", DampingModel::Internal}});
+    s.damping = o.enumeration("damping", s.damping);
     if (o.has("coarse")) {
         Obj c = o.child("coarse");
         CoarseDesc& d = s.coarse;
         d.enabled = c.boolean("enabled", d.enabled);
-        d.basis = c.enumeration<CoarseBasis>("basis", d.basis,
-                                             {{"element", CoarseBasis::Element},
-                                              {"stiff_rigid", CoarseBasis::StiffRigid},
-                                              {"patch_soft", CoarseBasis::PatchSoft}});
+        d.basis = c.enumeration("basis", d.basis);
         d.modesPerElement = c.integer("modes_per_element", d.modesPerElement, 1, 12);
-        d.filter = c.enumeration<CoarseFilter>("filter", d.filter,
-                                               {{"none", CoarseFilter::None},
-                                                {"contrast", CoarseFilter::Contrast},
-                                                {"cross_color", CoarseFilter::CrossColor},
-                                                {"patch", CoarseFilter::Patch}});
+        d.filter = c.enumeration("filter", d.filter);
         d.contrastThreshold = c.num("contrast_threshold", d.contrastThreshold);
         if (!(d.contrastThreshold >= 1)) c.fail("contrast_threshold", "must be >= 1");
         d.patchSize = c.integer("patch_size", d.patchSize, 1, 1000);
-        d.matrix = c.enumeration<CoarseMatrix>(
-            "matrix", d.matrix, {{"hessian", CoarseMatrix::Hessian}, {"rest", CoarseMatrix::Rest}});
+        d.matrix = c.enumeration("matrix", d.matrix);
         c.finish();
     }
     s.chebyshevRho = o.num("chebyshev_rho", s.chebyshevRho);
@@ -233,17 +243,15 @@ void readSolver(Obj o, SolverDesc& s) {
     s.frictionEpsilon = o.positive("friction_epsilon", s.frictionEpsilon);
     s.threads = o.integer("threads", s.threads, 0, 1024);
     s.diagnostics = o.boolean("diagnostics", s.diagnostics);
-    s.adaptiveInit =
-        o.enumeration<bool>("initial_guess", s.adaptiveInit, {{"adaptive", true}, {"inertial", false}});
-    s.precision = o.enumeration<Precision>("precision", s.precision,
-                                           {{"float", Precision::Float}, {"double", Precision::Double}});
+    s.adaptiveInit = o.namedBool("initial_guess", s.adaptiveInit, "adaptive", "inertial");
+    s.precision = o.enumeration("precision", s.precision);
     o.finish();
 }
 
 SoftBodyDesc readSoftBody(Obj o, const std::string& file) {
     SoftBodyDesc b;
     b.key = o.path();
-    b.type = o.enumeration<std::string>("type", "box_grid", {{"box_grid", "box_grid"}, {"mesh", "mesh"}});
+    b.type = o.oneOf("type", "box_grid", {"box_grid", "mesh"});
     if (b.type == "box_grid") {
         b.min = o.vec3("min", b.min);
         b.max = o.vec3("max", b.max);
@@ -285,7 +293,7 @@ SoftBodyDesc readSoftBody(Obj o, const std::string& file) {
 ClothDesc readCloth(Obj o) {
     ClothDesc c;
     c.key = o.path();
-    c.type = o.enumeration<std::string>("type", "grid", {{"grid", "grid"}});
+    c.type = o.oneOf("type", "grid", {"grid"});
     c.min = o.vec3("min", c.min);
     if (o.has("size")) {
         auto s = o.numbers("size", 2);
@@ -299,7 +307,7 @@ ClothDesc readCloth(Obj o) {
                 o.fail("cells", "must be 2 integers >= 1");
         c.cells = {int(s[0]), int(s[1])};
     }
-    c.plane = o.enumeration<std::string>("plane", "xz", {{"xz", "xz"}, {"xy", "xy"}});
+    c.plane = o.oneOf("plane", "xz", {"xz", "xy"});
     c.material = readMaterial(o, true);
     c.fixed = readFixed(o);
     c.velocity = o.vec3("velocity", c.velocity);
@@ -315,9 +323,7 @@ ClothDesc readCloth(Obj o) {
 RigidBodyDesc readRigidBody(Obj o) {
     RigidBodyDesc b;
     b.key = o.path();
-    b.shape = o.enumeration<ShapeType>(
-        "shape", ShapeType::Box,
-        {{"box", ShapeType::Box}, {"sphere", ShapeType::Sphere}, {"capsule", ShapeType::Capsule}});
+    b.shape = o.enumeration("shape", ShapeType::Box);
     if (b.shape == ShapeType::Box) {
         b.size = o.vec3("size", b.size);
         if (!(b.size.x > 0 && b.size.y > 0 && b.size.z > 0)) o.fail("size", "must be > 0 in every axis");
@@ -339,9 +345,7 @@ RigidBodyDesc readRigidBody(Obj o) {
 JointDesc readJoint(Obj o, int numBodies) {
     JointDesc j;
     j.key = o.path();
-    j.type = o.enumeration<JointType>(
-        "type", JointType::Ball,
-        {{"ball", JointType::Ball}, {"fixed", JointType::Fixed}, {"hinge", JointType::Hinge}});
+    j.type = o.enumeration("type", JointType::Ball);
     j.bodyA = o.integer("body_a", -1, -1, 1 << 30);
     j.bodyB = o.integer("body_b", 0, -1, 1 << 30);
     if (j.bodyA >= numBodies)
@@ -471,39 +475,6 @@ SceneDesc loadSceneFile(const std::string& path, const std::vector<std::string>&
     std::stringstream ss;
     ss << in.rdbuf();
     return parseScene(ss.str(), path, overrides);
-}
-
-const char* toString(DampingModel d) {
-    switch (d) {
-        case DampingModel::None:
-            return "none";
-        case DampingModel::Naive:
-            return "naive";
-        default:
-            return "internal";
-    }
-}
-const char* toString(CoarseBasis b) {
-    switch (b) {
-        case CoarseBasis::Element:
-            return "element";
-        case CoarseBasis::StiffRigid:
-            return "stiff_rigid";
-        default:
-            return "patch_soft";
-    }
-}
-const char* toString(CoarseFilter f) {
-    switch (f) {
-        case CoarseFilter::None:
-            return "none";
-        case CoarseFilter::Contrast:
-            return "contrast";
-        case CoarseFilter::CrossColor:
-            return "cross_color";
-        default:
-            return "patch";
-    }
 }
 
 }  // namespace vbd

@@ -17,8 +17,4 @@ SceneDesc parseScene(const std::string& jsonText, const std::string& file,
 // Warnings produced while parsing (e.g. a non-unit quaternion that was normalized).
 const std::vector<std::string>& lastSceneWarnings();
 
-const char* toString(DampingModel d);
-const char* toString(CoarseBasis b);
-const char* toString(CoarseFilter f);
-
 }  // namespace vbd

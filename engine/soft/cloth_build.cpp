@@ -109,7 +109,7 @@ void appendCloths(const SceneDesc& scene, SoftModel& m) {
             m.triLambda.push_back(float(nh.lambda));
             m.triKd.push_back(float(c.material.damping));
             const float mv = float(c.material.density * th * r.area / 3.0);
-            for (int v : tr) m.mass[size_t(v + base)] += mv;
+            for (int v : tr) m.mass[size_t(v) + size_t(base)] += mv;
             triArea.push_back(r.area);
         }
         // Hinges: kL = 3 B L0^2 / (A_A + A_B) (bending.h), rest angle from the rest shape.
@@ -170,24 +170,24 @@ void finishCloths(const SceneDesc& scene, SoftModel& m) {
     m.collision.interval = interval;
 }
 
-void clothBeginStep(SoftModel& m) {
+void clothBeginStep(SoftModel& m, const std::vector<Vec3>& xPrev) {
     parallelFor(m.tris.size(), [&](size_t e) {
         const auto& t = m.tris[e];
         Vec3 f0, f1;
-        triDeformationGradient(m.xPrev[size_t(t[0])], m.xPrev[size_t(t[1])], m.xPrev[size_t(t[2])],
-                               m.triRest[e].d, f0, f1);
+        triDeformationGradient(xPrev[size_t(t[0])], xPrev[size_t(t[1])], xPrev[size_t(t[2])], m.triRest[e].d,
+                               f0, f1);
         m.triCprev[e] = {dot(f0, f0), dot(f0, f1), dot(f1, f1)};
     });
     parallelFor(m.hinges.size(), [&](size_t e) {
         const auto& q = m.hinges[e];
-        m.hingeThetaPrev[e] = dihedralAngle(m.xPrev[size_t(q[0])], m.xPrev[size_t(q[1])],
-                                            m.xPrev[size_t(q[2])], m.xPrev[size_t(q[3])]);
+        m.hingeThetaPrev[e] =
+            dihedralAngle(xPrev[size_t(q[0])], xPrev[size_t(q[1])], xPrev[size_t(q[2])], xPrev[size_t(q[3])]);
     });
 }
 
-double clothPotential(const SoftModel& m, double h, DampingModel damping) {
+double clothPotential(const SoftModel& m, const std::vector<Vec3>& x, double h, DampingModel damping) {
     const bool internal = damping == DampingModel::Internal;
-    auto X = [&](int i) { return Vec3d(m.x[size_t(i)]); };
+    auto X = [&](int i) { return Vec3d(x[size_t(i)]); };
     double e = reduceSum<double>(m.tris.size(), [&](size_t t) {
         const auto& tr = m.tris[t];
         double d[4];

@@ -35,10 +35,11 @@ void appendCloths(const SceneDesc& scene, SoftModel& m);
 void finishCloths(const SceneDesc& scene, SoftModel& m);
 
 // Per-step damping references from x_prev: C_prev of each triangle, theta_prev of each hinge.
-void clothBeginStep(SoftModel& m);
+void clothBeginStep(SoftModel& m, const std::vector<Vec3>& xPrev);
 
-// Cloth terms of G: membrane and bending energy, internal damping potentials, self-contact penalties.
-double clothPotential(const SoftModel& m, double h, DampingModel damping);
+// Cloth terms of G at positions x: membrane and bending energy, internal damping potentials, self-contact
+// penalties.
+double clothPotential(const SoftModel& m, const std::vector<Vec3>& x, double h, DampingModel damping);
 
 // Vertex -> element CSR for elements of K vertices (item = 4*element + local).
 template <size_t K>

@@ -114,7 +114,7 @@ void SoftSolver::build(const SceneDesc& scene) {
             m_.lambda.push_back(float(nh.lambda));
             m_.kd.push_back(float(b.material.damping));
             const float mv = float(b.material.density) * rest[e].volume * 0.25f;
-            for (int v : t) m_.mass[size_t(v + base)] += mv;
+            for (int v : t) m_.mass[size_t(v) + size_t(base)] += mv;
         }
     }
     if (!scene.cloths.empty()) appendCloths(scene, m_);
@@ -125,7 +125,6 @@ void SoftSolver::build(const SceneDesc& scene) {
     m_.vLast = m_.v;
     for (auto& vl : m_.vLast) vl -= scene.gravity * h_;
     m_.vertexTets = vertexTetAdjacency(n, m_.tets);
-    m_.Cprev.assign(m_.tets.size(), Mat33::identity());
     m_.colliders = buildColliders(scene);
     finishCloths(scene, m_);
     Graph g;
@@ -152,7 +151,9 @@ void SoftSolver::build(const SceneDesc& scene) {
     }
     residual_.assign(size_t(n), 0.f);
     inContact_.assign(size_t(n), 0);
-    shadow_ = DoubleState{};  // a double-mode shadow starts from the new model at the first step
+    // The state of either precision starts from the new model at the first step.
+    stateF_ = SoftState<float>{};
+    stateD_ = SoftState<double>{};
     checkPrecision();
 }
 

@@ -1,7 +1,9 @@
 #pragma once
-// Structure-of-arrays state of the VBD particle system (tets now, cloth elements alongside). Every hot
-// array maps 1:1 onto a device buffer; SoftView is the POD of raw pointers the kernels take.
-// Positions are float here; SoftSolver keeps a double shadow of the state under solver.precision = double.
+// Structure-of-arrays model of the VBD particle system (tets and cloth elements alongside): topology, rest
+// shapes, materials, colliders, coloring, and the published float state (x, v, ...) that the World, the app
+// and the tests read and may edit between steps. The solver iterates on its own SoftState<T> (soft_state.h)
+// and publishes it here after every step. Every hot array maps 1:1 onto a device buffer; SoftView is the POD
+// of raw pointers the kernels take.
 #include <array>
 #include <vector>
 
@@ -20,9 +22,9 @@ struct KinematicRegion {
 };
 
 struct SoftModel {
-    // Particles
-    std::vector<Vec3> x, v, xPrev, y, x0;  // x0: initial positions (kinematic reference)
-    std::vector<Vec3> vLast;               // velocity of the previous step (adaptive initial guess)
+    // Particles: the published state (float) and the initial positions x0 (kinematic reference)
+    std::vector<Vec3> x, v, xPrev, y, x0;
+    std::vector<Vec3> vLast;  // velocity of the previous step (adaptive initial guess)
     std::vector<float> mass;
     std::vector<char> fixed;     // Dirichlet vertices (not solved)
     std::vector<int> kinematic;  // -1 or index into regions (fixed vertices that move)
@@ -34,7 +36,6 @@ struct SoftModel {
     std::vector<Mat33> DmInv;
     std::vector<float> volume, mu, lambda, kd;  // Neo-Hookean mu, lambda_NH; damping k_d (s)
     Csr vertexTets;                             // vertex -> 4*tet + local
-    std::vector<Mat33> Cprev;                   // F^T F at x_prev, per tet (refreshed every step)
 
     // Cloth membranes (stable Neo-Hookean triangles, energy/membrane.h)
     std::vector<std::array<int, 3>> tris;
@@ -112,8 +113,7 @@ struct SoftViewParams {
     float dragStiffness;
 };
 
-// The state the kernel iterates on, in scalar T: float (the SoftModel arrays, device buffers) or double
-// (SoftSolver's shadow state under solver.precision = double).
+// The state the kernel iterates on, in scalar T: the solver's SoftState<T> (soft_state.h) or its device copy.
 template <typename T>
 struct SoftViewT : SoftViewParams {
     const Vec3T<T>* x;
@@ -123,14 +123,12 @@ struct SoftViewT : SoftViewParams {
 };
 using SoftView = SoftViewT<float>;
 
-// The one list of SoftView's array pointers and the SoftModel arrays behind them: f(viewPointer, array)
-// for each. SoftSolver::view() points them at host memory; the CUDA backend at device copies. A new
-// per-element array added here reaches both, so the device kernel can never read a host pointer.
+// The one list of SoftViewParams' array pointers and the SoftModel arrays behind them: f(viewPointer, array)
+// for each. SoftSolver points them at host memory; the CUDA backend at device copies. A new per-element
+// array added here reaches both, so the device kernel can never read a host pointer. (The state pointers of
+// SoftViewT come from the SoftState, soft_state.h.)
 template <typename F>
-void forEachViewArray(const SoftModel& m, SoftView& v, F&& f) {
-    f(v.x, m.x);
-    f(v.xPrev, m.xPrev);
-    f(v.y, m.y);
+void forEachParamArray(const SoftModel& m, SoftViewParams& v, F&& f) {
     f(v.mass, m.mass);
     f(v.tets, m.tets);
     f(v.DmInv, m.DmInv);
@@ -138,7 +136,6 @@ void forEachViewArray(const SoftModel& m, SoftView& v, F&& f) {
     f(v.mu, m.mu);
     f(v.lambda, m.lambda);
     f(v.kd, m.kd);
-    f(v.Cprev, m.Cprev);
     f(v.vtOffsets, m.vertexTets.offsets);
     f(v.vtItems, m.vertexTets.items);
     f(v.colliders, m.colliders);

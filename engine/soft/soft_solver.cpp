@@ -1,22 +1,19 @@
 #include "soft/soft_solver.h"
 
-#include <algorithm>
-#include <chrono>
-#include <cmath>
 #include <type_traits>
 
 #include "backend/parallel.h"
+#include "backend/timer.h"
 #include "math/error.h"
 #include "soft/cloth_build.h"
+#include "soft/cloth_collision.h"
 #include "soft/vertex_kernel.h"
 
 namespace vbd {
 
 namespace {
 
-double msSince(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
+constexpr const char* kPrecisionKey = "solver.precision";
 
 // Rotation matrix of the rotation vector theta (Rodrigues).
 template <typename T>
@@ -24,37 +21,10 @@ Mat33T<T> rotationMatrix(const Vec3T<T>& theta) {
     return toMatrix(fromRotationVector(theta));
 }
 
-constexpr const char* kPrecisionKey = "solver.precision";
-
-template <typename D, typename S>
-std::vector<D> widened(const std::vector<S>& a) {
-    std::vector<D> out;
-    out.reserve(a.size());
-    for (const S& v : a) out.emplace_back(v);
-    return out;
-}
-
 }  // namespace
 
-template <typename T>
-struct SoftSolver::StateRef {
-    std::vector<Vec3T<T>>&x, &v, &xPrev, &y, &vLast, &chebPrev, &chebPrevPrev, &force;
-    std::vector<Mat33T<T>>& Cprev;
-};
-
-template <>
-SoftSolver::StateRef<float> SoftSolver::state<float>() {
-    return {m_.x, m_.v, m_.xPrev, m_.y, m_.vLast, chebPrev_, chebPrevPrev_, forceScratch_, m_.Cprev};
-}
-
-template <>
-SoftSolver::StateRef<double> SoftSolver::state<double>() {
-    DoubleState& d = shadow_;
-    return {d.x, d.v, d.xPrev, d.y, d.vLast, d.chebPrev, d.chebPrevPrev, d.force, d.Cprev};
-}
-
 void SoftSolver::checkPrecision() const {
-    if (doubleState() && (!m_.tris.empty() || m_.collision.enabled))
+    if (doublePrecision() && (!m_.tris.empty() || m_.collision.enabled))
         throw InputError("", kPrecisionKey,
                          "double precision supports tet soft bodies only (this scene has cloth)");
 }
@@ -68,12 +38,16 @@ void SoftSolver::setParams(const SolverDesc& s) {
         params_ = old;  // a refused setting leaves the solver as it was
         throw;
     }
-    if (!doubleState()) shadow_ = DoubleState{};
+    // The state of the other precision is dropped; the next step seeds the new one from the published state.
+    if (doublePrecision())
+        stateF_ = SoftState<float>{};
+    else
+        stateD_ = SoftState<double>{};
 }
 
-SoftView SoftSolver::view() const {
-    SoftView s;
-    forEachViewArray(m_, s, [](auto& ptr, const auto& array) { ptr = array.data(); });
+SoftViewParams SoftSolver::viewParams() const {
+    SoftViewParams s;
+    forEachParamArray(m_, s, [](auto& ptr, const auto& array) { ptr = array.data(); });
     s.numColliders = int(m_.colliders.size());
     // nullptr marks what the kernel must skip: contact offsets without cloth, self contacts when none.
     if (m_.numCloths == 0) s.colliderOffset = nullptr;
@@ -84,73 +58,124 @@ SoftView SoftSolver::view() const {
     s.damping = params_.damping;
     s.contact.dampingTime = float(params_.contactDamping);
     s.contact.frictionEps = float(params_.frictionEpsilon);
-    s.dragVertex = dragVertex_;
-    s.dragTarget = dragTarget_;
-    s.dragStiffness = dragK_;
+    s.dragVertex = drag_.vertex;
+    s.dragTarget = drag_.target;
+    s.dragStiffness = drag_.stiffness;
     return s;
 }
 
-// The float view with the state pointers swapped for the double shadow: the parameters stay float.
 template <typename T>
-SoftViewT<T> SoftSolver::viewT() const {
-    if constexpr (std::is_same_v<T, float>) {
-        return view();
-    } else {
-        SoftViewT<T> s;
-        static_cast<SoftViewParams&>(s) = view();
-        s.x = shadow_.x.data();
-        s.xPrev = shadow_.xPrev.data();
-        s.y = shadow_.y.data();
-        s.Cprev = shadow_.Cprev.data();
-        return s;
-    }
+SoftViewT<T> SoftSolver::viewT(const SoftState<T>& st) const {
+    SoftViewT<T> s;
+    static_cast<SoftViewParams&>(s) = viewParams();
+    s.x = st.x.data();
+    s.xPrev = st.xPrev.data();
+    s.y = st.y.data();
+    s.Cprev = st.Cprev.data();
+    return s;
 }
 
-bool SoftSolver::shadowReady() const {
-    const DoubleState& d = shadow_;
-    const size_t n = m_.x.size();
-    return d.x.size() == n && d.v.size() == n && d.xPrev.size() == n && d.y.size() == n &&
-           d.vLast.size() == m_.vLast.size() && d.Cprev.size() == m_.Cprev.size();
+void SoftSolver::syncState() {
+    if (!inStep_) withState([&](auto& st) { st.sync(m_); });
 }
 
-// The app, World and tests edit model().x / v between steps (drag, reset, rebuild). The float arrays
-// are written from the shadow at the end of every step, so any difference means such an edit: the shadow
-// then restarts from the float state (losing only the sub-float digits of that one state).
-void SoftSolver::reseedShadow(bool compareValues) {
-    DoubleState& d = shadow_;
-    bool edited = !shadowReady();
-    for (size_t i = 0; compareValues && i < m_.x.size() && !edited; ++i) {
-        const Vec3 xf(d.x[i]), vf(d.v[i]);
-        edited = xf.x != m_.x[i].x || xf.y != m_.x[i].y || xf.z != m_.x[i].z || vf.x != m_.v[i].x ||
-                 vf.y != m_.v[i].y || vf.z != m_.v[i].z;
-    }
-    if (!edited) return;
-    d.x = widened<Vec3d>(m_.x);
-    d.v = widened<Vec3d>(m_.v);
-    d.xPrev = widened<Vec3d>(m_.xPrev);
-    d.y = widened<Vec3d>(m_.y);
-    d.vLast = widened<Vec3d>(m_.vLast);
-    d.Cprev = widened<Mat33d>(m_.Cprev);
+// ---- the step ------------------------------------------------------------------------------------------
+
+SoftStepStats SoftSolver::step(float h, const Vec3& gravity) {
+    beginStep(h, gravity);
+    for (int it = 1; it <= params_.iterations; ++it) iterate(it);
+    return endStep();
 }
 
-void SoftSolver::writeFloatState() {
-    const DoubleState& d = shadow_;
-    parallelFor(m_.x.size(), [&](size_t i) {
-        m_.x[i] = Vec3(d.x[i]);
-        m_.v[i] = Vec3(d.v[i]);
-        m_.xPrev[i] = Vec3(d.xPrev[i]);
-        m_.y[i] = Vec3(d.y[i]);
+void SoftSolver::beginStep(float h, const Vec3& gravity) {
+    stats_ = SoftStepStats{};
+    h_ = h;
+    const size_t n = size_t(m_.numVertices());
+    residual_.assign(n, 0.f);
+    inContact_.assign(n, 0);
+    checkPrecision();
+    syncState();
+    inStep_ = true;
+    if (n == 0) return;
+    withState([&](auto& st) {
+        predict(st, h, gravity);
+        refreshCprev(st);
     });
-    for (size_t i = 0; i < d.vLast.size() && i < m_.vLast.size(); ++i) m_.vLast[i] = Vec3(d.vLast[i]);
+    if (!m_.tris.empty()) clothBeginStep(m_, stateF_.xPrev);
+    if (cloth_.active(m_)) {
+        ScopedTimer t(stats_.collisionMs);
+        cloth_.begin(m_, stateF_.xPrev, stateF_.x);
+    }
+    if (hook_) withState([&](auto& st) { hook_->beginStep(hookView(st, true)); });
+    {
+        ScopedTimer t(stats_.diagnosticsMs);
+        stats_.residualInitial = withState([&](auto& st) { return residualNormT(st); });
+        record(0, stats_.residualInitial);
+    }
+    if (params_.chebyshevRho > 0)
+        withState([&](auto& st) {
+            st.chebPrev = st.x;
+            st.chebPrevPrev = st.x;
+        });
 }
+
+void SoftSolver::iterate(int it) {
+    if (m_.numVertices() == 0) return;
+    if (cloth_.due(m_, it)) {
+        ScopedTimer t(stats_.collisionMs);
+        cloth_.refresh(m_, stateF_.x);
+    }
+    {
+        ScopedTimer t(stats_.solveMs);
+        withState([&](auto& st) {
+            sweepT(st);
+            accelerate(st, it);
+        });
+    }
+    if (hook_) {
+        ScopedTimer t(stats_.hookMs);
+        withState([&](auto& st) { correctT(st, *hook_, it, false); });
+    }
+    if (params_.diagnostics) {
+        ScopedTimer t(stats_.diagnosticsMs);
+        record(it, withState([&](auto& st) { return residualNormT(st); }));
+    }
+}
+
+SoftStepStats SoftSolver::endStep() {
+    inStep_ = false;
+    if (m_.numVertices() == 0) return stats_;
+    {
+        ScopedTimer t(stats_.diagnosticsMs);
+        const bool diag = params_.diagnostics;
+        stats_.residualFinal =
+            diag ? its_.back().residual : withState([&](auto& st) { return residualNormT(st); });
+        stats_.energy =
+            diag ? its_.back().energy : withState([&](auto& st) { return incrementalPotentialT(st); });
+    }
+    stats_.iterations = params_.iterations;
+    stats_.contacts = int(m_.collision.contacts.size());
+    withState([&](auto& st) {
+        finalize(st, h_);
+        st.publish(m_);
+    });
+    time_ += h_;
+    return stats_;
+}
+
+void SoftSolver::record(int iteration, double residual) {
+    if (!params_.diagnostics) return;
+    its_.push_back({0, iteration, residual, withState([&](auto& st) { return incrementalPotentialT(st); })});
+}
+
+// ---- stages --------------------------------------------------------------------------------------------
 
 // Initial guess (VBD paper, sec. 3.6 "adaptive initialization"): x = x + h v + h^2 a~ with a~ the part
 // of last step's acceleration along gravity, clamped to [0, |g|]. A body in free fall gets the full
 // inertial target; a body resting on the ground (acceleration ~ 0) starts where it is instead of h^2 g
 // inside the ground, which a stiff contact would need many sweeps to undo.
 template <typename T>
-void SoftSolver::predict(float hf, const Vec3& gravityF) {
-    StateRef<T> st = state<T>();
+void SoftSolver::predict(SoftState<T>& st, float hf, const Vec3& gravityF) {
     const int n = m_.numVertices();
     const T h = T(hf);
     const T tNext = T(time_) + h;
@@ -184,8 +209,7 @@ void SoftSolver::predict(float hf, const Vec3& gravityF) {
 
 // C_prev = F_prev^T F_prev per tet, the internal damping's reference (damping.h).
 template <typename T>
-void SoftSolver::refreshCprev() {
-    StateRef<T> st = state<T>();
+void SoftSolver::refreshCprev(SoftState<T>& st) {
     st.Cprev.resize(m_.tets.size());
     parallelFor(m_.tets.size(), [&](size_t e) {
         const auto& t = m_.tets[e];
@@ -195,102 +219,47 @@ void SoftSolver::refreshCprev() {
     });
 }
 
-// Contacts couple vertices that share no element, so two vertices of one color may be contact partners.
-// Instead of recoloring at every detection, each color reads a snapshot of x taken before the color
-// starts: elastic neighbours have other colors, so for them the snapshot equals the live x, while
-// same-color contact partners see each other's pre-color position (a Jacobi update inside the contact
-// coupling only). No vertex reads a position another thread is writing, so the sweep stays race-free and
-// deterministic, and the step bound keeps every update penetration-free whatever the coupling does.
 // Vertices per task: large enough that TBB's per-task cost and false sharing at chunk edges (x, the contact
 // flags) stay small against ~25 us of local solves, small enough to balance a color of a few hundred.
 constexpr size_t kSweepGrain = 128;
+// With cloth contacts the local solves are costlier and less uniform: smaller tasks balance better.
+constexpr size_t kContactSweepGrain = 16;
 
-void SoftSolver::sweep() {
-    if (doubleState()) {
-        // Called outside step() (tests) before any step: start the shadow from the float state. Inside a
-        // step the shadow is the iterate and the float x is stale, so values are not compared here.
-        reseedShadow(false);
-        sweepT<double>();
-    } else {
-        sweepT<float>();
-    }
-}
-
+// One colored Gauss-Seidel sweep. Vertices of one color share no element: their local solves are
+// independent, and each writes only its own x (gather, no atomics), so the result is the same for any thread
+// count. Contacts couple vertices that share no element, so two vertices of one color may be contact
+// partners; instead of recoloring at every detection, each color then reads a snapshot of x taken before the
+// color starts: elastic neighbours have other colors, so for them the snapshot equals the live x, while
+// same-color contact partners see each other's pre-color position (a Jacobi update inside the contact
+// coupling only). The step bound keeps every update penetration-free whatever the coupling does.
 template <typename T>
-void SoftSolver::sweepT() {
+void SoftSolver::sweepT(SoftState<T>& st) {
     const CollisionState& cs = m_.collision;
-    if constexpr (std::is_same_v<T, float>) {
-        if (cs.enabled && !cs.contacts.empty()) {
-            SoftView s = view();
-            for (const auto& group : m_.colorGroups) {
-                xRead_ = m_.x;
-                s.x = xRead_.data();
-                parallelFor(
-                    group.size(),
-                    [&](size_t k) {
-                        const int i = group[k];
-                        Vec3 f;
-                        Mat33 H;
-                        inContact_[size_t(i)] = vertexForceHessian(s, i, f, H);
-                        Vec3 dx;
-                        if (solveSpd33(H, f, dx))
-                            m_.x[size_t(i)] = truncateToBound(m_.x[size_t(i)] + dx, cs.xc[size_t(i)],
-                                                              cs.ref[size_t(i)], cs.bound[size_t(i)]);
-                    },
-                    16);
-            }
-            return;
-        }
-    }
-    // Cloth (and with it the collision bound) exists only in float mode (checkPrecision).
-    const bool bounded = std::is_same_v<T, float> && cs.enabled;
-    std::vector<Vec3T<T>>& x = state<T>().x;
-    const SoftViewT<T> s = viewT<T>();
+    const bool bounded = std::is_same_v<T, float> && cs.enabled;  // cloth (and its bound) is float only
+    const bool snapshot = bounded && !cs.contacts.empty();
+    SoftViewT<T> s = viewT(st);
+    std::vector<Vec3T<T>>& x = st.x;
     for (const auto& group : m_.colorGroups) {
-        // Vertices of one color share no element: their local solves are independent, and each writes
-        // only its own x (gather, no atomics), so the result is the same for any thread count.
+        if constexpr (std::is_same_v<T, float>) {
+            if (snapshot) {
+                xRead_ = x;
+                s.x = xRead_.data();
+            }
+        }
         parallelFor(
             group.size(),
             [&](size_t k) {
-                const int i = group[k];
-                Vec3T<T> f;
+                const size_t i = size_t(group[k]);
+                Vec3T<T> f, dx;
                 Mat33T<T> H;
-                inContact_[size_t(i)] = vertexForceHessian(s, i, f, H);
-                Vec3T<T> dx;
-                if (solveSpd33(H, f, dx)) x[size_t(i)] += dx;
+                inContact_[i] = vertexForceHessian(s, int(i), f, H);
+                if (solveSpd33(H, f, dx)) x[i] += dx;
                 if constexpr (std::is_same_v<T, float>) {
-                    if (bounded)
-                        x[size_t(i)] = truncateToBound(x[size_t(i)], cs.xc[size_t(i)], cs.ref[size_t(i)],
-                                                       cs.bound[size_t(i)]);
+                    if (bounded) x[i] = truncateToBound(x[i], cs.xc[i], cs.ref[i], cs.bound[i]);
                 }
             },
-            kSweepGrain);
+            snapshot ? kContactSweepGrain : kSweepGrain);
     }
-}
-
-void SoftSolver::applyStepBound() {
-    CollisionState& cs = m_.collision;
-    parallelFor(cs.verts.size(), [&](size_t k) {
-        const int v = cs.verts[k];
-        if (!m_.fixed[size_t(v)])
-            m_.x[size_t(v)] =
-                truncateToBound(m_.x[size_t(v)], cs.xc[size_t(v)], cs.ref[size_t(v)], cs.bound[size_t(v)]);
-    });
-}
-
-void SoftSolver::detectClothCollisions(bool firstRound) {
-    CollisionState& cs = m_.collision;
-    StaticColliders sc;
-    sc.colliders = &m_.colliders;
-    sc.offset = &m_.colliderOffset;
-    if (firstRound) {
-        std::vector<Vec3> ref;
-        const float R = chooseReferences(cs, m_.xPrev, m_.x, m_.mass, m_.fixed, sc, ref);
-        detectCollisions(cs, m_.xPrev, R, std::move(ref), m_.fixed, sc);
-    } else {
-        detectCollisions(cs, m_.x, cs.queryRadius, {}, m_.fixed, sc);
-    }
-    applyStepBound();
 }
 
 // Chebyshev semi-iterative acceleration (Wang 2015, as in Gaia): with x^ the sweep result,
@@ -298,7 +267,7 @@ void SoftSolver::detectClothCollisions(bool firstRound) {
 // Skipped for vertices in active collision (their Jacobian changes between sweeps). It diverges when
 // rho exceeds the true spectral radius of the sweep's iteration matrix (over-extrapolation).
 template <typename T>
-void SoftSolver::chebyshev(int k) {
+void SoftSolver::accelerate(SoftState<T>& st, int k) {
     const double rho = params_.chebyshevRho;
     if (rho <= 0) return;
     if (k == 1)
@@ -308,14 +277,12 @@ void SoftSolver::chebyshev(int k) {
     else
         chebOmega_ = 4.0 / (4.0 - rho * rho * chebOmega_);
     const T w = T(chebOmega_);
-    const int n = m_.numVertices();
-    StateRef<T> st = state<T>();
-    parallelFor(size_t(n), [&](size_t i) {
+    const CollisionState& cs = m_.collision;
+    parallelFor(size_t(m_.numVertices()), [&](size_t i) {
         Vec3T<T> xi = st.x[i];
         if (k >= 2 && !m_.fixed[i] && !inContact_[i]) xi = (xi - st.chebPrevPrev[i]) * w + st.chebPrevPrev[i];
         if constexpr (std::is_same_v<T, float>) {
-            if (m_.collision.enabled && !m_.fixed[i])
-                xi = truncateToBound(xi, m_.collision.xc[i], m_.collision.ref[i], m_.collision.bound[i]);
+            if (cs.enabled && !m_.fixed[i]) xi = truncateToBound(xi, cs.xc[i], cs.ref[i], cs.bound[i]);
         }
         st.chebPrevPrev[i] = st.chebPrev[i];
         st.chebPrev[i] = xi;
@@ -323,10 +290,37 @@ void SoftSolver::chebyshev(int k) {
     });
 }
 
+// What a hook sees (sweep_hook.h): the double state itself, or the float one widened into scratch arrays
+// (x every call; x_prev and y, constant within a step, when refreshStepData).
+template <typename T>
+HookView SoftSolver::hookView(SoftState<T>& st, bool refreshStepData) {
+    if constexpr (std::is_same_v<T, double>) {
+        return HookView{m_, st.x, st.xPrev, st.y, h_, params_.damping, drag_, true};
+    } else {
+        convertInto(hookX_, st.x);
+        if (refreshStepData || hookXPrev_.size() != st.xPrev.size()) {
+            convertInto(hookXPrev_, st.xPrev);
+            convertInto(hookY_, st.y);
+        }
+        return HookView{m_, hookX_, hookXPrev_, hookY_, h_, params_.damping, drag_, false};
+    }
+}
+
+// The hook returns a displacement of free vertices, added here (in float precision rounded once to float).
+template <typename T>
+void SoftSolver::correctT(SoftState<T>& st, SweepHook& hook, int iteration, bool refreshStepData) {
+    update_.clear();
+    update_.dx.resize(st.x.size());
+    hook.afterSweep(hookView(st, refreshStepData), iteration, update_);
+    for (int v : update_.vertices) {
+        const size_t i = size_t(v);
+        if (!m_.fixed[i]) st.x[i] = Vec3T<T>(Vec3d(st.x[i]) + update_.dx[i]);
+    }
+}
+
 // v = (x - x_prev) / h; the previous velocity is kept for the next adaptive initial guess.
 template <typename T>
-void SoftSolver::finalize(float h) {
-    StateRef<T> st = state<T>();
+void SoftSolver::finalize(SoftState<T>& st, float h) {
     const size_t n = size_t(m_.numVertices());
     const T invH = T(1) / T(h);
     if (st.vLast.size() != n) st.vLast.assign(n, Vec3T<T>(T(0)));
@@ -336,248 +330,36 @@ void SoftSolver::finalize(float h) {
     });
 }
 
-SoftStepStats SoftSolver::step(float h, const Vec3& gravity) {
-    return doubleState() ? stepT<double>(h, gravity) : stepT<float>(h, gravity);
+// ---- the iterate outside the step loop -----------------------------------------------------------------
+
+void SoftSolver::positions(std::vector<Vec3d>& out) {
+    syncState();
+    withState([&](auto& st) { convertInto(out, st.x); });
 }
 
-template <typename T>
-SoftStepStats SoftSolver::stepT(float h, const Vec3& gravity) {
-    SoftStepStats st;
-    h_ = h;
-    const int n = m_.numVertices();
-    residual_.assign(size_t(n), 0.f);
-    inContact_.assign(size_t(n), 0);
-    if (n == 0) return st;
-    constexpr bool isDouble = std::is_same_v<T, double>;
-    if constexpr (isDouble) {
-        checkPrecision();
-        reseedShadow(true);
-    }
-    StateRef<T> s = state<T>();
-    predict<T>(h, gravity);
-    refreshCprev<T>();
-    if constexpr (isDouble) {
-        // The float view of this step (hooks' beginStep, diagnostics fields) sees the predicted state.
-        writeFloatState();
-        m_.Cprev.resize(m_.tets.size());
-        for (size_t e = 0; e < m_.tets.size(); ++e) m_.Cprev[e] = Mat33(s.Cprev[e]);
-    }
-    if (!m_.tris.empty()) clothBeginStep(m_);
-    if (m_.collision.enabled) {
-        auto tc = std::chrono::steady_clock::now();
-        detectClothCollisions(true);
-        st.collisionMs += msSince(tc);
-    }
-    if (hook_) hook_->beginStep(*this);
-    const bool diag = params_.diagnostics;
-    auto td = std::chrono::steady_clock::now();
-    st.residualInitial = residualNormT<T>();
-    if (diag) its_.push_back({0, 0, st.residualInitial, incrementalPotentialT<T>()});
-    st.diagnosticsMs += msSince(td);
-    if (params_.chebyshevRho > 0) {
-        s.chebPrev = s.x;
-        s.chebPrevPrev = s.x;
-    }
-    for (int it = 1; it <= params_.iterations; ++it) {
-        const int ci = m_.collision.interval;
-        if (m_.collision.enabled && ci > 0 && it > 1 && (it - 1) % ci == 0) {
-            auto tc = std::chrono::steady_clock::now();
-            detectClothCollisions(false);
-            st.collisionMs += msSince(tc);
-        }
-        auto t0 = std::chrono::steady_clock::now();
-        sweepT<T>();
-        chebyshev<T>(it);
-        st.solveMs += msSince(t0);
-        if (hook_) {
-            auto th = std::chrono::steady_clock::now();
-            hook_->afterSweep(*this, it);
-            st.hookMs += msSince(th);
-        }
-        if (diag) {
-            auto t1 = std::chrono::steady_clock::now();
-            its_.push_back({0, it, residualNormT<T>(), incrementalPotentialT<T>()});
-            st.diagnosticsMs += msSince(t1);
-        }
-    }
-    auto t2 = std::chrono::steady_clock::now();
-    st.residualFinal = diag ? its_.back().residual : residualNormT<T>();
-    st.energy = diag ? its_.back().energy : incrementalPotentialT<T>();
-    st.diagnosticsMs += msSince(t2);
-    st.iterations = params_.iterations;
-    st.contacts = int(m_.collision.contacts.size());
-    finalize<T>(h);
-    if constexpr (isDouble) writeFloatState();
-    time_ += h;
-    return st;
-}
-
-template <typename T>
-void SoftSolver::computeForcesT(std::vector<Vec3T<T>>& f) const {
-    const SoftViewT<T> s = viewT<T>();
-    const int n = m_.numVertices();
-    f.assign(size_t(n), Vec3T<T>(T(0)));
-    parallelFor(size_t(n), [&](size_t i) {
-        if (m_.fixed[i]) return;
-        Mat33T<T> H;
-        vertexForceHessian(s, int(i), f[i], H);
+void SoftSolver::sweep() {
+    syncState();
+    withState([&](auto& st) {
+        sweepT(st);
+        if (!inStep_) st.publishPositions(m_);
     });
 }
 
-// Forces in the solver's precision, returned in the caller's.
-void SoftSolver::computeForces(std::vector<Vec3>& f) const {
-    if (!useDouble()) return computeForcesT<float>(f);
-    std::vector<Vec3d> fd;
-    computeForcesT<double>(fd);
-    f.resize(fd.size());
-    for (size_t i = 0; i < fd.size(); ++i) f[i] = Vec3(fd[i]);
+void SoftSolver::startHook(SweepHook& hook) {
+    syncState();
+    withState([&](auto& st) { hook.beginStep(hookView(st, true)); });
 }
 
-void SoftSolver::computeForces(std::vector<Vec3d>& f) const {
-    if (useDouble()) return computeForcesT<double>(f);
-    std::vector<Vec3> ff;
-    computeForcesT<float>(ff);
-    f.resize(ff.size());
-    for (size_t i = 0; i < ff.size(); ++i) f[i] = Vec3d(ff[i]);
-}
-
-double SoftSolver::residualNorm() { return useDouble() ? residualNormT<double>() : residualNormT<float>(); }
-
-template <typename T>
-double SoftSolver::residualNormT() {
-    std::vector<Vec3T<T>>& f = state<T>().force;  // reused: this runs after every sweep with diagnostics
-    computeForcesT<T>(f);
-    residual_.resize(f.size());
-    for (size_t i = 0; i < f.size(); ++i) residual_[i] = float(norm(f[i]));
-    return std::sqrt(reduceSum<double>(f.size(), [&](size_t i) { return double(squaredNorm(f[i])); }));
-}
-
-double SoftSolver::incrementalPotential() const {
-    return useDouble() ? incrementalPotentialT<double>() : incrementalPotentialT<float>();
-}
-
-// G summed in double for either state; the collider penalty is evaluated in the state's scalar.
-template <typename T>
-double SoftSolver::incrementalPotentialT() const {
-    const SoftViewT<T> s = viewT<T>();
-    const double h2 = double(h_) * double(h_);
-    const int n = m_.numVertices();
-    double inertia = reduceSum<double>(size_t(n), [&](size_t i) {
-        if (m_.fixed[i]) return 0.0;
-        const Vec3d d = Vec3d(s.x[i]) - Vec3d(s.y[i]);
-        double e = 0.5 * double(m_.mass[i]) / h2 * squaredNorm(d);
-        if constexpr (std::is_same_v<T, float>) {
-            const float off = m_.numCloths > 0 ? m_.colliderOffset[i] : 0.f;
-            for (const ParticleCollider& c : m_.colliders)
-                e += double(colliderEnergy(off > 0.f ? offsetCollider(c, off) : c, s.x[i]));
-        } else {
-            for (const ParticleCollider& c : m_.colliders) e += colliderEnergy(c, s.x[i]);
-        }
-        return e;
-    });
-    const bool internal = params_.damping == DampingModel::Internal;
-    double elastic = reduceSum<double>(m_.tets.size(), [&](size_t e) {
-        const auto& t = m_.tets[e];
-        const Mat33d Dinv(m_.DmInv[e]);
-        const Mat33d F = tetDeformationGradient(Vec3d(s.x[t[0]]), Vec3d(s.x[t[1]]), Vec3d(s.x[t[2]]),
-                                                Vec3d(s.x[t[3]]), Dinv);
-        double v = double(m_.volume[e]) * neoHookeanPsi(F, double(m_.mu[e]), double(m_.lambda[e]));
-        if (internal && m_.kd[e] > 0) {
-            const Mat33d Fp = tetDeformationGradient(Vec3d(s.xPrev[t[0]]), Vec3d(s.xPrev[t[1]]),
-                                                     Vec3d(s.xPrev[t[2]]), Vec3d(s.xPrev[t[3]]), Dinv);
-            v += internalDampingPotential(F, Fp, double(m_.volume[e]), double(m_.mu[e]), double(m_.lambda[e]),
-                                          double(m_.kd[e]), double(h_));
-        }
-        return v;
-    });
-    double drag = 0;
-    if (dragVertex_ >= 0 && dragVertex_ < n)
-        drag = 0.5 * dragK_ * squaredNorm(Vec3d(s.x[size_t(dragVertex_)]) - Vec3d(dragTarget_));
-    const double cloth = m_.tris.empty() ? 0.0 : clothPotential(m_, double(h_), params_.damping);
-    return inertia + elastic + drag + cloth;
-}
-
-void SoftSolver::volumeRatioField(std::vector<float>& out) const {
-    const int n = m_.numVertices();
-    out.assign(size_t(n), 1.f);
-    parallelFor(size_t(n), [&](size_t i) {
-        double s = 0;
-        int c = 0;
-        for (int k = m_.vertexTets.begin(int(i)); k < m_.vertexTets.end(int(i)); ++k) {
-            const int e = m_.vertexTets.items[size_t(k)] >> 2;
-            const auto& t = m_.tets[size_t(e)];
-            s += tetDeformationGradient(m_.x[t[0]], m_.x[t[1]], m_.x[t[2]], m_.x[t[3]], m_.DmInv[size_t(e)])
-                     .det();
-            ++c;
-        }
-        if (c) out[i] = float(s / c);
+void SoftSolver::correct(SweepHook& hook, int iteration) {
+    syncState();
+    withState([&](auto& st) {
+        correctT(st, hook, iteration, true);
+        if (!inStep_) st.publishPositions(m_);
     });
 }
 
-double SoftSolver::minVolumeRatio() const {
-    if (m_.tets.empty()) return 1.0;
-    std::vector<float> J(m_.tets.size());
-    parallelFor(m_.tets.size(), [&](size_t e) {
-        const auto& t = m_.tets[e];
-        J[e] = tetDeformationGradient(m_.x[t[0]], m_.x[t[1]], m_.x[t[2]], m_.x[t[3]], m_.DmInv[e]).det();
-    });
-    return double(*std::min_element(J.begin(), J.end()));
-}
-
-// Off-diagonal elastic block of a tet between its vertices a != b:
-//   H_ab = V (mu (m_a . m_b) I + lambda w_a w_b^T - s [F (m_a x m_b)]_x)
-// where the last term is s d2J/dF2 contracted with e (x) m_a and e (x) m_b: eps_{ab p} (F (m_a x m_b))_p.
-// On the diagonal (a = b) m_a x m_a = 0 and it vanishes, which is the seed's cancellation.
-void SoftSolver::vertexBlockInfo(int vi, Mat33& D, float& maxRatio, float& sumRatio) const {
-    const size_t i = size_t(vi);
-    const float h2 = h_ * h_;
-    D = Mat33::diag(m_.mass[i] / h2);
-    std::vector<std::pair<int, Mat33>> off;
-    for (int k = m_.vertexTets.begin(int(i)); k < m_.vertexTets.end(int(i)); ++k) {
-        const int item = m_.vertexTets.items[size_t(k)];
-        const int e = item >> 2, a = item & 3;
-        const auto& t = m_.tets[size_t(e)];
-        const Mat33& Dinv = m_.DmInv[size_t(e)];
-        const Mat33 F = tetDeformationGradient(m_.x[t[0]], m_.x[t[1]], m_.x[t[2]], m_.x[t[3]], Dinv);
-        const Mat33 cof = cofactor(F);
-        const float mu = m_.mu[size_t(e)], lam = m_.lambda[size_t(e)], V = m_.volume[size_t(e)];
-        const float s = lam * (F.det() - (1.f + mu / lam));
-        const Vec3 ma = tetVertexWeight(Dinv, a), wa = cof * ma;
-        D += (Mat33::diag(mu * dot(ma, ma)) + outer(wa, wa) * lam) * V;
-        for (int b = 0; b < 4; ++b) {
-            if (b == a) continue;
-            const Vec3 mb = tetVertexWeight(Dinv, b), wb = cof * mb;
-            Mat33 Hab =
-                (Mat33::diag(mu * dot(ma, mb)) + outer(wa, wb) * lam - skew(F * cross(ma, mb)) * s) * V;
-            auto it = std::find_if(off.begin(), off.end(), [&](const auto& p) { return p.first == t[b]; });
-            if (it == off.end())
-                off.emplace_back(t[b], Hab);
-            else
-                it->second += Hab;
-        }
-    }
-    float mx = 0.f, sum = 0.f;
-    for (const auto& p : off) {
-        const float nrm = std::sqrt(p.second.frobenius2());
-        mx = std::max(mx, nrm);
-        sum += nrm;
-    }
-    const float d = std::sqrt(D.frobenius2());
-    maxRatio = mx > 0.f ? d / mx : 1e30f;
-    sumRatio = sum > 0.f ? d / sum : 1e30f;
-}
-
-void SoftSolver::diagonalDominanceField(std::vector<float>& out, std::vector<float>* sumRatio) const {
-    const int n = m_.numVertices();
-    out.assign(size_t(n), 0.f);
-    if (sumRatio) sumRatio->assign(size_t(n), 0.f);
-    parallelFor(size_t(n), [&](size_t i) {
-        Mat33 D;
-        float mx = 0, sum = 0;
-        vertexBlockInfo(int(i), D, mx, sum);
-        out[i] = mx;
-        if (sumRatio) (*sumRatio)[i] = sum;
-    });
-}
+// Used by the diagnostics (soft_potential.cpp).
+template SoftViewT<float> SoftSolver::viewT<float>(const SoftState<float>&) const;
+template SoftViewT<double> SoftSolver::viewT<double>(const SoftState<double>&) const;
 
 }  // namespace vbd

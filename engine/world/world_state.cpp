@@ -9,17 +9,22 @@ size_t bytesOf(const std::vector<T>& v) {
     return v.capacity() * sizeof(T);
 }
 
+template <typename T>
+size_t stateBytes(const SoftState<T>& s) {
+    size_t b = 0;
+    for (const auto* a : {&s.x, &s.v, &s.xPrev, &s.y, &s.vLast, &s.chebPrev, &s.chebPrevPrev, &s.force})
+        b += bytesOf(*a);
+    return b + bytesOf(s.Cprev);
+}
+
 }  // namespace
 
 size_t WorldStateData::bytes() const {
     size_t b = sizeof(*this);
     b += bytesOf(soft.x) + bytesOf(soft.v) + bytesOf(soft.xPrev) + bytesOf(soft.y) + bytesOf(soft.vLast);
-    b += bytesOf(soft.Cprev) + bytesOf(soft.triCprev) + bytesOf(soft.hingeThetaPrev);
-    const SoftSolver::DoubleState& d = carried.shadow;
-    for (const auto* a : {&d.x, &d.v, &d.xPrev, &d.y, &d.vLast, &d.chebPrev, &d.chebPrevPrev, &d.force})
-        b += bytesOf(*a);
-    b += bytesOf(d.Cprev) + bytesOf(carried.residual);
-    // The rigid solver copy: per body about 0.3 KB of state and fixed data, per contact about 0.2 KB.
+    b += bytesOf(soft.triCprev) + bytesOf(soft.hingeThetaPrev);
+    b += stateBytes(carried.f) + stateBytes(carried.d) + bytesOf(carried.residual);
+    // The rigid solver copy: per body about 0.3 KB of state and fixed data.
     if (rigid) b += bodies.size() * 320;
     b += bytesOf(bodies) + bytesOf(lastIterations) + rigidBodies.size() * sizeof(RigidBodyDesc);
     return b;
@@ -27,24 +32,23 @@ size_t WorldStateData::bytes() const {
 
 void saveSoft(const SoftSolver& solver, WorldStateData& out) {
     const SoftModel& m = solver.model();
-    out.soft = SoftArrays{m.x, m.v, m.xPrev, m.y, m.vLast, m.Cprev, m.triCprev, m.hingeThetaPrev};
+    out.soft = SoftArrays{m.x, m.v, m.xPrev, m.y, m.vLast, m.triCprev, m.hingeThetaPrev};
     out.carried = solver.carried();
 }
 
 bool restoreSoft(SoftSolver& solver, const WorldStateData& s) {
     SoftModel& m = solver.model();
     const SoftArrays& a = s.soft;
-    // Per-element arrays are empty before a World's first step.
+    // Per-element arrays may be empty before a World's first step.
     auto fits = [](size_t saved, size_t elements) { return saved == 0 || saved == elements; };
-    if (a.x.size() != m.x.size() || !fits(a.Cprev.size(), m.tets.size()) ||
-        !fits(a.triCprev.size(), m.tris.size()) || !fits(a.hingeThetaPrev.size(), m.hinges.size()))
+    if (a.x.size() != m.x.size() || !fits(a.triCprev.size(), m.tris.size()) ||
+        !fits(a.hingeThetaPrev.size(), m.hinges.size()))
         return false;
     m.x = a.x;
     m.v = a.v;
     m.xPrev = a.xPrev;
     m.y = a.y;
     m.vLast = a.vLast;
-    m.Cprev = a.Cprev;
     m.triCprev = a.triCprev;
     m.hingeThetaPrev = a.hingeThetaPrev;
     solver.setCarried(s.carried);

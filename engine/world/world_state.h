@@ -1,10 +1,11 @@
 #pragma once
 // What World::saveState keeps (world.h "History"). One step of the World reads, besides the scene's
 // fixed data (topology, rest shapes, materials, colours, colliders):
-//   soft:  x, v (predict), v_last (the adaptive initial guess), the solver clock (kinematic vertices),
-//          and in double precision the shadow of those; x_prev, y, C_prev, the cloth's C_prev and hinge
-//          angles are rewritten at the start of every step from x, but are kept too so that the
-//          diagnostics of the restored frame (heat maps, G) read what they read when it was saved;
+//   soft:  the published arrays x, v, x_prev, y, v_last of SoftModel and the SoftState of the solver's
+//          precision (soft_state.h: the iterate, v_last for the adaptive initial guess, C_prev), the solver
+//          clock (kinematic vertices); the cloth's C_prev and hinge angles are rewritten at the start of
+//          every step from x_prev, but are kept so that the restored frame's diagnostics read what they
+//          read when it was saved; the last residual field (the heat map);
 //   rigid: poses, velocities, the previous step's poses and velocities (adaptive guess), and the contact
 //          and joint penalties and multipliers carried as warm start; all of it is the RigidSolver's
 //          state, so the state keeps a copy of the whole solver (its fixed data is small);
@@ -27,7 +28,6 @@ class RigidSolver;
 // The particle arrays of SoftModel that change from step to step.
 struct SoftArrays {
     std::vector<Vec3> x, v, xPrev, y, vLast;
-    std::vector<Mat33> Cprev;
     std::vector<std::array<float, 3>> triCprev;
     std::vector<float> hingeThetaPrev;
 };

@@ -11,15 +11,16 @@
 
 #include "backend/parallel.h"
 #include "coarse/coarse_correction.h"
-#include "coarse/coarse_experiment.h"
+#include "experiments/coarse_experiment.h"
 #include "scene/scene.h"
+#include "soft/soft_solver.h"
 
 using namespace vbd;
 
 namespace {
 
 SceneDesc bar(int precision = 1) {
-    SceneDesc sd = coarse::experimentScene(
+    SceneDesc sd = experiments::experimentScene(
         loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/coarse_bar.json"), "layers", 1e4);
     sd.solver.precision = precision ? Precision::Double : Precision::Float;
     return sd;
@@ -66,7 +67,7 @@ void BM_SweepWithCoarse(benchmark::State& st) {
         const auto t0 = C::now();
         s.sweep();
         const auto t1 = C::now();
-        hook.afterSweep(s, ++it);
+        s.correct(hook, ++it);
         sweepS += std::chrono::duration<double>(t1 - t0).count();
         hookS += std::chrono::duration<double>(C::now() - t1).count();
     }
@@ -86,10 +87,10 @@ void BM_CoarseFactor(benchmark::State& st) {
     hook.setLineSearch(false);
     SoftSolver s;
     start(s, sd, &hook);
-    const std::vector<Vec3d> x = s.xD();
+    const std::vector<Vec3> x = s.model().x;
     for (auto _ : st) {
-        hook.afterSweep(s, 1);  // factor + one correction
-        s.xD() = x;
+        s.correct(hook, 1);  // factor + one correction
+        s.model().x = x;     // back to the same state (the solver reseeds from the edit)
     }
 }
 

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "scene_util.h"
+#include "soft/soft_fields.h"
 
 using namespace vbd;
 using namespace vbdtest;
@@ -15,7 +16,7 @@ TEST(DiagonalDominance, LowestAtTheStiffSoftInterface) {
     SoftSolver solver;
     solver.build(s);
     std::vector<float> maxRatio, sumRatio;
-    solver.diagonalDominanceField(maxRatio, &sumRatio);
+    diagonalDominanceField(solver.model(), solver.currentH(), maxRatio, &sumRatio);
     const SoftModel& m = solver.model();
     // Mean per x-layer (x = 0 .. 4 in 16 cells; the interface is the layer x = 2).
     std::map<int, std::pair<double, int>> layer;

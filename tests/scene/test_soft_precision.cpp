@@ -52,8 +52,8 @@ TEST(SoftPrecision, DoubleTracksFloatOnADropButIsNotFloat) {
     SoftSolver f, d;
     f.build(dropScene(Precision::Float));
     d.build(dropScene(Precision::Double));
-    ASSERT_FALSE(f.doubleState());
-    ASSERT_TRUE(d.doubleState());
+    ASSERT_FALSE(f.doublePrecision());
+    ASSERT_TRUE(d.doublePrecision());
     double worst = 0;
     for (int k = 0; k < 30; ++k) {
         f.step(1.f / 60.f, kGravity);
@@ -70,7 +70,8 @@ TEST(SoftPrecision, DoubleTracksFloatOnADropButIsNotFloat) {
     // ...and it is not float in disguise: a float run of the double-mode solver would give exactly 0.
     EXPECT_GT(worst, 0.0);
     // The float view is the rounded shadow.
-    for (size_t i = 0; i < d.xD().size(); ++i) ASSERT_EQ(Vec3(d.xD()[i]).y, d.model().x[i].y);
+    const std::vector<Vec3d>& xd = d.doubleState().x;
+    for (size_t i = 0; i < xd.size(); ++i) ASSERT_EQ(Vec3(xd[i]).y, d.model().x[i].y);
 }
 
 // A clamped 1 x 0.25 x 0.25 m bar whose far half is 10x stiffer, one step of 1500 sweeps. Measured
@@ -119,7 +120,7 @@ TEST(SoftPrecision, DoubleIsBitIdenticalForOneAndTwoThreads) {
         SoftSolver solver;
         solver.build(s);
         for (int i = 0; i < 12; ++i) solver.step(1.f / 60.f, kGravity);
-        result[k] = solver.xD();
+        result[k] = solver.doubleState().x;
     }
     ASSERT_EQ(result[0].size(), result[1].size());
     EXPECT_EQ(std::memcmp(result[0].data(), result[1].data(), result[0].size() * sizeof(Vec3d)), 0);
@@ -139,8 +140,8 @@ TEST(SoftPrecision, EditsOfTheFloatStateBetweenStepsReseedTheShadow) {
     solver.step(1.f / 60.f, kGravity);
     // predict() sets x_prev = x of the (reseeded) shadow: exactly the edited float positions.
     for (size_t i = 0; i < edited.size(); ++i) {
-        ASSERT_EQ(solver.xPrevD()[i].x, double(edited[i].x));
-        ASSERT_EQ(solver.xPrevD()[i].y, double(edited[i].y));
+        ASSERT_EQ(solver.doubleState().xPrev[i].x, double(edited[i].x));
+        ASSERT_EQ(solver.doubleState().xPrev[i].y, double(edited[i].y));
     }
     // From rest, one step moves a vertex by about g h^2 = 2.7 mm: nothing jumped back to x ~ 0.
     EXPECT_LT(maxDistance(m.x, edited), 0.01);
@@ -154,14 +155,20 @@ TEST(SoftPrecision, EditsOfTheFloatStateBetweenStepsReseedTheShadow) {
 }
 
 namespace {
-// Shifts the double iterate after the last sweep: the step must keep the hook's edit.
+// Shifts every free vertex of the double iterate by 0.25 m along z after the last sweep: the step must keep
+// the hook's displacement, unrounded.
 struct ShiftHook : SweepHook {
     int last = 0;
     std::vector<Vec3d> after;
-    void afterSweep(SoftSolver& s, int it) override {
+    void afterSweep(const HookView& v, int it, HookUpdate& u) override {
         if (it != last) return;
-        for (Vec3d& x : s.xD()) x.z += 0.25;
-        after = s.xD();
+        after = v.x;
+        for (size_t i = 0; i < v.x.size(); ++i) {
+            if (v.model.fixed[i]) continue;
+            u.vertices.push_back(int(i));
+            u.dx[i] = Vec3d(0, 0, 0.25);
+            after[i].z += 0.25;
+        }
     }
 };
 }  // namespace
@@ -174,9 +181,10 @@ TEST(SoftPrecision, SweepHookEditsTheDoubleIterate) {
     hook.last = s.solver.iterations;
     solver.setSweepHook(&hook);
     solver.step(1.f / 60.f, kGravity);
-    ASSERT_EQ(hook.after.size(), solver.xD().size());
+    const std::vector<Vec3d>& x = solver.doubleState().x;
+    ASSERT_EQ(hook.after.size(), x.size());
     for (size_t i = 0; i < hook.after.size(); ++i) {
-        ASSERT_EQ(solver.xD()[i].z, hook.after[i].z);
+        ASSERT_EQ(x[i].z, hook.after[i].z);
         ASSERT_EQ(solver.model().x[i].z, float(hook.after[i].z));
     }
 }
@@ -202,7 +210,7 @@ TEST(SoftPrecision, BadPrecisionAndDoubleClothAreRefusedNamingTheKey) {
     SolverDesc p = s.solver;
     p.precision = Precision::Double;
     EXPECT_THROW(solver.setParams(p), InputError);
-    EXPECT_FALSE(solver.doubleState());
+    EXPECT_FALSE(solver.doublePrecision());
     // "double" parses; the CUDA sweeper refuses a double solver whether or not CUDA is compiled in.
     SceneDesc ok = parseScene(R"({"solver": {"precision": "double"}})", "ok.json");
     EXPECT_EQ(ok.solver.precision, Precision::Double);

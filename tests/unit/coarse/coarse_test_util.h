@@ -7,7 +7,7 @@
 
 #include <Eigen/Dense>
 
-#include "coarse/coarse_experiment.h"
+#include "experiments/coarse_experiment.h"
 #include "scene/scene.h"
 #include "soft/soft_solver.h"
 
@@ -16,7 +16,7 @@ namespace coarsetest {
 inline std::string barPath() { return std::string(VBD_SOURCE_DIR) + "/assets/scenes/coarse_bar.json"; }
 
 inline vbd::SceneDesc barScene(const std::string& layout, double contrast) {
-    return vbd::coarse::experimentScene(vbd::loadSceneFile(barPath()), layout, contrast);
+    return vbd::experiments::experimentScene(vbd::loadSceneFile(barPath()), layout, contrast);
 }
 
 // Builds the solver and runs the step's prediction (0 sweeps), leaving x at the initial guess.
@@ -51,10 +51,20 @@ inline vbd::SceneDesc smallBox(vbd::DampingModel damping) {
     return sd;
 }
 
-inline std::vector<Eigen::Vector3d> toDouble(const std::vector<vbd::Vec3>& x) {
-    std::vector<Eigen::Vector3d> r(x.size());
-    for (size_t i = 0; i < x.size(); ++i) r[i] = Eigen::Vector3d(x[i].x, x[i].y, x[i].z);
-    return r;
+inline std::vector<vbd::Vec3d> toDouble(const std::vector<vbd::Vec3>& x) { return {x.begin(), x.end()}; }
+
+inline Eigen::Vector3d toEigen(const vbd::Vec3d& v) { return {v.x, v.y, v.z}; }
+
+// G of the solver's iterate before and after one correction by `hook`.
+struct EnergyChange {
+    double before = 0, after = 0;
+};
+inline EnergyChange correctAndMeasure(vbd::SoftSolver& s, vbd::SweepHook& hook, int iteration) {
+    EnergyChange e;
+    e.before = s.incrementalPotential();
+    s.correct(hook, iteration);
+    e.after = s.incrementalPotential();
+    return e;
 }
 
 inline double massNorm(const vbd::SoftModel& m, const std::vector<vbd::Vec3>& a,

@@ -3,8 +3,9 @@
 
 #include <random>
 
-#include "coarse/coarse_basis.h"
-#include "coarse/element_hessian.h"
+#include "coarse/basis.h"
+#include "coarse/element_matrix.h"
+#include "coarse/energy_cache.h"
 #include "coarse_test_util.h"
 
 using namespace vbd;
@@ -40,9 +41,10 @@ TEST(CoarseElement, HessianMatchesFiniteDifferencesOfGradient) {
         // Assemble sum_e A_e + M/h^2 densely.
         Eigen::MatrixXd A = Eigen::MatrixXd::Zero(dm.numDofs, dm.numDofs);
         int clipped = 0;
+        const std::vector<Vec3d> x = toDouble(m.x);
         for (size_t e = 0; e < m.tets.size(); ++e) {
-            const Mat12 Ae =
-                elementMatrix(m, int(e), ElementMatrixKind::ProjectedHessian, damping, h, &clipped);
+            const Mat12d Ae =
+                elementMatrix(m, int(e), ElementMatrixKind::ProjectedHessian, damping, h, x, &clipped);
             for (int a = 0; a < 4; ++a)
                 for (int b = 0; b < 4; ++b) {
                     const int ia = dm.dofBase[size_t(m.tets[e][size_t(a)])],
@@ -57,22 +59,21 @@ TEST(CoarseElement, HessianMatchesFiniteDifferencesOfGradient) {
         EXPECT_EQ(clipped, 0);
         // Central differences of the double gradient, step 1e-6 m (truncation ~1e-12 relative, round-off
         // ~1e-16/1e-6 relative to the force scale).
-        const std::vector<Eigen::Vector3d> x = toDouble(m.x);
         Eigen::MatrixXd H(dm.numDofs, dm.numDofs);
         const double eps = 1e-6;
         for (int i = 0; i < m.numVertices(); ++i) {
             const int b = dm.dofBase[size_t(i)];
             if (b < 0) continue;
             for (int k = 0; k < 3; ++k) {
-                std::vector<Eigen::Vector3d> xp = x, xm = x, gp, gm;
-                xp[size_t(i)](k) += eps;
-                xm[size_t(i)](k) -= eps;
+                std::vector<Vec3d> xp = x, xm = x, gp, gm;
+                xp[size_t(i)][k] += eps;
+                xm[size_t(i)][k] -= eps;
                 potentialAndGradient(m, xp, h, damping, &gp);
                 potentialAndGradient(m, xm, h, damping, &gm);
                 for (int j = 0; j < m.numVertices(); ++j)
                     if (dm.dofBase[size_t(j)] >= 0)
                         H.block<3, 1>(3 * dm.dofBase[size_t(j)], 3 * b + k) =
-                            (gp[size_t(j)] - gm[size_t(j)]) / (2 * eps);
+                            coarsetest::toEigen((gp[size_t(j)] - gm[size_t(j)]) / (2 * eps));
             }
         }
         const double scale = A.cwiseAbs().maxCoeff();
@@ -92,15 +93,13 @@ TEST(CoarseElement, DoubleGradientMatchesSolverForces) {
     coarsetest::startStep(s, coarsetest::barScene("layers", 1e2));
     SoftModel& m = s.model();
     for (int k = 0; k < 3; ++k) s.sweep();  // a deformed, unconverged state
-    std::vector<Vec3> f;
-    s.computeForces(f);
-    std::vector<Eigen::Vector3d> g;
+    std::vector<Vec3d> f, g;
+    s.forces(f);
     potentialAndGradient(m, toDouble(m.x), s.currentH(), s.params().damping, &g);
     double fmax = 0, diff = 0;
     for (int i = 0; i < m.numVertices(); ++i) {
-        const Eigen::Vector3d fi(f[size_t(i)].x, f[size_t(i)].y, f[size_t(i)].z);
-        fmax = std::max(fmax, fi.norm());
-        diff = std::max(diff, (fi + g[size_t(i)]).norm());
+        fmax = std::max(fmax, norm(f[size_t(i)]));
+        diff = std::max(diff, norm(f[size_t(i)] + g[size_t(i)]));
     }
     // The solver sums O(mu) float terms per vertex; 1e-3 of the largest force covers that round-off at
     // contrast 1e2 while any sign or factor error would be O(1).
@@ -113,7 +112,7 @@ TEST(CoarseElement, RigidMotionsAreInTheRestKernel) {
     coarsetest::startStep(s, coarsetest::barScene("half", 1e4));
     const SoftModel& m = s.model();
     for (size_t e = 0; e < m.tets.size(); e += 97) {
-        const Mat12 K = restStiffness(m, int(e));
+        const Mat12d K = restStiffness(m, int(e));
         Eigen::Matrix<double, 12, 6> R = Eigen::Matrix<double, 12, 6>::Zero();
         for (int a = 0; a < 4; ++a) {
             const Vec3 p = m.x0[size_t(m.tets[e][size_t(a)])];
@@ -134,7 +133,8 @@ TEST(CoarseBasis, StiffComponentsAndFilters) {
     const DofMap dm(m);
     CoarseDesc d;
     d.basis = CoarseBasis::StiffRigid;
-    const Basis rigid = buildBasis(m, d, dm, m.x0);
+    const std::vector<Vec3d> X = toDouble(m.x0);
+    const Basis rigid = makeBasisStrategy(d)->build(m, dm, X);
     // 16 cell layers along x, odd ones stiff: 8 separated stiff slabs, 6 rigid modes each.
     EXPECT_EQ(rigid.components.size(), 8u);
     EXPECT_EQ(rigid.columns.size(), 48u);
@@ -142,14 +142,15 @@ TEST(CoarseBasis, StiffComponentsAndFilters) {
     d.filter = CoarseFilter::Contrast;
     // Layers are one cell thick and every tet of a Kuhn split spans its cell in x, so every tet shares a
     // vertex with the other material: the filter keeps all of them.
-    EXPECT_EQ(buildBasis(m, d, dm, m.x0).candidateElements, int(m.tets.size()));
+    EXPECT_EQ(makeBasisStrategy(d)->build(m, dm, X).candidateElements, int(m.tets.size()));
     SoftSolver half;
     coarsetest::startStep(half, coarsetest::barScene("half", 1e4));
     const DofMap dh(half.model());
     // Half layout: only the two cell slabs next to x = 0 touch the other material, 2 x 16 cells x 6 tets.
-    EXPECT_EQ(buildBasis(half.model(), d, dh, half.model().x0).candidateElements, 192);
+    EXPECT_EQ(makeBasisStrategy(d)->build(half.model(), dh, toDouble(half.model().x0)).candidateElements,
+              192);
     d.filter = CoarseFilter::CrossColor;
-    const Basis cross = buildBasis(m, d, dm, m.x0);
+    const Basis cross = makeBasisStrategy(d)->build(m, dm, X);
     // A tet's vertices have 4 different colors, so only modes carried by a single free vertex (tets with
     // three clamped vertices) are dropped.
     EXPECT_LT(cross.droppedCrossColor, 100);

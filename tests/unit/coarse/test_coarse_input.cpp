@@ -5,8 +5,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "coarse/coarse_experiment.h"
 #include "coarse_test_util.h"
+#include "experiments/coarse_experiment.h"
 #include "math/error.h"
 #include "scene/scene.h"
 
@@ -58,12 +58,12 @@ TEST(CoarseExperiment, QuickGridWritesResults) {
     namespace fs = std::filesystem;
     const fs::path dir = fs::path(VBD_BINARY_DIR) / "test_out" / "coarse_quick";
     fs::remove_all(dir);
-    coarse::ExperimentOptions o;
+    experiments::ExperimentOptions o;
     o.out = dir.string();
     o.scenePath = coarsetest::barPath();
     o.quick = true;
     int calls = 0;
-    const auto rows = coarse::runCoarseExperiment(o, [&](int, int) { ++calls; });
+    const auto rows = experiments::runCoarseExperiment(o, [&](int, int) { ++calls; });
     std::ifstream f(dir / "results.csv");
     std::string header;
     std::getline(f, header);
@@ -93,16 +93,16 @@ TEST(CoarseExperiment, QuickGridWritesResults) {
 }
 
 TEST(CoarseExperiment, BadOptionsAreInputErrors) {
-    coarse::ExperimentOptions o;
+    experiments::ExperimentOptions o;
     o.scenePath = coarsetest::barPath();
-    EXPECT_THROW(coarse::runCoarseExperiment(o), InputError);  // no --out
+    EXPECT_THROW(experiments::runCoarseExperiment(o), InputError);  // no --out
     o.out = (std::filesystem::path(VBD_BINARY_DIR) / "test_out" / "coarse_bad").string();
     o.tol = 2;
-    EXPECT_THROW(coarse::runCoarseExperiment(o), InputError);
+    EXPECT_THROW(experiments::runCoarseExperiment(o), InputError);
     // Each bad option names itself, and nothing is created.
-    auto names = [&](coarse::ExperimentOptions bad, const std::string& key) {
+    auto names = [&](experiments::ExperimentOptions bad, const std::string& key) {
         try {
-            coarse::runCoarseExperiment(bad);
+            experiments::runCoarseExperiment(bad);
         } catch (const InputError& e) {
             EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << e.what();
             return;
@@ -112,7 +112,7 @@ TEST(CoarseExperiment, BadOptionsAreInputErrors) {
     o.tol = 0;
     o.out = (std::filesystem::path(VBD_BINARY_DIR) / "test_out" / "coarse_bad_options").string();
     std::filesystem::remove_all(o.out);
-    coarse::ExperimentOptions b = o;
+    experiments::ExperimentOptions b = o;
     b.measure = "energy";
     names(b, "--measure");
     b = o;

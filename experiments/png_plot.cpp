@@ -1,4 +1,4 @@
-#include "coarse/png_plot.h"
+#include "experiments/png_plot.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,7 +9,7 @@
 #include <stb/stb_easy_font.h>
 #include <stb/stb_image_write.h>
 
-namespace vbd::coarse {
+namespace vbd::experiments {
 
 namespace {
 
@@ -19,7 +19,7 @@ struct Canvas {
     Canvas(int w_, int h_) : w(w_), h(h_), px(size_t(w_ * h_ * 3), 255) {}
     void set(int x, int y, const std::array<unsigned char, 3>& c) {
         if (x < 0 || y < 0 || x >= w || y >= h) return;
-        for (int k = 0; k < 3; ++k) px[size_t((y * w + x) * 3 + k)] = c[size_t(k)];
+        for (int k = 0; k < 3; ++k) px[(size_t(y) * size_t(w) + size_t(x)) * 3 + size_t(k)] = c[size_t(k)];
     }
     void dot(int x, int y, int r, const std::array<unsigned char, 3>& c) {
         for (int dy = -r; dy <= r; ++dy)
@@ -147,4 +147,4 @@ bool writeLinePlot(const std::string& path, const PlotSpec& sp, const std::vecto
     return stbi_write_png(path.c_str(), sp.width, sp.height, 3, cv.px.data(), sp.width * 3) != 0;
 }
 
-}  // namespace vbd::coarse
+}  // namespace vbd::experiments

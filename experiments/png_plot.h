@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-namespace vbd::coarse {
+namespace vbd::experiments {
 
 struct PlotSeries {
     std::string name;
@@ -27,4 +27,4 @@ bool writeLinePlot(const std::string& path, const PlotSpec& spec, const std::vec
 // A fixed palette of distinguishable colors.
 std::array<unsigned char, 3> paletteColor(int i);
 
-}  // namespace vbd::coarse
+}  // namespace vbd::experiments

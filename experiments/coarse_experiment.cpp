@@ -1,4 +1,4 @@
-#include "coarse/coarse_experiment.h"
+#include "experiments/coarse_experiment.h"
 
 #include <algorithm>
 #include <chrono>
@@ -14,11 +14,14 @@
 
 #include "backend/parallel.h"
 #include "coarse/coarse_correction.h"
-#include "coarse/png_plot.h"
+#include "experiments/png_plot.h"
 #include "math/error.h"
 #include "scene/scene.h"
+#include "soft/soft_solver.h"
 
-namespace vbd::coarse {
+namespace vbd::experiments {
+
+using coarse::CoarseCorrection;
 
 namespace {
 
@@ -37,7 +40,7 @@ struct Clock {
             .count();
     }
 };
-double msSince(double t0) { return Clock::now() - t0; }
+double cpuMsSince(double t0) { return Clock::now() - t0; }
 
 struct Config {
     std::string basis, filter;
@@ -92,11 +95,11 @@ std::string configLabel(const Config& c) {
     return s;
 }
 
-// The solver's iterate in double: its double state, or the float one converted.
-std::vector<Vec3d> positions(const SoftSolver& s) {
-    if (s.useDouble()) return s.xD();
-    const std::vector<Vec3>& x = s.model().x;
-    return std::vector<Vec3d>(x.begin(), x.end());
+// The solver's iterate in double (exact in either precision).
+std::vector<Vec3d> positions(SoftSolver& s) {
+    std::vector<Vec3d> x;
+    s.positions(x);
+    return x;
 }
 
 double massNorm(const SoftModel& m, const std::vector<Vec3d>& a, const std::vector<Vec3d>& b) {
@@ -152,7 +155,7 @@ Reference reference(const SceneDesc& sd, int threads, const Measure& ms) {
     double first = 0;
     for (int k = 1; k <= 30; ++k) {
         const std::vector<Vec3d> before = positions(s);
-        newton.afterSweep(s, k);
+        s.correct(newton, k);
         r.newtonIterations = k;
         const double step = newton.lastDirection().norm();
         if (k == 1) first = step;
@@ -177,34 +180,10 @@ struct RunResult {
     std::vector<double> err;  // the measure, per sweep
 };
 
-// Chebyshev runs inside SoftSolver::step (its extrapolation is private to the solver); this observer
-// times the sweeps between its calls and records the error.
-class Observer : public SweepHook {
-  public:
-    Observer(const Reference& r, const Measure& m) : ref_(r), m_(m) {}
-    void beginStep(SoftSolver&) override { last_ = Clock::now(); }
-    void afterSweep(SoftSolver& s, int it) override {
-        ms += msSince(last_);
-        const double e = measureOf(s, ref_, m_);
-        err.push_back(e);
-        if (it == 10) res10 = s.residualNorm() / ref_.r0;
-        if (sweeps < 0 && e <= tol) {
-            sweeps = it;
-            msTol = ms;
-        }
-        last_ = Clock::now();
-    }
-    const Reference& ref_;
-    const Measure& m_;
-    Clock::time_point last_;
-    double ms = 0, msTol = -1, res10 = 0, tol = 0;
-    int sweeps = -1;
-    std::vector<double> err;
-};
-
+// One run: the step's prediction, then up to `cap` iterations of the solver's own loop (sweep, Chebyshev,
+// coarse correction), measuring after each.
 RunResult runOne(const SceneDesc& sd, const Config& c, const Reference& ref, int cap, const Measure& msr,
                  double rho, int threads) {
-    const double tol = msr.tol;
     RunResult rr;
     ExperimentRow& row = rr.row;
     row.basis = c.basis;
@@ -212,49 +191,35 @@ RunResult runOne(const SceneDesc& sd, const Config& c, const Reference& ref, int
     row.modes = c.modes;
     SoftSolver s;
     s.build(sd);
-    const float h = float(sd.dt / sd.substeps);
-    if (c.chebyshev) {
-        s.setParams(runParams(sd, cap, rho, threads, msr.precision));
-        Observer ob(ref, msr);
-        ob.tol = tol;
-        s.setSweepHook(&ob);
-        s.step(h, sd.gravity);
-        rr.err = ob.err;
-        row.sweepsToTol = ob.sweeps;
-        row.msToTol = ob.msTol;
-        row.msPerSweep = ob.ms / double(std::max<size_t>(1, ob.err.size()));
-        row.residualAfter10 = ob.res10;
-        return rr;
-    }
-    s.setParams(runParams(sd, 0, 0, threads, msr.precision));
+    s.setParams(runParams(sd, cap, c.chebyshev ? rho : 0, threads, msr.precision));
     std::unique_ptr<CoarseCorrection> hook;
     if (c.coarse) {
         hook = std::make_unique<CoarseCorrection>();
         hook->configure(c.desc);
         s.setSweepHook(hook.get());
     }
-    s.step(h, sd.gravity);  // predict + beginStep only (0 iterations)
+    s.beginStep(float(sd.dt / sd.substeps), sd.gravity);
     if (hook) {
-        hook->prepare(s);  // basis construction: once per model, not part of the per-step cost
+        hook->prepare(s.model());  // basis construction: once per model, not part of the per-step cost
         row.columns = hook->numColumns();
         row.columnsOver3n = double(row.columns) / double(std::max(1, hook->numDofs()));
     }
     double ms = 0;
     for (int it = 1; it <= cap; ++it) {
         const auto t0 = Clock::now();
-        s.sweep();
-        if (hook) hook->afterSweep(s, it);
-        ms += msSince(t0);
+        s.iterate(it);
+        ms += cpuMsSince(t0);
         const double e = measureOf(s, ref, msr);
         rr.err.push_back(e);
         if (it == 10) row.residualAfter10 = s.residualNorm() / ref.r0;
-        if (row.sweepsToTol < 0 && e <= tol) {
+        if (row.sweepsToTol < 0 && e <= msr.tol) {
             row.sweepsToTol = it;
             row.msToTol = ms;
         }
-        if (!(e < 1e6)) break;  // diverged (or NaN)
-        if (row.sweepsToTol >= 0 && it >= 10) break;
+        if (!(e < 1e6)) break;                                        // diverged (or NaN)
+        if (row.sweepsToTol >= 0 && it >= 10 && !c.chebyshev) break;  // done (Chebyshev: the full history)
     }
+    s.endStep();
     row.msPerSweep = ms / double(std::max<size_t>(1, rr.err.size()));
     return rr;
 }
@@ -322,10 +287,18 @@ SceneDesc experimentScene(const SceneDesc& base, const std::string& layout, doub
     return sd;
 }
 
-std::vector<ExperimentRow> runCoarseExperiment(const ExperimentOptions& opt,
-                                               const std::function<void(int, int)>& progress) {
-    namespace fs = std::filesystem;
-    if (opt.out.empty()) throw InputError("", "--out", "an output directory is required");
+namespace {
+
+// The grid of one run of the experiment: measure, layouts, contrasts, methods, sweep cap.
+struct Grid {
+    Measure measure;
+    std::vector<std::string> layouts;
+    std::vector<double> contrasts;
+    std::vector<Config> configs;
+    int cap = 0;
+};
+
+Measure measureOf(const ExperimentOptions& opt) {
     Measure msr;
     if (opt.measure != "residual" && opt.measure != "error")
         throw InputError("", "--measure", "must be residual or error, not '" + opt.measure + "'");
@@ -335,57 +308,56 @@ std::vector<ExperimentRow> runCoarseExperiment(const ExperimentOptions& opt,
     msr.precision = opt.precision == "double" ? Precision::Double : Precision::Float;
     msr.tol = opt.tol != 0 ? opt.tol : (msr.residual ? 1e-5 : 1e-4);
     if (!(msr.tol > 0 && msr.tol < 1)) throw InputError("", "--tol", "must be in (0, 1)");
+    return msr;
+}
+
+// Validates every option before anything is created (bad options exit 2 and write nothing).
+Grid gridOf(const ExperimentOptions& opt) {
+    if (opt.out.empty()) throw InputError("", "--out", "an output directory is required");
+    Grid g;
+    g.measure = measureOf(opt);
     if (opt.cap < 0) throw InputError("", "--cap", "must be >= 0");
-    std::vector<std::string> layouts =
+    g.layouts =
         opt.quick ? std::vector<std::string>{"layers"} : std::vector<std::string>{"half", "layers", "random"};
-    std::vector<double> contrasts =
-        opt.quick ? std::vector<double>{1, 1e4} : std::vector<double>{1, 1e2, 1e4, 1e6};
-    if (!opt.layouts.empty()) layouts = opt.layouts;
-    if (!opt.contrasts.empty()) contrasts = opt.contrasts;
-    for (const std::string& l : layouts)
+    g.contrasts = opt.quick ? std::vector<double>{1, 1e4} : std::vector<double>{1, 1e2, 1e4, 1e6};
+    if (!opt.layouts.empty()) g.layouts = opt.layouts;
+    if (!opt.contrasts.empty()) g.contrasts = opt.contrasts;
+    for (const std::string& l : g.layouts)
         if (l != "half" && l != "layers" && l != "random")
             throw InputError("", "--layouts", "unknown layout '" + l + "' (half | layers | random)");
-    for (double c : contrasts)
+    for (double c : g.contrasts)
         if (!(c >= 1)) throw InputError("", "--contrasts", "contrasts must be >= 1");
-    std::vector<Config> cfgs;
     for (const Config& c : configs(opt.quick))
         if (opt.bases.empty() || std::find(opt.bases.begin(), opt.bases.end(), c.basis) != opt.bases.end())
-            cfgs.push_back(c);
-    if (cfgs.empty())
-        throw InputError("", "--bases",
-                         "no method matches (none | chebyshev | stiff_rigid | "
-                         "stiff_rigid_rest | element | patch_soft)");
-    const SceneDesc base = loadSceneFile(opt.scenePath);
-    std::error_code ec;
-    fs::create_directories(opt.out, ec);
-    if (ec) throw InputError("", "--out", "cannot create '" + opt.out + "': " + ec.message());
-    ThreadLimit limit(opt.threads);
-    g_cpuClock = opt.threads == 1;
-    const int cap = opt.cap > 0 ? opt.cap : (opt.quick ? 200 : 1500);
+            g.configs.push_back(c);
+    if (g.configs.empty())
+        throw InputError(
+            "", "--bases",
+            "no method matches (none | chebyshev | stiff_rigid | stiff_rigid_rest | element | patch_soft)");
+    g.cap = opt.cap > 0 ? opt.cap : (opt.quick ? 200 : 1500);
+    return g;
+}
 
-    const std::vector<double> chebRhos = {0.3, 0.5, 0.7, 0.8, 0.9, 0.95, 0.97, 0.98, 0.99, 0.995, 0.999};
-    const int scanRuns = opt.quick ? 0 : 2 * int(chebRhos.size());
-    const int total = int(layouts.size() * contrasts.size() * (cfgs.size() + 1)) + scanRuns;
-    int done = 0;
-    auto tick = [&] {
-        ++done;
-        if (progress) progress(done, total);
-    };
+const std::vector<double> kChebRhos = {0.3, 0.5, 0.7, 0.8, 0.9, 0.95, 0.97, 0.98, 0.99, 0.995, 0.999};
 
+// Every (layout, contrast, method) cell; reference.csv per (layout, contrast); the histories of layers 1e4.
+std::vector<ExperimentRow> runGrid(const Grid& g, const SceneDesc& base, const ExperimentOptions& opt,
+                                   const std::function<void()>& tick,
+                                   std::vector<std::vector<double>>& history) {
+    namespace fs = std::filesystem;
     std::vector<ExperimentRow> rows;
     std::ofstream refCsv(fs::path(opt.out) / "reference.csv");
     refCsv << "layout,contrast,newton_iterations,e0_mass_norm,residual_floor_at_xstar,plain_tail_rate,"
               "chebyshev_rho,plain_sweeps,plain_final\n";
-    std::vector<std::vector<double>> historyHalf1e4;
-    for (const std::string& layout : layouts) {
-        for (double contrast : contrasts) {
+    for (const std::string& layout : g.layouts) {
+        for (double contrast : g.contrasts) {
             const SceneDesc sd = experimentScene(base, layout, contrast);
-            const Reference ref = reference(sd, opt.threads, msr);
+            const Reference ref = reference(sd, opt.threads, g.measure);
             tick();
             double rho = 0, plainFinal = -1;
             size_t plainSweeps = 0;
-            for (const Config& c : cfgs) {
-                RunResult rr = runOne(sd, c, ref, cap, msr, rho, opt.threads);
+            for (const Config& c : g.configs) {
+                RunResult rr = runOne(sd, c, ref, g.cap, g.measure, rho, opt.threads);
                 if (!c.coarse && !c.chebyshev) {
                     rho = tailRate(rr.err);
                     plainSweeps = rr.err.size();
@@ -394,7 +366,7 @@ std::vector<ExperimentRow> runCoarseExperiment(const ExperimentOptions& opt,
                 rr.row.layout = layout;
                 rr.row.contrast = contrast;
                 rows.push_back(rr.row);
-                if (layout == "layers" && contrast == 1e4) historyHalf1e4.push_back(rr.err);
+                if (layout == "layers" && contrast == 1e4) history.push_back(rr.err);
                 tick();
             }
             refCsv << layout << ',' << fmt(contrast) << ',' << ref.newtonIterations << ',' << fmt(ref.e0)
@@ -402,60 +374,75 @@ std::vector<ExperimentRow> runCoarseExperiment(const ExperimentOptions& opt,
                    << fmt(plainFinal) << '\n';
         }
     }
-    std::ofstream csv(fs::path(opt.out) / "results.csv");
+    return rows;
+}
+
+void writeResults(const std::vector<ExperimentRow>& rows, const ExperimentOptions& opt) {
+    std::ofstream csv(std::filesystem::path(opt.out) / "results.csv");
     csv << resultsHeader() << '\n';
     for (const ExperimentRow& r : rows)
         csv << r.layout << ',' << fmt(r.contrast) << ',' << r.basis << ',' << r.filter << ',' << r.modes
             << ',' << r.columns << ',' << fmt(r.columnsOver3n) << ',' << r.sweepsToTol << ','
             << fmt(r.msPerSweep) << ',' << fmt(r.msToTol) << ',' << fmt(r.residualAfter10) << '\n';
     if (!csv) throw InputError("", "--out", "cannot write results.csv in '" + opt.out + "'");
+}
 
-    // Chebyshev: where a fixed rho accelerates and where it diverges (contrast 1 and 1e2, half layout).
-    std::ofstream cheb(fs::path(opt.out) / "chebyshev.csv");
-    cheb << "layout,contrast,rho,sweeps_to_tol," << (msr.residual ? "residual" : "error")
+// Chebyshev: where a fixed rho accelerates and where it diverges (contrast 1 and 1e2, half layout).
+void chebyshevScan(const Grid& g, const SceneDesc& base, const ExperimentOptions& opt,
+                   const std::function<void()>& tick) {
+    std::ofstream cheb(std::filesystem::path(opt.out) / "chebyshev.csv");
+    cheb << "layout,contrast,rho,sweeps_to_tol," << (g.measure.residual ? "residual" : "error")
          << "_after_cap,diverged\n";
-    if (!opt.quick) {
-        for (double contrast : {1.0, 1e2}) {
-            const SceneDesc sd = experimentScene(base, "half", contrast);
-            const Reference ref = reference(sd, opt.threads, msr);
-            Config c;
-            c.basis = "chebyshev";
-            c.chebyshev = true;
-            for (double rho : chebRhos) {
-                const RunResult rr = runOne(sd, c, ref, std::min(cap, 600), msr, rho, opt.threads);
-                const double last = rr.err.empty() ? 0 : rr.err.back();
-                const bool div = !(last < 1.0) || !std::isfinite(last);
-                cheb << "half," << fmt(contrast) << ',' << fmt(rho) << ',' << rr.row.sweepsToTol << ','
-                     << fmt(last) << ',' << (div ? 1 : 0) << '\n';
-                tick();
-            }
+    if (opt.quick) return;
+    for (double contrast : {1.0, 1e2}) {
+        const SceneDesc sd = experimentScene(base, "half", contrast);
+        const Reference ref = reference(sd, opt.threads, g.measure);
+        Config c;
+        c.basis = "chebyshev";
+        c.chebyshev = true;
+        for (double rho : kChebRhos) {
+            const RunResult rr = runOne(sd, c, ref, std::min(g.cap, 600), g.measure, rho, opt.threads);
+            const double last = rr.err.empty() ? 0 : rr.err.back();
+            const bool div = !(last < 1.0) || !std::isfinite(last);
+            cheb << "half," << fmt(contrast) << ',' << fmt(rho) << ',' << rr.row.sweepsToTol << ','
+                 << fmt(last) << ',' << (div ? 1 : 0) << '\n';
+            tick();
         }
     }
+}
 
-    // Plots: sweeps and time to tolerance against contrast, one line per basis.
-    for (const std::string& layout : layouts) {
+// One series per method over the rows of `layout`: sweeps (kind 0) or CPU ms (kind 1) to tolerance.
+std::vector<PlotSeries> seriesOf(const Grid& g, const std::vector<ExperimentRow>& rows,
+                                 const std::string& layout, int kind, double& ymax) {
+    std::vector<PlotSeries> series;
+    for (size_t ci = 0; ci < g.configs.size(); ++ci) {
+        const Config& c = g.configs[ci];
+        PlotSeries s;
+        s.name = configLabel(c);
+        s.color = paletteColor(int(ci));
+        s.dashed = !c.coarse;
+        for (const ExperimentRow& r : rows) {
+            if (r.layout != layout || r.basis != c.basis || r.filter != c.filter || r.modes != c.modes)
+                continue;
+            const bool cens = r.sweepsToTol < 0;
+            const double v =
+                kind == 0 ? (cens ? g.cap : r.sweepsToTol) : (cens ? r.msPerSweep * g.cap : r.msToTol);
+            s.x.push_back(std::max(r.contrast, 1.0));
+            s.y.push_back(std::max(v, 1e-3));
+            s.censored.push_back(cens);
+            ymax = std::max(ymax, v);
+        }
+        series.push_back(s);
+    }
+    return series;
+}
+
+// Plots: sweeps and time to tolerance against contrast, one line per method.
+void writeContrastPlots(const Grid& g, const std::vector<ExperimentRow>& rows, const ExperimentOptions& opt) {
+    for (const std::string& layout : g.layouts)
         for (int kind = 0; kind < 2; ++kind) {
-            std::vector<PlotSeries> series;
             double ymax = 1;
-            for (size_t ci = 0; ci < cfgs.size(); ++ci) {
-                PlotSeries s;
-                s.name = configLabel(cfgs[ci]);
-                s.color = paletteColor(int(ci));
-                s.dashed = !cfgs[ci].coarse;
-                for (const ExperimentRow& r : rows) {
-                    if (r.layout != layout || r.basis != cfgs[ci].basis || r.filter != cfgs[ci].filter ||
-                        r.modes != cfgs[ci].modes)
-                        continue;
-                    const bool cens = r.sweepsToTol < 0;
-                    const double v =
-                        kind == 0 ? (cens ? cap : r.sweepsToTol) : (cens ? r.msPerSweep * cap : r.msToTol);
-                    s.x.push_back(std::max(r.contrast, 1.0));
-                    s.y.push_back(std::max(v, 1e-3));
-                    s.censored.push_back(cens);
-                    ymax = std::max(ymax, v);
-                }
-                series.push_back(s);
-            }
+            const std::vector<PlotSeries> series = seriesOf(g, rows, layout, kind, ymax);
             PlotSpec sp;
             sp.title =
                 (kind == 0 ? "sweeps to tol, " : "CPU ms to tol, ") + layout + " (ring: not reached, at cap)";
@@ -465,42 +452,71 @@ std::vector<ExperimentRow> runCoarseExperiment(const ExperimentOptions& opt,
             sp.xmax = 1e6;
             sp.ymin = kind == 0 ? 1 : 1e-1;
             sp.ymax = std::pow(10.0, std::ceil(std::log10(ymax * 1.5)));
-            if (contrasts.size() < 3) sp.xmax = contrasts.back() > 1 ? contrasts.back() : 10;
-            writeLinePlot(
-                (fs::path(opt.out) / ((kind == 0 ? "sweeps_" : "time_") + layout + ".png")).string(), sp,
-                series);
+            if (g.contrasts.size() < 3) sp.xmax = g.contrasts.back() > 1 ? g.contrasts.back() : 10;
+            const std::string name = (kind == 0 ? "sweeps_" : "time_") + layout + ".png";
+            writeLinePlot((std::filesystem::path(opt.out) / name).string(), sp, series);
         }
-    }
-    if (!historyHalf1e4.empty()) {
-        std::vector<PlotSeries> series;
-        size_t longest = 1;
-        for (size_t ci = 0; ci < historyHalf1e4.size(); ++ci) {
-            PlotSeries s;
-            s.name = configLabel(cfgs[ci]);
-            s.color = paletteColor(int(ci));
-            s.dashed = !cfgs[ci].coarse;
-            const auto& e = historyHalf1e4[ci];
-            for (size_t k = 0; k < e.size(); k += std::max<size_t>(1, e.size() / 300)) {
-                if (!(e[k] < 1e6)) break;  // diverged (Chebyshev): the line ends there
-                s.x.push_back(double(k + 1));
-                s.y.push_back(std::max(e[k], 1e-12));
-            }
-            longest = std::max(longest, e.size());
-            series.push_back(s);
+}
+
+// The convergence history of every method on the layered bar at contrast 1e4.
+void writeHistoryPlot(const Grid& g, const std::vector<std::vector<double>>& history,
+                      const ExperimentOptions& opt) {
+    if (history.empty()) return;
+    std::vector<PlotSeries> series;
+    size_t longest = 1;
+    for (size_t ci = 0; ci < history.size(); ++ci) {
+        PlotSeries s;
+        s.name = configLabel(g.configs[ci]);
+        s.color = paletteColor(int(ci));
+        s.dashed = !g.configs[ci].coarse;
+        const auto& e = history[ci];
+        for (size_t k = 0; k < e.size(); k += std::max<size_t>(1, e.size() / 300)) {
+            if (!(e[k] < 1e6)) break;  // diverged (Chebyshev): the line ends there
+            s.x.push_back(double(k + 1));
+            s.y.push_back(std::max(e[k], 1e-12));
         }
-        PlotSpec sp;
-        sp.title = msr.residual ? "relative residual |grad G| / |grad G0|, layers, contrast 1e4"
-                                : "error |x - x*|_M / |x0 - x*|_M, layers, contrast 1e4";
-        sp.xlabel = "sweep";
-        sp.ylabel = msr.residual ? "residual" : "error";
-        sp.logX = true;
-        sp.xmin = 1;
-        sp.xmax = std::pow(10.0, std::ceil(std::log10(double(longest))));
-        sp.ymin = msr.residual ? 1e-8 : 1e-7;
-        sp.ymax = 10;
-        writeLinePlot((fs::path(opt.out) / "history_layers_1e4.png").string(), sp, series);
+        longest = std::max(longest, e.size());
+        series.push_back(s);
     }
+    const bool residual = g.measure.residual;
+    PlotSpec sp;
+    sp.title = residual ? "relative residual |grad G| / |grad G0|, layers, contrast 1e4"
+                        : "error |x - x*|_M / |x0 - x*|_M, layers, contrast 1e4";
+    sp.xlabel = "sweep";
+    sp.ylabel = residual ? "residual" : "error";
+    sp.logX = true;
+    sp.xmin = 1;
+    sp.xmax = std::pow(10.0, std::ceil(std::log10(double(longest))));
+    sp.ymin = residual ? 1e-8 : 1e-7;
+    sp.ymax = 10;
+    writeLinePlot((std::filesystem::path(opt.out) / "history_layers_1e4.png").string(), sp, series);
+}
+
+}  // namespace
+
+std::vector<ExperimentRow> runCoarseExperiment(const ExperimentOptions& opt,
+                                               const std::function<void(int, int)>& progress) {
+    const Grid g = gridOf(opt);
+    const SceneDesc base = loadSceneFile(opt.scenePath);
+    std::error_code ec;
+    std::filesystem::create_directories(opt.out, ec);
+    if (ec) throw InputError("", "--out", "cannot create '" + opt.out + "': " + ec.message());
+    ThreadLimit limit(opt.threads);
+    g_cpuClock = opt.threads == 1;
+    const int scanRuns = opt.quick ? 0 : 2 * int(kChebRhos.size());
+    const int total = int(g.layouts.size() * g.contrasts.size() * (g.configs.size() + 1)) + scanRuns;
+    int done = 0;
+    const std::function<void()> tick = [&] {
+        ++done;
+        if (progress) progress(done, total);
+    };
+    std::vector<std::vector<double>> history;
+    const std::vector<ExperimentRow> rows = runGrid(g, base, opt, tick, history);
+    writeResults(rows, opt);
+    chebyshevScan(g, base, opt, tick);
+    writeContrastPlots(g, rows, opt);
+    writeHistoryPlot(g, history, opt);
     return rows;
 }
 
-}  // namespace vbd::coarse
+}  // namespace vbd::experiments

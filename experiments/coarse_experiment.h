@@ -18,7 +18,7 @@
 
 #include "scene/scene_desc.h"
 
-namespace vbd::coarse {
+namespace vbd::experiments {
 
 struct ExperimentOptions {
     std::string out;                   // directory (created)
@@ -62,4 +62,4 @@ SceneDesc experimentScene(const SceneDesc& base, const std::string& layout, doub
 std::vector<ExperimentRow> runCoarseExperiment(const ExperimentOptions& opt,
                                                const std::function<void(int, int)>& progress = {});
 
-}  // namespace vbd::coarse
+}  // namespace vbd::experiments

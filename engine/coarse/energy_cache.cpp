@@ -1,0 +1,159 @@
+#include "coarse/energy_cache.h"
+
+#include "backend/parallel.h"
+#include "energy/tet_energy.h"
+#include "soft/vertex_kernel.h"
+
+namespace vbd::coarse {
+
+namespace {
+
+TetConstants<double> constantsOf(const SoftModel& m, size_t e) {
+    return {double(m.volume[e]), double(m.mu[e]), double(m.lambda[e]), double(m.kd[e])};
+}
+
+Mat33d edgeMatrix(const std::array<int, 4>& t, const std::vector<Vec3d>& x) {
+    return Mat33d::fromCols(x[size_t(t[1])] - x[size_t(t[0])], x[size_t(t[2])] - x[size_t(t[0])],
+                            x[size_t(t[3])] - x[size_t(t[0])]);
+}
+
+}  // namespace
+
+void TetEnergyCache::build(const SoftModel& m) {
+    const size_t n = m.tets.size();
+    Dinv_.resize(n);
+    w_.resize(n);
+    Cp_.assign(n, Mat33d::identity());
+    F_.assign(n, Mat33d::identity());
+    grad_.resize(n);
+    y_.assign(size_t(m.numVertices()), Vec3d(0, 0, 0));
+    for (size_t e = 0; e < n; ++e) {
+        Dinv_[e] = Mat33d(m.DmInv[e]);
+        for (int a = 0; a < 4; ++a) w_[e][size_t(a)] = tetVertexWeight(Dinv_[e], a);
+    }
+    tets_ = int(n);
+    verts_ = m.numVertices();
+}
+
+void TetEnergyCache::beginStep(const SoftModel& m, const std::vector<Vec3d>& xPrev,
+                               const std::vector<Vec3d>& y) {
+    y_ = y;
+    parallelFor(m.tets.size(), [&](size_t e) {
+        const Mat33d Fp = edgeMatrix(m.tets[e], xPrev) * Dinv_[e];
+        Cp_[e] = Fp.transposed() * Fp;
+    });
+}
+
+double TetEnergyCache::tetEnergyAt(const SoftModel& m, const std::vector<Vec3d>& x, size_t e, double h,
+                                   bool internal, bool forces) const {
+    const Mat33d F = edgeMatrix(m.tets[e], x) * Dinv_[e];
+    const TetConstants<double> c = constantsOf(m, e);
+    if (forces) {
+        const Mat33d P = tetStress(F, Cp_[e], c, h, internal);
+        for (int a = 0; a < 4; ++a) grad_[e][size_t(a)] = P * w_[e][size_t(a)];
+        F_[e] = F;
+    }
+    return tetEnergy(F, Cp_[e], c, h, internal);
+}
+
+double TetEnergyCache::eval(const SoftModel& m, const std::vector<Vec3d>& x, double h, DampingModel damping,
+                            std::vector<Vec3d>* grad) const {
+    const bool internal = damping == DampingModel::Internal;
+    const double elastic = reduceSum<double>(
+        m.tets.size(), [&](size_t e) { return tetEnergyAt(m, x, e, h, internal, grad != nullptr); });
+    const double inertia = reduceSum<double>(x.size(), [&](size_t i) {
+        if (m.fixed[i]) return 0.0;
+        return 0.5 * double(m.mass[i]) / (h * h) * squaredNorm(x[i] - y_[i]) +
+               vertexPotential(m, i, x[i], nullptr, nullptr);
+    });
+    if (grad) {
+        grad->resize(x.size());
+        parallelFor(x.size(), [&](size_t i) { (*grad)[i] = vertexGradient(m, x, i, h, nullptr); });
+    }
+    return elastic + inertia;
+}
+
+double TetEnergyCache::evalElements(const SoftModel& m, const std::vector<Vec3d>& x,
+                                    const std::vector<int>& elems, double h, DampingModel damping,
+                                    bool forces) const {
+    const bool internal = damping == DampingModel::Internal;
+    return reduceSum<double>(
+        elems.size(), [&](size_t k) { return tetEnergyAt(m, x, size_t(elems[k]), h, internal, forces); });
+}
+
+double TetEnergyCache::deltaEnergy(const SoftModel& m, const std::vector<Vec3d>& x,
+                                   const std::vector<Vec3d>& d, const std::vector<int>& elems,
+                                   const std::vector<int>& verts, double h, DampingModel damping) const {
+    const bool internal = damping == DampingModel::Internal;
+    const double elastic = reduceSum<double>(elems.size(), [&](size_t k) {
+        const size_t e = size_t(elems[k]);
+        const Mat33d F = edgeMatrix(m.tets[e], x) * Dinv_[e], dF = edgeMatrix(m.tets[e], d) * Dinv_[e];
+        return tetEnergyDelta(F, dF, Cp_[e], constantsOf(m, e), h, internal);
+    });
+    const double inertia = reduceSum<double>(verts.size(), [&](size_t k) {
+        const size_t i = size_t(verts[k]);
+        if (m.fixed[i]) return 0.0;
+        double dG = double(m.mass[i]) / (h * h) * (dot(d[i], x[i] - y_[i]) + 0.5 * squaredNorm(d[i]));
+        if (int(i) == drag_.vertex && drag_.stiffness > 0)
+            dG += double(drag_.stiffness) * (dot(d[i], x[i] - Vec3d(drag_.target)) + 0.5 * squaredNorm(d[i]));
+        // Penalties: a direct difference; they are small against the terms above (k/2 g^2 with g ~ mm).
+        if (!m.colliders.empty())
+            dG += penalties(m, i, x[i] + d[i], nullptr, nullptr) - penalties(m, i, x[i], nullptr, nullptr);
+        return dG;
+    });
+    return elastic + inertia;
+}
+
+double TetEnergyCache::penalties(const SoftModel& m, size_t i, const Vec3d& x, Vec3d* g, Mat33d* H) const {
+    double E = 0;
+    const float off = m.numCloths > 0 && i < m.colliderOffset.size() ? m.colliderOffset[i] : 0.f;
+    for (const ParticleCollider& c : m.colliders)
+        E += colliderPenalty(off > 0.f ? offsetCollider(c, off) : c, x, g, H);
+    return E;
+}
+
+double TetEnergyCache::vertexPotential(const SoftModel& m, size_t i, const Vec3d& x, Vec3d* g,
+                                       Mat33d* H) const {
+    double E = m.colliders.empty() ? 0.0 : penalties(m, i, x, g, H);
+    if (int(i) == drag_.vertex && drag_.stiffness > 0) {
+        const double k = drag_.stiffness;
+        const Vec3d r = x - Vec3d(drag_.target);
+        E += 0.5 * k * squaredNorm(r);
+        if (g) *g += r * k;
+        if (H) *H += Mat33d::diag(k);
+    }
+    return E;
+}
+
+void TetEnergyCache::gatherGradient(const SoftModel& m, const std::vector<Vec3d>& x,
+                                    const std::vector<int>& verts, const std::vector<char>& use, double h,
+                                    std::vector<Vec3d>& grad) const {
+    grad.resize(x.size());
+    parallelFor(verts.size(), [&](size_t k) {
+        const size_t i = size_t(verts[k]);
+        grad[i] = vertexGradient(m, x, i, h, &use);
+    });
+}
+
+Vec3d TetEnergyCache::vertexGradient(const SoftModel& m, const std::vector<Vec3d>& x, size_t i, double h,
+                                     const std::vector<char>* use) const {
+    if (m.fixed[i]) return Vec3d(0, 0, 0);
+    Vec3d g = (x[i] - y_[i]) * (double(m.mass[i]) / (h * h));
+    vertexPotential(m, i, x[i], &g, nullptr);
+    for (int q = m.vertexTets.begin(int(i)); q < m.vertexTets.end(int(i)); ++q) {
+        const int item = m.vertexTets.items[size_t(q)];
+        if (!use || (*use)[size_t(item >> 2)]) g += grad_[size_t(item >> 2)][size_t(item & 3)];
+    }
+    return g;
+}
+
+double potentialAndGradient(const SoftModel& m, const std::vector<Vec3d>& x, double h, DampingModel damping,
+                            std::vector<Vec3d>* grad) {
+    TetEnergyCache cache;
+    cache.build(m);
+    cache.beginStep(m, std::vector<Vec3d>(m.xPrev.begin(), m.xPrev.end()),
+                    std::vector<Vec3d>(m.y.begin(), m.y.end()));
+    return cache.eval(m, x, h, damping, grad);
+}
+
+}  // namespace vbd::coarse

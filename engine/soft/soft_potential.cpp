@@ -1,0 +1,106 @@
+// The solver's diagnostics of its iterate (DESIGN principle 7): the incremental potential
+//   G(x) = 1/(2h^2) |x - y|_M^2 + E(x)   (+ damping potential, contact penalties, picking spring)
+// and its gradient over free DOFs, |grad G| = |f| with f the same per-vertex forces the sweep solves with.
+#include <cmath>
+
+#include "backend/parallel.h"
+#include "energy/tet_energy.h"
+#include "soft/cloth_build.h"
+#include "soft/soft_solver.h"
+#include "soft/vertex_kernel.h"
+
+namespace vbd {
+
+// f = -grad G per vertex (zero for fixed vertices) into st.force.
+template <typename T>
+void SoftSolver::computeForces(SoftState<T>& st) {
+    const SoftViewT<T> s = viewT(st);
+    const int n = m_.numVertices();
+    st.force.assign(size_t(n), Vec3T<T>(T(0)));
+    parallelFor(size_t(n), [&](size_t i) {
+        if (m_.fixed[i]) return;
+        Mat33T<T> H;
+        vertexForceHessian(s, int(i), st.force[i], H);
+    });
+}
+
+template <typename T>
+double SoftSolver::residualNormT(SoftState<T>& st) {
+    computeForces(st);
+    const std::vector<Vec3T<T>>& f = st.force;
+    residual_.resize(f.size());
+    for (size_t i = 0; i < f.size(); ++i) residual_[i] = float(norm(f[i]));
+    return std::sqrt(reduceSum<double>(f.size(), [&](size_t i) { return double(squaredNorm(f[i])); }));
+}
+
+// G summed in double for either state; the collider penalties are evaluated in the state's scalar.
+template <typename T>
+double SoftSolver::incrementalPotentialT(const SoftState<T>& st) const {
+    const double h2 = double(h_) * double(h_);
+    const int n = m_.numVertices();
+    const double inertia = reduceSum<double>(size_t(n), [&](size_t i) {
+        if (m_.fixed[i]) return 0.0;
+        const Vec3d d = Vec3d(st.x[i]) - Vec3d(st.y[i]);
+        double e = 0.5 * double(m_.mass[i]) / h2 * squaredNorm(d);
+        if constexpr (std::is_same_v<T, float>) {
+            const float off = m_.numCloths > 0 ? m_.colliderOffset[i] : 0.f;
+            for (const ParticleCollider& c : m_.colliders)
+                e += double(colliderEnergy(off > 0.f ? offsetCollider(c, off) : c, st.x[i]));
+        } else {
+            for (const ParticleCollider& c : m_.colliders) e += colliderEnergy(c, st.x[i]);
+        }
+        return e;
+    });
+    // Tets: E_e of energy/tet_energy.h in double, with C_prev from x_prev (not the state's C_prev, which in
+    // float is rounded).
+    const bool internal = params_.damping == DampingModel::Internal;
+    const double elastic = reduceSum<double>(m_.tets.size(), [&](size_t e) {
+        const auto& t = m_.tets[e];
+        const Mat33d Dinv(m_.DmInv[e]);
+        const Mat33d F = tetDeformationGradient(Vec3d(st.x[t[0]]), Vec3d(st.x[t[1]]), Vec3d(st.x[t[2]]),
+                                                Vec3d(st.x[t[3]]), Dinv);
+        const TetConstants<double> c{double(m_.volume[e]), double(m_.mu[e]), double(m_.lambda[e]),
+                                     double(m_.kd[e])};
+        Mat33d Cp;
+        if (internal && c.kd > 0) {
+            const Mat33d Fp = tetDeformationGradient(Vec3d(st.xPrev[t[0]]), Vec3d(st.xPrev[t[1]]),
+                                                     Vec3d(st.xPrev[t[2]]), Vec3d(st.xPrev[t[3]]), Dinv);
+            Cp = Fp.transposed() * Fp;
+        }
+        return tetEnergy(F, Cp, c, double(h_), internal);
+    });
+    double drag = 0;
+    if (drag_.vertex >= 0 && drag_.vertex < n)
+        drag = 0.5 * drag_.stiffness * squaredNorm(Vec3d(st.x[size_t(drag_.vertex)]) - Vec3d(drag_.target));
+    double cloth = 0;
+    if constexpr (std::is_same_v<T, float>) {
+        if (!m_.tris.empty()) cloth = clothPotential(m_, st.x, double(h_), params_.damping);
+    }
+    return inertia + elastic + drag + cloth;
+}
+
+double SoftSolver::incrementalPotential() {
+    syncState();
+    return withState([&](auto& st) { return incrementalPotentialT(st); });
+}
+
+void SoftSolver::forces(std::vector<Vec3d>& f) {
+    syncState();
+    withState([&](auto& st) {
+        computeForces(st);
+        convertInto(f, st.force);
+    });
+}
+
+double SoftSolver::residualNorm() {
+    syncState();
+    return withState([&](auto& st) { return residualNormT(st); });
+}
+
+// Used by the step (soft_solver.cpp).
+template double SoftSolver::residualNormT<float>(SoftState<float>&);
+template double SoftSolver::residualNormT<double>(SoftState<double>&);
+template double SoftSolver::incrementalPotentialT<float>(const SoftState<float>&) const;
+template double SoftSolver::incrementalPotentialT<double>(const SoftState<double>&) const;
+
+}  // namespace vbd
