@@ -190,7 +190,7 @@ void computeNd(EllipseState& e) {
                 ms[k] == vbd::lab::Method::Cg ? 1 : path.stepsPerSweep;  // CG: one matvec a "sweep"
             for (int st = 0; st * per < int(path.energy.size()); ++st)
                 e.ndCurves[k].push_back(
-                    float(std::max(1e-16, (path.energy[size_t(st * per)] - q.minEnergy()) / e0)));
+                    float(std::max(1e-16, (path.energy[size_t(st) * size_t(per)] - q.minEnergy()) / e0)));
         }
         e.ndRho = vbd::lab::spectralRadius(vbd::lab::gaussSeidelMatrix(q.A, 3));
         e.ndKappaActual = vbd::lab::conditionNumber(q.A);

@@ -158,7 +158,7 @@ Action Checker::check(const json& j, int index, int step) {
     a.key = at;
     int verbs = 0;
     for (auto it = j.begin(); it != j.end(); ++it) {
-        const std::string k = it.key();
+        const std::string& k = it.key();
         if (k == "comment") continue;
         if (k == "frame") {
             a.frame = needInt(it.value(), at + ".frame", 0, 100000000);
