@@ -7,7 +7,7 @@ namespace vbd {
 
 const char* const kMetricsHeader =
     "frame,time,iterations,residual_initial,residual_final,energy,kinetic_energy,com_x,com_y,com_z,"
-    "min_volume_ratio,max_speed,step_ms";
+    "min_volume_ratio,max_speed,step_ms,total_energy,residual_floor";
 const char* const kConvergenceHeader = "frame,iteration,residual,energy";
 
 void writeMetricsCsv(const std::string& path, const std::vector<FrameMetrics>& frames) {
@@ -15,9 +15,10 @@ void writeMetricsCsv(const std::string& path, const std::vector<FrameMetrics>& f
     if (!f) throw std::runtime_error("cannot write " + path);
     std::fprintf(f, "%s\n", kMetricsHeader);
     for (const auto& m : frames)
-        std::fprintf(f, "%d,%.9g,%d,%.9g,%.9g,%.12g,%.12g,%.9g,%.9g,%.9g,%.9g,%.9g,%.6g\n", m.frame, m.time,
-                     m.iterations, m.residualInitial, m.residualFinal, m.energy, m.kineticEnergy, m.com.x,
-                     m.com.y, m.com.z, m.minVolumeRatio, m.maxSpeed, m.stepMs);
+        std::fprintf(f, "%d,%.9g,%d,%.9g,%.9g,%.12g,%.12g,%.9g,%.9g,%.9g,%.9g,%.9g,%.6g,%.12g,%.3g\n",
+                     m.frame, m.time, m.iterations, m.residualInitial, m.residualFinal, m.energy,
+                     m.kineticEnergy, m.com.x, m.com.y, m.com.z, m.minVolumeRatio, m.maxSpeed, m.stepMs,
+                     m.totalEnergy, m.residualFloor);
     std::fclose(f);
 }
 

@@ -19,6 +19,10 @@ struct FrameMetrics {
     double minVolumeRatio = 1;  // min det F over tets (1 if none)
     double maxSpeed = 0;
     double stepMs = 0;
+    // Appended columns (DESIGN.md): kinetic + elastic + gravitational + contact energy, and the rounding
+    // floor of residual_final for the state's precision (soft_potential.cpp).
+    double totalEnergy = 0;
+    double residualFloor = 0;
     // Stage timing (ms) for the app's breakdown plot.
     double solveMs = 0, collisionMs = 0, coarseMs = 0, diagnosticsMs = 0;
 };

@@ -18,9 +18,8 @@ struct Box3 {
 };
 
 enum class DampingModel { None, Naive, Internal };
-// Scalar of the soft solver's iterate. Float: the SoftModel arrays themselves. Double: a double shadow of
-// the state (x, v, x_prev, y, C_prev) that the same templated kernel iterates on, so the relative residual
-// is not floored by the float grid (~1e-7 |x| per coordinate); tet soft bodies only.
+// Scalar of the soft solver's iterate (soft/soft_state.h): the same templated kernel runs on either. Float's
+// residual floor is (stiffness) x (float spacing of |x|), about 1e-7 |x| per coordinate.
 enum class Precision { Float, Double };
 enum class CoarseBasis { Element, StiffRigid, PatchSoft };
 enum class CoarseFilter { None, Contrast, CrossColor, Patch };
@@ -53,8 +52,12 @@ struct SolverDesc {
     int threads = 0;                // 0 = all hardware threads
     bool diagnostics = true;        // per-iteration residual and G (costs one extra pass a sweep)
     bool adaptiveInit = true;       // VBD's adaptive initial guess (false: x = y)
-    // Scalar of the soft solver's state ("solver.precision").
-    Precision precision = Precision::Float;
+    // Scalar of the soft solver's state ("solver.precision"): double by default on the CPU (float's residual
+    // floor, stiffness x float spacing of |x|, hides convergence at high contrast).
+    Precision precision = Precision::Double;
+    // Relative residual |grad G| / |grad G_0| at which a step stops iterating ("solver.tolerance"); 0 = off,
+    // then `iterations` sweeps always run (reproducible recordings); otherwise `iterations` is the cap.
+    double tolerance = 0;
 };
 
 struct GroundDesc {

@@ -135,8 +135,6 @@ void appendCloths(const SceneDesc& scene, SoftModel& m) {
         }
         (void)triBase;
     }
-    m.triCprev.assign(m.tris.size(), {1.f, 0.f, 1.f});
-    m.hingeThetaPrev = m.hingeTheta0;
 }
 
 void finishCloths(const SceneDesc& scene, SoftModel& m) {
@@ -170,24 +168,30 @@ void finishCloths(const SceneDesc& scene, SoftModel& m) {
     m.collision.interval = interval;
 }
 
-void clothBeginStep(SoftModel& m, const std::vector<Vec3>& xPrev) {
+template <typename T>
+void clothBeginStep(const SoftModel& m, SoftState<T>& st) {
+    st.triCprev.resize(m.tris.size());
+    st.hingeThetaPrev.resize(m.hinges.size());
     parallelFor(m.tris.size(), [&](size_t e) {
         const auto& t = m.tris[e];
-        Vec3 f0, f1;
-        triDeformationGradient(xPrev[size_t(t[0])], xPrev[size_t(t[1])], xPrev[size_t(t[2])], m.triRest[e].d,
-                               f0, f1);
-        m.triCprev[e] = {dot(f0, f0), dot(f0, f1), dot(f1, f1)};
+        const T d[4] = {T(m.triRest[e].d[0]), T(m.triRest[e].d[1]), T(m.triRest[e].d[2]),
+                        T(m.triRest[e].d[3])};
+        Vec3T<T> f0, f1;
+        triDeformationGradient(st.xPrev[size_t(t[0])], st.xPrev[size_t(t[1])], st.xPrev[size_t(t[2])], d, f0,
+                               f1);
+        st.triCprev[e] = {dot(f0, f0), dot(f0, f1), dot(f1, f1)};
     });
     parallelFor(m.hinges.size(), [&](size_t e) {
         const auto& q = m.hinges[e];
-        m.hingeThetaPrev[e] =
-            dihedralAngle(xPrev[size_t(q[0])], xPrev[size_t(q[1])], xPrev[size_t(q[2])], xPrev[size_t(q[3])]);
+        st.hingeThetaPrev[e] = dihedralAngle(st.xPrev[size_t(q[0])], st.xPrev[size_t(q[1])],
+                                             st.xPrev[size_t(q[2])], st.xPrev[size_t(q[3])]);
     });
 }
 
-double clothPotential(const SoftModel& m, const std::vector<Vec3>& x, double h, DampingModel damping) {
+template <typename T>
+double clothPotential(const SoftModel& m, const SoftState<T>& st, double h, DampingModel damping) {
     const bool internal = damping == DampingModel::Internal;
-    auto X = [&](int i) { return Vec3d(x[size_t(i)]); };
+    auto X = [&](int i) { return Vec3d(st.x[size_t(i)]); };
     double e = reduceSum<double>(m.tris.size(), [&](size_t t) {
         const auto& tr = m.tris[t];
         double d[4];
@@ -196,7 +200,8 @@ double clothPotential(const SoftModel& m, const std::vector<Vec3>& x, double h, 
         triDeformationGradient(X(tr[0]), X(tr[1]), X(tr[2]), d, f0, f1);
         double v = double(m.triVolume[t]) * membranePsi(f0, f1, double(m.triMu[t]), double(m.triLambda[t]));
         if (internal && m.triKd[t] > 0) {
-            const double Cp[3] = {m.triCprev[t][0], m.triCprev[t][1], m.triCprev[t][2]};
+            const double Cp[3] = {double(st.triCprev[t][0]), double(st.triCprev[t][1]),
+                                  double(st.triCprev[t][2])};
             v += membraneDampingPotential(f0, f1, Cp, double(m.triVolume[t]), double(m.triMu[t]),
                                           double(m.triLambda[t]), double(m.triKd[t]), h);
         }
@@ -208,7 +213,7 @@ double clothPotential(const SoftModel& m, const std::vector<Vec3>& x, double h, 
         const double d = wrapAngle(th - double(m.hingeTheta0[k]));
         double v = 0.5 * double(m.hingeKL[k]) * d * d;
         if (internal && m.hingeKd[k] > 0)
-            v += bendingDampingPotential(th, double(m.hingeThetaPrev[k]), double(m.hingeKL[k]),
+            v += bendingDampingPotential(th, double(st.hingeThetaPrev[k]), double(m.hingeKL[k]),
                                          double(m.hingeKd[k]), h);
         return v;
     });
@@ -220,5 +225,22 @@ double clothPotential(const SoftModel& m, const std::vector<Vec3>& x, double h, 
     });
     return e;
 }
+
+template <typename T>
+double clothContactEnergy(const SoftModel& m, const SoftState<T>& st) {
+    const auto& cs = m.collision.contacts;
+    return reduceSum<double>(cs.size(), [&](size_t c) {
+        Vec3d x[4];
+        for (int j = 0; j < 4; ++j) x[j] = Vec3d(st.x[size_t(cs[c].v[j])]);
+        return selfContactEnergy(cs[c], x);
+    });
+}
+
+template double clothContactEnergy<float>(const SoftModel&, const SoftState<float>&);
+template double clothContactEnergy<double>(const SoftModel&, const SoftState<double>&);
+template void clothBeginStep<float>(const SoftModel&, SoftState<float>&);
+template void clothBeginStep<double>(const SoftModel&, SoftState<double>&);
+template double clothPotential<float>(const SoftModel&, const SoftState<float>&, double, DampingModel);
+template double clothPotential<double>(const SoftModel&, const SoftState<double>&, double, DampingModel);
 
 }  // namespace vbd

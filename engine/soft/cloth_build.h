@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "soft/soft_model.h"
+#include "soft/soft_state.h"
 
 namespace vbd {
 
@@ -34,12 +35,17 @@ void appendCloths(const SceneDesc& scene, SoftModel& m);
 // Builds the cloth adjacency CSRs and the collision mesh (call once all elements are in).
 void finishCloths(const SceneDesc& scene, SoftModel& m);
 
-// Per-step damping references from x_prev: C_prev of each triangle, theta_prev of each hinge.
-void clothBeginStep(SoftModel& m, const std::vector<Vec3>& xPrev);
+// Per-step damping references from the state's x_prev: C_prev of each triangle, theta_prev of each hinge.
+template <typename T>
+void clothBeginStep(const SoftModel& m, SoftState<T>& st);
 
-// Cloth terms of G at positions x: membrane and bending energy, internal damping potentials, self-contact
+// Cloth terms of G at the state's x: membrane and bending energy, internal damping potentials, self-contact
 // penalties.
-double clothPotential(const SoftModel& m, const std::vector<Vec3>& x, double h, DampingModel damping);
+template <typename T>
+double clothPotential(const SoftModel& m, const SoftState<T>& st, double h, DampingModel damping);
+// The self-contact penalties alone (part of clothPotential).
+template <typename T>
+double clothContactEnergy(const SoftModel& m, const SoftState<T>& st);
 
 // Vertex -> element CSR for elements of K vertices (item = 4*element + local).
 template <size_t K>

@@ -14,14 +14,28 @@ StaticColliders staticColliders(const SoftModel& m) {
     return sc;
 }
 
+// The positions as float: the array itself, or a rounded copy into `scratch`.
+template <typename T>
+const std::vector<Vec3>& asFloat(const std::vector<Vec3T<T>>& x, std::vector<Vec3>& scratch) {
+    if constexpr (std::is_same_v<T, float>) {
+        return x;
+    } else {
+        scratch.resize(x.size());
+        for (size_t i = 0; i < x.size(); ++i) scratch[i] = Vec3(x[i]);
+        return scratch;
+    }
+}
+
 }  // namespace
 
-void ClothContactStage::begin(SoftModel& m, const std::vector<Vec3>& xPrev, std::vector<Vec3>& x) const {
+template <typename T>
+void ClothContactStage::begin(SoftModel& m, const std::vector<Vec3T<T>>& xPrev, std::vector<Vec3T<T>>& x) {
     CollisionState& cs = m.collision;
     const StaticColliders sc = staticColliders(m);
+    const std::vector<Vec3>& xp = asFloat(xPrev, xPrevf_);
     std::vector<Vec3> ref;
-    const float R = chooseReferences(cs, xPrev, x, m.mass, m.fixed, sc, ref);
-    detectCollisions(cs, xPrev, R, std::move(ref), m.fixed, sc);
+    const float R = chooseReferences(cs, xp, asFloat(x, xf_), m.mass, m.fixed, sc, ref);
+    detectCollisions(cs, xp, R, std::move(ref), m.fixed, sc);
     applyBound(m, x);
 }
 
@@ -30,18 +44,25 @@ bool ClothContactStage::due(const SoftModel& m, int iteration) const {
     return m.collision.enabled && ci > 0 && iteration > 1 && (iteration - 1) % ci == 0;
 }
 
-void ClothContactStage::refresh(SoftModel& m, std::vector<Vec3>& x) const {
+template <typename T>
+void ClothContactStage::refresh(SoftModel& m, std::vector<Vec3T<T>>& x) {
     CollisionState& cs = m.collision;
-    detectCollisions(cs, x, cs.queryRadius, {}, m.fixed, staticColliders(m));
+    detectCollisions(cs, asFloat(x, xf_), cs.queryRadius, {}, m.fixed, staticColliders(m));
     applyBound(m, x);
 }
 
-void ClothContactStage::applyBound(const SoftModel& m, std::vector<Vec3>& x) const {
+template <typename T>
+void ClothContactStage::applyBound(const SoftModel& m, std::vector<Vec3T<T>>& x) const {
     const CollisionState& cs = m.collision;
     parallelFor(cs.verts.size(), [&](size_t k) {
         const size_t v = size_t(cs.verts[k]);
-        if (!m.fixed[v]) x[v] = truncateToBound(x[v], cs.xc[v], cs.ref[v], cs.bound[v]);
+        if (!m.fixed[v]) x[v] = boundToBall(x[v], cs.xc[v], cs.ref[v], cs.bound[v]);
     });
 }
+
+template void ClothContactStage::begin<float>(SoftModel&, const std::vector<Vec3>&, std::vector<Vec3>&);
+template void ClothContactStage::begin<double>(SoftModel&, const std::vector<Vec3d>&, std::vector<Vec3d>&);
+template void ClothContactStage::refresh<float>(SoftModel&, std::vector<Vec3>&);
+template void ClothContactStage::refresh<double>(SoftModel&, std::vector<Vec3d>&);
 
 }  // namespace vbd

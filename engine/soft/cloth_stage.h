@@ -3,25 +3,41 @@
 // at the start of a step, contacts are detected at x_prev with per-vertex reference motions and the initial
 // guess is truncated into the penetration-free bounds; every `collision_interval` iterations they are
 // detected again at the current iterate. Between detections every vertex update is truncated to its bound.
-// Float state only: cloth runs in float precision (SoftSolver::setParams refuses double with cloth).
+// Detection runs on float copies of the positions (it only finds pairs and radii, which float resolves far
+// below the contact thickness); the truncation runs in the state's scalar.
+#include <cmath>
 #include <vector>
 
 #include "soft/soft_model.h"
 
 namespace vbd {
 
+// Clamps x into the ball of radius b around x_c + t (cloth_collision.h's bound), in the scalar of x.
+template <typename T>
+Vec3T<T> boundToBall(const Vec3T<T>& x, const Vec3& xc, const Vec3& t, float b) {
+    const Vec3T<T> c = Vec3T<T>(xc) + Vec3T<T>(t);
+    const Vec3T<T> d = x - c;
+    const T l2 = dot(d, d), bb = T(b) * T(b);
+    if (l2 <= bb) return x;
+    return c + d * (T(b) / std::sqrt(l2));
+}
+
 class ClothContactStage {
   public:
     bool active(const SoftModel& m) const { return m.collision.enabled; }
     // Step start: references from the initial guess, detection at x_prev, x truncated into the bounds.
-    void begin(SoftModel& m, const std::vector<Vec3>& xPrev, std::vector<Vec3>& x) const;
+    template <typename T>
+    void begin(SoftModel& m, const std::vector<Vec3T<T>>& xPrev, std::vector<Vec3T<T>>& x);
     // Whether contacts are re-detected before sweep `iteration` (1-based).
     bool due(const SoftModel& m, int iteration) const;
     // Re-detection at the current iterate, x truncated into the new bounds.
-    void refresh(SoftModel& m, std::vector<Vec3>& x) const;
+    template <typename T>
+    void refresh(SoftModel& m, std::vector<Vec3T<T>>& x);
 
   private:
-    void applyBound(const SoftModel& m, std::vector<Vec3>& x) const;
+    template <typename T>
+    void applyBound(const SoftModel& m, std::vector<Vec3T<T>>& x) const;
+    std::vector<Vec3> xf_, xPrevf_;  // float copies of a double state for detection
 };
 
 }  // namespace vbd

@@ -154,7 +154,6 @@ void SoftSolver::build(const SceneDesc& scene) {
     // The state of either precision starts from the new model at the first step.
     stateF_ = SoftState<float>{};
     stateD_ = SoftState<double>{};
-    checkPrecision();
 }
 
 }  // namespace vbd

@@ -41,11 +41,10 @@ struct SoftModel {
     std::vector<std::array<int, 3>> tris;
     std::vector<TriRest> triRest;
     std::vector<float> triVolume, triMu, triLambda, triKd;  // V = rest area * thickness
-    std::vector<std::array<float, 3>> triCprev;             // (C00, C01, C11) at x_prev, per step
     Csr vertexTris;                                         // vertex -> 4*tri + local
     // Cloth bending hinges (energy/bending.h): edge x0-x1, wings x2 (tri A) and x3 (tri B)
     std::vector<std::array<int, 4>> hinges;
-    std::vector<float> hingeTheta0, hingeKL, hingeKd, hingeThetaPrev;
+    std::vector<float> hingeTheta0, hingeKL, hingeKd;
     Csr vertexHinges;  // vertex -> 4*hinge + local
     int numCloths = 0;
 
@@ -90,14 +89,12 @@ struct SoftViewParams {
     const float* triMu;
     const float* triLambda;
     const float* triKd;
-    const std::array<float, 3>* triCprev;
     const int* vtriOffsets;
     const int* vtriItems;
     const std::array<int, 4>* hinges;
     const float* hingeTheta0;
     const float* hingeKL;
     const float* hingeKd;
-    const float* hingeThetaPrev;
     const int* vhOffsets;
     const int* vhItems;
     const float* colliderOffset;  // nullptr: no offsets
@@ -119,7 +116,9 @@ struct SoftViewT : SoftViewParams {
     const Vec3T<T>* x;
     const Vec3T<T>* xPrev;
     const Vec3T<T>* y;
-    const Mat33T<T>* Cprev;  // F^T F at x_prev, per tet
+    const Mat33T<T>* Cprev;            // F^T F at x_prev, per tet
+    const std::array<T, 3>* triCprev;  // (C00, C01, C11) at x_prev, per triangle
+    const T* hingeThetaPrev;           // dihedral angle at x_prev, per hinge
 };
 using SoftView = SoftViewT<float>;
 
@@ -145,14 +144,12 @@ void forEachParamArray(const SoftModel& m, SoftViewParams& v, F&& f) {
     f(v.triMu, m.triMu);
     f(v.triLambda, m.triLambda);
     f(v.triKd, m.triKd);
-    f(v.triCprev, m.triCprev);
     f(v.vtriOffsets, m.vertexTris.offsets);
     f(v.vtriItems, m.vertexTris.items);
     f(v.hinges, m.hinges);
     f(v.hingeTheta0, m.hingeTheta0);
     f(v.hingeKL, m.hingeKL);
     f(v.hingeKd, m.hingeKd);
-    f(v.hingeThetaPrev, m.hingeThetaPrev);
     f(v.vhOffsets, m.vertexHinges.offsets);
     f(v.vhItems, m.vertexHinges.items);
     f(v.colliderOffset, m.colliderOffset);

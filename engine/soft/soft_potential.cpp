@@ -1,7 +1,9 @@
 // The solver's diagnostics of its iterate (DESIGN principle 7): the incremental potential
 //   G(x) = 1/(2h^2) |x - y|_M^2 + E(x)   (+ damping potential, contact penalties, picking spring)
 // and its gradient over free DOFs, |grad G| = |f| with f the same per-vertex forces the sweep solves with.
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "backend/parallel.h"
 #include "energy/tet_energy.h"
@@ -11,16 +13,25 @@
 
 namespace vbd {
 
-// f = -grad G per vertex (zero for fixed vertices) into st.force.
+// f = -grad G per vertex (zero for fixed vertices) into st.force, and each vertex's share of the residual's
+// rounding floor into floor2_: a position stored in T is known to u |x| per coordinate (u = unit round-off of
+// T), and the force of vertex i moves by about |H_i| u |x_i| under that perturbation (H_i its 3x3 block,
+// which holds the stiffest coupling of i). The floor reported is sqrt(sum_i (|H_i|_F u |x_i|_inf)^2): an
+// order of magnitude below which |grad G| of this state cannot be resolved.
 template <typename T>
 void SoftSolver::computeForces(SoftState<T>& st) {
     const SoftViewT<T> s = viewT(st);
     const int n = m_.numVertices();
+    constexpr double u = 0.5 * double(std::numeric_limits<T>::epsilon());
     st.force.assign(size_t(n), Vec3T<T>(T(0)));
+    floor2_.assign(size_t(n), 0.0);
     parallelFor(size_t(n), [&](size_t i) {
         if (m_.fixed[i]) return;
         Mat33T<T> H;
         vertexForceHessian(s, int(i), st.force[i], H);
+        const Vec3d x(st.x[i]);
+        const double scale = std::max(std::fabs(x.x), std::max(std::fabs(x.y), std::fabs(x.z)));
+        floor2_[i] = double(H.frobenius2()) * (u * scale) * (u * scale);
     });
 }
 
@@ -30,6 +41,7 @@ double SoftSolver::residualNormT(SoftState<T>& st) {
     const std::vector<Vec3T<T>>& f = st.force;
     residual_.resize(f.size());
     for (size_t i = 0; i < f.size(); ++i) residual_[i] = float(norm(f[i]));
+    residualFloor_ = std::sqrt(reduceSum<double>(f.size(), [&](size_t i) { return floor2_[i]; }));
     return std::sqrt(reduceSum<double>(f.size(), [&](size_t i) { return double(squaredNorm(f[i])); }));
 }
 
@@ -42,13 +54,9 @@ double SoftSolver::incrementalPotentialT(const SoftState<T>& st) const {
         if (m_.fixed[i]) return 0.0;
         const Vec3d d = Vec3d(st.x[i]) - Vec3d(st.y[i]);
         double e = 0.5 * double(m_.mass[i]) / h2 * squaredNorm(d);
-        if constexpr (std::is_same_v<T, float>) {
-            const float off = m_.numCloths > 0 ? m_.colliderOffset[i] : 0.f;
-            for (const ParticleCollider& c : m_.colliders)
-                e += double(colliderEnergy(off > 0.f ? offsetCollider(c, off) : c, st.x[i]));
-        } else {
-            for (const ParticleCollider& c : m_.colliders) e += colliderEnergy(c, st.x[i]);
-        }
+        const float off = m_.numCloths > 0 ? m_.colliderOffset[i] : 0.f;
+        for (const ParticleCollider& c : m_.colliders)
+            e += double(colliderEnergy(off > 0.f ? offsetCollider(c, off) : c, st.x[i]));
         return e;
     });
     // Tets: E_e of energy/tet_energy.h in double, with C_prev from x_prev (not the state's C_prev, which in
@@ -72,11 +80,47 @@ double SoftSolver::incrementalPotentialT(const SoftState<T>& st) const {
     double drag = 0;
     if (drag_.vertex >= 0 && drag_.vertex < n)
         drag = 0.5 * drag_.stiffness * squaredNorm(Vec3d(st.x[size_t(drag_.vertex)]) - Vec3d(drag_.target));
-    double cloth = 0;
-    if constexpr (std::is_same_v<T, float>) {
-        if (!m_.tris.empty()) cloth = clothPotential(m_, st.x, double(h_), params_.damping);
-    }
+    const double cloth = m_.tris.empty() ? 0.0 : clothPotential(m_, st, double(h_), params_.damping);
     return inertia + elastic + drag + cloth;
+}
+
+// Stored mechanical energy: 1/2 m v^2, V psi (tets), membrane and bending energy, -m g . x, and the collider
+// and self-contact penalties. Kinematic vertices are included (their prescribed motion does work).
+template <typename T>
+EnergyParts SoftSolver::energyParts(const SoftState<T>& st, const Vec3& gravity) const {
+    EnergyParts e;
+    const Vec3d g(gravity);
+    const size_t n = size_t(m_.numVertices());
+    e.kinetic = reduceSum<double>(
+        n, [&](size_t i) { return 0.5 * double(m_.mass[i]) * squaredNorm(Vec3d(st.v[i])); });
+    e.gravitational =
+        reduceSum<double>(n, [&](size_t i) { return -double(m_.mass[i]) * dot(g, Vec3d(st.x[i])); });
+    e.contact = reduceSum<double>(n, [&](size_t i) {
+        const float off = m_.numCloths > 0 ? m_.colliderOffset[i] : 0.f;
+        double c = 0;
+        for (const ParticleCollider& col : m_.colliders)
+            c += double(colliderEnergy(off > 0.f ? offsetCollider(col, off) : col, st.x[i]));
+        return c;
+    });
+    e.elastic = reduceSum<double>(m_.tets.size(), [&](size_t k) {
+        const auto& t = m_.tets[k];
+        const Mat33d F = tetDeformationGradient(Vec3d(st.x[t[0]]), Vec3d(st.x[t[1]]), Vec3d(st.x[t[2]]),
+                                                Vec3d(st.x[t[3]]), Mat33d(m_.DmInv[k]));
+        return double(m_.volume[k]) * neoHookeanPsi(F, double(m_.mu[k]), double(m_.lambda[k]));
+    });
+    if (!m_.tris.empty()) {
+        // clothPotential without damping is exactly membrane + bending + self-contact energy.
+        const double cloth = clothPotential(m_, st, double(h_), DampingModel::None);
+        const double self = clothContactEnergy(m_, st);
+        e.elastic += cloth - self;
+        e.contact += self;
+    }
+    return e;
+}
+
+EnergyParts SoftSolver::mechanicalEnergy(const Vec3& gravity) {
+    syncState();
+    return withState([&](auto& st) { return energyParts(st, gravity); });
 }
 
 double SoftSolver::incrementalPotential() {

@@ -13,8 +13,6 @@ namespace vbd {
 
 namespace {
 
-constexpr const char* kPrecisionKey = "solver.precision";
-
 // Rotation matrix of the rotation vector theta (Rodrigues).
 template <typename T>
 Mat33T<T> rotationMatrix(const Vec3T<T>& theta) {
@@ -23,21 +21,8 @@ Mat33T<T> rotationMatrix(const Vec3T<T>& theta) {
 
 }  // namespace
 
-void SoftSolver::checkPrecision() const {
-    if (doublePrecision() && (!m_.tris.empty() || m_.collision.enabled))
-        throw InputError("", kPrecisionKey,
-                         "double precision supports tet soft bodies only (this scene has cloth)");
-}
-
 void SoftSolver::setParams(const SolverDesc& s) {
-    const SolverDesc old = params_;
     params_ = s;
-    try {
-        checkPrecision();
-    } catch (...) {
-        params_ = old;  // a refused setting leaves the solver as it was
-        throw;
-    }
     // The state of the other precision is dropped; the next step seeds the new one from the published state.
     if (doublePrecision())
         stateF_ = SoftState<float>{};
@@ -72,6 +57,8 @@ SoftViewT<T> SoftSolver::viewT(const SoftState<T>& st) const {
     s.xPrev = st.xPrev.data();
     s.y = st.y.data();
     s.Cprev = st.Cprev.data();
+    s.triCprev = st.triCprev.data();
+    s.hingeThetaPrev = st.hingeThetaPrev.data();
     return s;
 }
 
@@ -83,7 +70,7 @@ void SoftSolver::syncState() {
 
 SoftStepStats SoftSolver::step(float h, const Vec3& gravity) {
     beginStep(h, gravity);
-    for (int it = 1; it <= params_.iterations; ++it) iterate(it);
+    for (int it = 1; it <= params_.iterations && !converged(); ++it) iterate(it);
     return endStep();
 }
 
@@ -93,23 +80,23 @@ void SoftSolver::beginStep(float h, const Vec3& gravity) {
     const size_t n = size_t(m_.numVertices());
     residual_.assign(n, 0.f);
     inContact_.assign(n, 0);
-    checkPrecision();
     syncState();
     inStep_ = true;
     if (n == 0) return;
     withState([&](auto& st) {
         predict(st, h, gravity);
         refreshCprev(st);
+        if (!m_.tris.empty()) clothBeginStep(m_, st);
+        if (cloth_.active(m_)) {
+            ScopedTimer t(stats_.collisionMs);
+            cloth_.begin(m_, st.xPrev, st.x);
+        }
     });
-    if (!m_.tris.empty()) clothBeginStep(m_, stateF_.xPrev);
-    if (cloth_.active(m_)) {
-        ScopedTimer t(stats_.collisionMs);
-        cloth_.begin(m_, stateF_.xPrev, stateF_.x);
-    }
     if (hook_) withState([&](auto& st) { hook_->beginStep(hookView(st, true)); });
     {
         ScopedTimer t(stats_.diagnosticsMs);
         stats_.residualInitial = withState([&](auto& st) { return residualNormT(st); });
+        lastResidual_ = stats_.residualInitial;
         record(0, stats_.residualInitial);
     }
     if (params_.chebyshevRho > 0)
@@ -123,7 +110,7 @@ void SoftSolver::iterate(int it) {
     if (m_.numVertices() == 0) return;
     if (cloth_.due(m_, it)) {
         ScopedTimer t(stats_.collisionMs);
-        cloth_.refresh(m_, stateF_.x);
+        withState([&](auto& st) { cloth_.refresh(m_, st.x); });
     }
     {
         ScopedTimer t(stats_.solveMs);
@@ -136,10 +123,17 @@ void SoftSolver::iterate(int it) {
         ScopedTimer t(stats_.hookMs);
         withState([&](auto& st) { correctT(st, *hook_, it, false); });
     }
-    if (params_.diagnostics) {
+    stats_.iterations = it;
+    if (params_.diagnostics || params_.tolerance > 0) {
         ScopedTimer t(stats_.diagnosticsMs);
-        record(it, withState([&](auto& st) { return residualNormT(st); }));
+        lastResidual_ = withState([&](auto& st) { return residualNormT(st); });
+        record(it, lastResidual_);
     }
+}
+
+bool SoftSolver::converged() const {
+    return params_.tolerance > 0 && stats_.iterations > 0 &&
+           lastResidual_ <= params_.tolerance * stats_.residualInitial;
 }
 
 SoftStepStats SoftSolver::endStep() {
@@ -148,12 +142,13 @@ SoftStepStats SoftSolver::endStep() {
     {
         ScopedTimer t(stats_.diagnosticsMs);
         const bool diag = params_.diagnostics;
+        const bool measured = stats_.iterations > 0 && (diag || params_.tolerance > 0);
         stats_.residualFinal =
-            diag ? its_.back().residual : withState([&](auto& st) { return residualNormT(st); });
+            measured ? lastResidual_ : withState([&](auto& st) { return residualNormT(st); });
+        stats_.residualFloor = residualFloor_;
         stats_.energy =
             diag ? its_.back().energy : withState([&](auto& st) { return incrementalPotentialT(st); });
     }
-    stats_.iterations = params_.iterations;
     stats_.contacts = int(m_.collision.contacts.size());
     withState([&](auto& st) {
         finalize(st, h_);
@@ -235,16 +230,15 @@ constexpr size_t kContactSweepGrain = 16;
 template <typename T>
 void SoftSolver::sweepT(SoftState<T>& st) {
     const CollisionState& cs = m_.collision;
-    const bool bounded = std::is_same_v<T, float> && cs.enabled;  // cloth (and its bound) is float only
+    const bool bounded = cs.enabled;
     const bool snapshot = bounded && !cs.contacts.empty();
     SoftViewT<T> s = viewT(st);
     std::vector<Vec3T<T>>& x = st.x;
+    std::vector<Vec3T<T>>& xRead = snapshotOf<T>();
     for (const auto& group : m_.colorGroups) {
-        if constexpr (std::is_same_v<T, float>) {
-            if (snapshot) {
-                xRead_ = x;
-                s.x = xRead_.data();
-            }
+        if (snapshot) {
+            xRead = x;
+            s.x = xRead.data();
         }
         parallelFor(
             group.size(),
@@ -254,9 +248,7 @@ void SoftSolver::sweepT(SoftState<T>& st) {
                 Mat33T<T> H;
                 inContact_[i] = vertexForceHessian(s, int(i), f, H);
                 if (solveSpd33(H, f, dx)) x[i] += dx;
-                if constexpr (std::is_same_v<T, float>) {
-                    if (bounded) x[i] = truncateToBound(x[i], cs.xc[i], cs.ref[i], cs.bound[i]);
-                }
+                if (bounded) x[i] = boundToBall(x[i], cs.xc[i], cs.ref[i], cs.bound[i]);
             },
             snapshot ? kContactSweepGrain : kSweepGrain);
     }
@@ -281,9 +273,7 @@ void SoftSolver::accelerate(SoftState<T>& st, int k) {
     parallelFor(size_t(m_.numVertices()), [&](size_t i) {
         Vec3T<T> xi = st.x[i];
         if (k >= 2 && !m_.fixed[i] && !inContact_[i]) xi = (xi - st.chebPrevPrev[i]) * w + st.chebPrevPrev[i];
-        if constexpr (std::is_same_v<T, float>) {
-            if (cs.enabled && !m_.fixed[i]) xi = truncateToBound(xi, cs.xc[i], cs.ref[i], cs.bound[i]);
-        }
+        if (cs.enabled && !m_.fixed[i]) xi = boundToBall(xi, cs.xc[i], cs.ref[i], cs.bound[i]);
         st.chebPrevPrev[i] = st.chebPrev[i];
         st.chebPrev[i] = xi;
         st.x[i] = xi;

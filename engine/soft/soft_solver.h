@@ -22,10 +22,17 @@ namespace vbd {
 
 struct SoftStepStats {
     double residualInitial = 0, residualFinal = 0, energy = 0;
+    double residualFloor = 0;  // rounding floor of residualFinal for the state's precision
     double solveMs = 0, diagnosticsMs = 0, hookMs = 0;
     double collisionMs = 0;  // cloth collision detection (broad + narrow phase, bounds)
     int contacts = 0;        // self/cloth contact pairs at the last detection
-    int iterations = 0;
+    int iterations = 0;      // sweeps run (fewer than solver.iterations when solver.tolerance stopped them)
+};
+
+// The mechanical energy of the particles, by kind (J). Damping potentials are dissipation, not stored energy.
+struct EnergyParts {
+    double kinetic = 0, elastic = 0, gravitational = 0, contact = 0;
+    double total() const { return kinetic + elastic + gravitational + contact; }
 };
 
 class SoftSolver {
@@ -34,14 +41,16 @@ class SoftSolver {
     // Builds particles, tets, masses, fixed vertices, colliders and the coloring from the scene's soft
     // bodies. Throws InputError for unusable input.
     void build(const SceneDesc& scene);
-    // Throws InputError naming solver.precision for a double-precision request on a model with cloth.
     void setParams(const SolverDesc& s);
     const SolverDesc& params() const { return params_; }
 
-    // One substep of size h. Appends per-iteration records (frame field left 0) when diagnostics are on.
+    // One substep of size h: solver.iterations sweeps, or fewer when solver.tolerance is met (the relative
+    // residual |grad G| / |grad G_0| after a sweep). Appends per-iteration records (frame field left 0) when
+    // diagnostics are on.
     SoftStepStats step(float h, const Vec3& gravity);
     void beginStep(float h, const Vec3& gravity);
     void iterate(int iteration);
+    bool converged() const;
     SoftStepStats endStep();
 
     // The model with the published float state (editable between steps: the next step starts from it).
@@ -68,6 +77,8 @@ class SoftSolver {
     double incrementalPotential();       // G(x)
     double residualNorm();               // |grad G|; fills vertexResidual()
     void forces(std::vector<Vec3d>& f);  // f = -grad G per vertex (0 on fixed vertices), in double
+    // Kinetic, elastic, gravitational and contact energy of the state (for the metrics' total_energy).
+    EnergyParts mechanicalEnergy(const Vec3& gravity);
     const std::vector<float>& vertexResidual() const { return residual_; }
     const std::vector<IterationRecord>& iterations() const { return its_; }
     void clearIterations() { its_.clear(); }
@@ -116,7 +127,13 @@ class SoftSolver {
     }
     // Outside a step: reseed the state if the published arrays were edited (soft_state.h).
     void syncState();
-    void checkPrecision() const;
+    template <typename T>
+    std::vector<Vec3T<T>>& snapshotOf() {
+        if constexpr (std::is_same_v<T, double>)
+            return xReadD_;
+        else
+            return xRead_;
+    }
 
     // Stages (soft_solver.cpp), each one template for both precisions.
     template <typename T>
@@ -144,6 +161,8 @@ class SoftSolver {
     double residualNormT(SoftState<T>& st);
     template <typename T>
     double incrementalPotentialT(const SoftState<T>& st) const;
+    template <typename T>
+    EnergyParts energyParts(const SoftState<T>& st, const Vec3& gravity) const;
 
     SoftModel m_;
     SolverDesc params_;
@@ -154,10 +173,13 @@ class SoftSolver {
     ClothContactStage cloth_;
     bool inStep_ = false;
     SoftStepStats stats_;
+    double lastResidual_ = 0, residualFloor_ = 0;
+    std::vector<double> floor2_;  // per-vertex residual floor squared (soft_potential.cpp)
     std::vector<float> residual_;
     std::vector<char> inContact_;
-    std::vector<Vec3>
-        xRead_;  // positions snapshot of the current color (contacts couple same-color vertices)
+    // Positions snapshot of the current color (contacts couple same-color vertices), per precision.
+    std::vector<Vec3> xRead_;
+    std::vector<Vec3d> xReadD_;
     std::vector<Vec3d> hookX_, hookXPrev_, hookY_;  // the hook's double view of a float iterate
     HookUpdate update_;
     double chebOmega_ = 1;

@@ -7,6 +7,7 @@
 // is published (rounded to float); before the next one it is compared with the published arrays, and any
 // difference -- an edit -- reseeds the state from them (losing only the sub-float digits of that one state).
 // In float the comparison is exact equality, so a float run behaves as if it iterated on the model itself.
+#include <array>
 #include <vector>
 
 #include "backend/parallel.h"
@@ -30,6 +31,8 @@ struct SoftState {
     std::vector<Vec3T<T>> y;                       // inertial target x_prev + h v + h^2 g
     std::vector<Vec3T<T>> vLast;                   // velocity of the step before (adaptive initial guess)
     std::vector<Mat33T<T>> Cprev;                  // F^T F at x_prev per tet (internal damping reference)
+    std::vector<std::array<T, 3>> triCprev;        // (C00, C01, C11) at x_prev per membrane triangle
+    std::vector<T> hingeThetaPrev;                 // dihedral angle at x_prev per bending hinge
     std::vector<Vec3T<T>> chebPrev, chebPrevPrev;  // Chebyshev history
     std::vector<Vec3T<T>> force;                   // scratch: f = -grad G per vertex
 
@@ -57,6 +60,8 @@ struct SoftState {
         y = widened(m.y);
         vLast = widened(m.vLast);
         Cprev.assign(m.tets.size(), Mat33T<T>::identity());
+        triCprev.assign(m.tris.size(), {T(1), T(0), T(1)});
+        hingeThetaPrev.assign(m.hingeTheta0.begin(), m.hingeTheta0.end());
         chebPrev.clear();
         chebPrevPrev.clear();
     }

@@ -3,7 +3,6 @@
 // block H_i = d2G/dx_i^2 of the incremental potential
 //   G(x) = 1/(2h^2) |x - y|_M^2 + E(x)   (+ damping potential, contact penalties)
 // gathered from every force element touching vertex i. The VBD update is x_i += H_i^{-1} f_i.
-#include <type_traits>
 
 #include "energy/bending.h"
 #include "energy/damping.h"
@@ -48,64 +47,65 @@ VBD_HD void tetVertexTerms(const SoftViewT<T>& s, int e, int a, Vec3T<T>& f, Mat
 }
 
 // Membrane triangle e, local vertex a: stable Neo-Hookean (clamped block) plus its damping.
-VBD_HD void triVertexTerms(const SoftView& s, int e, int a, Vec3& f, Mat33& H) {
+template <typename T>
+VBD_HD void triVertexTerms(const SoftViewT<T>& s, int e, int a, Vec3T<T>& f, Mat33T<T>& H) {
     const std::array<int, 3>& t = s.tris[e];
-    const float* d = s.triRest[e].d;
-    Vec3 f0, f1;
+    const T d[4] = {T(s.triRest[e].d[0]), T(s.triRest[e].d[1]), T(s.triRest[e].d[2]), T(s.triRest[e].d[3])};
+    Vec3T<T> f0, f1;
     triDeformationGradient(s.x[t[0]], s.x[t[1]], s.x[t[2]], d, f0, f1);
-    float m0, m1;
+    T m0, m1;
     triVertexWeight(d, a, m0, m1);
-    Vec3 fe;
-    Mat33 He;
-    membraneVertex(f0, f1, m0, m1, s.triVolume[e], s.triMu[e], s.triLambda[e], fe, He);
+    const T V = T(s.triVolume[e]), mu = T(s.triMu[e]), lam = T(s.triLambda[e]), kd = T(s.triKd[e]),
+            h = T(s.h);
+    Vec3T<T> fe;
+    Mat33T<T> He;
+    membraneVertex(f0, f1, m0, m1, V, mu, lam, fe, He);
     f += fe;
     H += He;
-    const float kd = s.triKd[e];
-    if (kd > 0.f && s.damping != DampingModel::None) {
-        Vec3 fd;
-        Mat33 Hd;
-        if (s.damping == DampingModel::Internal)
-            membraneDampingVertex(f0, f1, s.triCprev[e].data(), m0, m1, s.triVolume[e], s.triMu[e],
-                                  s.triLambda[e], kd, s.h, fd, Hd);
-        else
-            naiveDampingVertex(He, s.x[t[a]], s.xPrev[t[a]], kd, s.h, fd, Hd);
-        f += fd;
-        H += Hd;
-    }
+    if (!(kd > T(0)) || s.damping == DampingModel::None) return;
+    Vec3T<T> fd;
+    Mat33T<T> Hd;
+    if (s.damping == DampingModel::Internal)
+        membraneDampingVertex(f0, f1, s.triCprev[e].data(), m0, m1, V, mu, lam, kd, h, fd, Hd);
+    else
+        naiveDampingVertex(He, s.x[t[a]], s.xPrev[t[a]], kd, h, fd, Hd);
+    f += fd;
+    H += Hd;
 }
 
 // Bending hinge e, local vertex a: dihedral spring plus door-hinge (or naive) damping.
-VBD_HD void hingeVertexTerms(const SoftView& s, int e, int a, Vec3& f, Mat33& H) {
+template <typename T>
+VBD_HD void hingeVertexTerms(const SoftViewT<T>& s, int e, int a, Vec3T<T>& f, Mat33T<T>& H) {
     const std::array<int, 4>& q = s.hinges[e];
-    float theta;
-    Vec3 g[4];
+    T theta;
+    Vec3T<T> g[4];
     if (!dihedralGradient(s.x[q[0]], s.x[q[1]], s.x[q[2]], s.x[q[3]], theta, g)) return;
-    Vec3 fe;
-    Mat33 He;
-    bendingVertex(theta, g[a], s.hingeTheta0[e], s.hingeKL[e], fe, He);
+    const T kL = T(s.hingeKL[e]), kd = T(s.hingeKd[e]), h = T(s.h);
+    Vec3T<T> fe;
+    Mat33T<T> He;
+    bendingVertex(theta, g[a], T(s.hingeTheta0[e]), kL, fe, He);
     f += fe;
     H += He;
-    const float kd = s.hingeKd[e];
-    if (kd > 0.f && s.damping != DampingModel::None) {
-        Vec3 fd;
-        Mat33 Hd;
-        if (s.damping == DampingModel::Internal)
-            bendingDampingVertex(theta, s.hingeThetaPrev[e], g[a], s.hingeKL[e], kd, s.h, fd, Hd);
-        else
-            naiveDampingVertex(He, s.x[q[a]], s.xPrev[q[a]], kd, s.h, fd, Hd);
-        f += fd;
-        H += Hd;
-    }
+    if (!(kd > T(0)) || s.damping == DampingModel::None) return;
+    Vec3T<T> fd;
+    Mat33T<T> Hd;
+    if (s.damping == DampingModel::Internal)
+        bendingDampingVertex(theta, s.hingeThetaPrev[e], g[a], kL, kd, h, fd, Hd);
+    else
+        naiveDampingVertex(He, s.x[q[a]], s.xPrev[q[a]], kd, h, fd, Hd);
+    f += fd;
+    H += Hd;
 }
 
-VBD_HD bool selfContactTerms(const SoftView& s, int c, int a, Vec3& f, Mat33& H) {
+template <typename T>
+VBD_HD bool selfContactTerms(const SoftViewT<T>& s, int c, int a, Vec3T<T>& f, Mat33T<T>& H) {
     const SelfContact& sc = s.contacts[c];
-    Vec3 x[4], xp[4];
+    Vec3T<T> x[4], xp[4];
     for (int j = 0; j < 4; ++j) {
         x[j] = s.x[sc.v[j]];
         xp[j] = s.xPrev[sc.v[j]];
     }
-    return selfContactVertex(sc, x, xp, a, s.contact, s.h, f, H);
+    return selfContactVertex(sc, x, xp, a, s.contact, T(s.h), f, H);
 }
 
 // A collider grown by the contact thickness r of a cloth vertex (so a sheet rests at distance r).
@@ -119,9 +119,9 @@ VBD_HD ParticleCollider offsetCollider(ParticleCollider c, float r) {
     return c;
 }
 
-// Full local force and block of vertex i in scalar T. Returns whether vertex i touches a collider.
-// Cloth terms (membranes, hinges, contact offsets, self contacts) exist only for T = float: the double
-// state is refused for models with cloth (SoftSolver::setParams), so they are not even compiled for it.
+// Full local force and block of vertex i in scalar T: inertia, tets, membranes, hinges, colliders (grown by a
+// cloth vertex's contact thickness), self contacts and the picking spring. Returns whether vertex i touches a
+// collider or a contact partner.
 template <typename T>
 VBD_HD bool vertexForceHessian(const SoftViewT<T>& s, int i, Vec3T<T>& f, Mat33T<T>& H) {
     const T h = T(s.h);
@@ -132,34 +132,25 @@ VBD_HD bool vertexForceHessian(const SoftViewT<T>& s, int i, Vec3T<T>& f, Mat33T
         const int item = s.vtItems[k];
         tetVertexTerms(s, item >> 2, item & 3, f, H);
     }
+    for (int k = s.vtriOffsets[i]; k < s.vtriOffsets[i + 1]; ++k) {
+        const int item = s.vtriItems[k];
+        triVertexTerms(s, item >> 2, item & 3, f, H);
+    }
+    for (int k = s.vhOffsets[i]; k < s.vhOffsets[i + 1]; ++k) {
+        const int item = s.vhItems[k];
+        hingeVertexTerms(s, item >> 2, item & 3, f, H);
+    }
     bool contact = false;
-    if constexpr (std::is_same_v<T, float>) {
-        for (int k = s.vtriOffsets[i]; k < s.vtriOffsets[i + 1]; ++k) {
-            const int item = s.vtriItems[k];
-            triVertexTerms(s, item >> 2, item & 3, f, H);
+    const float off = s.colliderOffset ? s.colliderOffset[i] : 0.f;
+    for (int c = 0; c < s.numColliders; ++c) {
+        const ParticleCollider col = off > 0.f ? offsetCollider(s.colliders[c], off) : s.colliders[c];
+        contact |= colliderContact(col, s.contact, s.x[i], s.xPrev[i], h, f, H);
+    }
+    if (s.vcOffsets) {
+        for (int k = s.vcOffsets[i]; k < s.vcOffsets[i + 1]; ++k) {
+            const int item = s.vcItems[k];
+            contact |= selfContactTerms(s, item >> 2, item & 3, f, H);
         }
-        for (int k = s.vhOffsets[i]; k < s.vhOffsets[i + 1]; ++k) {
-            const int item = s.vhItems[k];
-            hingeVertexTerms(s, item >> 2, item & 3, f, H);
-        }
-        const float off = s.colliderOffset ? s.colliderOffset[i] : 0.f;
-        if (off > 0.f) {
-            for (int c = 0; c < s.numColliders; ++c)
-                contact |= colliderContact(offsetCollider(s.colliders[c], off), s.contact, s.x[i], s.xPrev[i],
-                                           s.h, f, H);
-        } else {
-            for (int c = 0; c < s.numColliders; ++c)
-                contact |= colliderContact(s.colliders[c], s.contact, s.x[i], s.xPrev[i], s.h, f, H);
-        }
-        if (s.vcOffsets) {
-            for (int k = s.vcOffsets[i]; k < s.vcOffsets[i + 1]; ++k) {
-                const int item = s.vcItems[k];
-                contact |= selfContactTerms(s, item >> 2, item & 3, f, H);
-            }
-        }
-    } else {
-        for (int c = 0; c < s.numColliders; ++c)
-            contact |= colliderContact(s.colliders[c], s.contact, s.x[i], s.xPrev[i], h, f, H);
     }
     if (i == s.dragVertex) {
         const T k = T(s.dragStiffness);

@@ -201,8 +201,9 @@ class WorldImpl final : public World {
         const SoftStepStats st = soft_.step(h, desc_.gravity);
         if (substep == 0) m.residualInitial = st.residualInitial;
         m.residualFinal = st.residualFinal;
+        m.residualFloor = st.residualFloor;
         m.energy = st.energy;
-        m.iterations = st.iterations;
+        m.iterations = std::max(m.iterations, st.iterations);  // the most any substep used
         m.solveMs += st.solveMs;
         m.diagnosticsMs += st.diagnosticsMs;
         m.coarseMs += st.hookMs;
@@ -236,7 +237,7 @@ class WorldImpl final : public World {
     }
 
     // Mass-weighted center of mass, kinetic energy and max speed over particles and bodies.
-    void measure(FrameMetrics& m) const {
+    void measure(FrameMetrics& m) {
         const SoftModel& sm = soft_.model();
         double mass = 0, ke = 0, vmax = 0;
         Vec3d com(0, 0, 0);
@@ -248,12 +249,17 @@ class WorldImpl final : public World {
             ke += 0.5 * mi * v2;
             vmax = std::max(vmax, std::sqrt(v2));
         }
+        double total = soft_.mechanicalEnergy(desc_.gravity).total();
         if (rigid_->numBodies() > 0) {
             mass += rigid_->totalMass();
             com += rigid_->massWeightedCom();
             ke += rigid_->kineticEnergy();
             vmax = std::max(vmax, rigid_->maxSpeed());
+            // Rigid bodies: kinetic and gravitational energy (-g . sum m x); contacts and joints are
+            // augmented-Lagrangian constraints without a stored potential.
+            total += rigid_->kineticEnergy() - dot(Vec3d(desc_.gravity), rigid_->massWeightedCom());
         }
+        m.totalEnergy = total;
         m.com = mass > 0 ? com / mass : Vec3d(0, 0, 0);
         m.kineticEnergy = ke;
         m.maxSpeed = vmax;

@@ -74,7 +74,7 @@ TEST(Cli, SimWritesTheThreeFilesWithExactHeaders) {
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(firstLine(dir + "/out/metrics.csv"),
               "frame,time,iterations,residual_initial,residual_final,energy,kinetic_energy,com_x,com_y,com_z,"
-              "min_volume_ratio,max_speed,step_ms");
+              "min_volume_ratio,max_speed,step_ms,total_energy,residual_floor");
     EXPECT_EQ(firstLine(dir + "/out/convergence.csv"), "frame,iteration,residual,energy");
     std::ifstream js(dir + "/out/final_state.json");
     nlohmann::json j = nlohmann::json::parse(js);

@@ -10,6 +10,7 @@ TEST(CudaParity, SweepMatchesCpu) {
     std::string why;
     if (!CudaSoftSweeper::available(&why)) GTEST_SKIP() << why;
     SceneDesc s;
+    s.solver.precision = Precision::Float;  // the CUDA sweep runs the float state
     s.ground.height = 0.9;
     SoftBodyDesc b;
     b.min = Vec3(0, 1, 0);
