@@ -22,7 +22,6 @@ size_t stateBytes(const SoftState<T>& s) {
 size_t WorldStateData::bytes() const {
     size_t b = sizeof(*this);
     b += bytesOf(soft.x) + bytesOf(soft.v) + bytesOf(soft.xPrev) + bytesOf(soft.y) + bytesOf(soft.vLast);
-    b += bytesOf(soft.triCprev) + bytesOf(soft.hingeThetaPrev);
     b += stateBytes(carried.f) + stateBytes(carried.d) + bytesOf(carried.residual);
     // The rigid solver copy: per body about 0.3 KB of state and fixed data.
     if (rigid) b += bodies.size() * 320;
@@ -32,25 +31,20 @@ size_t WorldStateData::bytes() const {
 
 void saveSoft(const SoftSolver& solver, WorldStateData& out) {
     const SoftModel& m = solver.model();
-    out.soft = SoftArrays{m.x, m.v, m.xPrev, m.y, m.vLast, m.triCprev, m.hingeThetaPrev};
+    out.soft = SoftArrays{m.x, m.v, m.xPrev, m.y, m.vLast};
     out.carried = solver.carried();
 }
 
 bool restoreSoft(SoftSolver& solver, const WorldStateData& s) {
     SoftModel& m = solver.model();
     const SoftArrays& a = s.soft;
-    // Per-element arrays may be empty before a World's first step.
-    auto fits = [](size_t saved, size_t elements) { return saved == 0 || saved == elements; };
-    if (a.x.size() != m.x.size() || !fits(a.triCprev.size(), m.tris.size()) ||
-        !fits(a.hingeThetaPrev.size(), m.hinges.size()))
-        return false;
+    // A state of other element counts (same vertex count) fails SoftState::ready and is reseeded.
+    if (a.x.size() != m.x.size()) return false;
     m.x = a.x;
     m.v = a.v;
     m.xPrev = a.xPrev;
     m.y = a.y;
     m.vLast = a.vLast;
-    m.triCprev = a.triCprev;
-    m.hingeThetaPrev = a.hingeThetaPrev;
     solver.setCarried(s.carried);
     return true;
 }

@@ -2,10 +2,10 @@
 // What World::saveState keeps (world.h "History"). One step of the World reads, besides the scene's
 // fixed data (topology, rest shapes, materials, colours, colliders):
 //   soft:  the published arrays x, v, x_prev, y, v_last of SoftModel and the SoftState of the solver's
-//          precision (soft_state.h: the iterate, v_last for the adaptive initial guess, C_prev), the solver
-//          clock (kinematic vertices); the cloth's C_prev and hinge angles are rewritten at the start of
-//          every step from x_prev, but are kept so that the restored frame's diagnostics read what they
-//          read when it was saved; the last residual field (the heat map);
+//          precision (soft_state.h: the iterate, v_last for the adaptive initial guess, and the x_prev
+//          references C_prev, the cloth's C_prev and hinge angles, which the next step rewrites but the
+//          restored frame's diagnostics read), the solver clock (kinematic vertices), the last residual
+//          field (the heat map);
 //   rigid: poses, velocities, the previous step's poses and velocities (adaptive guess), and the contact
 //          and joint penalties and multipliers carried as warm start; all of it is the RigidSolver's
 //          state, so the state keeps a copy of the whole solver (its fixed data is small);
@@ -28,8 +28,6 @@ class RigidSolver;
 // The particle arrays of SoftModel that change from step to step.
 struct SoftArrays {
     std::vector<Vec3> x, v, xPrev, y, vLast;
-    std::vector<std::array<float, 3>> triCprev;
-    std::vector<float> hingeThetaPrev;
 };
 
 struct WorldStateData final : WorldState {
@@ -45,7 +43,7 @@ struct WorldStateData final : WorldState {
 };
 
 void saveSoft(const SoftSolver& solver, WorldStateData& out);
-// False (and nothing changed) when the particle, tet, triangle or hinge counts differ.
+// False (and nothing changed) when the particle counts differ.
 bool restoreSoft(SoftSolver& solver, const WorldStateData& s);
 
 }  // namespace vbd
