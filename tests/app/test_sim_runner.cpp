@@ -142,30 +142,31 @@ TEST(SimRunner, DragSetOnASnapshotReachesTheWorldBeforeTheNextStep) {
     EXPECT_EQ(world->dragAtStep[3], -1);
 }
 
-// The freeze of issue 15: replacing the World while the simulation plays. Every call returns at once
-// (the caller never waits for the simulation thread) and frames keep advancing after each replacement.
+// The freeze of issue 15: replacing the World while the simulation plays. Each step takes 200 ms; every
+// call returns at once instead of waiting for the step in progress (the blocking hand-off waited for it,
+// and for ever when the thread kept stepping), and frames keep advancing after each replacement.
 TEST(SimRunner, ReplacingTheWorldWhilePlayingNeverBlocks) {
     auto steps = std::make_shared<std::atomic<int>>(0);
     SimRunner sim;
     sim.setSpeed(0);
-    sim.setWorld(0, std::make_unique<CountingWorld>(steps, 2));
+    sim.setWorld(0, std::make_unique<CountingWorld>(steps, 200));
     sim.setPlaying(true);
-    ASSERT_TRUE(waitFor([&] { return frameOf(sim) >= 3; }));
+    ASSERT_TRUE(waitFor([&] { return frameOf(sim) >= 1; }));
     double worstMs = 0;
-    for (int i = 0; i < 50; ++i) {
+    for (int i = 0; i < 6; ++i) {
         const auto t0 = std::chrono::steady_clock::now();
-        const std::uint64_t ticket = sim.setWorld(0, std::make_unique<CountingWorld>(steps, 2));
+        const std::uint64_t ticket = sim.setWorld(0, std::make_unique<CountingWorld>(steps, 200));
         sim.setPlaying(true);
         worstMs = std::max(
             worstMs,
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
         // The new World is in place and steps on.
         ASSERT_TRUE(waitFor([&] { return sim.appliedTicket() >= ticket; })) << "replacement " << i;
-        ASSERT_TRUE(waitFor([&] { return frameOf(sim) >= 2; })) << "replacement " << i;
+        ASSERT_TRUE(waitFor([&] { return frameOf(sim) >= 1; })) << "replacement " << i;
     }
-    // Appending to a queue under a mutex that no one holds across a step: far below one step (2 ms);
-    // 20 ms leaves room for a descheduled thread on a loaded machine.
-    EXPECT_LT(worstMs, 20.0);
+    // Appending to a queue under a mutex no one holds across a step takes microseconds; half a step (100 ms)
+    // leaves room for a descheduled thread on a loaded machine and still fails a wait for the step.
+    EXPECT_LT(worstMs, 100.0);
 }
 
 // Real-time pacing: at speed 1 the simulated time never runs ahead of wall time (dt = 1/60 s), and at
@@ -183,9 +184,11 @@ TEST(SimRunner, PacesSimulatedTimeToWallTime) {
     // Never ahead: at most one frame per 1/60 s of wall time, plus the frame taken at the start.
     EXPECT_LE(f, int(wall * 60) + 1);
     EXPECT_GE(f, 10);  // a loose lower bound: a loaded machine may delay the thread
+    // Measured, and not above the pace (the lower bound only says it was measured: a loaded machine can
+    // starve the thread).
     const double ratio = sim.realTimeRatio();
     EXPECT_LE(ratio, 1.1);
-    EXPECT_GE(ratio, 0.5);
+    EXPECT_GT(ratio, 0.1);
     sim.setPlaying(false);
     EXPECT_EQ(sim.realTimeRatio(), 0.0);
 
@@ -207,7 +210,7 @@ TEST(SimRunner, ReportsTheFractionOfRealTimeOfASlowSolver) {
     // 16.7 / 50 = 0.33 at best; the lower bound leaves room for a loaded machine.
     const double ratio = sim.realTimeRatio();
     EXPECT_LE(ratio, 0.36);
-    EXPECT_GE(ratio, 0.15);
+    EXPECT_GE(ratio, 0.05);
 }
 
 // The timeline: going back to a frame shows it; the next step starts a branch there (later states are
