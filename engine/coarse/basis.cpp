@@ -10,6 +10,7 @@ namespace vbd::coarse {
 std::unique_ptr<BasisStrategy> makeElementModes(const CoarseDesc& d);     // basis_element.cpp
 std::unique_ptr<BasisStrategy> makePatchModes(const CoarseDesc& d);       // basis_patch.cpp
 std::unique_ptr<BasisStrategy> makeStiffComponents(const CoarseDesc& d);  // basis_stiff_rigid.cpp
+std::unique_ptr<BasisStrategy> makeAggregates(const CoarseDesc& d);       // basis_aggregate.cpp
 
 std::unique_ptr<BasisStrategy> makeBasisStrategy(const CoarseDesc& d) {
     switch (d.basis) {
@@ -17,6 +18,8 @@ std::unique_ptr<BasisStrategy> makeBasisStrategy(const CoarseDesc& d) {
             return makeStiffComponents(d);
         case CoarseBasis::PatchSoft:
             return makePatchModes(d);
+        case CoarseBasis::Aggregate:
+            return makeAggregates(d);
         case CoarseBasis::Element:
             break;
     }
@@ -108,10 +111,11 @@ void addComponents(Basis& b, const SoftModel& m, const DofMap& dofs, const std::
                    const std::vector<Vec3d>& positions) {
     if (b.componentOfElement.empty()) b.componentOfElement.assign(m.tets.size(), -1);
     for (const ComponentSpec& spec : specs) {
-        std::vector<int> verts;
-        for (int e : spec.elements)
-            for (int v : m.tets[size_t(e)])
-                if (dofs.dofBase[size_t(v)] >= 0) verts.push_back(v);
+        std::vector<int> verts = spec.vertices;
+        if (verts.empty())
+            for (int e : spec.elements)
+                for (int v : m.tets[size_t(e)])
+                    if (dofs.dofBase[size_t(v)] >= 0) verts.push_back(v);
         std::sort(verts.begin(), verts.end());
         verts.erase(std::unique(verts.begin(), verts.end()), verts.end());
         if (verts.size() < 3) continue;

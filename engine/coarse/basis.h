@@ -4,6 +4,8 @@
 //   element      the stiffest rest modes of each element (filters: contrast, cross_color, patch)
 //   patch_soft   the softest non-rigid modes of cell patches
 //   stiff_rigid  the six rigid motions of every face-connected stiff component (deflation)
+//   aggregate    the stiff components plus the rigid motions of spatial blocks of the remaining free vertices
+//                (aggregate_size cells a side): the near-kernel of elasticity, for uniform bodies too
 // Every column is sparse over free DOFs. A basis made of components (vertex sets with their rigid motions)
 // is applied by the rigid correction (rigid_coarse.h); any other by the Galerkin correction.
 #include <memory>
@@ -68,15 +70,22 @@ std::vector<char> stiffElements(const SoftModel& m, double threshold);
 // is cbrt(6 * mean tet volume) (exact for box grids split into 6 tets a cube).
 std::vector<int> patchOfElement(const SoftModel& m, int patchSize, int* numPatches);
 
-// A component to add: the tets it is made of; its vertices are their free vertices.
+// A component to add: the tets it is made of (its vertices are their free vertices), or explicit free
+// `vertices` with the tets lying entirely among them.
 struct ComponentSpec {
     std::vector<int> elements;
+    std::vector<int> vertices;
 };
 // Appends the components with their 6 columns at `positions` (a component with fewer than 3 free vertices is
 // dropped: its rigid modes are dependent) and marks its tets with 4 free vertices in componentOfElement (a
 // tet with a clamped vertex does not move rigidly with the columns, which are zero there).
 void addComponents(Basis& b, const SoftModel& m, const DofMap& dofs, const std::vector<ComponentSpec>& specs,
                    const std::vector<Vec3d>& positions);
+
+// The face-connected components of stiff tets (stiff_rigid); stiffCount (optional) receives the number of
+// stiff tets.
+std::vector<ComponentSpec> stiffComponentSpecs(const SoftModel& m, double threshold,
+                                               int* stiffCount = nullptr);
 
 // Rebuilds the rigid columns of `b` at new positions (same pattern).
 void updateRigidColumns(Basis& b, const DofMap& dofs, const std::vector<Vec3d>& positions);

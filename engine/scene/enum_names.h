@@ -32,7 +32,8 @@ template <>
 struct EnumNames<CoarseBasis> {
     static constexpr EnumEntry<CoarseBasis> entries[] = {{"element", CoarseBasis::Element},
                                                          {"stiff_rigid", CoarseBasis::StiffRigid},
-                                                         {"patch_soft", CoarseBasis::PatchSoft}};
+                                                         {"patch_soft", CoarseBasis::PatchSoft},
+                                                         {"aggregate", CoarseBasis::Aggregate}};
 };
 template <>
 struct EnumNames<CoarseFilter> {

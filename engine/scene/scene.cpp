@@ -226,6 +226,7 @@ void readSolver(Obj o, SolverDesc& s) {
         d.contrastThreshold = c.num("contrast_threshold", d.contrastThreshold);
         if (!(d.contrastThreshold >= 1)) c.fail("contrast_threshold", "must be >= 1");
         d.patchSize = c.integer("patch_size", d.patchSize, 1, 1000);
+        d.aggregateSize = c.integer("aggregate_size", d.aggregateSize, 1, 1000);
         d.matrix = c.enumeration("matrix", d.matrix);
         c.finish();
     }

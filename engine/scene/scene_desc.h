@@ -21,7 +21,7 @@ enum class DampingModel { None, Naive, Internal };
 // Scalar of the soft solver's iterate (soft/soft_state.h): the same templated kernel runs on either. Float's
 // residual floor is (stiffness) x (float spacing of |x|), about 1e-7 |x| per coordinate.
 enum class Precision { Float, Double };
-enum class CoarseBasis { Element, StiffRigid, PatchSoft };
+enum class CoarseBasis { Element, StiffRigid, PatchSoft, Aggregate };
 enum class CoarseFilter { None, Contrast, CrossColor, Patch };
 enum class CoarseMatrix { Hessian, Rest };  // A = current PSD Hessian of G, or rest stiffness + M/h^2
 
@@ -31,7 +31,8 @@ struct CoarseDesc {
     int modesPerElement = 1;  // 1..12
     CoarseFilter filter = CoarseFilter::None;
     double contrastThreshold = 10;
-    int patchSize = 2;  // cells per patch edge, >= 1
+    int patchSize = 2;      // cells per patch edge, >= 1
+    int aggregateSize = 2;  // cells per aggregate edge (basis aggregate), >= 1
     CoarseMatrix matrix = CoarseMatrix::Hessian;
 };
 
@@ -99,7 +100,11 @@ struct SoftBodyDesc {
     // box_grid
     Vec3 min{0, 0, 0}, max{1, 1, 1};
     std::array<int, 3> cells{4, 4, 4};
-    int tetsPerCell = 6;
+    // 5: alternating 5-tet cells (default: no preferred diagonal, the mesh is invariant under a half turn
+    // about each axis through the box's centre); 6: Kuhn cells, every cell cut along the same (1,1,1)
+    // diagonal, which couples stretch to shear and turns a truncated solve's injected energy into a sideways
+    // swing.
+    int tetsPerCell = 5;
     // mesh
     std::string path;  // resolved (absolute or relative to cwd)
     double scale = 1;

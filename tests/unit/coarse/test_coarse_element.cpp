@@ -140,15 +140,15 @@ TEST(CoarseBasis, StiffComponentsAndFilters) {
     EXPECT_EQ(rigid.columns.size(), 48u);
     d.basis = CoarseBasis::Element;
     d.filter = CoarseFilter::Contrast;
-    // Layers are one cell thick and every tet of a Kuhn split spans its cell in x, so every tet shares a
-    // vertex with the other material: the filter keeps all of them.
+    // Layers are one cell thick and every tet of a cell spans it in x (5-tet and Kuhn splits), so every tet
+    // shares a vertex with the other material: the filter keeps all of them.
     EXPECT_EQ(makeBasisStrategy(d)->build(m, dm, X).candidateElements, int(m.tets.size()));
     SoftSolver half;
     coarsetest::startStep(half, coarsetest::barScene("half", 1e4));
     const DofMap dh(half.model());
-    // Half layout: only the two cell slabs next to x = 0 touch the other material, 2 x 16 cells x 6 tets.
+    // Half layout: only the two cell slabs next to x = 0 touch the other material, 2 x 16 cells x 5 tets.
     EXPECT_EQ(makeBasisStrategy(d)->build(half.model(), dh, toDouble(half.model().x0)).candidateElements,
-              192);
+              160);
     d.filter = CoarseFilter::CrossColor;
     const Basis cross = makeBasisStrategy(d)->build(m, dm, X);
     // A tet's vertices have 4 different colors, so only modes carried by a single free vertex (tets with
