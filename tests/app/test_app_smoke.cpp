@@ -236,12 +236,12 @@ TEST(AppSmoke, SceneTheEngineRefusesShowsTheErrorAndKeepsThePreviousScene) {
     if (std::string(XVFB_RUN).empty() || !fs::exists(XVFB_RUN)) GTEST_SKIP() << "xvfb-run is not installed";
     std::string why;
     if (!haveVulkanDevice(why)) GTEST_SKIP() << "no Vulkan device: " << why;
-    // It parses (so the actions file is accepted) but the World refuses it: a box 1e-9 m thin, whose tets
-    // are degenerate. The World is built on the simulation thread; the cube must keep stepping meanwhile.
+    // It parses (so the actions file is accepted) but the World refuses it: a mesh body whose surface is
+    // open (one triangle), which TetGen cannot fill. The World is built on the simulation thread; the cube
+    // must keep stepping meanwhile.
     const fs::path bad = fs::path(VBD_BINARY_DIR) / "test_app_load_bad.json";
-    writeFile(bad,
-              "{ \"soft_bodies\": [ { \"type\": \"box_grid\", \"min\": [0, 0, 0], \"max\": [1, 1e-9, 1], "
-              "\"cells\": [2, 2, 2] } ] }");
+    writeFile(fs::path(VBD_BINARY_DIR) / "test_app_open.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n");
+    writeFile(bad, "{ \"soft_bodies\": [ { \"type\": \"mesh\", \"path\": \"test_app_open.obj\" } ] }");
     const fs::path out = fs::path(VBD_BINARY_DIR) / "test_app_load_bad.png",
                    actions = fs::path(VBD_BINARY_DIR) / "test_app_load_bad_actions.json";
     fs::remove(out);
@@ -253,7 +253,7 @@ TEST(AppSmoke, SceneTheEngineRefusesShowsTheErrorAndKeepsThePreviousScene) {
                             actions.string();
     CommandResult r = runUnderXvfb("VBD_VALIDATION=1", "1920x1080x24", cmd);
     ASSERT_EQ(r.code, 0) << r.output;
-    EXPECT_NE(r.output.find("degenerate rest tetrahedron"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("open surface"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("keeping the current scene"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("actions done at frame 31"), std::string::npos)
         << r.output;  // the cube kept stepping
