@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 
 #include <nlohmann/json.hpp>
 
@@ -50,20 +51,28 @@ int runSim(const SimRun& r) {
     if (r.frames < 0) throw vbd::InputError("", "--frames", "must be >= 0");
     fs::create_directories(r.out);
 
-    std::vector<vbd::IterationRecord> conv;
+    // Rows are written as frames complete: nothing kept per frame, so memory stays flat however
+    // long the run (the World keeps a bounded history).
+    auto open = [&](const char* name, const char* header) {
+        const std::string p = (fs::path(r.out) / name).string();
+        std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(p.c_str(), "w"), &std::fclose);
+        if (!f) throw std::runtime_error("cannot write " + p);
+        std::fprintf(f.get(), "%s\n", header);
+        return f;
+    };
+    auto metrics = open("metrics.csv", vbd::kMetricsHeader),
+         conv = open("convergence.csv", vbd::kConvergenceHeader);
+    double ms = 0;
     Progress progress("sim " + desc.name, r.frames);
     for (int f = 0; f < r.frames; ++f) {
         world->step();
-        const auto& its = world->lastConvergence();
-        conv.insert(conv.end(), its.begin(), its.end());
+        vbd::writeMetricsRow(metrics.get(), world->history().back());
+        vbd::writeConvergenceRows(conv.get(), world->lastConvergence());
+        ms += world->history().back().stepMs;
         progress.update(f + 1);
     }
     progress.finish();
-    vbd::writeMetricsCsv((fs::path(r.out) / "metrics.csv").string(), world->history());
-    vbd::writeConvergenceCsv((fs::path(r.out) / "convergence.csv").string(), conv);
     writeFinalState((fs::path(r.out) / "final_state.json").string(), *world);
-    double ms = 0;
-    for (const auto& m : world->history()) ms += m.stepMs;
     std::fprintf(stderr,
                  "vbdlab: %d frames of \"%s\" (%d particles, %zu bodies) in %.2f s; wrote "
                  "%s/{metrics.csv,convergence.csv,final_state.json}\n",

@@ -63,21 +63,28 @@ class Aggregates final : public BasisStrategy {
     void appendAggregates(const SoftModel& m, const DofMap& dofs, const std::vector<char>& taken,
                           std::vector<ComponentSpec>& specs) const {
         const double size = cellSize(m) * std::max(1, d_.aggregateSize);
-        std::map<int, Vec3d> lo;  // per body: its lowest rest corner
+        std::map<int, std::pair<Vec3d, Vec3d>> box;  // per body: its rest bounding box
         for (int v = 0; v < m.numVertices(); ++v) {
             const Vec3d p(m.x0[size_t(v)]);
-            auto [it, fresh] = lo.emplace(m.bodyOfVertex[size_t(v)], p);
-            if (!fresh) it->second = cwiseMin(it->second, p);
+            auto [it, fresh] = box.emplace(m.bodyOfVertex[size_t(v)], std::make_pair(p, p));
+            if (!fresh) it->second = {cwiseMin(it->second.first, p), cwiseMax(it->second.second, p)};
         }
-        // (body, i, j, k) -> aggregate; a nudge of 1e-6 cell keeps vertices on a bin boundary on one side.
+        // (body, i, j, k) -> aggregate. Per axis round(extent / size) bins (at least one), the last one
+        // taking the leftover layer, so that no aggregate is thinner than aggregate_size / 2 cells; a nudge
+        // of 1e-6 cell keeps vertices on a bin boundary on one side.
+        auto binOfCoord = [&](double r, double extent) {
+            const long n = std::max(1L, long(std::lround(extent / size)));
+            return std::min(long(std::floor(r / size + 1e-6)), n - 1);
+        };
         std::map<std::array<long, 4>, int> bins;
         std::vector<int> binOf(size_t(m.numVertices()), -1);
         for (int v = 0; v < m.numVertices(); ++v) {
             if (dofs.dofBase[size_t(v)] < 0 || taken[size_t(v)]) continue;
             const int body = m.bodyOfVertex[size_t(v)];
-            const Vec3d r = (Vec3d(m.x0[size_t(v)]) - lo[body]) / size;
-            const std::array<long, 4> key{body, long(std::floor(r.x + 1e-6)), long(std::floor(r.y + 1e-6)),
-                                          long(std::floor(r.z + 1e-6))};
+            const auto& [lo, hi] = box[body];
+            const Vec3d r = Vec3d(m.x0[size_t(v)]) - lo, ext = hi - lo;
+            const std::array<long, 4> key{body, binOfCoord(r.x, ext.x), binOfCoord(r.y, ext.y),
+                                          binOfCoord(r.z, ext.z)};
             const auto it = bins.emplace(key, int(specs.size()) + int(bins.size())).first;
             binOf[size_t(v)] = it->second;
         }

@@ -38,6 +38,9 @@ void TetEnergyCache::build(const SoftModel& m) {
 void TetEnergyCache::beginStep(const SoftModel& m, const std::vector<Vec3d>& xPrev,
                                const std::vector<Vec3d>& y) {
     y_ = y;
+    xPrev_ = xPrev;
+    lagged_.clear();
+    lagOffsets_.assign(size_t(m.numVertices()) + 1, 0);
     parallelFor(m.tets.size(), [&](size_t e) {
         const Mat33d Fp = edgeMatrix(m.tets[e], xPrev) * Dinv_[e];
         Cp_[e] = Fp.transposed() * Fp;
@@ -104,8 +107,57 @@ double TetEnergyCache::deltaEnergy(const SoftModel& m, const std::vector<Vec3d>&
     return elastic + inertia;
 }
 
-double TetEnergyCache::penalties(const SoftModel& m, size_t i, const Vec3d& x, Vec3d* g, Mat33d* H) const {
+void TetEnergyCache::lagContacts(const SoftModel& m, const std::vector<Vec3d>& x, double h,
+                                 const ContactParams& p) {
+    lagH_ = h;
+    lagDamping_ = p.dampingTime;
+    lagEps_ = double(p.frictionEps) * h;
+    lagged_.clear();
+    lagOffsets_.assign(x.size() + 1, 0);
+    for (size_t i = 0; i < x.size(); ++i) {
+        lagOffsets_[i] = int(lagged_.size());
+        if (m.fixed[i]) continue;
+        const float off = m.numCloths > 0 && i < m.colliderOffset.size() ? m.colliderOffset[i] : 0.f;
+        for (const ParticleCollider& c0 : m.colliders) {
+            const ParticleCollider c = off > 0.f ? offsetCollider(c0, off) : c0;
+            Vec3d n;
+            const double gap = colliderDistance(c, x[i], n);
+            if (!(gap < 0)) continue;
+            const double k = c.stiffness;
+            lagged_.push_back({n, -k * gap, k, double(c.friction)});
+        }
+    }
+    lagOffsets_[x.size()] = int(lagged_.size());
+}
+
+double TetEnergyCache::laggedPotentials(size_t i, const Vec3d& x, Vec3d* g, Mat33d* H) const {
+    if (lagOffsets_.size() <= i + 1 || i >= xPrev_.size()) return 0;
     double E = 0;
+    const Vec3d d = x - xPrev_[i];
+    for (int q = lagOffsets_[i]; q < lagOffsets_[i + 1]; ++q) {
+        const LaggedContact& c = lagged_[size_t(q)];
+        const double gdot = dot(c.n, d) / lagH_;
+        if (gdot < 0 && lagDamping_ > 0) {
+            const double ck = lagDamping_ * c.k;
+            E += 0.5 * ck * lagH_ * gdot * gdot;
+            if (g) *g += c.n * (ck * gdot);
+            if (H) *H += outer(c.n, c.n) * (ck / lagH_);
+        }
+        if (c.mu > 0 && c.lambda > 0) {
+            const Vec3d u = d - c.n * dot(c.n, d);
+            const double y = norm(u), e = lagEps_, ml = c.mu * c.lambda;
+            const double F0 = y < e ? y * y / e - y * y * y / (3 * e * e) : y - e / 3;
+            const double f1OverY = y < e ? 2 / e - y / (e * e) : 1 / y;
+            E += ml * F0;
+            if (g) *g += u * (ml * f1OverY);
+            if (H) *H += (Mat33d::identity() - outer(c.n, c.n)) * (ml * f1OverY);
+        }
+    }
+    return E;
+}
+
+double TetEnergyCache::penalties(const SoftModel& m, size_t i, const Vec3d& x, Vec3d* g, Mat33d* H) const {
+    double E = laggedPotentials(i, x, g, H);
     const float off = m.numCloths > 0 && i < m.colliderOffset.size() ? m.colliderOffset[i] : 0.f;
     for (const ParticleCollider& c : m.colliders)
         E += colliderPenalty(off > 0.f ? offsetCollider(c, off) : c, x, g, H);

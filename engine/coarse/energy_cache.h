@@ -5,7 +5,17 @@
 // and gathers. Evaluation is parallel and deterministic: per-tet partials are gathered per vertex through
 // SoftModel::vertexTets, sums go through fixed blocks (backend/parallel.h).
 //   G(x) = sum_v m_v/(2h^2) |x_v - y_v|^2 + sum_e E_e(x) + collider penalties + picking spring
-// (friction and the gap damping are dissipative and have no potential).
+//          + collider gap damping + friction (lagged, below).
+//
+// Friction and the gap damping are dissipative, but with the contact normal n and the normal force lambda
+// held fixed ("lagged", as the VBD paper does for friction) each is the gradient of a potential in x, and the
+// fine solve's forces at x are exactly those gradients with n, lambda taken at x. lagContacts() freezes n and
+// lambda at the iterate before a correction; then the coarse G and the fine solve minimise the same function
+// there (without them a stiff part resting on the ground fights the friction it does not see). Per contact,
+// with d = x - x_prev, gdot = n . d / h, u = (I - n n^T) d, e = eps_v h (energy/contact.h):
+//   damping   D = (c k h / 2) min(gdot, 0)^2           grad = c k min(gdot, 0) n     block (c k / h) n n^T
+//   friction  D = mu lambda F0(|u|),  F0' = f1          grad = mu lambda f1(|u|)/|u| u  block mu lambda
+//   f1/|u| (I - n n^T) F0(y) = y^2/e - y^3/(3 e^2) for y < e, y - e/3 beyond (C1, F0(0) = 0).
 #include <array>
 #include <vector>
 
@@ -22,6 +32,8 @@ class TetEnergyCache {
     // Refreshes C_prev and y (once per step, after the solver's prediction).
     void beginStep(const SoftModel& m, const std::vector<Vec3d>& xPrev, const std::vector<Vec3d>& y);
     void setDrag(const DragSpring& d) { drag_ = d; }
+    // Freezes the contact normals and normal forces of the collider contacts at x (see above).
+    void lagContacts(const SoftModel& m, const std::vector<Vec3d>& x, double h, const ContactParams& p);
 
     // G at x; with grad, also its gradient over all vertices (zero on fixed vertices).
     double eval(const SoftModel& m, const std::vector<Vec3d>& x, double h, DampingModel damping,
@@ -52,6 +64,8 @@ class TetEnergyCache {
   private:
     // Collider penalties at vertex i (see vertexPotential).
     double penalties(const SoftModel& m, size_t i, const Vec3d& x, Vec3d* g, Mat33d* H) const;
+    // Lagged damping and friction potentials of vertex i's contacts at x.
+    double laggedPotentials(size_t i, const Vec3d& x, Vec3d* g, Mat33d* H) const;
     double tetEnergyAt(const SoftModel& m, const std::vector<Vec3d>& x, size_t e, double h, bool internal,
                        bool forces) const;
     Vec3d vertexGradient(const SoftModel& m, const std::vector<Vec3d>& x, size_t i, double h,
@@ -59,7 +73,14 @@ class TetEnergyCache {
     int tets_ = -1, verts_ = -1;
     std::vector<Mat33d> Dinv_, Cp_;
     std::vector<std::array<Vec3d, 4>> w_;
-    std::vector<Vec3d> y_;
+    std::vector<Vec3d> y_, xPrev_;
+    struct LaggedContact {
+        Vec3d n;
+        double lambda = 0, k = 0, mu = 0;
+    };
+    std::vector<int> lagOffsets_;  // per vertex (CSR into lagged_)
+    std::vector<LaggedContact> lagged_;
+    double lagH_ = 1, lagDamping_ = 0, lagEps_ = 1e-3;
     DragSpring drag_;
     mutable std::vector<Mat33d> F_;
     mutable std::vector<std::array<Vec3d, 4>> grad_;  // per tet: dE_e/dx_a

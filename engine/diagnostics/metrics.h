@@ -1,5 +1,6 @@
 #pragma once
 // Per-frame and per-iteration diagnostics (DESIGN principle 7 and the metrics contract of `vbdlab sim`).
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,10 @@ struct IterationRecord {
 // CSV writers with the exact headers of DESIGN.md.
 void writeMetricsCsv(const std::string& path, const std::vector<FrameMetrics>& frames);
 void writeConvergenceCsv(const std::string& path, const std::vector<IterationRecord>& its);
+// The same rows one frame at a time (vbdlab sim streams them, so a run's memory does not grow with
+// its length); the header lines are kMetricsHeader / kConvergenceHeader.
+void writeMetricsRow(std::FILE* f, const FrameMetrics& m);
+void writeConvergenceRows(std::FILE* f, const std::vector<IterationRecord>& its);
 extern const char* const kMetricsHeader;
 extern const char* const kConvergenceHeader;
 

@@ -1,6 +1,7 @@
 #include "rigid/rigid_solver.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <tuple>
@@ -8,6 +9,7 @@
 #include "backend/parallel.h"
 #include "coloring/coloring.h"
 #include "math/error.h"
+#include "rigid/gyroscopic.h"
 
 namespace vbd {
 
@@ -15,14 +17,23 @@ namespace {
 
 Vec3d mulDiag(const Vec3d& d, const Vec3d& v) { return {d.x * v.x, d.y * v.y, d.z * v.z}; }
 
-// Warm start of a contact's normal multiplier and of every hard joint row. The AVBD demos
-// scale every multiplier by
-// alpha gamma (0.98); for the normal row that removes 2% of the support force each step, which the
-// penalty must re-create from fresh penetration that the alpha stabilization then keeps: a
-// 20-row pyramid sank 2% of a box (and a 10-box stack 1.3%) in 10 s. Keeping it exactly (1.0)
-// leaves the multipliers an undamped memory and the pyramid jittered at 5 cm/s. 0.998 is the
-// measured compromise (calm, < 1% drift); tangential multipliers keep the demos' alpha gamma.
-// Joints: with alpha gamma a welded 1 m cantilever sagged 1.6 mm at its tip, with 0.998 < 1 mm.
+// Adds the time since the last call to a stage counter.
+class StageClock {
+  public:
+    void lap(double& into) {
+        const auto now = std::chrono::steady_clock::now();
+        into += std::chrono::duration<double, std::milli>(now - t_).count();
+        t_ = now;
+    }
+
+  private:
+    std::chrono::steady_clock::time_point t_ = std::chrono::steady_clock::now();
+};
+
+// Warm start of every hard joint row. The AVBD demos scale every multiplier by alpha gamma (0.98);
+// with that a welded 1 m cantilever sagged 1.6 mm at its tip, with 0.998 < 1 mm. (A contact's
+// normal multiplier is kept in full: it does not integrate the stabilization, see contactDual;
+// tangential multipliers keep the demos' alpha gamma.)
 constexpr double kLambdaKeep = 0.998;
 
 void tangentBasis(const Vec3d& n, Vec3d& t1, Vec3d& t2) {
@@ -32,6 +43,21 @@ void tangentBasis(const Vec3d& n, Vec3d& t1, Vec3d& t2) {
 
 Vec3 anyPerpendicular(const Vec3& a) {
     return normalized(std::fabs(a.x) < 0.6f ? cross(a, Vec3(1, 0, 0)) : cross(a, Vec3(0, 1, 0)));
+}
+
+// contactDual for the fused update inside a sweep, kept out of line. Inlined into the assembly,
+// GCC 12 at -O2/-O3 produced results that differ in the last bits from the same code at -O0 (and
+// from the separate dual pass of the diagnostics path); -fno-tree-slp-vectorize or this call
+// boundary restore them. Measured: identical states over 300 steps of the 20-row pyramid.
+[[gnu::noinline]] void contactDualOutOfLine(Contact& c, const double C[3], double alpha, double beta,
+                                            double kMax) {
+    contactDual(c, C, alpha, beta, kMax);
+}
+
+// The order of the contact list: ground pairs by body, then body pairs by (min, max) (a fixed
+// body is put on side A, which does not change the key).
+std::pair<int, int> pairKey(int a, int b) {
+    return a < 0 ? std::make_pair(-1, b) : std::make_pair(std::min(a, b), std::max(a, b));
 }
 
 float minFeatureSize(const Collider& c) {
@@ -137,6 +163,7 @@ void RigidSolver::setDrag(int body, const Vec3& localPoint, const Vec3& target, 
 // Collision detection at the start-of-step poses, with contact persistence.
 
 void RigidSolver::detectCollisions(float h) {
+    StageClock clock;
     const int n = numBodies();
     // Speculative margin: a contact is made if the gap can close within the step (|v| h plus the
     // rotation sweep) or is within 2% of the smaller feature. A contact with a positive gap only
@@ -153,6 +180,7 @@ void RigidSolver::detectCollisions(float h) {
     }
     std::vector<std::pair<int, int>> pairs, kept;
     broadPhase(boxes, pairs);
+    clock.lap(stageMs_.broad);
     kept.reserve(pairs.size() + size_t(n));
     // Ground pairs first (a = -1), then body pairs in sorted order: the contact order, and with it
     // every result, is independent of the thread count.
@@ -184,112 +212,127 @@ void RigidSolver::detectCollisions(float h) {
             }
         },
         16);
+    clock.lap(stageMs_.narrow);
 
-    // Old contacts indexed by (a, b, key) for warm starting.
-    using Key = std::tuple<int, int, uint32_t>;
-    std::vector<std::pair<Key, int>> old(contacts_.size());
-    for (size_t i = 0; i < contacts_.size(); ++i)
-        old[i] = {Key(contacts_[i].a, contacts_[i].b, contacts_[i].key), int(i)};
-    std::sort(old.begin(), old.end());
-
+    // Manifolds are matched to last step's by pair: both lists are in the order of pairKey (ground
+    // pairs by body, then body pairs by (min, max)), and a contact matches an old one of the same
+    // (a, b) with the same feature key.
     const double ag = params_.alpha * params_.gamma;
     const double h2 = double(h) * double(h);
-    std::vector<Contact> next;
-    next.reserve(contacts_.size() + 16);
-    for (size_t k = 0; k < kept.size(); ++k) {
-        const Manifold& m = mans[k];
-        if (m.count == 0) continue;
-        const int a = kept[k].first, b = kept[k].second;
-        const bool aDyn = a >= 0 && !fixed_[size_t(a)];
-        const double mEff = aDyn ? std::min(mass_[size_t(a)], mass_[size_t(b)]) : mass_[size_t(b)];
-        // Penalty floor: at least the effective inertia m/h^2 of the lighter body. The scene's
-        // k_start (1e4 by default) is tuned for unit masses; for a 100 kg box (m/h^2 = 3.6e5) it
-        // would make every new contact a soft spring that takes tens of steps of dual updates
-        // to hold the weight. Much stiffer floors (10 m/h^2) slow Gauss-Seidel across a stack
-        // until it does not converge in 10 iterations.
-        const float kMin = float(std::min(std::max(params_.kStart, mEff / h2), params_.kMax));
-        const float mu = a < 0 ? std::sqrt(groundFriction_ * friction_[size_t(b)])
-                               : std::sqrt(friction_[size_t(a)] * friction_[size_t(b)]);
-        const bool flat =
-            shape_[size_t(b)].type == ShapeType::Box && (a < 0 || shape_[size_t(a)].type == ShapeType::Box);
-        for (int p = 0; p < m.count; ++p) {
-            Contact c;
-            c.a = a;
-            c.b = b;
-            c.key = m.pts[p].key;
-            c.n = normalized(Vec3d(m.normal));
-            tangentBasis(c.n, c.t1, c.t2);
-            c.mu = mu;
-            c.kMin = kMin;
-            c.rA = a >= 0 ? rotateInv(state_[size_t(a)].rotation, m.pts[p].pA - state_[size_t(a)].position)
-                          : m.pts[p].pA;
-            c.rB = rotateInv(state_[size_t(b)].rotation, m.pts[p].pB - state_[size_t(b)].position);
-            for (float& kk : c.k) kk = kMin;
-            // A new contact starts with B's own weight shared over the manifold's points (when B
-            // rests on A: n . g < 0) rather than zero: with lambda_n = 0 the friction cone has
-            // radius 0 in the first sweep, and boxes of a freshly started pyramid slid 1-2 cm
-            // before their multipliers had built up.
-            c.lambda[0] = -float(std::max(0.0, -dot(c.n, Vec3d(gravity_))) * mass_[size_t(b)] / m.count);
-            auto it = std::lower_bound(old.begin(), old.end(), std::make_pair(Key(a, b, c.key), -1));
-            // A contact whose normal turned by more than ~25 degrees (a sphere buried in a box
-            // crossing to another face's region) is a new contact: its old multiplier pushes in
-            // the wrong direction.
-            if (it != old.end() && it->first == Key(a, b, c.key) &&
-                dot(contacts_[size_t(it->second)].n, c.n) > 0.9) {
-                const Contact& o = contacts_[size_t(it->second)];
-                // Warm start (AVBD eq. 19): lambda <- alpha gamma lambda, k <- clamp(gamma k, kMin,
-                // kMax). The tangential multiplier is re-expressed in the new tangent basis.
-                c.lambda[0] = float(kLambdaKeep * o.lambda[0]);
-                const Vec3d lt = (o.t1 * double(o.lambda[1]) + o.t2 * double(o.lambda[2])) * ag;
-                c.lambda[1] = float(dot(lt, c.t1));
-                c.lambda[2] = float(dot(lt, c.t2));
-                for (int r = 0; r < 3; ++r)
-                    c.k[r] = float(std::clamp(params_.gamma * o.k[r], double(kMin), params_.kMax));
-                // Static friction: a sticking contact keeps its old anchors, so the slip it has
-                // accumulated stays in d0 and keeps being resisted.
-                // Only between flat features: on a sphere or capsule a sticking contact rolls, and
-                // the material point under it changes every step (a kept anchor would climb
-                // around a rolling ball and the ball sank into the ground as it lost support).
-                if (o.stick && flat) {
-                    c.rA = o.rA;
-                    c.rB = o.rB;
-                    c.stick = 1;
-                }
-            }
-            Vec3d d0 = anchorWorld(pose_.data(), c.b, c.rB) - anchorWorld(pose_.data(), c.a, c.rA);
-            // A stale sticking anchor that drifted too far (the bodies rolled or slid apart
-            // between frames) is replaced by the fresh narrow-phase points.
-            if (c.stick && squaredNorm(d0 - c.n * dot(c.n, d0)) > 1e-4) {
+    std::vector<size_t> first(kept.size() + 1, 0);
+    for (size_t k = 0; k < kept.size(); ++k) first[k + 1] = first[k] + size_t(mans[k].count);
+    std::vector<Contact> next(first.back());
+    parallelFor(
+        kept.size(),
+        [&](size_t k) {
+            const Manifold& m = mans[k];
+            if (m.count == 0) return;
+            const int a = kept[k].first, b = kept[k].second;
+            const bool aDyn = a >= 0 && !fixed_[size_t(a)];
+            const double mEff = aDyn ? std::min(mass_[size_t(a)], mass_[size_t(b)]) : mass_[size_t(b)];
+            // Penalty floor: at least the effective inertia m/h^2 of the lighter body. The scene's
+            // k_start (1e4 by default) is tuned for unit masses; for a 100 kg box (m/h^2 = 3.6e5) it
+            // would make every new contact a soft spring that takes tens of steps of dual updates
+            // to hold the weight. Much stiffer floors (10 m/h^2) slow Gauss-Seidel across a stack
+            // until it does not converge in 10 iterations.
+            const float kMin = float(std::min(std::max(params_.kStart, mEff / h2), params_.kMax));
+            const float mu = a < 0 ? std::sqrt(groundFriction_ * friction_[size_t(b)])
+                                   : std::sqrt(friction_[size_t(a)] * friction_[size_t(b)]);
+            const bool flat = shape_[size_t(b)].type == ShapeType::Box &&
+                              (a < 0 || shape_[size_t(a)].type == ShapeType::Box);
+            // Last step's contacts of this pair.
+            const auto g = std::lower_bound(manifolds_.begin(), manifolds_.end(), pairKey(a, b),
+                                            [](const ManifoldRange& r, const std::pair<int, int>& key) {
+                                                return pairKey(r.a, r.b) < key;
+                                            });
+            const bool had = g != manifolds_.end() && g->a == a && g->b == b;
+            for (int p = 0; p < m.count; ++p) {
+                Contact& c = next[first[k] + size_t(p)];
+                c.a = a;
+                c.b = b;
+                c.key = m.pts[p].key;
+                c.n = normalized(Vec3d(m.normal));
+                tangentBasis(c.n, c.t1, c.t2);
+                c.mu = mu;
+                c.kMin = kMin;
                 c.rA = a >= 0
                            ? rotateInv(state_[size_t(a)].rotation, m.pts[p].pA - state_[size_t(a)].position)
                            : m.pts[p].pA;
                 c.rB = rotateInv(state_[size_t(b)].rotation, m.pts[p].pB - state_[size_t(b)].position);
-                d0 = Vec3d(m.pts[p].pB - m.pts[p].pA);
-                c.stick = 0;
-            }
-            c.d0 = Vec3(d0);
-            // Core anchors and radii of the normal row.
-            auto core = [&](int body, const Vec3& material, Vec3& coreOut, float& rad) {
-                coreOut = material;
-                rad = 0;
-                if (body < 0) return;
-                const Collider& sh = shape_[size_t(body)];
-                if (sh.type == ShapeType::Sphere) {
-                    coreOut = Vec3(0.0f);
-                    rad = sh.radius;
-                } else if (sh.type == ShapeType::Capsule) {
-                    coreOut = Vec3(0, std::clamp(material.y, -sh.halfHeight, sh.halfHeight), 0);
-                    rad = sh.radius;
+                for (float& kk : c.k) kk = kMin;
+                // A new contact starts with B's own weight shared over the manifold's points (when B
+                // rests on A: n . g < 0) rather than zero: with lambda_n = 0 the friction cone has
+                // radius 0 in the first sweep, and boxes of a freshly started pyramid slid 1-2 cm
+                // before their multipliers had built up.
+                c.lambda[0] = -float(std::max(0.0, -dot(c.n, Vec3d(gravity_))) * mass_[size_t(b)] / m.count);
+                const Contact* found = nullptr;
+                if (had)
+                    for (size_t q = g->first; q < g->first + g->count && !found; ++q)
+                        if (contacts_[q].key == c.key) found = &contacts_[q];
+                // A contact whose normal turned by more than ~25 degrees (a sphere buried in a box
+                // crossing to another face's region) is a new contact: its old multiplier pushes in
+                // the wrong direction.
+                if (found && dot(found->n, c.n) > 0.9) {
+                    const Contact& o = *found;
+                    // Warm start (AVBD eq. 19): lambda <- alpha gamma lambda, k <- clamp(gamma k, kMin,
+                    // kMax), except the normal multiplier, kept in full (contactDual says why). The
+                    // tangential multiplier is re-expressed in the new tangent basis.
+                    c.lambda[0] = o.lambda[0];
+                    const Vec3d lt = (o.t1 * double(o.lambda[1]) + o.t2 * double(o.lambda[2])) * ag;
+                    c.lambda[1] = float(dot(lt, c.t1));
+                    c.lambda[2] = float(dot(lt, c.t2));
+                    for (int r = 0; r < 3; ++r)
+                        c.k[r] = float(std::clamp(params_.gamma * o.k[r], double(kMin), params_.kMax));
+                    // Static friction: a sticking contact keeps its old anchors, so the slip it has
+                    // accumulated stays in d0 and keeps being resisted.
+                    // Only between flat features: on a sphere or capsule a sticking contact rolls, and
+                    // the material point under it changes every step (a kept anchor would climb
+                    // around a rolling ball and the ball sank into the ground as it lost support).
+                    if (o.stick && flat) {
+                        c.rA = o.rA;
+                        c.rB = o.rB;
+                        c.stick = 1;
+                    }
                 }
-            };
-            core(a, c.rA, c.cA, c.radA);
-            core(b, c.rB, c.cB, c.radB);
-            const ContactPoints cp = contactPoints(c, pose_.data());
-            c.c0n = float(dot(c.n, cp.nB - cp.nA));
-            next.push_back(c);
-        }
-    }
+                Vec3d d0 = anchorWorld(pose_.data(), c.b, c.rB) - anchorWorld(pose_.data(), c.a, c.rA);
+                // A stale sticking anchor that drifted too far (the bodies rolled or slid apart
+                // between frames) is replaced by the fresh narrow-phase points.
+                if (c.stick && squaredNorm(d0 - c.n * dot(c.n, d0)) > 1e-4) {
+                    c.rA = a >= 0 ? rotateInv(state_[size_t(a)].rotation,
+                                              m.pts[p].pA - state_[size_t(a)].position)
+                                  : m.pts[p].pA;
+                    c.rB = rotateInv(state_[size_t(b)].rotation, m.pts[p].pB - state_[size_t(b)].position);
+                    d0 = Vec3d(m.pts[p].pB - m.pts[p].pA);
+                    c.stick = 0;
+                }
+                c.d0 = Vec3(d0);
+                // Core anchors and radii of the normal row.
+                auto core = [&](int body, const Vec3& material, Vec3& coreOut, float& rad) {
+                    coreOut = material;
+                    rad = 0;
+                    if (body < 0) return;
+                    const Collider& sh = shape_[size_t(body)];
+                    if (sh.type == ShapeType::Sphere) {
+                        coreOut = Vec3(0.0f);
+                        rad = sh.radius;
+                    } else if (sh.type == ShapeType::Capsule) {
+                        coreOut = Vec3(0, std::clamp(material.y, -sh.halfHeight, sh.halfHeight), 0);
+                        rad = sh.radius;
+                    }
+                };
+                core(a, c.rA, c.cA, c.radA);
+                core(b, c.rB, c.cB, c.radB);
+                const ContactPoints cp = contactPoints(c, pose_.data());
+                c.c0n = float(dot(c.n, cp.nB - cp.nA));
+            }
+        },
+        64);
+    manifolds_.clear();
+    for (size_t k = 0; k < kept.size(); ++k)
+        if (mans[k].count > 0)
+            manifolds_.push_back({kept[k].first, kept[k].second, first[k], size_t(mans[k].count)});
     contacts_.swap(next);
+    clock.lap(stageMs_.contacts);
 }
 
 void RigidSolver::warmStart() {
@@ -320,8 +363,10 @@ void RigidSolver::warmStart() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Forward step: the seed's integrate_rigid_body. With gravity the only external force the torque
-// is zero and the body-frame update is omega_b* = omega_b - h I^{-1} (omega_b x I omega_b).
+// Forward step: the seed's integrate_rigid_body, except for the rotation. With gravity the only
+// external force the torque is zero; the body-frame angular velocity takes the implicit midpoint
+// step of Euler's equations instead of the seed's explicit one, which gains kinetic energy and
+// |L| every step (derivation in rigid/gyroscopic.h). R* turns by the new angular velocity.
 
 void RigidSolver::predict(float h) {
     const double hd = h;
@@ -340,8 +385,7 @@ void RigidSolver::predict(float h) {
         const Quatd q0(s.rotation);
         const Vec3d I = inertia_[i];
         const Vec3d wb = rotateInv(q0, Vec3d(s.angularVelocity));
-        const Vec3d tb = -cross(wb, mulDiag(I, wb));
-        const Vec3d w1 = rotate(q0, wb + Vec3d(tb.x / I.x, tb.y / I.y, tb.z / I.z) * hd);
+        const Vec3d w1 = rotate(q0, gyroscopicMidpointStep(I, wb, hd));
         const Quatd qs = integrateWorld(q0, w1, hd);
         targetPos_[i] = xs;
         targetRot_[i] = qs;
@@ -401,18 +445,42 @@ void RigidSolver::buildAdjacency() {
     // only bodies of other colors, which is the exact Gauss-Seidel order of a serial sweep and
     // bitwise identical for any thread count. (Newton colors by joints only and accepts the race;
     // our recoloring each step costs O(contacts).)
-    std::vector<std::vector<int>> elems;
-    elems.reserve(contacts_.size() / 2 + joints_.size());
-    int lastA = -2, lastB = -2;
-    for (const Contact& c : contacts_) {
-        if (!dyn(c.a) || (c.a == lastA && c.b == lastB)) continue;
-        lastA = c.a;
-        lastB = c.b;
-        elems.push_back({c.a, c.b});
-    }
+    // The body graph in CSR form directly from the pairs (the graph graphFromElements would build:
+    // rows sorted, no duplicates), without a temporary list per element.
+    std::vector<std::pair<int, int>> edges;
+    edges.reserve(manifolds_.size() + joints_.size());
+    for (const ManifoldRange& m : manifolds_)
+        if (dyn(m.a)) edges.push_back({m.a, m.b});
     for (const Joint& j : joints_)
-        if (dyn(j.a)) elems.push_back({j.a, j.b});
-    const Graph g = graphFromElements(n, elems);
+        if (dyn(j.a)) edges.push_back({j.a, j.b});
+    Graph g;
+    g.offsets.assign(size_t(n) + 1, 0);
+    for (const auto& e : edges) {
+        ++g.offsets[size_t(e.first) + 1];
+        ++g.offsets[size_t(e.second) + 1];
+    }
+    for (int i = 0; i < n; ++i) g.offsets[size_t(i) + 1] += g.offsets[size_t(i)];
+    g.items.resize(size_t(g.offsets[size_t(n)]));
+    {
+        std::vector<int> fill(g.offsets.begin(), g.offsets.end() - 1);
+        for (const auto& e : edges) {
+            g.items[size_t(fill[size_t(e.first)]++)] = e.second;
+            g.items[size_t(fill[size_t(e.second)]++)] = e.first;
+        }
+        // Sort and deduplicate each row (a joint may join a pair that also touches), compacting.
+        int out = 0;
+        for (int i = 0; i < n; ++i) {
+            const auto b = g.items.begin() + g.offsets[size_t(i)],
+                       e = g.items.begin() + g.offsets[size_t(i) + 1];
+            std::sort(b, e);
+            const int len = int(std::unique(b, e) - b);
+            std::copy(b, b + len, g.items.begin() + out);
+            g.offsets[size_t(i)] = out;
+            out += len;
+        }
+        g.offsets[size_t(n)] = out;
+        g.items.resize(size_t(out));
+    }
     const std::vector<int> color = colorGraph(g, ColoringMethod::GreedyDegree);
     colorGroups_.clear();
     for (int i = 0; i < n; ++i) {
@@ -424,13 +492,22 @@ void RigidSolver::buildAdjacency() {
     colorGroups_.erase(std::remove_if(colorGroups_.begin(), colorGroups_.end(),
                                       [](const std::vector<int>& v) { return v.empty(); }),
                        colorGroups_.end());
+    colorOf_.assign(size_t(n), -1);
+    for (size_t gi = 0; gi < colorGroups_.size(); ++gi)
+        for (int b : colorGroups_[gi]) colorOf_[size_t(b)] = int(gi);
+    // The body of each contact that applies its fused dual update (step()): the one solved first.
+    dualOwner_.resize(contacts_.size());
+    for (size_t c = 0; c < contacts_.size(); ++c) {
+        const Contact& ct = contacts_[c];
+        dualOwner_[c] = !dyn(ct.a) || colorOf_[size_t(ct.b)] < colorOf_[size_t(ct.a)] ? ct.b : ct.a;
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
 // The per-body block (seed, solve_rigid_body): inertial springs to the frozen targets plus every
 // adjacent contact and joint row.
 
-void RigidSolver::assemble(int body, float h, Block66d& blk) const {
+void RigidSolver::assemble(int body, float h, Block66d& blk, bool dual) {
     const size_t i = size_t(body);
     const double ih2 = 1.0 / (double(h) * double(h));
     const Vec3d x = pose_[i].x;
@@ -450,10 +527,15 @@ void RigidSolver::assemble(int body, float h, Block66d& blk) const {
               ih2;
     const double alpha = params_.alpha;
     for (int k = contactOffsets_[i]; k < contactOffsets_[i + 1]; ++k) {
-        const Contact& c = contacts_[size_t(contactItems_[size_t(k)])];
+        const int ci = contactItems_[size_t(k)];
+        Contact& c = contacts_[size_t(ci)];
         ContactPoints cp;
         double C[3], F[3], slide;
         contactC(c, pose_.data(), alpha, cp, C);
+        // The previous sweep's dual update of this contact, by the first of its bodies to be
+        // solved in this sweep (see step()): both bodies still stand where that sweep left them.
+        if (dual && dualOwner_[size_t(ci)] == body)
+            contactDualOutOfLine(c, C, alpha, params_.beta, params_.kMax);
         contactForce(c, C, F, &slide);
         addContact(blk, c, body, x, cp, F, slide);
     }
@@ -471,9 +553,9 @@ void RigidSolver::assemble(int body, float h, Block66d& blk) const {
     }
 }
 
-void RigidSolver::solveBody(int body, float h) {
+void RigidSolver::solveBody(int body, float h, bool dual) {
     Block66d blk;
-    assemble(body, h, blk);
+    assemble(body, h, blk, dual);
     force2_[size_t(body)] = squaredNorm(blk.flin) + squaredNorm(blk.fang);
     Vec3d dx, dw;
     if (!schurSolve66(blk, dx, dw)) return;
@@ -483,14 +565,15 @@ void RigidSolver::solveBody(int body, float h) {
     p = makePose(p.x + dx, normalized(dq * p.q));
 }
 
-void RigidSolver::dualUpdate() {
+void RigidSolver::dualUpdate(bool contacts) {
     const double alpha = params_.alpha, beta = params_.beta, kMax = params_.kMax;
-    parallelFor(contacts_.size(), [&](size_t k) {
-        ContactPoints cp;
-        double C[3];
-        contactC(contacts_[k], pose_.data(), alpha, cp, C);
-        contactDual(contacts_[k], C, beta, kMax);
-    });
+    if (contacts)
+        parallelFor(contacts_.size(), [&](size_t k) {
+            ContactPoints cp;
+            double C[3];
+            contactC(contacts_[k], pose_.data(), alpha, cp, C);
+            contactDual(contacts_[k], C, alpha, beta, kMax);
+        });
     parallelFor(joints_.size(), [&](size_t j) { jointDual(joints_[j], pose_.data(), alpha, beta, kMax); });
 }
 
@@ -532,7 +615,7 @@ void RigidSolver::recordIteration(int it, float h) {
                 return;
             }
             Block66d blk;
-            assemble(int(i), h, blk);
+            assemble(int(i), h, blk, false);
             force2_[i] = squaredNorm(blk.flin) + squaredNorm(blk.fang);
             const Vec3d dxp = pose_[i].x - targetPos_[i];
             const Vec3d th = toRotationVector(conjugate(pose_[i].q) * targetRot_[i]);
@@ -576,22 +659,41 @@ void RigidSolver::syncPoses() {
 
 void RigidSolver::step(float h) {
     ThreadLimit limit(params_.threads);
+    stageMs_ = RigidStageMs();
+    StageClock clock;
     stepH_ = h;
     syncPoses();
+    clock.lap(stageMs_.other);
     detectCollisions(h);
+    clock = StageClock();
     warmStart();
     predict(h);
+    clock.lap(stageMs_.other);
     buildAdjacency();
     iterations_.clear();
+    clock.lap(stageMs_.adjacency);
     if (params_.diagnostics) recordIteration(0, h);
+    clock.lap(stageMs_.other);
+    // Dual updates. AVBD updates every contact after each sweep, which re-evaluates all of them.
+    // Without diagnostics (which read the multipliers between sweeps) the contacts' update after
+    // sweep k is done inside sweep k + 1 instead, by the first of each contact's two bodies to be
+    // solved there (the lower color), from the contact values that body evaluates anyway: both
+    // bodies are still where sweep k left them, so the result is the same to the bit, and no
+    // other body of that color touches the contact. After the last sweep a full pass remains.
+    const bool fuse = !params_.diagnostics;
     for (int it = 0; it < params_.iterations; ++it) {
+        const bool dualInSweep = fuse && it > 0;
         for (const std::vector<int>& group : colorGroups_)
             parallelFor(
-                group.size(), [&](size_t k) { solveBody(group[k], h); }, 32);
-        dualUpdate();
+                group.size(), [&](size_t k) { solveBody(group[k], h, dualInSweep); }, 32);
+        clock.lap(stageMs_.solve);
+        dualUpdate(!fuse || it + 1 == params_.iterations);
+        clock.lap(stageMs_.dual);
         recordIteration(it + 1, h);
+        clock.lap(stageMs_.other);
     }
     finalizeVelocities(h);
+    clock.lap(stageMs_.other);
     ++stepCount_;
 }
 
@@ -606,6 +708,8 @@ std::vector<RigidBodyView> RigidSolver::views() const {
         v[i].halfHeight = shape_[i].halfHeight;
         v[i].position = state_[i].position;
         v[i].rotation = state_[i].rotation;
+        v[i].velocity = state_[i].velocity;
+        v[i].angularVelocity = state_[i].angularVelocity;
         v[i].fixed = fixed_[i] != 0;
     }
     return v;

@@ -5,20 +5,26 @@
 //   detectCollisions()   narrow phase at the start-of-step poses x-, contacts matched to last
 //                        step's by feature key (penalties, multipliers and sticking anchors carry)
 //   warmStart()          lambda <- alpha gamma lambda, k <- clamp(gamma k, k_min, k_max)
-//   predict()            explicit forward step with the gyroscopic term -> frozen targets x*, R*;
+//                        (joints; contacts are warm started while matching)
+//   predict()            forward step (implicit midpoint rule for the gyroscopic term) -> frozen
+//                        targets x*, R*;
 //                        the iterate starts at VBD's adaptive guess (solver.initial_guess), or at
 //                        the target as in the seed ("inertial")
 //   buildAdjacency()     per-body CSR lists of contacts and joints, body coloring
 //   for each iteration:  for each color: solve every body's 6x6 block (parallel inside a color)
-//                        dualUpdate()  (lambda, k after each sweep)
+//                        dualUpdate()  (lambda, k after each sweep; without diagnostics the
+//                        contacts' update is applied inside the next sweep, same bits)
 //   finalizeVelocities() BDF1
 //
 // Where this departs from the seed / the AVBD demos, and why (each measured, see the comments at
-// the code): the adaptive initial guess; a penalty floor of m_eff / h^2; normal and joint
-// multipliers warm started by 0.998 instead of alpha gamma; the friction cone radius taken from
-// the last dual multiplier; the sliding friction Hessian projected across the slip; hard joints at
-// k_max keep their multiplier; normal rows of curved shapes measured between core points; the
-// angular velocity recovered as the exact inverse of the normalized-Euler rotation update.
+// the code): the adaptive initial guess; the implicit midpoint rule for the gyroscopic term of
+// the forward step (the seed's explicit step gains energy); a penalty floor of m_eff / h^2; a
+// contact's normal multiplier updated without the stabilization term and kept in full across
+// steps (AVBD's update winds it up), joint multipliers warm started by 0.998 instead of
+// alpha gamma; the friction cone radius taken from the last dual multiplier; the sliding friction
+// Hessian projected across the slip; hard joints at k_max keep their multiplier; normal rows of
+// curved shapes measured between core points; the angular velocity recovered as the exact
+// inverse of the normalized-Euler rotation update.
 //
 // Capsules: radius r around a core segment of half length halfHeight along the local y axis.
 #include <cstdint>
@@ -33,6 +39,18 @@
 #include "views/views.h"
 
 namespace vbd {
+
+// Wall time of the stages of the last step (ms), for benchmarks and the app's timing plot.
+struct RigidStageMs {
+    double broad = 0;      // bounding boxes and the grid broad phase
+    double narrow = 0;     // manifolds of the candidate pairs
+    double contacts = 0;   // matching against last step's contacts (warm start), contact records
+    double adjacency = 0;  // per-body contact/joint lists and the coloring
+    double solve = 0;      // the colored block sweeps
+    double dual = 0;       // dual updates between sweeps
+    double other = 0;      // poses, joint warm start, forward step, velocities, diagnostics
+    double total() const { return broad + narrow + contacts + adjacency + solve + dual + other; }
+};
 
 class RigidSolver {
   public:
@@ -53,6 +71,7 @@ class RigidSolver {
     Vec3d massWeightedCom() const;  // sum m_i x_i over dynamic bodies
     double maxSpeed() const;        // max over dynamic bodies of |v| + |omega| r_bound
     const std::vector<IterationRecord>& lastIterations() const { return iterations_; }
+    const RigidStageMs& stageMs() const { return stageMs_; }
     // A spring of the given stiffness pulling the body point `localPoint` towards `target`
     // (picking). body < 0 releases it.
     void setDrag(int body, const Vec3& localPoint, const Vec3& target, float stiffness);
@@ -75,9 +94,10 @@ class RigidSolver {
     void warmStart();
     void predict(float h);
     void buildAdjacency();
-    void solveBody(int body, float h);
-    void assemble(int body, float h, Block66d& blk) const;
-    void dualUpdate();
+    void solveBody(int body, float h, bool dual);
+    // dual: first apply the previous sweep's dual update to the contacts this body owns.
+    void assemble(int body, float h, Block66d& blk, bool dual);
+    void dualUpdate(bool contacts);  // joints always; contacts unless fused into the next sweep
     void finalizeVelocities(float h);
     void recordIteration(int it, float h);
 
@@ -103,15 +123,24 @@ class RigidSolver {
     std::vector<double> force2_;    // |f|^2 + |tau|^2 of the last assembly (residual)
 
     std::vector<Contact> contacts_;
+    // Contacts grouped by pair, in contact order: contacts_[first, first + count) belong to (a, b).
+    struct ManifoldRange {
+        int a, b;
+        size_t first, count;
+    };
+    std::vector<ManifoldRange> manifolds_;
     std::vector<Joint> joints_;
     std::vector<std::pair<int, int>> jointPairs_;  // sorted (min, max) of jointed dynamic pairs
 
     // Per-body adjacency (CSR): contact indices, joint indices.
     std::vector<int> contactOffsets_, contactItems_, jointOffsets_, jointItems_;
     std::vector<std::vector<int>> colorGroups_;
+    std::vector<int> colorOf_;    // index into colorGroups_ (-1: fixed)
+    std::vector<int> dualOwner_;  // per contact: the body that applies its fused dual update
 
     std::vector<IterationRecord> iterations_;
     std::vector<std::string> warnings_;
+    RigidStageMs stageMs_;
     int stepCount_ = 0;
     float stepH_ = 1.0f / 60.0f;
 

@@ -1,5 +1,6 @@
 #include "soft/soft_solver.h"
 
+#include <algorithm>
 #include <type_traits>
 
 #include "backend/parallel.h"
@@ -30,6 +31,13 @@ void SoftSolver::setParams(const SolverDesc& s) {
         stateD_ = SoftState<double>{};
 }
 
+ContactParams SoftSolver::contactParams() const {
+    ContactParams c;
+    c.dampingTime = float(params_.contactDamping);
+    c.frictionEps = float(params_.frictionEpsilon);
+    return c;
+}
+
 SoftViewParams SoftSolver::viewParams() const {
     SoftViewParams s;
     forEachParamArray(m_, s, [](auto& ptr, const auto& array) { ptr = array.data(); });
@@ -41,8 +49,7 @@ SoftViewParams SoftSolver::viewParams() const {
         s.contacts = nullptr, s.vcOffsets = nullptr, s.vcItems = nullptr;
     s.h = h_;
     s.damping = params_.damping;
-    s.contact.dampingTime = float(params_.contactDamping);
-    s.contact.frictionEps = float(params_.frictionEpsilon);
+    s.contact = contactParams();
     s.dragVertex = drag_.vertex;
     s.dragTarget = drag_.target;
     s.dragStiffness = drag_.stiffness;
@@ -131,9 +138,12 @@ void SoftSolver::iterate(int it) {
     }
 }
 
+// The relative tolerance, or the state's rounding floor (soft_potential.cpp) when that is higher: below it
+// the residual is round-off and further sweeps cannot lower it (e.g. a step that starts converged, r_0 ~
+// floor).
 bool SoftSolver::converged() const {
-    return params_.tolerance > 0 && stats_.iterations > 0 &&
-           lastResidual_ <= params_.tolerance * stats_.residualInitial;
+    if (!(params_.tolerance > 0) || stats_.iterations == 0) return false;
+    return lastResidual_ <= std::max(params_.tolerance * stats_.residualInitial, 2 * residualFloor_);
 }
 
 SoftStepStats SoftSolver::endStep() {
@@ -285,14 +295,14 @@ void SoftSolver::accelerate(SoftState<T>& st, int k) {
 template <typename T>
 HookView SoftSolver::hookView(SoftState<T>& st, bool refreshStepData) {
     if constexpr (std::is_same_v<T, double>) {
-        return HookView{m_, st.x, st.xPrev, st.y, h_, params_.damping, drag_, true};
+        return HookView{m_, st.x, st.xPrev, st.y, h_, params_.damping, drag_, contactParams(), true};
     } else {
         convertInto(hookX_, st.x);
         if (refreshStepData || hookXPrev_.size() != st.xPrev.size()) {
             convertInto(hookXPrev_, st.xPrev);
             convertInto(hookY_, st.y);
         }
-        return HookView{m_, hookX_, hookXPrev_, hookY_, h_, params_.damping, drag_, false};
+        return HookView{m_, hookX_, hookXPrev_, hookY_, h_, params_.damping, drag_, contactParams(), false};
     }
 }
 

@@ -58,6 +58,7 @@ class SoftSolver {
     const SoftModel& model() const { return m_; }
     // The kernel parameters (materials, topology, colliders, cloth) as raw host pointers.
     SoftViewParams viewParams() const;
+    ContactParams contactParams() const;
     float currentH() const { return h_; }
     bool doublePrecision() const { return params_.precision == Precision::Double; }
     // The state of either precision (the CUDA backend uploads the float one; tests read the double one),

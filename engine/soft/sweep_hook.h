@@ -27,7 +27,8 @@ struct HookView {
     double h;
     DampingModel damping;
     DragSpring drag;
-    bool doublePrecision;  // the iterate is stored in double (else each write is rounded to float)
+    ContactParams contact;  // collider gap damping and friction smoothing (the fine solve's)
+    bool doublePrecision;   // the iterate is stored in double (else each write is rounded to float)
 };
 
 // A displacement of the vertices listed in `vertices` (free vertices only); dx is indexed by vertex and

@@ -20,6 +20,8 @@ namespace vbd {
 
 namespace {
 
+constexpr size_t kHistoryKeep = 2048;
+
 // Drawable surfaces of the particle system: the boundary faces of every soft body (mesh/surface.h) and
 // every membrane triangle of every cloth (drawn from both sides), one SurfaceView per body.
 std::vector<SurfaceView> particleSurfaces(const SoftModel& sm) {
@@ -49,6 +51,7 @@ class WorldImpl final : public World {
         rigid_ = std::make_unique<RigidSolver>(d);
         surfaces_ = particleSurfaces(soft_.model());
         setSolver(d.solver);
+        history_.reserve(kHistoryKeep + 256);  // no reallocation (a transient copy) in long runs
     }
 
     void step() override {
@@ -68,6 +71,10 @@ class WorldImpl final : public World {
         measure(m);
         m.stepMs = msSince(t0);
         history_.push_back(m);
+        // Bounded (the last 2,048 to 2,303 frames): the app plots at most 2,000 frames and vbdlab
+        // sim streams its rows, so a long run's memory does not grow with its length.
+        if (history_.size() >= kHistoryKeep + 256)
+            history_.erase(history_.begin(), history_.end() - kHistoryKeep);
     }
 
     const SceneDesc& desc() const override { return desc_; }

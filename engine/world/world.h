@@ -49,7 +49,7 @@ class World {
     virtual std::vector<JointView> joints() const = 0;
 
     // Diagnostics.
-    virtual const std::vector<FrameMetrics>& history() const = 0;
+    virtual const std::vector<FrameMetrics>& history() const = 0;  // the last 2,048 to 2,303 frames
     virtual const std::vector<IterationRecord>& lastConvergence() const = 0;  // last frame's iterations
 
     // Steering: new solver parameters take effect at the next step.

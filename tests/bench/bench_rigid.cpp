@@ -2,7 +2,9 @@
 // Gauss-Seidel iterations with dual updates, velocities) at h = 1/60, diagnostics off.
 //   pyramid: the 20-row pyramid (210 boxes, ~1600 contact points), settled for 1 s first.
 //   pile:    10,000 boxes in columns, after 0.5 s of falling and landing.
-// Counter body_iterations = bodies x iterations per step, reported per second.
+// Counter body_iterations = bodies x iterations per step, reported per second; *_ms counters split
+// the step into stages (RigidStageMs: broad phase, narrow phase, contact matching, adjacency and
+// coloring, sweeps, dual updates, the rest), averaged over the timed steps.
 // Run: build/bin/bench_rigid --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
@@ -26,7 +28,27 @@ void runStep(benchmark::State& st, const SceneDesc& base, int warmSteps) {
     sc.solver.threads = int(st.range(0));
     RigidSolver solver(sc);
     for (int i = 0; i < warmSteps; ++i) solver.step(kH);
-    for (auto _ : st) solver.step(kH);
+    RigidStageMs sum;
+    for (auto _ : st) {
+        solver.step(kH);
+        const RigidStageMs& t = solver.stageMs();
+        sum.broad += t.broad;
+        sum.narrow += t.narrow;
+        sum.contacts += t.contacts;
+        sum.adjacency += t.adjacency;
+        sum.solve += t.solve;
+        sum.dual += t.dual;
+        sum.other += t.other;
+    }
+    // Per-step stage times (ms), averaged over the timed steps.
+    const double n = double(st.iterations());
+    st.counters["broad_ms"] = sum.broad / n;
+    st.counters["narrow_ms"] = sum.narrow / n;
+    st.counters["contacts_ms"] = sum.contacts / n;
+    st.counters["adjacency_ms"] = sum.adjacency / n;
+    st.counters["solve_ms"] = sum.solve / n;
+    st.counters["dual_ms"] = sum.dual / n;
+    st.counters["other_ms"] = sum.other / n;
     st.counters["body_iterations"] = benchmark::Counter(double(solver.numBodies()) * sc.solver.iterations,
                                                         benchmark::Counter::kIsIterationInvariantRate);
     st.counters["contacts"] = double(solver.contacts().size());

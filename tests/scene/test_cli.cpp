@@ -171,3 +171,35 @@ TEST(Cli, HelpForEveryCommand) {
     Result r = run("frobnicate");
     EXPECT_EQ(r.code, 2);
 }
+
+TEST(Cli, SimWritesRigidBodyVelocities) {
+    // final_state.json carries each rigid body's velocity and angular velocity (DESIGN.md), not
+    // zeros. A box in free fall, no ground, spinning about a principal axis (no gyroscopic torque):
+    // BDF1 reproduces v = g t exactly for free fall (the converged pose is the inertial target
+    // x + h v + h^2 g), so after 20 frames v_y = -9.81 * 20 * 0.0166667 = -3.2700 m/s up to the
+    // float state's rounding (~1e-6 m/s); the spin stays 4 rad/s about y.
+    const std::string dir = tempDir("rigidvel");
+    const std::string scene = writeFile(dir, "scene.json", R"({
+  "name": "falling box", "dt": 0.0166667, "gravity": [0, -9.81, 0],
+  "ground": { "enabled": false },
+  "rigid_bodies": [ { "shape": "box", "size": [0.5, 0.5, 0.5], "density": 1000,
+                      "position": [0, 5, 0], "angular_velocity": [0, 4, 0] } ]
+})");
+    Result r = run("sim " + scene + " --frames 20 --out " + dir + "/out");
+    ASSERT_EQ(r.code, 0) << r.err;
+    std::ifstream js(dir + "/out/final_state.json");
+    nlohmann::json j = nlohmann::json::parse(js);
+    ASSERT_EQ(j["bodies"].size(), 1u);
+    const auto& b = j["bodies"][0];
+    const double t = 20 * 0.0166667;
+    EXPECT_NEAR(b["velocity"][0].get<double>(), 0.0, 1e-6);
+    EXPECT_NEAR(b["velocity"][1].get<double>(), -9.81 * t, 1e-5);
+    EXPECT_NEAR(b["velocity"][2].get<double>(), 0.0, 1e-6);
+    EXPECT_NEAR(b["angular_velocity"][0].get<double>(), 0.0, 1e-6);
+    EXPECT_NEAR(b["angular_velocity"][1].get<double>(), 4.0, 1e-5);
+    EXPECT_NEAR(b["angular_velocity"][2].get<double>(), 0.0, 1e-6);
+    // And the position is the matching free-fall drop, y0 - g t^2 / 2 - g h t / 2 for BDF1.
+    const double h = 0.0166667;
+    EXPECT_NEAR(b["position"][1].get<double>(), 5.0 - 0.5 * 9.81 * t * t - 0.5 * 9.81 * h * t, 1e-5);
+    fs::remove_all(dir);
+}

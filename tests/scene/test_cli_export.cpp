@@ -63,7 +63,7 @@ TEST(CliExport, TetModelIsTheSolversModel) {
     const auto m = nlohmann::json::parse(slurp(d + "/m.json"));
     const auto& p = m["particles"];
     const auto& t = m["tets"];
-    ASSERT_EQ(p["x"].size(), 27u);  // 3^3 grid vertices
+    ASSERT_EQ(p["x"].size(), 27u);        // 3^3 grid vertices
     ASSERT_EQ(t["indices"].size(), 40u);  // 2^3 cells of 5 tets (the default layout)
     // Lumped masses add up to density * volume (float sums of 40 tets: 1e-4 relative is far above rounding).
     double mass = 0;
