@@ -35,9 +35,18 @@ if(lab_headers AND lab_srcs)
   target_link_libraries(vbd_render PUBLIC vbd_lab)
 endif()
 
+# What the GUI decides without a window (simulation thread, timeline, actions, settings, layout, axes):
+# its own library so that tests link it without ImGui or Vulkan.
+file(GLOB gui_core_srcs CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/gui/core/*.cpp)
+add_library(vbd_gui_core STATIC ${gui_core_srcs})
+target_link_libraries(vbd_gui_core PUBLIC vbd_engine nlohmann_json::nlohmann_json)
+target_include_directories(vbd_gui_core PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
+target_compile_options(vbd_gui_core PRIVATE ${VBD_WARNINGS})
+target_compile_definitions(vbd_gui_core PRIVATE VBD_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+
 file(GLOB gui_srcs CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/gui/*.cpp)
 target_sources(vbdlab PRIVATE ${gui_srcs})
-target_link_libraries(vbdlab PRIVATE vbd_render imgui glfw)
+target_link_libraries(vbdlab PRIVATE vbd_gui_core vbd_render imgui glfw)
 target_compile_definitions(vbdlab PRIVATE VBD_HAVE_GUI=1)
 
 if(VBD_BUILD_TESTS)
@@ -50,10 +59,7 @@ if(VBD_BUILD_TESTS)
   foreach(f ${render_tests})
     get_filename_component(name ${f} NAME_WE)
     add_executable(${name} ${f})
-    if(name STREQUAL "test_sim_runner")
-      target_sources(${name} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/gui/sim_runner.cpp)
-    endif()
-    target_link_libraries(${name} PRIVATE vbd_render GTest::gtest GTest::gtest_main)
+    target_link_libraries(${name} PRIVATE vbd_gui_core vbd_render GTest::gtest GTest::gtest_main)
     target_compile_options(${name} PRIVATE ${VBD_WARNINGS})
     target_compile_definitions(${name} PRIVATE VBD_BINARY_DIR="${PROJECT_BINARY_DIR}"
                                                VBDLAB_EXE="$<TARGET_FILE:vbdlab>"

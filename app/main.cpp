@@ -21,6 +21,12 @@ int main(int argc, char** argv) {
     root.add_option("--screenshot", gui.screenshot, "Save the window with its panels to this PNG and exit");
     root.add_option("--width", gui.width, "Window width");
     root.add_option("--height", gui.height, "Window height");
+    root.add_option(
+            "--actions", gui.actions,
+            "Scripted run: a JSON list of timed actions (load, set key.path, heat, record, screenshot, "
+            "quit, ...; see README)")
+        ->check(CLI::ExistingFile);
+    root.add_flag("--paused", gui.paused, "Start paused (space plays)");
     root.footer(
         "Without a command vbdlab opens the GUI; with no display it runs the scene headless and says where\n"
         "it wrote the output. Exit codes: 0 ok, 2 bad input, 1 other error.");
@@ -37,14 +43,20 @@ int main(int argc, char** argv) {
     try {
         for (auto& c : cmds)
             if (c.sub->parsed()) return c.run();
+        std::string bad;
+        if (!vbdgui::checkOptions(gui, bad)) {  // bad actions: exit 2 before any window opens
+            std::fprintf(stderr, "vbdlab: error: %s\n", bad.c_str());
+            return 2;
+        }
         const char* display = std::getenv("DISPLAY");
         const char* wayland = std::getenv("WAYLAND_DISPLAY");
         const bool haveDisplay = (display && *display) || (wayland && *wayland);
         if (vbdgui::available() && haveDisplay) return vbdgui::runGui(gui);
-        if (!gui.screenshot.empty()) {
+        if (!gui.screenshot.empty() || !gui.actions.empty()) {
             std::fprintf(
                 stderr,
-                "vbdlab: no display (%s): --screenshot needs a window; use `vbdlab render` for offscreen "
+                "vbdlab: no display (%s): --screenshot and --actions need a window; use `vbdlab render` for "
+                "offscreen "
                 "frames or `vbdlab sim` for headless runs\n",
                 vbdgui::available() ? "DISPLAY is not set" : "GUI not compiled in");
             return 2;

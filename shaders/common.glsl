@@ -6,7 +6,7 @@ layout(push_constant) uniform PushConstants {
     vec4 eye;        // camera position
     vec4 lightDir;   // xyz: unit vector towards the key light; w: ambient strength
     vec4 color;      // base colour of the draw (rgb) and alpha
-    vec4 params;     // x: shading mode (0 base, 1 heat map, 2 categorical); y: ground height;
+    vec4 params;     // x: shading mode (0 base, 1 heat map, 2 categorical, 3 material tint); y: ground height;
                      // z: grid half extent; w: grid cell size
 } pc;
 
@@ -30,6 +30,15 @@ vec3 categorical(float v) {
                                 vec3(0.90, 0.45, 0.70), vec3(0.55, 0.55, 0.55));
     int i = int(floor(v + 0.5));
     return pal[((i % 8) + 8) % 8];
+}
+
+// Material regions (no heat map shown): t = +1 inside a stiffer region (steel blue), -1 inside a softer
+// one (pale yellow), 0 the body's own material; interpolated across the triangles at an interface.
+// app/gui's legend shows the same colours (kStifferTint, kSofterTint in app/render/geometry.h).
+vec3 materialTint(vec3 base, float t) {
+    const vec3 stiffer = vec3(0.20, 0.33, 0.62);
+    const vec3 softer = vec3(0.95, 0.85, 0.45);
+    return t >= 0.0 ? mix(base, stiffer, clamp(t, 0.0, 1.0)) : mix(base, softer, clamp(-t, 0.0, 1.0));
 }
 
 // Lambert key light, a hemisphere fill (sky above, ground bounce below) and a Blinn highlight.

@@ -10,5 +10,6 @@ void main() {
     if (!gl_FrontFacing) n = -n;  // cloth is drawn double-sided
     int mode = int(pc.params.x + 0.5);
     vec3 base = mode == 1 ? heatMap(vScalar) : vColor.rgb;  // mode 2: vertex-stage colour groups
+    if (mode == 3) base = materialTint(vColor.rgb, vScalar);
     outColor = toDisplay(shade(base, n, vPos), vColor.a);
 }

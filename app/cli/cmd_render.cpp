@@ -37,7 +37,9 @@ static vbd::ScalarField parseField(const std::string& s) {
     if (s == "residual") return vbd::ScalarField::Residual;
     if (s == "det_f") return vbd::ScalarField::VolumeRatio;
     if (s == "dominance") return vbd::ScalarField::DiagonalDominance;
-    throw vbd::InputError("", "--field", "'" + s + "' is not one of none, color, residual, det_f, dominance");
+    if (s == "dominance_sum") return vbd::ScalarField::DominanceSum;
+    throw vbd::InputError("", "--field",
+                          "'" + s + "' is not one of none, color, residual, det_f, dominance, dominance_sum");
 }
 
 static int runRender(const RenderRun& r) {
@@ -116,7 +118,7 @@ static Command addRenderCommand(CLI::App& root) {
     sub->add_option("--width", run->width, "Image width in pixels")->capture_default_str();
     sub->add_option("--height", run->height, "Image height in pixels")->capture_default_str();
     sub->add_option("--set", run->sets, "Override a scene key: --set solver.iterations=20 (repeatable)");
-    sub->add_option("--field", run->field, "Heat map: none, color, residual, det_f, dominance")
+    sub->add_option("--field", run->field, "Heat map: none, color, residual, det_f, dominance, dominance_sum")
         ->capture_default_str();
     sub->add_flag("--wireframe", run->wireframe, "Draw surface edges");
     sub->footer(

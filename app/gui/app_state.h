@@ -7,25 +7,30 @@
 #include <string>
 #include <vector>
 
+#include "gui/core/layout.h"
+#include "gui/core/scene_settings.h"
+#include "gui/core/sim_runner.h"
 #include "render/camera.h"
 #include "render/renderer.h"
-#include "world/world.h"
 
 namespace vbdgui {
 
 // One simulated World and what is shown of it. Side-by-side mode runs two of these in lockstep.
 struct Lab {
-    std::string label = "A";
-    vbd::SceneDesc desc;                // what the World was built from; material edits change it and rebuild
-    std::shared_ptr<vbd::World> world;  // the latest snapshot published by the simulation thread
+    std::string label = "left";
+    SceneSettings scene;  // file + settings in the --set language
+    vbd::SceneDesc desc;  // what the World is built from: scene resolved, panel edits applied
+    std::shared_ptr<WorldSnapshot> world;  // the latest snapshot published by the simulation thread
     std::unique_ptr<SceneGpu> gpu;
+    std::uint64_t gpuGeneration = 0;  // generation of the World the GPU buffers were made for
     DrawOptions draw;
     std::deque<std::vector<vbd::IterationRecord>> recent;  // last frames' convergence, newest last
     std::string note;                                      // e.g. "preview world"
-    bool rebuild = false;                                  // material/dt changed: recreate the World
-    bool solverDirty = false;                              // setSolver at the next step
-    double stepMs = 0;                                     // wall time of the last World::step
-    int shownFrame = -1;                                   // frame of the snapshot last drawn
+    enum class Rebuild { None, Carry, Restart } rebuild = Rebuild::None;
+    bool solverDirty = false;  // setSolver at the next step
+    double stepMs = 0;         // wall time of the last World::step
+    int shownFrame = -1;       // frame of the snapshot last drawn
+    FieldRange range;          // the heat map's range as measured this frame (before sharing)
 };
 
 struct PickState {
@@ -39,14 +44,52 @@ struct PickState {
     float stiffness = 2e3f;  // N/m
 };
 
+// The vertex under the mouse (hover value of the heat map).
+struct HoverState {
+    int lab = -1, particle = -1;
+    float value = 0;
+    bool hasValue = false;
+};
+
+enum class Capture { Window, View };
+enum class VideoFormat { Auto, Png, Mp4 };
+
+struct RecordSettings {
+    int every = 1;   // one image per `every` simulation frames
+    double fps = 0;  // output frame rate; 0 = real time (1 / (dt * every))
+    Capture capture = Capture::Window;
+    int width = 0, height = 0;  // view capture size; 0 = the view's size in the window
+    VideoFormat format = VideoFormat::Auto;
+    std::string dir = "recording";  // takes go into dir/take_NNN/
+};
+
 struct RecordState {
-    bool on = false;
-    bool mp4 = false;  // pipe into ffmpeg when it exists, else PNG sequence
-    int ffmpeg = -1;   // ffmpeg on PATH: -1 not checked yet, 0 no, 1 yes (checked once)
-    std::string dir = "recording";
-    int frame = 0;
+    RecordSettings settings;
+    bool on = false;             // a take is running
+    bool toggleRequest = false;  // V / the button
+    bool reveal = false;         // a take started or ended: open the Recording section to show it
+    int ffmpeg = -1;             // ffmpeg on PATH: -1 not checked yet, 0 no, 1 yes
+    std::string takeDir;         // absolute path of the running or last take
+    int nextFrame = -1;          // simulation frame of the next image
+    int written = 0;             // images of the take so far
+    int firstFrame = -1, lastFrame = -1;
+    bool mp4 = false;  // this take pipes into ffmpeg
     FILE* pipe = nullptr;
+    uint32_t firstWidth = 0, firstHeight = 0;  // an MP4 keeps its first frame's size
     std::string status;
+};
+
+struct TimelineState {
+    bool playing = true;
+    double speed = 1;            // x real time; 0 = as fast as the solver goes
+    int stepRequests = 0;        // single steps
+    bool resetRequest = false;   // R: both labs back to frame 0 of the current settings
+    int restoreRequest = -1;     // frame to go back to (the scrubber)
+    bool replayRequest = false;  // back to the oldest frame held, then play
+    int historyMB = 512;         // memory budget of the history
+    bool budgetDirty = false;
+    TimelineInfo info;    // as last reported by the simulation thread
+    double realTime = 0;  // simulated / wall seconds while playing (0: unknown)
 };
 
 struct Timing {
@@ -67,36 +110,44 @@ struct EllipseState {
     double ndRho = 0, ndKappaActual = 1;
 };
 
+// Which sections of the plots column are open; `apply` makes the next frame open or close them (an
+// action asked), after which the user's clicks rule.
+struct PlotSections {
+    bool convergence = true, perFrame = true, timing = true, ellipse = true;
+    bool apply = false;
+};
+
 struct AppState {
     std::vector<std::string> sceneFiles;
     int sceneIndex = -1;     // into sceneFiles; -1 = built-in or --scene outside assets/
     std::string scenePath;   // "" = built-in default
-    std::string sceneError;  // last failed load (shown until the next successful one)
+    std::string sceneError;  // last failed load or edit (shown until the next successful one)
     Lab labs[2];
-    bool compare = false;  // side-by-side: labs[1] runs the same scene with its own settings
-    bool playing = true;
-    int stepRequests = 0;  // single steps requested while paused
-    bool resetRequest = false;
+    bool compare = false;         // side-by-side: labs[1] runs the same scene with its own settings
+    bool compareRequest = false;  // the checkbox changed compare: restart both sides
+    bool sharedScale = true;      // side by side: one colour scale for both views
+    bool sharedScaleOn = false;   // this frame both views use it (same field, automatic ranges)
+    TimelineState timeline;
     bool loadRequest = false;  // scene picker / reload: load loadPath ("" = built-in demo) at the next frame
     std::string loadPath;
     OrbitCamera camera;
     bool frameRequest = true;
     PickState pick;
+    HoverState hover;
     RecordState rec;
     Timing timing;
     EllipseState ellipse;
-    int inspectParticle = -1;  // last picked vertex, shown in the inspector
-    bool showPlots = true, showEllipse = true, showHelp = false;
+    int inspectParticle = -1;  // last picked vertex, shown in the inspector and marked in the view
+    bool showPlots = true, showEllipse = true;
+    PlotSections plotSections;
     int throwRequests = 0;
-    int historyWindow = 300;  // frames shown in the time plots
-    // Viewport of the scene (window pixels), set by the layout each frame.
-    float viewX = 0, viewY = 0, viewW = 1, viewH = 1;
+    int historyWindow = 300;        // frames shown in the time plots
+    PanelState panels;              // collapsed or open, as the user left them
+    Layout layout;                  // this frame's panel widths and 3D view rectangle
+    std::string screenshotRequest;  // action: write the window (or view) to this PNG after this frame
+    Capture screenshotCapture = Capture::Window;
 };
 
 inline constexpr int kRecentFrames = 6;
-inline constexpr float kLeftPanelWidth = 370, kLeftPanelWidthCompare = 560, kRightPanelWidth = 430;
-inline float leftPanelWidth(const AppState& a) {
-    return a.compare ? kLeftPanelWidthCompare : kLeftPanelWidth;
-}
 
 }  // namespace vbdgui

@@ -9,10 +9,15 @@ struct GuiOptions {
     int frames = -1;         // run N frames then exit (with screenshot); -1 = interactive
     std::string screenshot;  // save the window (scene + panels) to this PNG after `frames`
     int width = 1600, height = 900;
+    std::string actions;  // scripted run: a JSON list of timed actions (gui/core/actions.h)
+    bool paused = false;  // start paused
 };
 
 // True if the GUI was compiled in.
 bool available();
+// Checks what can be checked before a window opens (the actions file against its scenes); false with a
+// "file: key: what" message for bad input (exit code 2).
+bool checkOptions(const GuiOptions& opt, std::string& error);
 int runGui(const GuiOptions& opt);
 
 }  // namespace vbdgui

@@ -1,16 +1,27 @@
 #pragma once
-// The ImGui windows of the app, in the Dear ImGui demo's style: the control panel (left), the plots
-// panel (right) and the overlay on the scene viewport (heat-map legend, status, hints).
+// The ImGui windows of the app, in the Dear ImGui demo's style, one file per topic:
+//   panel_controls.cpp  the left column: scene, timeline, recording, and the sections below
+//   panel_settings.cpp  time step, solver, coarse space, AVBD, material (rows that line up side by side)
+//   panel_view.cpp      drawing and the colour map
+//   panel_plots.cpp     the right column: convergence, per-frame and timing plots
+//   panel_lab.cpp       the conditioning lab (energy ellipse, random n-D) and the vertex inspector
+//   overlay.cpp         over the 3D view: captions, legends, labels, hover value, status line
 #include "gui/app_state.h"
 
 namespace vbdgui {
 
 void controlPanel(AppState& app, float height);
-void plotsPanel(AppState& app, float x, float height);
+void plotsPanel(AppState& app, float windowWidth, float height);
 void viewportOverlay(AppState& app);
-// "(?)" marker with a one-sentence explanation in its tooltip (imgui_demo.cpp's HelpMarker).
-void helpMarker(const char* text);
 
-bool ffmpegAvailable();
+// Sections of the control panel.
+void timeStepSection(AppState& app);
+void solverSection(AppState& app);
+void materialSection(AppState& app);
+void drawingSection(AppState& app);
+void inspectorSection(AppState& app);
+void ellipseSection(AppState& app);
+// The plots column when collapsed: a bar with the button that opens it.
+void plotsColumnBar(AppState& app, float x, float height);
 
 }  // namespace vbdgui

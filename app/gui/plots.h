@@ -1,6 +1,8 @@
 #pragma once
-// Live plots drawn with Dear ImGui draw lists (ImPlot is not packaged): line plots with linear or
-// log10 y axes, stacked-area timing breakdowns, and the heat-map legend.
+// Live plots drawn with Dear ImGui draw lists (ImPlot is not packaged): line plots with linear or log10 y
+// axes, stacked-area timing breakdowns, and the heat-map legend. Labels never overlap: the titles and the
+// legend sit in a header row above the data, tick labels that would touch a neighbour are skipped, and
+// the left margin is as wide as the widest y label.
 #include <string>
 #include <vector>
 
@@ -22,15 +24,14 @@ struct PlotOptions {
     float height = 150;
     const char* xLabel = "";
     const char* yLabel = "";
-    bool stacked = false;  // stacked areas (series share x; y added bottom to top)
+    bool stacked = false;          // stacked areas (series share x; y added bottom to top)
+    bool integerX = true;          // x counts frames, iterations or sweeps: ticks at whole numbers
+    std::vector<float> markers;    // x of vertical dashed lines (substep boundaries)
+    const char* markerLabel = "";  // their legend entry
 };
 
 // Draws the plot as one item of the current window, full available width.
 void plot(const char* id, const std::vector<PlotSeries>& series, const PlotOptions& opt);
-
-// Colour bar with labelled ends at (x, y) of the draw list, in the field's units (10^v if log).
-void heatLegend(ImDrawList* dl, ImVec2 pos, const FieldRange& range, const char* title, bool logScale,
-                bool categorical);
 
 ImU32 heatColorU32(float t, float alpha = 1);
 

@@ -55,6 +55,8 @@ void smoothNormals(const std::vector<vbd::Vec3>& x, const std::vector<vbd::Surfa
 std::vector<uint32_t> surfaceEdges(const std::vector<vbd::SurfaceView>& surfaces);
 
 uint32_t packRgba(float r, float g, float b, float a = 1);
+// Linear RGB of the material-region tints of shaders/common.glsl materialTint() (for the legend).
+inline constexpr float kStifferTint[3] = {0.20f, 0.33f, 0.62f}, kSofterTint[3] = {0.95f, 0.85f, 0.45f};
 // Same ramp as heatMap() in shaders/common.glsl, in linear RGB.
 std::array<float, 3> heatMapColor(float t);
 

@@ -29,54 +29,68 @@ float rayTriangle(const Ray& r, const glm::vec3& a, const glm::vec3& b, const gl
     return glm::dot(e2, q) * inv;
 }
 
-PickHit pick(const vbd::World& world, const Ray& ray) {
-    PickHit hit;
-    float best = std::numeric_limits<float>::max();
+namespace {
+
+// Distance along a ray (origin o, direction d, in the box frame) to a box of half extents h: slab test;
+// -1 for a miss.
+float rayBox(const glm::vec3& o, const glm::vec3& d, const glm::vec3& h) {
+    float t0 = -std::numeric_limits<float>::max(), t1 = -t0;
+    for (int k = 0; k < 3; ++k) {
+        if (std::fabs(d[k]) < 1e-12f) {
+            if (std::fabs(o[k]) > h[k]) return -1;
+            continue;
+        }
+        const float ta = (-h[k] - o[k]) / d[k], tb = (h[k] - o[k]) / d[k];
+        t0 = std::max(t0, std::min(ta, tb));
+        t1 = std::min(t1, std::max(ta, tb));
+    }
+    if (t0 > t1 || t1 <= 0) return -1;
+    return t0 > 0 ? t0 : t1;
+}
+
+// Distance to a sphere of radius r about the origin; -1 for a miss.
+float raySphere(const glm::vec3& o, const glm::vec3& d, float r) {
+    const float bq = glm::dot(o, d), cq = glm::dot(o, o) - r * r, disc = bq * bq - cq;
+    if (disc < 0) return -1;
+    const float s = std::sqrt(disc);
+    return -bq - s > 0 ? -bq - s : -bq + s;
+}
+
+// Nearest hit of the particle surfaces; the grabbed particle is the hit triangle's vertex nearest to it.
+void pickSurfaces(const vbd::World& world, const Ray& ray, PickHit& hit, float& best) {
     const auto& x = world.positions();
     for (const auto& s : world.surfaces())
         for (const auto& t : s.tris) {
-            glm::vec3 a = g(x[t[0]]), b = g(x[t[1]]), c = g(x[t[2]]);
-            float d = rayTriangle(ray, a, b, c);
+            const glm::vec3 v[3] = {g(x[t[0]]), g(x[t[1]]), g(x[t[2]])};
+            const float d = rayTriangle(ray, v[0], v[1], v[2]);
             if (d <= 0 || d >= best) continue;
             best = d;
-            glm::vec3 p = ray.origin + d * ray.dir;
+            const glm::vec3 p = ray.origin + d * ray.dir;
             int k = 0;
-            float dk = glm::length(p - a);
-            if (glm::length(p - b) < dk) k = 1, dk = glm::length(p - b);
-            if (glm::length(p - c) < dk) k = 2;
+            for (int j = 1; j < 3; ++j)
+                if (glm::length(p - v[j]) < glm::length(p - v[k])) k = j;
             hit = {t[k], -1, d, p};
         }
-    auto bodies = world.bodies();
+}
+
+}  // namespace
+
+PickHit pick(const vbd::World& world, const Ray& ray) {
+    PickHit hit;
+    float best = std::numeric_limits<float>::max();
+    pickSurfaces(world, ray, hit, best);
+    const auto bodies = world.bodies();
     for (size_t i = 0; i < bodies.size(); ++i) {
         const auto& bd = bodies[i];
         if (bd.fixed) continue;
-        // Ray in the body frame, then slab test (box) or quadratic (sphere; capsules use their bounding
-        // sphere of radius r + h, close enough to grab).
-        glm::vec3 o = rot(vbd::conjugate(bd.rotation), ray.origin - g(bd.position));
-        glm::vec3 d = rot(vbd::conjugate(bd.rotation), ray.dir);
-        float tHit = -1;
-        if (bd.shape == vbd::ShapeType::Box) {
-            glm::vec3 h = 0.5f * g(bd.size);
-            float t0 = -std::numeric_limits<float>::max(), t1 = -t0;
-            bool ok = true;
-            for (int k = 0; k < 3 && ok; ++k) {
-                if (std::fabs(d[k]) < 1e-12f) {
-                    ok = std::fabs(o[k]) <= h[k];
-                    continue;
-                }
-                float ta = (-h[k] - o[k]) / d[k], tb = (h[k] - o[k]) / d[k];
-                t0 = std::max(t0, std::min(ta, tb));
-                t1 = std::min(t1, std::max(ta, tb));
-            }
-            if (ok && t0 <= t1 && t1 > 0) tHit = t0 > 0 ? t0 : t1;
-        } else {
-            float r = bd.radius + (bd.shape == vbd::ShapeType::Capsule ? bd.halfHeight : 0.0f);
-            float bq = glm::dot(o, d), cq = glm::dot(o, o) - r * r, disc = bq * bq - cq;
-            if (disc >= 0) {
-                float s = std::sqrt(disc);
-                tHit = -bq - s > 0 ? -bq - s : -bq + s;
-            }
-        }
+        // The ray in the body frame; capsules use their bounding sphere of radius r + h (close enough to
+        // grab).
+        const glm::vec3 o = rot(vbd::conjugate(bd.rotation), ray.origin - g(bd.position));
+        const glm::vec3 d = rot(vbd::conjugate(bd.rotation), ray.dir);
+        const float tHit =
+            bd.shape == vbd::ShapeType::Box
+                ? rayBox(o, d, 0.5f * g(bd.size))
+                : raySphere(o, d, bd.radius + (bd.shape == vbd::ShapeType::Capsule ? bd.halfHeight : 0.0f));
         if (tHit > 0 && tHit < best) {
             best = tHit;
             hit = {-1, int(i), tHit, ray.origin + tHit * ray.dir};

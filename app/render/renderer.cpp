@@ -20,8 +20,9 @@ static_assert(sizeof(PushConstants) == 128, "push constants must match common.gl
 enum VertexKind { kNone, kParticle, kParticlePosOnly, kShapeInstanced, kLine };
 
 const glm::vec4 kSoftColor(0.85f, 0.45f, 0.20f, 1), kClothColor(0.25f, 0.55f, 0.85f, 1);
-const glm::vec4 kBoxColor(0.55f, 0.60f, 0.68f, 1), kSphereColor(0.70f, 0.62f, 0.45f, 1),
-    kFixedBodyColor(0.35f, 0.35f, 0.38f, 1);
+const glm::vec4 kFixedBodyColor(0.35f, 0.35f, 0.38f, 1);
+// Shading modes of mesh.frag (params.x).
+constexpr float kModeBase = 0, kModeHeat = 1, kModeCategorical = 2, kModeTint = 3;
 
 glm::vec3 toGlm(const vbd::Vec3& v) { return {v.x, v.y, v.z}; }
 
@@ -36,6 +37,26 @@ void cross3(std::vector<LineVertex>& out, const glm::vec3& p, float s, uint32_t 
 }
 
 }  // namespace
+
+FieldRange measureField(std::vector<float>& values, bool logScale) {
+    float lo = std::numeric_limits<float>::max(), hi = -lo;
+    for (float& v : values) {
+        if (logScale) v = v > 0 ? std::log10(v) : -std::numeric_limits<float>::infinity();
+        if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
+    }
+    if (lo > hi) return {};
+    return {lo, hi, true};
+}
+
+std::array<float, 3> bodyColor(size_t index, bool fixed) {
+    // Okabe-Ito hues (distinguishable with the common colour-vision deficiencies), muted a little so that
+    // a heat-mapped soft body next to them stays the brightest thing in the view; linear RGB.
+    static const std::array<float, 3> kPalette[7] = {
+        {0.35f, 0.55f, 0.80f}, {0.85f, 0.55f, 0.10f}, {0.10f, 0.55f, 0.40f}, {0.80f, 0.75f, 0.25f},
+        {0.15f, 0.35f, 0.65f}, {0.75f, 0.35f, 0.10f}, {0.70f, 0.45f, 0.60f}};
+    if (fixed) return {kFixedBodyColor.r, kFixedBodyColor.g, kFixedBodyColor.b};
+    return kPalette[index % 7];
+}
 
 void sceneBounds(const vbd::World& world, glm::vec3& lo, glm::vec3& hi) {
     lo = glm::vec3(std::numeric_limits<float>::max());
@@ -80,6 +101,8 @@ SceneGpu::SceneGpu(const Context& ctx, const vbd::World& world, uint32_t slots) 
     if (!edges.empty()) std::memcpy(edges_.mapped, edges.data(), edges.size() * 4);
     instances_.resize(slots);
     lines_.resize(slots);
+    shadows_.resize(slots);
+    shadowCount_.assign(slots, 0);
     boxCount_.assign(slots, 0);
     sphereCount_.assign(slots, 0);
     lineTested_.assign(slots, 0);
@@ -95,6 +118,7 @@ SceneGpu::~SceneGpu() {
     ctx_.destroy(edges_);
     for (auto& b : instances_) ctx_.destroy(b);
     for (auto& b : lines_) ctx_.destroy(b);
+    for (auto& b : shadows_) ctx_.destroy(b);
 }
 
 void SceneGpu::ensure(Buffer& b, VkDeviceSize bytes, VkBufferUsageFlags usage) {
@@ -103,57 +127,80 @@ void SceneGpu::ensure(Buffer& b, VkDeviceSize bytes, VkBufferUsageFlags usage) {
     b = ctx_.createBuffer(std::max<VkDeviceSize>(bytes * 3 / 2, 256), usage, true);
 }
 
-void SceneGpu::update(const vbd::World& world, const DrawOptions& opt, uint32_t slot) {
+void SceneGpu::update(const vbd::World& world, const DrawOptions& opt, uint32_t slot,
+                      const std::vector<unsigned char>* tags) {
     auto t0 = std::chrono::steady_clock::now();
-    // Heat map: categorical colour groups pass the index through; continuous fields are mapped
-    // affinely (after log10 if asked) from [lo, hi] to [0, 1].
-    fieldOn_ = opt.field != vbd::ScalarField::None;
+    vertexScalars(world, opt, tags);
+    vertices_->upload(world, scalar01_, slot);
+    const auto bodies = world.bodies();
+    bodyInstances(bodies, slot);
+    shadowScratch_.clear();
+    if (opt.shadows && ground_) shadowBlobs(world, bodies);
+    shadowCount_[slot] = uint32_t(shadowScratch_.size());
+    ensure(shadows_[slot], std::max<size_t>(shadowScratch_.size(), 1) * sizeof(LineVertex),
+           VK_BUFFER_USAGE_VERTEX_BUFFER_BIT);
+    if (!shadowScratch_.empty())
+        std::memcpy(shadows_[slot].mapped, shadowScratch_.data(), shadowScratch_.size() * sizeof(LineVertex));
+    markerLines(world, opt, slot);
+    lastUploadMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Heat map: categorical colour groups pass the index through; continuous fields are mapped affinely (after
+// log10 if asked) from [lo, hi] to [0, 1]. An empty field (a snapshot made before the field was chosen)
+// draws no heat map rather than a uniform colour. Without a field: the material-region tint.
+void SceneGpu::vertexScalars(const vbd::World& world, const DrawOptions& opt,
+                             const std::vector<unsigned char>* tags) {
+    fieldOn_ = false;
     categorical_ = opt.field == vbd::ScalarField::Color;
+    tintOn_ = false;
     scalar01_.clear();
     range.valid = false;
-    if (fieldOn_) {
-        world.scalarField(opt.field, field_);
+    if (opt.field != vbd::ScalarField::None) world.scalarField(opt.field, field_);
+    if (opt.field != vbd::ScalarField::None && !field_.empty()) {
+        fieldOn_ = true;
         scalar01_.resize(field_.size());
         if (categorical_) {
             for (size_t i = 0; i < field_.size(); ++i) scalar01_[i] = field_[i];
             range = {0.0f, float(std::max(world.numColors() - 1, 0)), true};
-        } else {
-            float lo = std::numeric_limits<float>::max(), hi = -lo;
-            // Log scale: zeros (fixed vertices have no residual) sit below the range instead of
-            // stretching it down to the clamp value.
-            for (float& v : field_) {
-                if (opt.logScale) v = v > 0 ? std::log10(v) : -std::numeric_limits<float>::infinity();
-                if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
-            }
-            if (!opt.autoRange) lo = opt.rangeMin, hi = opt.rangeMax;
-            if (!(hi > lo)) hi = lo + 1e-6f;
-            for (size_t i = 0; i < field_.size(); ++i)
-                scalar01_[i] =
-                    std::isfinite(field_[i]) ? (field_[i] - lo) / (hi - lo) : (field_[i] < 0 ? 0.0f : 1.0f);
-            range = {lo, hi, !field_.empty()};
+            return;
         }
+        const FieldRange r = measureField(field_, opt.logScale);
+        float lo = r.lo, hi = r.hi;
+        if (!opt.autoRange) lo = opt.rangeMin, hi = opt.rangeMax;
+        if (!(hi > lo)) hi = lo + std::max(1e-6f, 1e-6f * std::fabs(lo));
+        for (size_t i = 0; i < field_.size(); ++i)
+            scalar01_[i] =
+                std::isfinite(field_[i]) ? (field_[i] - lo) / (hi - lo) : (field_[i] < 0 ? 0.0f : 1.0f);
+        range = {lo, hi, r.valid || !opt.autoRange};
+        return;
     }
-    vertices_->upload(world, scalar01_, slot);
+    if (!opt.regions || !tags || tags->size() != world.positions().size() ||
+        std::none_of(tags->begin(), tags->end(), [](unsigned char t) { return t != 0; }))
+        return;
+    // Material tint: +1 stiffer region, -1 softer region, 0 the body's own material.
+    tintOn_ = true;
+    scalar01_.resize(tags->size());
+    for (size_t i = 0; i < tags->size(); ++i)
+        scalar01_[i] = (*tags)[i] == 1 ? 1.0f : ((*tags)[i] == 2 ? -1.0f : 0.0f);
+}
 
-    // Rigid bodies: boxes first, then spheres (capsules drawn as stretched spheres).
+// Rigid bodies: boxes first, then spheres (capsules drawn as stretched spheres), each in its own colour.
+void SceneGpu::bodyInstances(const std::vector<vbd::RigidBodyView>& bodies, uint32_t slot) {
     inst_.clear();
-    auto bodies = world.bodies();
     for (int pass = 0; pass < 2; ++pass)
-        for (const auto& b : bodies) {
-            bool box = b.shape == vbd::ShapeType::Box;
+        for (size_t i = 0; i < bodies.size(); ++i) {
+            const vbd::RigidBodyView& b = bodies[i];
+            const bool box = b.shape == vbd::ShapeType::Box;
             if (box != (pass == 0)) continue;
             BodyInstance bi{};
             bi.rot[0] = b.rotation.x, bi.rot[1] = b.rotation.y, bi.rot[2] = b.rotation.z,
             bi.rot[3] = b.rotation.w;
             bi.pos[0] = b.position.x, bi.pos[1] = b.position.y, bi.pos[2] = b.position.z, bi.pos[3] = 1;
-            if (box) {
-                bi.scale[0] = b.size.x, bi.scale[1] = b.size.y, bi.scale[2] = b.size.z;
-            } else {
-                float h = b.shape == vbd::ShapeType::Capsule ? b.halfHeight : 0.0f;
-                bi.scale[0] = b.radius, bi.scale[1] = b.radius + h, bi.scale[2] = b.radius;
-            }
-            glm::vec4 c = b.fixed ? kFixedBodyColor : (box ? kBoxColor : kSphereColor);
-            std::memcpy(bi.color, &c[0], sizeof bi.color);
+            const float h = b.shape == vbd::ShapeType::Capsule ? b.halfHeight : 0.0f;
+            const glm::vec3 scale = box ? toGlm(b.size) : glm::vec3(b.radius, b.radius + h, b.radius);
+            bi.scale[0] = scale.x, bi.scale[1] = scale.y, bi.scale[2] = scale.z;
+            const auto c = bodyColor(i, b.fixed);
+            bi.color[0] = c[0], bi.color[1] = c[1], bi.color[2] = c[2], bi.color[3] = 1;
             inst_.push_back(bi);
         }
     boxCount_[slot] = uint32_t(std::count_if(bodies.begin(), bodies.end(),
@@ -163,11 +210,14 @@ void SceneGpu::update(const vbd::World& world, const DrawOptions& opt, uint32_t 
            VK_BUFFER_USAGE_VERTEX_BUFFER_BIT);
     if (!inst_.empty())
         std::memcpy(instances_[slot].mapped, inst_.data(), inst_.size() * sizeof(BodyInstance));
+}
 
-    // Marker lines sized from the scene so that they read at any scale.
+// Contacts, joints, fixed vertices (depth tested), the picked vertex and the drag spring (always on top);
+// marker sizes follow the scene's size so that they read at any scale.
+void SceneGpu::markerLines(const vbd::World& world, const DrawOptions& opt, uint32_t slot) {
     glm::vec3 lo, hi;
     sceneBounds(world, lo, hi);
-    float s = 0.008f * glm::length(hi - lo);
+    const float s = 0.008f * glm::length(hi - lo);
     lineScratch_.clear();
     if (opt.contacts) {
         const uint32_t yellow = packRgba(1.0f, 0.85f, 0.1f);
@@ -182,13 +232,11 @@ void SceneGpu::update(const vbd::World& world, const DrawOptions& opt, uint32_t 
         // body center -> anchor on each side, and a cross at the anchors (they coincide when satisfied)
         const uint32_t pink = packRgba(1.0f, 0.45f, 0.75f);
         for (const auto& j : world.joints()) {
-            const glm::vec3 ca = toGlm(j.centerA), aa = toGlm(j.anchorA), cb = toGlm(j.centerB),
-                            ab = toGlm(j.anchorB);
-            lineScratch_.push_back({{ca.x, ca.y, ca.z}, pink});
-            lineScratch_.push_back({{aa.x, aa.y, aa.z}, pink});
-            lineScratch_.push_back({{cb.x, cb.y, cb.z}, pink});
-            lineScratch_.push_back({{ab.x, ab.y, ab.z}, pink});
-            cross3(lineScratch_, aa, s, pink);
+            for (const auto& [c, a] : {std::pair{j.centerA, j.anchorA}, std::pair{j.centerB, j.anchorB}}) {
+                lineScratch_.push_back({{c.x, c.y, c.z}, pink});
+                lineScratch_.push_back({{a.x, a.y, a.z}, pink});
+            }
+            cross3(lineScratch_, toGlm(j.anchorA), s, pink);
         }
     }
     if (opt.fixedVertices) {
@@ -214,7 +262,44 @@ void SceneGpu::update(const vbd::World& world, const DrawOptions& opt, uint32_t 
            VK_BUFFER_USAGE_VERTEX_BUFFER_BIT);
     if (!lineScratch_.empty())
         std::memcpy(lines_[slot].mapped, lineScratch_.data(), lineScratch_.size() * sizeof(LineVertex));
-    lastUploadMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// A soft dark disc on the ground under each dynamic body and each soft body or cloth: it shows where an
+// object is over the floor and, through its darkness and spread, how high (a contact shadow when it
+// rests). Radius: the object's half extent in x and z grown by 20 % plus 0.3 of its height above the
+// ground; opacity 0.5 at contact, falling as exp(-height / (extent + 0.05 m)).
+void SceneGpu::shadowBlobs(const vbd::World& world, const std::vector<vbd::RigidBodyView>& bodies) {
+    auto blob = [&](glm::vec3 lo, glm::vec3 hi) {
+        const float height = std::max(0.0f, lo.y - groundHeight_);
+        const float extent = 0.5f * std::max(hi.x - lo.x, hi.z - lo.z);
+        const float alpha = 0.5f * std::exp(-height / (extent + 0.05f));
+        if (alpha < 0.02f) return;
+        const float rx = 0.6f * (hi.x - lo.x) + 0.3f * height, rz = 0.6f * (hi.z - lo.z) + 0.3f * height;
+        const glm::vec3 c(0.5f * (lo.x + hi.x), groundHeight_, 0.5f * (lo.z + hi.z));
+        const uint32_t centre = packRgba(0, 0, 0, alpha), rim = packRgba(0, 0, 0, 0);
+        constexpr int kSegments = 28;
+        for (int k = 0; k < kSegments; ++k) {
+            const float a0 = 6.2831853f * float(k) / kSegments, a1 = 6.2831853f * float(k + 1) / kSegments;
+            shadowScratch_.push_back({{c.x, c.y, c.z}, centre});
+            shadowScratch_.push_back({{c.x + rx * std::cos(a0), c.y, c.z + rz * std::sin(a0)}, rim});
+            shadowScratch_.push_back({{c.x + rx * std::cos(a1), c.y, c.z + rz * std::sin(a1)}, rim});
+        }
+    };
+    for (const auto& b : bodies) {
+        if (b.fixed) continue;
+        const glm::vec3 p = toGlm(b.position);
+        const glm::vec3 r = b.shape == vbd::ShapeType::Box
+                                ? 0.5f * toGlm(b.size)
+                                : glm::vec3(b.radius, b.radius + b.halfHeight, b.radius);
+        blob(p - r, p + r);
+    }
+    const auto& x = world.positions();
+    for (const auto& s : world.surfaces()) {
+        glm::vec3 lo(std::numeric_limits<float>::max()), hi(-std::numeric_limits<float>::max());
+        for (const auto& t : s.tris)
+            for (int v : t) lo = glm::min(lo, toGlm(x[size_t(v)])), hi = glm::max(hi, toGlm(x[size_t(v)]));
+        if (lo.x <= hi.x) blob(lo, hi);
+    }
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -240,6 +325,10 @@ Renderer::Renderer(const Context& ctx, VkRenderPass pass) : ctx_(ctx) {
         makePipeline(pass, Shader::LineVert, Shader::LineFrag, kLine, lines, VK_CULL_MODE_NONE, true, false);
     overlay_ =
         makePipeline(pass, Shader::LineVert, Shader::LineFrag, kLine, lines, VK_CULL_MODE_NONE, false, false);
+    // Shadows: coloured triangles blended over the ground, depth tested (bodies hide them) but not
+    // written (they must not hide the grid lines' depth or each other).
+    shadow_ =
+        makePipeline(pass, Shader::LineVert, Shader::LineFrag, kLine, tri, VK_CULL_MODE_NONE, true, false);
 
     ShapeMesh box = unitBox(), sphere = unitSphere(32, 16);
     std::vector<ShapeVertex> v = box.vertices;
@@ -257,7 +346,7 @@ Renderer::Renderer(const Context& ctx, VkRenderPass pass) : ctx_(ctx) {
 
 Renderer::~Renderer() {
     vkDeviceWaitIdle(ctx_.device);
-    for (VkPipeline p : {meshCull_, meshTwoSided_, body_, grid_, wire_, line_, overlay_})
+    for (VkPipeline p : {meshCull_, meshTwoSided_, body_, grid_, wire_, line_, overlay_, shadow_})
         if (p) vkDestroyPipeline(ctx_.device, p, nullptr);
     vkDestroyPipelineLayout(ctx_.device, layout_, nullptr);
     ctx_.destroy(shapeVb_);
@@ -389,10 +478,12 @@ void Renderer::draw(VkCommandBuffer cb, const SceneGpu& scene, uint32_t slot, co
         VkBuffer vb = scene.vertices_->buffer(slot);
         vkCmdBindVertexBuffers(cb, 0, 1, &vb, &zero);
         vkCmdBindIndexBuffer(cb, scene.indices_.buffer, 0, VK_INDEX_TYPE_UINT32);
-        pc.params = glm::vec4(scene.fieldOn_ ? (scene.categorical_ ? 2.0f : 1.0f) : 0.0f, 0, 0, 0);
+        const float mode = scene.fieldOn_ ? (scene.categorical_ ? kModeCategorical : kModeHeat)
+                                          : (scene.tintOn_ ? kModeTint : kModeBase);
         for (const auto& r : scene.ranges_) {
             vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, r.doubleSided ? meshTwoSided_ : meshCull_);
             pc.color = r.doubleSided ? kClothColor : kSoftColor;
+            pc.params = glm::vec4(mode == kModeTint && r.doubleSided ? kModeBase : mode, 0, 0, 0);
             push();
             vkCmdDrawIndexed(cb, r.count, 1, r.first, 0, 0);
         }
@@ -421,6 +512,13 @@ void Renderer::draw(VkCommandBuffer cb, const SceneGpu& scene, uint32_t slot, co
         pc.params = glm::vec4(0, scene.groundHeight_, std::max(40.0f, 4.0f * cam.distance), 0.5f);
         push();
         vkCmdDraw(cb, 6, 1, 0, 0);
+    }
+    if (scene.shadowCount_[slot] > 0) {
+        vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, shadow_);
+        VkBuffer sb = scene.shadows_[slot].buffer;
+        vkCmdBindVertexBuffers(cb, 0, 1, &sb, &zero);
+        push();
+        vkCmdDraw(cb, scene.shadowCount_[slot], 1, 0, 0);
     }
     const uint32_t tested = scene.lineTested_[slot], overlay = scene.lineOverlay_[slot];
     if (tested + overlay > 0) {

@@ -3,6 +3,7 @@
 // (soft bodies culled, cloth double-sided), instanced rigid boxes and spheres, the ground grid, an
 // optional wireframe, contact points, fixed vertices and the drag spring, with a per-vertex scalar
 // field as a heat map. SceneGpu holds one World's buffers; Renderer holds the pipelines.
+#include <array>
 #include <memory>
 #include <vector>
 
@@ -17,6 +18,8 @@ namespace vbdgui {
 struct DrawOptions {
     bool surfaces = true, bodies = true, grid = true, wireframe = false, contacts = false,
          fixedVertices = true, joints = true;
+    bool shadows = true;  // a soft blob on the ground under each body: darker and tighter when closer
+    bool regions = true;  // tint vertices of stiffer / softer material regions (no heat map shown)
     vbd::ScalarField field = vbd::ScalarField::None;
     bool logScale = false;  // heat map of log10 of the field (default for residuals)
     bool autoRange = true;  // range = [min, max] of the current frame
@@ -34,6 +37,13 @@ struct FieldRange {
 
 inline constexpr float kClearColor[4] = {0.13f, 0.14f, 0.17f, 1.0f};
 
+// Range of a field for the heat map: log10 is applied to values in place when logScale (zeros, e.g.
+// fixed vertices' residuals, become -inf and sit below the range instead of stretching it).
+FieldRange measureField(std::vector<float>& values, bool logScale);
+
+// Linear RGB of rigid body i (a colour-blind-safe palette, repeating), grey for fixed bodies.
+std::array<float, 3> bodyColor(size_t index, bool fixed);
+
 // Axis-aligned bounds of everything drawable in world (particles and bodies), down to the ground.
 void sceneBounds(const vbd::World& world, glm::vec3& lo, glm::vec3& hi);
 
@@ -45,7 +55,9 @@ class SceneGpu {
     SceneGpu& operator=(const SceneGpu&) = delete;
 
     // CPU -> GPU for frame slot `slot` (its previous use must have finished: the caller waited its fence).
-    void update(const vbd::World& world, const DrawOptions& opt, uint32_t slot);
+    // tags: per-particle material tag (0 base, 1 stiffer region, 2 softer region) for opt.regions.
+    void update(const vbd::World& world, const DrawOptions& opt, uint32_t slot,
+                const std::vector<unsigned char>* tags = nullptr);
     FieldRange range;
     double lastUploadMs = 0;
 
@@ -62,8 +74,14 @@ class SceneGpu {
     Buffer indices_, edges_;
     uint32_t edgeCount_ = 0;
     std::vector<SurfaceRange> ranges_;
-    std::vector<Buffer> instances_, lines_;
-    std::vector<uint32_t> boxCount_, sphereCount_, lineTested_, lineOverlay_;
+    void vertexScalars(const vbd::World& world, const DrawOptions& opt,
+                       const std::vector<unsigned char>* tags);
+    void bodyInstances(const std::vector<vbd::RigidBodyView>& bodies, uint32_t slot);
+    void shadowBlobs(const vbd::World& world, const std::vector<vbd::RigidBodyView>& bodies);
+    void markerLines(const vbd::World& world, const DrawOptions& opt, uint32_t slot);
+    std::vector<Buffer> instances_, lines_, shadows_;
+    std::vector<uint32_t> boxCount_, sphereCount_, lineTested_, lineOverlay_, shadowCount_;
+    std::vector<LineVertex> shadowScratch_;
     std::vector<float> field_, scalar01_;
     std::vector<BodyInstance> inst_;
     std::vector<LineVertex> lineScratch_;
@@ -71,6 +89,7 @@ class SceneGpu {
     float groundHeight_ = 0;
     bool categorical_ = false;
     bool fieldOn_ = false;
+    bool tintOn_ = false;
 };
 
 class Renderer {
@@ -91,7 +110,7 @@ class Renderer {
     VkPipelineLayout layout_ = VK_NULL_HANDLE;
     VkPipeline meshCull_ = VK_NULL_HANDLE, meshTwoSided_ = VK_NULL_HANDLE, body_ = VK_NULL_HANDLE,
                grid_ = VK_NULL_HANDLE, wire_ = VK_NULL_HANDLE, line_ = VK_NULL_HANDLE,
-               overlay_ = VK_NULL_HANDLE;
+               overlay_ = VK_NULL_HANDLE, shadow_ = VK_NULL_HANDLE;
     Buffer shapeVb_, shapeIb_;
     uint32_t boxFirst_ = 0, boxCount_ = 0, sphereFirst_ = 0, sphereCount_ = 0;
     int32_t sphereBase_ = 0;

@@ -101,4 +101,11 @@ std::vector<std::string> listScenes() {
     return out;
 }
 
+std::string defaultScenePath() {
+    namespace fs = std::filesystem;
+    for (const auto& f : listScenes())
+        if (fs::path(f).filename() == "default.json") return f;
+    return "";
+}
+
 }  // namespace vbdgui

@@ -22,5 +22,7 @@ bool engineAvailable();
 vbd::SceneDesc defaultScene();
 // Scene files under assets/scenes/ (sorted).
 std::vector<std::string> listScenes();
+// assets/scenes/default.json (the GUI's and the headless fallback's first scene), "" if there is none.
+std::string defaultScenePath();
 
 }  // namespace vbdgui

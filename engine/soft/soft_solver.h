@@ -102,6 +102,24 @@ class SoftSolver {
     void setSweepOptions(const SweepOptions& o) { sweepOptions_ = o; }
     const SweepOptions& sweepOptions() const { return sweepOptions_; }
 
+    // What a step reads besides the published model arrays (World::saveState / restoreState): the state of
+    // either precision, the solver clock (kinematic vertices) and the last residual field (the heat map).
+    // A restored state that no longer matches the published arrays is reseeded by the next step, as the
+    // original run would have done (soft_state.h).
+    struct Carried {
+        SoftState<float> f;
+        SoftState<double> d;
+        double time = 0;
+        std::vector<float> residual;
+    };
+    Carried carried() const { return {stateF_, stateD_, time_, residual_}; }
+    void setCarried(Carried c) {
+        stateF_ = std::move(c.f);
+        stateD_ = std::move(c.d);
+        time_ = c.time;
+        residual_ = std::move(c.residual);
+    }
+
     void setSweepHook(SweepHook* hook) { hook_ = hook; }
     void setDrag(int vertex, const Vec3& target, float k) { drag_ = {vertex, target, k}; }
 

@@ -18,7 +18,8 @@ enum class ScalarField {
     Color,              // vertex color group index
     Residual,           // |grad_i G| of the last iteration
     VolumeRatio,        // mean det F of incident tets
-    DiagonalDominance,  // ||D_i|| / sum_j ||H_ij||: low where block diagonal dominance breaks
+    DiagonalDominance,  // ||D_i|| / max_j ||H_ij||: low where one neighbour's coupling rivals the block
+    DominanceSum,       // ||D_i|| / sum_j ||H_ij||: below 1 the block row is not diagonally dominant
 };
 
 // A drawable triangle surface over the particle array (soft-body boundary or a cloth sheet).

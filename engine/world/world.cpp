@@ -3,6 +3,7 @@
 #include "world/world.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 
@@ -16,6 +17,7 @@
 #include "soft/soft_fields.h"
 #include "soft/soft_solver.h"
 #include "world/finite_guard.h"
+#include "world/world_state.h"
 
 namespace vbd {
 
@@ -43,9 +45,11 @@ std::vector<SurfaceView> particleSurfaces(const SoftModel& sm) {
     return out;
 }
 
+std::atomic<std::uint64_t> g_nextWorldId{1};
+
 class WorldImpl final : public World {
   public:
-    explicit WorldImpl(const SceneDesc& d) : desc_(d) {
+    explicit WorldImpl(const SceneDesc& d) : desc_(d), id_(g_nextWorldId++) {
         checkSceneLimits(d);  // scene/scene_limits.h: float range and memory before anything is built
         soft_.build(d);
         validateBuiltModel(desc_, soft_.model());  // world/finite_guard.h
@@ -104,6 +108,11 @@ class WorldImpl final : public World {
             case ScalarField::DiagonalDominance:
                 diagonalDominanceField(sm, soft_.currentH(), out);
                 break;
+            case ScalarField::DominanceSum: {
+                std::vector<float> maxRatio;
+                diagonalDominanceField(sm, soft_.currentH(), maxRatio, &out);
+                break;
+            }
             default:
                 out.assign(size_t(sm.numVertices()), 0.f);
         }
@@ -157,6 +166,47 @@ class WorldImpl final : public World {
         v.particle = particle;
         v.valid = true;
         return v;
+    }
+
+    std::shared_ptr<const WorldState> saveState() const override {
+        auto s = std::make_shared<WorldStateData>();
+        s->origin = id_;
+        s->frame = frame_;
+        s->time = time_;
+        saveSoft(soft_, *s);
+        if (rigid_->numBodies() > 0) s->rigid = std::make_shared<const RigidSolver>(*rigid_);
+        s->bodies = rigid_->states();
+        s->rigidBodies = desc_.rigidBodies;
+        s->lastIterations = lastIts_;
+        s->historySize = history_.size();
+        return s;
+    }
+
+    bool restoreState(const WorldState& state) override {
+        const auto* s = dynamic_cast<const WorldStateData*>(&state);
+        if (!s) return false;
+        const bool same = s->origin == id_;
+        // Another World (an edited description) keeps its own rigid solver and takes only the bodies'
+        // poses and velocities; a body added by addRigidBody since then is one body too many.
+        if (!same && s->bodies.size() != size_t(rigid_->numBodies())) return false;
+        if (!restoreSoft(soft_, *s)) return false;
+        if (same) {
+            // The whole solver as it was (warm start included), or rebuilt without bodies added since.
+            SceneDesc d = desc_;
+            d.rigidBodies = s->rigidBodies;
+            rigid_ = s->rigid ? std::make_unique<RigidSolver>(*s->rigid) : std::make_unique<RigidSolver>(d);
+            rigid_->setParams(desc_.solver);
+            desc_.rigidBodies = s->rigidBodies;
+        } else {
+            for (size_t i = 0; i < s->bodies.size(); ++i) rigid_->setState(int(i), s->bodies[i]);
+        }
+        frame_ = s->frame;
+        time_ = s->time;
+        lastIts_ = s->lastIterations;
+        if (history_.size() > s->historySize) history_.resize(s->historySize);
+        coarse_.reset();  // its factorization belongs to the frame it was made at (world_state.h)
+        setSolver(desc_.solver);
+        return true;
     }
 
   private:
@@ -239,6 +289,7 @@ class WorldImpl final : public World {
     std::vector<IterationRecord> lastIts_;
     int frame_ = 0;
     double time_ = 0;
+    std::uint64_t id_;
 };
 
 }  // namespace

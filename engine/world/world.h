@@ -3,6 +3,7 @@
 // It is the narrow view the app, the CLI, tests and benchmarks share: positions, surfaces, per-vertex
 // scalar fields and metrics out; parameter structs in. No window or GPU types here.
 #include <array>
+#include <cstddef>
 #include <memory>
 #include <vector>
 
@@ -12,6 +13,16 @@
 #include "views/views.h"
 
 namespace vbd {
+
+// A World's dynamic state at one frame (World::saveState). Opaque: its holder keeps it to go back to that
+// frame later (the app's timeline) and budgets memory with bytes().
+class WorldState {
+  public:
+    virtual ~WorldState() = default;
+    virtual size_t bytes() const = 0;
+    int frame = 0;
+    double time = 0;
+};
 
 class World {
   public:
@@ -52,6 +63,16 @@ class World {
     // The block and dominance of particle i (valid = false if there is none; a snapshot may answer for
     // the particle it was last asked about only, one step later).
     virtual VertexInspect inspectVertex(int particle) const = 0;
+
+    // History. saveState captures everything the next step reads, so that restoreState(*saveState())
+    // followed by N steps gives the bits those N steps gave the first time (world/world_state.h lists
+    // what that is). restoreState also takes the state of another World built from an edited
+    // description of the same scene (same particles, elements and bodies): positions, velocities and
+    // the clock carry over and the new parameters apply from there; the rigid solver's warm start is
+    // then not carried. It returns false and changes nothing when the shapes differ. Worlds without
+    // history (the default) save nothing.
+    virtual std::shared_ptr<const WorldState> saveState() const { return nullptr; }
+    virtual bool restoreState(const WorldState& state) { return false; }
 };
 
 }  // namespace vbd

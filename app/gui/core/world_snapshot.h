@@ -1,19 +1,18 @@
 #pragma once
-// Simulation on its own thread, so that a slow step (a 10k-vertex beam at 10 iterations takes tens of
-// milliseconds on two cores) does not hold the window's frame rate. The worker owns the Worlds and
-// publishes, after every step, a WorldSnapshot: a read-only copy of what the app draws and plots. The
-// snapshot is itself a vbd::World, so the renderer, picking and panels read it as they would read the
-// real thing; its steering calls (setSolver, setDrag, setBodyDrag) are queued for the worker.
-#include <atomic>
-#include <condition_variable>
+// What the UI draws of a World: a read-only copy published by the simulation thread after every step or
+// edit. The snapshot is itself a vbd::World, so the renderer, picking and panels read it as they would
+// read the real one; its steering calls (setSolver, setDrag, setBodyDrag, addRigidBody, inspectVertex)
+// are queued for the simulation thread, which applies them before its next step.
+#include <cstdint>
 #include <memory>
 #include <mutex>
-#include <thread>
+#include <vector>
 
 #include "world/world.h"
 
 namespace vbdgui {
 
+// Steering of one lab left by the UI for the simulation thread (latest value wins).
 struct PendingCommands {
     bool solver = false;
     vbd::SolverDesc solverDesc;
@@ -29,12 +28,26 @@ struct PendingCommands {
     int inspect = -1;                           // particle whose block the next snapshot carries
 };
 
+// Per-vertex material of the scene as drawn (the stiffness-contrast regions): 0 the body's own
+// material, 1 inside a region with youngs_scale > 1 (stiffer), 2 inside one with youngs_scale < 1.
+enum MaterialTag : unsigned char { kBaseMaterial = 0, kStifferRegion = 1, kSofterRegion = 2 };
+// Tags from the rest positions (a World right after creation) and the regions of desc's soft bodies.
+std::vector<unsigned char> materialTags(const vbd::World& restWorld);
+
+// Fixed for one World's lifetime: shared by all of its snapshots.
+struct WorldStatic {
+    std::vector<vbd::SurfaceView> surfaces;
+    std::vector<unsigned char> tags;  // MaterialTag per particle
+    std::uint64_t generation = 0;     // increments with every World a lab gets
+};
+
 class WorldSnapshot final : public vbd::World {
   public:
-    // Copies everything drawable from w; `field` is the heat-map field computed into the copy.
-    WorldSnapshot(const vbd::World& w, vbd::ScalarField field,
-                  std::shared_ptr<const std::vector<vbd::SurfaceView>> surf,
-                  std::shared_ptr<std::mutex> cmdMutex, std::shared_ptr<PendingCommands> cmds);
+    // Copies everything drawable from w; `field` is the heat-map field computed into the copy; history is
+    // the timeline's metrics up to w's frame.
+    WorldSnapshot(const vbd::World& w, vbd::ScalarField field, std::shared_ptr<const WorldStatic> fixed,
+                  std::vector<vbd::FrameMetrics> history, std::shared_ptr<std::mutex> cmdMutex,
+                  std::shared_ptr<PendingCommands> cmds);
     void step() override {}
     const vbd::SceneDesc& desc() const override { return desc_; }
     double time() const override { return time_; }
@@ -42,8 +55,9 @@ class WorldSnapshot final : public vbd::World {
     const std::vector<vbd::Vec3>& positions() const override { return x_; }
     const std::vector<vbd::Vec3>& velocities() const override { return v_; }
     const std::vector<char>& fixedMask() const override { return fixed_; }
-    const std::vector<vbd::SurfaceView>& surfaces() const override { return *surfaces_; }
+    const std::vector<vbd::SurfaceView>& surfaces() const override { return static_->surfaces; }
     int numColors() const override { return colors_; }
+    // The field this snapshot was made with; another field reads as empty (the next snapshot has it).
     void scalarField(vbd::ScalarField f, std::vector<float>& out) const override;
     std::vector<vbd::RigidBodyView> bodies() const override { return bodies_; }
     std::vector<vbd::ContactView> contacts() const override { return contacts_; }
@@ -58,13 +72,18 @@ class WorldSnapshot final : public vbd::World {
     // Answers for the particle asked about last (the request reaches the worker for the next snapshot).
     vbd::VertexInspect inspectVertex(int particle) const override;
 
+    vbd::ScalarField field() const { return field_; }
+    const std::vector<float>& fieldValues() const { return fieldValues_; }
+    const std::vector<unsigned char>& materialTags() const { return static_->tags; }
+    std::uint64_t generation() const { return static_->generation; }
+
   private:
     vbd::SceneDesc desc_;
     double time_;
     int frame_, colors_;
     std::vector<vbd::Vec3> x_, v_;
     std::vector<char> fixed_;
-    std::shared_ptr<const std::vector<vbd::SurfaceView>> surfaces_;
+    std::shared_ptr<const WorldStatic> static_;
     vbd::ScalarField field_;
     std::vector<float> fieldValues_;
     std::vector<vbd::RigidBodyView> bodies_;
@@ -75,42 +94,6 @@ class WorldSnapshot final : public vbd::World {
     vbd::VertexInspect inspect_;
     std::shared_ptr<std::mutex> cmdMutex_;
     std::shared_ptr<PendingCommands> cmds_;
-};
-
-// Steps up to two Worlds in lockstep on a worker thread.
-class SimRunner {
-  public:
-    SimRunner();
-    ~SimRunner();
-    // Replaces lab i's World (nullptr removes it); blocks until the worker is between steps.
-    void setWorld(int lab, std::unique_ptr<vbd::World> w);
-    // The latest snapshot of lab i (nullptr if none); cheap, safe from the UI thread.
-    std::shared_ptr<WorldSnapshot> snapshot(int lab) const;
-    void setPlaying(bool p);
-    void requestSteps(int n);   // single steps while paused
-    void setStopAt(int frame);  // never step lab 0 past this frame (-1 = no limit)
-    void setField(int lab, vbd::ScalarField f) { field_[lab] = int(f); }
-    void setActive(int labs);  // 1 or 2 labs step
-    double lastStepMs(int lab) const { return stepMs_[lab].load(); }
-    double lastTickMs() const { return tickMs_.load(); }
-    std::string takeError();
-
-  private:
-    void loop();
-    void publish(int lab);
-    std::unique_ptr<vbd::World> worlds_[2];
-    std::shared_ptr<WorldSnapshot> snaps_[2];
-    std::shared_ptr<const std::vector<vbd::SurfaceView>> surfaces_[2];
-    std::shared_ptr<std::mutex> cmdMutex_[2];
-    std::shared_ptr<PendingCommands> cmds_[2];
-    mutable std::mutex mutex_;  // guards snaps_, worlds_ replacement, flags below
-    std::condition_variable cv_;
-    bool playing_ = false, quit_ = false, busy_ = false;
-    int steps_ = 0, stopAt_ = -1, active_ = 1;
-    std::atomic<int> field_[2];
-    std::atomic<double> stepMs_[2], tickMs_{0};
-    std::string error_;
-    std::thread thread_;
 };
 
 }  // namespace vbdgui

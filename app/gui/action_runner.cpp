@@ -1,0 +1,260 @@
+#include "gui/action_runner.h"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
+#include "gui/app.h"
+
+namespace vbdgui {
+
+namespace {
+
+using json = nlohmann::json;
+
+vbd::ScalarField fieldNamed(const std::string& s) {
+    if (s == "color") return vbd::ScalarField::Color;
+    if (s == "residual") return vbd::ScalarField::Residual;
+    if (s == "det_f") return vbd::ScalarField::VolumeRatio;
+    if (s == "dominance") return vbd::ScalarField::DiagonalDominance;
+    if (s == "dominance_sum") return vbd::ScalarField::DominanceSum;
+    return vbd::ScalarField::None;
+}
+
+// Labs an action acts on: both, or one side of a side-by-side run.
+std::vector<Lab*> labsOf(AppState& app, Side side) {
+    std::vector<Lab*> out;
+    if (side != Side::Right) out.push_back(&app.labs[0]);
+    if (side != Side::Left) out.push_back(&app.labs[1]);
+    return out;
+}
+
+int labIndex(Side side) { return side == Side::Left ? 0 : (side == Side::Right ? 1 : -1); }
+
+void applyDraw(DrawOptions& d, const json& v) {
+    for (auto it = v.begin(); it != v.end(); ++it) {
+        const bool b = it.value().get<bool>();
+        const std::string& k = it.key();
+        if (k == "wireframe") d.wireframe = b;
+        if (k == "contacts") d.contacts = b;
+        if (k == "surfaces") d.surfaces = b;
+        if (k == "bodies") d.bodies = b;
+        if (k == "grid") d.grid = b;
+        if (k == "fixed") d.fixedVertices = b;
+        if (k == "joints") d.joints = b;
+        if (k == "shadows") d.shadows = b;
+        if (k == "regions") d.regions = b;
+    }
+}
+
+void applyRecordSettings(RecordSettings& s, const json& v) {
+    if (v.contains("every")) s.every = v["every"].get<int>();
+    if (v.contains("fps")) s.fps = v["fps"].get<double>();
+    if (v.contains("capture")) s.capture = v["capture"] == "view" ? Capture::View : Capture::Window;
+    if (v.contains("size")) s.width = v["size"][0].get<int>(), s.height = v["size"][1].get<int>();
+    if (v.contains("format"))
+        s.format = v["format"] == "png" ? VideoFormat::Png
+                                        : (v["format"] == "mp4" ? VideoFormat::Mp4 : VideoFormat::Auto);
+    if (v.contains("dir")) s.dir = v["dir"].get<std::string>();
+}
+
+void applyCamera(AppState& app, const json& v) {
+    constexpr float kDeg = 3.14159265f / 180.0f;
+    OrbitCamera& c = app.camera;
+    if (v.contains("yaw")) c.yaw = v["yaw"].get<float>() * kDeg;
+    if (v.contains("pitch")) c.pitch = v["pitch"].get<float>() * kDeg;
+    if (v.contains("distance")) c.distance = v["distance"].get<float>();
+    if (v.contains("target"))
+        c.target = {v["target"][0].get<float>(), v["target"][1].get<float>(), v["target"][2].get<float>()};
+    if (v.value("frame", false)) app.frameRequest = true;
+}
+
+void applyPanels(AppState& s, const json& v) {
+    if (v.contains("controls")) s.panels.leftOpen = v["controls"].get<bool>();
+    if (v.contains("plots")) s.panels.rightOpen = v["plots"].get<bool>();
+    PlotSections& p = s.plotSections;
+    p.convergence = v.value("convergence", p.convergence);
+    p.perFrame = v.value("per_frame", p.perFrame);
+    p.timing = v.value("timing", p.timing);
+    p.ellipse = v.value("ellipse", p.ellipse);
+    p.apply = true;
+}
+
+void applyLab(EllipseState& e, const json& v) {
+    if (v.contains("pair")) e.pair = v["pair"].get<bool>();
+    if (v.contains("nd")) e.nd = v["nd"].get<bool>();
+    if (v.contains("kappa")) e.kappa = v["kappa"].get<float>();
+    if (v.contains("angle")) e.angleDeg = v["angle"].get<float>();
+    if (v.contains("sweeps")) e.sweeps = v["sweeps"].get<int>();
+}
+
+}  // namespace
+
+bool ActionRunner::fail(GuiApp& app, const Action& a, const std::string& what) {
+    std::fprintf(stderr, "vbdlab: error: %s: %s: %s\n", script_.file.c_str(), a.key.c_str(), what.c_str());
+    failed_ = true;
+    app.quit(2);
+    return false;
+}
+
+void ActionRunner::update(GuiApp& app) {
+    if (failed_ || finished_) return;
+    SimRunner& sim = app.sim();
+    while (next_ < script_.actions.size()) {
+        const int frame = sim.frame();
+        // Hold at this frame while the last action takes effect (simulation thread, GPU buffers, a drawn
+        // frame, a pending screenshot, a window resize, single steps).
+        bool hold = app.settling() || !app.state().screenshotRequest.empty() ||
+                    app.renderedFrames() < holdUntilRendered_;
+        if (waitFrame_ >= 0) hold |= frame < waitFrame_;
+        if (windowWait_ > 0) {
+            int w = 0, h = 0;
+            app.framebufferSize(w, h);
+            if (w == windowW_ && h == windowH_) windowWait_ = 0;
+            hold |= windowWait_-- > 0;
+        }
+        if (hold) {
+            sim.setGate(Gate::Actions, waitFrame_ >= 0 ? waitFrame_ : frame);
+            return;
+        }
+        waitFrame_ = -1;
+        const Action& a = script_.actions[next_];
+        if (frame < a.frame) {
+            sim.setGate(Gate::Actions, a.frame);
+            return;
+        }
+        sim.setGate(Gate::Actions, frame);
+        if (!execute(app, a)) return;
+        ++next_;
+        holdUntilRendered_ = app.renderedFrames() + 2;
+        if (a.verb == Verb::Quit) return;
+    }
+    sim.setGate(Gate::Actions, -1);  // the list is done: the run goes on interactively
+    finished_ = true;
+}
+
+void ActionRunner::applyView(GuiApp& app, const Action& a) {
+    AppState& s = app.state();
+    const json& v = a.value;
+    for (Lab* lab : labsOf(s, a.side)) {
+        DrawOptions& d = lab->draw;
+        switch (a.verb) {
+            case Verb::Heat:
+                d.field = fieldNamed(v.get<std::string>());
+                d.logScale = d.field == vbd::ScalarField::Residual;
+                d.autoRange = true;
+                break;
+            case Verb::Range:
+                if (v.is_string()) {
+                    d.autoRange = true;
+                } else {
+                    auto unit = [&](double x) { return d.logScale ? std::log10(std::max(x, 1e-30)) : x; };
+                    d.autoRange = false;
+                    d.rangeMin = float(unit(v[0].get<double>()));
+                    d.rangeMax = float(unit(v[1].get<double>()));
+                }
+                break;
+            case Verb::Log:
+                d.logScale = v.get<bool>();
+                break;
+            case Verb::Draw:
+                applyDraw(d, v);
+                break;
+            default:
+                break;
+        }
+    }
+}
+
+bool ActionRunner::execute(GuiApp& app, const Action& a) {
+    AppState& s = app.state();
+    const json& v = a.value;
+    std::string err;
+    switch (a.verb) {
+        case Verb::Wait:
+            break;
+        case Verb::Load:
+            if (!app.loadSceneFile(v.get<std::string>(), err)) return fail(app, a, err);
+            break;
+        case Verb::Reset:
+            s.timeline.resetRequest = true;
+            break;
+        case Verb::Set: {
+            std::vector<std::pair<std::string, std::string>> kv;
+            for (auto it = v.begin(); it != v.end(); ++it) kv.emplace_back(it.key(), it.value().dump());
+            if (!app.applySettings(labIndex(a.side), kv, err)) return fail(app, a, err);
+            break;
+        }
+        case Verb::Compare:
+            s.compare = v.get<bool>();
+            s.compareRequest = true;
+            break;
+        case Verb::Play:
+            s.timeline.playing = v.get<bool>();
+            break;
+        case Verb::Step:
+            s.timeline.stepRequests += v.get<int>();
+            waitFrame_ = app.sim().frame() + v.get<int>();
+            app.sim().setGate(Gate::Actions, waitFrame_);
+            break;
+        case Verb::Speed:
+            s.timeline.speed = v.is_string() ? 0.0 : v.get<double>();
+            break;
+        case Verb::Heat:
+        case Verb::Range:
+        case Verb::Log:
+        case Verb::Draw:
+            applyView(app, a);
+            break;
+        case Verb::SharedScale:
+            s.sharedScale = v.get<bool>();
+            break;
+        case Verb::Camera:
+            applyCamera(s, v);
+            break;
+        case Verb::Inspect:
+            s.inspectParticle = v.get<int>();
+            break;
+        case Verb::Panels:
+            applyPanels(s, v);
+            break;
+        case Verb::Lab:
+            applyLab(s.ellipse, v);
+            break;
+        case Verb::Record:
+            if (v == json("stop")) {
+                app.stopRecording();
+            } else {
+                if (v.is_object()) applyRecordSettings(s.rec.settings, v);
+                if (!s.rec.on) app.startRecording();
+                if (!s.rec.on) return fail(app, a, s.rec.status);
+            }
+            break;
+        case Verb::Screenshot:
+            s.screenshotRequest = v.is_string() ? v.get<std::string>() : v["path"].get<std::string>();
+            s.screenshotCapture =
+                v.is_object() && v.value("capture", "window") == "view" ? Capture::View : Capture::Window;
+            break;
+        case Verb::Window:
+            windowW_ = v[0].get<int>(), windowH_ = v[1].get<int>();
+            windowWait_ = 60;  // frames to wait for the window manager at most
+            app.resizeWindow(windowW_, windowH_);
+            break;
+        case Verb::Quit: {
+            app.stopRecording();
+            const Lab& lab = s.labs[0];
+            std::string settings;
+            for (const auto& st : lab.scene.all()) settings += " " + st.key + "=" + st.value;
+            std::fprintf(stderr, "vbdlab: actions done at frame %d (%s, %s%s)\n", app.sim().frame(),
+                         lab.scene.file().empty()
+                             ? "built-in scene"
+                             : std::filesystem::path(lab.scene.file()).filename().c_str(),
+                         settings.empty() ? "no settings" : "settings", settings.c_str());
+            app.quit(0);
+            break;
+        }
+    }
+    return true;
+}
+
+}  // namespace vbdgui

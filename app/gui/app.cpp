@@ -1,0 +1,325 @@
+// Start-up, the main loop and shut-down of the interactive app (gui/app.h lists where the rest lives).
+#include "gui/app.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <thread>
+
+#include <imgui.h>
+#include <imgui_impl_glfw.h>
+#include <imgui_impl_vulkan.h>
+
+#include "gui/action_runner.h"
+#include "gui/panels.h"
+#include "math/error.h"
+#include "render/image_io.h"
+#include "render/world_source.h"
+
+namespace vbdgui {
+
+bool available() { return true; }
+
+bool checkOptions(const GuiOptions& opt, std::string& error) {
+    if (opt.actions.empty()) return true;
+    try {
+        ActionContext ctx;
+        ctx.scene = opt.scene.empty() ? defaultScenePath() : opt.scene;
+        ctx.paused = opt.paused;
+        loadActions(opt.actions, ctx);
+        return true;
+    } catch (const vbd::InputError& e) {
+        error = e.what();
+        return false;
+    }
+}
+
+namespace {
+
+double msSince(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void imguiCheck(VkResult r) {
+    if (r < 0) vkFail(r, "Dear ImGui Vulkan backend", __FILE__, __LINE__);
+}
+
+VkSurfaceKHR makeSurface(VkInstance inst, void* user) {
+    VkSurfaceKHR s = VK_NULL_HANDLE;
+    VK_CHECK(glfwCreateWindowSurface(inst, static_cast<GLFWwindow*>(user), nullptr, &s));
+    return s;
+}
+
+// The World is built on the simulation thread through the same function `vbdlab render` uses.
+WorldFactory guiWorldFactory() {
+    return [](const vbd::SceneDesc& d, std::string* note) { return createWorld(d, note); };
+}
+
+}  // namespace
+
+GuiApp::GuiApp(const GuiOptions& opt) : opt_(opt), sim_(guiWorldFactory()) {}
+
+GuiApp::~GuiApp() {
+    if (app_.rec.pipe) pclose(app_.rec.pipe);
+    if (ctx_) vkDeviceWaitIdle(ctx_->device);
+    for (auto& lab : app_.labs) lab.gpu.reset();
+    if (imguiVulkan_) ImGui_ImplVulkan_Shutdown();
+    if (imguiGlfw_) ImGui_ImplGlfw_Shutdown();
+    if (ImGui::GetCurrentContext()) ImGui::DestroyContext();
+    if (ctx_) {
+        if (imguiPool_) vkDestroyDescriptorPool(ctx_->device, imguiPool_, nullptr);
+        for (auto& f : frames_) {
+            if (f.fence) vkDestroyFence(ctx_->device, f.fence, nullptr);
+            if (f.acquired) vkDestroySemaphore(ctx_->device, f.acquired, nullptr);
+        }
+        ctx_->destroy(readback_);
+    }
+    offscreenRenderer_.reset();
+    offscreen_.reset();
+    renderer_.reset();
+    swap_.reset();
+    ctx_.reset();
+    if (window_) glfwDestroyWindow(window_);
+    glfwTerminate();
+}
+
+void GuiApp::initWindow() {
+    if (!glfwInit())
+        throw VulkanError("cannot open a window (glfwInit failed: is DISPLAY a running X server?)");
+    if (!glfwVulkanSupported()) throw VulkanError("GLFW finds no Vulkan loader or driver");
+    glfwWindowHint(GLFW_CLIENT_API, GLFW_NO_API);
+    const int w = std::max(opt_.width, int(kMinWindowW)), h = std::max(opt_.height, int(kMinWindowH));
+    window_ = glfwCreateWindow(w, h, "VBD Lab", nullptr, nullptr);
+    if (!window_) throw VulkanError("glfwCreateWindow failed");
+    // Every layout is designed for at least this size (gui/core/layout.h).
+    glfwSetWindowSizeLimits(window_, int(kMinWindowW), int(kMinWindowH), GLFW_DONT_CARE, GLFW_DONT_CARE);
+    glfwSetWindowUserPointer(window_, this);
+    glfwSetFramebufferSizeCallback(window_, [](GLFWwindow* win, int, int) {
+        static_cast<GuiApp*>(glfwGetWindowUserPointer(win))->resized_ = true;
+    });
+}
+
+void GuiApp::initVulkan() {
+    ContextOptions co;
+    co.validation = validationRequested();
+    uint32_t n = 0;
+    const char** exts = glfwGetRequiredInstanceExtensions(&n);
+    co.instanceExtensions.assign(exts, exts + n);
+    co.swapchain = true;
+    co.makeSurface = &makeSurface;
+    co.surfaceUser = window_;
+    ctx_ = std::make_unique<Context>(co);
+    int w, h;
+    glfwGetFramebufferSize(window_, &w, &h);
+    swap_ = std::make_unique<Swapchain>(*ctx_, uint32_t(w), uint32_t(h));
+    renderer_ = std::make_unique<Renderer>(*ctx_, swap_->pass());
+    for (auto& f : frames_) {
+        VkCommandBufferAllocateInfo ai =
+            vkInfo<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
+        ai.commandPool = ctx_->pool;
+        ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+        ai.commandBufferCount = 1;
+        VK_CHECK(vkAllocateCommandBuffers(ctx_->device, &ai, &f.cb));
+        auto fci = vkInfo<VkFenceCreateInfo>(VK_STRUCTURE_TYPE_FENCE_CREATE_INFO);
+        fci.flags = VK_FENCE_CREATE_SIGNALED_BIT;
+        VK_CHECK(vkCreateFence(ctx_->device, &fci, nullptr, &f.fence));
+        auto sci = vkInfo<VkSemaphoreCreateInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO);
+        VK_CHECK(vkCreateSemaphore(ctx_->device, &sci, nullptr, &f.acquired));
+    }
+}
+
+void GuiApp::initImGui() {
+    IMGUI_CHECKVERSION();
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.IniFilename = nullptr;  // layout is fixed by the app; no imgui.ini next to the user's files
+    ImGui::StyleColorsDark();
+    ImGui::GetStyle().WindowRounding = 0;
+    imguiGlfw_ = ImGui_ImplGlfw_InitForVulkan(window_, true);
+    VkDescriptorPoolSize sizes[] = {{VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 16}};
+    auto dpi = vkInfo<VkDescriptorPoolCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO);
+    dpi.flags = VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT;
+    dpi.maxSets = 16;
+    dpi.poolSizeCount = 1;
+    dpi.pPoolSizes = sizes;
+    VK_CHECK(vkCreateDescriptorPool(ctx_->device, &dpi, nullptr, &imguiPool_));
+    ImGui_ImplVulkan_InitInfo ii{};
+    ii.Instance = ctx_->instance;
+    ii.PhysicalDevice = ctx_->physical;
+    ii.Device = ctx_->device;
+    ii.QueueFamily = ctx_->queueFamily;
+    ii.Queue = ctx_->queue;
+    ii.DescriptorPool = imguiPool_;
+    ii.MinImageCount = swap_->minImageCount();
+    ii.ImageCount = std::max(swap_->imageCount(), kFramesInFlight);
+    ii.MSAASamples = VK_SAMPLE_COUNT_1_BIT;
+    ii.CheckVkResultFn = &imguiCheck;
+    imguiVulkan_ = ImGui_ImplVulkan_Init(&ii, swap_->pass());
+    ctx_->oneShot([](VkCommandBuffer cb) { ImGui_ImplVulkan_CreateFontsTexture(cb); });
+    ImGui_ImplVulkan_DestroyFontUploadObjects();
+}
+
+void GuiApp::framebufferSize(int& w, int& h) const { glfwGetFramebufferSize(window_, &w, &h); }
+
+void GuiApp::resizeWindow(int w, int h) { glfwSetWindowSize(window_, w, h); }
+
+void GuiApp::buildUi() {
+    ImGui_ImplVulkan_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    // Until the pointer first moves, there is no mouse: a scripted run's screenshots show no tooltip of
+    // wherever the (virtual) pointer happens to rest.
+    ImGuiIO& io = ImGui::GetIO();
+    if (!mouseMoved_) {
+        if (renderedFrames_ == 0) firstMouse_ = io.MousePos;
+        mouseMoved_ = io.MousePos.x != firstMouse_.x || io.MousePos.y != firstMouse_.y;
+        if (!mouseMoved_) io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
+    }
+    ImGui::NewFrame();
+    int fw, fh;
+    framebufferSize(fw, fh);
+    controlPanel(app_, float(fh));
+    plotsPanel(app_, float(fw), float(fh));
+    viewportOverlay(app_);
+    handleInput();
+    ImGui::Render();
+}
+
+void GuiApp::reportTiming(int nowFrame) {
+    if (timed_ > 0)
+        std::fprintf(stderr,
+                     "vbdlab: mean over %d frames: %.1f ms a frame (%.1f FPS); simulation thread %.1f ms a "
+                     "step, upload %.2f ms, render %.1f ms\n",
+                     timed_, sum_.frameMs / timed_, 1000.0 * timed_ / sum_.frameMs, sum_.simMs / timed_,
+                     sum_.uploadMs / timed_, sum_.renderMs / timed_);
+    std::fprintf(stderr, "vbdlab: frame %d, 3D view %.0fx%.0f, %d validation messages\n", nowFrame,
+                 app_.layout.viewW, app_.layout.viewH, ctx_->validationMessages());
+}
+
+// The action's screenshot: the window or its 3D view; the log line gives each heat map's range.
+void GuiApp::writeScreenshot(const Pixels& window, int frame) {
+    writePng(app_.screenshotRequest, app_.screenshotCapture == Capture::View ? cropToView(window) : window);
+    std::string heat;
+    for (int l = 0; l < (app_.compare ? 2 : 1); ++l) {
+        const Lab& lab = app_.labs[l];
+        if (!lab.gpu || !lab.gpu->range.valid || lab.draw.field == vbd::ScalarField::None) continue;
+        auto v = [&](float x) { return lab.draw.logScale ? std::pow(10.0, double(x)) : double(x); };
+        char buf[96];
+        std::snprintf(buf, sizeof buf, "; %s heat map range %.6g to %.6g", lab.label.c_str(),
+                      v(lab.gpu->range.lo), v(lab.gpu->range.hi));
+        heat += buf;
+    }
+    std::fprintf(stderr, "vbdlab: wrote %s at frame %d%s\n", app_.screenshotRequest.c_str(), frame,
+                 heat.c_str());
+    app_.screenshotRequest.clear();
+}
+
+void GuiApp::accumulateTiming() {
+    app_.timing.frameMs = msSince(lastFrame_);
+    app_.timing.fps = 1000.0 / std::max(app_.timing.frameMs, 1e-3);
+    lastFrame_ = Clock::now();
+    if (renderedFrames_ > 3) {  // skip start-up (pipeline and font upload)
+        sum_.frameMs += app_.timing.frameMs, sum_.simMs += app_.timing.simMs;
+        sum_.uploadMs += app_.timing.uploadMs, sum_.renderMs += app_.timing.renderMs;
+        ++timed_;
+    }
+}
+
+// One frame of the main loop: requests, simulation snapshots, actions, UI, render, captures. False when
+// the run is over (the --screenshot frame was written, or --frames reached).
+bool GuiApp::iterate() {
+    glfwPollEvents();
+    int fw, fh;
+    framebufferSize(fw, fh);
+    if (fw == 0 || fh == 0) {  // minimised: nothing to draw into
+        glfwWaitEvents();
+        return true;
+    }
+    app_.layout = computeLayout(float(fw), float(fh), app_.compare, app_.showPlots, app_.panels);
+    pollSimulation();
+    if (actions_) actions_->update(*this);
+    applyRequests();
+    prepareDrawOptions();
+    const bool recordDue = recordCaptureDue();
+    buildUi();
+    const int nowFrame = sim_.frame();
+    // Screenshot once the scene reached its frame and ImGui has laid its windows out (a few frames).
+    const bool screenshotMode = !opt_.screenshot.empty();
+    const bool shotNow = screenshotMode && nowFrame >= targetFrames_ && renderedFrames_ >= 3 && !settling();
+    CaptureRequest cap = recordDue ? recordCaptureRequest() : CaptureRequest{};
+    cap.window |= shotNow || !app_.screenshotRequest.empty();
+    CaptureResult px;
+    const auto tr = Clock::now();
+    if (!renderFrame(cap, &px)) return true;
+    app_.timing.renderMs = msSince(tr) - app_.timing.uploadMs;
+    ++renderedFrames_;
+    if (recordDue) recordFrame(px);
+    if (!app_.screenshotRequest.empty() && !px.window.rgba.empty()) writeScreenshot(px.window, nowFrame);
+    if (shotNow) {
+        writePng(opt_.screenshot, px.window);
+        reportTiming(nowFrame);
+        std::fprintf(stderr, "vbdlab: wrote %s (%ux%u) after %d frames; %d validation messages\n",
+                     opt_.screenshot.c_str(), px.window.width, px.window.height, nowFrame,
+                     ctx_->validationMessages());
+        return false;
+    }
+    if (!screenshotMode && !actions_ && targetFrames_ >= 0 && nowFrame >= targetFrames_ &&
+        renderedFrames_ > targetFrames_ + 2)
+        return false;
+    accumulateTiming();
+    return true;
+}
+
+int GuiApp::run() {
+    initWindow();
+    initVulkan();
+    initImGui();
+    if (!loadInitialScene()) return 2;
+    if (!opt_.actions.empty()) {
+        ActionContext ac;
+        ac.scene = app_.scenePath;
+        ac.paused = opt_.paused;
+        actions_ = std::make_unique<ActionRunner>(loadActions(opt_.actions, ac));
+    }
+    app_.timeline.playing = !opt_.paused;
+    const bool batch = !opt_.screenshot.empty() || actions_;
+    targetFrames_ = opt_.frames >= 0 ? opt_.frames : (!opt_.screenshot.empty() ? 60 : -1);
+    if (batch && !swap_->canCopy()) {
+        std::fprintf(stderr,
+                     "vbdlab: this Vulkan surface cannot be read back; use `vbdlab render` for images\n");
+        return 1;
+    }
+    sim_.setGate(Gate::Screenshot, targetFrames_);
+    lastFrame_ = Clock::now();
+    while (!glfwWindowShouldClose(window_) && quitCode_ < 0 && iterate()) {
+    }
+    if (app_.rec.on) stopRecording();
+    if (quitCode_ >= 0) reportTiming(sim_.frame());
+    sim_.setPlaying(false);
+    vkDeviceWaitIdle(ctx_->device);
+    if (ctx_->validationMessages() > 0 && validationRequested() && batch) return 1;
+    return quitCode_ > 0 ? quitCode_ : 0;
+}
+
+int runGui(const GuiOptions& opt) {
+    try {
+        GuiApp app(opt);
+        return app.run();
+    } catch (const VulkanError& e) {
+        std::fprintf(
+            stderr,
+            "vbdlab: cannot start the GUI: %s\n"
+            "  headless alternatives: `vbdlab sim SCENE --frames N --out DIR` (simulation, CSV) and\n"
+            "  `vbdlab render SCENE --frames N --out DIR` (offscreen PNG frames, needs a Vulkan device)\n",
+            e.what());
+        return 2;
+    } catch (const vbd::InputError& e) {
+        std::fprintf(stderr, "vbdlab: error: %s\n", e.what());
+        return 2;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "vbdlab: error: %s\n", e.what());
+        return 1;
+    }
+}
+
+}  // namespace vbdgui

@@ -1,0 +1,150 @@
+#pragma once
+// The interactive app: a GLFW window, the Vulkan swapchain with two frames in flight, the scene renderer,
+// Dear ImGui panels, the simulation thread, the timeline, the recorder and the action runner. Its
+// methods live in one file per concern:
+//   app.cpp       start-up, the main loop, shut-down
+//   labs.cpp      scenes and Worlds: loading, settings, rebuilds, what the simulation thread publishes
+//   frame.cpp     recording and submitting one frame, with window, view or offscreen captures
+//   input.cpp     keys, mouse, camera, picking, the hover value
+//   recorder.cpp  recording takes (frame exact, PNG or MP4)
+//   action_runner.cpp  scripted runs
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include <imgui.h>
+#define GLFW_INCLUDE_VULKAN
+#include <GLFW/glfw3.h>
+
+#include "gui/app_state.h"
+#include "gui/core/actions.h"
+#include "gui/gui.h"
+#include "render/targets.h"
+
+namespace vbdgui {
+
+class ActionRunner;
+
+constexpr uint32_t kFramesInFlight = 2;
+
+struct FrameSlot {
+    VkCommandBuffer cb = VK_NULL_HANDLE;
+    VkFence fence = VK_NULL_HANDLE;
+    VkSemaphore acquired = VK_NULL_HANDLE;
+};
+
+// What one frame must read back: the window (for a window or view-crop capture), and/or the 3D view
+// rendered offscreen at a chosen size.
+struct CaptureRequest {
+    bool window = false;
+    int offscreenW = 0, offscreenH = 0;  // 0: none
+};
+
+struct CaptureResult {
+    Pixels window, offscreen;
+};
+
+class GuiApp {
+  public:
+    explicit GuiApp(const GuiOptions& opt);
+    ~GuiApp();
+    int run();
+
+    // --- used by the action runner and the panels' requests (labs.cpp) ---
+    AppState& state() { return app_; }
+    SimRunner& sim() { return sim_; }
+    // Loads a scene file into both labs (restart); false with the parser's message for a bad file.
+    bool loadSceneFile(const std::string& path, std::string& error);
+    // Applies key.path settings (JSON values) to lab 0, 1 or both (-1): solver keys steer the running
+    // World, others rebuild it and carry its state. False with the scene parser's message.
+    bool applySettings(int lab, const std::vector<std::pair<std::string, std::string>>& kv,
+                       std::string& error);
+    void setCompare(bool on);
+    void resizeWindow(int w, int h);
+    void quit(int code) { quitCode_ = code; }
+    // True while a request to the simulation thread or the GPU buffers has not caught up with it.
+    bool settling() const;
+    int renderedFrames() const { return renderedFrames_; }
+    void framebufferSize(int& w, int& h) const;
+    // Starts / stops a recording take (recorder.cpp).
+    void startRecording();
+    void stopRecording();
+
+  private:
+    // app.cpp
+    void initWindow();
+    void initVulkan();
+    void initImGui();
+    bool iterate();
+    void buildUi();
+    void writeScreenshot(const Pixels& window, int frame);
+    void accumulateTiming();
+    void reportTiming(int nowFrame);
+    // labs.cpp
+    bool loadInitialScene();
+    void applyRequests();
+    void applyTimeline();
+    void throwBoxes();
+    void rebuildLabs();
+    void pollSimulation();
+    void handleEvent(const SimEvent& e);
+    void prepareDrawOptions();
+    // frame.cpp
+    bool renderFrame(const CaptureRequest& cap, CaptureResult* out);
+    void recreateSwapchain();
+    bool acquire(FrameSlot& f, uint32_t& image);
+    void recordWindow(FrameSlot& f, uint32_t image);
+    void submitAndPresent(FrameSlot& f, uint32_t image);
+    void finishReadback(FrameSlot& f, Pixels& px);
+    void uploadLabs();
+    void recordScene(VkCommandBuffer cb, VkRect2D area, const Renderer& r);
+    void renderOffscreen(int w, int h, Pixels& out);
+    void readbackWindow(FrameSlot& f, uint32_t image, VkExtent2D ext, Pixels& out);
+    // input.cpp
+    void handleInput();
+    void handleKeys();
+    void handlePick(int labUnder, float mx, float my);
+    void updateDrag(float mx, float my);
+    void updateHover(int labUnder, float mx, float my);
+    // recorder.cpp
+    bool recordCaptureDue();
+    CaptureRequest recordCaptureRequest() const;
+    void recordFrame(const CaptureResult& px);
+    void writeTakeInfo();
+    Pixels cropToView(const Pixels& window) const;
+
+    GuiOptions opt_;
+    AppState app_;
+    SimRunner sim_;
+    std::unique_ptr<ActionRunner> actions_;
+    GLFWwindow* window_ = nullptr;
+    std::unique_ptr<Context> ctx_;
+    std::unique_ptr<Swapchain> swap_;
+    std::unique_ptr<Renderer> renderer_;
+    std::unique_ptr<OffscreenTarget> offscreen_;   // view captures at a chosen size
+    std::unique_ptr<Renderer> offscreenRenderer_;  // pipelines for the offscreen pass
+    FrameSlot frames_[kFramesInFlight];
+    Buffer readback_;
+    VkDescriptorPool imguiPool_ = VK_NULL_HANDLE;
+    bool imguiVulkan_ = false, imguiGlfw_ = false;
+    uint32_t frameIndex_ = 0;
+    bool resized_ = false;
+    int renderedFrames_ = 0;
+    std::string pendingScene_;  // scene file being loaded ("" = built-in demo)
+    std::uint64_t pendingLoadTicket_ = 0;
+    std::uint64_t lastTicket_ = 0;  // newest request made to the simulation thread
+    std::uint64_t seenTicket_ = 0;  // newest request the snapshots held by the labs reflect
+    bool mouseMoved_ = false;       // no mouse before the pointer moves (scripted runs)
+    ImVec2 firstMouse_{0, 0};
+    vbd::ScalarField postedField_[2] = {vbd::ScalarField::None, vbd::ScalarField::None};
+    int postedInspect_ = -1;
+    DrawOptions effectiveDraw_[2];  // this frame's drawing options (shared colour scale applied)
+    int quitCode_ = -1;
+    int targetFrames_ = -1;  // --frames (with --screenshot: the frame of the shot)
+    using Clock = std::chrono::steady_clock;
+    Clock::time_point lastFrame_;
+    Timing sum_;  // accumulated over the run, reported on exit
+    int timed_ = 0;
+};
+
+}  // namespace vbdgui

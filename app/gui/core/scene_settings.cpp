@@ -1,0 +1,99 @@
+#include "gui/core/scene_settings.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "math/error.h"
+#include "scene/scene.h"
+
+namespace vbdgui {
+
+using json = nlohmann::json;
+
+void SceneSettings::set(const std::string& key, const std::string& value, const std::string& base) {
+    for (auto& s : settings_)
+        if (s.key == key) {
+            s.value = value;
+            return;
+        }
+    settings_.push_back({key, value, base});
+}
+
+const Setting* SceneSettings::find(const std::string& key) const {
+    for (const auto& s : settings_)
+        if (s.key == key) return &s;
+    return nullptr;
+}
+
+std::vector<std::string> SceneSettings::overrides() const {
+    std::vector<std::string> out;
+    for (const auto& s : settings_) out.push_back(s.key + "=" + s.value);
+    return out;
+}
+
+vbd::SceneDesc SceneSettings::resolve() const {
+    if (file_.empty())
+        throw vbd::InputError("built-in scene", settings_.empty() ? "" : settings_.back().key,
+                              "settings need a scene file (load one first)");
+    return vbd::loadSceneFile(file_, overrides());
+}
+
+std::string settingValue(double v) { return json(v).dump(); }
+std::string settingValue(int v) { return json(v).dump(); }
+std::string settingValue(bool v) { return v ? "true" : "false"; }
+std::string settingValue(const char* s) { return json(std::string(s)).dump(); }
+
+std::string fileValue(const std::string& file, const std::string& key) {
+    if (file.empty()) return "";
+    std::ifstream in(file);
+    json j;
+    try {
+        j = json::parse(in);
+    } catch (const json::exception&) {
+        return "";
+    }
+    const json* cur = &j;
+    std::stringstream ss(key);
+    std::string part;
+    while (std::getline(ss, part, '.')) {
+        if (cur->is_array()) {
+            char* end = nullptr;
+            const long i = std::strtol(part.c_str(), &end, 10);
+            if (*end || i < 0 || size_t(i) >= cur->size()) return "";
+            cur = &(*cur)[size_t(i)];
+        } else if (cur->is_object() && cur->contains(part)) {
+            cur = &(*cur)[part];
+        } else {
+            return "";
+        }
+    }
+    return cur->dump();
+}
+
+bool needsRebuild(const std::string& key) { return key.rfind("solver.", 0) != 0; }
+
+std::vector<SettingDifference> differences(const SceneSettings& left, const SceneSettings& right) {
+    std::vector<std::string> keys;
+    for (const auto* side : {&left, &right})
+        for (const auto& s : side->all())
+            if (std::find(keys.begin(), keys.end(), s.key) == keys.end()) keys.push_back(s.key);
+    // A side without the key still has the value both started from: the other side's base, else the
+    // file's, else the format's default.
+    auto valueOf = [](const SceneSettings& self, const SceneSettings& other, const std::string& k) {
+        if (const Setting* s = self.find(k)) return s->value;
+        if (const Setting* s = other.find(k); s && !s->base.empty()) return s->base;
+        const std::string f = fileValue(self.file(), k);
+        return f.empty() ? std::string("default") : f;
+    };
+    std::vector<SettingDifference> out;
+    for (const auto& k : keys) {
+        const std::string l = valueOf(left, right, k), r = valueOf(right, left, k);
+        if (l != r) out.push_back({k, l, r});
+    }
+    return out;
+}
+
+}  // namespace vbdgui

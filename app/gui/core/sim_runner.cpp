@@ -1,0 +1,399 @@
+#include "gui/core/sim_runner.h"
+
+#include <algorithm>
+
+#ifdef __linux__
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
+namespace vbdgui {
+
+namespace {
+
+// Default history budget: enough for thousands of frames of the built-in scenes (a contrast bar state is
+// ~60 KB) and a few hundred of a 10k-vertex beam; the timeline panel changes it.
+constexpr size_t kDefaultHistoryBytes = size_t(512) << 20;
+// Snapshots carry the plots' window of per-frame metrics, not the whole run.
+constexpr size_t kSnapshotMetrics = 2000;
+// A solver slower than the pace is not made to catch up: further behind than this, pacing restarts.
+constexpr double kMaxLagSeconds = 0.1;
+
+double msSince(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+SimRunner::SimRunner(WorldFactory factory) : factory_(std::move(factory)), ring_(kDefaultHistoryBytes) {
+    if (!factory_) factory_ = [](const vbd::SceneDesc& d, std::string*) { return vbd::World::create(d); };
+    for (int i = 0; i < 2; ++i) {
+        stepMs_[i] = 0;
+        cmdMutex_[i] = std::make_shared<std::mutex>();
+        cmds_[i] = std::make_shared<PendingCommands>();
+    }
+    timeline_.budget = ring_.budget();
+    thread_ = std::thread([this] { loop(); });
+}
+
+SimRunner::~SimRunner() {
+    {
+        std::lock_guard<std::mutex> lk(mutex_);
+        quit_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+}
+
+std::uint64_t SimRunner::post(std::function<void(std::uint64_t)> cmd) {
+    std::uint64_t t;
+    {
+        std::lock_guard<std::mutex> lk(mutex_);
+        t = nextTicket_++;
+        queue_.emplace_back(t, std::move(cmd));
+    }
+    cv_.notify_all();
+    return t;
+}
+
+std::uint64_t SimRunner::replaceWorld(int lab, vbd::SceneDesc desc, bool carryState) {
+    auto holder = std::make_shared<vbd::SceneDesc>(std::move(desc));
+    return post([this, lab, holder, carryState](std::uint64_t ticket) {
+        std::string note;
+        std::unique_ptr<vbd::World> w;
+        try {
+            w = factory_(*holder, &note);
+        } catch (const std::exception& e) {
+            event({SimEvent::WorldRefused, lab, ticket, e.what(), false});
+            return;
+        }
+        install(lab, std::move(w), ticket, note, carryState ? worlds_[lab].get() : nullptr);
+    });
+}
+
+std::uint64_t SimRunner::setWorld(int lab, std::unique_ptr<vbd::World> w) {
+    auto holder = std::make_shared<std::unique_ptr<vbd::World>>(std::move(w));
+    return post(
+        [this, lab, holder](std::uint64_t ticket) { install(lab, std::move(*holder), ticket, "", nullptr); });
+}
+
+std::uint64_t SimRunner::restore(int frame) {
+    return post([this, frame](std::uint64_t) {
+        const HistoryRing::Entry* e = ring_.find(frame);
+        if (!e) return;
+        for (int l = 0; l < 2; ++l)
+            if (worlds_[l] && e->state[l]) worlds_[l]->restoreState(*e->state[l]);
+        for (int l = 0; l < 2; ++l) publish(l);
+    });
+}
+
+std::uint64_t SimRunner::setField(int lab, vbd::ScalarField f) {
+    return post([this, lab, f](std::uint64_t) {
+        if (field_[lab] == f) return;
+        field_[lab] = f;
+        publish(lab);
+    });
+}
+
+std::uint64_t SimRunner::inspect(int particle) {
+    return post([this, particle](std::uint64_t) {
+        for (int l = 0; l < 2; ++l) {
+            {
+                std::lock_guard<std::mutex> c(*cmdMutex_[l]);
+                cmds_[l]->inspect = particle;
+            }
+            publish(l);
+        }
+    });
+}
+
+std::uint64_t SimRunner::setHistoryBudget(size_t bytes) {
+    return post([this, bytes](std::uint64_t) {
+        ring_.setBudget(bytes);
+        std::lock_guard<std::mutex> lk(mutex_);
+        timeline_ = {ring_.oldest(), ring_.newest(), ring_.size(), ring_.bytes(), ring_.budget()};
+    });
+}
+
+void SimRunner::setPlaying(bool p) {
+    {
+        std::lock_guard<std::mutex> lk(mutex_);
+        if (playing_ == p) return;
+        playing_ = p;
+        anchored_ = false;
+    }
+    if (!p) ratio_ = 0;
+    cv_.notify_all();
+}
+
+void SimRunner::requestSteps(int n) {
+    {
+        std::lock_guard<std::mutex> lk(mutex_);
+        steps_ += n;
+    }
+    cv_.notify_all();
+}
+
+void SimRunner::setSpeed(double speed) {
+    {
+        std::lock_guard<std::mutex> lk(mutex_);
+        if (speed_ == speed) return;
+        speed_ = speed;
+        anchored_ = false;
+    }
+    cv_.notify_all();
+}
+
+void SimRunner::setGate(Gate g, int frame) {
+    {
+        std::lock_guard<std::mutex> lk(mutex_);
+        gates_[int(g)] = frame;
+    }
+    cv_.notify_all();
+}
+
+void SimRunner::setActive(int labs) {
+    {
+        std::lock_guard<std::mutex> lk(mutex_);
+        active_ = labs;
+    }
+    cv_.notify_all();
+}
+
+std::shared_ptr<WorldSnapshot> SimRunner::snapshot(int lab) const {
+    std::lock_guard<std::mutex> lk(mutex_);
+    return snaps_[lab];
+}
+
+std::vector<SimEvent> SimRunner::takeEvents() {
+    std::lock_guard<std::mutex> lk(mutex_);
+    std::vector<SimEvent> e;
+    std::swap(e, events_);
+    return e;
+}
+
+TimelineInfo SimRunner::timeline() const {
+    std::lock_guard<std::mutex> lk(mutex_);
+    return timeline_;
+}
+
+void SimRunner::event(SimEvent e) {
+    std::lock_guard<std::mutex> lk(mutex_);
+    if (e.kind == SimEvent::StepFailed) playing_ = false;
+    events_.push_back(std::move(e));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Simulation thread.
+
+void SimRunner::install(int lab, std::unique_ptr<vbd::World> w, std::uint64_t ticket, const std::string& note,
+                        const vbd::World* carryFrom) {
+    bool carried = false;
+    if (w) {
+        auto fixed = std::make_shared<WorldStatic>();
+        fixed->surfaces = w->surfaces();
+        fixed->tags = materialTags(*w);  // rest positions: before any state is carried over
+        fixed->generation = ++generation_;
+        static_[lab] = std::move(fixed);
+        if (carryFrom) {
+            auto s = carryFrom->saveState();
+            carried = s && w->restoreState(*s);
+        }
+        {
+            std::lock_guard<std::mutex> c(*cmdMutex_[lab]);
+            const int inspect = cmds_[lab]->inspect;
+            *cmds_[lab] = PendingCommands{};
+            cmds_[lab]->inspect = inspect;
+        }
+    }
+    worlds_[lab] = std::move(w);
+    if (!worlds_[lab]) {
+        publish(lab);
+        return;
+    }
+    const int frame = worlds_[lab]->frame();
+    if (carried) {
+        // A parameter edit at this frame: a new branch of the same timeline.
+        ring_.dropAfter(frame);
+        auto& m = metrics_[lab];
+        m.erase(std::find_if(m.begin(), m.end(), [&](const auto& x) { return x.frame > frame; }), m.end());
+    } else {
+        ring_.clear();
+        metrics_[lab].clear();
+    }
+    // The start of a timeline (or the new branch point) is a state one can go back to.
+    const vbd::World* w0 = worlds_[0].get();
+    const vbd::World* w1 = worlds_[1].get();
+    if (w0 && ring_.newest() < w0->frame() && (!w1 || w1->frame() == w0->frame())) {
+        HistoryRing::Entry e;
+        e.frame = w0->frame();
+        e.state[0] = w0->saveState();
+        if (w1) e.state[1] = w1->saveState();
+        if (e.state[0]) ring_.push(std::move(e));
+    }
+    publish(lab);
+    event({SimEvent::WorldReady, lab, ticket, note, carried});
+    std::lock_guard<std::mutex> lk(mutex_);
+    timeline_ = {ring_.oldest(), ring_.newest(), ring_.size(), ring_.bytes(), ring_.budget()};
+}
+
+void SimRunner::publish(int lab) {
+    std::shared_ptr<WorldSnapshot> s;
+    if (const vbd::World* w = worlds_[lab].get()) {
+        // The plots' window of metrics up to the World's frame (after a restore the timeline holds later
+        // frames too, until the next step starts a branch).
+        const auto& m = metrics_[lab];
+        auto end = std::upper_bound(m.begin(), m.end(), w->frame(),
+                                    [](int f, const vbd::FrameMetrics& x) { return f < x.frame; });
+        auto begin = end - std::min<long>(long(kSnapshotMetrics), end - m.begin());
+        s = std::make_shared<WorldSnapshot>(*w, field_[lab], static_[lab],
+                                            std::vector<vbd::FrameMetrics>(begin, end), cmdMutex_[lab],
+                                            cmds_[lab]);
+    }
+    std::lock_guard<std::mutex> lk(mutex_);
+    snaps_[lab] = s;
+    if (lab == 0) {
+        haveWorld_ = s != nullptr;
+        if (s) {
+            simFrame_ = s->frame();
+            simTime_ = s->time();
+            simDt_ = s->desc().dt;
+            frame_ = simFrame_;
+        }
+    }
+}
+
+SimRunner::Clock::time_point SimRunner::nextStepDue(Clock::time_point now) {
+    const auto never = Clock::time_point::max();
+    if (!haveWorld_) return never;
+    for (int g : gates_)
+        if (g >= 0 && simFrame_ >= g) return never;
+    if (steps_ > 0) return now;
+    if (!playing_) {
+        window_.clear();  // the real-time ratio is of continuous playing
+        return never;
+    }
+    if (speed_ <= 0) return now;
+    if (!anchored_) {
+        anchored_ = true;
+        anchorWall_ = now;
+        anchorSim_ = simTime_;
+        window_.clear();
+        lastStepEnd_ = now;
+        return now;
+    }
+    const auto due = anchorWall_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
+                                       (simTime_ + simDt_ - anchorSim_) / speed_));
+    if (now - due > std::chrono::duration<double>(kMaxLagSeconds)) {
+        anchorWall_ = now;  // behind: no burst to catch up
+        anchorSim_ = simTime_;
+        return now;
+    }
+    return due;
+}
+
+void SimRunner::loop() {
+#ifdef __linux__
+    // Below the renderer's priority (Linux nice values are per thread): when the cores are short, the
+    // window keeps its frame rate and the simulation takes the rest, instead of both slowing down.
+    setpriority(PRIO_PROCESS, id_t(syscall(SYS_gettid)), 5);
+#endif
+    std::unique_lock<std::mutex> lk(mutex_);
+    for (;;) {
+        if (quit_) return;
+        if (!queue_.empty()) {
+            auto q = std::move(queue_);
+            queue_.clear();
+            lk.unlock();
+            std::uint64_t last = 0;
+            for (auto& c : q) {
+                c.second(c.first);
+                last = c.first;
+            }
+            lk.lock();
+            anchored_ = false;  // a restore or a new World moves the clock: pace from here
+            applied_ = last;
+            cv_.notify_all();
+            continue;
+        }
+        const auto now = Clock::now();
+        const auto due = nextStepDue(now);
+        if (due > now) {
+            if (due == Clock::time_point::max())
+                cv_.wait(lk);
+            else
+                cv_.wait_until(lk, due);
+            continue;
+        }
+        if (steps_ > 0) --steps_;
+        const int active = active_;
+        const bool playing = playing_;
+        lk.unlock();
+        const double dt = simDt_;
+        stepLabs(active);
+        if (playing) measure(now, dt);
+        lk.lock();
+    }
+}
+
+void SimRunner::stepLabs(int active) {
+    const auto t0 = Clock::now();
+    const int from = worlds_[0]->frame();
+    ring_.dropAfter(from);  // stepping from a restored frame starts a new branch
+    std::string err;
+    int failedLab = 0;
+    for (int l = 0; l < active; ++l) {
+        vbd::World* w = worlds_[l].get();
+        if (!w) continue;
+        auto& m = metrics_[l];
+        m.erase(std::find_if(m.begin(), m.end(), [&](const auto& x) { return x.frame > w->frame(); }),
+                m.end());
+        PendingCommands c;
+        {
+            std::lock_guard<std::mutex> g(*cmdMutex_[l]);
+            c = *cmds_[l];
+            cmds_[l]->solver = cmds_[l]->drag = cmds_[l]->bodyDrag = false;
+            cmds_[l]->addBodies.clear();
+        }
+        try {
+            if (c.solver) w->setSolver(c.solverDesc);
+            if (c.drag) w->setDrag(c.particle, c.target, c.stiffness);
+            if (c.bodyDrag) w->setBodyDrag(c.body, c.local, c.bodyTarget, c.bodyStiffness);
+            for (const auto& b : c.addBodies) w->addRigidBody(b);
+            const auto ts = Clock::now();
+            w->step();
+            stepMs_[l] = msSince(ts);
+        } catch (const std::exception& e) {
+            err = e.what();
+            failedLab = l;
+        }
+        const auto& h = w->history();
+        if (!h.empty() && h.back().frame == w->frame()) m.push_back(h.back());
+    }
+    HistoryRing::Entry e;
+    e.frame = worlds_[0]->frame();
+    for (int l = 0; l < active; ++l)
+        if (worlds_[l]) e.state[l] = worlds_[l]->saveState();
+    if (e.state[0]) ring_.push(std::move(e));
+    for (int l = 0; l < active; ++l) publish(l);
+    tickMs_ = msSince(t0);
+    if (!err.empty()) event({SimEvent::StepFailed, failedLab, 0, err, false});
+    std::lock_guard<std::mutex> lk(mutex_);
+    timeline_ = {ring_.oldest(), ring_.newest(), ring_.size(), ring_.bytes(), ring_.budget()};
+}
+
+// Simulated seconds over wall seconds across the last second of playing (waits at a gate included: they
+// are time the viewer waits too).
+void SimRunner::measure(Clock::time_point start, double dt) {
+    const auto end = Clock::now();
+    if (window_.empty()) window_.emplace_back(start, 0.0);
+    window_.emplace_back(end, dt);
+    while (window_.size() > 2 && end - window_.front().first > std::chrono::seconds(1)) window_.pop_front();
+    double sim = 0;
+    for (size_t i = 1; i < window_.size(); ++i) sim += window_[i].second;
+    const double wall = std::chrono::duration<double>(end - window_.front().first).count();
+    ratio_ = wall > 0 ? sim / wall : 0;
+}
+
+}  // namespace vbdgui

@@ -1,0 +1,139 @@
+#pragma once
+// The simulation thread. It owns the Worlds (one, or two stepped in lockstep side by side), builds them,
+// steps them at the pace asked for, keeps the timeline's history of states, and publishes a
+// WorldSnapshot of each lab after every step or edit.
+//
+// Hand-off without deadlock: the UI thread never waits for the simulation thread. Everything it asks
+// (replace a World, restore a frame, change the heat-map field, ...) is a command appended to a queue
+// under a mutex held only for the append; the simulation thread runs queued commands between two steps,
+// in order, and then publishes. Each command returns a ticket; appliedTicket() says how far the queue
+// has been run (and published), which is how a caller knows that a snapshot shows its change. The
+// simulation thread in turn never waits for the UI except at a gate (below), where it simply stops.
+//
+// Pacing: playing, lab 0's simulated time follows wall time times `speed` (real time at 1). A solver
+// slower than that steps as fast as it can and realTimeRatio() reports the fraction achieved, without
+// bursts to catch up. Gates (the action runner's next frame, the recorder's next frame, the screenshot
+// frame) stop stepping at a frame until lifted: that is what makes actions and recordings frame exact.
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gui/core/history_ring.h"
+#include "gui/core/world_snapshot.h"
+
+namespace vbdgui {
+
+using WorldFactory = std::function<std::unique_ptr<vbd::World>(const vbd::SceneDesc&, std::string* note)>;
+
+// What the UI learns about its requests: a World built (or refused), a run-time error.
+struct SimEvent {
+    enum Kind { WorldReady, WorldRefused, StepFailed } kind = WorldReady;
+    int lab = 0;
+    std::uint64_t ticket = 0;
+    std::string message;   // refused / failed: why; ready: the factory's note ("" or e.g. "preview world")
+    bool carried = false;  // ready: the state of the previous World was taken over
+};
+
+struct TimelineInfo {
+    int oldest = 0, newest = -1;  // frames the history holds (newest < oldest: none)
+    size_t states = 0, bytes = 0, budget = 0;
+};
+
+enum class Gate { Screenshot, Actions, Recorder, Count };
+
+class SimRunner {
+  public:
+    explicit SimRunner(WorldFactory factory = {});
+    ~SimRunner();
+    SimRunner(const SimRunner&) = delete;
+    SimRunner& operator=(const SimRunner&) = delete;
+
+    // Builds desc on the simulation thread and gives it to lab `lab`; the previous World keeps running
+    // (and being drawn) until then, and stays if desc is refused (a WorldRefused event says why). With
+    // carryState the new World takes the current one's state (World::restoreState: a parameter edit that
+    // needs a rebuild continues from the current frame); when the shapes differ it starts at frame 0.
+    std::uint64_t replaceWorld(int lab, vbd::SceneDesc desc, bool carryState);
+    // A World built elsewhere (tests); nullptr removes the lab's World.
+    std::uint64_t setWorld(int lab, std::unique_ptr<vbd::World> w);
+    // Both labs go back to the history's state of `frame` (ignored if it holds none). The states after it
+    // stay until the next step, which starts a new branch from there.
+    std::uint64_t restore(int frame);
+    // Re-publishes lab's snapshot with field computed (works while paused).
+    std::uint64_t setField(int lab, vbd::ScalarField f);
+    std::uint64_t setHistoryBudget(size_t bytes);
+    // The inspector's vertex: both labs' snapshots carry its block from now on (re-published, also paused).
+    std::uint64_t inspect(int particle);
+
+    void setPlaying(bool p);
+    void requestSteps(int n);         // single steps (paused or not)
+    void setSpeed(double speed);      // times real time; <= 0: unpaced (as fast as the solver goes)
+    void setGate(Gate g, int frame);  // never step lab 0 past `frame`; -1 lifts the gate
+    void setActive(int labs);         // 1 or 2 labs step
+
+    std::shared_ptr<WorldSnapshot> snapshot(int lab) const;
+    std::uint64_t appliedTicket() const { return applied_.load(); }
+    std::vector<SimEvent> takeEvents();
+    TimelineInfo timeline() const;
+    // Simulated seconds per wall second over the last second of unobstructed playing; 0 when not playing.
+    double realTimeRatio() const { return ratio_.load(); }
+    double lastStepMs(int lab) const { return stepMs_[lab].load(); }
+    double lastTickMs() const { return tickMs_.load(); }
+    int frame() const { return frame_.load(); }  // lab 0's frame as last published
+
+  private:
+    using Clock = std::chrono::steady_clock;
+    // Queues cmd, which runs on the simulation thread with its own ticket.
+    std::uint64_t post(std::function<void(std::uint64_t ticket)> cmd);
+    void loop();
+    Clock::time_point nextStepDue(Clock::time_point now);  // under mutex_
+    void stepLabs(int active);                             // on the simulation thread
+    void install(int lab, std::unique_ptr<vbd::World> w, std::uint64_t ticket, const std::string& note,
+                 const vbd::World* carryFrom);
+    void publish(int lab);
+    void event(SimEvent e);
+    void measure(Clock::time_point start, double dt);
+
+    WorldFactory factory_;
+    // Simulation thread only.
+    std::unique_ptr<vbd::World> worlds_[2];
+    std::shared_ptr<const WorldStatic> static_[2];
+    std::vector<vbd::FrameMetrics> metrics_[2];  // the timeline's per-frame metrics, by frame
+    vbd::ScalarField field_[2] = {vbd::ScalarField::None, vbd::ScalarField::None};
+    HistoryRing ring_;
+    std::uint64_t generation_ = 0;
+    std::shared_ptr<std::mutex> cmdMutex_[2];
+    std::shared_ptr<PendingCommands> cmds_[2];
+    std::deque<std::pair<Clock::time_point, double>> window_;  // (step end, simulated dt) for the ratio
+    Clock::time_point lastStepEnd_;
+    // Shared, under mutex_.
+    mutable std::mutex mutex_;
+    std::condition_variable cv_;
+    std::deque<std::pair<std::uint64_t, std::function<void(std::uint64_t)>>> queue_;
+    std::uint64_t nextTicket_ = 1;
+    std::shared_ptr<WorldSnapshot> snaps_[2];
+    std::vector<SimEvent> events_;
+    TimelineInfo timeline_;
+    bool playing_ = false, quit_ = false, anchored_ = false;
+    int steps_ = 0, active_ = 1;
+    int gates_[int(Gate::Count)] = {-1, -1, -1};
+    double speed_ = 1;
+    Clock::time_point anchorWall_;
+    double anchorSim_ = 0, simTime_ = 0, simDt_ = 1.0 / 60;
+    int simFrame_ = 0;
+    bool haveWorld_ = false;
+    // Read anywhere.
+    std::atomic<std::uint64_t> applied_{0};
+    std::atomic<double> ratio_{0}, tickMs_{0};
+    std::atomic<double> stepMs_[2];
+    std::atomic<int> frame_{0};
+    std::thread thread_;
+};
+
+}  // namespace vbdgui

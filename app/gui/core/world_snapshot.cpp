@@ -1,0 +1,109 @@
+#include "gui/core/world_snapshot.h"
+
+#include <algorithm>
+
+namespace vbdgui {
+
+std::vector<unsigned char> materialTags(const vbd::World& w) {
+    const auto& x = w.positions();
+    const auto& bodies = w.desc().softBodies;
+    std::vector<unsigned char> tags(x.size(), kBaseMaterial);
+    // Only surface vertices are drawn; a vertex on a region's face counts as inside (the interface
+    // vertices belong to elements of both materials).
+    const float eps = 1e-5f;
+    for (const auto& s : w.surfaces()) {
+        if (s.doubleSided || s.body < 0 || size_t(s.body) >= bodies.size()) continue;
+        const auto& regions = bodies[size_t(s.body)].regions;
+        if (regions.empty()) continue;
+        for (const auto& t : s.tris)
+            for (int v : t) {
+                const vbd::Vec3& p = x[size_t(v)];
+                for (const auto& r : regions) {
+                    vbd::Box3 b{r.box.min - vbd::Vec3(eps), r.box.max + vbd::Vec3(eps)};
+                    if (r.youngsScale != 1 && b.contains(p))
+                        tags[size_t(v)] = r.youngsScale > 1 ? kStifferRegion : kSofterRegion;
+                }
+            }
+    }
+    return tags;
+}
+
+// Frames of history the plots can show; older ones are not copied into snapshots.
+constexpr size_t kSnapshotHistory = 2000;
+
+WorldSnapshot::WorldSnapshot(const vbd::World& w, vbd::ScalarField field,
+                             std::shared_ptr<const WorldStatic> fixed, std::vector<vbd::FrameMetrics> history,
+                             std::shared_ptr<std::mutex> cmdMutex, std::shared_ptr<PendingCommands> cmds)
+    : desc_(w.desc()),
+      time_(w.time()),
+      frame_(w.frame()),
+      colors_(w.numColors()),
+      x_(w.positions()),
+      v_(w.velocities()),
+      fixed_(w.fixedMask()),
+      static_(std::move(fixed)),
+      field_(field),
+      bodies_(w.bodies()),
+      contacts_(w.contacts()),
+      joints_(w.joints()),
+      history_(std::move(history)),
+      conv_(w.lastConvergence()),
+      cmdMutex_(std::move(cmdMutex)),
+      cmds_(std::move(cmds)) {
+    if (history_.size() > kSnapshotHistory)
+        history_.erase(history_.begin(), history_.end() - long(kSnapshotHistory));
+    if (field != vbd::ScalarField::None) w.scalarField(field, fieldValues_);
+    int want = -1;
+    {
+        std::lock_guard<std::mutex> lk(*cmdMutex_);
+        want = cmds_->inspect;
+    }
+    if (want >= 0) inspect_ = w.inspectVertex(want);
+}
+
+vbd::VertexInspect WorldSnapshot::inspectVertex(int particle) const {
+    {
+        std::lock_guard<std::mutex> lk(*cmdMutex_);
+        cmds_->inspect = particle;
+    }
+    return inspect_.particle == particle ? inspect_ : vbd::VertexInspect{};
+}
+
+void WorldSnapshot::scalarField(vbd::ScalarField f, std::vector<float>& out) const {
+    if (f == field_)
+        out = fieldValues_;
+    else
+        out.clear();
+}
+
+void WorldSnapshot::setSolver(const vbd::SolverDesc& s) {
+    std::lock_guard<std::mutex> lk(*cmdMutex_);
+    cmds_->solver = true;
+    cmds_->solverDesc = s;
+}
+
+void WorldSnapshot::setDrag(int particle, const vbd::Vec3& target, float stiffness) {
+    std::lock_guard<std::mutex> lk(*cmdMutex_);
+    cmds_->drag = true;
+    cmds_->particle = particle;
+    cmds_->target = target;
+    cmds_->stiffness = stiffness;
+}
+
+void WorldSnapshot::setBodyDrag(int body, const vbd::Vec3& localPoint, const vbd::Vec3& target,
+                                float stiffness) {
+    std::lock_guard<std::mutex> lk(*cmdMutex_);
+    cmds_->bodyDrag = true;
+    cmds_->body = body;
+    cmds_->local = localPoint;
+    cmds_->bodyTarget = target;
+    cmds_->bodyStiffness = stiffness;
+}
+
+int WorldSnapshot::addRigidBody(const vbd::RigidBodyDesc& body) {
+    std::lock_guard<std::mutex> lk(*cmdMutex_);
+    cmds_->addBodies.push_back(body);
+    return int(desc_.rigidBodies.size() + cmds_->addBodies.size()) - 1;
+}
+
+}  // namespace vbdgui

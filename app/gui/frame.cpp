@@ -1,0 +1,187 @@
+// One frame: upload what the labs show, draw the 3D view(s) and Dear ImGui into the swapchain image,
+// and read back what a capture asks for (the window, or the 3D view rendered offscreen at a chosen size).
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+
+#include <imgui.h>
+#include <imgui_impl_glfw.h>
+#include <imgui_impl_vulkan.h>
+
+#include "gui/app.h"
+
+namespace vbdgui {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The view rectangle of lab l in a target of `area` (side by side: two halves).
+VkRect2D labArea(VkRect2D area, int l, int labs) {
+    const float w = float(area.extent.width) / float(labs);
+    const int32_t x0 = area.offset.x + int32_t(w * float(l)), x1 = area.offset.x + int32_t(w * float(l + 1));
+    return {{x0, area.offset.y}, {uint32_t(std::max(x1 - x0, 1)), area.extent.height}};
+}
+
+}  // namespace
+
+void GuiApp::uploadLabs() {
+    const auto t0 = Clock::now();
+    for (int l = 0; l < (app_.compare ? 2 : 1); ++l) {
+        Lab& lab = app_.labs[l];
+        if (!lab.gpu || !lab.world) continue;
+        lab.gpu->update(*lab.world, effectiveDraw_[l], frameIndex_, &lab.world->materialTags());
+    }
+    app_.timing.uploadMs = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+// Draws the labs into `area` of the render pass open on cb with renderer r.
+void GuiApp::recordScene(VkCommandBuffer cb, VkRect2D area, const Renderer& r) {
+    const int labs = app_.compare ? 2 : 1;
+    for (int l = 0; l < labs; ++l) {
+        const Lab& lab = app_.labs[l];
+        if (!lab.gpu) continue;
+        r.draw(cb, *lab.gpu, frameIndex_, app_.camera, labArea(area, l, labs), effectiveDraw_[l]);
+    }
+}
+
+// The 3D view(s) alone at w x h, with the same camera (the aspect is the target's), read back at once.
+// It runs in this frame's slot after the upload, before the swapchain frame reads the same buffers.
+void GuiApp::renderOffscreen(int w, int h, Pixels& out) {
+    if (!offscreen_ || int(offscreen_->width()) != w || int(offscreen_->height()) != h) {
+        offscreenRenderer_.reset();
+        offscreen_.reset();
+        offscreen_ = std::make_unique<OffscreenTarget>(*ctx_, uint32_t(w), uint32_t(h));
+        offscreenRenderer_ = std::make_unique<Renderer>(*ctx_, offscreen_->pass());
+    }
+    out = offscreen_->render(kClearColor, [&](VkCommandBuffer cb) {
+        recordScene(cb, VkRect2D{{0, 0}, {uint32_t(w), uint32_t(h)}}, *offscreenRenderer_);
+    });
+}
+
+void GuiApp::readbackWindow(FrameSlot& f, uint32_t image, VkExtent2D ext, Pixels& out) {
+    const VkDeviceSize bytes = VkDeviceSize(ext.width) * ext.height * 4;
+    if (readback_.size < bytes) {
+        ctx_->destroy(readback_);
+        readback_ = ctx_->createBuffer(bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, true);
+    }
+    VkImage img = swap_->image(image);
+    transitionImage(f.cb, img, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_LAYOUT_PRESENT_SRC_KHR,
+                    VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
+                    VK_ACCESS_TRANSFER_READ_BIT, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+                    VK_PIPELINE_STAGE_TRANSFER_BIT);
+    VkBufferImageCopy region{};
+    region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+    region.imageExtent = {ext.width, ext.height, 1};
+    vkCmdCopyImageToBuffer(f.cb, img, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback_.buffer, 1, &region);
+    transitionImage(f.cb, img, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                    VK_IMAGE_LAYOUT_PRESENT_SRC_KHR, VK_ACCESS_TRANSFER_READ_BIT, 0,
+                    VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
+    out.width = ext.width;
+    out.height = ext.height;
+}
+
+void GuiApp::recreateSwapchain() {
+    int w, h;
+    framebufferSize(w, h);
+    swap_->recreate(uint32_t(w), uint32_t(h));
+    ImGui_ImplVulkan_SetMinImageCount(swap_->minImageCount());
+}
+
+// Waits for the slot's previous frame and acquires an image; false when the swapchain had to be rebuilt.
+bool GuiApp::acquire(FrameSlot& f, uint32_t& image) {
+    VK_CHECK(vkWaitForFences(ctx_->device, 1, &f.fence, VK_TRUE, UINT64_MAX));
+    const VkResult r =
+        vkAcquireNextImageKHR(ctx_->device, swap_->handle(), UINT64_MAX, f.acquired, VK_NULL_HANDLE, &image);
+    if (r == VK_ERROR_OUT_OF_DATE_KHR) {
+        recreateSwapchain();
+        return false;
+    }
+    if (r != VK_SUBOPTIMAL_KHR) VK_CHECK(r);
+    VK_CHECK(vkResetFences(ctx_->device, 1, &f.fence));
+    return true;
+}
+
+// The 3D view(s) and the UI into the swapchain image.
+void GuiApp::recordWindow(FrameSlot& f, uint32_t image) {
+    VkClearValue cv[2];
+    std::memcpy(cv[0].color.float32, kClearColor, sizeof kClearColor);
+    cv[1].depthStencil = {1.0f, 0};
+    auto rbi = vkInfo<VkRenderPassBeginInfo>(VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO);
+    rbi.renderPass = swap_->pass();
+    rbi.framebuffer = swap_->framebuffer(image);
+    rbi.renderArea = {{0, 0}, swap_->extent()};
+    rbi.clearValueCount = 2;
+    rbi.pClearValues = cv;
+    vkCmdBeginRenderPass(f.cb, &rbi, VK_SUBPASS_CONTENTS_INLINE);
+    const VkExtent2D ext = swap_->extent();
+    const Layout& lay = app_.layout;
+    const int32_t x0 = int32_t(lay.viewX), y0 = int32_t(lay.viewY);
+    const int32_t x1 = std::min(int32_t(lay.viewX + lay.viewW), int32_t(ext.width));
+    const int32_t y1 = std::min(int32_t(lay.viewY + lay.viewH), int32_t(ext.height));
+    if (x1 > x0 && y1 > y0)
+        recordScene(f.cb, VkRect2D{{x0, y0}, {uint32_t(x1 - x0), uint32_t(y1 - y0)}}, *renderer_);
+    ImGui_ImplVulkan_RenderDrawData(ImGui::GetDrawData(), f.cb);
+    vkCmdEndRenderPass(f.cb);
+}
+
+void GuiApp::submitAndPresent(FrameSlot& f, uint32_t image) {
+    VkPipelineStageFlags waitStage = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
+    VkSemaphore done = swap_->renderDone(image);
+    auto si = vkInfo<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
+    si.waitSemaphoreCount = 1;
+    si.pWaitSemaphores = &f.acquired;
+    si.pWaitDstStageMask = &waitStage;
+    si.commandBufferCount = 1;
+    si.pCommandBuffers = &f.cb;
+    si.signalSemaphoreCount = 1;
+    si.pSignalSemaphores = &done;
+    VK_CHECK(vkQueueSubmit(ctx_->queue, 1, &si, f.fence));
+    auto pi = vkInfo<VkPresentInfoKHR>(VK_STRUCTURE_TYPE_PRESENT_INFO_KHR);
+    pi.waitSemaphoreCount = 1;
+    pi.pWaitSemaphores = &done;
+    VkSwapchainKHR sc = swap_->handle();
+    pi.swapchainCount = 1;
+    pi.pSwapchains = &sc;
+    pi.pImageIndices = &image;
+    const VkResult r = vkQueuePresentKHR(ctx_->queue, &pi);
+    if (r == VK_ERROR_OUT_OF_DATE_KHR || r == VK_SUBOPTIMAL_KHR || resized_) {
+        resized_ = false;
+        recreateSwapchain();
+    } else {
+        VK_CHECK(r);
+    }
+}
+
+// The swapchain image copied out by readbackWindow, once the frame's fence has signalled.
+void GuiApp::finishReadback(FrameSlot& f, Pixels& px) {
+    VK_CHECK(vkWaitForFences(ctx_->device, 1, &f.fence, VK_TRUE, UINT64_MAX));
+    px.rgba.resize(size_t(px.width) * px.height * 4);
+    std::memcpy(px.rgba.data(), readback_.mapped, px.rgba.size());
+    if (swap_->bgr())
+        for (size_t i = 0; i < px.rgba.size(); i += 4) std::swap(px.rgba[i], px.rgba[i + 2]);
+    for (size_t i = 3; i < px.rgba.size(); i += 4) px.rgba[i] = 255;
+}
+
+bool GuiApp::renderFrame(const CaptureRequest& cap, CaptureResult* out) {
+    FrameSlot& f = frames_[frameIndex_];
+    uint32_t image = 0;
+    if (!acquire(f, image)) return false;
+    uploadLabs();
+    if (cap.offscreenW > 0 && cap.offscreenH > 0 && out)
+        renderOffscreen(cap.offscreenW, cap.offscreenH, out->offscreen);
+    VK_CHECK(vkResetCommandBuffer(f.cb, 0));
+    auto bi = vkInfo<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
+    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    VK_CHECK(vkBeginCommandBuffer(f.cb, &bi));
+    recordWindow(f, image);
+    const bool copy = cap.window && out && swap_->canCopy();
+    if (copy) readbackWindow(f, image, swap_->extent(), out->window);
+    VK_CHECK(vkEndCommandBuffer(f.cb));
+    submitAndPresent(f, image);
+    if (copy) finishReadback(f, out->window);
+    frameIndex_ = (frameIndex_ + 1) % kFramesInFlight;
+    return true;
+}
+
+}  // namespace vbdgui

@@ -1,0 +1,329 @@
+// Scenes and Worlds: what the panels and actions ask for (load, settings, reset, side by side, thrown
+// boxes, timeline) handed to the simulation thread, and what it publishes picked up for drawing.
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <thread>
+
+#include "gui/app.h"
+#include "math/error.h"
+#include "render/world_source.h"
+#include "scene/scene.h"
+
+namespace vbdgui {
+
+namespace {
+
+// Leave one hardware thread to the renderer (lavapipe rasterises on the CPU too) unless the scene sets a
+// thread count itself: on two cores this made both the frame rate and the step faster (less contention).
+vbd::SolverDesc guiSolver(vbd::SolverDesc s) {
+    const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+    if (s.threads == 0) s.threads = int(hw > 1 ? hw - 1 : 1);
+    return s;
+}
+
+vbd::SceneDesc guiDesc(vbd::SceneDesc d) {
+    d.solver = guiSolver(d.solver);
+    return d;
+}
+
+int sceneIndexOf(const std::vector<std::string>& files, const std::string& path) {
+    std::error_code ec;
+    for (size_t i = 0; i < files.size() && !path.empty(); ++i)
+        if (std::filesystem::equivalent(files[i], path, ec)) return int(i);
+    return -1;
+}
+
+}  // namespace
+
+// A scene that fails to load shows its error in the panel and the built-in scene runs instead; in a batch
+// run (screenshot, actions) it is bad input: exit code 2.
+bool GuiApp::loadInitialScene() {
+    app_.sceneFiles = listScenes();
+    const std::string path = opt_.scene.empty() ? defaultScenePath() : opt_.scene;
+    Lab& lab = app_.labs[0];
+    lab.desc = defaultScene();
+    if (!path.empty()) {
+        try {
+            lab.desc = vbd::loadSceneFile(path);
+            lab.scene = SceneSettings(path);
+            app_.scenePath = path;
+        } catch (const vbd::InputError& e) {
+            std::fprintf(stderr, "vbdlab: error: %s\n", e.what());
+            if (!opt_.screenshot.empty() || !opt_.actions.empty()) return false;
+            app_.sceneError = e.what();
+            lab.desc = defaultScene();
+        }
+    }
+    app_.sceneIndex = sceneIndexOf(app_.sceneFiles, app_.scenePath);
+    lab.rebuild = Lab::Rebuild::Restart;
+    app_.labs[1].label = "right";
+    return true;
+}
+
+bool GuiApp::loadSceneFile(const std::string& path, std::string& error) {
+    SceneSettings s(path);
+    vbd::SceneDesc desc = defaultScene();
+    if (!path.empty()) {
+        try {
+            desc = s.resolve();
+        } catch (const vbd::InputError& e) {
+            error = e.what();
+            app_.sceneError = error;  // the current scene keeps running
+            std::fprintf(stderr, "vbdlab: %s (keeping the current scene)\n", error.c_str());
+            return false;
+        }
+    }
+    for (int l = 0; l < (app_.compare ? 2 : 1); ++l) {
+        Lab& lab = app_.labs[l];
+        lab.scene = s;
+        lab.desc = desc;
+        lab.rebuild = Lab::Rebuild::Restart;
+    }
+    pendingScene_ = path;
+    pendingLoadTicket_ = ~std::uint64_t(0);  // set to lab 0's ticket by rebuildLabs
+    app_.frameRequest = true;
+    app_.inspectParticle = -1;
+    return true;
+}
+
+bool GuiApp::applySettings(int which, const std::vector<std::pair<std::string, std::string>>& kv,
+                           std::string& error) {
+    for (int l = 0; l < 2; ++l) {
+        if ((which == 0 && l == 1) || (which == 1 && l == 0) || (l == 1 && !app_.compare)) continue;
+        Lab& lab = app_.labs[l];
+        SceneSettings s = lab.scene;
+        bool rebuild = false;
+        for (const auto& [key, value] : kv) {
+            const std::string base = fileValue(s.file(), key);
+            s.set(key, value, base);
+            rebuild |= needsRebuild(key);
+        }
+        try {
+            lab.desc = s.resolve();  // the engine's --set machinery: every panel edit is a setting too
+        } catch (const vbd::InputError& e) {
+            error = e.what();
+            return false;
+        }
+        lab.scene = s;
+        if (rebuild)
+            lab.rebuild = Lab::Rebuild::Carry;
+        else
+            lab.solverDirty = true;
+    }
+    return true;
+}
+
+void GuiApp::setCompare(bool on) {
+    app_.compare = on;
+    Lab &a = app_.labs[0], &b = app_.labs[1];
+    if (on) {
+        // The right side starts as a copy of the left; both restart so that they step in lockstep.
+        b.scene = a.scene;
+        b.desc = a.desc;
+        b.draw = a.draw;
+        a.rebuild = b.rebuild = Lab::Rebuild::Restart;
+        app_.frameRequest = true;
+    } else {
+        lastTicket_ = sim_.setWorld(1, nullptr);
+        b.world.reset();
+        b.gpu.reset();
+        b.gpuGeneration = 0;
+    }
+}
+
+void GuiApp::applyRequests() {
+    if (app_.loadRequest) {
+        app_.loadRequest = false;
+        std::string err;
+        loadSceneFile(app_.loadPath, err);
+    }
+    if (app_.compareRequest) {
+        app_.compareRequest = false;
+        setCompare(app_.compare);
+    }
+    if (app_.timeline.resetRequest) {
+        app_.timeline.resetRequest = false;
+        for (int l = 0; l < (app_.compare ? 2 : 1); ++l) app_.labs[l].rebuild = Lab::Rebuild::Restart;
+    }
+    throwBoxes();
+    rebuildLabs();
+    applyTimeline();
+    if (app_.frameRequest && app_.labs[0].world && !settling()) {
+        glm::vec3 lo, hi;
+        sceneBounds(*app_.labs[0].world, lo, hi);
+        const Layout& l = app_.layout;
+        app_.camera.frame(lo, hi, l.viewW / float(app_.compare ? 2 : 1) / std::max(l.viewH, 1.0f));
+        app_.frameRequest = false;
+    }
+}
+
+// A box thrown from the camera joins the running World (World::addRigidBody, applied by the simulation
+// thread before its next step), leaving along the view direction at 8 m/s.
+void GuiApp::throwBoxes() {
+    for (; app_.throwRequests > 0; --app_.throwRequests) {
+        glm::vec3 eye = app_.camera.eye(), dir = glm::normalize(app_.camera.target - eye);
+        vbd::RigidBodyDesc b;
+        b.key = "rigid_bodies[" + std::to_string(app_.labs[0].desc.rigidBodies.size()) + "]";
+        b.size = {0.4f, 0.4f, 0.4f};
+        glm::vec3 p = eye + 0.6f * app_.camera.distance * dir;
+        b.position = {p.x, p.y, p.z};
+        b.velocity = {8 * dir.x, 8 * dir.y, 8 * dir.z};
+        for (int l = 0; l < (app_.compare ? 2 : 1); ++l) {
+            Lab& lab = app_.labs[l];
+            lab.desc.rigidBodies.push_back(b);  // so that a reset keeps it
+            if (lab.world)
+                lab.world->addRigidBody(b);
+            else
+                lab.rebuild = Lab::Rebuild::Restart;
+        }
+    }
+}
+
+void GuiApp::rebuildLabs() {
+    for (int l = 0; l < (app_.compare ? 2 : 1); ++l) {
+        Lab& lab = app_.labs[l];
+        if (lab.rebuild == Lab::Rebuild::None) continue;
+        lastTicket_ = sim_.replaceWorld(l, guiDesc(lab.desc), lab.rebuild == Lab::Rebuild::Carry);
+        if (l == 0 && pendingLoadTicket_ == ~std::uint64_t(0)) pendingLoadTicket_ = lastTicket_;
+        lab.rebuild = Lab::Rebuild::None;
+        lab.solverDirty = false;  // the new World is built with the current solver settings
+    }
+}
+
+void GuiApp::applyTimeline() {
+    TimelineState& t = app_.timeline;
+    const int labs = app_.compare ? 2 : 1;
+    sim_.setActive(labs);
+    if (t.restoreRequest >= 0) {
+        lastTicket_ = sim_.restore(t.restoreRequest);
+        t.restoreRequest = -1;
+        t.playing = false;  // scrubbing shows a frame; play goes on from it
+    }
+    if (t.replayRequest) {
+        t.replayRequest = false;
+        lastTicket_ = sim_.restore(t.info.oldest);
+        t.playing = true;
+    }
+    if (t.budgetDirty) {
+        t.budgetDirty = false;
+        lastTicket_ = sim_.setHistoryBudget(size_t(std::max(t.historyMB, 16)) << 20);
+    }
+    sim_.setPlaying(t.playing);
+    sim_.setSpeed(t.speed);
+    if (t.stepRequests > 0) sim_.requestSteps(t.stepRequests);
+    t.stepRequests = 0;
+    if (postedInspect_ != app_.inspectParticle) {
+        lastTicket_ = sim_.inspect(app_.inspectParticle);
+        postedInspect_ = app_.inspectParticle;
+    }
+    for (int l = 0; l < labs; ++l) {
+        Lab& lab = app_.labs[l];
+        if (lab.solverDirty && lab.world) {
+            lab.world->setSolver(guiSolver(lab.desc.solver));  // queued for the worker's next step
+            lab.solverDirty = false;
+        }
+        if (postedField_[l] != lab.draw.field) {
+            lastTicket_ = sim_.setField(l, lab.draw.field);  // computed now, also while paused
+            postedField_[l] = lab.draw.field;
+        }
+    }
+}
+
+void GuiApp::pollSimulation() {
+    // Snapshots are published before their request's ticket is marked applied: read the ticket first, and
+    // the snapshots taken next reflect at least that much.
+    seenTicket_ = sim_.appliedTicket();
+    for (int l = 0; l < 2; ++l) {
+        Lab& lab = app_.labs[l];
+        auto snap = sim_.snapshot(l);
+        if (!snap || (l == 1 && !app_.compare)) continue;
+        if (snap->generation() != lab.gpuGeneration) {
+            lab.gpu.reset();  // waits for the device
+            lab.gpu = std::make_unique<SceneGpu>(*ctx_, *snap, kFramesInFlight);
+            lab.gpuGeneration = snap->generation();
+            lab.recent.clear();
+            lab.shownFrame = -1;
+        }
+        lab.world = snap;
+        lab.stepMs = sim_.lastStepMs(l);
+        if (snap->frame() != lab.shownFrame) {
+            if (snap->frame() < lab.shownFrame) lab.recent.clear();  // went back in time
+            lab.shownFrame = snap->frame();
+            if (!snap->lastConvergence().empty()) lab.recent.push_back(snap->lastConvergence());
+            while (lab.recent.size() > size_t(kRecentFrames)) lab.recent.pop_front();
+        }
+    }
+    for (const SimEvent& e : sim_.takeEvents()) handleEvent(e);
+    app_.timeline.info = sim_.timeline();
+    app_.timeline.realTime = sim_.realTimeRatio();
+    app_.timing.simMs = sim_.lastTickMs();
+}
+
+void GuiApp::handleEvent(const SimEvent& e) {
+    Lab& lab = app_.labs[e.lab];
+    switch (e.kind) {
+        case SimEvent::WorldReady:
+            lab.note = e.message;
+            if (e.ticket == pendingLoadTicket_) {
+                app_.scenePath = pendingScene_;
+                app_.sceneIndex = sceneIndexOf(app_.sceneFiles, app_.scenePath);
+                pendingLoadTicket_ = 0;
+            }
+            app_.sceneError.clear();
+            break;
+        case SimEvent::WorldRefused:
+            // The previous World keeps running; its description is what the panels show again.
+            app_.sceneError = e.message;
+            std::fprintf(stderr, "vbdlab: %s%s\n", e.message.c_str(),
+                         lab.world ? " (keeping the current scene)" : "");
+            if (lab.world) lab.desc = lab.world->desc();
+            if (e.ticket == pendingLoadTicket_) pendingLoadTicket_ = 0;
+            break;
+        case SimEvent::StepFailed:
+            app_.sceneError = e.message;
+            app_.timeline.playing = false;
+            if (lab.world) lab.desc.solver = lab.world->desc().solver;  // the World kept its settings
+            break;
+    }
+}
+
+// This frame's drawing options: one colour scale for both sides of a side-by-side run (the union of their
+// ranges) unless the user set or locked a range, so that one colour means one value in both views.
+void GuiApp::prepareDrawOptions() {
+    const int labs = app_.compare ? 2 : 1;
+    for (int l = 0; l < labs; ++l) {
+        Lab& lab = app_.labs[l];
+        effectiveDraw_[l] = lab.draw;
+        effectiveDraw_[l].highlightParticle = app_.pick.active ? app_.pick.particle : app_.inspectParticle;
+        lab.range = {};
+        if (lab.world && lab.draw.field != vbd::ScalarField::None &&
+            lab.draw.field != vbd::ScalarField::Color) {
+            std::vector<float> v = lab.world->fieldValues();
+            lab.range = measureField(v, lab.draw.logScale);
+        }
+    }
+    const Lab &a = app_.labs[0], &b = app_.labs[1];
+    app_.sharedScaleOn = false;
+    if (labs == 2 && app_.sharedScale && a.draw.field == b.draw.field && a.draw.logScale == b.draw.logScale &&
+        a.draw.autoRange && b.draw.autoRange && a.range.valid && b.range.valid) {
+        app_.sharedScaleOn = true;
+        for (auto& d : effectiveDraw_) {
+            d.autoRange = false;
+            d.rangeMin = std::min(a.range.lo, b.range.lo);
+            d.rangeMax = std::max(a.range.hi, b.range.hi);
+        }
+    }
+}
+
+bool GuiApp::settling() const {
+    if (seenTicket_ < lastTicket_) return true;
+    for (int l = 0; l < (app_.compare ? 2 : 1); ++l) {
+        const Lab& lab = app_.labs[l];
+        if (lab.rebuild != Lab::Rebuild::None || !lab.world) return true;
+        if (lab.world->generation() != lab.gpuGeneration || lab.world->field() != lab.draw.field) return true;
+    }
+    return false;
+}
+
+}  // namespace vbdgui

@@ -1,0 +1,330 @@
+// Drawn over the 3D view(s): side captions naming the settings that differ, heat-map legends that say what
+// low and high mean (and mark the threshold 1 where there is one), the material-region legend and labels,
+// the picked vertex, the value under the mouse, the recording indicator and the status line.
+#include <algorithm>
+#include <cmath>
+
+#include "gui/core/axis.h"
+#include "gui/panels.h"
+#include "gui/plots.h"
+#include "gui/widgets.h"
+#include "render/geometry.h"
+
+namespace vbdgui {
+
+namespace {
+
+const ImU32 kText = IM_COL32(230, 230, 235, 255), kDim = IM_COL32(185, 185, 195, 255),
+            kBox = IM_COL32(20, 20, 24, 205);
+
+struct FieldInfo {
+    const char* title;
+    const char* low;   // what a low value means
+    const char* high;  // what a high value means
+    float threshold;   // marked on the bar (in field units); NaN: none
+    const char* thresholdText;
+};
+
+FieldInfo fieldInfo(vbd::ScalarField f) {
+    const float none = std::nanf("");
+    switch (f) {
+        case vbd::ScalarField::Residual:
+            return {"residual |grad_i G| of the last iteration", "low: converged", "high: far from balance",
+                    none, ""};
+        case vbd::ScalarField::VolumeRatio:
+            return {"det F (volume ratio)", "below 1: compressed", "above 1: stretched", 1.0f, "1: rest"};
+        case vbd::ScalarField::DiagonalDominance:
+            return {"||D_i|| / max_j ||H_ij||", "low: a neighbour rivals the block (slow descent)",
+                    "high: the block dominates (fast descent)", 1.0f, "1"};
+        case vbd::ScalarField::DominanceSum:
+            return {"||D_i|| / sum_j ||H_ij|| (diagonal dominance)", "below 1: not diagonally dominant",
+                    "above 1: diagonally dominant", 1.0f, "1"};
+        default:
+            return {"colour group", "", "", none, ""};
+    }
+}
+
+// Title; the colour bar over [range.lo, range.hi] (log10 units when logScale) with its end values and the
+// threshold marked; what the low and the high end mean, each next to its colour.
+// At most maxW wide: a narrow view (one side of a side-by-side run) clips the longer texts.
+void heatLegend(ImDrawList* dl, ImVec2 pos, float maxW, const FieldRange& range, vbd::ScalarField field,
+                bool logScale, bool shared) {
+    const FieldInfo info = fieldInfo(field);
+    const std::string title = std::string(info.title) + (shared ? " (both sides)" : "");
+    const float th = ImGui::GetTextLineHeight(), h = 14;
+    const float w = std::min(
+        maxW, std::max({240.0f, ImGui::CalcTextSize(title.c_str()).x, ImGui::CalcTextSize(info.low).x + 18,
+                        ImGui::CalcTextSize(info.high).x + 18}));
+    const ImVec2 boxLo(pos.x - 8, pos.y - th - 6), boxHi(pos.x + w + 8, pos.y + h + 3 * th + 12);
+    dl->AddRectFilled(boxLo, boxHi, kBox, 4);
+    dl->PushClipRect(boxLo, boxHi, true);
+    dl->AddText(ImVec2(pos.x, pos.y - th - 3), kText, title.c_str());
+    for (int i = 0; i < 32; ++i) {
+        const float t0 = float(i) / 32, t1 = float(i + 1) / 32;
+        const ImU32 c0 = heatColorU32(t0), c1 = heatColorU32(t1);
+        dl->AddRectFilledMultiColor(ImVec2(pos.x + w * t0, pos.y), ImVec2(pos.x + w * t1, pos.y + h), c0, c1,
+                                    c1, c0);
+    }
+    auto value = [&](float v) { return logScale ? std::pow(10.0, double(v)) : double(v); };
+    const std::string lo = formatNumber(value(range.lo)), hi = formatNumber(value(range.hi));
+    const float loRight = pos.x + ImGui::CalcTextSize(lo.c_str()).x,
+                hiLeft = pos.x + w - ImGui::CalcTextSize(hi.c_str()).x;
+    dl->AddText(ImVec2(pos.x, pos.y + h + 2), kText, lo.c_str());
+    dl->AddText(ImVec2(hiLeft, pos.y + h + 2), kText, hi.c_str());
+    if (!std::isnan(info.threshold)) {
+        const float tv = logScale ? std::log10(info.threshold) : info.threshold;
+        const float t = (tv - range.lo) / std::max(range.hi - range.lo, 1e-12f);
+        std::string mark = info.thresholdText;
+        float x = pos.x + w * std::clamp(t, 0.0f, 1.0f);
+        if (t >= 0 && t <= 1)
+            dl->AddLine(ImVec2(x, pos.y - 3), ImVec2(x, pos.y + h + 3), IM_COL32(255, 255, 255, 255), 2);
+        else
+            mark = t > 1 ? "all below 1" : "all above 1", x = pos.x + w / 2;
+        const float mw = ImGui::CalcTextSize(mark.c_str()).x, mx = x - mw / 2;
+        if (mx > loRight + 6 && mx + mw < hiLeft - 6)
+            dl->AddText(ImVec2(mx, pos.y + h + 2), kText, mark.c_str());
+    }
+    const float y1 = pos.y + h + th + 5, y2 = y1 + th + 2;
+    dl->AddRectFilled(ImVec2(pos.x, y1 + 3), ImVec2(pos.x + 12, y1 + th - 3), heatColorU32(0));
+    dl->AddText(ImVec2(pos.x + 18, y1), kDim, info.low);
+    dl->AddRectFilled(ImVec2(pos.x, y2 + 3), ImVec2(pos.x + 12, y2 + th - 3), heatColorU32(1));
+    dl->AddText(ImVec2(pos.x + 18, y2), kDim, info.high);
+    dl->PopClipRect();
+}
+
+void groupsLegend(ImDrawList* dl, ImVec2 pos, int groups) {
+    const float w = 240, h = 14, th = ImGui::GetTextLineHeight();
+    dl->AddRectFilled(ImVec2(pos.x - 8, pos.y - th - 6), ImVec2(pos.x + w + 8, pos.y + h + th + 6), kBox, 4);
+    dl->AddText(ImVec2(pos.x, pos.y - th - 3), kText, "colour groups (solved in parallel)");
+    static const float pal[8][3] = {{0.90f, 0.30f, 0.25f}, {0.25f, 0.55f, 0.90f}, {0.30f, 0.75f, 0.35f},
+                                    {0.95f, 0.70f, 0.20f}, {0.60f, 0.35f, 0.80f}, {0.20f, 0.75f, 0.75f},
+                                    {0.90f, 0.45f, 0.70f}, {0.55f, 0.55f, 0.55f}};
+    const int n = std::max(1, groups);
+    for (int i = 0; i < n; ++i) {
+        const float* c = pal[i % 8];
+        auto g = [](float v) { return std::pow(v, 1.0f / 2.2f); };
+        const ImU32 col = ImGui::ColorConvertFloat4ToU32(ImVec4(g(c[0]), g(c[1]), g(c[2]), 1));
+        dl->AddRectFilled(ImVec2(pos.x + w * float(i) / float(n), pos.y),
+                          ImVec2(pos.x + w * float(i + 1) / float(n) - 1, pos.y + h), col);
+    }
+    const std::string s = std::to_string(n) + " groups";
+    dl->AddText(ImVec2(pos.x, pos.y + h + 2), kText, s.c_str());
+}
+
+ImU32 tintColor(const float c[3]) {
+    auto g = [](float v) { return std::pow(v, 1.0f / 2.2f); };
+    return ImGui::ColorConvertFloat4ToU32(ImVec4(g(c[0]), g(c[1]), g(c[2]), 1));
+}
+
+// Window pixel of world point p in lab l's view (z > 1: behind the camera).
+ImVec2 toScreen(const AppState& app, int l, const glm::vec3& p, bool* visible) {
+    const Layout& lay = app.layout;
+    const int labs = app.compare ? 2 : 1;
+    const float w = lay.viewW / float(labs);
+    const glm::vec3 s = projectToPixel(app.camera.viewProj(w / std::max(lay.viewH, 1.0f)), p, w, lay.viewH);
+    *visible = s.z > 0 && s.z < 1 && s.x >= 0 && s.x <= w && s.y >= 0 && s.y <= lay.viewH;
+    return ImVec2(lay.viewX + w * float(l) + s.x, lay.viewY + s.y);
+}
+
+void label(ImDrawList* dl, ImVec2 at, const std::string& text, ImU32 col) {
+    const ImVec2 ts = ImGui::CalcTextSize(text.c_str());
+    const ImVec2 p(at.x - ts.x / 2, at.y - ts.y / 2);
+    dl->AddRectFilled(ImVec2(p.x - 4, p.y - 2), ImVec2(p.x + ts.x + 4, p.y + ts.y + 2), kBox, 3);
+    dl->AddText(p, col, text.c_str());
+}
+
+// Each stiffer / softer region labelled at the centroid of its tagged vertices (so it moves with the
+// body), while no heat map hides the tint.
+void regionLabels(ImDrawList* dl, const AppState& app, int l) {
+    const Lab& lab = app.labs[l];
+    if (!lab.draw.regions || lab.draw.field != vbd::ScalarField::None) return;
+    const WorldSnapshot& w = *lab.world;
+    const auto& x = w.positions();
+    const auto& tags = w.materialTags();
+    for (unsigned char tag : {kStifferRegion, kSofterRegion}) {
+        glm::vec3 c(0);
+        int n = 0;
+        for (size_t i = 0; i < tags.size() && i < x.size(); ++i)
+            if (tags[i] == tag) c += glm::vec3(x[i].x, x[i].y, x[i].z), ++n;
+        if (n == 0) continue;
+        double scale = 1;
+        for (const auto& b : w.desc().softBodies)
+            for (const auto& r : b.regions)
+                if ((tag == kStifferRegion) == (r.youngsScale > 1)) scale = r.youngsScale;
+        bool vis = false;
+        const ImVec2 s = toScreen(app, l, c / float(n), &vis);
+        if (vis)
+            label(dl, s,
+                  std::string(tag == kStifferRegion ? "stiffer: E x " : "softer: E x ") + formatNumber(scale),
+                  tintColor(tag == kStifferRegion ? kStifferTint : kSofterTint));
+    }
+}
+
+// Above each soft body, its damping, when the bodies of the scene differ in it (which cube is damped).
+void dampingLabels(ImDrawList* dl, const AppState& app, int l) {
+    const WorldSnapshot& w = *app.labs[l].world;
+    const auto& bodies = w.desc().softBodies;
+    bool mixed = false;
+    for (const auto& b : bodies) mixed |= b.material.damping != bodies[0].material.damping;
+    if (!mixed) return;
+    const auto& x = w.positions();
+    for (const auto& s : w.surfaces()) {
+        if (s.doubleSided || size_t(s.body) >= bodies.size() || s.tris.empty()) continue;
+        glm::vec3 hi(-1e30f), c(0);
+        for (const auto& t : s.tris)
+            for (int v : t) {
+                const glm::vec3 p(x[size_t(v)].x, x[size_t(v)].y, x[size_t(v)].z);
+                c += p, hi = glm::max(hi, p);
+            }
+        c /= float(3 * s.tris.size());
+        c.y = hi.y + 0.15f;
+        const double kd = bodies[size_t(s.body)].material.damping;
+        bool vis = false;
+        const ImVec2 at = toScreen(app, l, c, &vis);
+        if (vis) label(dl, at, kd > 0 ? "damped: k_d = " + formatNumber(kd) + " s" : "undamped", kText);
+    }
+}
+
+void regionLegend(ImDrawList* dl, ImVec2 pos, const Lab& lab) {
+    bool stiff = false, soft = false;
+    for (unsigned char t : lab.world->materialTags())
+        stiff |= t == kStifferRegion, soft |= t == kSofterRegion;
+    if (!stiff && !soft) return;
+    const float th = ImGui::GetTextLineHeight();
+    const int rows = int(stiff) + int(soft);
+    dl->AddRectFilled(ImVec2(pos.x - 8, pos.y - 4), ImVec2(pos.x + 230, pos.y + rows * (th + 4) + 4), kBox,
+                      4);
+    float y = pos.y;
+    auto row = [&](const float c[3], const char* text) {
+        dl->AddRectFilled(ImVec2(pos.x, y + 2), ImVec2(pos.x + 14, y + th - 2), tintColor(c));
+        dl->AddText(ImVec2(pos.x + 20, y), kText, text);
+        y += th + 4;
+    };
+    if (stiff) row(kStifferTint, "stiffer material region");
+    if (soft) row(kSofterTint, "softer material region");
+}
+
+void sideCaption(ImDrawList* dl, const AppState& app, int l, float x0) {
+    const auto diffs = differences(app.labs[0].scene, app.labs[1].scene);
+    std::string text = l == 0 ? "left" : "right";
+    if (diffs.empty()) text += ": same settings";
+    for (const auto& d : diffs) text += "\n" + d.key + " = " + (l == 0 ? d.left : d.right);
+    const ImVec2 ts = ImGui::CalcTextSize(text.c_str());
+    dl->AddRectFilled(ImVec2(x0 + 6, app.layout.viewY + 6),
+                      ImVec2(x0 + 14 + ts.x, app.layout.viewY + 10 + ts.y), kBox, 3);
+    dl->AddText(ImVec2(x0 + 10, app.layout.viewY + 8), kLabColor[l], text.c_str());
+}
+
+void pickedVertex(ImDrawList* dl, const AppState& app, int l) {
+    const auto& x = app.labs[l].world->positions();
+    if (app.inspectParticle < 0 || size_t(app.inspectParticle) >= x.size()) return;
+    const auto& p = x[size_t(app.inspectParticle)];
+    bool vis = false;
+    const ImVec2 s = toScreen(app, l, {p.x, p.y, p.z}, &vis);
+    if (!vis) return;
+    dl->AddCircle(s, 9, IM_COL32(0, 0, 0, 255), 24, 4);
+    dl->AddCircle(s, 9, IM_COL32(60, 255, 110, 255), 24, 2);
+    const std::string t = "vertex " + std::to_string(app.inspectParticle);
+    dl->AddText(ImVec2(s.x + 12, s.y - 18), IM_COL32(60, 255, 110, 255), t.c_str());
+}
+
+void hoverValue(const AppState& app) {
+    const HoverState& h = app.hover;
+    if (h.particle < 0 || !h.hasValue) return;
+    const FieldInfo info = fieldInfo(app.labs[h.lab].draw.field);
+    ImGui::SetTooltip("vertex %d\n%s = %s", h.particle, info.title, formatNumber(h.value, 4).c_str());
+}
+
+// Counts and pace: what the scene is, how fast it runs, and against real time.
+std::string statusText(const AppState& app) {
+    const Lab& lab = app.labs[0];
+    const WorldSnapshot& w = *lab.world;
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "frame %d  t = %.3f s", w.frame(), w.time());
+    std::string s = buf;
+    const TimelineState& t = app.timeline;
+    if (!t.playing) {
+        s += "  paused";
+    } else if (t.realTime > 0) {
+        // Below the pace asked for (or unpaced): the fraction of real time reached.
+        if (t.speed <= 0 || t.realTime < 0.95 * t.speed) {
+            std::snprintf(buf, sizeof buf, "  x%.2f real time", t.realTime);
+            s += buf;
+        } else {
+            s += t.speed == 1 ? "  real time" : "  x" + formatNumber(t.speed) + " real time";
+        }
+    }
+    const size_t n = w.positions().size(), bodies = w.bodies().size(), contacts = w.contacts().size();
+    if (n > 0) s += "  |  " + std::to_string(n) + " vertices";
+    if (bodies > 0)
+        s += "  |  " + std::to_string(bodies) + " bodies, " + std::to_string(contacts) + " contacts";
+    const auto& h = w.history();
+    const double solve = h.empty() ? 0 : h.back().solveMs;
+    const double solves = double(n > 0 ? n : bodies) * lab.desc.solver.iterations * lab.desc.substeps;
+    if (solve > 0)
+        s += "  |  " + formatNumber(solves / (solve * 1e-3)) + (n > 0 ? " vertex" : " body") + " solves/s";
+    std::snprintf(buf, sizeof buf, "  |  step %.1f ms  |  %.0f FPS", lab.stepMs, app.timing.fps);
+    return s + buf;
+}
+
+void statusLine(ImDrawList* dl, const AppState& app) {
+    if (!app.labs[0].world) return;
+    const Layout& l = app.layout;
+    const std::string s = statusText(app);
+    const float th = ImGui::GetTextLineHeight();
+    const float y = l.viewY + l.viewH - th - 6;
+    dl->AddRectFilled(ImVec2(l.viewX, y - 3), ImVec2(l.viewX + l.viewW, l.viewY + l.viewH), kBox);
+    dl->PushClipRect(ImVec2(l.viewX, y - 3), ImVec2(l.viewX + l.viewW, l.viewY + l.viewH), true);
+    dl->AddText(ImVec2(l.viewX + 8, y), kText, s.c_str());
+    dl->PopClipRect();
+}
+
+void recordingIndicator(ImDrawList* dl, const AppState& app) {
+    if (!app.rec.on) return;
+    const Layout& l = app.layout;
+    const std::string s = "REC " + std::to_string(app.rec.written);
+    const float x = l.viewX + l.viewW - ImGui::CalcTextSize(s.c_str()).x - 14;
+    dl->AddCircleFilled(ImVec2(x - 8, l.viewY + 15), 5, IM_COL32(255, 60, 60, 255));
+    dl->AddText(ImVec2(x, l.viewY + 8), IM_COL32(255, 90, 90, 255), s.c_str());
+}
+
+}  // namespace
+
+void viewportOverlay(AppState& app) {
+    ImDrawList* dl = ImGui::GetBackgroundDrawList();  // under the panels, over the 3D view
+    const Layout& lay = app.layout;
+    const int labs = app.compare ? 2 : 1;
+    const float w = lay.viewW / float(labs), th = ImGui::GetTextLineHeight();
+    dl->PushClipRect(ImVec2(lay.viewX, lay.viewY), ImVec2(lay.viewX + lay.viewW, lay.viewY + lay.viewH),
+                     true);
+    for (int l = 0; l < labs; ++l) {
+        const Lab& lab = app.labs[l];
+        const float x0 = lay.viewX + w * float(l);
+        if (!lab.world) continue;
+        regionLabels(dl, app, l);
+        dampingLabels(dl, app, l);
+        pickedVertex(dl, app, l);
+        if (app.compare) {
+            sideCaption(dl, app, l, x0);
+            if (l == 1)
+                dl->AddLine(ImVec2(x0, lay.viewY), ImVec2(x0, lay.viewY + lay.viewH), IM_COL32(0, 0, 0, 255),
+                            2);
+        }
+        const ImVec2 legendAt(x0 + 18, lay.viewY + lay.viewH - 4 * th - 40);
+        if (lab.draw.field == vbd::ScalarField::Color && lab.gpu && lab.gpu->range.valid)
+            groupsLegend(dl, legendAt, int(lab.gpu->range.hi) + 1);
+        else if (lab.draw.field != vbd::ScalarField::None && lab.gpu && lab.gpu->range.valid) {
+            // One scale for both sides: one legend, as wide as the whole view allows.
+            if (!app.sharedScaleOn || l == 0)
+                heatLegend(dl, legendAt, (app.sharedScaleOn ? lay.viewW : w) - 36, lab.gpu->range,
+                           lab.draw.field, lab.draw.logScale, app.sharedScaleOn);
+        } else if (lab.draw.regions)
+            regionLegend(dl, ImVec2(x0 + 18, lay.viewY + lay.viewH - 2 * th - 40), lab);
+    }
+    recordingIndicator(dl, app);
+    statusLine(dl, app);
+    dl->PopClipRect();
+    hoverValue(app);
+}
+
+}  // namespace vbdgui

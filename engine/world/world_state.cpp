@@ -1,0 +1,52 @@
+#include "world/world_state.h"
+
+namespace vbd {
+
+namespace {
+
+template <typename T>
+size_t bytesOf(const std::vector<T>& v) {
+    return v.capacity() * sizeof(T);
+}
+
+template <typename T>
+size_t stateBytes(const SoftState<T>& s) {
+    size_t b = 0;
+    for (const auto* a : {&s.x, &s.v, &s.xPrev, &s.y, &s.vLast, &s.chebPrev, &s.chebPrevPrev, &s.force})
+        b += bytesOf(*a);
+    return b + bytesOf(s.Cprev);
+}
+
+}  // namespace
+
+size_t WorldStateData::bytes() const {
+    size_t b = sizeof(*this);
+    b += bytesOf(soft.x) + bytesOf(soft.v) + bytesOf(soft.xPrev) + bytesOf(soft.y) + bytesOf(soft.vLast);
+    b += stateBytes(carried.f) + stateBytes(carried.d) + bytesOf(carried.residual);
+    // The rigid solver copy: per body about 0.3 KB of state and fixed data.
+    if (rigid) b += bodies.size() * 320;
+    b += bytesOf(bodies) + bytesOf(lastIterations) + rigidBodies.size() * sizeof(RigidBodyDesc);
+    return b;
+}
+
+void saveSoft(const SoftSolver& solver, WorldStateData& out) {
+    const SoftModel& m = solver.model();
+    out.soft = SoftArrays{m.x, m.v, m.xPrev, m.y, m.vLast};
+    out.carried = solver.carried();
+}
+
+bool restoreSoft(SoftSolver& solver, const WorldStateData& s) {
+    SoftModel& m = solver.model();
+    const SoftArrays& a = s.soft;
+    // A state of other element counts (same vertex count) fails SoftState::ready and is reseeded.
+    if (a.x.size() != m.x.size()) return false;
+    m.x = a.x;
+    m.v = a.v;
+    m.xPrev = a.xPrev;
+    m.y = a.y;
+    m.vLast = a.vLast;
+    solver.setCarried(s.carried);
+    return true;
+}
+
+}  // namespace vbd

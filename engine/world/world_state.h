@@ -1,0 +1,49 @@
+#pragma once
+// What World::saveState keeps (world.h "History"). One step of the World reads, besides the scene's
+// fixed data (topology, rest shapes, materials, colours, colliders):
+//   soft:  the published arrays x, v, x_prev, y, v_last of SoftModel and the SoftState of the solver's
+//          precision (soft_state.h: the iterate, v_last for the adaptive initial guess, and the x_prev
+//          references C_prev, the cloth's C_prev and hinge angles, which the next step rewrites but the
+//          restored frame's diagnostics read), the solver clock (kinematic vertices), the last residual
+//          field (the heat map);
+//   rigid: poses, velocities, the previous step's poses and velocities (adaptive guess), and the contact
+//          and joint penalties and multipliers carried as warm start; all of it is the RigidSolver's
+//          state, so the state keeps a copy of the whole solver (its fixed data is small);
+//   world: frame, time, the frame's convergence record, the rigid bodies of desc (the app adds some).
+// The coarse correction's carried factorization is not part of it: restoreState starts a fresh one, so
+// with the coarse correction on a restored run is deterministic but may take other sweeps than the
+// first run did where that run reused a factorization.
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "rigid/rigid_body.h"
+#include "soft/soft_solver.h"
+#include "world/world.h"
+
+namespace vbd {
+
+class RigidSolver;
+
+// The particle arrays of SoftModel that change from step to step.
+struct SoftArrays {
+    std::vector<Vec3> x, v, xPrev, y, vLast;
+};
+
+struct WorldStateData final : WorldState {
+    std::uint64_t origin = 0;  // id of the World that saved it
+    SoftArrays soft;
+    SoftSolver::Carried carried;
+    std::shared_ptr<const RigidSolver> rigid;  // null without rigid bodies
+    std::vector<RigidBodyState> bodies;        // for a World other than the origin
+    std::vector<RigidBodyDesc> rigidBodies;
+    std::vector<IterationRecord> lastIterations;
+    size_t historySize = 0;
+    size_t bytes() const override;
+};
+
+void saveSoft(const SoftSolver& solver, WorldStateData& out);
+// False (and nothing changed) when the particle counts differ.
+bool restoreSoft(SoftSolver& solver, const WorldStateData& s);
+
+}  // namespace vbd

@@ -1,0 +1,186 @@
+// What the GUI decides without a window: axis ticks, the layout of small windows, take folders, the
+// settings that differ between two sides, and the checks of an actions file.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "gui/core/actions.h"
+#include "gui/core/axis.h"
+#include "gui/core/layout.h"
+#include "gui/core/scene_settings.h"
+#include "gui/core/takes.h"
+#include "math/error.h"
+
+namespace vbdgui {
+namespace {
+
+namespace fs = std::filesystem;
+
+void expectDistinctLabelsInside(const AxisTicks& t, double lo, double hi, const char* what) {
+    std::set<std::string> labels;
+    for (const Tick& k : t.ticks) {
+        EXPECT_TRUE(labels.insert(k.label).second) << what << ": repeated label " << k.label;
+        EXPECT_GE(k.value, lo - 1e-9 * std::fabs(hi - lo)) << what;
+        EXPECT_LE(k.value, hi + 1e-9 * std::fabs(hi - lo)) << what;
+    }
+    EXPECT_GE(t.ticks.size(), 2u) << what;
+    EXPECT_LE(t.ticks.size(), 11u) << what;
+}
+
+// The issue's energy axis showed four identical "0.534" ticks.
+TEST(AxisTicks, LinearLabelsDifferEvenOnANarrowRange) {
+    AxisTicks t = linearTicks(0.5341, 0.5344, 4);
+    expectDistinctLabelsInside(t, 0.5341, 0.5344, "energy");
+    EXPECT_EQ(t.ticks.front().label, "0.5341");
+    expectDistinctLabelsInside(linearTicks(0, 1e-6, 4), 0, 1e-6, "tiny");
+    expectDistinctLabelsInside(linearTicks(-3, 7, 4), -3, 7, "signed");
+    for (const Tick& k : linearTicks(-0.3, 0.7, 4).ticks) {
+        if (std::fabs(k.value) < 1e-12) {
+            EXPECT_EQ(k.label, "0.0");  // no "-0.0" or "1e-17" at zero
+        }
+    }
+    // Huge values with a small span: labels are offsets from a base shown once.
+    t = linearTicks(1e6, 1e6 + 3, 4);
+    expectDistinctLabelsInside(t, 1e6, 1e6 + 3, "offset");
+    EXPECT_EQ(t.offset, "+1e6");
+    for (const Tick& k : t.ticks) EXPECT_LE(k.label.size(), 4u) << k.label;
+}
+
+TEST(AxisTicks, LogAxesUseOneNotation) {
+    AxisTicks t = logTicks(-6, 2, 5);
+    expectDistinctLabelsInside(t, -6, 2, "decades");
+    for (const Tick& k : t.ticks) EXPECT_EQ(k.value, std::round(k.value)) << "decades only on a long range";
+    EXPECT_EQ(logTicks(3, 5, 5).ticks.front().label, "1e3");
+    // Less than a decade: 2 and 5 (or every mantissa) inside it, never an empty axis.
+    t = logTicks(-2.7, -2.2, 4);
+    expectDistinctLabelsInside(t, -2.7, -2.2, "short");
+    EXPECT_EQ(formatNumber(1e4, 2), "1e4");
+    EXPECT_EQ(formatNumber(1.23e30), "1.23e30");
+    EXPECT_EQ(formatNumber(0.5), "0.5");
+    EXPECT_EQ(formatNumber(4.1e-5), "4.1e-5");
+}
+
+// Every window size the app allows (from kMinWindowW x kMinWindowH) keeps a view at least kMinViewW wide,
+// alone or side by side; a wide window shows both columns at their preferred widths.
+TEST(Layout, SmallWindowsKeepAUsableView) {
+    for (bool compare : {false, true})
+        for (float w = kMinWindowW; w <= 2000; w += 50) {
+            const Layout l = computeLayout(w, kMinWindowH, compare, true, PanelState{});
+            EXPECT_GE(l.viewW, kMinViewW) << w << (compare ? " compare" : "");
+            EXPECT_NEAR(l.leftW + l.viewW + l.rightW, w, 1e-3) << w;
+            EXPECT_EQ(l.viewH, kMinWindowH);
+        }
+    const Layout wide = computeLayout(1600, 900, false, true, PanelState{});
+    EXPECT_EQ(wide.leftW, kLeftW);
+    EXPECT_EQ(wide.rightW, kRightW);
+    EXPECT_FALSE(wide.rightCollapsed);
+    const Layout small = computeLayout(800, 500, false, true, PanelState{});
+    EXPECT_EQ(small.leftW, kLeftMinW);
+    EXPECT_TRUE(small.rightCollapsed);
+    PanelState keepPlots;
+    keepPlots.keepRight = true;  // the user opened the plots last: the controls collapse instead
+    const Layout plots = computeLayout(800, 500, false, true, keepPlots);
+    EXPECT_TRUE(plots.leftCollapsed);
+    EXPECT_FALSE(plots.rightCollapsed);
+    EXPECT_GE(plots.viewW, kMinViewW);
+}
+
+TEST(Takes, NumberedFoldersNeverReuseATake) {
+    const fs::path dir = fs::path(VBD_BINARY_DIR) / "test_gui_core_takes";
+    fs::remove_all(dir);
+    EXPECT_EQ(fs::path(nextTakeFolder(dir.string())).filename(), "take_001");
+    fs::create_directories(dir / "take_001");
+    fs::create_directories(dir / "take_007");
+    fs::create_directories(dir / "take_x");
+    EXPECT_EQ(fs::path(nextTakeFolder(dir.string())).filename(), "take_008");
+    EXPECT_TRUE(fs::path(nextTakeFolder(dir.string())).is_absolute());
+    EXPECT_EQ(takeImageName(42), "frame_000042.png");
+}
+
+TEST(SceneSettings, DifferencesNameTheKeysThatDiffer) {
+    const std::string file = std::string(VBD_SOURCE_DIR) + "/assets/scenes/contrast_bar.json";
+    SceneSettings left(file), right(file);
+    right.set("solver.iterations", "60", fileValue(file, "solver.iterations"));
+    right.set("solver.coarse.enabled", "true", "false");
+    left.set("solver.damping", "\"naive\"", "\"internal\"");
+    right.set("solver.damping", "\"naive\"", "\"internal\"");  // the same on both sides: not a difference
+    const auto d = differences(left, right);
+    ASSERT_EQ(d.size(), 2u);
+    EXPECT_EQ(d[0].key, "solver.iterations");
+    EXPECT_EQ(d[0].left, "10");  // the file's value
+    EXPECT_EQ(d[0].right, "60");
+    EXPECT_EQ(d[1].key, "solver.coarse.enabled");
+    EXPECT_EQ(d[1].left, "false");
+    EXPECT_EQ(right.resolve().solver.iterations, 60);  // the engine's --set machinery applies them
+    EXPECT_TRUE(right.resolve().solver.coarse.enabled);
+    EXPECT_FALSE(needsRebuild("solver.iterations"));
+    EXPECT_TRUE(needsRebuild("soft_bodies.0.material.youngs"));
+}
+
+ActionScript parse(const std::string& text, bool paused = false) {
+    ActionContext c;
+    c.scene = std::string(VBD_SOURCE_DIR) + "/assets/scenes/contrast_bar.json";
+    c.paused = paused;
+    return parseActions(text, "a.json", c);
+}
+
+std::string errorOf(const std::string& text, bool paused = false) {
+    try {
+        parse(text, paused);
+    } catch (const vbd::InputError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+TEST(Actions, ParsesTheIssuesExampleAndStepGroups) {
+    const ActionScript s = parse(
+        "[{\"frame\": 0, \"set\": {\"solver.coarse.enabled\": true}}, {\"frame\": 30, \"heat\": "
+        "\"dominance\"},"
+        " {\"frame\": 40, \"load\": \"assets/scenes/contrast_bar.json\"}, {\"frame\": 60, \"record\": "
+        "\"start\"},"
+        " {\"frame\": 120, \"record\": \"stop\"}, {\"frame\": 121, \"screenshot\": \"out.png\"},"
+        " {\"frame\": 122, \"quit\": true}]");
+    ASSERT_EQ(s.actions.size(), 7u);
+    EXPECT_EQ(s.actions[1].verb, Verb::Heat);
+    EXPECT_EQ(s.actions[2].verb, Verb::Load);
+    EXPECT_TRUE(fs::exists(s.actions[2].value.get<std::string>()));  // resolved in the source tree
+    EXPECT_EQ(s.actions[6].frame, 122);
+    const ActionScript g = parse(
+        "{\"steps\": [{\"title\": \"pair\", \"actions\": [{\"lab\": {\"pair\": true}}]},"
+        " {\"title\": \"side\", \"actions\": [{\"compare\": true}, {\"set_right\": {\"solver.iterations\": "
+        "40}}]}]}");
+    ASSERT_EQ(g.steps.size(), 2u);
+    EXPECT_EQ(g.steps[1].title, "side");
+    EXPECT_EQ(g.steps[1].first, 1);
+    EXPECT_EQ(g.steps[1].count, 2);
+    EXPECT_EQ(g.actions[2].side, Side::Right);
+    EXPECT_EQ(g.actions[2].index, 2);
+}
+
+TEST(Actions, RefusesWithTheIndexAndKey) {
+    EXPECT_NE(errorOf("[{\"frame\": 1}, {\"set\": {\"solver.iterationz\": 3}}]")
+                  .find("a.json: actions[1].set.solver.iterationz: unknown key"),
+              std::string::npos);
+    EXPECT_NE(errorOf("[{\"frame\": 1, \"set_left\": {\"solver.damping\": \"slow\"}}]")
+                  .find("actions[0].set_left.solver.damping"),
+              std::string::npos);
+    // Waiting for a frame while paused would wait forever; stepping gets there.
+    EXPECT_NE(errorOf("[{\"frame\": 5, \"quit\": true}]", true).find("actions[0].frame: waits for frame 5"),
+              std::string::npos);
+    EXPECT_EQ(errorOf("[{\"step\": 5}, {\"frame\": 5, \"quit\": true}]", true), "");
+    // A set applies to the scene loaded before it.
+    EXPECT_NE(errorOf("[{\"load\": \"assets/scenes/rigid_stack.json\"}, {\"set\": "
+                      "{\"soft_bodies.0.material.youngs\": 1}}]")
+                  .find("actions[1].set.soft_bodies.0.material.youngs"),
+              std::string::npos);
+    EXPECT_NE(errorOf("[{\"range\": [2, 1]}]").find("actions[0].range"), std::string::npos);
+    EXPECT_NE(
+        errorOf("{\"steps\": [{\"actions\": [], \"tittle\": \"x\"}]}").find("steps[0].tittle: unknown key"),
+        std::string::npos);
+}
+
+}  // namespace
+}  // namespace vbdgui
