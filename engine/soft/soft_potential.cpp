@@ -50,6 +50,20 @@ double SoftSolver::residualNormT(SoftState<T>& st) {
     return std::sqrt(reduceSum<double>(f.size(), [&](size_t i) { return double(squaredNorm(f[i])); }));
 }
 
+// Penalty energy of vertex i against the moving rigid bodies it may touch this step (energy/body_contact.h).
+template <typename T>
+double SoftSolver::bodyContactEnergy(size_t i, const Vec3T<T>& x) const {
+    const std::vector<int>& off = m_.bodyRowOffsets;
+    if (m_.bodyRows.empty() || off.size() != m_.x.size() + 1) return 0.0;
+    const T rp = T(m_.numCloths > 0 ? m_.colliderOffset[i] : 0.f);
+    double e = 0;
+    for (int k = off[i]; k < off[i + 1]; ++k) {
+        const BodyContactRow& row = m_.bodyRows[size_t(k)];
+        e += double(bodyParticleEnergy(m_.bodyColliders[size_t(row.collider)], row, x, rp));
+    }
+    return e;
+}
+
 // G summed in double for either state; the collider penalties are evaluated in the state's scalar.
 template <typename T>
 double SoftSolver::incrementalPotentialT(const SoftState<T>& st) const {
@@ -62,7 +76,7 @@ double SoftSolver::incrementalPotentialT(const SoftState<T>& st) const {
         const float off = m_.numCloths > 0 ? m_.colliderOffset[i] : 0.f;
         for (const ParticleCollider& c : m_.colliders)
             e += double(colliderEnergy(off > 0.f ? offsetCollider(c, off) : c, st.x[i]));
-        return e;
+        return e + bodyContactEnergy(i, st.x[i]);
     });
     // Tets: E_e of energy/tet_energy.h in double, with C_prev from x_prev (not the state's C_prev, which in
     // float is rounded).
@@ -105,7 +119,7 @@ EnergyParts SoftSolver::energyParts(const SoftState<T>& st, const Vec3& gravity)
         double c = 0;
         for (const ParticleCollider& col : m_.colliders)
             c += double(colliderEnergy(off > 0.f ? offsetCollider(col, off) : col, st.x[i]));
-        return c;
+        return c + bodyContactEnergy(i, st.x[i]);
     });
     e.elastic = reduceSum<double>(m_.tets.size(), [&](size_t k) {
         const auto& t = m_.tets[k];
