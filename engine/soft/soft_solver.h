@@ -178,7 +178,7 @@ class SoftSolver {
     template <typename T>
     EnergyParts energyParts(const SoftState<T>& st, const Vec3& gravity) const;
     template <typename T>
-    double bodyContactEnergy(size_t i, const Vec3T<T>& x) const;
+    double bodyContactEnergy(const SoftState<T>& st) const;
 
     SoftModel m_;
     SolverDesc params_;
