@@ -50,11 +50,34 @@ struct Pair {
     float d;
 };
 
+// Bodies whose primitives are paired: a body with itself when its self contact is on, two bodies when one is
+// a cloth, two soft bodies when both take part in soft-soft contact.
 bool allowed(const CollisionState& cs, int ba, int bb) {
     const CollisionBody& A = cs.bodies[size_t(ba)];
     const CollisionBody& B = cs.bodies[size_t(bb)];
-    if (ba == bb) return A.cloth && A.self;
-    return A.cloth || B.cloth;
+    if (ba == bb) return A.self;
+    return A.cloth || B.cloth || (A.soft && B.soft);
+}
+
+// Vertices a and b share a tet (the rows of cs.tetNeighbours are sorted; empty rows for vertices of bodies
+// without soft self contact).
+bool shareTet(const CollisionState& cs, int a, int b) {
+    const Csr& t = cs.tetNeighbours;
+    if (size_t(a) + 1 >= t.offsets.size()) return false;
+    const auto first = t.items.begin() + t.begin(a), last = t.items.begin() + t.end(a);
+    return std::binary_search(first, last, b);
+}
+
+// Soft self contact skips pairs of primitives joined through a tet (a vertex of one shares a tet with a
+// vertex of the other): at rest they are closer than any thickness worth having, and the elasticity, not a
+// contact, keeps them apart.
+template <size_t A, size_t B>
+bool joinedByTet(const CollisionState& cs, const std::array<int, A>& p, const std::array<int, B>& q) {
+    if (cs.tetNeighbours.items.empty()) return false;  // no soft self contact in the scene
+    for (int a : p)
+        for (int b : q)
+            if (shareTet(cs, a, b)) return true;
+    return false;
 }
 
 float pairRadius(const CollisionState& cs, int ba, int bb) {
@@ -69,7 +92,7 @@ SelfContact makeContact(const CollisionState& cs, ContactKind kind, const int v[
     c.kind = kind;
     c.radius = std::max(A.radius, B.radius);
     c.stiffness = std::max(A.stiffness, B.stiffness);
-    c.friction = A.cloth && B.cloth ? 0.5f * (A.friction + B.friction) : (A.cloth ? A.friction : B.friction);
+    c.friction = A.cloth == B.cloth ? 0.5f * (A.friction + B.friction) : (A.cloth ? A.friction : B.friction);
     return c;
 }
 
@@ -103,12 +126,13 @@ namespace {
 
 // Whether any pair of primitives can be allowed (see allowed()).
 bool anyPairAllowed(const std::vector<CollisionBody>& bodies) {
-    int numCloth = 0;
+    int numCloth = 0, numSoft = 0;
     for (const auto& b : bodies) {
-        if (b.cloth && b.self) return true;
+        if (b.self) return true;
         numCloth += b.cloth ? 1 : 0;
+        numSoft += b.soft ? 1 : 0;
     }
-    return numCloth > 0 && bodies.size() > 1;
+    return (numCloth > 0 && bodies.size() > 1) || numSoft > 1;
 }
 
 // Tet boundary faces (used by exactly one tet), oriented outward as in World's surfaces.
@@ -132,6 +156,27 @@ std::vector<std::array<int, 3>> boundaryFaces(const std::vector<std::array<int, 
     return out;
 }
 
+// Vertex -> sorted vertices sharing a tet with it (itself included), for the vertices of soft bodies with
+// self contact; other rows are empty.
+Csr tetNeighbourCsr(int numVertices, const std::vector<std::array<int, 4>>& tets,
+                    const std::vector<int>& bodyOfVertex, const std::vector<CollisionBody>& bodies) {
+    std::vector<std::pair<int, int>> links;
+    for (const auto& t : tets) {
+        const CollisionBody& b = bodies[size_t(bodyOfVertex[size_t(t[0])])];
+        if (b.cloth || !b.self) continue;
+        for (int a : t)
+            for (int c : t) links.emplace_back(a, c);
+    }
+    std::sort(links.begin(), links.end());
+    links.erase(std::unique(links.begin(), links.end()), links.end());
+    Csr c;
+    c.offsets.assign(size_t(numVertices) + 1, 0);
+    for (const auto& l : links) c.offsets[size_t(l.first) + 1]++;
+    for (int i = 0; i < numVertices; ++i) c.offsets[size_t(i) + 1] += c.offsets[size_t(i)];
+    for (const auto& l : links) c.items.push_back(l.second);
+    return c;
+}
+
 }  // namespace
 
 void buildCollisionMesh(CollisionState& cs, int numVertices, const std::vector<std::array<int, 3>>& clothTris,
@@ -143,6 +188,7 @@ void buildCollisionMesh(CollisionState& cs, int numVertices, const std::vector<s
     cs.tris = clothTris;
     const std::vector<std::array<int, 3>> faces = boundaryFaces(tets);
     cs.tris.insert(cs.tris.end(), faces.begin(), faces.end());
+    cs.tetNeighbours = tetNeighbourCsr(numVertices, tets, bodyOfVertex, bodies);
     std::vector<std::array<int, 2>> e;
     for (const auto& t : cs.tris)
         for (int k = 0; k < 3; ++k)
@@ -233,6 +279,25 @@ struct Boxes {
     float extent = 0;
 };
 
+bool outsideBox(const Vec3& p, const Vec3& lo, const Vec3& hi) {
+    return p.x < lo.x || p.y < lo.y || p.z < lo.z || p.x > hi.x || p.y > hi.y || p.z > hi.z;
+}
+
+bool boxesApart(const Vec3& alo, const Vec3& ahi, const Vec3& blo, const Vec3& bhi) {
+    return ahi.x < blo.x || alo.x > bhi.x || ahi.y < blo.y || alo.y > bhi.y || ahi.z < blo.z || alo.z > bhi.z;
+}
+
+// Broad phase: per body, a uniform grid of its primitives hashed by box centre into cells of size R + (the
+// largest extent of that kind of primitive in the mesh): a point (or box) within R of a primitive is within
+// that distance of its box centre, so the 27 cells around the query's own cell hold every candidate. A query
+// visits only the bodies it may pair with whose bounds, grown by R, it touches, so a fast body without self
+// contact does not enumerate its own primitives (R grows with the relative motion), and a body with no
+// allowed partner within R of its bounds is not hashed at all.
+struct BodyGrids {
+    std::vector<Grid> grids;
+    std::vector<Vec3> lo, hi;  // bounds of each body's triangles (which hold its edges and vertices)
+};
+
 // Calls f(id) for every entry of the 27 cells around cell (ci, cj, ck), in key order (deterministic).
 template <typename F>
 void forEachNear(const Grid& g, int ci, int cj, int ck, const F& f) {
@@ -244,18 +309,62 @@ void forEachNear(const Grid& g, int ci, int cj, int ck, const F& f) {
             }
 }
 
-// Hashes boxes by their centre into cells of size R + (largest box extent): a point
-// (or box) within R of a primitive is within that distance of its box centre, so the 27 cells around the
-// query's own cell hold every candidate.
-Grid hashBoxes(const Boxes& b, float cellSize) {
-    Grid g;
-    g.cell = cellSize;
+// Bounds per body, and whether each body has an allowed partner (itself included) within R.
+BodyGrids bodyBounds(const CollisionState& cs, const Boxes& tb, float R, std::vector<char>& needed) {
+    const size_t nb = cs.bodies.size();
+    BodyGrids bg;
+    bg.grids.resize(nb);
+    bg.lo.assign(nb, Vec3(std::numeric_limits<float>::infinity()));
+    bg.hi.assign(nb, Vec3(-std::numeric_limits<float>::infinity()));
+    for (size_t t = 0; t < tb.lo.size(); ++t) {
+        const size_t b = size_t(cs.triBody[t]);
+        bg.lo[b] = cwiseMin(bg.lo[b], tb.lo[t]);
+        bg.hi[b] = cwiseMax(bg.hi[b], tb.hi[t]);
+    }
+    const Vec3 pad(R);
+    needed.assign(nb, 0);
+    for (size_t a = 0; a < nb; ++a)
+        for (size_t b = a; b < nb; ++b)
+            if (allowed(cs, int(a), int(b)) &&
+                !boxesApart(bg.lo[a] - pad, bg.hi[a] + pad, bg.lo[b], bg.hi[b]))
+                needed[a] = needed[b] = 1;
+    return bg;
+}
+
+// Hashes the primitives of the needed bodies by box centre into their body's grid.
+void hashBoxes(BodyGrids& bg, const Boxes& b, const std::vector<int>& bodyOf, const std::vector<char>& needed,
+               float cell) {
+    for (Grid& g : bg.grids) g.cell = cell;
     for (size_t t = 0; t < b.lo.size(); ++t) {
+        const size_t body = size_t(bodyOf[t]);
+        if (!needed[body]) continue;
+        Grid& g = bg.grids[body];
         const Vec3 mid = (b.lo[t] + b.hi[t]) * 0.5f;
         g.entries.push_back({g.key(g.coord(mid.x), g.coord(mid.y), g.coord(mid.z)), int(t)});
     }
-    g.finish();
-    return g;
+    for (Grid& g : bg.grids) g.finish();
+}
+
+// The order the pairs of one query are kept in (and so the order of the contacts and of each vertex's force
+// sum): by the partner's cell, then by id -- the order a single grid over all bodies visits them in, which
+// the cloth results were recorded with (the grids per body only skip candidates).
+struct OrderKey {
+    std::vector<std::array<int, 3>> cell;  // per primitive
+    bool less(int a, int b) const {
+        return cell[size_t(a)] < cell[size_t(b)] || (cell[size_t(a)] == cell[size_t(b)] && a < b);
+    }
+};
+
+OrderKey orderKey(const Boxes& b, float cell) {
+    Grid g;
+    g.cell = cell;
+    OrderKey o;
+    o.cell.resize(b.lo.size());
+    for (size_t t = 0; t < b.lo.size(); ++t) {
+        const Vec3 mid = (b.lo[t] + b.hi[t]) * 0.5f;
+        o.cell[t] = {g.coord(mid.x), g.coord(mid.y), g.coord(mid.z)};
+    }
+    return o;
 }
 
 Boxes triangleBoxes(const CollisionState& cs, const std::vector<Vec3>& x) {
@@ -286,28 +395,27 @@ Boxes edgeBoxes(const CollisionState& cs, const std::vector<Vec3>& x) {
     return b;
 }
 
-bool outsideBox(const Vec3& p, const Vec3& lo, const Vec3& hi) {
-    return p.x < lo.x || p.y < lo.y || p.z < lo.z || p.x > hi.x || p.y > hi.y || p.z > hi.z;
-}
-
-bool boxesApart(const Vec3& alo, const Vec3& ahi, const Vec3& blo, const Vec3& bhi) {
-    return ahi.x < blo.x || alo.x > bhi.x || ahi.y < blo.y || alo.y > bhi.y || ahi.z < blo.z || alo.z > bhi.z;
-}
-
-// What one detection sees: positions, query radius, the hashed primitives and each vertex's body.
+// What one detection sees: positions, query radius, the entered primitives and each vertex's body.
 struct Detection {
     const CollisionState& cs;
     const std::vector<Vec3>& x;
     float R;
     Boxes tb, eb;
-    Grid tg, eg;
+    BodyGrids tg, eg;
+    OrderKey to, eo;
     std::vector<int> bodyOf;  // body of each collision-mesh vertex (-1 elsewhere)
 };
 
 Detection hashScene(const CollisionState& cs, const std::vector<Vec3>& x, float R) {
-    Detection s{cs, x, R, triangleBoxes(cs, x), edgeBoxes(cs, x), {}, {}, std::vector<int>(x.size(), -1)};
-    s.tg = hashBoxes(s.tb, R + s.tb.extent);
-    s.eg = hashBoxes(s.eb, R + s.eb.extent);
+    Detection s{cs, x,  R,  triangleBoxes(cs, x),          edgeBoxes(cs, x), {},
+                {}, {}, {}, std::vector<int>(x.size(), -1)};
+    std::vector<char> needed;
+    s.tg = bodyBounds(cs, s.tb, R, needed);
+    s.eg = s.tg;
+    hashBoxes(s.tg, s.tb, cs.triBody, needed, R + s.tb.extent);
+    hashBoxes(s.eg, s.eb, cs.edgeBody, needed, R + s.eb.extent);
+    s.to = orderKey(s.tb, R + s.tb.extent);
+    s.eo = orderKey(s.eb, R + s.eb.extent);
     for (size_t t = 0; t < cs.tris.size(); ++t)
         for (int v : cs.tris[t]) s.bodyOf[size_t(v)] = cs.triBody[t];
     return s;
@@ -322,7 +430,9 @@ void testVertexTriangle(const Detection& s, int v, size_t t, std::vector<Pair>& 
     if (outsideBox(p, s.tb.lo[t] - pad, s.tb.hi[t] + pad)) return;
     const auto& tr = cs.tris[t];
     if (tr[0] == v || tr[1] == v || tr[2] == v) return;
-    if (!allowed(cs, s.bodyOf[size_t(v)], cs.triBody[t])) return;
+    const int bv = s.bodyOf[size_t(v)];
+    if (!allowed(cs, bv, cs.triBody[t])) return;
+    if (bv == cs.triBody[t] && joinedByTet(cs, std::array<int, 1>{v}, tr)) return;
     const float d = vertexTriangleDistance(p, s.x[size_t(tr[0])], s.x[size_t(tr[1])], s.x[size_t(tr[2])]);
     if (d < s.R) out.push_back({v, int(t), d});
 }
@@ -338,22 +448,33 @@ void testEdgeEdge(const Detection& s, size_t e1, size_t e2, std::vector<Pair>& o
     const auto& E2 = cs.edges[e2];
     if (E1[0] == E2[0] || E1[0] == E2[1] || E1[1] == E2[0] || E1[1] == E2[1]) return;
     if (!allowed(cs, cs.edgeBody[e1], cs.edgeBody[e2])) return;
+    if (cs.edgeBody[e1] == cs.edgeBody[e2] && joinedByTet(cs, E1, E2)) return;
     const float d =
         edgeEdgeDistance(s.x[size_t(E1[0])], s.x[size_t(E1[1])], s.x[size_t(E2[0])], s.x[size_t(E2[1])]);
     if (d < s.R) out.push_back({int(e1), int(e2), d});
 }
 
-// Vertex-triangle pairs within R, per participating vertex (each pair seen once, from the vertex).
+// Vertex-triangle pairs within R, per participating vertex (each pair seen once, from the vertex; a triangle
+// is entered once per cell).
 std::vector<std::vector<Pair>> vertexTrianglePairs(const Detection& s) {
     const CollisionState& cs = s.cs;
     std::vector<std::vector<Pair>> vt(cs.verts.size());
+    const Vec3 pad(s.R);
     parallelFor(
         cs.verts.size(),
         [&](size_t k) {
             const int v = cs.verts[k];
             const Vec3& p = s.x[size_t(v)];
-            forEachNear(s.tg, s.tg.coord(p.x), s.tg.coord(p.y), s.tg.coord(p.z),
-                        [&](size_t t) { testVertexTriangle(s, v, t, vt[k]); });
+            for (size_t b = 0; b < s.tg.grids.size(); ++b) {
+                if (!allowed(cs, s.bodyOf[size_t(v)], int(b)) ||
+                    outsideBox(p, s.tg.lo[b] - pad, s.tg.hi[b] + pad))
+                    continue;
+                const Grid& G = s.tg.grids[b];
+                forEachNear(G, G.coord(p.x), G.coord(p.y), G.coord(p.z),
+                            [&](size_t t) { testVertexTriangle(s, v, t, vt[k]); });
+            }
+            std::sort(vt[k].begin(), vt[k].end(),
+                      [&](const Pair& a, const Pair& b) { return s.to.less(a.b, b.b); });
         },
         16);
     return vt;
@@ -366,9 +487,18 @@ std::vector<std::vector<Pair>> edgeEdgePairs(const Detection& s) {
     parallelFor(
         cs.edges.size(),
         [&](size_t e1) {
+            const Vec3 pad(s.R);
             const Vec3 mid = (s.eb.lo[e1] + s.eb.hi[e1]) * 0.5f;
-            forEachNear(s.eg, s.eg.coord(mid.x), s.eg.coord(mid.y), s.eg.coord(mid.z),
-                        [&](size_t e2) { testEdgeEdge(s, e1, e2, ee[e1]); });
+            for (size_t b = 0; b < s.eg.grids.size(); ++b) {
+                if (!allowed(cs, cs.edgeBody[e1], int(b)) ||
+                    boxesApart(s.eb.lo[e1], s.eb.hi[e1], s.eg.lo[b] - pad, s.eg.hi[b] + pad))
+                    continue;
+                const Grid& G = s.eg.grids[b];
+                forEachNear(G, G.coord(mid.x), G.coord(mid.y), G.coord(mid.z),
+                            [&](size_t e2) { testEdgeEdge(s, e1, e2, ee[e1]); });
+            }
+            std::sort(ee[e1].begin(), ee[e1].end(),
+                      [&](const Pair& a, const Pair& b) { return s.eo.less(a.b, b.b); });
         },
         16);
     return ee;
