@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <initializer_list>
 #include <memory>
 #include <new>
 #include <sstream>
@@ -71,6 +72,16 @@ struct TokenFile {
             throw error("expected " + std::to_string(n) + " values (" + layout + "), found " +
                         std::to_string(tok.size()));
     }
+    // A header line of integers named by `layout`: the first is required, the others may be left off
+    // and then take their `defaults` (TetGen writes "8 3 0 0" but accepts "8").
+    std::vector<long> header(const std::string& layout, std::initializer_list<long> defaults) {
+        const auto& h = take(("missing header '" + layout + "'").c_str());
+        const size_t most = defaults.size() + 1;
+        if (h.size() < 1 || h.size() > most) expectCount(h, most, layout.c_str());
+        std::vector<long> v{integer(h[0])};
+        for (long def : defaults) v.push_back(h.size() > v.size() ? integer(h[v.size()]) : def);
+        return v;
+    }
 };
 
 std::string tetgenMessage(int code) {
@@ -109,21 +120,12 @@ void runTetGen(const std::string& switches, tetgenio& in, tetgenio& out, const s
 
 namespace {
 
-// Optional header entry k of a TetGen file (TetGen lets trailing header values default).
-long headerValue(const TokenFile& f, const std::vector<std::string>& h, size_t k, long def) {
-    return h.size() > k ? f.integer(h[k]) : def;
-}
-
 // The .node file: points numbered from `base` (0 or 1, taken from the first point; the .ele file
 // follows it). Attributes and markers are checked to be numbers and dropped.
 std::vector<Vec3> readNodeFile(const std::string& path, int& base) {
     TokenFile f(path);
-    const auto& h = f.take("missing header '<#points> 3 <#attributes> <#markers>'");
-    if (h.size() < 1 || h.size() > 4) f.expectCount(h, 4, "<#points> 3 <#attributes> <#markers>");
-    const long n = f.integer(h[0]);
-    const long dim = headerValue(f, h, 1, 3);
-    const long nattr = headerValue(f, h, 2, 0);
-    const long nmark = headerValue(f, h, 3, 0);
+    const auto h = f.header("<#points> 3 <#attributes> <#markers>", {3, 0, 0});
+    const long n = h[0], dim = h[1], nattr = h[2], nmark = h[3];
     if (n < 4 || n > 100000000)
         throw f.error("number of points " + std::to_string(n) + " must be in [4, 1e8]");
     if (dim != 3) throw f.error("dimension must be 3, got " + std::to_string(dim));
@@ -181,11 +183,8 @@ void checkAndOrientTet(const TokenFile& f, const std::vector<Vec3>& X, std::arra
 // The .ele file: tets numbered like the .node file (from `base`), corners into X.
 std::vector<std::array<int, 4>> readEleFile(const std::string& path, const std::vector<Vec3>& X, int base) {
     TokenFile f(path);
-    const auto& h = f.take("missing header '<#tets> <4|10> <#region attributes>'");
-    if (h.size() < 1 || h.size() > 3) f.expectCount(h, 3, "<#tets> <4|10> <#region attributes>");
-    const long n = f.integer(h[0]);
-    const long corners = headerValue(f, h, 1, 4);
-    const long nattr = headerValue(f, h, 2, 0);
+    const auto h = f.header("<#tets> <4|10> <#region attributes>", {4, 0});
+    const long n = h[0], corners = h[1], nattr = h[2];
     if (n < 1 || n > 500000000) throw f.error("number of tets " + std::to_string(n) + " must be in [1, 5e8]");
     if (corners != 4 && corners != 10)
         throw f.error("nodes per tet must be 4 or 10, got " + std::to_string(corners));
