@@ -175,6 +175,7 @@ void controlPanel(AppState& app, float height) {
         ImGui::PopStyleColor();
     }
     if (ImGui::CollapsingHeader("Scene", ImGuiTreeNodeFlags_DefaultOpen)) sceneSection(app);
+    if (ImGui::CollapsingHeader("Lessons")) lessonsSection(app);
     if (ImGui::CollapsingHeader("Timeline", ImGuiTreeNodeFlags_DefaultOpen)) timelineSection(app);
     if (ImGui::CollapsingHeader("Time step")) timeStepSection(app);
     if (ImGui::CollapsingHeader("Solver", ImGuiTreeNodeFlags_DefaultOpen)) solverSection(app);

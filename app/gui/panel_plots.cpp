@@ -48,8 +48,30 @@ void convergencePlot(AppState& app) {
     plot("conv", series, o);
 }
 
+const char* const kPerFrameNames[] = {"energy G", "total energy", "centre of mass height", "kinetic energy"};
+const char* const kPerFrameAxes[] = {"energy G", "total energy (J)", "centre of mass y (m)", "kinetic (J)"};
+
+// The quantity of the second per-frame plot: the incremental potential G the solver minimises, the
+// physical total energy (kinetic + elastic + gravity + contact: it must not rise without a driver), the
+// height of the centre of mass (free fall, sag), or the kinetic energy.
+double perFrameValue(const vbd::FrameMetrics& m, PerFramePlot p) {
+    switch (p) {
+        case PerFramePlot::TotalEnergy:
+            return m.totalEnergy;
+        case PerFramePlot::ComY:
+            return m.com.y;
+        case PerFramePlot::Kinetic:
+            return m.kineticEnergy;
+        default:
+            return m.energy;
+    }
+}
+
 void historyPlots(AppState& app) {
     const int labs = app.compare ? 2 : 1;
+    int which = int(app.perFramePlot);
+    ImGui::SetNextItemWidth(-FLT_MIN);
+    if (ImGui::Combo("##perframe", &which, kPerFrameNames, 4)) app.perFramePlot = PerFramePlot(which);
     std::vector<PlotSeries> res, en;
     for (int l = 0; l < labs; ++l) {
         if (!app.labs[l].world) continue;
@@ -62,7 +84,7 @@ void historyPlots(AppState& app) {
             r.x.push_back(float(h[i].frame));
             r.y.push_back(float(h[i].residualFinal));
             e.x.push_back(float(h[i].frame));
-            e.y.push_back(float(h[i].energy));
+            e.y.push_back(float(perFrameValue(h[i], app.perFramePlot)));
         }
         res.push_back(std::move(r));
         en.push_back(std::move(e));
@@ -74,7 +96,7 @@ void historyPlots(AppState& app) {
     o.yLabel = "final |grad G|";
     plot("res", res, o);
     o.logY = false;
-    o.yLabel = "energy G";
+    o.yLabel = kPerFrameAxes[int(app.perFramePlot)];
     plot("energy", en, o);
 }
 
