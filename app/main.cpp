@@ -62,12 +62,12 @@ int main(int argc, char** argv) {
         const bool haveDisplay = (display && *display) || (wayland && *wayland);
         if (vbdgui::available() && haveDisplay) return vbdgui::runGui(gui);
         if (!gui.screenshot.empty() || !gui.actions.empty() || !gui.lesson.empty()) {
-            std::fprintf(
-                stderr,
-                "vbdlab: no display (%s): --screenshot, --actions and --lesson need a window; use `vbdlab render` for "
-                "offscreen "
-                "frames or `vbdlab sim` for headless runs\n",
-                vbdgui::available() ? "DISPLAY is not set" : "GUI not compiled in");
+            std::fprintf(stderr,
+                         "vbdlab: no display (%s): --screenshot, --actions and --lesson need a window; use "
+                         "`vbdlab render` for "
+                         "offscreen "
+                         "frames or `vbdlab sim` for headless runs\n",
+                         vbdgui::available() ? "DISPLAY is not set" : "GUI not compiled in");
             return 2;
         }
         std::fprintf(

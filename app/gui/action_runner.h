@@ -33,7 +33,7 @@ class ActionRunner {
 
     ActionScript script_;
     size_t next_ = 0, end_ = 0;
-    double pauseUntil_ = 0;  // a `pause` action holds until this wall time (glfwGetTime seconds)
+    double pauseUntil_ = 0;      // a `pause` action holds until this wall time (glfwGetTime seconds)
     int holdUntilRendered_ = 0;  // wait for this many rendered frames (the UI shows the last change)
     int waitFrame_ = -1;         // a `step` action waits for this frame
     int windowW_ = 0, windowH_ = 0, windowWait_ = 0;  // a `window` action waits for the new size

@@ -298,7 +298,7 @@ int GuiApp::run() {
     app_.timeline.playing = !opt_.paused;
     if (!opt_.lesson.empty()) {
         app_.lesson.openRequest = findLesson(opt_.lesson);
-        updateLesson();
+        openLesson();
         if (!lesson_) return 2;
     }
     const bool batch = !opt_.screenshot.empty() || actions_ || opt_.autoplay;

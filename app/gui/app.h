@@ -111,6 +111,7 @@ class GuiApp {
     void updateHover(int labUnder, float mx, float my);
     // lesson_player.cpp: opens the lesson asked for (--lesson, the Lessons panel) and plays its steps.
     void updateLesson();
+    void openLesson();
     // recorder.cpp
     bool recordCaptureDue();
     CaptureRequest recordCaptureRequest() const;

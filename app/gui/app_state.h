@@ -138,11 +138,11 @@ struct LessonView {
         std::string title, text, look;
     };
     std::vector<Step> steps;
-    int current = -1;       // step shown
-    bool running = false;   // its actions are still being carried out
-    bool autoplay = false;  // --autoplay: steps follow each other, then the app exits
-    int goTo = -1;          // request: run this step (Next, Prev, Re-run)
-    bool close = false;     // request: leave the lesson (the scene stays)
+    int current = -1;                    // step shown
+    bool running = false;                // its actions are still being carried out
+    bool autoplay = false;               // --autoplay: steps follow each other, then the app exits
+    int goTo = -1;                       // request: run this step (Next, Prev, Re-run)
+    bool close = false;                  // request: leave the lesson (the scene stays)
     std::vector<std::string> available;  // lesson folders for the picker
     int pick = 0;
     std::string openRequest;  // request: open this lesson folder

@@ -1,5 +1,6 @@
-// The Lessons panel: over the 3D view, the step's title, its text for the student, the one thing to look
-// at (highlighted), and Prev / Re-run / Next; in the left column, the lesson picker. The lesson player
+// The Lessons panel: at the top of the left column (over the 3D view when that column is collapsed), the
+// step's title, its text for the student, the one thing to look at (highlighted), and Prev / Re-run /
+// Next; further down the left column, the lesson picker. The lesson player
 // (lesson_player.cpp) acts on the requests left in AppState::lesson.
 #include <algorithm>
 #include <filesystem>
@@ -33,23 +34,15 @@ void lessonsSection(AppState& app) {
     if (!v.error.empty()) ImGui::TextColored(ImVec4(1, 0.35f, 0.3f, 1), "%s", v.error.c_str());
 }
 
-void lessonWindow(AppState& app) {
-    LessonView& v = app.lesson;
-    if (!v.active || v.current < 0 || v.current >= int(v.steps.size())) return;
-    const Layout& lay = app.layout;
-    const float w = std::min(440.0f, lay.viewW - 24);
-    ImGui::SetNextWindowPos(ImVec2(lay.viewX + lay.viewW - w - 12, lay.viewY + 12));
-    ImGui::SetNextWindowSize(ImVec2(w, 0));
-    ImGui::SetNextWindowBgAlpha(0.88f);
-    ImGui::Begin("Lesson", nullptr,
-                 ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
-                     ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_AlwaysAutoResize |
-                     ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoFocusOnAppearing);
+namespace {
+
+// The step being taught: title, text, what to look at, and the buttons.
+void stepContents(LessonView& v) {
     const LessonView::Step& st = v.steps[size_t(v.current)];
     ImGui::TextDisabled("%s", v.title.c_str());
+    ImGui::PushTextWrapPos(0);
     ImGui::Text("Step %d of %zu: %s", v.current + 1, v.steps.size(), st.title.c_str());
     ImGui::Separator();
-    ImGui::PushTextWrapPos(0);
     ImGui::TextUnformatted(st.text.c_str());
     if (!st.look.empty()) {
         ImGui::Spacing();
@@ -58,7 +51,6 @@ void lessonWindow(AppState& app) {
         ImGui::PopStyleColor();
     }
     ImGui::PopTextWrapPos();
-    ImGui::Separator();
     ImGui::BeginDisabled(v.current == 0);
     if (ImGui::Button("< Prev")) v.goTo = v.current - 1;
     ImGui::EndDisabled();
@@ -75,6 +67,34 @@ void lessonWindow(AppState& app) {
         ImGui::TextDisabled("running the step...");
     else if (ImGui::SmallButton("close"))
         v.close = true;
+}
+
+bool showing(const LessonView& v) { return v.active && v.current >= 0 && v.current < int(v.steps.size()); }
+
+}  // namespace
+
+// At the top of the left column, so that the text never covers the 3D view.
+void lessonStepSection(AppState& app) {
+    if (!showing(app.lesson)) return;
+    if (ImGui::CollapsingHeader("Lesson", ImGuiTreeNodeFlags_DefaultOpen)) {
+        stepContents(app.lesson);
+        ImGui::Spacing();
+    }
+}
+
+// With the left column collapsed, the step floats at the top right of the 3D view.
+void lessonWindow(AppState& app) {
+    if (!showing(app.lesson) || !app.layout.leftCollapsed) return;
+    const Layout& lay = app.layout;
+    const float w = std::min(440.0f, lay.viewW - 24);
+    ImGui::SetNextWindowPos(ImVec2(lay.viewX + lay.viewW - w - 12, lay.viewY + 12));
+    ImGui::SetNextWindowSize(ImVec2(w, 0));
+    ImGui::SetNextWindowBgAlpha(0.88f);
+    ImGui::Begin("Lesson", nullptr,
+                 ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
+                     ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_AlwaysAutoResize |
+                     ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoFocusOnAppearing);
+    stepContents(app.lesson);
     ImGui::End();
 }
 

@@ -10,7 +10,9 @@
 namespace vbdgui {
 
 LessonPlayer::LessonPlayer(Lesson lesson, bool autoplay, std::string screenshotDir, double stepPause)
-    : lesson_(std::move(lesson)), autoplay_(autoplay), shotDir_(std::move(screenshotDir)),
+    : lesson_(std::move(lesson)),
+      autoplay_(autoplay),
+      shotDir_(std::move(screenshotDir)),
       stepPause_(stepPause) {}
 
 LessonPlayer::~LessonPlayer() = default;
@@ -94,9 +96,14 @@ void LessonPlayer::update(GuiApp& app) {
     finishStep(app);
 }
 
+void GuiApp::updateLesson() {
+    openLesson();
+    if (lesson_) lesson_->update(*this);
+}
+
 // Opens the lesson the panel or --lesson asked for; a lesson that fails its checks is refused with its
 // message (exit code 2 when it came from the command line).
-void GuiApp::updateLesson() {
+void GuiApp::openLesson() {
     LessonView& v = app_.lesson;
     if (v.available.empty())
         for (const std::string& d : listLessons(lessonsRoot())) v.available.push_back(d);
@@ -127,7 +134,6 @@ void GuiApp::updateLesson() {
             if (!opt_.lesson.empty()) quit(2);
         }
     }
-    if (lesson_) lesson_->update(*this);
 }
 
 }  // namespace vbdgui

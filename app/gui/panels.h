@@ -27,5 +27,6 @@ void plotsColumnBar(AppState& app, float x, float height);
 // Lessons: the picker (left column) and the window of the step being taught (over the 3D view).
 void lessonsSection(AppState& app);
 void lessonWindow(AppState& app);
+void lessonStepSection(AppState& app);
 
 }  // namespace vbdgui

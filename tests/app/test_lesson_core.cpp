@@ -85,10 +85,12 @@ TEST(LessonFiles, EveryLessonLoads) {
         const Lesson L = loadLesson(dir, ctx);
         EXPECT_EQ(L.script.steps.size(), L.steps.size()) << dir;
         EXPECT_GE(L.steps.size(), 2u) << dir;
+        size_t quotes = 0;
         for (const LessonStep& s : L.steps) {
             EXPECT_FALSE(s.look.empty()) << dir << ": " << s.title;
-            EXPECT_GE(quotedNumbers(s.text).size(), 1u) << dir << ": " << s.title << " quotes no number";
+            quotes += quotedNumbers(s.text).size();
         }
+        EXPECT_GE(quotes, L.steps.size()) << dir << ": fewer numbers to read than steps";
         EXPECT_EQ(L.script.actions.front().verb, Verb::Load) << dir << ": the first step loads its scene";
     }
 }
@@ -109,7 +111,8 @@ TEST(LessonFiles, StepKeysNameTheStep) {
     } catch (const vbd::InputError& e) {
         err = e.what();
     }
-    EXPECT_NE(err.find("actions.json: steps[1].actions[1].mark.region.min: required"), std::string::npos) << err;
+    EXPECT_NE(err.find("actions.json: steps[1].actions[1].mark.region.min: required"), std::string::npos)
+        << err;
     EXPECT_NE(err.find("(lesson 01-x, step 2 \"Two\")"), std::string::npos) << err;
     fs::remove_all(fs::path(dir).parent_path());
 }

@@ -28,9 +28,9 @@ TEST_P(LessonAutoplay, PlaysEveryStepWritesAScreenshotEachAndExitsZero) {
     const vbdgui::Lesson L = vbdgui::loadLesson(kLessons + "/" + name, ctx);
     const fs::path dir = tmp("test_lessons_" + name);
     fs::remove_all(dir);
-    CommandResult r = runUnderXvfb("VBD_VALIDATION=1", "1920x1080x24",
-                                   vbdlabExe() + " --lesson " + name +
-                                       " --autoplay --step-pause 0 --screenshot-dir " + dir.string());
+    CommandResult r = runUnderXvfb(
+        "VBD_VALIDATION=1", "1920x1080x24",
+        vbdlabExe() + " --lesson " + name + " --autoplay --step-pause 0 --screenshot-dir " + dir.string());
     ASSERT_EQ(r.code, 0) << r.output;
     EXPECT_EQ(r.output.find("vulkan validation:"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("lesson " + L.name + " done (" + std::to_string(L.steps.size()) + " steps)"),

@@ -310,8 +310,10 @@ void Checker::checkRange(const json& v, const std::string& k) const {
 // One of vertex / region / arrow, with an optional text.
 void Checker::checkMark(const json& v, const std::string& k) const {
     if (v.is_string() && v.get<std::string>() == "clear") return;
-    if (!v.is_object()) fail(k, "must be {\"vertex\": i} or {\"region\": {\"min\", \"max\"}} or "
-                                "{\"arrow\": {\"from\", \"to\"}} (with \"text\"), or \"clear\"");
+    if (!v.is_object())
+        fail(k,
+             "must be {\"vertex\": i} or {\"region\": {\"min\", \"max\"}} or "
+             "{\"arrow\": {\"from\", \"to\"}} (with \"text\"), or \"clear\"");
     int what = 0;
     for (auto it = v.begin(); it != v.end(); ++it) {
         const std::string key = k + "." + it.key();
