@@ -77,7 +77,7 @@ TEST(Lessons, BadActionIsExitTwoNamingLessonStepAndKey) {
     CommandResult r = runCommand("env -u DISPLAY " + vbdlabExe() + " --lesson " + dir.string() +
                                  " --autoplay --screenshot-dir " + shots.string());
     EXPECT_EQ(r.code, 2) << r.output;
-    EXPECT_NE(r.output.find("actions.json: steps[1].actions[0].set.solver.iterationz: unknown key"),
+    EXPECT_NE(r.output.find("actions.json: steps[1].actions[7].set.solver.iterationz: unknown key"),
               std::string::npos)
         << r.output;
     EXPECT_NE(r.output.find("(lesson 02-broken, step 2 \"One interface vertex\")"), std::string::npos)
