@@ -94,12 +94,13 @@ void applyLab(EllipseState& e, const json& v) {
 
 glm::vec3 vec3Of(const json& v) { return {v[0].get<float>(), v[1].get<float>(), v[2].get<float>()}; }
 
-void applyMark(AppState& s, const json& v) {
+void applyMark(AppState& s, const json& v, Side side) {
     if (v.is_string()) {  // "clear"
         s.marks.clear();
         return;
     }
     Mark m;
+    m.lab = labIndex(side);
     m.text = v.value("text", "");
     if (v.contains("vertex")) {
         m.kind = Mark::Kind::Vertex;
@@ -275,7 +276,7 @@ bool ActionRunner::execute(GuiApp& app, const Action& a) {
             app.resizeWindow(windowW_, windowH_);
             break;
         case Verb::Mark:
-            applyMark(s, v);
+            applyMark(s, v, a.side);
             break;
         case Verb::Caption:
             s.caption = v.get<std::string>();

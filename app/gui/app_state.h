@@ -124,6 +124,7 @@ struct Mark {
     int vertex = -1;
     glm::vec3 a{0}, b{0};  // region min / max, or arrow from / to
     std::string text;
+    int lab = -1;  // the view it is drawn in (-1: both)
 };
 
 // The per-frame plot under the residual plot (the `plot` action).

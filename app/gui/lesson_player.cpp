@@ -109,8 +109,14 @@ void GuiApp::openLesson() {
         for (const std::string& d : listLessons(lessonsRoot())) v.available.push_back(d);
     if (v.close) {
         lesson_.reset();
+        app_.marks.clear();
+        app_.caption.clear();
         v.active = false, v.close = false, v.running = false;
         sim_.setGate(Gate::Actions, -1);
+    }
+    if (!v.openRequest.empty() && actions_ && !actions_->done()) {
+        v.openRequest.clear();
+        v.error = "a scripted run (--actions) is playing; open the lesson after it";
     }
     if (!v.openRequest.empty()) {
         const std::string name = v.openRequest;

@@ -238,6 +238,7 @@ void markLine(ImDrawList* dl, ImVec2 a, ImVec2 b, float width) {
 }
 
 void drawMark(ImDrawList* dl, const AppState& app, int l, const Mark& m) {
+    if (m.lab >= 0 && m.lab != l) return;
     bool vis = false;
     if (m.kind == Mark::Kind::Vertex) {
         const auto& x = app.labs[l].world->positions();

@@ -63,6 +63,49 @@ TEST(LessonText, RefusesWhatItCannotShow) {
     EXPECT_NE(parseError("# Title\n## A\ntext\n# Again\n").find("line 4"), std::string::npos);
 }
 
+std::string actionsError(const std::string& text) {
+    ActionContext ctx;
+    ctx.scene = std::string(VBD_SOURCE_DIR) + "/assets/scenes/contrast_bar.json";
+    try {
+        parseActions(text, "a.json", ctx);
+    } catch (const vbd::InputError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+// The verbs lessons add to the actions language, accepted and refused with the key named.
+TEST(LessonActions, MarkCaptionPlotPause) {
+    EXPECT_EQ(
+        actionsError("[{\"mark\": {\"vertex\": 3, \"text\": \"here\"}},"
+                     " {\"mark\": {\"region\": {\"min\": [0,0,0], \"max\": [1,1,1]}}},"
+                     " {\"mark\": {\"arrow\": {\"from\": [0,0,0], \"to\": [1,1,1]}}}, {\"mark\": \"clear\"},"
+                     " {\"caption\": \"a line\"}, {\"plot\": \"com_y\"}, {\"pause\": 0.5},"
+                     " {\"lab\": {\"nd\": true, \"nd_kappa\": 1e6, \"nd_coupling\": 0.6}},"
+                     " {\"compare\": true}, {\"mark_right\": {\"vertex\": 1}}]"),
+        "");
+    EXPECT_NE(actionsError("[{\"mark\": {\"vertex\": 3, \"arrow\": {\"from\": [0,0,0], \"to\": [1,1,1]}}}]")
+                  .find("a.json: actions[0].mark: needs exactly one of vertex, region, arrow"),
+              std::string::npos);
+    EXPECT_NE(actionsError("[{\"mark\": {\"arrow\": {\"from\": [0,0]}}}]").find("actions[0].mark.arrow.from"),
+              std::string::npos);
+    EXPECT_NE(actionsError("[{\"mark\": {\"vertex\": 1, \"colour\": 2}}]")
+                  .find("actions[0].mark.colour: unknown key"),
+              std::string::npos);
+    EXPECT_NE(actionsError("[{\"mark_right\": {\"vertex\": 1}}]")
+                  .find("actions[0].mark_right: side-by-side is off"),
+              std::string::npos);
+    EXPECT_NE(actionsError("[{\"caption\": 3}]").find("actions[0].caption: must be a string"),
+              std::string::npos);
+    EXPECT_NE(
+        actionsError("[{\"plot\": \"energy_total\"}]").find("actions[0].plot: must be one of: energy, "),
+        std::string::npos);
+    EXPECT_NE(actionsError("[{\"pause\": -1}]").find("actions[0].pause: must be in [0, 600]"),
+              std::string::npos);
+    EXPECT_NE(actionsError("[{\"lab\": {\"nd_coupling\": 1.5}}]").find("actions[0].lab.nd_coupling"),
+              std::string::npos);
+}
+
 TEST(LessonFiles, NamesResolveToFolders) {
     const std::string root = lessonsRoot();
     const auto all = listLessons(root);

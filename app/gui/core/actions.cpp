@@ -45,7 +45,7 @@ const VerbInfo kVerbs[] = {
     {"screenshot", Verb::Screenshot, false},
     {"window", Verb::Window, false},
     {"quit", Verb::Quit, false},
-    {"mark", Verb::Mark, false},
+    {"mark", Verb::Mark, true},
     {"caption", Verb::Caption, false},
     {"plot", Verb::Plot, false},
     {"pause", Verb::Pause, false},

@@ -50,7 +50,8 @@ enum class Verb {
     Quit,         // true
     // Lessons (assets/lessons/): what a step points at and how long it holds.
     Mark,     // {"vertex": i | "region": {"min": [x,y,z], "max": [x,y,z]} | "arrow": {"from", "to"},
-              //  "text": "..."}; "clear" removes every mark. A load clears them too.
+              //  "text": "..."}; "clear" removes every mark. A load clears them too. mark_left /
+              //  mark_right: in one view of a side-by-side run only.
     Caption,  // "text over the 3D view" ("" removes it)
     Plot,     // the per-frame plot under the residual: "energy" (G) | "total_energy" | "com_y" | "kinetic"
     Pause,    // seconds of wall time during which the run holds at this frame (a lecture clip's beat)
