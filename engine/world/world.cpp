@@ -16,6 +16,7 @@
 #include "scene/scene_limits.h"
 #include "soft/soft_fields.h"
 #include "soft/soft_solver.h"
+#include "world/coupling.h"
 #include "world/finite_guard.h"
 #include "world/world_state.h"
 
@@ -66,7 +67,12 @@ class WorldImpl final : public World {
         m.frame = frame_ + 1;
         const float h = float(desc_.dt / desc_.substeps);
         lastIts_.clear();
+        const bool coupled = RigidParticleCoupling::active(soft_, *rigid_);
         for (int s = 0; s < desc_.substeps; ++s) {
+            if (coupled) {
+                stepCoupled(h, s, m);
+                continue;
+            }
             stepSoft(h, s, m);
             stepRigid(h, s, m);
         }
@@ -204,7 +210,8 @@ class WorldImpl final : public World {
         time_ = s->time;
         lastIts_ = s->lastIterations;
         if (history_.size() > s->historySize) history_.resize(s->historySize);
-        coarse_.reset();  // its factorization belongs to the frame it was made at (world_state.h)
+        coupling_.reset();  // its warm start belongs to the frame it was made at
+        coarse_.reset();    // its factorization belongs to the frame it was made at (world_state.h)
         setSolver(desc_.solver);
         return true;
     }
@@ -212,7 +219,42 @@ class WorldImpl final : public World {
   private:
     void stepSoft(float h, int substep, FrameMetrics& m) {
         soft_.clearIterations();
-        const SoftStepStats st = soft_.step(h, desc_.gravity);
+        recordSoft(soft_.step(h, desc_.gravity), substep, m);
+    }
+
+    // One substep of particles and dynamic rigid bodies solved together (world/coupling.h): per iteration
+    // all particle colors against the bodies' current iterate, then all body colors with the particles'
+    // contact forces, then the rigid dual update.
+    void stepCoupled(float h, int substep, FrameMetrics& m) {
+        soft_.clearIterations();
+        {
+            ScopedTimer t(m.solveMs);
+            rigid_->beginStep(h);
+        }
+        {
+            ScopedTimer t(m.collisionMs);
+            coupling_.begin(soft_, *rigid_, h, desc_.gravity, desc_.solver);
+        }
+        soft_.beginStep(h, desc_.gravity);
+        rigid_->setExternalBlocks(&coupling_.blocks());
+        const int iterations = std::max(desc_.solver.iterations, rigid_->iterationCount());
+        for (int it = 1; it <= iterations; ++it) {
+            coupling_.publishBodies(soft_, *rigid_);
+            if (it <= desc_.solver.iterations && !soft_.converged()) soft_.iterate(it);
+            ScopedTimer t(m.solveMs);
+            coupling_.bodyTerms(soft_, *rigid_, h);
+            if (it <= rigid_->iterationCount()) rigid_->iterate(it - 1);
+            coupling_.dualUpdate(soft_, *rigid_);
+        }
+        coupling_.publishBodies(soft_, *rigid_);
+        const SoftStepStats st = soft_.endStep();
+        rigid_->endStep();
+        rigid_->setExternalBlocks(nullptr);
+        coupling_.end(soft_);
+        recordSoft(st, substep, m);
+    }
+
+    void recordSoft(const SoftStepStats& st, int substep, FrameMetrics& m) {
         if (substep == 0) m.residualInitial = st.residualInitial;
         m.residualFinal = st.residualFinal;
         m.residualFloor = st.residualFloor;
@@ -284,6 +326,7 @@ class WorldImpl final : public World {
     SoftSolver soft_;
     std::unique_ptr<RigidSolver> rigid_;
     std::unique_ptr<CoarseHook> coarse_;
+    RigidParticleCoupling coupling_;
     std::vector<SurfaceView> surfaces_;
     std::vector<FrameMetrics> history_;
     std::vector<IterationRecord> lastIts_;

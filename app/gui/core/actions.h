@@ -53,7 +53,7 @@ enum class Verb {
               //  "text": "..."}; "clear" removes every mark. A load clears them too. mark_left /
               //  mark_right: in one view of a side-by-side run only.
     Caption,  // "text over the 3D view" ("" removes it)
-    Plot,     // the per-frame plot under the residual: "energy" (G) | "total_energy" | "com_y" | "kinetic"
+    Plot,     // the middle per-frame plot: "energy" (G) | "total_energy" | "com_y" | "kinetic"
     Pause,    // seconds of wall time during which the run holds at this frame (a lecture clip's beat)
 };
 
