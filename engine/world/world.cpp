@@ -10,6 +10,9 @@
 #include "backend/parallel.h"
 #include "backend/timer.h"
 #include "coarse/coarse_hook.h"
+#include "gpu/backend_choice.h"
+#include "gpu/soft_stepper.h"
+#include "gpu/step_plan.h"
 #include "math/error.h"
 #include "mesh/surface.h"
 #include "rigid/rigid_solver.h"
@@ -125,7 +128,10 @@ class WorldImpl final : public World {
     const std::vector<IterationRecord>& lastConvergence() const override { return lastIts_; }
 
     void setSolver(const SolverDesc& s) override {
-        soft_.setParams(s);  // may refuse (double precision with cloth): nothing changes then
+        // Both may refuse (a CUDA backend that cannot run, double precision with cloth): nothing changes
+        // then.
+        const BackendChoice backend = chooseSoftBackend(s);
+        soft_.setParams(s);
         desc_.solver = s;
         rigid_->setParams(s);
         if (s.coarse.enabled) {
@@ -135,7 +141,15 @@ class WorldImpl final : public World {
         } else {
             soft_.setSweepHook(nullptr);
         }
+        // The device step (re)starts from the published state (gpu/soft_stepper.h).
+        device_.reset();
+        if (backend.backend == Backend::Cuda) {
+            device_ = makeCudaStepper(s.precision);
+            device_->configure(soft_);
+        }
+        backendLine_ = backend.line;
     }
+    std::string backendLine() const override { return backendLine_; }
     void setDrag(int particle, const Vec3& target, float stiffness) override {
         soft_.setDrag(particle, target, particle >= 0 ? stiffness : 0.f);
     }
@@ -210,9 +224,22 @@ class WorldImpl final : public World {
     }
 
   private:
+    // solver.backend (gpu/backend_choice.h); throws InputError when cuda was asked for and cannot run.
+    BackendChoice chooseSoftBackend(const SolverDesc& s) const {
+        const SoftModel& sm = soft_.model();
+        const std::string unsupported = deviceStepUnsupported(sm, s);
+        const size_t bytes =
+            s.backend != Backend::Cpu && unsupported.empty() ? makeStepPlan(sm, s).deviceBytes(sm) : 0;
+        BackendChoice c = chooseBackend(s.backend, probeCuda(), unsupported, bytes, rigid_->numBodies() > 0);
+        if (c.refused) throw InputError("", "solver.backend", "cuda: " + c.reason);
+        return c;
+    }
+
     void stepSoft(float h, int substep, FrameMetrics& m) {
         soft_.clearIterations();
-        const SoftStepStats st = soft_.step(h, desc_.gravity);
+        if (device_) device_->clearIterations();
+        const SoftStepStats st =
+            device_ ? device_->step(soft_, h, desc_.gravity) : soft_.step(h, desc_.gravity);
         if (substep == 0) m.residualInitial = st.residualInitial;
         m.residualFinal = st.residualFinal;
         m.residualFloor = st.residualFloor;
@@ -222,7 +249,7 @@ class WorldImpl final : public World {
         m.diagnosticsMs += st.diagnosticsMs;
         m.coarseMs += st.hookMs;
         m.collisionMs += st.collisionMs;
-        for (auto r : soft_.iterations()) {
+        for (auto r : device_ ? device_->iterations() : soft_.iterations()) {
             r.frame = m.frame;
             r.iteration += substep * (desc_.solver.iterations + 1);
             lastIts_.push_back(r);
@@ -284,6 +311,8 @@ class WorldImpl final : public World {
     SoftSolver soft_;
     std::unique_ptr<RigidSolver> rigid_;
     std::unique_ptr<CoarseHook> coarse_;
+    std::unique_ptr<SoftStepper> device_;  // the soft step on the device (solver.backend), or none: the CPU
+    std::string backendLine_;
     std::vector<SurfaceView> surfaces_;
     std::vector<FrameMetrics> history_;
     std::vector<IterationRecord> lastIts_;
