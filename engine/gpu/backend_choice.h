@@ -22,6 +22,10 @@ struct CudaProbe {
 // Probes the CUDA runtime once per process (the result does not change while it runs).
 const CudaProbe& probeCuda();
 
+// Seconds of one device-to-device copy of `bytes` on device 0, timed with CUDA events (bench_gpu's ceiling
+// for the achieved bandwidth). Throws std::runtime_error without a device.
+double deviceCopySeconds(size_t bytes);
+
 struct BackendChoice {
     Backend backend = Backend::Cpu;  // Cpu or Cuda: what runs
     bool refused = false;            // solver.backend = cuda and it cannot run: `reason` says why

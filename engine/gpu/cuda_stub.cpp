@@ -12,6 +12,10 @@ const CudaProbe& probeCuda() {
     return probe;
 }
 
+double deviceCopySeconds(size_t) {
+    throw std::runtime_error("built without CUDA (nvcc was not found at configure time)");
+}
+
 std::unique_ptr<SoftStepper> makeCudaStepper(Precision) {
     throw std::runtime_error("built without CUDA (nvcc was not found at configure time)");
 }

@@ -84,7 +84,7 @@ class PipelineStepper final : public SoftStepper {
         configured_ = true;
     }
 
-    SoftStepStats step(SoftSolver& solver, float h, const Vec3& gravity) override {
+    SoftStepStats step(SoftSolver& solver, float h, const Vec3& gravity, bool publishState) override {
         SoftModel& m = solver.model();
         if (!configured_ || plan_.n != m.numVertices() || plan_.numTets != int(m.tets.size()))
             configure(solver);
@@ -119,7 +119,7 @@ class PipelineStepper final : public SoftStepper {
         stats.energy = slot(last, 2);
         if (solver.params().diagnostics)
             for (int k = 0; k <= last; ++k) its_.push_back({0, k, std::sqrt(slot(k, 0)), slot(k, 2)});
-        publish(m);
+        if (publishState) publish(m);
         hasVLast_ = true;
         solver.setClock(sc.time + double(h));  // SoftSolver::endStep: time_ += h_
         stats.solveMs =
@@ -127,6 +127,13 @@ class PipelineStepper final : public SoftStepper {
         return stats;
     }
 
+    void setWarpPerVertex(bool on) override {
+        if (on == warpPerVertex_) return;
+        warpPerVertex_ = on;
+        ex_.drain();
+        ex_.dropGraph();
+        graphReady_ = false;
+    }
     const std::vector<IterationRecord>& iterations() const override { return its_; }
     void clearIterations() override { its_.clear(); }
     const StepPlan& plan() const { return plan_; }
@@ -241,9 +248,14 @@ class PipelineStepper final : public SoftStepper {
     }
 
     void issueIteration(int k) {
-        for (int c = 0; c < plan_.numColors(); ++c)
-            ex_.forEach(plan_.colorSize(c),
-                        SweepStage<T>{a_, scalars_, colorVerts_ + plan_.colorOffsets[size_t(c)]});
+        for (int c = 0; c < plan_.numColors(); ++c) {
+            const int* verts = colorVerts_ + plan_.colorOffsets[size_t(c)];
+            if (warpPerVertex_)
+                ex_.forEach(plan_.colorSize(c) * SweepWarpStage<T>::kLanes,
+                            SweepWarpStage<T>{a_, scalars_, verts});
+            else
+                ex_.forEach(plan_.colorSize(c), SweepStage<T>{a_, scalars_, verts});
+        }
         if (plan_.chebyshevRho > 0)
             ex_.forEach(plan_.n, ChebyshevStage<T>{a_, T(plan_.chebyshevWeights[size_t(k)]), k});
         if (plan_.residualEachIteration) issueResidual(k);
@@ -269,6 +281,7 @@ class PipelineStepper final : public SoftStepper {
     SoftState<T> mirror_;  // the published state of the last step, in T (edits show as differences)
     std::vector<IterationRecord> its_;
     bool configured_ = false, seeded_ = false, hasVLast_ = false, graphReady_ = false;
+    bool warpPerVertex_ = false;
 };
 
 }  // namespace vbd

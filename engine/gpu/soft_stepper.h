@@ -19,8 +19,11 @@ class SoftStepper {
     // rebuilt model). Throws std::runtime_error for a device failure.
     virtual void configure(SoftSolver& solver) = 0;
     // One substep of size h, as SoftSolver::step: same stats, same iteration records, same published
-    // state. Advances the solver's clock.
-    virtual SoftStepStats step(SoftSolver& solver, float h, const Vec3& gravity) = 0;
+    // state. Advances the solver's clock. publish = false leaves the model as it was (benchmarks of the
+    // device step alone; the next step then goes on from the device state).
+    virtual SoftStepStats step(SoftSolver& solver, float h, const Vec3& gravity, bool publish = true) = 0;
+    // The sweep's layout: a thread per vertex (default) or a warp per vertex (gpu/step_stages.h).
+    virtual void setWarpPerVertex(bool on) = 0;
     virtual const std::vector<IterationRecord>& iterations() const = 0;
     virtual void clearIterations() = 0;
 };

@@ -133,6 +133,60 @@ struct SweepStage {
     }
 };
 
+// Sum over the 32 lanes of a warp, into lane 0 (device); the identity on the host, where lane 0 alone
+// evaluates the whole vertex (SweepWarpStage).
+template <typename T>
+VBD_HD T warpSum(T v) {
+#ifdef __CUDA_ARCH__
+    for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
+#endif
+    return v;
+}
+
+// The sweep with a warp per vertex (the VBD authors' layout): the 32 lanes split the vertex's tets, each
+// summing its share of the tet terms (the shared tetVertexTerms), a shuffle reduction adds the 9 sums into
+// lane 0, which adds inertia and the other terms (vertexOtherTerms) and solves. Index t = 32 k + lane.
+// Launched over 32 x (vertices of the color) threads, a multiple of the warp, so every warp is whole and the
+// shuffles' full mask is right. Same terms as SweepStage summed in another order (per-lane partial sums).
+// On the host lane 0 does every tet (the other lanes return), which is SweepStage's order.
+template <typename T>
+struct SweepWarpStage {
+    static constexpr int kLanes = 32;
+    StepArrays<T> a;
+    const StepScalars* s;
+    const int* verts;
+    VBD_HD void operator()(int t) const {
+        const int lane = t % kLanes;
+        const int i = verts[t / kLanes];
+        const SoftViewT<T> v = stepView(a, *s);
+#ifdef __CUDA_ARCH__
+        const int first = v.vtOffsets[i] + lane, stride = kLanes;
+#else
+        if (lane != 0) return;
+        const int first = v.vtOffsets[i], stride = 1;
+#endif
+        Vec3T<T> ft(T(0));
+        Sym33T<T> St;
+        for (int j = first; j < v.vtOffsets[i + 1]; j += stride) {
+            const int item = v.vtItems[j];
+            tetVertexTerms(v, item >> 2, item & 3, ft, St);
+        }
+        ft = Vec3T<T>(warpSum(ft.x), warpSum(ft.y), warpSum(ft.z));
+        St = Sym33T<T>{warpSum(St.xx), warpSum(St.yy), warpSum(St.zz),
+                       warpSum(St.xy), warpSum(St.xz), warpSum(St.yz)};
+        if (lane != 0) return;
+        Vec3T<T> f, dx;
+        Mat33T<T> H;
+        vertexInertia(v, i, f, H);
+        Sym33T<T> S = Sym33T<T>::upperOf(H);
+        f += ft;
+        S = Sym33T<T>{S.xx + St.xx, S.yy + St.yy, S.zz + St.zz, S.xy + St.xy, S.xz + St.xz, S.yz + St.yz};
+        H = S.full();
+        a.inContact[i] = vertexOtherTerms(v, i, f, H) ? 1 : 0;
+        if (solveVertexSystem(H, f, dx)) a.x[i] += dx;
+    }
+};
+
 // Chebyshev step k with weight w (SoftSolver::accelerate; the weights come from the plan, host side).
 template <typename T>
 struct ChebyshevStage {

@@ -109,3 +109,12 @@ TEST(GpuHostPipeline, ReseedsAfterAnEditAndFollowsTheDrag) {
     EXPECT_EQ(p.step(), 0.0);
     EXPECT_EQ(p.step(), 0.0);
 }
+
+// The warp-per-vertex sweep on the host: lane 0 evaluates the whole vertex (the other 31 return), so the
+// orchestration of 32 x n launches, the lane split and the vertex lookup t / 32 give SweepStage's bits.
+TEST(GpuHostPipeline, WarpPerVertexLayout) {
+    SceneDesc d = vbd::loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/beam_sag.json", {});
+    Pair p(d);
+    p.stepper->setWarpPerVertex(true);
+    for (int s = 0; s < 3; ++s) EXPECT_EQ(p.step(), 0.0) << "step " << s;
+}
