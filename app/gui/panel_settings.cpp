@@ -91,6 +91,13 @@ void solverSection(AppState& app) {
             "double: iterate on a double copy of the positions (tet soft bodies only). With float positions "
             "the residual |grad G| stalls at about stiffness x ulp of x; in double it keeps falling.",
             [](Lab& l) { editEnum(l, "solver.precision", &l.desc.solver.precision); });
+        t.row(
+            "backend",
+            "Where the soft-body step runs: cpu; cuda (the whole step on the GPU; refused, with the reason, "
+            "where no device or the scene needs what the device step lacks: cloth, self-collision, the "
+            "coarse "
+            "space); auto: cuda where it can run, else cpu. The status line says which runs and why.",
+            [](Lab& l) { editEnum(l, "solver.backend", &l.desc.solver.backend); });
     }
     if (ImGui::TreeNode("Coarse space")) {
         SettingsTable t("coarse", app);

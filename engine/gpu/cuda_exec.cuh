@@ -22,8 +22,9 @@ inline void cudaCheck(cudaError_t e, const char* what, const char* file, int lin
 // One thread per index; a functor writes only entries of its own index (gpu/step_stages.h).
 template <typename F>
 __global__ void __launch_bounds__(kBlockSize) forEachKernel(F f, int n) {
-    const int i = int(blockIdx.x) * kBlockSize + int(threadIdx.x);
-    if (i < n) f(i);
+    // 64-bit: the last block's indices pass INT_MAX when n is within a block of it.
+    const long long i = (long long)blockIdx.x * kBlockSize + threadIdx.x;
+    if (i < n) f(int(i));
 }
 
 // Shared storage for kBlockSize values of R (R has default member initializers, so no __shared__ R[]).
@@ -48,8 +49,8 @@ __device__ void blockSum(R* buf) {
 template <typename F, typename R>
 __global__ void __launch_bounds__(kBlockSize) reducePartialKernel(F f, int n, R* partials) {
     R* buf = sharedSlots<R>();
-    const int i = int(blockIdx.x) * kBlockSize + int(threadIdx.x);
-    buf[threadIdx.x] = i < n ? f(i) : R{};
+    const long long i = (long long)blockIdx.x * kBlockSize + threadIdx.x;
+    buf[threadIdx.x] = i < n ? f(int(i)) : R{};
     __syncthreads();
     blockSum(buf);
     if (threadIdx.x == 0) partials[blockIdx.x] = buf[0];

@@ -230,7 +230,9 @@ class WorldImpl final : public World {
         const std::string unsupported = deviceStepUnsupported(sm, s);
         const size_t bytes =
             s.backend != Backend::Cpu && unsupported.empty() ? makeStepPlan(sm, s).deviceBytes(sm) : 0;
-        BackendChoice c = chooseBackend(s.backend, probeCuda(), unsupported, bytes, rigid_->numBodies() > 0);
+        // The CPU backend never touches the CUDA runtime (probing initializes the driver).
+        const CudaProbe probe = s.backend == Backend::Cpu ? CudaProbe{} : probeCuda();
+        BackendChoice c = chooseBackend(s.backend, probe, unsupported, bytes, rigid_->numBodies() > 0);
         if (c.refused) throw InputError("", "solver.backend", "cuda: " + c.reason);
         return c;
     }

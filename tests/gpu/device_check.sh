@@ -90,6 +90,7 @@ PREFIX=/opt/vbd-deps
 if [ -d .devdeps/debs ]; then
   mkdir -p "$PREFIX"
   for f in .devdeps/debs/*.deb; do dpkg -x "$f" "$PREFIX"; done
+  python3 tests/gpu/relocate_prefix.py "$PREFIX" | tee -a "$SUMMARY"  # their CMake files name /usr/...
   export CMAKE_PREFIX_PATH="$PREFIX/usr${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
   export LD_LIBRARY_PATH="$PREFIX/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   export CPATH="$PREFIX/usr/include${CPATH:+:$CPATH}"
