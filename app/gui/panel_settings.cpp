@@ -94,9 +94,8 @@ void solverSection(AppState& app) {
         t.row(
             "backend",
             "Where the soft-body step runs: cpu; cuda (the whole step on the GPU; refused, with the reason, "
-            "where no device or the scene needs what the device step lacks: cloth, self-collision, the "
-            "coarse "
-            "space); auto: cuda where it can run, else cpu. The status line says which runs and why.",
+            "where there is no device or the scene needs what the device step lacks: cloth self-collision, "
+            "the coarse space); auto: cuda where it can run, else cpu. The status line says which and why.",
             [](Lab& l) { editEnum(l, "solver.backend", &l.desc.solver.backend); });
     }
     if (ImGui::TreeNode("Coarse space")) {

@@ -9,9 +9,10 @@
 // captureGraph(issue) / launchGraph() / dropGraph(); drain(), a sync that never throws (HostExec: graphs() is
 // false, everything runs as issued).
 //
-// One step, as SoftSolver::step (soft/soft_solver.cpp) without cloth, self contacts or the sweep hook
+// One step, as SoftSolver::step (soft/soft_solver.cpp) without self contacts or the sweep hook
 // (gpu/step_plan.h refuses those):
-//   predict; C_prev; |grad G_0| (+ G_0 with diagnostics); Chebyshev start
+//   predict; C_prev (tets), C_prev (triangles), theta_prev (hinges); |grad G_0| (+ G_0 with diagnostics);
+//   Chebyshev start
 //   for k = 1..iterations: one launch per color; Chebyshev k; |grad G| (+ G) when recorded
 //   |grad G| and G at the end when not recorded per sweep; finalize
 // The diagnostics go to a results array of the executor's memory (StepPlan::resultDoubles), read once at the
@@ -65,6 +66,10 @@ class PipelineStepper final : public SoftStepper {
         a.chebPrevPrev = alloc<Vec3T<T>>(size_t(n));
         a.inContact = alloc<char>(size_t(n));
         a.Cprev = alloc<Mat33T<T>>(size_t(plan_.numTets));
+        a.numTris = int(m.tris.size());
+        a.numHinges = int(m.hinges.size());
+        a.triCprev = alloc<std::array<T, 3>>(m.tris.size());
+        a.hingeThetaPrev = alloc<T>(m.hinges.size());
         a.fixed = copyOf(m.fixed.data(), m.fixed.size());
         a.kinematic = copyOf(m.kinematic.data(), m.kinematic.size());
         a.regions = copyOf(m.regions.data(), m.regions.size());
@@ -73,8 +78,8 @@ class PipelineStepper final : public SoftStepper {
         a.view.xPrev = a.xPrev;
         a.view.y = a.y;
         a.view.Cprev = a.Cprev;
-        a.view.triCprev = nullptr;  // no cloth on the device (step_plan.h)
-        a.view.hingeThetaPrev = nullptr;
+        a.view.triCprev = a.triCprev;
+        a.view.hingeThetaPrev = a.hingeThetaPrev;
         colorVerts_ = copyOf(plan_.colorVerts.data(), plan_.colorVerts.size());
         partials_ = alloc<double>(plan_.reductionPartials() * 2);  // room for Sum2 partials
         results_ = alloc<double>(plan_.resultDoubles());
@@ -237,11 +242,17 @@ class PipelineStepper final : public SoftStepper {
     void issueEnergy(int k) {
         ex_.reduce(plan_.n, EnergyVertexTerm<T>{a_, scalars_}, partials_, slotPtr(k, 2), false);
         ex_.reduce(plan_.numTets, EnergyTetTerm<T>{a_, scalars_}, partials_, slotPtr(k, 2), true);
+        if (a_.numTris > 0)
+            ex_.reduce(a_.numTris, EnergyTriTerm<T>{a_, scalars_}, partials_, slotPtr(k, 2), true);
+        if (a_.numHinges > 0)
+            ex_.reduce(a_.numHinges, EnergyHingeTerm<T>{a_, scalars_}, partials_, slotPtr(k, 2), true);
     }
 
     void issueBegin() {
         ex_.forEach(plan_.n, PredictStage<T>{a_, scalars_});
         ex_.forEach(plan_.numTets, CprevStage<T>{a_});
+        ex_.forEach(a_.numTris, TriPrevStage<T>{a_});
+        ex_.forEach(a_.numHinges, HingePrevStage<T>{a_});
         issueResidual(0);
         if (plan_.energyEachIteration) issueEnergy(0);
         if (plan_.chebyshevRho > 0) ex_.forEach(plan_.n, ChebyshevStartStage<T>{a_});

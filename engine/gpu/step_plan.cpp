@@ -12,10 +12,6 @@ std::string deviceStepUnsupported(const SoftModel& m, const SolverDesc& s) {
     // Self contacts couple vertices of one color: the CPU sweep reads a per-color snapshot for them and
     // bounds each update; the device sweep has neither (step_stages.h: the race argument needs no contacts).
     if (m.collision.enabled) return "cloth self-collision runs on the CPU backend only";
-    // The cloth terms are in the shared kernel, but G's cloth part (soft_potential's clothPotential) and
-    // the per-step cloth references (clothBeginStep) are not device stages yet.
-    if (!m.tris.empty() || !m.hinges.empty())
-        return "cloth membranes and bending run on the CPU backend only";
     if (s.coarse.enabled) return "the coarse correction (solver.coarse) runs on the CPU backend only";
     return "";
 }
@@ -83,6 +79,7 @@ size_t StepPlan::deviceBytes(const SoftModel& m) const {
     // x, v, x_prev, y, v_last, two Chebyshev histories; in-contact flags, fixed flags, kinematic region, x0
     bytes += size_t(n) * (7 * vec + 2 + sizeof(int) + sizeof(Vec3));
     bytes += size_t(numTets) * mat + m.regions.size() * sizeof(KinematicRegion);
+    bytes += (m.tris.size() * 3 + m.hinges.size()) * (doublePrecision ? 8 : 4);  // cloth references
     bytes += colorVerts.size() * sizeof(int);
     bytes +=
         (reductionPartials() * 2 + resultDoubles()) * sizeof(double) + 256;  // partials, results, scalars

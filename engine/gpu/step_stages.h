@@ -48,6 +48,8 @@ struct StepArrays {
     Vec3T<T>* y = nullptr;
     Vec3T<T>* vLast = nullptr;
     Mat33T<T>* Cprev = nullptr;
+    std::array<T, 3>* triCprev = nullptr;  // (C00, C01, C11) at x_prev per membrane triangle
+    T* hingeThetaPrev = nullptr;           // dihedral angle at x_prev per hinge
     Vec3T<T>* chebPrev = nullptr;
     Vec3T<T>* chebPrevPrev = nullptr;
     char* inContact = nullptr;
@@ -57,6 +59,8 @@ struct StepArrays {
     const Vec3* x0 = nullptr;
     int n = 0;
     int numTets = 0;
+    int numTris = 0;
+    int numHinges = 0;
 };
 
 // The view with this step's h and picking spring (the only view fields that change between steps).
@@ -114,6 +118,30 @@ struct CprevStage {
         const Mat33T<T> Fp = tetDeformationGradient(a.xPrev[t[0]], a.xPrev[t[1]], a.xPrev[t[2]],
                                                     a.xPrev[t[3]], Mat33T<T>(a.view.DmInv[e]));
         a.Cprev[e] = Fp.transposed() * Fp;
+    }
+};
+
+// The cloth references at x_prev (cloth_build.cpp clothBeginStep): C of each membrane triangle ...
+template <typename T>
+struct TriPrevStage {
+    StepArrays<T> a;
+    VBD_HD void operator()(int e) const {
+        const std::array<int, 3>& t = a.view.tris[e];
+        const TriRest& r = a.view.triRest[e];
+        const T d[4] = {T(r.d[0]), T(r.d[1]), T(r.d[2]), T(r.d[3])};
+        Vec3T<T> f0, f1;
+        triDeformationGradient(a.xPrev[t[0]], a.xPrev[t[1]], a.xPrev[t[2]], d, f0, f1);
+        a.triCprev[e] = {dot(f0, f0), dot(f0, f1), dot(f1, f1)};
+    }
+};
+
+// ... and the dihedral angle of each bending hinge.
+template <typename T>
+struct HingePrevStage {
+    StepArrays<T> a;
+    VBD_HD void operator()(int e) const {
+        const std::array<int, 4>& q = a.view.hinges[e];
+        a.hingeThetaPrev[e] = dihedralAngle(a.xPrev[q[0]], a.xPrev[q[1]], a.xPrev[q[2]], a.xPrev[q[3]]);
     }
 };
 
@@ -293,6 +321,48 @@ struct EnergyTetTerm {
             Cp = Fp.transposed() * Fp;
         }
         return tetEnergy(F, Cp, c, double(s->h), internal);
+    }
+};
+
+// G's membrane part per triangle, in double (cloth_build.cpp clothPotential).
+template <typename T>
+struct EnergyTriTerm {
+    StepArrays<T> a;
+    const StepScalars* s;
+    VBD_HD double operator()(int e) const {
+        const std::array<int, 3>& t = a.view.tris[e];
+        double d[4];
+        for (int k = 0; k < 4; ++k) d[k] = a.view.triRest[e].d[k];
+        Vec3d f0, f1;
+        triDeformationGradient(Vec3d(a.x[t[0]]), Vec3d(a.x[t[1]]), Vec3d(a.x[t[2]]), d, f0, f1);
+        const double V = double(a.view.triVolume[e]), mu = double(a.view.triMu[e]),
+                     lam = double(a.view.triLambda[e]);
+        double v = V * membranePsi(f0, f1, mu, lam);
+        if (a.view.damping == DampingModel::Internal && a.view.triKd[e] > 0) {
+            const double Cp[3] = {double(a.triCprev[e][0]), double(a.triCprev[e][1]),
+                                  double(a.triCprev[e][2])};
+            v += membraneDampingPotential(f0, f1, Cp, V, mu, lam, double(a.view.triKd[e]), double(s->h));
+        }
+        return v;
+    }
+};
+
+// G's bending part per hinge, in double (cloth_build.cpp clothPotential).
+template <typename T>
+struct EnergyHingeTerm {
+    StepArrays<T> a;
+    const StepScalars* s;
+    VBD_HD double operator()(int k) const {
+        const std::array<int, 4>& q = a.view.hinges[k];
+        const double th =
+            dihedralAngle(Vec3d(a.x[q[0]]), Vec3d(a.x[q[1]]), Vec3d(a.x[q[2]]), Vec3d(a.x[q[3]]));
+        const double d = wrapAngle(th - double(a.view.hingeTheta0[k]));
+        const double kL = double(a.view.hingeKL[k]);
+        double v = 0.5 * kL * d * d;
+        if (a.view.damping == DampingModel::Internal && a.view.hingeKd[k] > 0)
+            v += bendingDampingPotential(th, double(a.hingeThetaPrev[k]), kL, double(a.view.hingeKd[k]),
+                                         double(s->h));
+        return v;
     }
 };
 

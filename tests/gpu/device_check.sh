@@ -25,7 +25,8 @@
 #      (check,name,value,unit,status), bench_gpu.csv, render.png (CPU | CUDA | difference x8) or bench.png
 #      when the render could not run, and logs.txt (the tails of the build, test, render and bench logs).
 # Every phase is time-boxed; a failed phase is recorded in the summary and the next one still runs. Exit code:
-# 0 when every test that ran passed, 1 otherwise.
+# 0 when every test that ran passed, 1 otherwise. A dry run of the script's logic without a GPU, on an
+# existing build: DEVICE_CHECK_BUILD=build DEVICE_CHECK_NO_BUILD=1 OUT=/tmp/dc tests/gpu/device_check.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$(pwd)
@@ -115,10 +116,12 @@ if [ -f "$ICD" ] && ! ls /usr/share/vulkan/icd.d/nvidia_icd.json /etc/vulkan/icd
 fi
 
 phase "build (Release, CUDA sm_90 + PTX)"
-BUILD=build-device
+BUILD=${DEVICE_CHECK_BUILD:-build-device}  # DEVICE_CHECK_BUILD=build DEVICE_CHECK_NO_BUILD=1: a dry run
 BUILD_OK=1
 TARGETS=(test_gpu_cuda test_gpu_host_pipeline test_gpu_backend test_cuda_parity bench_gpu vbdlab)
-if ! timeout 300 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+if [ -n "${DEVICE_CHECK_NO_BUILD:-}" ]; then
+  say "build: skipped (DEVICE_CHECK_NO_BUILD), using $BUILD"
+elif ! timeout 300 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
   -DVBD_BUILD_APP=OFF -DVBD_WERROR=OFF >"$LOGS/build.log" 2>&1 ||
   ! timeout 300 cmake --build "$BUILD" -j "$(nproc)" --target "${TARGETS[@]}" >>"$LOGS/build.log" 2>&1; then
   BUILD_OK=0
