@@ -156,9 +156,13 @@ if [ $BUILD_OK = 1 ]; then
 
   phase "vbdlab sim --backend cuda (the World path)"
   for b in cpu cuda; do
+    rm -rf "/tmp/vbd_sim_$b"
     timeout 120 "$BUILD/bin/vbdlab" sim assets/scenes/cube_drop.json --frames 60 --backend $b \
       --out "/tmp/vbd_sim_$b" 2>"/tmp/vbd_sim_$b.err"
-    say "sim --backend $b: rc $? : $(grep -m1 'backend' /tmp/vbd_sim_$b.err)"
+    rc=$?
+    say "sim --backend $b: rc $rc : $(grep -m1 'backend' /tmp/vbd_sim_$b.err)"
+    row sim "backend_$b" "$rc" rc "$([ $rc = 0 ] && echo ok || echo failed)"
+    [ $rc = 0 ] || FAILED=1
   done
   if [ -f /tmp/vbd_sim_cpu/final_state.json ] && [ -f /tmp/vbd_sim_cuda/final_state.json ]; then
     python3 - <<'EOF' | tee -a "$SUMMARY"

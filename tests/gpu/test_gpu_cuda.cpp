@@ -10,6 +10,7 @@
 
 #include <cmath>
 
+#include "backend/parallel.h"
 #include "gpu/backend_choice.h"
 #include "gpu/soft_stepper.h"
 #include "gpu_scenes.h"
@@ -28,6 +29,7 @@ std::string noDevice() {
 
 // Steps `steps` substeps on the CUDA step and the host pipeline; returns the largest position difference.
 double compare(const SceneDesc& d, int steps, double* scale, bool warp = false) {
+    ThreadLimit oneThread(1);  // the host side single-threaded (test_gpu_host_pipeline.cpp says why)
     SoftSolver a, b;
     a.build(d);
     b.build(d);

@@ -7,6 +7,7 @@
 
 #include <cmath>
 
+#include "backend/parallel.h"
 #include "gpu/soft_stepper.h"
 #include "gpu_scenes.h"
 
@@ -15,6 +16,10 @@ using namespace vbd;
 namespace {
 
 struct Pair {
+    // One thread for both: the comparison is of the orchestration, and the CPU solver on mesh_drop in float
+    // was seen to differ between two identical multi-threaded runs under load (2 of ~12 runs, never with one
+    // thread; not yet explained), which would make a bit-for-bit check flaky.
+    ThreadLimit oneThread{1};
     SoftSolver cpu, dev;
     std::unique_ptr<SoftStepper> stepper;
     SceneDesc d;
@@ -75,6 +80,7 @@ TEST(GpuHostPipeline, EverySupportedBuiltInSceneBitForBit) {
         for (Precision prec : {Precision::Double, Precision::Float}) {
             SceneDesc d = loadSceneFile(sc.file, {});
             d.solver.precision = prec;
+            SCOPED_TRACE(sc.file + (prec == Precision::Double ? " double" : " float"));
             Pair p(d);
             const int steps = p.cpu.model().numVertices() > 5000 ? 2 : 4;
             for (int s = 0; s < steps; ++s) EXPECT_EQ(p.step(), 0.0) << sc.file << " step " << s;
