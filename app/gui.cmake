@@ -14,26 +14,7 @@ target_include_directories(vbd_render PUBLIC ${CMAKE_CURRENT_SOURCE_DIR} PRIVATE
 target_compile_options(vbd_render PRIVATE ${VBD_WARNINGS})
 target_compile_definitions(vbd_render PUBLIC VBD_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 add_dependencies(vbd_render vbd_shaders)
-# The engine's World and scene parser arrive in their own issue; until their sources exist the app runs
-# scenes on the preview world (render/preview_world.h). CONFIGURE_DEPENDS re-runs CMake when they land.
-option(VBD_APP_USE_ENGINE "Run scenes on the engine's World (OFF: the preview world only)" ON)
-file(GLOB engine_world_srcs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/engine/world/*.cpp)
-if(engine_world_srcs AND VBD_APP_USE_ENGINE)
-  target_compile_definitions(vbd_render PUBLIC VBD_HAVE_ENGINE_WORLD=1)
-  target_link_libraries(vbd_render PUBLIC vbd_engine)
-else()
-  target_link_libraries(vbd_render PUBLIC vbd_mesh vbd_diagnostics)
-endif()
-if(EXISTS ${PROJECT_SOURCE_DIR}/engine/scene/scene.h)
-  target_compile_definitions(vbd_render PUBLIC VBD_HAVE_SCENE_PARSER=1)
-  target_link_libraries(vbd_render PUBLIC vbd_scene)
-endif()
-file(GLOB lab_headers CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/engine/lab/*.h)
-file(GLOB lab_srcs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/engine/lab/*.cpp)
-if(lab_headers AND lab_srcs)
-  target_compile_definitions(vbd_render PUBLIC VBD_HAVE_LAB=1)
-  target_link_libraries(vbd_render PUBLIC vbd_lab)
-endif()
+target_link_libraries(vbd_render PUBLIC vbd_engine vbd_lab)
 
 # What the GUI decides without a window (simulation thread, timeline, actions, settings, layout, axes):
 # its own library so that tests link it without ImGui or Vulkan.

@@ -511,7 +511,7 @@ std::vector<ExperimentRow> runCoarseExperiment(const ExperimentOptions& opt,
         if (progress) progress(done, total);
     };
     std::vector<std::vector<double>> history;
-    const std::vector<ExperimentRow> rows = runGrid(g, base, opt, tick, history);
+    std::vector<ExperimentRow> rows = runGrid(g, base, opt, tick, history);  // not const: returned by move
     writeResults(rows, opt);
     chebyshevScan(g, base, opt, tick);
     writeContrastPlots(g, rows, opt);

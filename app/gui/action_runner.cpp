@@ -114,10 +114,13 @@ void ActionRunner::update(GuiApp& app) {
             hold |= windowWait_-- > 0;
         }
         if (hold) {
-            sim.setGate(Gate::Actions, waitFrame_ >= 0 ? waitFrame_ : frame);
+            // After a load or reset the frame read here may still be the old World's until the new one
+            // is in place: keep the new count's gate at 0 meanwhile.
+            sim.setGate(Gate::Actions, waitFrame_ >= 0 ? waitFrame_ : (restarted_ ? 0 : frame));
             return;
         }
         waitFrame_ = -1;
+        restarted_ = false;
         const Action& a = script_.actions[next_];
         if (frame < a.frame) {
             sim.setGate(Gate::Actions, a.frame);
@@ -125,6 +128,12 @@ void ActionRunner::update(GuiApp& app) {
         }
         sim.setGate(Gate::Actions, frame);
         if (!execute(app, a)) return;
+        // A load or reset restarts the count: hold the new World at frame 0 until the next action is
+        // seen, or the simulation thread would run it up to the old frame before this loop runs again.
+        if (a.verb == Verb::Load || a.verb == Verb::Reset) {
+            restarted_ = true;
+            sim.setGate(Gate::Actions, 0);
+        }
         ++next_;
         holdUntilRendered_ = app.renderedFrames() + 2;
         if (a.verb == Verb::Quit) return;

@@ -27,6 +27,7 @@ class ActionRunner {
     size_t next_ = 0;
     int holdUntilRendered_ = 0;  // wait for this many rendered frames (the UI shows the last change)
     int waitFrame_ = -1;         // a `step` action waits for this frame
+    bool restarted_ = false;     // a load or reset ran and the new World's count has not been seen yet
     int windowW_ = 0, windowH_ = 0, windowWait_ = 0;  // a `window` action waits for the new size
     bool failed_ = false, finished_ = false;
 };

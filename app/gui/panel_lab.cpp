@@ -7,10 +7,8 @@
 #include "gui/panels.h"
 #include "gui/plots.h"
 #include "gui/widgets.h"
-#ifdef VBD_HAVE_LAB
 #include "lab/ellipse_lab.h"
 #include "lab/spectral.h"
-#endif
 
 namespace vbdgui {
 
@@ -84,16 +82,11 @@ void inspectorSection(AppState& app) {
         return;
     }
     double l[3];
-#ifdef VBD_HAVE_LAB
     Eigen::Matrix3d D;
     for (int r = 0; r < 3; ++r)
         for (int c = 0; c < 3; ++c) D(r, c) = 0.5 * (double(v.block(r, c)) + double(v.block(c, r)));
     const Eigen::Vector3d ev = Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(D).eigenvalues();
     for (int k = 0; k < 3; ++k) l[k] = std::max(ev(k), 1e-30);
-#else
-    for (int k = 0; k < 3; ++k) l[k] = std::max(double(v.block(k, k)), 1e-30);
-    std::sort(l, l + 3);
-#endif
     ImGui::Text("vertex %d", v.particle);
     if (onCloth(*lab.world, v.particle)) {
         // The inspector's block is assembled from tet elements; a cloth vertex has only its inertia there.
@@ -122,7 +115,6 @@ void inspectorSection(AppState& app) {
     drawBlockEllipse(blockEllipse(l));
 }
 
-#ifdef VBD_HAVE_LAB
 namespace {
 
 const char* const kMethodNames[4] = {"BCD", "CG", "eigen", "local"};
@@ -272,7 +264,6 @@ void pairPanel(const EllipseState& e) {
 }
 
 }  // namespace
-#endif
 
 void ellipseSection(AppState& app) {
     EllipseState& e = app.ellipse;
@@ -298,7 +289,6 @@ void ellipseSection(AppState& app) {
     ImGui::SliderInt("sweeps", &e.sweeps, 1, 50);
     helpMarker("Sweeps of each method drawn on the ellipse.");
     ImGui::PopItemWidth();
-#ifdef VBD_HAVE_LAB
     methodToggles(e);
     if (e.nd) return ndPanel(e);
     if (e.pair) return pairPanel(e);
@@ -307,9 +297,6 @@ void ellipseSection(AppState& app) {
     ImGui::TextWrapped("rho(BCD) = %.4f per sweep, CG factor %.4f", lab.rhoGs, lab.cgFactor);
     ImGui::TextWrapped("coupling |b|/sqrt(ac) = %.4f, BCD sweeps to 1e-6: %d", lab.dominance,
                        lab.predictedBcdSweeps);
-#else
-    ImGui::TextDisabled("the conditioning lab (engine/lab) is not built");
-#endif
 }
 
 }  // namespace vbdgui

@@ -1,6 +1,6 @@
 // The right column: this frame's convergence (with the last frames faded behind it and the substep
-// boundaries marked), per-frame residual and energy, the time per stage (one plot per side), and the
-// conditioning lab. It collapses to a bar.
+// boundaries marked), per-frame residual (with its floor), energy G and total energy, the time per stage (one
+// plot per side), and the conditioning lab. It collapses to a bar.
 #include <algorithm>
 
 #include "gui/panels.h"
@@ -48,24 +48,37 @@ void convergencePlot(AppState& app) {
     plot("conv", series, o);
 }
 
+// Per frame: the final residual (with the state's rounding floor, dashed, when it is visible: float), the
+// energy G the step minimised, and the total energy (kinetic + elastic + gravitational + contact): a
+// truncated solve that injects energy shows it rising with no work done on the system.
 void historyPlots(AppState& app) {
     const int labs = app.compare ? 2 : 1;
-    std::vector<PlotSeries> res, en;
+    std::vector<PlotSeries> res, en, tot;
     for (int l = 0; l < labs; ++l) {
         if (!app.labs[l].world) continue;
         const auto& h = app.labs[l].world->history();
         const size_t start = h.size() > size_t(app.historyWindow) ? h.size() - size_t(app.historyWindow) : 0;
-        PlotSeries r, e;
-        r.name = e.name = sideName(app, l);
-        r.color = e.color = kLabColor[l];
+        PlotSeries r, e, t, f;
+        r.name = e.name = t.name = sideName(app, l);
+        r.color = e.color = t.color = kLabColor[l];
+        f.name = app.compare ? std::string("floor ") + sideName(app, l) : "floor";
+        f.color = fade(kLabColor[l], 0.5f);
+        f.thickness = 1.0f;
+        double floorMax = 0, resMin = 1e300;
         for (size_t i = start; i < h.size(); ++i) {
-            r.x.push_back(float(h[i].frame));
-            r.y.push_back(float(h[i].residualFinal));
-            e.x.push_back(float(h[i].frame));
-            e.y.push_back(float(h[i].energy));
+            const float x = float(h[i].frame);
+            r.x.push_back(x), r.y.push_back(float(h[i].residualFinal));
+            f.x.push_back(x), f.y.push_back(float(h[i].residualFloor));
+            e.x.push_back(x), e.y.push_back(float(h[i].energy));
+            t.x.push_back(x), t.y.push_back(float(h[i].totalEnergy));
+            floorMax = std::max(floorMax, h[i].residualFloor);
+            resMin = std::min(resMin, h[i].residualFinal);
         }
         res.push_back(std::move(r));
+        // The floor is drawn when it is within three decades of the residual (float states).
+        if (floorMax > 0 && floorMax > 1e-3 * resMin) res.push_back(std::move(f));
         en.push_back(std::move(e));
+        tot.push_back(std::move(t));
     }
     PlotOptions o;
     o.height = 100;
@@ -76,6 +89,8 @@ void historyPlots(AppState& app) {
     o.logY = false;
     o.yLabel = "energy G";
     plot("energy", en, o);
+    o.yLabel = "total energy (J)";
+    plot("total", tot, o);
 }
 
 // Okabe-Ito blue, yellow, bluish green, reddish purple: four stages that stay apart for colour-blind eyes.

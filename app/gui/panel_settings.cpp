@@ -27,8 +27,13 @@ void coarseRows(SettingsTable& t) {
           [](Lab& l) { editBool(l, "solver.coarse.enabled", &l.desc.solver.coarse.enabled); });
     t.row("basis",
           "element: lowest eigenmodes of each element; stiff_rigid: rigid modes of each stiff region; "
-          "patch_soft: soft modes of cell patches.",
+          "patch_soft: soft modes of cell patches; aggregate: the stiff regions plus the rigid motions of "
+          "blocks of cells (the near-kernel of elasticity), for uniform bodies too.",
           [](Lab& l) { editEnum(l, "solver.coarse.basis", &l.desc.solver.coarse.basis); });
+    t.row("aggregate size", "Cells per block edge of the aggregate basis (3 rigid moves + 3 rotations each).",
+          [](Lab& l) {
+              editInt(l, "solver.coarse.aggregate_size", &l.desc.solver.coarse.aggregateSize, 1, 8);
+          });
     t.row("modes/element", "How many of each element's lowest-energy eigenmodes enter the coarse basis.",
           [](Lab& l) {
               editInt(l, "solver.coarse.modes_per_element", &l.desc.solver.coarse.modesPerElement, 1, 12);
@@ -49,6 +54,23 @@ void coarseRows(SettingsTable& t) {
           "hessian: the current PSD-projected Hessian of G, refactored when the shape moves; rest: the rest "
           "stiffness plus M/h^2, factored once (docs/coarse-space.md).",
           [](Lab& l) { editEnum(l, "solver.coarse.matrix", &l.desc.solver.coarse.matrix); });
+}
+
+// The coarse correction removes smooth error far below float's residual floor: stored as absolute float
+// positions, stiffness x float spacing can exceed the initial residual (104 N at contrast 1e4 on a
+// 12x4x4 bar), so a corrected residual in float can read higher while the motion is more accurate.
+void floatCoarseWarning(const AppState& app) {
+    for (int l = 0; l < (app.compare ? 2 : 1); ++l) {
+        const vbd::SolverDesc& s = app.labs[l].desc.solver;
+        if (s.precision != vbd::Precision::Float || !s.coarse.enabled) continue;
+        ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(240, 180, 60, 255));
+        ImGui::TextWrapped(
+            "%s float state: the residual cannot fall below its floor (stiffness x float "
+            "spacing of x), which the coarse correction reaches at once; the residual plot "
+            "then hides the gain. Use precision double.",
+            app.compare ? (l == 0 ? "left:" : "right:") : "");
+        ImGui::PopStyleColor();
+    }
 }
 
 void avbdRows(SettingsTable& t) {
@@ -86,19 +108,27 @@ void solverSection(AppState& app) {
                   editDouble(l, "solver.chebyshev_rho", &l.desc.solver.chebyshevRho, 0.0, 0.99, "%.3f",
                              false);
               });
-        t.row(
-            "precision",
-            "double: iterate on a double copy of the positions (tet soft bodies only). With float positions "
-            "the residual |grad G| stalls at about stiffness x ulp of x; in double it keeps falling.",
-            [](Lab& l) { editEnum(l, "solver.precision", &l.desc.solver.precision); });
+        t.row("precision",
+              "double (default): the solver iterates on double positions for every body. With float "
+              "positions the residual |grad G| stalls at its floor, about stiffness x float spacing of x "
+              "(plotted as 'floor'); in double it keeps falling.",
+              [](Lab& l) { editEnum(l, "solver.precision", &l.desc.solver.precision); });
+        t.row("tolerance",
+              "Stop a step's sweeps once |grad G| / |grad G_0| falls below this (0 = off: always the full "
+              "iteration count, so recordings are reproducible); iterations is then the cap.",
+              [](Lab& l) {
+                  editDouble(l, "solver.tolerance", &l.desc.solver.tolerance, 0.0, 1e-2, "%.1e", true);
+              });
         t.row(
             "backend",
             "Where the soft-body step runs: cpu; cuda (the whole step on the GPU; refused, with the reason, "
             "where there is no device or the scene needs what the device step lacks: cloth self-collision, "
-            "the coarse space); auto: cuda where it can run, else cpu. The status line says which and why.",
+            "the coarse space, rigid-particle coupling); auto: cuda where it can run, else cpu. The status "
+            "line says which and why.",
             [](Lab& l) { editEnum(l, "solver.backend", &l.desc.solver.backend); });
     }
     if (ImGui::TreeNode("Coarse space")) {
+        floatCoarseWarning(app);
         SettingsTable t("coarse", app);
         coarseRows(t);
         ImGui::TreePop();

@@ -1,8 +1,8 @@
 #pragma once
 // A World that needs no solver: it builds the geometry of a SceneDesc (box-grid soft bodies, cloth
 // grids, rigid bodies) exactly as the scene file says and, if asked, moves it along a fixed closed-
-// form motion. The render tests use it (the silhouette must sit where the camera math puts the known
-// geometry), and the app falls back to it when the engine's World cannot be created.
+// form motion. The render tests use it as a fixture: the silhouette must sit where the camera math puts
+// the known geometry, independent of any solver.
 #include <memory>
 
 #include "world/world.h"

@@ -4,24 +4,12 @@
 #include <filesystem>
 
 #include "math/error.h"
-#include "render/preview_world.h"
-#ifdef VBD_HAVE_SCENE_PARSER
 #include "scene/scene.h"
-#endif
 
 namespace vbdgui {
 
-bool engineAvailable() {
-#ifdef VBD_HAVE_ENGINE_WORLD
-    return true;
-#else
-    return false;
-#endif
-}
-
 bool loadScene(const std::string& path, const std::vector<std::string>& overrides, vbd::SceneDesc& out,
                std::string& error) {
-#ifdef VBD_HAVE_SCENE_PARSER
     try {
         out = vbd::loadSceneFile(path, overrides);
         return true;
@@ -29,21 +17,11 @@ bool loadScene(const std::string& path, const std::vector<std::string>& override
         error = e.what();
         return false;
     }
-#else
-    (void)overrides;
-    error = path + ": the scene parser (engine/scene/scene.h) is not built yet";
-    return false;
-#endif
 }
 
 std::unique_ptr<vbd::World> createWorld(const vbd::SceneDesc& desc, std::string* note) {
-#ifdef VBD_HAVE_ENGINE_WORLD
     if (note) note->clear();
     return vbd::World::create(desc);
-#else
-    if (note) *note = "engine World not built: showing an animated preview of the scene geometry";
-    return makePreviewWorld(desc, true);
-#endif
 }
 
 vbd::SceneDesc defaultScene() {

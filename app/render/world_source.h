@@ -1,6 +1,6 @@
 #pragma once
-// How the app, `vbdlab render` and the render tests obtain scenes and Worlds: the engine's parser
-// (engine/scene/scene.h) and World::create when they are compiled in, the preview world otherwise.
+// How the app and `vbdlab render` obtain scenes and Worlds: the engine's parser (engine/scene/scene.h) and
+// World::create.
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,10 +12,9 @@ namespace vbdgui {
 // Parses and validates a scene file; on failure returns false and the parser's message in error.
 bool loadScene(const std::string& path, const std::vector<std::string>& overrides, vbd::SceneDesc& out,
                std::string& error);
-// The engine's World for desc; falls back to the (static) preview world and says why in note when the
-// engine is not linked in. Throws vbd::InputError for a scene the engine refuses.
+// The engine's World for desc (note: a line for the status bar, empty today). Throws vbd::InputError for a
+// scene the engine refuses.
 std::unique_ptr<vbd::World> createWorld(const vbd::SceneDesc& desc, std::string* note = nullptr);
-bool engineAvailable();
 
 // Built-in scene used when no file is given and assets/scenes/ has none: a stiffness-contrast beam
 // fixed at one end, two boxes, a sphere and a cloth pinned at two corners.

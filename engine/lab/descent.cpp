@@ -2,51 +2,30 @@
 
 #include <numeric>
 
+#include "math/enum_table.h"
+
+// The lab's name tables (math/enum_table.h): the CLI's --method / --local-modes and lab.json read these.
+namespace vbd {
+template <>
+struct EnumNames<lab::Method> {
+    static constexpr EnumEntry<lab::Method> entries[] = {{"bcd", lab::Method::Bcd},
+                                                         {"cg", lab::Method::Cg},
+                                                         {"eigen", lab::Method::Eigen},
+                                                         {"local", lab::Method::Local}};
+};
+template <>
+struct EnumNames<lab::LocalModes> {
+    static constexpr EnumEntry<lab::LocalModes> entries[] = {
+        {"all", lab::LocalModes::All}, {"stiff", lab::LocalModes::Stiff}, {"soft", lab::LocalModes::Soft}};
+};
+}  // namespace vbd
+
 namespace vbd::lab {
 
-const char* methodName(Method m) {
-    switch (m) {
-        case Method::Bcd:
-            return "bcd";
-        case Method::Cg:
-            return "cg";
-        case Method::Eigen:
-            return "eigen";
-        case Method::Local:
-            return "local";
-    }
-    return "?";
-}
-
-bool parseMethod(const std::string& s, Method& out) {
-    for (Method m : {Method::Bcd, Method::Cg, Method::Eigen, Method::Local})
-        if (s == methodName(m)) {
-            out = m;
-            return true;
-        }
-    return false;
-}
-
-const char* localModesName(LocalModes m) {
-    switch (m) {
-        case LocalModes::All:
-            return "all";
-        case LocalModes::Stiff:
-            return "stiff";
-        case LocalModes::Soft:
-            return "soft";
-    }
-    return "?";
-}
-
-bool parseLocalModes(const std::string& s, LocalModes& out) {
-    for (LocalModes m : {LocalModes::All, LocalModes::Stiff, LocalModes::Soft})
-        if (s == localModesName(m)) {
-            out = m;
-            return true;
-        }
-    return false;
-}
+const char* methodName(Method m) { return enumName(m); }
+bool parseMethod(const std::string& s, Method& out) { return enumFromName(s, out); }
+const char* localModesName(LocalModes m) { return enumName(m); }
+bool parseLocalModes(const std::string& s, LocalModes& out) { return enumFromName(s, out); }
 
 namespace {
 

@@ -23,4 +23,19 @@ class InputError : public std::runtime_error {
     std::string file_, key_;
 };
 
+// "line L, column C" (1-based) of byte offset `byte` in text: the key of an InputError for a parse error
+// that reports only an offset (nlohmann::json's parse_error::byte).
+inline std::string textPosition(const std::string& text, size_t byte) {
+    size_t line = 1, col = 1;
+    for (size_t i = 0; i < byte && i < text.size(); ++i) {
+        if (text[i] == '\n') {
+            ++line;
+            col = 1;
+        } else {
+            ++col;
+        }
+    }
+    return "line " + std::to_string(line) + ", column " + std::to_string(col);
+}
+
 }  // namespace vbd

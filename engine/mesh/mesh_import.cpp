@@ -63,13 +63,8 @@ TriMesh importSurfaceUnchecked(const std::string& path) {
         throw InputError(path, "path",
                          "no triangles in the file (points or lines only): nothing to fill with tets");
 
-    Vec3d lo(1e300), hi(-1e300);
-    for (const auto& t : s.tris)
-        for (int v : t) {
-            lo = cwiseMin(lo, Vec3d(s.X[size_t(v)]));
-            hi = cwiseMax(hi, Vec3d(s.X[size_t(v)]));
-        }
-    const double diag = norm(hi - lo);
+    const Box3d box = usedBounds(s);
+    const double diag = norm(box.hi - box.lo);
     if (!(diag > 0)) throw InputError(path, "path", "all vertices coincide");
     // Formats that store each triangle's corners separately (STL) or split vertices at normal / UV
     // seams (glTF, OBJ with per-face normals) need welding; 1e-6 of the diagonal is ~10 float ulps.

@@ -226,60 +226,102 @@ int orientShells(TriMesh& surf) {
     return flipped;
 }
 
-int weldVertices(TriMesh& surf, double tol) {
-    // Hash grid with cell size tol: a partner within tol lies in one of the 27 cells around a vertex.
-    const double h = tol > 0 ? tol : 1e-30;
+Box3d usedBounds(const TriMesh& surf) {
+    Box3d b;
+    for (const auto& t : surf.tris)
+        for (int v : t) {
+            b.lo = cwiseMin(b.lo, Vec3d(surf.X[size_t(v)]));
+            b.hi = cwiseMax(b.hi, Vec3d(surf.X[size_t(v)]));
+        }
+    return b;
+}
+
+namespace {
+
+// Hash grid with cell size tol for welding: a partner within tol of a point lies in one of the 27 cells
+// around the point's own cell.
+class WeldGrid {
+  public:
+    explicit WeldGrid(double tol) : tol_(tol), h_(tol > 0 ? tol : 1e-30) {}
+
+    std::array<int64_t, 3> cell(const Vec3& p) const {
+        return {int64_t(std::floor(double(p.x) / h_)), int64_t(std::floor(double(p.y) / h_)),
+                int64_t(std::floor(double(p.z) / h_))};
+    }
+
+    // The first welded vertex within tol of p (cells visited z, y, x outer to inner, each cell's
+    // vertices in insertion order: the order fixes which partner wins, so it must not change), or -1.
+    int findNear(const std::vector<Vec3>& X, const Vec3& p) const {
+        const auto c = cell(p);
+        for (int dz = -1; dz <= 1; ++dz)
+            for (int dy = -1; dy <= 1; ++dy)
+                for (int dx = -1; dx <= 1; ++dx) {
+                    const int w = findInCell(X, p, {c[0] + dx, c[1] + dy, c[2] + dz});
+                    if (w >= 0) return w;
+                }
+        return -1;
+    }
+
+    void insert(const Vec3& p, int index) { grid_[cell(p)].push_back(index); }
+
+  private:
     struct KeyHash {
         size_t operator()(const std::array<int64_t, 3>& k) const {
             return size_t(k[0] * 73856093LL ^ k[1] * 19349663LL ^ k[2] * 83492791LL);
         }
     };
-    std::unordered_map<std::array<int64_t, 3>, std::vector<int>, KeyHash> grid;
-    std::vector<int> remap(surf.X.size(), -1);
-    std::vector<Vec3> X;
-    auto cell = [&](const Vec3& p) {
-        return std::array<int64_t, 3>{int64_t(std::floor(double(p.x) / h)),
-                                      int64_t(std::floor(double(p.y) / h)),
-                                      int64_t(std::floor(double(p.z) / h))};
-    };
-    // Only referenced vertices survive; visit them in first-use order so the result is deterministic.
-    for (const auto& t : surf.tris)
-        for (int v : t) {
-            if (remap[size_t(v)] >= 0) continue;
-            const Vec3& p = surf.X[size_t(v)];
-            const auto c = cell(p);
-            int found = -1;
-            for (int dz = -1; dz <= 1 && found < 0; ++dz)
-                for (int dy = -1; dy <= 1 && found < 0; ++dy)
-                    for (int dx = -1; dx <= 1 && found < 0; ++dx) {
-                        auto it = grid.find({c[0] + dx, c[1] + dy, c[2] + dz});
-                        if (it == grid.end()) continue;
-                        for (int w : it->second)
-                            if (norm(Vec3d(X[size_t(w)]) - Vec3d(p)) <= tol) {
-                                found = w;
-                                break;
-                            }
-                    }
-            if (found < 0) {
-                found = int(X.size());
-                X.push_back(p);
-                grid[c].push_back(found);
-            }
-            remap[size_t(v)] = found;
-        }
-    std::vector<std::array<int, 3>> tris;
-    tris.reserve(surf.tris.size());
+
+    int findInCell(const std::vector<Vec3>& X, const Vec3& p, const std::array<int64_t, 3>& key) const {
+        auto it = grid_.find(key);
+        if (it == grid_.end()) return -1;
+        for (int w : it->second)
+            if (norm(Vec3d(X[size_t(w)]) - Vec3d(p)) <= tol_) return w;
+        return -1;
+    }
+
+    double tol_, h_;
+    std::unordered_map<std::array<int64_t, 3>, std::vector<int>, KeyHash> grid_;
+};
+
+// Triangles with their corners renamed by remap; those that collapse (two corners welded into one)
+// are dropped and counted.
+int remapTriangles(std::vector<std::array<int, 3>>& tris, const std::vector<int>& remap) {
+    std::vector<std::array<int, 3>> kept;
+    kept.reserve(tris.size());
     int dropped = 0;
-    for (const auto& t : surf.tris) {
+    for (const auto& t : tris) {
         std::array<int, 3> r{remap[size_t(t[0])], remap[size_t(t[1])], remap[size_t(t[2])]};
         if (r[0] == r[1] || r[1] == r[2] || r[2] == r[0]) {
             dropped++;
             continue;
         }
-        tris.push_back(r);
+        kept.push_back(r);
     }
+    tris = std::move(kept);
+    return dropped;
+}
+
+}  // namespace
+
+int weldVertices(TriMesh& surf, double tol) {
+    WeldGrid grid(tol);
+    std::vector<int> remap(surf.X.size(), -1);
+    std::vector<Vec3> X;
+    // Only referenced vertices survive; visit them in first-use order so the result is deterministic.
+    for (const auto& t : surf.tris)
+        for (int v : t) {
+            if (remap[size_t(v)] >= 0) continue;
+            const Vec3& p = surf.X[size_t(v)];
+            int found = grid.findNear(X, p);
+            if (found < 0) {
+                found = int(X.size());
+                X.push_back(p);
+                grid.insert(p, found);
+            }
+            remap[size_t(v)] = found;
+        }
+    const int dropped = remapTriangles(surf.tris, remap);
     surf.X = std::move(X);
-    surf.tris = std::move(tris);
     return dropped;
 }
 

@@ -66,6 +66,13 @@ double windingNumber(const std::vector<Vec3>& X, const std::vector<std::array<in
 // file) come out right. Returns the number of shells flipped.
 int orientShells(TriMesh& surf);
 
+// Axis-aligned bounds of the vertices the triangles use (unreferenced vertices do not count), in
+// double. Empty surface: lo = +1e300, hi = -1e300.
+struct Box3d {
+    Vec3d lo{1e300}, hi{-1e300};
+};
+Box3d usedBounds(const TriMesh& surf);
+
 // Merges vertices closer than tol (first occurrence wins, in index order, so the result is
 // deterministic), drops unused vertices and triangles that collapse to a repeated index. Returns the
 // number of triangles dropped.

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <initializer_list>
 #include <memory>
 #include <new>
 #include <sstream>
@@ -71,6 +72,16 @@ struct TokenFile {
             throw error("expected " + std::to_string(n) + " values (" + layout + "), found " +
                         std::to_string(tok.size()));
     }
+    // A header line of integers named by `layout`: the first is required, the others may be left off
+    // and then take their `defaults` (TetGen writes "8 3 0 0" but accepts "8").
+    std::vector<long> header(const std::string& layout, std::initializer_list<long> defaults) {
+        const auto& h = take(("missing header '" + layout + "'").c_str());
+        const size_t most = defaults.size() + 1;
+        if (h.size() < 1 || h.size() > most) expectCount(h, most, layout.c_str());
+        std::vector<long> v{integer(h[0])};
+        for (long def : defaults) v.push_back(h.size() > v.size() ? integer(h[v.size()]) : def);
+        return v;
+    }
 };
 
 std::string tetgenMessage(int code) {
@@ -107,49 +118,79 @@ void runTetGen(const std::string& switches, tetgenio& in, tetgenio& out, const s
 
 }  // namespace
 
-TetMesh readTetGen(const std::string& nodePath, const std::string& elePath) {
-    TetMesh m;
-    int base = 0;
-    {
-        TokenFile f(nodePath);
-        const auto& h = f.take("missing header '<#points> 3 <#attributes> <#markers>'");
-        if (h.size() < 1 || h.size() > 4) f.expectCount(h, 4, "<#points> 3 <#attributes> <#markers>");
-        const long n = f.integer(h[0]);
-        const long dim = h.size() > 1 ? f.integer(h[1]) : 3;
-        const long nattr = h.size() > 2 ? f.integer(h[2]) : 0;
-        const long nmark = h.size() > 3 ? f.integer(h[3]) : 0;
-        if (n < 4 || n > 100000000)
-            throw f.error("number of points " + std::to_string(n) + " must be in [4, 1e8]");
-        if (dim != 3) throw f.error("dimension must be 3, got " + std::to_string(dim));
-        if (nattr < 0 || nattr > 1000) throw f.error("bad number of attributes " + std::to_string(nattr));
-        if (nmark != 0 && nmark != 1) throw f.error("boundary marker flag must be 0 or 1");
-        m.X.resize(size_t(n));
-        for (long i = 0; i < n; ++i) {
-            const auto& t = f.take("fewer points than the header announces");
-            f.expectCount(t, size_t(4 + nattr + nmark), "<index> <x> <y> <z> [attributes] [marker]");
-            const long idx = f.integer(t[0]);
-            if (i == 0) {
-                if (idx != 0 && idx != 1) throw f.error("first point must be numbered 0 or 1, got " + t[0]);
-                base = int(idx);
-            } else if (idx != base + i) {
-                throw f.error("point numbered " + t[0] + ", expected " + std::to_string(base + i));
-            }
-            for (long a = 0; a < nattr + nmark; ++a) f.real(t[size_t(4 + a)]);
-            m.X[size_t(i)] = Vec3(float(f.real(t[1])), float(f.real(t[2])), float(f.real(t[3])));
+namespace {
+
+// The .node file: points numbered from `base` (0 or 1, taken from the first point; the .ele file
+// follows it). Attributes and markers are checked to be numbers and dropped.
+std::vector<Vec3> readNodeFile(const std::string& path, int& base) {
+    TokenFile f(path);
+    const auto h = f.header("<#points> 3 <#attributes> <#markers>", {3, 0, 0});
+    const long n = h[0], dim = h[1], nattr = h[2], nmark = h[3];
+    if (n < 4 || n > 100000000)
+        throw f.error("number of points " + std::to_string(n) + " must be in [4, 1e8]");
+    if (dim != 3) throw f.error("dimension must be 3, got " + std::to_string(dim));
+    if (nattr < 0 || nattr > 1000) throw f.error("bad number of attributes " + std::to_string(nattr));
+    if (nmark != 0 && nmark != 1) throw f.error("boundary marker flag must be 0 or 1");
+    std::vector<Vec3> X(static_cast<size_t>(n));
+    for (long i = 0; i < n; ++i) {
+        const auto& t = f.take("fewer points than the header announces");
+        f.expectCount(t, size_t(4 + nattr + nmark), "<index> <x> <y> <z> [attributes] [marker]");
+        const long idx = f.integer(t[0]);
+        if (i == 0) {
+            if (idx != 0 && idx != 1) throw f.error("first point must be numbered 0 or 1, got " + t[0]);
+            base = int(idx);
+        } else if (idx != base + i) {
+            throw f.error("point numbered " + t[0] + ", expected " + std::to_string(base + i));
         }
+        for (long a = 0; a < nattr + nmark; ++a) f.real(t[size_t(4 + a)]);
+        X[size_t(i)] = Vec3(float(f.real(t[1])), float(f.real(t[2])), float(f.real(t[3])));
     }
-    TokenFile f(elePath);
-    const auto& h = f.take("missing header '<#tets> <4|10> <#region attributes>'");
-    if (h.size() < 1 || h.size() > 3) f.expectCount(h, 3, "<#tets> <4|10> <#region attributes>");
-    const long n = f.integer(h[0]);
-    const long corners = h.size() > 1 ? f.integer(h[1]) : 4;
-    const long nattr = h.size() > 2 ? f.integer(h[2]) : 0;
+    return X;
+}
+
+// The corners of one .ele line (tokens 1..corners), zero-based. The first four are the tet; the six
+// mid-edge nodes of a 10-node tet are range-checked and dropped.
+std::array<int, 4> readTetCorners(const TokenFile& f, const std::vector<std::string>& t, long corners,
+                                  long base, long np) {
+    std::array<int, 4> tet{};
+    for (long k = 0; k < corners; ++k) {
+        const std::string& tok = t[size_t(1 + k)];
+        const long v = f.integer(tok);
+        if (k >= 4) {
+            if (v < base || v >= base + np) throw f.error("node " + tok + " out of range");
+            continue;
+        }
+        if (v < base || v >= base + np)
+            throw f.error("node " + tok + " out of range [" + std::to_string(base) + ", " +
+                          std::to_string(base + np - 1) + "]");
+        tet[size_t(k)] = int(v - base);
+    }
+    return tet;
+}
+
+// Refuses a tet with a repeated node and makes it positively oriented (det[x1-x0, x2-x0, x3-x0] >= 0,
+// the convention of every kernel), swapping its last two corners where TetGen's file says otherwise.
+void checkAndOrientTet(const TokenFile& f, const std::vector<Vec3>& X, std::array<int, 4>& tet) {
+    if (tet[0] == tet[1] || tet[0] == tet[2] || tet[0] == tet[3] || tet[1] == tet[2] || tet[1] == tet[3] ||
+        tet[2] == tet[3])
+        throw f.error("tet has a repeated node");
+    const Vec3d x0(X[size_t(tet[0])]);
+    const double det = dot(Vec3d(X[size_t(tet[1])]) - x0,
+                           cross(Vec3d(X[size_t(tet[2])]) - x0, Vec3d(X[size_t(tet[3])]) - x0));
+    if (det < 0) std::swap(tet[2], tet[3]);
+}
+
+// The .ele file: tets numbered like the .node file (from `base`), corners into X.
+std::vector<std::array<int, 4>> readEleFile(const std::string& path, const std::vector<Vec3>& X, int base) {
+    TokenFile f(path);
+    const auto h = f.header("<#tets> <4|10> <#region attributes>", {4, 0});
+    const long n = h[0], corners = h[1], nattr = h[2];
     if (n < 1 || n > 500000000) throw f.error("number of tets " + std::to_string(n) + " must be in [1, 5e8]");
     if (corners != 4 && corners != 10)
         throw f.error("nodes per tet must be 4 or 10, got " + std::to_string(corners));
     if (nattr < 0 || nattr > 1000) throw f.error("bad number of region attributes " + std::to_string(nattr));
-    const long np = long(m.X.size());
-    m.tets.resize(size_t(n));
+    const long np = long(X.size());
+    std::vector<std::array<int, 4>> tets(static_cast<size_t>(n));
     for (long e = 0; e < n; ++e) {
         const auto& t = f.take("fewer tets than the header announces");
         f.expectCount(t, size_t(1 + corners + nattr), "<index> <corners...> [region attributes]");
@@ -158,32 +199,25 @@ TetMesh readTetGen(const std::string& nodePath, const std::string& elePath) {
             throw f.error("tet numbered " + t[0] + ", expected " + std::to_string(base + e) +
                           " (numbering follows the .node file, which starts at " + std::to_string(base) +
                           ")");
-        std::array<int, 4> tet{};
-        for (int k = 0; k < 4; ++k) {
-            const long v = f.integer(t[size_t(1 + k)]);
-            if (v < base || v >= base + np)
-                throw f.error("node " + t[size_t(1 + k)] + " out of range [" + std::to_string(base) + ", " +
-                              std::to_string(base + np - 1) + "]");
-            tet[size_t(k)] = int(v - base);
-        }
-        for (long k = 4; k < corners; ++k) {
-            const long v = f.integer(t[size_t(1 + k)]);
-            if (v < base || v >= base + np) throw f.error("node " + t[size_t(1 + k)] + " out of range");
-        }
+        std::array<int, 4> tet = readTetCorners(f, t, corners, base, np);
         for (long a = 0; a < nattr; ++a) f.real(t[size_t(1 + corners + a)]);
-        if (tet[0] == tet[1] || tet[0] == tet[2] || tet[0] == tet[3] || tet[1] == tet[2] ||
-            tet[1] == tet[3] || tet[2] == tet[3])
-            throw f.error("tet has a repeated node");
-        const Vec3d x0(m.X[size_t(tet[0])]);
-        const double det = dot(Vec3d(m.X[size_t(tet[1])]) - x0,
-                               cross(Vec3d(m.X[size_t(tet[2])]) - x0, Vec3d(m.X[size_t(tet[3])]) - x0));
-        if (det < 0) std::swap(tet[2], tet[3]);
-        m.tets[size_t(e)] = tet;
+        checkAndOrientTet(f, X, tet);
+        tets[size_t(e)] = tet;
     }
     if (f.next < f.lines.size()) {
         ++f.next;
         throw f.error("more tets than the header announces (" + std::to_string(n) + ")");
     }
+    return tets;
+}
+
+}  // namespace
+
+TetMesh readTetGen(const std::string& nodePath, const std::string& elePath) {
+    TetMesh m;
+    int base = 0;
+    m.X = readNodeFile(nodePath, base);
+    m.tets = readEleFile(elePath, m.X, base);
     return m;
 }
 
@@ -224,93 +258,102 @@ void removeUnusedVertices(TetMesh& mesh) {
     mesh.X = std::move(X);
 }
 
-TetMesh tetrahedralizeSurface(const TriMesh& surf, const TetGenOptions& opt, const std::string& file) {
-    if (surf.tris.empty()) throw InputError(file, "path", "surface has no triangles");
+namespace {
+
+void checkTetGenOptions(const TetGenOptions& opt, const std::string& file) {
     if (!(opt.maxVolume >= 0) || !std::isfinite(opt.maxVolume))
         throw InputError(file, "maxVolume", "must be >= 0 (0 = automatic)");
     if (!(opt.minQuality == 0 || opt.minQuality >= 1.05) || !std::isfinite(opt.minQuality))
         throw InputError(file, "minQuality",
                          "radius-edge bound must be 0 (off) or >= 1.05 (TetGen may not terminate below)");
-    // TetGen runs on a copy centred at the bounding-box centre and scaled to unit diagonal, so that its
-    // switches never need exponents and its tolerances see the same scale for every input.
-    Vec3d lo(1e300), hi(-1e300);
-    for (const auto& t : surf.tris)
-        for (int v : t) {
-            lo = cwiseMin(lo, Vec3d(surf.X[size_t(v)]));
-            hi = cwiseMax(hi, Vec3d(surf.X[size_t(v)]));
-        }
-    const double diag = norm(hi - lo);
-    if (!(diag > 0) || !std::isfinite(diag))
-        throw InputError(file, "path", "surface has zero or infinite extent");
-    const Vec3d c = (lo + hi) * 0.5;
-    const double s = 1.0 / diag;
-    // Zero-area triangles (collinear corners, e.g. slivers closing a T-junction) are not meshable and
-    // TetGen reports them as intersections; name them instead. Height below 1e-6 of the longest edge
-    // catches float-rounded collinear corners (rounding leaves heights ~1e-7 of the edge).
+}
+
+std::string pointText(const Vec3d& p) {
+    return "(" + std::to_string(p.x) + ", " + std::to_string(p.y) + ", " + std::to_string(p.z) + ")";
+}
+
+// Zero-area triangles (collinear corners, e.g. slivers closing a T-junction) are not meshable and
+// TetGen reports them as intersections; name them instead. Height below 1e-6 of the longest edge
+// catches float-rounded collinear corners (rounding leaves heights ~1e-7 of the edge).
+void refuseFlatTriangles(const TriMesh& surf, const std::string& file) {
     int flat = 0;
     std::string firstFlat;
     for (const auto& t : surf.tris) {
         const Vec3d a(surf.X[size_t(t[0])]), b(surf.X[size_t(t[1])]), d(surf.X[size_t(t[2])]);
         const double e2 = std::max({squaredNorm(b - a), squaredNorm(d - b), squaredNorm(a - d)});
-        if (norm(cross(b - a, d - a)) <= 1e-6 * e2) {
-            if (flat++ == 0)
-                firstFlat = "(" + std::to_string(a.x) + ", " + std::to_string(a.y) + ", " +
-                            std::to_string(a.z) + ")-(" + std::to_string(b.x) + ", " + std::to_string(b.y) +
-                            ", " + std::to_string(b.z) + ")-(" + std::to_string(d.x) + ", " +
-                            std::to_string(d.y) + ", " + std::to_string(d.z) + ")";
-        }
+        if (norm(cross(b - a, d - a)) <= 1e-6 * e2 && flat++ == 0)
+            firstFlat = pointText(a) + "-" + pointText(b) + "-" + pointText(d);
     }
     if (flat > 0)
         throw InputError(file, "path",
                          std::to_string(flat) + " degenerate (zero-area) triangles, first " + firstFlat);
-    std::vector<int> used(surf.X.size(), -1);
-    std::vector<int> input;  // tetgen index -> surface vertex
-    for (const auto& t : surf.tris)
-        for (int v : t)
-            if (used[size_t(v)] < 0) {
-                used[size_t(v)] = int(input.size());
-                input.push_back(v);
-            }
-    auto fill = [&](tetgenio& in) {
+}
+
+// TetGen's input: the referenced surface vertices in first-use order, centred at c and scaled by s
+// (so that its switches never need exponents and its tolerances see one scale for every input),
+// and one single-triangle facet per surface triangle.
+class TetGenInput {
+  public:
+    TetGenInput(const TriMesh& surf, const Vec3d& c, double s) : surf_(surf), c_(c), s_(s) {
+        used_.assign(surf.X.size(), -1);
+        for (const auto& t : surf.tris)
+            for (int v : t)
+                if (used_[size_t(v)] < 0) {
+                    used_[size_t(v)] = int(input_.size());
+                    input_.push_back(v);
+                }
+    }
+
+    void fill(tetgenio& in) const {
         in.firstnumber = 0;
-        in.numberofpoints = int(input.size());
-        in.pointlist = new REAL[input.size() * 3];
-        for (size_t i = 0; i < input.size(); ++i) {
-            const Vec3d p = (Vec3d(surf.X[size_t(input[i])]) - c) * s;
+        in.numberofpoints = int(input_.size());
+        in.pointlist = new REAL[input_.size() * 3];
+        for (size_t i = 0; i < input_.size(); ++i) {
+            const Vec3d p = (Vec3d(surf_.X[size_t(input_[i])]) - c_) * s_;
             in.pointlist[3 * i] = p.x;
             in.pointlist[3 * i + 1] = p.y;
             in.pointlist[3 * i + 2] = p.z;
         }
-        in.numberoffacets = int(surf.tris.size());
-        in.facetlist = new tetgenio::facet[surf.tris.size()];
-        for (size_t i = 0; i < surf.tris.size(); ++i) {
-            tetgenio::facet& f = in.facetlist[i];
-            tetgenio::init(&f);
-            f.numberofpolygons = 1;
-            f.polygonlist = new tetgenio::polygon[1];
-            tetgenio::init(&f.polygonlist[0]);
-            f.polygonlist[0].numberofvertices = 3;
-            f.polygonlist[0].vertexlist = new int[3];
-            for (int k = 0; k < 3; ++k)
-                f.polygonlist[0].vertexlist[k] = used[size_t(surf.tris[i][size_t(k)])];
-        }
-    };
-
-    // Pass 1, "-d": TetGen only checks the facets for intersections and returns the triangles that
-    // cross another one in out.trifacelist (an empty list when the surface is clean); it meshes
-    // nothing. Without this pass a self-intersection may surface later as code 3, or not at all.
-    {
-        tetgenio in, out;
-        fill(in);
-        runTetGen("pdzQ", in, out, file);
-        if (out.numberoftrifaces > 0)
-            throw InputError(file, "path",
-                             "the surface intersects itself (" + std::to_string(out.numberoftrifaces) +
-                                 " triangles cross other triangles)");
+        in.numberoffacets = int(surf_.tris.size());
+        in.facetlist = new tetgenio::facet[surf_.tris.size()];
+        for (size_t i = 0; i < surf_.tris.size(); ++i) fillFacet(in.facetlist[i], surf_.tris[i]);
     }
 
-    // Checked after pass 1, which names a self-intersection better than a volume that is meaningless.
-    const double volume = enclosedVolume(surf);
+  private:
+    void fillFacet(tetgenio::facet& f, const std::array<int, 3>& tri) const {
+        tetgenio::init(&f);
+        f.numberofpolygons = 1;
+        f.polygonlist = new tetgenio::polygon[1];
+        tetgenio::init(&f.polygonlist[0]);
+        f.polygonlist[0].numberofvertices = 3;
+        f.polygonlist[0].vertexlist = new int[3];
+        for (int k = 0; k < 3; ++k) f.polygonlist[0].vertexlist[k] = used_[size_t(tri[size_t(k)])];
+    }
+
+    const TriMesh& surf_;
+    Vec3d c_;
+    double s_;
+    std::vector<int> used_;   // surface vertex -> tetgen index (-1: unused)
+    std::vector<int> input_;  // tetgen index -> surface vertex
+};
+
+// Pass 1, "-d": TetGen only checks the facets for intersections and returns the triangles that cross
+// another one in out.trifacelist (an empty list when the surface is clean); it meshes nothing. Without
+// this pass a self-intersection may surface later as code 3, or not at all.
+void refuseSelfIntersection(const TetGenInput& input, const std::string& file) {
+    tetgenio in, out;
+    input.fill(in);
+    runTetGen("pdzQ", in, out, file);
+    if (out.numberoftrifaces > 0)
+        throw InputError(file, "path",
+                         "the surface intersects itself (" + std::to_string(out.numberoftrifaces) +
+                             " triangles cross other triangles)");
+}
+
+// The volume bound per tet, refusing a surface that encloses nothing and a bound that would make more
+// than kMaxTets tets. Checked after pass 1, which names a self-intersection better than a volume that
+// is meaningless.
+double maxTetVolume(double volume, double diag, const TetGenOptions& opt, const std::string& file) {
     if (!(volume > 1e-12 * diag * diag * diag))
         throw InputError(file, "path", "surface encloses no volume (" + std::to_string(volume) + ")");
     const double maxVol = opt.maxVolume > 0 ? opt.maxVolume : volume / TetGenOptions::kAutoTetsTarget;
@@ -319,11 +362,110 @@ TetMesh tetrahedralizeSurface(const TriMesh& surf, const TetGenOptions& opt, con
                          std::to_string(maxVol) + " would make more than " +
                              std::to_string(long(TetGenOptions::kMaxTets)) + " tets (enclosed volume " +
                              std::to_string(volume) + ")");
+    return maxVol;
+}
+
+// Six times the signed volume of tet t (positive for the orientation every kernel assumes).
+double tetDet6(const std::vector<Vec3d>& X, const std::array<int, 4>& t) {
+    const Vec3d& x0 = X[size_t(t[0])];
+    return dot(X[size_t(t[1])] - x0, cross(X[size_t(t[2])] - x0, X[size_t(t[3])] - x0));
+}
+
+// TetGen fills everything inside the outer hull of the facets, including cavities bounded by inner
+// shells (a hollow ball). A region is solid when the surface winds around it: the winding number
+// (surface.h) at the centroid of one of its tets, interior to the region so an integer up to rounding,
+// is nonzero: 1 inside outward shells, 0 in a cavity behind an inward-facing shell. One winding number
+// per region ("-A" attribute), remembered in first-seen order.
+class SolidRegions {
+  public:
+    SolidRegions(const tetgenio& out, const std::vector<Vec3d>& Xd, const TriMesh& surf, const Vec3d& c,
+                 double s)
+        : out_(out), Xd_(Xd), surf_(surf), c_(c), s_(s) {}
+
+    bool solid(int e) {
+        const int nattr = out_.numberoftetrahedronattributes;
+        if (nattr < 1) return true;
+        const double region = out_.tetrahedronattributelist[e * nattr];
+        for (const auto& [r, keep] : regionSolid_)
+            if (r == region) return keep != 0;
+        Vec3d centroid(0.0);
+        for (int k = 0; k < 4; ++k)
+            centroid += Xd_[size_t(out_.tetrahedronlist[e * out_.numberofcorners + k])];
+        const bool keep = std::fabs(windingNumber(surf_.X, surf_.tris, centroid * 0.25 / s_ + c_)) > 0.5;
+        regionSolid_.emplace_back(region, char(keep));
+        return keep;
+    }
+
+  private:
+    const tetgenio& out_;
+    const std::vector<Vec3d>& Xd_;
+    const TriMesh& surf_;
+    Vec3d c_;
+    double s_;
+    std::vector<std::pair<double, char>> regionSolid_;  // (region attribute, solid?)
+};
+
+// The solid tets of TetGen's output, positively oriented, with all of its points mapped back to the
+// surface's frame (unused ones are removed by the caller).
+TetMesh solidTets(const tetgenio& out, const std::vector<Vec3d>& Xd, const TriMesh& surf, const Vec3d& c,
+                  double s) {
+    SolidRegions regions(out, Xd, surf, c, s);
+    TetMesh m;
+    m.X.resize(Xd.size());
+    for (size_t i = 0; i < Xd.size(); ++i) m.X[i] = Vec3(Xd[i] / s + c);
+    m.tets.reserve(size_t(out.numberoftetrahedra));
+    for (int e = 0; e < out.numberoftetrahedra; ++e) {
+        if (!regions.solid(e)) continue;
+        std::array<int, 4> t;
+        for (int k = 0; k < 4; ++k) t[size_t(k)] = out.tetrahedronlist[e * out.numberofcorners + k];
+        if (tetDet6(Xd, t) < 0) std::swap(t[2], t[3]);
+        m.tets.push_back(t);
+    }
+    return m;
+}
+
+// The kept tets must fill what the surface encloses (divergence theorem, `volume`). They do not when
+// shells disagree: an inside-out shell apart from the others (its tets are kept, its volume
+// subtracted) or a shell nested in another with the same orientation (winding 2 inside).
+void checkFilledVolume(const TetMesh& m, const std::vector<Vec3d>& Xd, double s, double volume,
+                       const std::string& file) {
+    double filled = 0;
+    for (const auto& t : m.tets) filled += tetDet6(Xd, t) / 6.0;
+    filled /= s * s * s;
+    if (std::fabs(filled - volume) > 1e-6 * std::fabs(volume)) {
+        char msg[160];
+        std::snprintf(msg, sizeof msg,
+                      "tets fill volume %.9g but the surface encloses %.9g (relative difference %.2g)",
+                      filled, volume, std::fabs(filled - volume) / std::fabs(volume));
+        throw InputError(
+            file, "path",
+            std::string(msg) +
+                ": a shell is inside out, or closed shells are nested with the same orientation");
+    }
+}
+
+}  // namespace
+
+TetMesh tetrahedralizeSurface(const TriMesh& surf, const TetGenOptions& opt, const std::string& file) {
+    if (surf.tris.empty()) throw InputError(file, "path", "surface has no triangles");
+    checkTetGenOptions(opt, file);
+    // TetGen runs on a copy centred at the bounding-box centre and scaled to unit diagonal.
+    const Box3d box = usedBounds(surf);
+    const double diag = norm(box.hi - box.lo);
+    if (!(diag > 0) || !std::isfinite(diag))
+        throw InputError(file, "path", "surface has zero or infinite extent");
+    const Vec3d c = (box.lo + box.hi) * 0.5;
+    const double s = 1.0 / diag;
+    refuseFlatTriangles(surf, file);
+    const TetGenInput input(surf, c, s);
+    refuseSelfIntersection(input, file);
+    const double volume = enclosedVolume(surf);
+    const double maxVol = maxTetVolume(volume, diag, opt, file);
 
     // Pass 2, the mesh. "-A" numbers the regions that the facets separate, so that cavities can be
-    // told from solid below.
+    // told from solid (SolidRegions).
     tetgenio in, out;
-    fill(in);
+    input.fill(in);
     char sw[128];
     const double scaledVol = maxVol * s * s * s;
     if (opt.minQuality > 0)
@@ -337,58 +479,9 @@ TetMesh tetrahedralizeSurface(const TriMesh& surf, const TetGenOptions& opt, con
     std::vector<Vec3d> Xd(size_t(out.numberofpoints));
     for (int i = 0; i < out.numberofpoints; ++i)
         Xd[size_t(i)] = Vec3d(out.pointlist[3 * i], out.pointlist[3 * i + 1], out.pointlist[3 * i + 2]);
-
-    // TetGen fills everything inside the outer hull of the facets, including cavities bounded by inner
-    // shells (a hollow ball). A region is solid when the surface winds around it: the winding number
-    // (surface.h) at the centroid of one of its tets, interior to the region so an integer up to
-    // rounding, is nonzero: 1 inside outward shells, 0 in a cavity behind an inward-facing shell.
-    const int nattr = out.numberoftetrahedronattributes;
-    std::vector<std::pair<double, char>> regionSolid;  // (region attribute, solid?)
-    auto solid = [&](int e) {
-        if (nattr < 1) return true;
-        const double region = out.tetrahedronattributelist[e * nattr];
-        for (const auto& [r, keep] : regionSolid)
-            if (r == region) return keep != 0;
-        Vec3d centroid(0.0);
-        for (int k = 0; k < 4; ++k) centroid += Xd[size_t(out.tetrahedronlist[e * out.numberofcorners + k])];
-        const bool keep = std::fabs(windingNumber(surf.X, surf.tris, centroid * 0.25 / s + c)) > 0.5;
-        regionSolid.emplace_back(region, char(keep));
-        return keep;
-    };
-
-    TetMesh m;
-    m.X.resize(Xd.size());
-    for (size_t i = 0; i < Xd.size(); ++i) m.X[i] = Vec3(Xd[i] / s + c);
-    m.tets.reserve(size_t(out.numberoftetrahedra));
-    for (int e = 0; e < out.numberoftetrahedra; ++e) {
-        if (!solid(e)) continue;
-        std::array<int, 4> t;
-        for (int k = 0; k < 4; ++k) t[size_t(k)] = out.tetrahedronlist[e * out.numberofcorners + k];
-        const Vec3d& x0 = Xd[size_t(t[0])];
-        if (dot(Xd[size_t(t[1])] - x0, cross(Xd[size_t(t[2])] - x0, Xd[size_t(t[3])] - x0)) < 0)
-            std::swap(t[2], t[3]);
-        m.tets.push_back(t);
-    }
+    TetMesh m = solidTets(out, Xd, surf, c, s);
     if (m.tets.empty()) throw InputError(file, "path", "no solid region: the surface encloses only cavities");
-    // The kept tets must fill what the surface encloses (divergence theorem, computed above). They do
-    // not when shells disagree: an inside-out shell apart from the others (its tets are kept, its
-    // volume subtracted) or a shell nested in another with the same orientation (winding 2 inside).
-    double filled = 0;
-    for (const auto& t : m.tets) {
-        const Vec3d& x0 = Xd[size_t(t[0])];
-        filled += dot(Xd[size_t(t[1])] - x0, cross(Xd[size_t(t[2])] - x0, Xd[size_t(t[3])] - x0)) / 6.0;
-    }
-    filled /= s * s * s;
-    if (std::fabs(filled - volume) > 1e-6 * std::fabs(volume)) {
-        char msg[160];
-        std::snprintf(msg, sizeof msg,
-                      "tets fill volume %.9g but the surface encloses %.9g (relative difference %.2g)",
-                      filled, volume, std::fabs(filled - volume) / std::fabs(volume));
-        throw InputError(
-            file, "path",
-            std::string(msg) +
-                ": a shell is inside out, or closed shells are nested with the same orientation");
-    }
+    checkFilledVolume(m, Xd, s, volume, file);
     removeUnusedVertices(m);
     return m;
 }

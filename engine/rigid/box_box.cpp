@@ -82,6 +82,116 @@ int faceContact(const BoxFrame& R, const BoxFrame& I, int i, const Vec3& nRef, f
     return m;
 }
 
+// The deepest (least separated) axis of each family of the separating axis test: face normals of A
+// (sA, iA), of B (sB, iB), and the edge-edge cross products (sE, eA x eB, unit normal nE).
+struct AxisSearch {
+    static constexpr float kNone = -std::numeric_limits<float>::infinity();
+    float sA = kNone, sB = kNone, sE = kNone;
+    int iA = 0, iB = 0, eA = 0, eB = 0;
+    Vec3 nE;
+};
+
+// Face axes of `self` against `other`: separation |d . n| - (projected half extents), with absC the
+// |cosines| between the two frames (row i: self's axis i when selfIsA, else column i). Returns false
+// as soon as one axis separates by more than margin.
+bool searchFaceAxes(const BoxFrame& self, const BoxFrame& other, const Vec3& d, const float (&absC)[3][3],
+                    bool selfIsA, float margin, float& best, int& bestAxis) {
+    for (int i = 0; i < 3; ++i) {
+        const float c0 = selfIsA ? absC[i][0] : absC[0][i], c1 = selfIsA ? absC[i][1] : absC[1][i],
+                    c2 = selfIsA ? absC[i][2] : absC[2][i];
+        float s =
+            std::fabs(dot(d, self.ax[i])) - (self.h[i] + other.h.x * c0 + other.h.y * c1 + other.h.z * c2);
+        if (s > margin) return false;
+        if (s > best) best = s, bestAxis = i;
+    }
+    return true;
+}
+
+// The 9 edge-edge axes n = ax_A[i] x ax_B[j] (skipped when near parallel: the cross product is noise).
+bool searchEdgeAxes(const BoxFrame& A, const BoxFrame& B, const Vec3& d, float margin, AxisSearch& r) {
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+            Vec3 n = cross(A.ax[i], B.ax[j]);
+            float l = norm(n);
+            if (l < 1e-3f) continue;
+            n /= l;
+            float ra = 0, rb = 0;
+            for (int k = 0; k < 3; ++k) {
+                ra += A.h[k] * std::fabs(dot(A.ax[k], n));
+                rb += B.h[k] * std::fabs(dot(B.ax[k], n));
+            }
+            float s = std::fabs(dot(d, n)) - (ra + rb);
+            if (s > margin) return false;
+            if (s > r.sE) r.sE = s, r.eA = i, r.eB = j, r.nE = n;
+        }
+    return true;
+}
+
+// Edge-edge contact: one point pair, the closest points of A's edge eA and B's edge eB, each edge the
+// one of its box most extreme along nE (towards the other box). Its key names the edge pair and the
+// signs that pick the edges.
+int edgeContact(const BoxFrame& A, const BoxFrame& B, const Vec3& d, const AxisSearch& r, Manifold& m) {
+    const int eA = r.eA, eB = r.eB;
+    Vec3 nE = r.nE;
+    if (dot(d, nE) < 0) nE = -nE;
+    Vec3 ca = A.c, cb = B.c;
+    uint32_t signs = 0;
+    for (int k = 0; k < 3; ++k) {
+        if (k != eA) {
+            float s = dot(A.ax[k], nE) > 0 ? 1.0f : -1.0f;
+            ca += A.ax[k] * (s * A.h[k]);
+            signs |= (s > 0 ? 1u : 0u) << k;
+        }
+        if (k != eB) {
+            float s = dot(B.ax[k], nE) < 0 ? 1.0f : -1.0f;
+            cb += B.ax[k] * (s * B.h[k]);
+            signs |= (s > 0 ? 1u : 0u) << (3 + k);
+        }
+    }
+    // Closest points of the two edge segments (the lines' closest points, clamped).
+    const Vec3 &ha = A.h, &hb = B.h;
+    Vec3 da = A.ax[eA], db = B.ax[eB], rr = ca - cb;
+    float b = dot(da, db), c = dot(da, rr), f = dot(db, rr), den = 1 - b * b;
+    float s = den > 1e-6f ? (b * f - c) / den : 0.0f;
+    s = std::fmax(-ha[eA], std::fmin(ha[eA], s));
+    float t = std::fmax(-hb[eB], std::fmin(hb[eB], b * s + f));
+    s = std::fmax(-ha[eA], std::fmin(ha[eA], b * t - c));
+    m.normal = nE;
+    m.pts[0].pA = ca + da * s;
+    m.pts[0].pB = cb + db * t;
+    m.pts[0].key = (2u << 28) | (uint32_t(eA * 3 + eB) << 8) | signs;
+    m.count = 1;
+    return 1;
+}
+
+// Face contact with reference face iRef of box R (A when !refIsB), clipped and reduced to at most 4
+// points. With B's face as reference, its outward normal points towards A; the manifold normal
+// (A -> B) is its negation and the roles of the points swap.
+int faceManifold(const BoxFrame& R, const BoxFrame& I, int iRef, bool refIsB, const Vec3& d, float margin,
+                 Manifold& m) {
+    const bool towards = dot(d, R.ax[iRef]) > 0;  // R's axis iRef points from A to B
+    Vec3 nRef, pRef[8], pInc[8];
+    uint32_t base;
+    if (!refIsB) {
+        nRef = R.ax[iRef] * (towards ? 1.0f : -1.0f);
+        base = (uint32_t(2 * iRef + (towards ? 1 : 0)) << 16);
+    } else {
+        nRef = R.ax[iRef] * (towards ? -1.0f : 1.0f);
+        base = (1u << 28) | (uint32_t(2 * iRef + (towards ? 0 : 1)) << 16);
+    }
+    float sep[8];
+    uint32_t keys[8];
+    int n = faceContact(R, I, iRef, nRef, margin, base, pRef, pInc, sep, keys);
+    m.normal = refIsB ? -nRef : nRef;
+    ManifoldPoint all[8];
+    for (int k = 0; k < n; ++k)
+        all[k] = refIsB ? ManifoldPoint{pInc[k], pRef[k], keys[k]} : ManifoldPoint{pRef[k], pInc[k], keys[k]};
+    n = reduceManifold(all, sep, n, m.normal);
+    for (int k = 0; k < n; ++k) m.pts[k] = all[k];
+    m.count = n;
+    return n;
+}
+
 }  // namespace
 
 int collideBoxBox(const Vec3& ha, const Pose& xa, const Vec3& hb, const Pose& xb, float margin, Manifold& m) {
@@ -95,97 +205,16 @@ int collideBoxBox(const Vec3& ha, const Pose& xa, const Vec3& hb, const Pose& xb
     // spurious separating axis.
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) absC[i][j] = std::fabs(dot(A.ax[i], B.ax[j])) + 1e-6f;
-    const float inf = std::numeric_limits<float>::infinity();
-    float sA = -inf, sB = -inf, sE = -inf;
-    int iA = 0, iB = 0, eA = 0, eB = 0;
-    Vec3 nE;
-    for (int i = 0; i < 3; ++i) {
-        float s =
-            std::fabs(dot(d, A.ax[i])) - (ha[i] + hb.x * absC[i][0] + hb.y * absC[i][1] + hb.z * absC[i][2]);
-        if (s > margin) return 0;
-        if (s > sA) sA = s, iA = i;
-    }
-    for (int j = 0; j < 3; ++j) {
-        float s =
-            std::fabs(dot(d, B.ax[j])) - (hb[j] + ha.x * absC[0][j] + ha.y * absC[1][j] + ha.z * absC[2][j]);
-        if (s > margin) return 0;
-        if (s > sB) sB = s, iB = j;
-    }
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) {
-            Vec3 n = cross(A.ax[i], B.ax[j]);
-            float l = norm(n);
-            if (l < 1e-3f) continue;
-            n /= l;
-            float ra = 0, rb = 0;
-            for (int k = 0; k < 3; ++k) {
-                ra += ha[k] * std::fabs(dot(A.ax[k], n));
-                rb += hb[k] * std::fabs(dot(B.ax[k], n));
-            }
-            float s = std::fabs(dot(d, n)) - (ra + rb);
-            if (s > margin) return 0;
-            if (s > sE) sE = s, eA = i, eB = j, nE = n;
-        }
+    AxisSearch r;
+    if (!searchFaceAxes(A, B, d, absC, true, margin, r.sA, r.iA)) return 0;
+    if (!searchFaceAxes(B, A, d, absC, false, margin, r.sB, r.iB)) return 0;
+    if (!searchEdgeAxes(A, B, d, margin, r)) return 0;
     float scale = std::fmin(std::fmin(std::fmin(ha.x, ha.y), ha.z), std::fmin(std::fmin(hb.x, hb.y), hb.z));
-    const bool useB = sB > sA + 0.005f * scale;
-    const float sFace = useB ? sB : sA;
-    if (sE > sFace + 0.02f * scale) {
-        if (dot(d, nE) < 0) nE = -nE;
-        Vec3 ca = A.c, cb = B.c;
-        uint32_t signs = 0;
-        for (int k = 0; k < 3; ++k) {
-            if (k != eA) {
-                float s = dot(A.ax[k], nE) > 0 ? 1.0f : -1.0f;
-                ca += A.ax[k] * (s * ha[k]);
-                signs |= (s > 0 ? 1u : 0u) << k;
-            }
-            if (k != eB) {
-                float s = dot(B.ax[k], nE) < 0 ? 1.0f : -1.0f;
-                cb += B.ax[k] * (s * hb[k]);
-                signs |= (s > 0 ? 1u : 0u) << (3 + k);
-            }
-        }
-        // Closest points of the two edge segments (the lines' closest points, clamped).
-        Vec3 da = A.ax[eA], db = B.ax[eB], r = ca - cb;
-        float b = dot(da, db), c = dot(da, r), f = dot(db, r), den = 1 - b * b;
-        float s = den > 1e-6f ? (b * f - c) / den : 0.0f;
-        s = std::fmax(-ha[eA], std::fmin(ha[eA], s));
-        float t = std::fmax(-hb[eB], std::fmin(hb[eB], b * s + f));
-        s = std::fmax(-ha[eA], std::fmin(ha[eA], b * t - c));
-        m.normal = nE;
-        m.pts[0].pA = ca + da * s;
-        m.pts[0].pB = cb + db * t;
-        m.pts[0].key = (2u << 28) | (uint32_t(eA * 3 + eB) << 8) | signs;
-        m.count = 1;
-        return 1;
-    }
-    Vec3 pRef[8], pInc[8];
-    float sep[8];
-    uint32_t keys[8];
-    int n;
-    if (!useB) {
-        Vec3 nRef = A.ax[iA] * (dot(d, A.ax[iA]) > 0 ? 1.0f : -1.0f);
-        uint32_t base = (uint32_t(2 * iA + (dot(d, A.ax[iA]) > 0 ? 1 : 0)) << 16);
-        n = faceContact(A, B, iA, nRef, margin, base, pRef, pInc, sep, keys);
-        m.normal = nRef;
-        ManifoldPoint all[8];
-        for (int k = 0; k < n; ++k) all[k] = {pRef[k], pInc[k], keys[k]};
-        n = reduceManifold(all, sep, n, nRef);
-        for (int k = 0; k < n; ++k) m.pts[k] = all[k];
-    } else {
-        // B's face is the reference: its outward normal points towards A; the manifold normal
-        // (A -> B) is its negation and the roles of the points swap.
-        Vec3 nRef = B.ax[iB] * (dot(d, B.ax[iB]) > 0 ? -1.0f : 1.0f);
-        uint32_t base = (1u << 28) | (uint32_t(2 * iB + (dot(d, B.ax[iB]) > 0 ? 0 : 1)) << 16);
-        n = faceContact(B, A, iB, nRef, margin, base, pRef, pInc, sep, keys);
-        m.normal = -nRef;
-        ManifoldPoint all[8];
-        for (int k = 0; k < n; ++k) all[k] = {pInc[k], pRef[k], keys[k]};
-        n = reduceManifold(all, sep, n, m.normal);
-        for (int k = 0; k < n; ++k) m.pts[k] = all[k];
-    }
-    m.count = n;
-    return n;
+    const bool useB = r.sB > r.sA + 0.005f * scale;
+    const float sFace = useB ? r.sB : r.sA;
+    if (r.sE > sFace + 0.02f * scale) return edgeContact(A, B, d, r, m);
+    return useB ? faceManifold(B, A, r.iB, true, d, margin, m)
+                : faceManifold(A, B, r.iA, false, d, margin, m);
 }
 
 }  // namespace vbd

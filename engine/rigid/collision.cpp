@@ -115,72 +115,110 @@ Aabb shapeAabb(const Collider& c, const Pose& x, float margin) {
     return {x.p - e, x.p + e};
 }
 
-void broadPhase(const std::vector<Aabb>& boxes, std::vector<std::pair<int, int>>& pairs) {
-    pairs.clear();
-    const int n = int(boxes.size());
-    if (n < 2) return;
-    // Cell size: twice the median box extent, so a typical box touches at most 8 cells.
-    std::vector<float> ext(static_cast<size_t>(n));
-    for (int i = 0; i < n; ++i) {
-        Vec3 d = boxes[size_t(i)].hi - boxes[size_t(i)].lo;
-        ext[size_t(i)] = std::max(d.x, std::max(d.y, d.z));
+namespace {
+
+// Uniform grid of the broad phase. Cell size: twice the median box extent, so a typical box touches at
+// most 8 cells.
+class BroadGrid {
+  public:
+    explicit BroadGrid(const std::vector<Aabb>& boxes) {
+        const size_t n = boxes.size();
+        std::vector<float> ext(n);
+        for (size_t i = 0; i < n; ++i) {
+            Vec3 d = boxes[i].hi - boxes[i].lo;
+            ext[i] = std::max(d.x, std::max(d.y, d.z));
+        }
+        std::nth_element(ext.begin(), ext.begin() + long(n / 2), ext.end());
+        const float cell = std::max(2.0f * ext[n / 2], 1e-4f);
+        inv_ = 1.0f / cell;
     }
-    std::vector<float> sorted = ext;
-    std::nth_element(sorted.begin(), sorted.begin() + n / 2, sorted.end());
-    const float cell = std::max(2.0f * sorted[size_t(n / 2)], 1e-4f);
-    const float inv = 1.0f / cell;
-    auto cellOf = [&](float v) { return int(std::floor(v * inv)); };
-    auto overlap = [&](int i, int j) {
-        const Aabb &a = boxes[size_t(i)], &b = boxes[size_t(j)];
-        return a.lo.x <= b.hi.x && b.lo.x <= a.hi.x && a.lo.y <= b.hi.y && b.lo.y <= a.hi.y &&
-               a.lo.z <= b.hi.z && b.lo.z <= a.hi.z;
-    };
-    auto key = [](int x, int y, int z) {
+    int cellOf(float v) const { return int(std::floor(v * inv_)); }
+    // 21 bits per axis (cells -2^20 .. 2^20 - 1; beyond, keys alias, which costs only extra overlap tests).
+    static uint64_t key(int x, int y, int z) {
         return (uint64_t(uint32_t(x + (1 << 20)) & 0x1FFFFF) << 42) |
                (uint64_t(uint32_t(y + (1 << 20)) & 0x1FFFFF) << 21) |
                uint64_t(uint32_t(z + (1 << 20)) & 0x1FFFFF);
-    };
+    }
+    // The cell holding the min corner of the overlap of a and b: the one cell that reports the pair.
+    uint64_t overlapKey(const Aabb& a, const Aabb& b) const {
+        return key(cellOf(std::max(a.lo.x, b.lo.x)), cellOf(std::max(a.lo.y, b.lo.y)),
+                   cellOf(std::max(a.lo.z, b.lo.z)));
+    }
+
+  private:
+    float inv_ = 1;
+};
+
+bool overlap(const Aabb& a, const Aabb& b) {
+    return a.lo.x <= b.hi.x && b.lo.x <= a.hi.x && a.lo.y <= b.hi.y && b.lo.y <= a.hi.y && a.lo.z <= b.hi.z &&
+           b.lo.z <= a.hi.z;
+}
+
+// (cell key, box) for every cell a box touches, sorted; boxes touching more than 64 cells go to `big`
+// instead (ascending) and are tested against all others.
+std::vector<std::pair<uint64_t, int>> cellEntries(const std::vector<Aabb>& boxes, const BroadGrid& g,
+                                                  std::vector<int>& big) {
     std::vector<std::pair<uint64_t, int>> entries;
-    std::vector<int> big;
-    entries.reserve(size_t(n) * 4);
-    for (int i = 0; i < n; ++i) {
+    entries.reserve(boxes.size() * 4);
+    for (int i = 0; i < int(boxes.size()); ++i) {
         const Aabb& b = boxes[size_t(i)];
-        int x0 = cellOf(b.lo.x), x1 = cellOf(b.hi.x), y0 = cellOf(b.lo.y), y1 = cellOf(b.hi.y),
-            z0 = cellOf(b.lo.z), z1 = cellOf(b.hi.z);
+        int x0 = g.cellOf(b.lo.x), x1 = g.cellOf(b.hi.x), y0 = g.cellOf(b.lo.y), y1 = g.cellOf(b.hi.y),
+            z0 = g.cellOf(b.lo.z), z1 = g.cellOf(b.hi.z);
         if (double(x1 - x0 + 1) * (y1 - y0 + 1) * (z1 - z0 + 1) > 64.0) {
             big.push_back(i);
             continue;
         }
         for (int x = x0; x <= x1; ++x)
             for (int y = y0; y <= y1; ++y)
-                for (int z = z0; z <= z1; ++z) entries.push_back({key(x, y, z), i});
+                for (int z = z0; z <= z1; ++z) entries.push_back({BroadGrid::key(x, y, z), i});
     }
     std::sort(entries.begin(), entries.end());
+    return entries;
+}
+
+// Overlapping pairs among the boxes of one cell, entries[s, e); a pair is reported only in the cell
+// holding the min corner of the two boxes' overlap, so once however many cells both touch.
+void pairsInCell(const std::vector<Aabb>& boxes, const BroadGrid& g,
+                 const std::vector<std::pair<uint64_t, int>>& entries, size_t s, size_t e,
+                 std::vector<std::pair<int, int>>& pairs) {
+    for (size_t u = s; u < e; ++u)
+        for (size_t v = u + 1; v < e; ++v) {
+            int i = entries[u].second, j = entries[v].second;
+            const Aabb &a = boxes[size_t(i)], &b = boxes[size_t(j)];
+            if (!overlap(a, b) || g.overlapKey(a, b) != entries[s].first) continue;
+            pairs.push_back({std::min(i, j), std::max(i, j)});
+        }
+}
+
+// Pairs of the big boxes with every other box; two big boxes are reported once, from the smaller index.
+void pairsWithBig(const std::vector<Aabb>& boxes, const std::vector<int>& big,
+                  std::vector<std::pair<int, int>>& pairs) {
+    const int n = int(boxes.size());
+    for (int i : big)
+        for (int j = 0; j < n; ++j) {
+            if (i == j) continue;
+            bool jBig = std::binary_search(big.begin(), big.end(), j);
+            if (jBig && j < i) continue;
+            if (overlap(boxes[size_t(i)], boxes[size_t(j)]))
+                pairs.push_back({std::min(i, j), std::max(i, j)});
+        }
+}
+
+}  // namespace
+
+void broadPhase(const std::vector<Aabb>& boxes, std::vector<std::pair<int, int>>& pairs) {
+    pairs.clear();
+    if (boxes.size() < 2) return;
+    const BroadGrid g(boxes);
+    std::vector<int> big;
+    const auto entries = cellEntries(boxes, g, big);
     for (size_t s = 0; s < entries.size();) {
         size_t e = s;
         while (e < entries.size() && entries[e].first == entries[s].first) ++e;
-        for (size_t u = s; u < e; ++u)
-            for (size_t v = u + 1; v < e; ++v) {
-                int i = entries[u].second, j = entries[v].second;
-                if (!overlap(i, j)) continue;
-                // Report a pair only in the cell holding the min corner of the two boxes' overlap.
-                const Aabb &a = boxes[size_t(i)], &b = boxes[size_t(j)];
-                if (key(cellOf(std::max(a.lo.x, b.lo.x)), cellOf(std::max(a.lo.y, b.lo.y)),
-                        cellOf(std::max(a.lo.z, b.lo.z))) != entries[s].first)
-                    continue;
-                pairs.push_back({std::min(i, j), std::max(i, j)});
-            }
+        pairsInCell(boxes, g, entries, s, e, pairs);
         s = e;
     }
-    for (size_t u = 0; u < big.size(); ++u)
-        for (int j = 0; j < n; ++j) {
-            int i = big[u];
-            if (i == j) continue;
-            // Two big boxes: report once, from the smaller index.
-            bool jBig = std::binary_search(big.begin(), big.end(), j);
-            if (jBig && j < i) continue;
-            if (overlap(i, j)) pairs.push_back({std::min(i, j), std::max(i, j)});
-        }
+    pairsWithBig(boxes, big, pairs);
     std::sort(pairs.begin(), pairs.end());
     pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
 }
@@ -280,6 +318,79 @@ int collidePlane(float height, const Collider& c, const Pose& x, float margin, M
     return m.count;
 }
 
+namespace {
+
+// A one-point manifold (sphere pairs, box-sphere).
+int singlePoint(const Vec3& n, const ManifoldPoint& p, Manifold& m) {
+    m.normal = n;
+    m.pts[0] = p;
+    return m.count = 1;
+}
+
+// Segment against box: the two end spheres, plus the segment point closest to the box (alternating
+// projections converge for a convex box and a segment) when it is interior. The manifold normal is
+// that of the deepest point.
+int collideBoxCapsule(const Collider& a, const Pose& xa, const Collider& b, const Pose& xb, float margin,
+                      Manifold& m) {
+    Vec3 ax = capsuleAxis(xb) * b.halfHeight;
+    Vec3 e0 = xb.p + ax, e1 = xb.p - ax;
+    Vec3 s = xb.p;
+    for (int it = 0; it < 8; ++it) {
+        Vec3 l = rotateInv(xa.q, s - xa.p);
+        Vec3 onBox = xa.p + rotate(xa.q, cwiseMax(cwiseMin(l, a.half), -a.half));
+        s = closestOnSegment(e0, e1, onBox);
+    }
+    float t;
+    closestOnSegment(e0, e1, s, &t);
+    const Vec3 cand[3] = {e0, e1, s};
+    const int nc = (t > 0.05f && t < 0.95f) ? 3 : 2;
+    float bestSep = 1e30f;
+    Vec3 n;
+    ManifoldPoint p;
+    for (int i = 0; i < nc; ++i) {
+        if (!boxSphere(a.half, xa, cand[i], b.radius, margin, n, p)) continue;
+        float sp = dot(n, p.pB - p.pA);
+        p.key = uint32_t(i);
+        m.pts[m.count++] = p;
+        if (sp < bestSep) bestSep = sp, m.normal = n;
+    }
+    return m.count;
+}
+
+// Capsule-capsule: closest points of the core segments; near-parallel overlapping capsules get a
+// second point from B's other end so they rest on a line instead of a pivot.
+int collideCapsules(const Collider& a, const Pose& xa, const Collider& b, const Pose& xb, float margin,
+                    Manifold& m) {
+    Vec3 aa = capsuleAxis(xa) * a.halfHeight, ab = capsuleAxis(xb) * b.halfHeight;
+    Vec3 a0 = xa.p + aa, a1 = xa.p - aa, b0 = xb.p + ab, b1 = xb.p - ab;
+    Vec3 c1, c2, n;
+    ManifoldPoint p;
+    closestSegments(a0, a1, b0, b1, c1, c2);
+    if (!sphereSphere(c1, a.radius, c2, b.radius, margin, n, p)) return 0;
+    m.normal = n;
+    p.key = 0;
+    m.pts[m.count++] = p;
+    Vec3 da = normalized(aa), db = normalized(ab);
+    if (!(a.halfHeight > 0 && b.halfHeight > 0 && std::fabs(dot(da, db)) > 0.995f)) return m.count;
+    for (int e = 0; e < 2; ++e) {
+        Vec3 be = e == 0 ? b0 : b1;
+        Vec3 ca = closestOnSegment(a0, a1, be);
+        if (squaredNorm(ca - c1) < 1e-4f * a.halfHeight * a.halfHeight) continue;
+        ManifoldPoint q;
+        Vec3 n2;
+        if (!sphereSphere(ca, a.radius, be, b.radius, margin, n2, q)) continue;
+        // Keep the first point's normal (one normal per manifold).
+        q.pA = ca + n * a.radius;
+        q.pB = be - n * b.radius;
+        q.key = uint32_t(1 + e);
+        m.pts[m.count++] = q;
+        break;
+    }
+    return m.count;
+}
+
+}  // namespace
+
 int collide(const Collider& a, const Pose& xa, const Collider& b, const Pose& xb, float margin, Manifold& m) {
     m.count = 0;
     // Canonical order box < sphere < capsule; solve the swapped pair and flip it back.
@@ -293,79 +404,18 @@ int collide(const Collider& a, const Pose& xa, const Collider& b, const Pose& xb
     ManifoldPoint p;
     if (a.type == ShapeType::Box && b.type == ShapeType::Box)
         return collideBoxBox(a.half, xa, b.half, xb, margin, m);
-    if (a.type == ShapeType::Box && b.type == ShapeType::Sphere) {
-        if (!boxSphere(a.half, xa, xb.p, b.radius, margin, n, p)) return 0;
-        m.normal = n;
-        m.pts[0] = p;
-        return m.count = 1;
-    }
-    if (a.type == ShapeType::Box && b.type == ShapeType::Capsule) {
-        // Segment against box: the two end spheres, plus the segment point closest to the box
-        // (alternating projections converge for a convex box and a segment) when it is interior.
-        Vec3 ax = capsuleAxis(xb) * b.halfHeight;
-        Vec3 e0 = xb.p + ax, e1 = xb.p - ax;
-        Vec3 s = xb.p;
-        for (int it = 0; it < 8; ++it) {
-            Vec3 l = rotateInv(xa.q, s - xa.p);
-            Vec3 onBox = xa.p + rotate(xa.q, cwiseMax(cwiseMin(l, a.half), -a.half));
-            s = closestOnSegment(e0, e1, onBox);
-        }
-        float t;
-        closestOnSegment(e0, e1, s, &t);
-        const Vec3 cand[3] = {e0, e1, s};
-        const int nc = (t > 0.05f && t < 0.95f) ? 3 : 2;
-        float bestSep = 1e30f;
-        for (int i = 0; i < nc; ++i) {
-            if (!boxSphere(a.half, xa, cand[i], b.radius, margin, n, p)) continue;
-            float sp = dot(n, p.pB - p.pA);
-            p.key = uint32_t(i);
-            m.pts[m.count++] = p;
-            if (sp < bestSep) bestSep = sp, m.normal = n;
-        }
-        return m.count;
-    }
-    if (a.type == ShapeType::Sphere && b.type == ShapeType::Sphere) {
-        if (!sphereSphere(xa.p, a.radius, xb.p, b.radius, margin, n, p)) return 0;
-        m.normal = n;
-        m.pts[0] = p;
-        return m.count = 1;
-    }
+    if (a.type == ShapeType::Box && b.type == ShapeType::Sphere)
+        return boxSphere(a.half, xa, xb.p, b.radius, margin, n, p) ? singlePoint(n, p, m) : 0;
+    if (a.type == ShapeType::Box && b.type == ShapeType::Capsule)
+        return collideBoxCapsule(a, xa, b, xb, margin, m);
+    if (a.type == ShapeType::Sphere && b.type == ShapeType::Sphere)
+        return sphereSphere(xa.p, a.radius, xb.p, b.radius, margin, n, p) ? singlePoint(n, p, m) : 0;
     if (a.type == ShapeType::Sphere && b.type == ShapeType::Capsule) {
         Vec3 ax = capsuleAxis(xb) * b.halfHeight;
         Vec3 c = closestOnSegment(xb.p + ax, xb.p - ax, xa.p);
-        if (!sphereSphere(xa.p, a.radius, c, b.radius, margin, n, p)) return 0;
-        m.normal = n;
-        m.pts[0] = p;
-        return m.count = 1;
+        return sphereSphere(xa.p, a.radius, c, b.radius, margin, n, p) ? singlePoint(n, p, m) : 0;
     }
-    // Capsule-capsule: closest points of the core segments; near-parallel overlapping capsules
-    // get a second point from B's other end so they rest on a line instead of a pivot.
-    Vec3 aa = capsuleAxis(xa) * a.halfHeight, ab = capsuleAxis(xb) * b.halfHeight;
-    Vec3 a0 = xa.p + aa, a1 = xa.p - aa, b0 = xb.p + ab, b1 = xb.p - ab;
-    Vec3 c1, c2;
-    closestSegments(a0, a1, b0, b1, c1, c2);
-    if (!sphereSphere(c1, a.radius, c2, b.radius, margin, n, p)) return 0;
-    m.normal = n;
-    p.key = 0;
-    m.pts[m.count++] = p;
-    Vec3 da = normalized(aa), db = normalized(ab);
-    if (a.halfHeight > 0 && b.halfHeight > 0 && std::fabs(dot(da, db)) > 0.995f) {
-        for (int e = 0; e < 2; ++e) {
-            Vec3 be = e == 0 ? b0 : b1;
-            Vec3 ca = closestOnSegment(a0, a1, be);
-            if (squaredNorm(ca - c1) < 1e-4f * a.halfHeight * a.halfHeight) continue;
-            ManifoldPoint q;
-            Vec3 n2;
-            if (!sphereSphere(ca, a.radius, be, b.radius, margin, n2, q)) continue;
-            // Keep the first point's normal (one normal per manifold).
-            q.pA = ca + n * a.radius;
-            q.pB = be - n * b.radius;
-            q.key = uint32_t(1 + e);
-            m.pts[m.count++] = q;
-            break;
-        }
-    }
-    return m.count;
+    return collideCapsules(a, xa, b, xb, margin, m);
 }
 
 }  // namespace vbd

@@ -58,57 +58,60 @@ float boundingRadius(const Collider& c) {
     return c.radius + c.halfHeight;
 }
 
-void validateRigidScene(const SceneDesc& s, std::vector<std::string>* warnings) {
-    const std::string& f = s.file;
-    for (size_t i = 0; i < s.rigidBodies.size(); ++i) {
-        const RigidBodyDesc& d = s.rigidBodies[i];
-        const std::string k = bodyKey(d, i);
-        if (d.shape == ShapeType::Box) {
-            if (!positiveFinite(d.size.x) || !positiveFinite(d.size.y) || !positiveFinite(d.size.z))
-                throw InputError(f, k + ".size", "box edge lengths must be positive and finite");
-        } else {
-            if (!positiveFinite(d.radius))
-                throw InputError(f, k + ".radius", "radius must be positive and finite");
-            if (d.shape == ShapeType::Capsule && !(std::isfinite(d.halfHeight) && d.halfHeight >= 0))
-                throw InputError(f, k + ".half_height", "capsule half height must be >= 0 and finite");
-        }
-        if (!positiveFinite(d.density))
-            throw InputError(f, k + ".density", "density must be positive and finite");
-        if (!(d.friction >= 0) || !std::isfinite(d.friction))
-            throw InputError(f, k + ".friction", "friction must be >= 0 and finite");
-        const Quat& q = d.rotation;
-        const float n = norm(q);
-        if (!std::isfinite(n) || n < 1e-6f)
-            throw InputError(f, k + ".rotation", "quaternion is zero or not finite");
-        if (std::fabs(n - 1.0f) > 1e-4f && warnings)
-            warnings->push_back((f.empty() ? std::string("<input>") : f) + ": " + k +
-                                ".rotation: quaternion of norm " + std::to_string(n) + " normalized");
-        if (!isFinite(d.position) || !isFinite(d.velocity) || !isFinite(d.angularVelocity))
-            throw InputError(f, k, "position and velocities must be finite");
+namespace {
+
+// Shape, material and initial state of one body; a quaternion off unit norm is normalized later, with
+// a warning.
+void validateBody(const RigidBodyDesc& d, const std::string& k, const std::string& f,
+                  std::vector<std::string>* warnings) {
+    if (d.shape == ShapeType::Box) {
+        if (!positiveFinite(d.size.x) || !positiveFinite(d.size.y) || !positiveFinite(d.size.z))
+            throw InputError(f, k + ".size", "box edge lengths must be positive and finite");
+    } else {
+        if (!positiveFinite(d.radius))
+            throw InputError(f, k + ".radius", "radius must be positive and finite");
+        if (d.shape == ShapeType::Capsule && !(std::isfinite(d.halfHeight) && d.halfHeight >= 0))
+            throw InputError(f, k + ".half_height", "capsule half height must be >= 0 and finite");
     }
-    const int nb = int(s.rigidBodies.size());
-    for (size_t i = 0; i < s.joints.size(); ++i) {
-        const JointDesc& j = s.joints[i];
-        const std::string k = jointKey(j, i);
-        if (j.bodyB < 0 || j.bodyB >= nb)
-            throw InputError(f, k + ".body_b",
-                             "body " + std::to_string(j.bodyB) + " does not exist (" + std::to_string(nb) +
-                                 " rigid bodies)");
-        if (j.bodyA < -1 || j.bodyA >= nb)
-            throw InputError(f, k + ".body_a",
-                             "body " + std::to_string(j.bodyA) + " does not exist (-1 = world)");
-        if (j.bodyA == j.bodyB) throw InputError(f, k + ".body_b", "a joint needs two different bodies");
-        if (!isFinite(j.anchor)) throw InputError(f, k + ".anchor", "anchor must be finite");
-        if (j.type == JointType::Hinge) {
-            if (!isFinite(j.axis) || norm(j.axis) < 1e-6f)
-                throw InputError(f, k + ".axis", "hinge axis must be a non-zero vector");
-            if (j.limit && !(j.lower <= j.upper))
-                throw InputError(f, k + ".lower", "lower limit is above the upper limit");
-        }
-        if (!(j.stiffness >= 0) || !std::isfinite(j.stiffness))
-            throw InputError(f, k + ".stiffness", "stiffness must be >= 0 (0 = hard)");
+    if (!positiveFinite(d.density))
+        throw InputError(f, k + ".density", "density must be positive and finite");
+    if (!(d.friction >= 0) || !std::isfinite(d.friction))
+        throw InputError(f, k + ".friction", "friction must be >= 0 and finite");
+    const Quat& q = d.rotation;
+    const float n = norm(q);
+    if (!std::isfinite(n) || n < 1e-6f)
+        throw InputError(f, k + ".rotation", "quaternion is zero or not finite");
+    if (std::fabs(n - 1.0f) > 1e-4f && warnings)
+        warnings->push_back((f.empty() ? std::string("<input>") : f) + ": " + k +
+                            ".rotation: quaternion of norm " + std::to_string(n) + " normalized");
+    if (!isFinite(d.position) || !isFinite(d.velocity) || !isFinite(d.angularVelocity))
+        throw InputError(f, k, "position and velocities must be finite");
+}
+
+// The bodies a joint names (-1 = world for body_a), its anchor, hinge axis and limits, its stiffness.
+void validateJoint(const JointDesc& j, const std::string& k, const std::string& f, int nb) {
+    if (j.bodyB < 0 || j.bodyB >= nb)
+        throw InputError(
+            f, k + ".body_b",
+            "body " + std::to_string(j.bodyB) + " does not exist (" + std::to_string(nb) + " rigid bodies)");
+    if (j.bodyA < -1 || j.bodyA >= nb)
+        throw InputError(f, k + ".body_a",
+                         "body " + std::to_string(j.bodyA) + " does not exist (-1 = world)");
+    if (j.bodyA == j.bodyB) throw InputError(f, k + ".body_b", "a joint needs two different bodies");
+    if (!isFinite(j.anchor)) throw InputError(f, k + ".anchor", "anchor must be finite");
+    if (j.type == JointType::Hinge) {
+        if (!isFinite(j.axis) || norm(j.axis) < 1e-6f)
+            throw InputError(f, k + ".axis", "hinge axis must be a non-zero vector");
+        if (j.limit && !(j.lower <= j.upper))
+            throw InputError(f, k + ".lower", "lower limit is above the upper limit");
     }
-    const SolverDesc& sv = s.solver;
+    if (!(j.stiffness >= 0) || !std::isfinite(j.stiffness))
+        throw InputError(f, k + ".stiffness", "stiffness must be >= 0 (0 = hard)");
+}
+
+// The AVBD parameters: beta (stiffness ramp), gamma (warm-start decay), alpha (stabilization) and the
+// penalty range k_start <= k_max.
+void validateRigidSolver(const SolverDesc& sv, const std::string& f) {
     if (sv.iterations < 1) throw InputError(f, "solver.iterations", "must be at least 1");
     if (!(sv.beta >= 0) || !std::isfinite(sv.beta)) throw InputError(f, "solver.beta", "must be >= 0");
     if (!(sv.gamma >= 0 && sv.gamma <= 1)) throw InputError(f, "solver.gamma", "must be in [0, 1]");
@@ -116,6 +119,16 @@ void validateRigidScene(const SceneDesc& s, std::vector<std::string>* warnings) 
     if (!positiveFinite(sv.kStart)) throw InputError(f, "solver.k_start", "must be positive");
     if (!(sv.kMax >= sv.kStart) || !std::isfinite(sv.kMax))
         throw InputError(f, "solver.k_max", "must be finite and >= solver.k_start");
+}
+
+}  // namespace
+
+void validateRigidScene(const SceneDesc& s, std::vector<std::string>* warnings) {
+    for (size_t i = 0; i < s.rigidBodies.size(); ++i)
+        validateBody(s.rigidBodies[i], bodyKey(s.rigidBodies[i], i), s.file, warnings);
+    for (size_t i = 0; i < s.joints.size(); ++i)
+        validateJoint(s.joints[i], jointKey(s.joints[i], i), s.file, int(s.rigidBodies.size()));
+    validateRigidSolver(s.solver, s.file);
 }
 
 }  // namespace vbd

@@ -541,6 +541,14 @@ void RigidSolver::assemble(int body, float h, Block66d& blk, bool dual) {
     }
     for (int k = jointOffsets_[i]; k < jointOffsets_[i + 1]; ++k)
         addJoint(blk, joints_[size_t(jointItems_[size_t(k)])], body, pose_.data(), alpha);
+    if (external_ && i < external_->size()) {
+        const Block66d& e = (*external_)[i];
+        blk.flin += e.flin;
+        blk.fang += e.fang;
+        blk.hll += e.hll;
+        blk.hal += e.hal;
+        blk.haa += e.haa;
+    }
     if (drag_.body == body) {
         // Picking spring 1/2 k |p - target|^2 at the body point p: J = (I, [r]x).
         const Vec3d p = anchorWorld(pose_.data(), body, drag_.local), r = p - x;
@@ -659,6 +667,12 @@ void RigidSolver::syncPoses() {
 
 void RigidSolver::step(float h) {
     ThreadLimit limit(params_.threads);
+    beginStep(h);
+    for (int it = 0; it < params_.iterations; ++it) iterate(it);
+    endStep();
+}
+
+void RigidSolver::beginStep(float h) {
     stageMs_ = RigidStageMs();
     StageClock clock;
     stepH_ = h;
@@ -674,25 +688,37 @@ void RigidSolver::step(float h) {
     clock.lap(stageMs_.adjacency);
     if (params_.diagnostics) recordIteration(0, h);
     clock.lap(stageMs_.other);
-    // Dual updates. AVBD updates every contact after each sweep, which re-evaluates all of them.
-    // Without diagnostics (which read the multipliers between sweeps) the contacts' update after
-    // sweep k is done inside sweep k + 1 instead, by the first of each contact's two bodies to be
-    // solved there (the lower color), from the contact values that body evaluates anyway: both
-    // bodies are still where sweep k left them, so the result is the same to the bit, and no
-    // other body of that color touches the contact. After the last sweep a full pass remains.
+    clock_ = std::chrono::steady_clock::now();
+}
+
+// Dual updates. AVBD updates every contact after each sweep, which re-evaluates all of them.
+// Without diagnostics (which read the multipliers between sweeps) the contacts' update after
+// sweep k is done inside sweep k + 1 instead, by the first of each contact's two bodies to be
+// solved there (the lower color), from the contact values that body evaluates anyway: both
+// bodies are still where sweep k left them, so the result is the same to the bit, and no
+// other body of that color touches the contact. After the last sweep a full pass remains.
+void RigidSolver::iterate(int it) {
+    const float h = stepH_;
+    auto lap = [&](double& into) {
+        const auto now = std::chrono::steady_clock::now();
+        into += std::chrono::duration<double, std::milli>(now - clock_).count();
+        clock_ = now;
+    };
     const bool fuse = !params_.diagnostics;
-    for (int it = 0; it < params_.iterations; ++it) {
-        const bool dualInSweep = fuse && it > 0;
-        for (const std::vector<int>& group : colorGroups_)
-            parallelFor(
-                group.size(), [&](size_t k) { solveBody(group[k], h, dualInSweep); }, 32);
-        clock.lap(stageMs_.solve);
-        dualUpdate(!fuse || it + 1 == params_.iterations);
-        clock.lap(stageMs_.dual);
-        recordIteration(it + 1, h);
-        clock.lap(stageMs_.other);
-    }
-    finalizeVelocities(h);
+    const bool dualInSweep = fuse && it > 0;
+    for (const std::vector<int>& group : colorGroups_)
+        parallelFor(
+            group.size(), [&](size_t k) { solveBody(group[k], h, dualInSweep); }, 32);
+    lap(stageMs_.solve);
+    dualUpdate(!fuse || it + 1 == params_.iterations);
+    lap(stageMs_.dual);
+    recordIteration(it + 1, h);
+    lap(stageMs_.other);
+}
+
+void RigidSolver::endStep() {
+    StageClock clock;
+    finalizeVelocities(stepH_);
     clock.lap(stageMs_.other);
     ++stepCount_;
 }

@@ -27,6 +27,7 @@
 // inverse of the normalized-Euler rotation update.
 //
 // Capsules: radius r around a core segment of half length halfHeight along the local y axis.
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -59,7 +60,23 @@ class RigidSolver {
     explicit RigidSolver(const SceneDesc& scene);
 
     void setParams(const SolverDesc& s);
-    void step(float h);  // one substep of size h
+    void step(float h);  // one substep of size h: beginStep, iterate(0 .. iterations-1), endStep
+
+    // The stages of step(), for a caller that interleaves another solver between the sweeps (the World's
+    // rigid <-> particle coupling, world/coupling.h). The caller sets the thread limit.
+    void beginStep(float h);  // poses, detection, warm start, forward step, adjacency
+    void iterate(int it);     // sweep `it` (0-based) over the body colors, then the dual update
+    void endStep();           // velocities
+    int iterationCount() const { return params_.iterations; }
+    // Terms added to each body's 6x6 block at every assembly (indexed by body; nullptr or an empty vector:
+    // none), e.g. the particle contacts of the coupling evaluated at the body's current iterate. The
+    // caller keeps the vector alive and updates it between sweeps.
+    void setExternalBlocks(const std::vector<Block66d>* blocks) { external_ = blocks; }
+    // The bodies' working poses: the current iterate inside a step, the last step's end pose after it.
+    const std::vector<BodyPose>& poses() const { return pose_; }
+    // The pose at the start of the current step (x-, R-).
+    Vec3 startPosition(int body) const { return prevPos_[size_t(body)]; }
+    Quat startRotation(int body) const { return prevRot_[size_t(body)]; }
 
     int numBodies() const { return int(state_.size()); }
     const std::vector<RigidBodyState>& states() const { return state_; }
@@ -84,6 +101,7 @@ class RigidSolver {
     double mass(int body) const { return mass_[size_t(body)]; }
     Vec3d inertia(int body) const { return inertia_[size_t(body)]; }
     bool isFixed(int body) const { return fixed_[size_t(body)] != 0; }
+    float friction(int body) const { return friction_[size_t(body)]; }
     const Collider& collider(int body) const { return shape_[size_t(body)]; }
     // Overwrites a body's state (tests, app reset); clears nothing else.
     void setState(int body, const RigidBodyState& s);
@@ -141,6 +159,8 @@ class RigidSolver {
     std::vector<IterationRecord> iterations_;
     std::vector<std::string> warnings_;
     RigidStageMs stageMs_;
+    std::chrono::steady_clock::time_point clock_;  // the stage clock of the step in progress
+    const std::vector<Block66d>* external_ = nullptr;
     int stepCount_ = 0;
     float stepH_ = 1.0f / 60.0f;
 

@@ -93,6 +93,18 @@ class Obj {
         }
         return out;
     }
+    // N whole numbers in [1, 4096] (grid cell counts): "must be N integers >= 1" otherwise.
+    template <size_t N>
+    std::array<int, N> counts(const std::string& k) {
+        const auto a = numbers(k, N);
+        std::array<int, N> out{};
+        for (size_t i = 0; i < N; ++i) {
+            if (a[i] < 1 || a[i] > 4096 || std::floor(a[i]) != a[i])
+                fail(k, "must be " + std::to_string(N) + " integers >= 1");
+            out[i] = int(a[i]);
+        }
+        return out;
+    }
     Vec3 vec3(const std::string& k, const Vec3& def) {
         if (!has(k)) return def;
         auto a = numbers(k, 3);
@@ -124,7 +136,7 @@ class Obj {
     std::string oneOf(const std::string& k, const std::string& def,
                       std::initializer_list<const char*> names) {
         if (!has(k)) return def;
-        const std::string s = str(k, "");
+        std::string s = str(k, "");
         std::string all;
         for (const char* n : names) {
             if (s == n) return s;
@@ -179,7 +191,7 @@ Box3 readBox(Obj& o) {
 
 std::vector<FixedDesc> readFixed(Obj& o) {
     std::vector<FixedDesc> out;
-    for (Obj f : o.children("fixed")) {
+    for (Obj& f : o.children("fixed")) {
         FixedDesc d;
         d.box = readBox(f);
         d.velocity = f.vec3("velocity", Vec3(0.f));
@@ -218,7 +230,7 @@ std::string resolvePath(const std::string& sceneFile, const std::string& p) {
     return (fs::path(sceneFile).parent_path() / q).lexically_normal().string();
 }
 
-void readSolver(Obj o, SolverDesc& s) {
+void readSolver(Obj& o, SolverDesc& s) {
     s.iterations = o.integer("iterations", s.iterations, 0, 100000);
     s.damping = o.enumeration("damping", s.damping);
     if (o.has("coarse")) {
@@ -257,7 +269,7 @@ void readSolver(Obj o, SolverDesc& s) {
     o.finish();
 }
 
-SoftBodyDesc readSoftBody(Obj o, const std::string& file) {
+SoftBodyDesc readSoftBody(Obj& o, const std::string& file) {
     SoftBodyDesc b;
     b.key = o.path();
     b.type = o.oneOf("type", "box_grid", {"box_grid", "mesh"});
@@ -266,14 +278,7 @@ SoftBodyDesc readSoftBody(Obj o, const std::string& file) {
         b.max = o.vec3("max", b.max);
         if (!(b.min.x < b.max.x && b.min.y < b.max.y && b.min.z < b.max.z))
             o.fail("max", "must be > min in every axis");
-        if (o.has("cells")) {
-            auto c = o.numbers("cells", 3);
-            for (int i = 0; i < 3; ++i) {
-                if (c[size_t(i)] < 1 || c[size_t(i)] > 4096 || std::floor(c[size_t(i)]) != c[size_t(i)])
-                    o.fail("cells", "must be 3 integers >= 1");
-                b.cells[size_t(i)] = int(c[size_t(i)]);
-            }
-        }
+        if (o.has("cells")) b.cells = o.counts<3>("cells");
         b.tetsPerCell = o.integer("tets_per_cell", b.tetsPerCell, 5, 6);
     } else {
         if (!o.has("path")) o.fail("path", "required for a mesh soft body");
@@ -285,7 +290,7 @@ SoftBodyDesc readSoftBody(Obj o, const std::string& file) {
         b.maxVolume = o.nonNegative("max_volume", b.maxVolume);
     }
     b.material = readMaterial(o, false);
-    for (Obj r : o.children("regions")) {
+    for (Obj& r : o.children("regions")) {
         RegionDesc d;
         d.box = readBox(r);
         d.youngsScale = r.positive("youngs_scale", 1);
@@ -299,7 +304,7 @@ SoftBodyDesc readSoftBody(Obj o, const std::string& file) {
     return b;
 }
 
-ClothDesc readCloth(Obj o) {
+ClothDesc readCloth(Obj& o) {
     ClothDesc c;
     c.key = o.path();
     c.type = o.oneOf("type", "grid", {"grid"});
@@ -309,13 +314,7 @@ ClothDesc readCloth(Obj o) {
         if (!(s[0] > 0 && s[1] > 0)) o.fail("size", "must be > 0");
         c.size = {s[0], s[1]};
     }
-    if (o.has("cells")) {
-        auto s = o.numbers("cells", 2);
-        for (int i = 0; i < 2; ++i)
-            if (s[size_t(i)] < 1 || s[size_t(i)] > 4096 || std::floor(s[size_t(i)]) != s[size_t(i)])
-                o.fail("cells", "must be 2 integers >= 1");
-        c.cells = {int(s[0]), int(s[1])};
-    }
+    if (o.has("cells")) c.cells = o.counts<2>("cells");
     c.plane = o.oneOf("plane", "xz", {"xz", "xy"});
     c.material = readMaterial(o, true);
     c.fixed = readFixed(o);
@@ -329,7 +328,7 @@ ClothDesc readCloth(Obj o) {
     return c;
 }
 
-RigidBodyDesc readRigidBody(Obj o) {
+RigidBodyDesc readRigidBody(Obj& o) {
     RigidBodyDesc b;
     b.key = o.path();
     b.shape = o.enumeration("shape", ShapeType::Box);
@@ -351,18 +350,16 @@ RigidBodyDesc readRigidBody(Obj o) {
     return b;
 }
 
-JointDesc readJoint(Obj o, int numBodies) {
+JointDesc readJoint(Obj& o, int numBodies) {
     JointDesc j;
     j.key = o.path();
     j.type = o.enumeration("type", JointType::Ball);
     j.bodyA = o.integer("body_a", -1, -1, 1 << 30);
     j.bodyB = o.integer("body_b", 0, -1, 1 << 30);
-    if (j.bodyA >= numBodies)
-        o.fail("body_a",
-               "no rigid body " + std::to_string(j.bodyA) + " (scene has " + std::to_string(numBodies) + ")");
-    if (j.bodyB >= numBodies)
-        o.fail("body_b",
-               "no rigid body " + std::to_string(j.bodyB) + " (scene has " + std::to_string(numBodies) + ")");
+    for (const auto& [key, body] : {std::pair<const char*, int>{"body_a", j.bodyA}, {"body_b", j.bodyB}})
+        if (body >= numBodies)
+            o.fail(key, "no rigid body " + std::to_string(body) + " (scene has " + std::to_string(numBodies) +
+                            ")");
     if (j.bodyA == j.bodyB) o.fail("body_b", "a joint needs two different bodies");
     j.anchor = o.vec3("anchor", j.anchor);
     j.axis = o.vec3("axis", j.axis);
@@ -426,18 +423,9 @@ SceneDesc parseScene(const std::string& text, const std::string& file,
     try {
         root = json::parse(text);
     } catch (const json::parse_error& e) {
-        // Byte offset -> line and column for the message.
-        size_t line = 1, col = 1;
-        for (size_t i = 0; i < e.byte && i < text.size(); ++i) {
-            if (text[i] == '\n') {
-                ++line;
-                col = 1;
-            } else
-                ++col;
-        }
         std::string what = e.what();
         const size_t p = what.find("parse error");
-        throw InputError(file, "line " + std::to_string(line) + ", column " + std::to_string(col),
+        throw InputError(file, textPosition(text, e.byte),
                          "malformed JSON (" + (p == std::string::npos ? what : what.substr(p)) + ")");
     } catch (const json::exception& e) {
         // e.g. out_of_range.406 for a number that overflows a double (1e999): not a finite number.
@@ -456,7 +444,10 @@ SceneDesc parseScene(const std::string& text, const std::string& file,
     s.gravity = o.vec3("gravity", s.gravity);
     s.dt = o.positive("dt", s.dt);
     s.substeps = o.integer("substeps", s.substeps, 1, 10000);
-    if (o.has("solver")) readSolver(o.child("solver"), s.solver);
+    if (o.has("solver")) {
+        Obj so = o.child("solver");
+        readSolver(so, s.solver);
+    }
     if (o.has("ground")) {
         if (o.at("ground").is_null() || (o.at("ground").is_boolean() && !o.at("ground").get<bool>())) {
             s.ground.enabled = false;
@@ -469,10 +460,10 @@ SceneDesc parseScene(const std::string& text, const std::string& file,
             g.finish();
         }
     }
-    for (Obj b : o.children("soft_bodies")) s.softBodies.push_back(readSoftBody(b, file));
-    for (Obj c : o.children("cloths")) s.cloths.push_back(readCloth(c));
-    for (Obj r : o.children("rigid_bodies")) s.rigidBodies.push_back(readRigidBody(r));
-    for (Obj j : o.children("joints")) s.joints.push_back(readJoint(j, int(s.rigidBodies.size())));
+    for (Obj& b : o.children("soft_bodies")) s.softBodies.push_back(readSoftBody(b, file));
+    for (Obj& c : o.children("cloths")) s.cloths.push_back(readCloth(c));
+    for (Obj& r : o.children("rigid_bodies")) s.rigidBodies.push_back(readRigidBody(r));
+    for (Obj& j : o.children("joints")) s.joints.push_back(readJoint(j, int(s.rigidBodies.size())));
     o.finish();
     checkSceneLimits(s);  // float range of derived quantities, memory (scene_limits.h)
     return s;

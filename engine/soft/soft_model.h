@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "backend/parallel.h"
+#include "energy/body_contact.h"
 #include "energy/contact.h"
 #include "energy/membrane.h"
 #include "mesh/tet_mesh.h"
@@ -110,6 +111,12 @@ struct SoftModel {
     // Cloth self-collision and cloth vs soft-body surfaces
     CollisionState collision;
 
+    // Moving rigid bodies (two-way coupling, world/coupling.h): written by the World between sweeps (the
+    // bodies' current iterate), with each vertex's candidate bodies of this step. Empty: no coupling.
+    std::vector<BodyCollider> bodyColliders;
+    std::vector<BodyContactRow> bodyRows;  // the candidate (vertex, body) rows, by vertex
+    std::vector<int> bodyRowOffsets;       // per vertex + 1: its rows in bodyRows (empty: no coupling)
+
     // Coloring
     std::vector<int> color;
     std::vector<std::vector<int>> colorGroups;  // free vertices only, ascending
@@ -159,6 +166,9 @@ struct SoftViewParams {
     const SelfContact* contacts;
     const int* vcOffsets;  // nullptr: no self contacts
     const int* vcItems;
+    const BodyCollider* bodyColliders;
+    const int* vbOffsets;  // nullptr: no moving bodies
+    const BodyContactRow* bodyRows;
     float h;
     DampingModel damping;
     ContactParams contact;
@@ -214,6 +224,9 @@ void forEachParamArray(const SoftModel& m, SoftViewParams& v, F&& f) {
     f(v.contacts, m.collision.contacts);
     f(v.vcOffsets, m.collision.vertexContacts.offsets);
     f(v.vcItems, m.collision.vertexContacts.items);
+    f(v.bodyColliders, m.bodyColliders);
+    f(v.vbOffsets, m.bodyRowOffsets);
+    f(v.bodyRows, m.bodyRows);
 }
 
 }  // namespace vbd

@@ -50,20 +50,40 @@ double SoftSolver::residualNormT(SoftState<T>& st) {
     return std::sqrt(reduceSum<double>(f.size(), [&](size_t i) { return double(squaredNorm(f[i])); }));
 }
 
+// Energy of the rows against the moving rigid bodies of this step (energy/body_contact.h); 0 without them.
+template <typename T>
+double SoftSolver::bodyContactEnergy(const SoftState<T>& st) const {
+    const std::vector<int>& off = m_.bodyRowOffsets;
+    if (m_.bodyRows.empty() || off.size() != m_.x.size() + 1) return 0.0;
+    return reduceSum<double>(m_.x.size(), [&](size_t i) {
+        const T rp = T(m_.numCloths > 0 ? m_.colliderOffset[i] : 0.f);
+        double e = 0;
+        for (int k = off[i]; k < off[i + 1]; ++k) {
+            const BodyContactRow& row = m_.bodyRows[size_t(k)];
+            e += double(bodyParticleEnergy(m_.bodyColliders[size_t(row.collider)], row, st.x[i], rp));
+        }
+        return e;
+    });
+}
+
 // G summed in double for either state; the collider penalties are evaluated in the state's scalar.
 template <typename T>
 double SoftSolver::incrementalPotentialT(const SoftState<T>& st) const {
     const double h2 = double(h_) * double(h_);
     const int n = m_.numVertices();
-    const double inertia = reduceSum<double>(size_t(n), [&](size_t i) {
-        if (m_.fixed[i]) return 0.0;
-        const Vec3d d = Vec3d(st.x[i]) - Vec3d(st.y[i]);
-        double e = 0.5 * double(m_.mass[i]) / h2 * squaredNorm(d);
-        const float off = m_.numCloths > 0 ? m_.colliderOffset[i] : 0.f;
-        for (const ParticleCollider& c : m_.colliders)
-            e += double(colliderEnergy(off > 0.f ? offsetCollider(c, off) : c, st.x[i]));
-        return e;
-    });
+    const double inertia =
+        reduceSum<double>(size_t(n),
+                          [&](size_t i) {
+                              if (m_.fixed[i]) return 0.0;
+                              const Vec3d d = Vec3d(st.x[i]) - Vec3d(st.y[i]);
+                              double e = 0.5 * double(m_.mass[i]) / h2 * squaredNorm(d);
+                              const float off = m_.numCloths > 0 ? m_.colliderOffset[i] : 0.f;
+                              for (const ParticleCollider& c : m_.colliders)
+                                  e +=
+                                      double(colliderEnergy(off > 0.f ? offsetCollider(c, off) : c, st.x[i]));
+                              return e;
+                          }) +
+        bodyContactEnergy(st);
     // Tets: E_e of energy/tet_energy.h in double, with C_prev from x_prev (not the state's C_prev, which in
     // float is rounded).
     const bool internal = params_.damping == DampingModel::Internal;
@@ -107,6 +127,7 @@ EnergyParts SoftSolver::energyParts(const SoftState<T>& st, const Vec3& gravity)
             c += double(colliderEnergy(off > 0.f ? offsetCollider(col, off) : col, st.x[i]));
         return c;
     });
+    e.contact += bodyContactEnergy(st);
     e.elastic = reduceSum<double>(m_.tets.size(), [&](size_t k) {
         const auto& t = m_.tets[k];
         const Mat33d F = tetDeformationGradient(Vec3d(st.x[t[0]]), Vec3d(st.x[t[1]]), Vec3d(st.x[t[2]]),

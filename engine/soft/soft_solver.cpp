@@ -48,6 +48,8 @@ SoftViewParams SoftSolver::viewParams() const {
     const CollisionState& cs = m_.collision;
     if (!(cs.enabled && !cs.contacts.empty()))
         s.contacts = nullptr, s.vcOffsets = nullptr, s.vcItems = nullptr;
+    if (m_.bodyRows.empty() || m_.bodyRowOffsets.size() != size_t(m_.numVertices()) + 1)
+        s.bodyColliders = nullptr, s.vbOffsets = nullptr, s.bodyRows = nullptr;
     s.h = h_;
     s.damping = params_.damping;
     s.contact = contactParams();
@@ -343,6 +345,13 @@ void SoftSolver::finalize(SoftState<T>& st, float h) {
 void SoftSolver::positions(std::vector<Vec3d>& out) {
     syncState();
     withState([&](auto& st) { convertInto(out, st.x); });
+}
+
+void SoftSolver::stepPositions(std::vector<Vec3d>& x, std::vector<Vec3d>& xPrev) {
+    withState([&](auto& st) {
+        convertInto(x, st.x);
+        convertInto(xPrev, st.xPrev);
+    });
 }
 
 void SoftSolver::sweep() {

@@ -77,6 +77,9 @@ class SoftSolver {
 
     // The iterate in double (exactly; in float precision widened).
     void positions(std::vector<Vec3d>& out);
+    // Inside a step: the iterate x and the step's start x_prev in double, as the kernel reads them (the
+    // coupling's body side evaluates the same contact law on them).
+    void stepPositions(std::vector<Vec3d>& x, std::vector<Vec3d>& xPrev);
     // Diagnostics of the iterate (DESIGN principle 7), over free DOFs.
     double incrementalPotential();       // G(x)
     double residualNorm();               // |grad G|; fills vertexResidual()
@@ -177,6 +180,8 @@ class SoftSolver {
     double incrementalPotentialT(const SoftState<T>& st) const;
     template <typename T>
     EnergyParts energyParts(const SoftState<T>& st, const Vec3& gravity) const;
+    template <typename T>
+    double bodyContactEnergy(const SoftState<T>& st) const;
 
     SoftModel m_;
     SolverDesc params_;

@@ -54,8 +54,10 @@ void buildTetBlocks(SoftModel& m) {
             tb.count[size_t(i)] = cnt;
             for (int k = 0; k < cnt; k += L) {
                 TetBlock& b = tb.blocks[size_t(next++)];
-                for (int l = 0; l < L; ++l)
-                    fillLane(m, b, l, i, k + l < cnt ? m.vertexTets.items[size_t(begin + k + l)] : -1);
+                for (int l = 0; l < L; ++l) {
+                    const int item = begin + k + l;  // index into vertexTets.items (int, like its offsets)
+                    fillLane(m, b, l, i, k + l < cnt ? m.vertexTets.items[size_t(item)] : -1);
+                }
             }
         }
     }

@@ -142,8 +142,8 @@ VBD_HD void vertexInertia(const SoftViewT<T>& s, int i, Vec3T<T>& f, Mat33T<T>& 
 }
 
 // Every term of vertex i after inertia and tets: membranes, hinges, colliders (grown by a cloth vertex's
-// contact thickness), self contacts and the picking spring. Returns whether vertex i touches a collider or a
-// contact partner.
+// contact thickness), self contacts, moving rigid bodies and the picking spring. Returns whether vertex i
+// touches a collider or a contact partner.
 template <typename T>
 VBD_HD bool vertexOtherTerms(const SoftViewT<T>& s, int i, Vec3T<T>& f, Mat33T<T>& H) {
     const T h = T(s.h);
@@ -165,6 +165,15 @@ VBD_HD bool vertexOtherTerms(const SoftViewT<T>& s, int i, Vec3T<T>& f, Mat33T<T
         for (int k = s.vcOffsets[i]; k < s.vcOffsets[i + 1]; ++k) {
             const int item = s.vcItems[k];
             contact |= selfContactTerms(s, item >> 2, item & 3, f, H);
+        }
+    }
+    if (s.vbOffsets) {
+        // Moving rigid bodies at their current iterate (energy/body_contact.h; the body side is
+        // world/coupling.cpp), with the vertex's contact thickness.
+        for (int k = s.vbOffsets[i]; k < s.vbOffsets[i + 1]; ++k) {
+            const BodyContactRow& row = s.bodyRows[k];
+            contact |= bodyParticleContact(s.bodyColliders[row.collider], row, s.contact.frictionEps, s.x[i],
+                                           s.xPrev[i], T(off), h, f, H);
         }
     }
     if (i == s.dragVertex) {

@@ -19,6 +19,7 @@
 #include "scene/scene_limits.h"
 #include "soft/soft_fields.h"
 #include "soft/soft_solver.h"
+#include "world/coupling.h"
 #include "world/finite_guard.h"
 #include "world/world_state.h"
 
@@ -69,7 +70,12 @@ class WorldImpl final : public World {
         m.frame = frame_ + 1;
         const float h = float(desc_.dt / desc_.substeps);
         lastIts_.clear();
+        const bool coupled = RigidParticleCoupling::active(soft_, *rigid_);
         for (int s = 0; s < desc_.substeps; ++s) {
+            if (coupled) {
+                stepCoupled(h, s, m);
+                continue;
+            }
             stepSoft(h, s, m);
             stepRigid(h, s, m);
         }
@@ -218,7 +224,8 @@ class WorldImpl final : public World {
         time_ = s->time;
         lastIts_ = s->lastIterations;
         if (history_.size() > s->historySize) history_.resize(s->historySize);
-        coarse_.reset();  // its factorization belongs to the frame it was made at (world_state.h)
+        coupling_.reset();  // its warm start belongs to the frame it was made at
+        coarse_.reset();    // its factorization belongs to the frame it was made at (world_state.h)
         setSolver(desc_.solver);
         return true;
     }
@@ -227,7 +234,12 @@ class WorldImpl final : public World {
     // solver.backend (gpu/backend_choice.h); throws InputError when cuda was asked for and cannot run.
     BackendChoice chooseSoftBackend(const SolverDesc& s) const {
         const SoftModel& sm = soft_.model();
-        const std::string unsupported = deviceStepUnsupported(sm, s);
+        std::string unsupported = deviceStepUnsupported(sm, s);
+        // Particles and dynamic bodies are solved together on the CPU (world/coupling.h). A body thrown in
+        // later (addRigidBody) makes the step coupled too: those steps run on the CPU, and the device state
+        // reseeds from the published one when it runs again.
+        if (unsupported.empty() && RigidParticleCoupling::active(soft_, *rigid_))
+            unsupported = "rigid-particle coupling runs on the CPU backend only";
         const size_t bytes =
             s.backend != Backend::Cpu && unsupported.empty() ? makeStepPlan(sm, s).deviceBytes(sm) : 0;
         // The CPU backend never touches the CUDA runtime (probing initializes the driver).
@@ -240,8 +252,47 @@ class WorldImpl final : public World {
     void stepSoft(float h, int substep, FrameMetrics& m) {
         soft_.clearIterations();
         if (device_) device_->clearIterations();
-        const SoftStepStats st =
-            device_ ? device_->step(soft_, h, desc_.gravity) : soft_.step(h, desc_.gravity);
+        if (device_)
+            recordSoft(device_->step(soft_, h, desc_.gravity), device_->iterations(), substep, m);
+        else
+            recordSoft(soft_.step(h, desc_.gravity), soft_.iterations(), substep, m);
+    }
+
+    // One substep of particles and dynamic rigid bodies solved together (world/coupling.h): per iteration
+    // all particle colors against the bodies' current iterate, then all body colors with the particles'
+    // contact forces, then the rigid dual update.
+    void stepCoupled(float h, int substep, FrameMetrics& m) {
+        soft_.clearIterations();
+        {
+            ScopedTimer t(m.solveMs);
+            rigid_->beginStep(h);
+        }
+        {
+            ScopedTimer t(m.collisionMs);
+            coupling_.begin(soft_, *rigid_, h, desc_.gravity, desc_.solver);
+        }
+        soft_.beginStep(h, desc_.gravity);
+        rigid_->setExternalBlocks(&coupling_.blocks());
+        const int iterations = std::max(desc_.solver.iterations, rigid_->iterationCount());
+        for (int it = 1; it <= iterations; ++it) {
+            coupling_.publishBodies(soft_, *rigid_);
+            if (it <= desc_.solver.iterations && !soft_.converged()) soft_.iterate(it);
+            ScopedTimer t(m.solveMs);
+            coupling_.bodyTerms(soft_, *rigid_, h);
+            if (it <= rigid_->iterationCount()) rigid_->iterate(it - 1);
+            coupling_.dualUpdate(soft_, *rigid_);
+        }
+        coupling_.publishBodies(soft_, *rigid_);
+        const SoftStepStats st = soft_.endStep();
+        rigid_->endStep();
+        rigid_->setExternalBlocks(nullptr);
+        coupling_.end(soft_);
+        recordSoft(st, soft_.iterations(), substep, m);
+    }
+
+    // its: the iteration records of the backend that ran the step.
+    void recordSoft(const SoftStepStats& st, const std::vector<IterationRecord>& its, int substep,
+                    FrameMetrics& m) {
         if (substep == 0) m.residualInitial = st.residualInitial;
         m.residualFinal = st.residualFinal;
         m.residualFloor = st.residualFloor;
@@ -251,7 +302,7 @@ class WorldImpl final : public World {
         m.diagnosticsMs += st.diagnosticsMs;
         m.coarseMs += st.hookMs;
         m.collisionMs += st.collisionMs;
-        for (auto r : device_ ? device_->iterations() : soft_.iterations()) {
+        for (auto r : its) {
             r.frame = m.frame;
             r.iteration += substep * (desc_.solver.iterations + 1);
             lastIts_.push_back(r);
@@ -313,6 +364,7 @@ class WorldImpl final : public World {
     SoftSolver soft_;
     std::unique_ptr<RigidSolver> rigid_;
     std::unique_ptr<CoarseHook> coarse_;
+    RigidParticleCoupling coupling_;
     std::unique_ptr<SoftStepper> device_;  // the soft step on the device (solver.backend), or none: the CPU
     std::string backendLine_;
     std::vector<SurfaceView> surfaces_;

@@ -38,6 +38,22 @@ inline RestTet randomRestTet(std::mt19937& rng) {
     }
 }
 
+// Central-difference Jacobian of a vertex force, the block -d f / d x_a that the analytic Hessian block
+// must match: column c = -(force(x + h e_ac) - force(x - h e_ac)) / (2 h), x the stencil's positions
+// (an array of Vec3d), force(y) the vertex force at positions y. Error O(h^2) plus roundoff ~eps f / h.
+template <typename Positions, typename Force>
+Mat33d fdForceJacobian(const Positions& x, int a, double h, const Force& force) {
+    Mat33d J;
+    for (int c = 0; c < 3; ++c) {
+        Positions xp = x, xm = x;
+        xp[size_t(a)][c] += h;
+        xm[size_t(a)][c] -= h;
+        const Vec3d fp = force(xp), fm = force(xm);
+        for (int r = 0; r < 3; ++r) J(r, c) = -(fp[r] - fm[r]) / (2 * h);
+    }
+    return J;
+}
+
 // Smallest eigenvalue of a symmetric 3x3 (closed form, trigonometric).
 inline double minEigenSym(const Mat33d& A) {
     const double p1 = A(0, 1) * A(0, 1) + A(0, 2) * A(0, 2) + A(1, 2) * A(1, 2);

@@ -93,20 +93,14 @@ TEST(Bending, GaussNewtonBlockIsExactHessianAtRestAngleAndPsd) {
             Mat33d H;
             dihedralGradient(x[0], x[1], x[2], x[3], th, g);
             bendingVertex(th, g[a], theta0, kL, f, H);
-            Mat33d fdH;
-            for (int c = 0; c < 3; ++c) {
-                Stencil xp = x, xm = x;
-                xp[size_t(a)][c] += h;
-                xm[size_t(a)][c] -= h;
-                Vec3d gp[4], gm[4], fp, fm;
+            const Mat33d fdH = fdForceJacobian(x, a, h, [&](const Stencil& y) {
+                Vec3d gy[4], fy;
                 Mat33d tmp;
-                double tp, tm;
-                dihedralGradient(xp[0], xp[1], xp[2], xp[3], tp, gp);
-                dihedralGradient(xm[0], xm[1], xm[2], xm[3], tm, gm);
-                bendingVertex(tp, gp[a], theta0, kL, fp, tmp);
-                bendingVertex(tm, gm[a], theta0, kL, fm, tmp);
-                for (int r = 0; r < 3; ++r) fdH(r, c) = -(fp[r] - fm[r]) / (2 * h);
-            }
+                double ty;
+                dihedralGradient(y[0], y[1], y[2], y[3], ty, gy);
+                bendingVertex(ty, gy[a], theta0, kL, fy, tmp);
+                return fy;
+            });
             // O(1) entries; FD error 1e-10 roundoff + O(h) from the second-order (theta - theta0) term.
             EXPECT_LT(maxAbs(H - fdH), 1e-6 * (1 + maxAbs(H))) << "trial " << trial << " a " << a;
             // k L g g^T: rank one, PSD; the closed-form eigen solver resolves the double zero eigenvalue to

@@ -127,17 +127,12 @@ TEST(Membrane, BlockMatchesFiniteDifferenceOfForce) {
             Mat33d H, Hc;
             vertexTerms(r, x, a, kMu, kLam, f, H, false);
             vertexTerms(r, x, a, kMu, kLam, f, Hc, true);
-            Mat33d fdH;
-            for (int c = 0; c < 3; ++c) {
-                auto xp = x, xm = x;
-                xp[size_t(a)][c] += h;
-                xm[size_t(a)][c] -= h;
-                Vec3d fp, fm;
+            const Mat33d fdH = fdForceJacobian(x, a, h, [&](const auto& y) {
+                Vec3d fy;
                 Mat33d tmp;
-                vertexTerms(r, xp, a, kMu, kLam, fp, tmp, false);
-                vertexTerms(r, xm, a, kMu, kLam, fm, tmp, false);
-                for (int rr = 0; rr < 3; ++rr) fdH(rr, c) = -(fp[rr] - fm[rr]) / (2 * h);
-            }
+                vertexTerms(r, y, a, kMu, kLam, fy, tmp, false);
+                return fy;
+            });
             // central difference of an O(10) force: 1e-9 roundoff / 1e-6 step; 1e-5 relative margin.
             EXPECT_LT(maxAbs(H - fdH), 1e-5 * (1.0 + maxAbs(H))) << "trial " << trial << " s " << s;
             if (s >= 0) {

@@ -100,19 +100,13 @@ TEST(NeoHookean, BlockMatchesFiniteDifferenceOfForceAndIsPsd) {
             Mat33d H;
             neoHookeanVertex(tetDeformationGradient(s.x[0], s.x[1], s.x[2], s.x[3], s.rest.DmInv), m,
                              s.rest.volume, mu, lam, f, H);
-            Mat33d fdH;
-            for (int c = 0; c < 3; ++c) {
-                auto xp = s.x, xm = s.x;
-                xp[size_t(a)][c] += h;
-                xm[size_t(a)][c] -= h;
-                Vec3d fp, fm;
+            const Mat33d fdH = fdForceJacobian(s.x, a, h, [&](const auto& y) {
+                Vec3d fy;
                 Mat33d tmp;
-                neoHookeanVertex(tetDeformationGradient(xp[0], xp[1], xp[2], xp[3], s.rest.DmInv), m,
-                                 s.rest.volume, mu, lam, fp, tmp);
-                neoHookeanVertex(tetDeformationGradient(xm[0], xm[1], xm[2], xm[3], s.rest.DmInv), m,
-                                 s.rest.volume, mu, lam, fm, tmp);
-                for (int r = 0; r < 3; ++r) fdH(r, c) = -(fp[r] - fm[r]) / (2 * h);
-            }
+                neoHookeanVertex(tetDeformationGradient(y[0], y[1], y[2], y[3], s.rest.DmInv), m,
+                                 s.rest.volume, mu, lam, fy, tmp);
+                return fy;
+            });
             EXPECT_LT(maxAbs(H - fdH), 1e-6 * (1.0 + maxAbs(H))) << "J=" << s.J;
             // PSD: mu|m|^2 I + lambda w w^T has eigenvalues >= mu|m|^2 V > 0 (the double eigenvalue costs the
             // closed-form eigen solver ~sqrt(eps) relative accuracy, hence 1e-6).

@@ -11,20 +11,11 @@
 #include "lab/descent.h"
 #include "lab/quadratic.h"
 #include "lab/spectral.h"
+#include "unit/lab/lab_util.h"
 
 using namespace vbd::lab;
 
 namespace {
-
-BlockSystemParams params(int blocks, int bs, double kappa, double t, std::uint64_t seed) {
-    BlockSystemParams p;
-    p.blocks = blocks;
-    p.blockSize = bs;
-    p.kappa = kappa;
-    p.coupling = t;
-    p.seed = seed;
-    return p;
-}
 
 double errAtSweep(const Quadratic& q, const DescentPath& p, int s) {
     return q.relativeErrorA(p.x[size_t(p.sweepEnd(s))]);

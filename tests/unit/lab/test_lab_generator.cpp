@@ -7,22 +7,9 @@
 #include "lab/descent.h"
 #include "lab/quadratic.h"
 #include "lab/spectral.h"
+#include "unit/lab/lab_util.h"
 
 using namespace vbd::lab;
-
-namespace {
-
-BlockSystemParams params(int blocks, int bs, double kappa, double t, std::uint64_t seed) {
-    BlockSystemParams p;
-    p.blocks = blocks;
-    p.blockSize = bs;
-    p.kappa = kappa;
-    p.coupling = t;
-    p.seed = seed;
-    return p;
-}
-
-}  // namespace
 
 TEST(LabGenerator, HitsRequestedConditionNumber) {
     for (int bs : {1, 3})

@@ -25,6 +25,24 @@ RigidBodyDesc boxAt(const Vec3& size, const Vec3& p) {
     return b;
 }
 
+// A 0.1 x 1 x 0.1 m box hanging from a world hinge about z at (0, 2, 0) (its centre 0.5 m below),
+// started with angular velocity w and velocity v.
+SceneDesc hingePendulum(const Vec3& w, const Vec3& v) {
+    SceneDesc s = noGround();
+    RigidBodyDesc b = boxAt(Vec3(0.1f, 1.0f, 0.1f), Vec3(0, 1.5f, 0));
+    b.angularVelocity = w;
+    b.velocity = v;
+    s.rigidBodies.push_back(b);
+    JointDesc j;
+    j.type = JointType::Hinge;
+    j.bodyA = -1;
+    j.bodyB = 0;
+    j.anchor = Vec3(0, 2, 0);
+    j.axis = Vec3(0, 0, 1);
+    s.joints.push_back(j);
+    return s;
+}
+
 TEST(RigidJoints, FixedJointHoldsCantilever) {
     // A 1 m x 0.2 m x 0.2 m box (40 kg) welded to the world at its left end: gravity's moment
     // 40 * 9.81 * 0.5 = 196 N m must be carried by the joint's rotation rows. They hold it through
@@ -50,18 +68,8 @@ TEST(RigidJoints, FixedJointHoldsCantilever) {
 TEST(RigidJoints, HingeKeepsAxisAndPlane) {
     // A box on a hinge about world z at (0, 2, 0), swinging, kicked out of the plane: the hinge
     // must keep its axis (body z stays world z) and the motion in the x-y plane.
-    SceneDesc s = noGround();
-    RigidBodyDesc b = boxAt(Vec3(0.1f, 1.0f, 0.1f), Vec3(0, 1.5f, 0));
-    b.angularVelocity = Vec3(0.5f, 0, 2);  // the x part tries to tilt the hinge
-    b.velocity = Vec3(-1.0f, 0, 0.3f);     // consistent with w_z, plus an out-of-plane kick
-    s.rigidBodies.push_back(b);
-    JointDesc j;
-    j.type = JointType::Hinge;
-    j.bodyA = -1;
-    j.bodyB = 0;
-    j.anchor = Vec3(0, 2, 0);
-    j.axis = Vec3(0, 0, 1);
-    s.joints.push_back(j);
+    // w_x tries to tilt the hinge; v is consistent with w_z, plus an out-of-plane kick.
+    const SceneDesc s = hingePendulum(Vec3(0.5f, 0, 2), Vec3(-1.0f, 0, 0.3f));
     RigidSolver r(s);
     float worstZ = 0, worstAxis = 0, worstLen = 0;
     for (int i = 0; i < 120; ++i) {
@@ -85,21 +93,11 @@ TEST(RigidJoints, HingeKeepsAxisAndPlane) {
 TEST(RigidJoints, HingeLimitStopsSwing) {
     // The same pendulum started at 4 rad/s would swing past 90 degrees
     // (1/2 I w^2 > m g L (1 - cos)); limits of +-0.3 rad must stop it there.
-    SceneDesc s = noGround();
-    RigidBodyDesc b = boxAt(Vec3(0.1f, 1.0f, 0.1f), Vec3(0, 1.5f, 0));
-    b.angularVelocity = Vec3(0, 0, 4);
-    b.velocity = Vec3(-2.0f, 0, 0);
-    s.rigidBodies.push_back(b);
-    JointDesc j;
-    j.type = JointType::Hinge;
-    j.bodyA = -1;
-    j.bodyB = 0;
-    j.anchor = Vec3(0, 2, 0);
-    j.axis = Vec3(0, 0, 1);
+    SceneDesc s = hingePendulum(Vec3(0, 0, 4), Vec3(-2.0f, 0, 0));
+    JointDesc& j = s.joints[0];
     j.limit = true;
     j.lower = -0.3;
     j.upper = 0.3;
-    s.joints.push_back(j);
     RigidSolver r(s);
     double worst = 0;
     for (int i = 0; i < 180; ++i) {

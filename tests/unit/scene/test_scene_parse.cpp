@@ -1,0 +1,74 @@
+// Scene parsing helpers shared by several keys: the line/column of a JSON syntax error, grid cell counts
+// (soft box grids and cloth grids), and the rigid-body index of a joint. Each refusal names its key.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "math/error.h"
+#include "scene/scene.h"
+
+namespace vbd {
+namespace {
+
+// Expects parseScene(text) to throw InputError at `key` with `needle` in the message.
+void expectRefused(const std::string& text, const std::string& key, const std::string& needle) {
+    SCOPED_TRACE(text);
+    try {
+        parseScene(text, "scene.json");
+        ADD_FAILURE() << "accepted";
+    } catch (const InputError& e) {
+        EXPECT_EQ(e.key(), key) << e.what();
+        EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+}
+
+TEST(SceneParse, TextPositionCountsLinesAndColumnsFromOne) {
+    const std::string t = "ab\ncd";
+    EXPECT_EQ(textPosition(t, 0), "line 1, column 1");
+    EXPECT_EQ(textPosition(t, 2), "line 1, column 3");  // byte 2 is the newline itself
+    EXPECT_EQ(textPosition(t, 3), "line 2, column 1");  // first byte after it
+    EXPECT_EQ(textPosition(t, 5), "line 2, column 3");
+    EXPECT_EQ(textPosition(t, 99), "line 2, column 3");  // an offset past the end stops at the end
+}
+
+TEST(SceneParse, MalformedJsonIsReportedAtItsLine) {
+    // The parser stops at the ',' on line 3 (nlohmann reports the offset of the byte it rejected).
+    const std::string text = "{\n  \"dt\": 0.01,\n  \"substeps\": ,\n}";
+    try {
+        parseScene(text, "scene.json");
+        ADD_FAILURE() << "accepted";
+    } catch (const InputError& e) {
+        EXPECT_EQ(e.key().rfind("line 3, column ", 0), 0u) << e.what();
+        EXPECT_NE(std::string(e.what()).find("malformed JSON"), std::string::npos) << e.what();
+    }
+}
+
+TEST(SceneParse, GridCellsAreWholeNumbersFromOneTo4096) {
+    const SceneDesc s = parseScene(
+        R"({"soft_bodies": [{"type": "box_grid", "cells": [3, 4, 5]}], "cloths": [{"cells": [6, 7]}]})", "");
+    EXPECT_EQ(s.softBodies[0].cells, (std::array<int, 3>{3, 4, 5}));
+    EXPECT_EQ(s.cloths[0].cells, (std::array<int, 2>{6, 7}));
+    for (const char* bad : {"[2, 0, 2]", "[2, 2.5, 2]", "[4097, 1, 1]", "[-1, 1, 1]"})
+        expectRefused(std::string(R"({"soft_bodies": [{"type": "box_grid", "cells": )") + bad + "}]}",
+                      "soft_bodies[0].cells", "must be 3 integers >= 1");
+    for (const char* bad : {"[0, 4]", "[4, 1.5]", "[4097, 4]"})
+        expectRefused(std::string(R"({"cloths": [{"cells": )") + bad + "}]}", "cloths[0].cells",
+                      "must be 2 integers >= 1");
+    expectRefused(R"({"cloths": [{"cells": [4, 4, 4]}]})", "cloths[0].cells", "array of 2 numbers");
+}
+
+TEST(SceneParse, JointBodiesMustExist) {
+    const std::string body = R"({"rigid_bodies": [{"shape": "box"}], "joints": [)";
+    expectRefused(body + R"({"body_a": 1, "body_b": 0}]})", "joints[0].body_a",
+                  "no rigid body 1 (scene has 1)");
+    expectRefused(body + R"({"body_a": -1, "body_b": 3}]})", "joints[0].body_b",
+                  "no rigid body 3 (scene has 1)");
+    // body_a is checked first when both are wrong.
+    expectRefused(body + R"({"body_a": 2, "body_b": 3}]})", "joints[0].body_a", "no rigid body 2");
+    const SceneDesc s = parseScene(body + R"({"body_a": -1, "body_b": 0}]})", "");
+    EXPECT_EQ(s.joints[0].bodyA, -1);
+    EXPECT_EQ(s.joints[0].bodyB, 0);
+}
+
+}  // namespace
+}  // namespace vbd
