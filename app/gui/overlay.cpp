@@ -317,6 +317,7 @@ std::string statusText(const AppState& app) {
         }
     }
     const size_t n = w.positions().size(), bodies = w.bodies().size(), contacts = w.contacts().size();
+    s += "  |  " + w.backendLine();  // which backend steps the soft bodies, and why (solver.backend)
     if (n > 0) s += "  |  " + std::to_string(n) + " vertices";
     if (bodies > 0)
         s += "  |  " + std::to_string(bodies) + " bodies, " + std::to_string(contacts) + " contacts";
