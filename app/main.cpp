@@ -27,6 +27,15 @@ int main(int argc, char** argv) {
             "quit, ...; see README)")
         ->check(CLI::ExistingFile);
     root.add_flag("--paused", gui.paused, "Start paused (space plays)");
+    root.add_option("--lesson", gui.lesson,
+                    "Open a guided lesson: a folder of assets/lessons/ by name (02-dominance, dominance, 2) "
+                    "or path");
+    root.add_flag("--autoplay", gui.autoplay,
+                  "With --lesson: play every step, pausing between them, then exit 0 (tests, lecture clips)");
+    root.add_option("--step-pause", gui.stepPause, "Seconds between steps with --autoplay (default 1.5)")
+        ->check(CLI::Range(0.0, 600.0));
+    root.add_option("--screenshot-dir", gui.screenshotDir,
+                    "With --lesson: save the window at the end of each step as DIR/NN-name-stepK.png");
     root.footer(
         "Without a command vbdlab opens the GUI; with no display it runs the scene headless and says where\n"
         "it wrote the output. Exit codes: 0 ok, 2 bad input, 1 other error.");
@@ -52,13 +61,13 @@ int main(int argc, char** argv) {
         const char* wayland = std::getenv("WAYLAND_DISPLAY");
         const bool haveDisplay = (display && *display) || (wayland && *wayland);
         if (vbdgui::available() && haveDisplay) return vbdgui::runGui(gui);
-        if (!gui.screenshot.empty() || !gui.actions.empty()) {
-            std::fprintf(
-                stderr,
-                "vbdlab: no display (%s): --screenshot and --actions need a window; use `vbdlab render` for "
-                "offscreen "
-                "frames or `vbdlab sim` for headless runs\n",
-                vbdgui::available() ? "DISPLAY is not set" : "GUI not compiled in");
+        if (!gui.screenshot.empty() || !gui.actions.empty() || !gui.lesson.empty()) {
+            std::fprintf(stderr,
+                         "vbdlab: no display (%s): --screenshot, --actions and --lesson need a window; use "
+                         "`vbdlab render` for "
+                         "offscreen "
+                         "frames or `vbdlab sim` for headless runs\n",
+                         vbdgui::available() ? "DISPLAY is not set" : "GUI not compiled in");
             return 2;
         }
         std::fprintf(

@@ -28,6 +28,7 @@ struct RenderRun {
     std::vector<std::string> sets;
     std::string field = "none";
     bool wireframe = false;
+    std::string backend;  // --backend: solver.backend (cpu | cuda | auto)
 };
 
 #ifdef VBD_HAVE_GUI
@@ -46,8 +47,11 @@ static int runRender(const RenderRun& r) {
     if (r.frames < 0) throw vbd::InputError("", "--frames", "must be >= 0");
     if (r.width < 16 || r.height < 16 || r.width > 8192 || r.height > 8192)
         throw vbd::InputError("", "--width/--height", "must be between 16 and 8192 pixels");
-    vbd::SceneDesc desc = vbd::loadSceneFile(r.scene, r.sets);  // InputError -> exit code 2
+    std::vector<std::string> sets = r.sets;
+    if (!r.backend.empty()) sets.push_back("solver.backend=" + r.backend);  // validated with the scene
+    vbd::SceneDesc desc = vbd::loadSceneFile(r.scene, sets);                // InputError -> exit code 2
     std::unique_ptr<vbd::World> world = vbdgui::createWorld(desc);
+    std::fprintf(stderr, "vbdlab: %s\n", world->backendLine().c_str());
     vbdgui::DrawOptions opt;
     opt.field = parseField(r.field);
     opt.logScale = opt.field == vbd::ScalarField::Residual;
@@ -121,6 +125,7 @@ static Command addRenderCommand(CLI::App& root) {
     sub->add_option("--field", run->field, "Heat map: none, color, residual, det_f, dominance, dominance_sum")
         ->capture_default_str();
     sub->add_flag("--wireframe", run->wireframe, "Draw surface edges");
+    sub->add_option("--backend", run->backend, "Soft-body step: cpu | cuda | auto (solver.backend)");
     sub->footer(
         "Needs a Vulkan device (lavapipe works on the CPU). Exit codes: 0 ok, 2 bad input or no Vulkan "
         "device, 1 other error.");

@@ -22,6 +22,7 @@ struct SimRun {
     std::string out;
     std::vector<std::string> sets;
     int threads = -1;
+    std::string backend;  // --backend: solver.backend (cpu | cuda | auto)
 };
 
 static void writeFinalState(const std::string& path, const vbd::World& w) {
@@ -74,10 +75,13 @@ class PartFile {
 
 int runSim(const SimRun& r) {
     // Everything that can be refused is checked before the output folder is touched.
-    vbd::SceneDesc desc = vbd::loadSceneFile(r.scene, r.sets);
+    std::vector<std::string> sets = r.sets;
+    if (!r.backend.empty()) sets.push_back("solver.backend=" + r.backend);  // validated with the scene
+    vbd::SceneDesc desc = vbd::loadSceneFile(r.scene, sets);
     for (const auto& w : vbd::lastSceneWarnings()) std::fprintf(stderr, "vbdlab: warning: %s\n", w.c_str());
     if (r.threads >= 0) desc.solver.threads = r.threads;
     std::unique_ptr<vbd::World> world = vbd::World::create(desc);
+    std::fprintf(stderr, "vbdlab: %s\n", world->backendLine().c_str());
     if (r.frames < 0) throw vbd::InputError("", "--frames", "must be >= 0");
     fs::create_directories(r.out);
 
@@ -126,6 +130,9 @@ static Command addSimCommand(CLI::App& root) {
     sub->add_option("--set", run->sets, "Override a scene key: --set solver.iterations=20 (repeatable)");
     sub->add_option("--threads", run->threads,
                     "Worker threads (0 = all; default: the scene's solver.threads)");
+    sub->add_option(
+        "--backend", run->backend,
+        "Soft-body step: cpu | cuda | auto (solver.backend; cuda without a usable device: exit 2)");
     sub->footer("Exit codes: 0 ok, 2 bad input (the message names file and key), 1 other error.");
     return {sub, [run]() { return runSim(*run); }};
 }

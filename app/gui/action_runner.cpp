@@ -86,6 +86,40 @@ void applyLab(EllipseState& e, const json& v) {
     if (v.contains("kappa")) e.kappa = v["kappa"].get<float>();
     if (v.contains("angle")) e.angleDeg = v["angle"].get<float>();
     if (v.contains("sweeps")) e.sweeps = v["sweeps"].get<int>();
+    if (v.contains("nd_kappa")) e.ndKappa = v["nd_kappa"].get<float>();
+    if (v.contains("nd_coupling")) e.ndCoupling = v["nd_coupling"].get<float>();
+    if (v.contains("nd_blocks")) e.ndBlocks = v["nd_blocks"].get<int>();
+    if (v.contains("nd_seed")) e.ndSeed = v["nd_seed"].get<int>();
+}
+
+glm::vec3 vec3Of(const json& v) { return {v[0].get<float>(), v[1].get<float>(), v[2].get<float>()}; }
+
+void applyMark(AppState& s, const json& v, Side side) {
+    if (v.is_string()) {  // "clear"
+        s.marks.clear();
+        return;
+    }
+    Mark m;
+    m.lab = labIndex(side);
+    m.text = v.value("text", "");
+    if (v.contains("vertex")) {
+        m.kind = Mark::Kind::Vertex;
+        m.vertex = v["vertex"].get<int>();
+    } else if (v.contains("region")) {
+        m.kind = Mark::Kind::Region;
+        m.a = vec3Of(v["region"]["min"]), m.b = vec3Of(v["region"]["max"]);
+    } else {
+        m.kind = Mark::Kind::Arrow;
+        m.a = vec3Of(v["arrow"]["from"]), m.b = vec3Of(v["arrow"]["to"]);
+    }
+    s.marks.push_back(m);
+}
+
+PerFramePlot plotNamed(const std::string& s) {
+    if (s == "total_energy") return PerFramePlot::TotalEnergy;
+    if (s == "com_y") return PerFramePlot::ComY;
+    if (s == "kinetic") return PerFramePlot::Kinetic;
+    return PerFramePlot::EnergyG;
 }
 
 }  // namespace
@@ -100,12 +134,12 @@ bool ActionRunner::fail(GuiApp& app, const Action& a, const std::string& what) {
 void ActionRunner::update(GuiApp& app) {
     if (failed_ || finished_) return;
     SimRunner& sim = app.sim();
-    while (next_ < script_.actions.size()) {
+    while (next_ < end_) {
         const int frame = sim.frame();
         // Hold at this frame while the last action takes effect (simulation thread, GPU buffers, a drawn
-        // frame, a pending screenshot, a window resize, single steps).
+        // frame, a pending screenshot, a window resize, single steps, a pause).
         bool hold = app.settling() || !app.state().screenshotRequest.empty() ||
-                    app.renderedFrames() < holdUntilRendered_;
+                    app.renderedFrames() < holdUntilRendered_ || glfwGetTime() < pauseUntil_;
         if (waitFrame_ >= 0) hold |= frame < waitFrame_;
         if (windowWait_ > 0) {
             int w = 0, h = 0;
@@ -138,7 +172,7 @@ void ActionRunner::update(GuiApp& app) {
         holdUntilRendered_ = app.renderedFrames() + 2;
         if (a.verb == Verb::Quit) return;
     }
-    sim.setGate(Gate::Actions, -1);  // the list is done: the run goes on interactively
+    if (!keepGate_) sim.setGate(Gate::Actions, -1);  // the list is done: the run goes on interactively
     finished_ = true;
 }
 
@@ -184,6 +218,7 @@ bool ActionRunner::execute(GuiApp& app, const Action& a) {
             break;
         case Verb::Load:
             if (!app.loadSceneFile(v.get<std::string>(), err)) return fail(app, a, err);
+            s.marks.clear();  // marks point into the scene they were made for
             break;
         case Verb::Reset:
             s.timeline.resetRequest = true;
@@ -248,6 +283,18 @@ bool ActionRunner::execute(GuiApp& app, const Action& a) {
             windowW_ = v[0].get<int>(), windowH_ = v[1].get<int>();
             windowWait_ = 60;  // frames to wait for the window manager at most
             app.resizeWindow(windowW_, windowH_);
+            break;
+        case Verb::Mark:
+            applyMark(s, v, a.side);
+            break;
+        case Verb::Caption:
+            s.caption = v.get<std::string>();
+            break;
+        case Verb::Plot:
+            s.perFramePlot = plotNamed(v.get<std::string>());
+            break;
+        case Verb::Pause:
+            pauseUntil_ = glfwGetTime() + v.get<double>();
             break;
         case Verb::Quit: {
             app.stopRecording();

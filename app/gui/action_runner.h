@@ -12,10 +12,18 @@ class GuiApp;
 
 class ActionRunner {
   public:
-    explicit ActionRunner(ActionScript script) : script_(std::move(script)) {}
+    explicit ActionRunner(ActionScript script)
+        : script_(std::move(script)), next_(0), end_(script_.actions.size()) {}
+    // Runs actions [first, first + count) only (one step of a lesson).
+    ActionRunner(ActionScript script, int first, int count)
+        : script_(std::move(script)), next_(size_t(first)), end_(size_t(first + count)) {}
     // Runs the actions that are due (called once per UI frame, before the UI is built).
     void update(GuiApp& app);
-    bool done() const { return next_ >= script_.actions.size(); }
+    bool done() const { return next_ >= end_; }
+    bool failed() const { return failed_; }
+    // Keep the simulation held at the last action's frame when the list is done (the caller lifts the
+    // gate, e.g. after a screenshot of that frame).
+    void keepGateAtEnd(bool on) { keepGate_ = on; }
 
   private:
     // False (with a message printed and exit code 2 set) when the action cannot be carried out.
@@ -24,12 +32,13 @@ class ActionRunner {
     bool fail(GuiApp& app, const Action& a, const std::string& what);
 
     ActionScript script_;
-    size_t next_ = 0;
+    size_t next_ = 0, end_ = 0;
+    double pauseUntil_ = 0;      // a `pause` action holds until this wall time (glfwGetTime seconds)
     int holdUntilRendered_ = 0;  // wait for this many rendered frames (the UI shows the last change)
     int waitFrame_ = -1;         // a `step` action waits for this frame
     bool restarted_ = false;     // a load or reset ran and the new World's count has not been seen yet
     int windowW_ = 0, windowH_ = 0, windowWait_ = 0;  // a `window` action waits for the new size
-    bool failed_ = false, finished_ = false;
+    bool failed_ = false, finished_ = false, keepGate_ = false;
 };
 
 }  // namespace vbdgui

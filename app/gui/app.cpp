@@ -12,6 +12,7 @@
 #include <imgui_impl_vulkan.h>
 
 #include "gui/action_runner.h"
+#include "gui/lesson_player.h"
 #include "gui/panels.h"
 #include "math/error.h"
 #include "render/image_io.h"
@@ -22,12 +23,23 @@ namespace vbdgui {
 bool available() { return true; }
 
 bool checkOptions(const GuiOptions& opt, std::string& error) {
-    if (opt.actions.empty()) return true;
+    if (opt.lesson.empty() && (opt.autoplay || !opt.screenshotDir.empty())) {
+        error = std::string(opt.autoplay ? "--autoplay" : "--screenshot-dir") + ": needs --lesson NAME";
+        return false;
+    }
+    if (!opt.lesson.empty() && !opt.actions.empty()) {
+        error = "--lesson: a lesson brings its own actions (leave out --actions)";
+        return false;
+    }
+    if (opt.actions.empty() && opt.lesson.empty()) return true;
     try {
         ActionContext ctx;
         ctx.scene = opt.scene.empty() ? defaultScenePath() : opt.scene;
         ctx.paused = opt.paused;
-        loadActions(opt.actions, ctx);
+        if (!opt.lesson.empty())
+            loadLesson(opt.lesson, ctx);
+        else
+            loadActions(opt.actions, ctx);
         return true;
     } catch (const vbd::InputError& e) {
         error = e.what();
@@ -181,6 +193,7 @@ void GuiApp::buildUi() {
     controlPanel(app_, float(fh));
     plotsPanel(app_, float(fw), float(fh));
     viewportOverlay(app_);
+    lessonWindow(app_);
     handleInput();
     ImGui::Render();
 }
@@ -238,6 +251,7 @@ bool GuiApp::iterate() {
     app_.layout = computeLayout(float(fw), float(fh), app_.compare, app_.showPlots, app_.panels);
     pollSimulation();
     if (actions_) actions_->update(*this);
+    updateLesson();
     applyRequests();
     prepareDrawOptions();
     const bool recordDue = recordCaptureDue();
@@ -263,7 +277,7 @@ bool GuiApp::iterate() {
                      ctx_->validationMessages());
         return false;
     }
-    if (!screenshotMode && !actions_ && targetFrames_ >= 0 && nowFrame >= targetFrames_ &&
+    if (!screenshotMode && !actions_ && !lesson_ && targetFrames_ >= 0 && nowFrame >= targetFrames_ &&
         renderedFrames_ > targetFrames_ + 2)
         return false;
     accumulateTiming();
@@ -282,7 +296,12 @@ int GuiApp::run() {
         actions_ = std::make_unique<ActionRunner>(loadActions(opt_.actions, ac));
     }
     app_.timeline.playing = !opt_.paused;
-    const bool batch = !opt_.screenshot.empty() || actions_;
+    if (!opt_.lesson.empty()) {
+        app_.lesson.openRequest = findLesson(opt_.lesson);
+        openLesson();
+        if (!lesson_) return 2;
+    }
+    const bool batch = !opt_.screenshot.empty() || actions_ || opt_.autoplay;
     targetFrames_ = opt_.frames >= 0 ? opt_.frames : (!opt_.screenshot.empty() ? 60 : -1);
     if (batch && !swap_->canCopy()) {
         std::fprintf(stderr,

@@ -8,6 +8,7 @@
 //   input.cpp     keys, mouse, camera, picking, the hover value
 //   recorder.cpp  recording takes (frame exact, PNG or MP4)
 //   action_runner.cpp  scripted runs
+//   lesson_player.cpp  guided lessons (one action group per step), lesson_panel.cpp their panel
 #include <chrono>
 #include <memory>
 #include <string>
@@ -24,6 +25,7 @@
 namespace vbdgui {
 
 class ActionRunner;
+class LessonPlayer;
 
 constexpr uint32_t kFramesInFlight = 2;
 
@@ -69,6 +71,7 @@ class GuiApp {
     // Starts / stops a recording take (recorder.cpp).
     void startRecording();
     void stopRecording();
+    const GuiOptions& options() const { return opt_; }
 
   private:
     // app.cpp
@@ -106,6 +109,9 @@ class GuiApp {
     void handlePick(int labUnder, float mx, float my);
     void updateDrag(float mx, float my);
     void updateHover(int labUnder, float mx, float my);
+    // lesson_player.cpp: opens the lesson asked for (--lesson, the Lessons panel) and plays its steps.
+    void updateLesson();
+    void openLesson();
     // recorder.cpp
     bool recordCaptureDue();
     CaptureRequest recordCaptureRequest() const;
@@ -117,6 +123,7 @@ class GuiApp {
     AppState app_;
     SimRunner sim_;
     std::unique_ptr<ActionRunner> actions_;
+    std::unique_ptr<LessonPlayer> lesson_;
     GLFWwindow* window_ = nullptr;
     std::unique_ptr<Context> ctx_;
     std::unique_ptr<Swapchain> swap_;

@@ -117,6 +117,39 @@ struct PlotSections {
     bool apply = false;
 };
 
+// What a lesson step points at in the 3D view (the `mark` action): a vertex (ringed, follows it), a
+// box (its 12 edges, in world space) or an arrow, each with an optional label.
+struct Mark {
+    enum class Kind { Vertex, Region, Arrow } kind = Kind::Vertex;
+    int vertex = -1;
+    glm::vec3 a{0}, b{0};  // region min / max, or arrow from / to
+    std::string text;
+    int lab = -1;  // the view it is drawn in (-1: both)
+};
+
+// The per-frame plot under the residual plot (the `plot` action).
+enum class PerFramePlot { EnergyG, TotalEnergy, ComY, Kinetic };
+
+// The lesson being taught, as the Lessons panel shows it; the panel leaves its requests here and the
+// lesson player (lesson_player.cpp) acts on them.
+struct LessonView {
+    bool active = false;
+    std::string name, title;
+    struct Step {
+        std::string title, text, look;
+    };
+    std::vector<Step> steps;
+    int current = -1;                    // step shown
+    bool running = false;                // its actions are still being carried out
+    bool autoplay = false;               // --autoplay: steps follow each other, then the app exits
+    int goTo = -1;                       // request: run this step (Next, Prev, Re-run)
+    bool close = false;                  // request: leave the lesson (the scene stays)
+    std::vector<std::string> available;  // lesson folders for the picker
+    int pick = 0;
+    std::string openRequest;  // request: open this lesson folder
+    std::string error;        // a lesson that could not be opened
+};
+
 struct AppState {
     std::vector<std::string> sceneFiles;
     int sceneIndex = -1;     // into sceneFiles; -1 = built-in or --scene outside assets/
@@ -146,6 +179,10 @@ struct AppState {
     Layout layout;                  // this frame's panel widths and 3D view rectangle
     std::string screenshotRequest;  // action: write the window (or view) to this PNG after this frame
     Capture screenshotCapture = Capture::Window;
+    std::vector<Mark> marks;  // lesson overlays in the 3D view
+    std::string caption;      // lesson caption over the 3D view
+    PerFramePlot perFramePlot = PerFramePlot::EnergyG;
+    LessonView lesson;
 };
 
 inline constexpr int kRecentFrames = 6;

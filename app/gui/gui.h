@@ -11,6 +11,13 @@ struct GuiOptions {
     int width = 1600, height = 900;
     std::string actions;  // scripted run: a JSON list of timed actions (gui/core/actions.h)
     bool paused = false;  // start paused
+    // Guided lessons (gui/core/lesson.h): `--lesson NAME` opens one at its first step; `--autoplay` plays
+    // every step, holding `stepPause` seconds between them, and exits 0 after the last; with
+    // `--screenshot-dir DIR` each step's end is saved as DIR/NN-name-stepK.png.
+    std::string lesson;
+    bool autoplay = false;
+    std::string screenshotDir;
+    double stepPause = 1.5;
 };
 
 // True if the GUI was compiled in.

@@ -228,6 +228,68 @@ void pickedVertex(ImDrawList* dl, const AppState& app, int l) {
     dl->AddText(ImVec2(s.x + 12, s.y - 18), IM_COL32(60, 255, 110, 255), t.c_str());
 }
 
+// A lesson's marks (the `mark` action): a ringed vertex, a box outline or an arrow, each labelled, in
+// orange so they do not read as the picked vertex (green) or a heat-map colour.
+const ImU32 kMarkCol = IM_COL32(255, 150, 40, 255), kMarkShadow = IM_COL32(0, 0, 0, 200);
+
+void markLine(ImDrawList* dl, ImVec2 a, ImVec2 b, float width) {
+    dl->AddLine(a, b, kMarkShadow, width + 2);
+    dl->AddLine(a, b, kMarkCol, width);
+}
+
+void drawMark(ImDrawList* dl, const AppState& app, int l, const Mark& m) {
+    if (m.lab >= 0 && m.lab != l) return;
+    bool vis = false;
+    if (m.kind == Mark::Kind::Vertex) {
+        const auto& x = app.labs[l].world->positions();
+        if (m.vertex < 0 || size_t(m.vertex) >= x.size()) return;
+        const auto& p = x[size_t(m.vertex)];
+        const ImVec2 s = toScreen(app, l, {p.x, p.y, p.z}, &vis);
+        if (!vis) return;
+        dl->AddCircle(s, 13, kMarkShadow, 24, 5);
+        dl->AddCircle(s, 13, kMarkCol, 24, 3);
+        if (!m.text.empty()) label(dl, ImVec2(s.x, s.y + 30), m.text, kMarkCol);
+        return;
+    }
+    if (m.kind == Mark::Kind::Region) {
+        ImVec2 c[8];
+        bool any = false;
+        for (int k = 0; k < 8; ++k) {
+            const glm::vec3 p((k & 1) ? m.b.x : m.a.x, (k & 2) ? m.b.y : m.a.y, (k & 4) ? m.b.z : m.a.z);
+            c[k] = toScreen(app, l, p, &vis);
+            any |= vis;
+        }
+        if (!any) return;
+        for (int k = 0; k < 8; ++k)
+            for (int bit : {1, 2, 4})
+                if (!(k & bit)) markLine(dl, c[k], c[k | bit], 2.5f);
+        if (!m.text.empty()) {
+            const ImVec2 top = toScreen(app, l, {(m.a.x + m.b.x) / 2, m.b.y, (m.a.z + m.b.z) / 2}, &vis);
+            label(dl, ImVec2(top.x, top.y - 22), m.text, kMarkCol);
+        }
+        return;
+    }
+    bool visB = false;
+    const ImVec2 a = toScreen(app, l, m.a, &vis), b = toScreen(app, l, m.b, &visB);
+    if (!vis && !visB) return;
+    markLine(dl, a, b, 3);
+    const float dx = b.x - a.x, dy = b.y - a.y, len = std::max(std::sqrt(dx * dx + dy * dy), 1.0f);
+    const ImVec2 u(dx / len, dy / len), n(-u.y, u.x);
+    const ImVec2 h1(b.x - 14 * u.x + 7 * n.x, b.y - 14 * u.y + 7 * n.y),
+        h2(b.x - 14 * u.x - 7 * n.x, b.y - 14 * u.y - 7 * n.y);
+    dl->AddTriangleFilled(b, h1, h2, kMarkCol);
+    if (!m.text.empty()) label(dl, ImVec2(a.x, a.y - 16), m.text, kMarkCol);
+}
+
+// The lesson's caption, centred at the top of the view(s).
+void captionText(ImDrawList* dl, const AppState& app) {
+    if (app.caption.empty()) return;
+    const Layout& lay = app.layout;
+    const float th = ImGui::GetTextLineHeight();
+    const float y = lay.viewY + (app.compare ? 3 * th + 24 : 14);  // below the side captions
+    label(dl, ImVec2(lay.viewX + lay.viewW / 2, y + th / 2), app.caption, IM_COL32(255, 255, 255, 255));
+}
+
 void hoverValue(const AppState& app) {
     const HoverState& h = app.hover;
     if (h.particle < 0 || !h.hasValue) return;
@@ -255,6 +317,7 @@ std::string statusText(const AppState& app) {
         }
     }
     const size_t n = w.positions().size(), bodies = w.bodies().size(), contacts = w.contacts().size();
+    s += "  |  " + w.backendLine();  // which backend steps the soft bodies, and why (solver.backend)
     if (n > 0) s += "  |  " + std::to_string(n) + " vertices";
     if (bodies > 0)
         s += "  |  " + std::to_string(bodies) + " bodies, " + std::to_string(contacts) + " contacts";
@@ -304,6 +367,7 @@ void viewportOverlay(AppState& app) {
         regionLabels(dl, app, l);
         dampingLabels(dl, app, l);
         pickedVertex(dl, app, l);
+        for (const Mark& m : app.marks) drawMark(dl, app, l, m);
         if (app.compare) {
             sideCaption(dl, app, l, x0);
             if (l == 1)
@@ -321,6 +385,7 @@ void viewportOverlay(AppState& app) {
         } else if (lab.draw.regions)
             regionLegend(dl, ImVec2(x0 + 18, lay.viewY + lay.viewH - 2 * th - 40), lab);
     }
+    captionText(dl, app);
     recordingIndicator(dl, app);
     statusLine(dl, app);
     dl->PopClipRect();

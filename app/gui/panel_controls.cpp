@@ -174,7 +174,9 @@ void controlPanel(AppState& app, float height) {
         ImGui::TextWrapped("scene error: %s", app.sceneError.c_str());
         ImGui::PopStyleColor();
     }
+    lessonStepSection(app);
     if (ImGui::CollapsingHeader("Scene", ImGuiTreeNodeFlags_DefaultOpen)) sceneSection(app);
+    if (ImGui::CollapsingHeader("Lessons")) lessonsSection(app);
     if (ImGui::CollapsingHeader("Timeline", ImGuiTreeNodeFlags_DefaultOpen)) timelineSection(app);
     if (ImGui::CollapsingHeader("Time step")) timeStepSection(app);
     if (ImGui::CollapsingHeader("Solver", ImGuiTreeNodeFlags_DefaultOpen)) solverSection(app);

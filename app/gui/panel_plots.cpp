@@ -48,11 +48,34 @@ void convergencePlot(AppState& app) {
     plot("conv", series, o);
 }
 
+const char* const kPerFrameNames[] = {"energy G", "total energy", "centre of mass height", "kinetic energy"};
+const char* const kPerFrameAxes[] = {"energy G", "total energy (J)", "centre of mass y (m)", "kinetic (J)"};
+
+// The quantity of the middle per-frame plot (chosen above it, or by a lesson's `plot` action): the
+// incremental potential G the solver minimises, the total energy, the height of the centre of mass (free
+// fall, sag) or the kinetic energy.
+double perFrameValue(const vbd::FrameMetrics& m, PerFramePlot p) {
+    switch (p) {
+        case PerFramePlot::TotalEnergy:
+            return m.totalEnergy;
+        case PerFramePlot::ComY:
+            return m.com.y;
+        case PerFramePlot::Kinetic:
+            return m.kineticEnergy;
+        default:
+            return m.energy;
+    }
+}
+
 // Per frame: the final residual (with the state's rounding floor, dashed, when it is visible: float), the
-// energy G the step minimised, and the total energy (kinetic + elastic + gravitational + contact): a
-// truncated solve that injects energy shows it rising with no work done on the system.
+// chosen quantity (energy G the step minimised by default), and the total energy (kinetic + elastic +
+// gravitational + contact): a truncated solve that injects energy shows it rising with no work done on
+// the system.
 void historyPlots(AppState& app) {
     const int labs = app.compare ? 2 : 1;
+    int which = int(app.perFramePlot);
+    ImGui::SetNextItemWidth(-FLT_MIN);
+    if (ImGui::Combo("##perframe", &which, kPerFrameNames, 4)) app.perFramePlot = PerFramePlot(which);
     std::vector<PlotSeries> res, en, tot;
     for (int l = 0; l < labs; ++l) {
         if (!app.labs[l].world) continue;
@@ -69,7 +92,7 @@ void historyPlots(AppState& app) {
             const float x = float(h[i].frame);
             r.x.push_back(x), r.y.push_back(float(h[i].residualFinal));
             f.x.push_back(x), f.y.push_back(float(h[i].residualFloor));
-            e.x.push_back(x), e.y.push_back(float(h[i].energy));
+            e.x.push_back(x), e.y.push_back(float(perFrameValue(h[i], app.perFramePlot)));
             t.x.push_back(x), t.y.push_back(float(h[i].totalEnergy));
             floorMax = std::max(floorMax, h[i].residualFloor);
             resMin = std::min(resMin, h[i].residualFinal);
@@ -87,8 +110,9 @@ void historyPlots(AppState& app) {
     o.yLabel = "final |grad G|";
     plot("res", res, o);
     o.logY = false;
-    o.yLabel = "energy G";
+    o.yLabel = kPerFrameAxes[int(app.perFramePlot)];
     plot("energy", en, o);
+    if (app.perFramePlot == PerFramePlot::TotalEnergy) return;  // already the middle plot
     o.yLabel = "total energy (J)";
     plot("total", tot, o);
 }

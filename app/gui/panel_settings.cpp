@@ -119,6 +119,13 @@ void solverSection(AppState& app) {
               [](Lab& l) {
                   editDouble(l, "solver.tolerance", &l.desc.solver.tolerance, 0.0, 1e-2, "%.1e", true);
               });
+        t.row(
+            "backend",
+            "Where the soft-body step runs: cpu; cuda (the whole step on the GPU; refused, with the reason, "
+            "where there is no device or the scene needs what the device step lacks: cloth self-collision, "
+            "the coarse space, rigid-particle coupling); auto: cuda where it can run, else cpu. The status "
+            "line says which and why.",
+            [](Lab& l) { editEnum(l, "solver.backend", &l.desc.solver.backend); });
     }
     if (ImGui::TreeNode("Coarse space")) {
         floatCoarseWarning(app);

@@ -5,7 +5,8 @@
 //   panel_view.cpp      drawing and the colour map
 //   panel_plots.cpp     the right column: convergence, per-frame and timing plots
 //   panel_lab.cpp       the conditioning lab (energy ellipse, random n-D) and the vertex inspector
-//   overlay.cpp         over the 3D view: captions, legends, labels, hover value, status line
+//   overlay.cpp         over the 3D view: captions, legends, labels, hover value, status line, marks
+//   lesson_panel.cpp    the lesson window over the 3D view and the lesson picker
 #include "gui/app_state.h"
 
 namespace vbdgui {
@@ -23,5 +24,9 @@ void inspectorSection(AppState& app);
 void ellipseSection(AppState& app);
 // The plots column when collapsed: a bar with the button that opens it.
 void plotsColumnBar(AppState& app, float x, float height);
+// Lessons: the picker (left column) and the window of the step being taught (over the 3D view).
+void lessonsSection(AppState& app);
+void lessonWindow(AppState& app);
+void lessonStepSection(AppState& app);
 
 }  // namespace vbdgui

@@ -42,6 +42,13 @@ Range dataRange(const std::vector<PlotSeries>& series, const PlotOptions& opt) {
         const float pad = opt.logY ? 0.5f : std::max(1e-6f, std::fabs(r.ymin) * 0.05f);
         r.ymin -= pad, r.ymax += pad;
     }
+    // A little room above and below a linear range, so that a flat curve at its minimum or maximum is not
+    // hidden under the frame (a range that starts at 0 keeps its 0).
+    if (!opt.logY && !opt.stacked) {
+        const float room = 0.04f * (r.ymax - r.ymin);
+        if (r.ymin != 0) r.ymin -= room;
+        r.ymax += room;
+    }
     if (r.xmax - r.xmin < 1e-12f) r.xmin -= 1, r.xmax += 1;  // one point: centred
     return r;
 }

@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "backend/parallel.h"
+#include "backend/timer.h"
 #include "coloring/coloring.h"
 #include "math/error.h"
 #include "rigid/gyroscopic.h"
@@ -36,11 +37,6 @@ class StageClock {
 // tangential multipliers keep the demos' alpha gamma.)
 constexpr double kLambdaKeep = 0.998;
 
-void tangentBasis(const Vec3d& n, Vec3d& t1, Vec3d& t2) {
-    t1 = normalized(std::fabs(n.x) < 0.6 ? cross(n, Vec3d(1, 0, 0)) : cross(n, Vec3d(0, 1, 0)));
-    t2 = cross(n, t1);
-}
-
 Vec3 anyPerpendicular(const Vec3& a) {
     return normalized(std::fabs(a.x) < 0.6f ? cross(a, Vec3(1, 0, 0)) : cross(a, Vec3(0, 1, 0)));
 }
@@ -54,15 +50,47 @@ Vec3 anyPerpendicular(const Vec3& a) {
     contactDual(c, C, alpha, beta, kMax);
 }
 
-// The order of the contact list: ground pairs by body, then body pairs by (min, max) (a fixed
-// body is put on side A, which does not change the key).
-std::pair<int, int> pairKey(int a, int b) {
-    return a < 0 ? std::make_pair(-1, b) : std::make_pair(std::min(a, b), std::max(a, b));
+// CSR lists by body: each(f) calls f(body, item) for every (body, item) incidence, twice in the same
+// order (once to count, once to fill), so a body's items keep the order of `each`.
+template <class Each>
+void csrByBody(int n, const Each& each, std::vector<int>& off, std::vector<int>& items) {
+    off.assign(size_t(n) + 1, 0);
+    each([&](int body, int) { ++off[size_t(body) + 1]; });
+    for (int i = 0; i < n; ++i) off[size_t(i) + 1] += off[size_t(i)];
+    items.resize(size_t(off[size_t(n)]));
+    std::vector<int> fill(off.begin(), off.end() - 1);
+    each([&](int body, int idx) { items[size_t(fill[size_t(body)]++)] = idx; });
 }
 
-float minFeatureSize(const Collider& c) {
-    if (c.type == ShapeType::Box) return std::fmin(std::fmin(c.half.x, c.half.y), c.half.z);
-    return c.radius;
+// The body graph in CSR form directly from the pairs (the graph graphFromElements would build:
+// rows sorted, no duplicates), without a temporary list per element.
+Graph bodyGraph(int n, const std::vector<std::pair<int, int>>& edges) {
+    Graph g;
+    g.offsets.assign(size_t(n) + 1, 0);
+    for (const auto& e : edges) {
+        ++g.offsets[size_t(e.first) + 1];
+        ++g.offsets[size_t(e.second) + 1];
+    }
+    for (int i = 0; i < n; ++i) g.offsets[size_t(i) + 1] += g.offsets[size_t(i)];
+    g.items.resize(size_t(g.offsets[size_t(n)]));
+    std::vector<int> fill(g.offsets.begin(), g.offsets.end() - 1);
+    for (const auto& e : edges) {
+        g.items[size_t(fill[size_t(e.first)]++)] = e.second;
+        g.items[size_t(fill[size_t(e.second)]++)] = e.first;
+    }
+    // Sort and deduplicate each row (a joint may join a pair that also touches), compacting.
+    int out = 0;
+    for (int i = 0; i < n; ++i) {
+        const auto b = g.items.begin() + g.offsets[size_t(i)], e = g.items.begin() + g.offsets[size_t(i) + 1];
+        std::sort(b, e);
+        const int len = int(std::unique(b, e) - b);
+        std::copy(b, b + len, g.items.begin() + out);
+        g.offsets[size_t(i)] = out;
+        out += len;
+    }
+    g.offsets[size_t(n)] = out;
+    g.items.resize(size_t(out));
+    return g;
 }
 
 }  // namespace
@@ -160,47 +188,129 @@ void RigidSolver::setDrag(int body, const Vec3& localPoint, const Vec3& target, 
 }
 
 // ---------------------------------------------------------------------------------------------
-// Collision detection at the start-of-step poses, with contact persistence.
+// Collision detection at the start-of-step poses, with contact persistence (the contacts of last
+// step matched by pair and feature key, so that penalties, multipliers and sticking anchors carry):
+//   speculativeBounds   margin and bounding box of every body
+//   broadPhase          overlapping boxes (rigid/collision.h)
+//   candidatePairs      ground pairs, then body pairs, in the order of pairKey
+//   narrowPhase         one manifold per candidate pair, in parallel
+//   matchContacts       contact records for every manifold point, warm started from a match
+// The per-contact steps (pairCoefficients .. setSlipOrigin) are [[gnu::always_inline]]: they were
+// one lambda before, and called out of line (or with the matching in a file of its own) GCC inlines
+// contactPoints differently in this translation unit and, with -march=native, fuses multiply-adds
+// differently: the coupled scene soft_vs_rigid then changed in its last bits. Inlined, every built-in
+// scene is bit-identical to the single lambda (scripts/compare_states.sh).
+
+namespace {
+
+void tangentBasis(const Vec3d& n, Vec3d& t1, Vec3d& t2) {
+    t1 = normalized(std::fabs(n.x) < 0.6 ? cross(n, Vec3d(1, 0, 0)) : cross(n, Vec3d(0, 1, 0)));
+    t2 = cross(n, t1);
+}
+
+// The order of the contact list: ground pairs by body, then body pairs by (min, max) (a fixed
+// body is put on side A, which does not change the key).
+std::pair<int, int> pairKey(int a, int b) {
+    return a < 0 ? std::make_pair(-1, b) : std::make_pair(std::min(a, b), std::max(a, b));
+}
+
+float minFeatureSize(const Collider& c) {
+    if (c.type == ShapeType::Box) return std::fmin(std::fmin(c.half.x, c.half.y), c.half.z);
+    return c.radius;
+}
+
+// Core anchor and radius of one side of a contact's normal row (Contact::cA says why): the material
+// point itself on a box or the ground, the center of a sphere, the nearest point of a capsule's
+// segment.
+void coreAnchor(const Collider* shape, const Vec3& material, Vec3& core, float& radius) {
+    core = material;
+    radius = 0;
+    if (!shape) return;
+    if (shape->type == ShapeType::Sphere) {
+        core = Vec3(0.0f);
+        radius = shape->radius;
+    } else if (shape->type == ShapeType::Capsule) {
+        core = Vec3(0, std::clamp(material.y, -shape->halfHeight, shape->halfHeight), 0);
+        radius = shape->radius;
+    }
+}
+
+}  // namespace
+
+// What every contact of one pair shares.
+struct RigidSolver::PairCoefficients {
+    float kMin;  // penalty floor and warm-start floor
+    float mu;    // friction coefficient
+    bool flat;   // both features flat (box or ground): sticking anchors may carry
+    double ag;   // alpha gamma, the warm-start factor of the tangential multipliers
+};
 
 void RigidSolver::detectCollisions(float h) {
-    StageClock clock;
-    const int n = numBodies();
-    // Speculative margin: a contact is made if the gap can close within the step (|v| h plus the
-    // rotation sweep) or is within 2% of the smaller feature. A contact with a positive gap only
-    // pushes once the gap would close (C_used < 0), so a generous margin costs time, not accuracy.
-    std::vector<float> margin(static_cast<size_t>(n));
-    std::vector<Aabb> boxes(static_cast<size_t>(n));
-    for (int i = 0; i < n; ++i) {
-        const RigidBodyState& s = state_[size_t(i)];
-        const Collider& c = shape_[size_t(i)];
-        float m = 0.02f * minFeatureSize(c);
-        if (!fixed_[size_t(i)]) m += h * (norm(s.velocity) + norm(s.angularVelocity) * boundingRadius(c));
-        margin[size_t(i)] = m;
-        boxes[size_t(i)] = shapeAabb(c, {s.position, s.rotation}, m);
+    std::vector<float> margin;
+    std::vector<Aabb> boxes;
+    std::vector<std::pair<int, int>> overlaps;
+    {
+        ScopedTimer t(stageMs_.broad);
+        speculativeBounds(h, margin, boxes);
+        broadPhase(boxes, overlaps);
     }
-    std::vector<std::pair<int, int>> pairs, kept;
-    broadPhase(boxes, pairs);
-    clock.lap(stageMs_.broad);
-    kept.reserve(pairs.size() + size_t(n));
-    // Ground pairs first (a = -1), then body pairs in sorted order: the contact order, and with it
-    // every result, is independent of the thread count.
+    std::vector<std::pair<int, int>> pairs;
+    std::vector<Manifold> mans;
+    {
+        ScopedTimer t(stageMs_.narrow);
+        pairs = candidatePairs(boxes, overlaps);
+        mans = narrowPhase(pairs, margin);
+    }
+    ScopedTimer t(stageMs_.contacts);
+    matchContacts(pairs, mans, h);
+}
+
+// Speculative margin: a contact is made if the gap can close within the step (|v| h plus the
+// rotation sweep) or is within 2% of the smaller feature. A contact with a positive gap only
+// pushes once the gap would close (C_used < 0), so a generous margin costs time, not accuracy.
+void RigidSolver::speculativeBounds(float h, std::vector<float>& margin, std::vector<Aabb>& boxes) const {
+    const size_t n = state_.size();
+    margin.resize(n);
+    boxes.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+        const RigidBodyState& s = state_[i];
+        const Collider& c = shape_[i];
+        float m = 0.02f * minFeatureSize(c);
+        if (!fixed_[i]) m += h * (norm(s.velocity) + norm(s.angularVelocity) * boundingRadius(c));
+        margin[i] = m;
+        boxes[i] = shapeAabb(c, {s.position, s.rotation}, m);
+    }
+}
+
+// Ground pairs first (a = -1), then body pairs in sorted order: the contact order, and with it
+// every result, is independent of the thread count. Pairs of two fixed bodies and jointed pairs
+// make no contact.
+std::vector<std::pair<int, int>> RigidSolver::candidatePairs(
+    const std::vector<Aabb>& boxes, const std::vector<std::pair<int, int>>& overlaps) const {
+    std::vector<std::pair<int, int>> pairs;
+    pairs.reserve(overlaps.size() + boxes.size());
     if (groundEnabled_)
-        for (int i = 0; i < n; ++i)
-            if (!fixed_[size_t(i)] && boxes[size_t(i)].lo.y <= groundHeight_) kept.push_back({-1, i});
-    for (const auto& p : pairs) {
+        for (int i = 0; i < numBodies(); ++i)
+            if (!fixed_[size_t(i)] && boxes[size_t(i)].lo.y <= groundHeight_) pairs.push_back({-1, i});
+    for (const auto& p : overlaps) {
         if (fixed_[size_t(p.first)] && fixed_[size_t(p.second)]) continue;
         if (std::binary_search(jointPairs_.begin(), jointPairs_.end(), p)) continue;
         // A fixed body goes on side A so the dynamic one is always B when only one moves.
         if (fixed_[size_t(p.second)])
-            kept.push_back({p.second, p.first});
+            pairs.push_back({p.second, p.first});
         else
-            kept.push_back(p);
+            pairs.push_back(p);
     }
-    std::vector<Manifold> mans(kept.size());
+    return pairs;
+}
+
+std::vector<Manifold> RigidSolver::narrowPhase(const std::vector<std::pair<int, int>>& pairs,
+                                               const std::vector<float>& margin) const {
+    std::vector<Manifold> mans(pairs.size());
     parallelFor(
-        kept.size(),
+        pairs.size(),
         [&](size_t k) {
-            const int a = kept[k].first, b = kept[k].second;
+            const int a = pairs[k].first, b = pairs[k].second;
             const RigidBodyState& sb = state_[size_t(b)];
             if (a < 0) {
                 collidePlane(groundHeight_, shape_[size_t(b)], {sb.position, sb.rotation}, margin[size_t(b)],
@@ -212,127 +322,148 @@ void RigidSolver::detectCollisions(float h) {
             }
         },
         16);
-    clock.lap(stageMs_.narrow);
+    return mans;
+}
 
-    // Manifolds are matched to last step's by pair: both lists are in the order of pairKey (ground
-    // pairs by body, then body pairs by (min, max)), and a contact matches an old one of the same
-    // (a, b) with the same feature key.
-    const double ag = params_.alpha * params_.gamma;
-    const double h2 = double(h) * double(h);
-    std::vector<size_t> first(kept.size() + 1, 0);
-    for (size_t k = 0; k < kept.size(); ++k) first[k + 1] = first[k] + size_t(mans[k].count);
+// Manifolds are matched to last step's by pair: both lists are in the order of pairKey (ground
+// pairs by body, then body pairs by (min, max)), and a contact matches an old one of the same
+// (a, b) with the same feature key. Each manifold writes its own slice of the new list, so the
+// pairs are processed in parallel.
+void RigidSolver::matchContacts(const std::vector<std::pair<int, int>>& pairs,
+                                const std::vector<Manifold>& mans, float h) {
+    std::vector<size_t> first(pairs.size() + 1, 0);
+    for (size_t k = 0; k < pairs.size(); ++k) first[k + 1] = first[k] + size_t(mans[k].count);
     std::vector<Contact> next(first.back());
     parallelFor(
-        kept.size(),
+        pairs.size(),
         [&](size_t k) {
-            const Manifold& m = mans[k];
-            if (m.count == 0) return;
-            const int a = kept[k].first, b = kept[k].second;
-            const bool aDyn = a >= 0 && !fixed_[size_t(a)];
-            const double mEff = aDyn ? std::min(mass_[size_t(a)], mass_[size_t(b)]) : mass_[size_t(b)];
-            // Penalty floor: at least the effective inertia m/h^2 of the lighter body. The scene's
-            // k_start (1e4 by default) is tuned for unit masses; for a 100 kg box (m/h^2 = 3.6e5) it
-            // would make every new contact a soft spring that takes tens of steps of dual updates
-            // to hold the weight. Much stiffer floors (10 m/h^2) slow Gauss-Seidel across a stack
-            // until it does not converge in 10 iterations.
-            const float kMin = float(std::min(std::max(params_.kStart, mEff / h2), params_.kMax));
-            const float mu = a < 0 ? std::sqrt(groundFriction_ * friction_[size_t(b)])
-                                   : std::sqrt(friction_[size_t(a)] * friction_[size_t(b)]);
-            const bool flat = shape_[size_t(b)].type == ShapeType::Box &&
-                              (a < 0 || shape_[size_t(a)].type == ShapeType::Box);
-            // Last step's contacts of this pair.
-            const auto g = std::lower_bound(manifolds_.begin(), manifolds_.end(), pairKey(a, b),
-                                            [](const ManifoldRange& r, const std::pair<int, int>& key) {
-                                                return pairKey(r.a, r.b) < key;
-                                            });
-            const bool had = g != manifolds_.end() && g->a == a && g->b == b;
-            for (int p = 0; p < m.count; ++p) {
-                Contact& c = next[first[k] + size_t(p)];
-                c.a = a;
-                c.b = b;
-                c.key = m.pts[p].key;
-                c.n = normalized(Vec3d(m.normal));
-                tangentBasis(c.n, c.t1, c.t2);
-                c.mu = mu;
-                c.kMin = kMin;
-                c.rA = a >= 0
-                           ? rotateInv(state_[size_t(a)].rotation, m.pts[p].pA - state_[size_t(a)].position)
-                           : m.pts[p].pA;
-                c.rB = rotateInv(state_[size_t(b)].rotation, m.pts[p].pB - state_[size_t(b)].position);
-                for (float& kk : c.k) kk = kMin;
-                // A new contact starts with B's own weight shared over the manifold's points (when B
-                // rests on A: n . g < 0) rather than zero: with lambda_n = 0 the friction cone has
-                // radius 0 in the first sweep, and boxes of a freshly started pyramid slid 1-2 cm
-                // before their multipliers had built up.
-                c.lambda[0] = -float(std::max(0.0, -dot(c.n, Vec3d(gravity_))) * mass_[size_t(b)] / m.count);
-                const Contact* found = nullptr;
-                if (had)
-                    for (size_t q = g->first; q < g->first + g->count && !found; ++q)
-                        if (contacts_[q].key == c.key) found = &contacts_[q];
-                // A contact whose normal turned by more than ~25 degrees (a sphere buried in a box
-                // crossing to another face's region) is a new contact: its old multiplier pushes in
-                // the wrong direction.
-                if (found && dot(found->n, c.n) > 0.9) {
-                    const Contact& o = *found;
-                    // Warm start (AVBD eq. 19): lambda <- alpha gamma lambda, k <- clamp(gamma k, kMin,
-                    // kMax), except the normal multiplier, kept in full (contactDual says why). The
-                    // tangential multiplier is re-expressed in the new tangent basis.
-                    c.lambda[0] = o.lambda[0];
-                    const Vec3d lt = (o.t1 * double(o.lambda[1]) + o.t2 * double(o.lambda[2])) * ag;
-                    c.lambda[1] = float(dot(lt, c.t1));
-                    c.lambda[2] = float(dot(lt, c.t2));
-                    for (int r = 0; r < 3; ++r)
-                        c.k[r] = float(std::clamp(params_.gamma * o.k[r], double(kMin), params_.kMax));
-                    // Static friction: a sticking contact keeps its old anchors, so the slip it has
-                    // accumulated stays in d0 and keeps being resisted.
-                    // Only between flat features: on a sphere or capsule a sticking contact rolls, and
-                    // the material point under it changes every step (a kept anchor would climb
-                    // around a rolling ball and the ball sank into the ground as it lost support).
-                    if (o.stick && flat) {
-                        c.rA = o.rA;
-                        c.rB = o.rB;
-                        c.stick = 1;
-                    }
-                }
-                Vec3d d0 = anchorWorld(pose_.data(), c.b, c.rB) - anchorWorld(pose_.data(), c.a, c.rA);
-                // A stale sticking anchor that drifted too far (the bodies rolled or slid apart
-                // between frames) is replaced by the fresh narrow-phase points.
-                if (c.stick && squaredNorm(d0 - c.n * dot(c.n, d0)) > 1e-4) {
-                    c.rA = a >= 0 ? rotateInv(state_[size_t(a)].rotation,
-                                              m.pts[p].pA - state_[size_t(a)].position)
-                                  : m.pts[p].pA;
-                    c.rB = rotateInv(state_[size_t(b)].rotation, m.pts[p].pB - state_[size_t(b)].position);
-                    d0 = Vec3d(m.pts[p].pB - m.pts[p].pA);
-                    c.stick = 0;
-                }
-                c.d0 = Vec3(d0);
-                // Core anchors and radii of the normal row.
-                auto core = [&](int body, const Vec3& material, Vec3& coreOut, float& rad) {
-                    coreOut = material;
-                    rad = 0;
-                    if (body < 0) return;
-                    const Collider& sh = shape_[size_t(body)];
-                    if (sh.type == ShapeType::Sphere) {
-                        coreOut = Vec3(0.0f);
-                        rad = sh.radius;
-                    } else if (sh.type == ShapeType::Capsule) {
-                        coreOut = Vec3(0, std::clamp(material.y, -sh.halfHeight, sh.halfHeight), 0);
-                        rad = sh.radius;
-                    }
-                };
-                core(a, c.rA, c.cA, c.radA);
-                core(b, c.rB, c.cB, c.radB);
-                const ContactPoints cp = contactPoints(c, pose_.data());
-                c.c0n = float(dot(c.n, cp.nB - cp.nA));
-            }
+            if (mans[k].count > 0)
+                manifoldContacts(pairs[k].first, pairs[k].second, mans[k], h, &next[first[k]]);
         },
         64);
     manifolds_.clear();
-    for (size_t k = 0; k < kept.size(); ++k)
+    for (size_t k = 0; k < pairs.size(); ++k)
         if (mans[k].count > 0)
-            manifolds_.push_back({kept[k].first, kept[k].second, first[k], size_t(mans[k].count)});
+            manifolds_.push_back({pairs[k].first, pairs[k].second, first[k], size_t(mans[k].count)});
     contacts_.swap(next);
-    clock.lap(stageMs_.contacts);
+}
+
+[[gnu::always_inline]] inline RigidSolver::PairCoefficients RigidSolver::pairCoefficients(int a, int b,
+                                                                                          float h) const {
+    const double h2 = double(h) * double(h);
+    const bool aDyn = a >= 0 && !fixed_[size_t(a)];
+    const double mEff = aDyn ? std::min(mass_[size_t(a)], mass_[size_t(b)]) : mass_[size_t(b)];
+    PairCoefficients pc{};
+    // Penalty floor: at least the effective inertia m/h^2 of the lighter body. The scene's
+    // k_start (1e4 by default) is tuned for unit masses; for a 100 kg box (m/h^2 = 3.6e5) it
+    // would make every new contact a soft spring that takes tens of steps of dual updates
+    // to hold the weight. Much stiffer floors (10 m/h^2) slow Gauss-Seidel across a stack
+    // until it does not converge in 10 iterations.
+    pc.kMin = float(std::min(std::max(params_.kStart, mEff / h2), params_.kMax));
+    pc.mu = a < 0 ? std::sqrt(groundFriction_ * friction_[size_t(b)])
+                  : std::sqrt(friction_[size_t(a)] * friction_[size_t(b)]);
+    pc.flat = shape_[size_t(b)].type == ShapeType::Box && (a < 0 || shape_[size_t(a)].type == ShapeType::Box);
+    pc.ag = params_.alpha * params_.gamma;
+    return pc;
+}
+
+// Last step's contacts of the pair (a, b), or nullptr.
+[[gnu::always_inline]] inline const RigidSolver::ManifoldRange* RigidSolver::lastManifold(int a,
+                                                                                          int b) const {
+    const auto g = std::lower_bound(
+        manifolds_.begin(), manifolds_.end(), pairKey(a, b),
+        [](const ManifoldRange& r, const std::pair<int, int>& key) { return pairKey(r.a, r.b) < key; });
+    return g != manifolds_.end() && g->a == a && g->b == b ? &*g : nullptr;
+}
+
+// The point `world` in the frame of `body` at the start of the step (body < 0: the world point).
+[[gnu::always_inline]] inline Vec3 RigidSolver::materialAnchor(int body, const Vec3& world) const {
+    if (body < 0) return world;
+    const RigidBodyState& s = state_[size_t(body)];
+    return rotateInv(s.rotation, world - s.position);
+}
+
+// The contacts of one manifold into out[0 .. m.count).
+[[gnu::always_inline]] inline void RigidSolver::manifoldContacts(int a, int b, const Manifold& m, float h,
+                                                                 Contact* out) const {
+    const PairCoefficients pc = pairCoefficients(a, b, h);
+    const ManifoldRange* old = lastManifold(a, b);
+    for (int p = 0; p < m.count; ++p) {
+        Contact& c = out[p];
+        freshContact(a, b, m, p, pc, c);
+        const Contact* found = nullptr;
+        if (old)
+            for (size_t q = old->first; q < old->first + old->count && !found; ++q)
+                if (contacts_[q].key == c.key) found = &contacts_[q];
+        // A contact whose normal turned by more than ~25 degrees (a sphere buried in a box
+        // crossing to another face's region) is a new contact: its old multiplier pushes in
+        // the wrong direction.
+        if (found && dot(found->n, c.n) > 0.9) warmStartContact(*found, pc, c);
+        setSlipOrigin(m.pts[p], c);
+        // Core anchors and radii of the normal row, and its gap at the start of the step.
+        coreAnchor(a >= 0 ? &shape_[size_t(a)] : nullptr, c.rA, c.cA, c.radA);
+        coreAnchor(&shape_[size_t(b)], c.rB, c.cB, c.radB);
+        const ContactPoints cp = contactPoints(c, pose_.data());
+        c.c0n = float(dot(c.n, cp.nB - cp.nA));
+    }
+}
+
+// A contact as the narrow phase found it: material anchors at the manifold's points, penalties at
+// the floor.
+[[gnu::always_inline]] inline void RigidSolver::freshContact(int a, int b, const Manifold& m, int p,
+                                                             const PairCoefficients& pc, Contact& c) const {
+    c.a = a;
+    c.b = b;
+    c.key = m.pts[p].key;
+    c.n = normalized(Vec3d(m.normal));
+    tangentBasis(c.n, c.t1, c.t2);
+    c.mu = pc.mu;
+    c.kMin = pc.kMin;
+    c.rA = materialAnchor(a, m.pts[p].pA);
+    c.rB = materialAnchor(b, m.pts[p].pB);
+    for (float& kk : c.k) kk = pc.kMin;
+    // A new contact starts with B's own weight shared over the manifold's points (when B
+    // rests on A: n . g < 0) rather than zero: with lambda_n = 0 the friction cone has
+    // radius 0 in the first sweep, and boxes of a freshly started pyramid slid 1-2 cm
+    // before their multipliers had built up.
+    c.lambda[0] = -float(std::max(0.0, -dot(c.n, Vec3d(gravity_))) * mass_[size_t(b)] / m.count);
+}
+
+// Warm start (AVBD eq. 19) from the matching contact `o` of last step: lambda <- alpha gamma lambda,
+// k <- clamp(gamma k, kMin, kMax), except the normal multiplier, kept in full (contactDual says why).
+// The tangential multiplier is re-expressed in the new tangent basis.
+[[gnu::always_inline]] inline void RigidSolver::warmStartContact(const Contact& o, const PairCoefficients& pc,
+                                                                 Contact& c) const {
+    c.lambda[0] = o.lambda[0];
+    const Vec3d lt = (o.t1 * double(o.lambda[1]) + o.t2 * double(o.lambda[2])) * pc.ag;
+    c.lambda[1] = float(dot(lt, c.t1));
+    c.lambda[2] = float(dot(lt, c.t2));
+    for (int r = 0; r < 3; ++r)
+        c.k[r] = float(std::clamp(params_.gamma * o.k[r], double(pc.kMin), params_.kMax));
+    // Static friction: a sticking contact keeps its old anchors, so the slip it has
+    // accumulated stays in d0 and keeps being resisted.
+    // Only between flat features: on a sphere or capsule a sticking contact rolls, and
+    // the material point under it changes every step (a kept anchor would climb
+    // around a rolling ball and the ball sank into the ground as it lost support).
+    if (o.stick && pc.flat) {
+        c.rA = o.rA;
+        c.rB = o.rB;
+        c.stick = 1;
+    }
+}
+
+// d0 = pB - pA of the material anchors, the origin of the friction rows' slip. A stale sticking
+// anchor that drifted too far (the bodies rolled or slid apart between frames) is replaced by the
+// fresh narrow-phase points.
+[[gnu::always_inline]] inline void RigidSolver::setSlipOrigin(const ManifoldPoint& pt, Contact& c) const {
+    Vec3d d0 = anchorWorld(pose_.data(), c.b, c.rB) - anchorWorld(pose_.data(), c.a, c.rA);
+    if (c.stick && squaredNorm(d0 - c.n * dot(c.n, d0)) > 1e-4) {
+        c.rA = materialAnchor(c.a, pt.pA);
+        c.rB = materialAnchor(c.b, pt.pB);
+        d0 = Vec3d(pt.pB - pt.pA);
+        c.stick = 0;
+    }
+    c.d0 = Vec3(d0);
 }
 
 void RigidSolver::warmStart() {
@@ -411,18 +542,13 @@ void RigidSolver::predict(float h) {
     });
 }
 
+// Per-body lists (CSR) of the rows a body's block reads, then the body coloring, then the owner of
+// each contact's fused dual update.
 void RigidSolver::buildAdjacency() {
     const int n = numBodies();
-    auto csr = [&](auto each, std::vector<int>& off, std::vector<int>& items) {
-        off.assign(size_t(n) + 1, 0);
-        each([&](int body, int) { ++off[size_t(body) + 1]; });
-        for (int i = 0; i < n; ++i) off[size_t(i) + 1] += off[size_t(i)];
-        items.resize(size_t(off[size_t(n)]));
-        std::vector<int> fill(off.begin(), off.end() - 1);
-        each([&](int body, int idx) { items[size_t(fill[size_t(body)]++)] = idx; });
-    };
     auto dyn = [&](int b) { return b >= 0 && !fixed_[size_t(b)]; };
-    csr(
+    csrByBody(
+        n,
         [&](auto&& f) {
             for (int c = 0; c < int(contacts_.size()); ++c) {
                 if (dyn(contacts_[size_t(c)].a)) f(contacts_[size_t(c)].a, c);
@@ -430,7 +556,8 @@ void RigidSolver::buildAdjacency() {
             }
         },
         contactOffsets_, contactItems_);
-    csr(
+    csrByBody(
+        n,
         [&](auto&& f) {
             for (int j = 0; j < int(joints_.size()); ++j) {
                 if (dyn(joints_[size_t(j)].a)) f(joints_[size_t(j)].a, j);
@@ -438,50 +565,30 @@ void RigidSolver::buildAdjacency() {
             }
         },
         jointOffsets_, jointItems_);
+    colorBodies();
+    // The body of each contact that applies its fused dual update (iterate()): the one solved first.
+    dualOwner_.resize(contacts_.size());
+    for (size_t c = 0; c < contacts_.size(); ++c) {
+        const Contact& ct = contacts_[c];
+        dualOwner_[c] = !dyn(ct.a) || colorOf_[size_t(ct.b)] < colorOf_[size_t(ct.a)] ? ct.b : ct.a;
+    }
+}
 
-    // Coloring. Contacts enter the coloring together with joints: two bodies of one color are
-    // solved concurrently, so if they touched, each would read the other's half-updated pose and
-    // the result would depend on the thread schedule. With contacts in the graph every body reads
-    // only bodies of other colors, which is the exact Gauss-Seidel order of a serial sweep and
-    // bitwise identical for any thread count. (Newton colors by joints only and accepts the race;
-    // our recoloring each step costs O(contacts).)
-    // The body graph in CSR form directly from the pairs (the graph graphFromElements would build:
-    // rows sorted, no duplicates), without a temporary list per element.
+// Coloring. Contacts enter the coloring together with joints: two bodies of one color are
+// solved concurrently, so if they touched, each would read the other's half-updated pose and
+// the result would depend on the thread schedule. With contacts in the graph every body reads
+// only bodies of other colors, which is the exact Gauss-Seidel order of a serial sweep and
+// bitwise identical for any thread count. (Newton colors by joints only and accepts the race;
+// our recoloring each step costs O(contacts).)
+void RigidSolver::colorBodies() {
+    const int n = numBodies();
     std::vector<std::pair<int, int>> edges;
     edges.reserve(manifolds_.size() + joints_.size());
     for (const ManifoldRange& m : manifolds_)
-        if (dyn(m.a)) edges.push_back({m.a, m.b});
+        if (m.a >= 0 && !fixed_[size_t(m.a)]) edges.push_back({m.a, m.b});
     for (const Joint& j : joints_)
-        if (dyn(j.a)) edges.push_back({j.a, j.b});
-    Graph g;
-    g.offsets.assign(size_t(n) + 1, 0);
-    for (const auto& e : edges) {
-        ++g.offsets[size_t(e.first) + 1];
-        ++g.offsets[size_t(e.second) + 1];
-    }
-    for (int i = 0; i < n; ++i) g.offsets[size_t(i) + 1] += g.offsets[size_t(i)];
-    g.items.resize(size_t(g.offsets[size_t(n)]));
-    {
-        std::vector<int> fill(g.offsets.begin(), g.offsets.end() - 1);
-        for (const auto& e : edges) {
-            g.items[size_t(fill[size_t(e.first)]++)] = e.second;
-            g.items[size_t(fill[size_t(e.second)]++)] = e.first;
-        }
-        // Sort and deduplicate each row (a joint may join a pair that also touches), compacting.
-        int out = 0;
-        for (int i = 0; i < n; ++i) {
-            const auto b = g.items.begin() + g.offsets[size_t(i)],
-                       e = g.items.begin() + g.offsets[size_t(i) + 1];
-            std::sort(b, e);
-            const int len = int(std::unique(b, e) - b);
-            std::copy(b, b + len, g.items.begin() + out);
-            g.offsets[size_t(i)] = out;
-            out += len;
-        }
-        g.offsets[size_t(n)] = out;
-        g.items.resize(size_t(out));
-    }
-    const std::vector<int> color = colorGraph(g, ColoringMethod::GreedyDegree);
+        if (j.a >= 0 && !fixed_[size_t(j.a)]) edges.push_back({j.a, j.b});
+    const std::vector<int> color = colorGraph(bodyGraph(n, edges), ColoringMethod::GreedyDegree);
     colorGroups_.clear();
     for (int i = 0; i < n; ++i) {
         if (fixed_[size_t(i)]) continue;
@@ -495,12 +602,6 @@ void RigidSolver::buildAdjacency() {
     colorOf_.assign(size_t(n), -1);
     for (size_t gi = 0; gi < colorGroups_.size(); ++gi)
         for (int b : colorGroups_[gi]) colorOf_[size_t(b)] = int(gi);
-    // The body of each contact that applies its fused dual update (step()): the one solved first.
-    dualOwner_.resize(contacts_.size());
-    for (size_t c = 0; c < contacts_.size(); ++c) {
-        const Contact& ct = contacts_[c];
-        dualOwner_[c] = !dyn(ct.a) || colorOf_[size_t(ct.b)] < colorOf_[size_t(ct.a)] ? ct.b : ct.a;
-    }
 }
 
 // ---------------------------------------------------------------------------------------------

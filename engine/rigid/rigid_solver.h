@@ -107,17 +107,37 @@ class RigidSolver {
     void setState(int body, const RigidBodyState& s);
 
   private:
+    struct ManifoldRange;
+    struct PairCoefficients;
+
     void syncPoses();
     void detectCollisions(float h);
     void warmStart();
     void predict(float h);
     void buildAdjacency();
+    void colorBodies();  // colorGroups_, colorOf_ from the contact and joint pairs
     void solveBody(int body, float h, bool dual);
     // dual: first apply the previous sweep's dual update to the contacts this body owns.
     void assemble(int body, float h, Block66d& blk, bool dual);
     void dualUpdate(bool contacts);  // joints always; contacts unless fused into the next sweep
     void finalizeVelocities(float h);
     void recordIteration(int it, float h);
+
+    // The steps of detectCollisions (rigid_contacts.cpp).
+    void speculativeBounds(float h, std::vector<float>& margin, std::vector<Aabb>& boxes) const;
+    std::vector<std::pair<int, int>> candidatePairs(const std::vector<Aabb>& boxes,
+                                                    const std::vector<std::pair<int, int>>& overlaps) const;
+    std::vector<Manifold> narrowPhase(const std::vector<std::pair<int, int>>& pairs,
+                                      const std::vector<float>& margin) const;
+    void matchContacts(const std::vector<std::pair<int, int>>& pairs, const std::vector<Manifold>& mans,
+                       float h);
+    PairCoefficients pairCoefficients(int a, int b, float h) const;
+    const ManifoldRange* lastManifold(int a, int b) const;
+    Vec3 materialAnchor(int body, const Vec3& world) const;
+    void manifoldContacts(int a, int b, const Manifold& m, float h, Contact* out) const;
+    void freshContact(int a, int b, const Manifold& m, int p, const PairCoefficients& pc, Contact& c) const;
+    void warmStartContact(const Contact& o, const PairCoefficients& pc, Contact& c) const;
+    void setSlipOrigin(const ManifoldPoint& pt, Contact& c) const;
 
     std::string file_;
     SolverDesc params_;

@@ -18,6 +18,11 @@ struct EnumNames<Precision> {
                                                        {"double", Precision::Double}};
 };
 template <>
+struct EnumNames<Backend> {
+    static constexpr EnumEntry<Backend> entries[] = {
+        {"cpu", Backend::Cpu}, {"cuda", Backend::Cuda}, {"auto", Backend::Auto}};
+};
+template <>
 struct EnumNames<CoarseBasis> {
     static constexpr EnumEntry<CoarseBasis> entries[] = {{"element", CoarseBasis::Element},
                                                          {"stiff_rigid", CoarseBasis::StiffRigid},

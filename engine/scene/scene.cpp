@@ -263,6 +263,7 @@ void readSolver(Obj& o, SolverDesc& s) {
     s.diagnostics = o.boolean("diagnostics", s.diagnostics);
     s.adaptiveInit = o.namedBool("initial_guess", s.adaptiveInit, "adaptive", "inertial");
     s.precision = o.enumeration("precision", s.precision);
+    s.backend = o.enumeration("backend", s.backend);
     s.tolerance = o.num("tolerance", s.tolerance);
     if (!(s.tolerance >= 0 && s.tolerance < 1)) o.fail("tolerance", "must be in [0, 1) (0 = off)");
     o.finish();

@@ -21,6 +21,10 @@ enum class DampingModel { None, Naive, Internal };
 // Scalar of the soft solver's iterate (soft/soft_state.h): the same templated kernel runs on either. Float's
 // residual floor is (stiffness) x (float spacing of |x|), about 1e-7 |x| per coordinate.
 enum class Precision { Float, Double };
+// Where the soft-body step runs ("solver.backend"): the CPU, a CUDA device (refused with the reason when
+// there is none or the scene needs what the device step lacks), or the device where possible
+// (gpu/backend_choice.h).
+enum class Backend { Cpu, Cuda, Auto };
 enum class CoarseBasis { Element, StiffRigid, PatchSoft, Aggregate };
 enum class CoarseFilter { None, Contrast, CrossColor, Patch };
 enum class CoarseMatrix { Hessian, Rest };  // A = current PSD Hessian of G, or rest stiffness + M/h^2
@@ -59,6 +63,7 @@ struct SolverDesc {
     // Relative residual |grad G| / |grad G_0| at which a step stops iterating ("solver.tolerance"); 0 = off,
     // then `iterations` sweeps always run (reproducible recordings); otherwise `iterations` is the cap.
     double tolerance = 0;
+    Backend backend = Backend::Cpu;  // "solver.backend": cpu (default, reproducible) | cuda | auto
 };
 
 struct GroundDesc {

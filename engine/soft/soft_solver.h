@@ -60,6 +60,9 @@ class SoftSolver {
     SoftViewParams viewParams() const;
     ContactParams contactParams() const;
     float currentH() const { return h_; }
+    // The solver clock (kinematic vertices): a device backend that steps the model advances it too.
+    double clock() const { return time_; }
+    void setClock(double t) { time_ = t; }
     bool doublePrecision() const { return params_.precision == Precision::Double; }
     // The state of either precision (the CUDA backend uploads the float one; tests read the double one),
     // synced with the published state outside a step.

@@ -10,6 +10,9 @@
 #include "backend/parallel.h"
 #include "backend/timer.h"
 #include "coarse/coarse_hook.h"
+#include "gpu/backend_choice.h"
+#include "gpu/soft_stepper.h"
+#include "gpu/step_plan.h"
 #include "math/error.h"
 #include "mesh/surface.h"
 #include "rigid/rigid_solver.h"
@@ -131,7 +134,10 @@ class WorldImpl final : public World {
     const std::vector<IterationRecord>& lastConvergence() const override { return lastIts_; }
 
     void setSolver(const SolverDesc& s) override {
-        soft_.setParams(s);  // may refuse (double precision with cloth): nothing changes then
+        // Both may refuse (a CUDA backend that cannot run, double precision with cloth): nothing changes
+        // then.
+        const BackendChoice backend = chooseSoftBackend(s);
+        soft_.setParams(s);
         desc_.solver = s;
         rigid_->setParams(s);
         if (s.coarse.enabled) {
@@ -141,7 +147,15 @@ class WorldImpl final : public World {
         } else {
             soft_.setSweepHook(nullptr);
         }
+        // The device step (re)starts from the published state (gpu/soft_stepper.h).
+        device_.reset();
+        if (backend.backend == Backend::Cuda) {
+            device_ = makeCudaStepper(s.precision);
+            device_->configure(soft_);
+        }
+        backendLine_ = backend.line;
     }
+    std::string backendLine() const override { return backendLine_; }
     void setDrag(int particle, const Vec3& target, float stiffness) override {
         soft_.setDrag(particle, target, particle >= 0 ? stiffness : 0.f);
     }
@@ -217,9 +231,31 @@ class WorldImpl final : public World {
     }
 
   private:
+    // solver.backend (gpu/backend_choice.h); throws InputError when cuda was asked for and cannot run.
+    BackendChoice chooseSoftBackend(const SolverDesc& s) const {
+        const SoftModel& sm = soft_.model();
+        std::string unsupported = deviceStepUnsupported(sm, s);
+        // Particles and dynamic bodies are solved together on the CPU (world/coupling.h). A body thrown in
+        // later (addRigidBody) makes the step coupled too: those steps run on the CPU, and the device state
+        // reseeds from the published one when it runs again.
+        if (unsupported.empty() && RigidParticleCoupling::active(soft_, *rigid_))
+            unsupported = "rigid-particle coupling runs on the CPU backend only";
+        const size_t bytes =
+            s.backend != Backend::Cpu && unsupported.empty() ? makeStepPlan(sm, s).deviceBytes(sm) : 0;
+        // The CPU backend never touches the CUDA runtime (probing initializes the driver).
+        const CudaProbe probe = s.backend == Backend::Cpu ? CudaProbe{} : probeCuda();
+        BackendChoice c = chooseBackend(s.backend, probe, unsupported, bytes, rigid_->numBodies() > 0);
+        if (c.refused) throw InputError("", "solver.backend", "cuda: " + c.reason);
+        return c;
+    }
+
     void stepSoft(float h, int substep, FrameMetrics& m) {
         soft_.clearIterations();
-        recordSoft(soft_.step(h, desc_.gravity), substep, m);
+        if (device_) device_->clearIterations();
+        if (device_)
+            recordSoft(device_->step(soft_, h, desc_.gravity), device_->iterations(), substep, m);
+        else
+            recordSoft(soft_.step(h, desc_.gravity), soft_.iterations(), substep, m);
     }
 
     // One substep of particles and dynamic rigid bodies solved together (world/coupling.h): per iteration
@@ -251,10 +287,12 @@ class WorldImpl final : public World {
         rigid_->endStep();
         rigid_->setExternalBlocks(nullptr);
         coupling_.end(soft_);
-        recordSoft(st, substep, m);
+        recordSoft(st, soft_.iterations(), substep, m);
     }
 
-    void recordSoft(const SoftStepStats& st, int substep, FrameMetrics& m) {
+    // its: the iteration records of the backend that ran the step.
+    void recordSoft(const SoftStepStats& st, const std::vector<IterationRecord>& its, int substep,
+                    FrameMetrics& m) {
         if (substep == 0) m.residualInitial = st.residualInitial;
         m.residualFinal = st.residualFinal;
         m.residualFloor = st.residualFloor;
@@ -264,7 +302,7 @@ class WorldImpl final : public World {
         m.diagnosticsMs += st.diagnosticsMs;
         m.coarseMs += st.hookMs;
         m.collisionMs += st.collisionMs;
-        for (auto r : soft_.iterations()) {
+        for (auto r : its) {
             r.frame = m.frame;
             r.iteration += substep * (desc_.solver.iterations + 1);
             lastIts_.push_back(r);
@@ -327,6 +365,8 @@ class WorldImpl final : public World {
     std::unique_ptr<RigidSolver> rigid_;
     std::unique_ptr<CoarseHook> coarse_;
     RigidParticleCoupling coupling_;
+    std::unique_ptr<SoftStepper> device_;  // the soft step on the device (solver.backend), or none: the CPU
+    std::string backendLine_;
     std::vector<SurfaceView> surfaces_;
     std::vector<FrameMetrics> history_;
     std::vector<IterationRecord> lastIts_;

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstddef>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "diagnostics/metrics.h"
@@ -41,6 +42,9 @@ class World {
     virtual const std::vector<char>& fixedMask() const = 0;
     virtual const std::vector<SurfaceView>& surfaces() const = 0;
     virtual int numColors() const = 0;
+    // Which backend steps the soft bodies and why, in one line (the log line and the status line), e.g.
+    // "no CUDA device: CPU backend" or "CUDA backend on NVIDIA H200 (sm_90): soft-body step on the device".
+    virtual std::string backendLine() const { return "CPU backend"; }
     virtual void scalarField(ScalarField field, std::vector<float>& out) const = 0;
 
     // Rigid bodies in scene order.

@@ -224,7 +224,7 @@ TEST(AppActions, BadActionsAreExitCodeTwoNamingTheActionAndKey) {
         {"[{\"load\": \"no_such_scene.json\"}]", "actions[0].load"},
         {"[{\"window\": [640, 480]}]", "actions[0].window[0]"},
         {"[{\"frame\": 1, \"heat\": \"residual\", \"quit\": true}]", "actions[0].quit"},
-        {"{\"steps\": [{\"title\": \"one\", \"actions\": [{\"quit\": 1}]}]}", "actions[0].quit"},
+        {"{\"steps\": [{\"title\": \"one\", \"actions\": [{\"quit\": 1}]}]}", "steps[0].actions[0].quit"},
         {"[{\"frame\": 3}, {\"frame\": 4, \"record\": {\"every\": 0}}]", "actions[1].record.every"},
         {"[{\"frame\": 1 \"quit\": true}]", "line 1, column"},
     };

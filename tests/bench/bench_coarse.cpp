@@ -12,6 +12,7 @@
 #include <chrono>
 #include <memory>
 
+#include "../scene/cantilever.h"
 #include "backend/parallel.h"
 #include "coarse/coarse_correction.h"
 #include "experiments/coarse_experiment.h"
@@ -56,13 +57,9 @@ void BM_PlainSweep(benchmark::State& st) {
     for (auto _ : st) s.sweep();
 }
 
-void BM_SweepWithCoarse(benchmark::State& st) {
-    ThreadLimit one(1);
-    const SceneDesc sd = bar(int(st.range(1)));
-    coarse::CoarseCorrection hook;
-    hook.configure(descFor(int(st.range(0))));
-    SoftSolver s;
-    start(s, sd, &hook);
+// The benchmark loop of a sweep followed by a correction (none when hook is null), with the split per
+// iteration as counters: the sweep itself and the correction (gradient, solve, line search).
+void timedSweeps(benchmark::State& st, SoftSolver& s, coarse::CoarseCorrection* hook) {
     int it = 0;
     double sweepS = 0, hookS = 0;
     using C = std::chrono::steady_clock;
@@ -70,13 +67,23 @@ void BM_SweepWithCoarse(benchmark::State& st) {
         const auto t0 = C::now();
         s.sweep();
         const auto t1 = C::now();
-        s.correct(hook, ++it);
+        if (hook) s.correct(*hook, ++it);
         sweepS += std::chrono::duration<double>(t1 - t0).count();
         hookS += std::chrono::duration<double>(C::now() - t1).count();
     }
-    // The split (per iteration): the sweep itself and the correction (gradient, solve, line search).
-    st.counters["sweep_us"] = benchmark::Counter(sweepS * 1e6 / double(it));
-    st.counters["correction_us"] = benchmark::Counter(hookS * 1e6 / double(it));
+    const double n = double(std::max<int64_t>(1, st.iterations()));
+    st.counters["sweep_us"] = benchmark::Counter(sweepS * 1e6 / n);
+    st.counters["correction_us"] = benchmark::Counter(hookS * 1e6 / n);
+}
+
+void BM_SweepWithCoarse(benchmark::State& st) {
+    ThreadLimit one(1);
+    const SceneDesc sd = bar(int(st.range(1)));
+    coarse::CoarseCorrection hook;
+    hook.configure(descFor(int(st.range(0))));
+    SoftSolver s;
+    start(s, sd, &hook);
+    timedSweeps(st, s, &hook);
     st.counters["columns"] = hook.numColumns();
     st.counters["factorizations"] = hook.stats().factorizations;
 }
@@ -97,23 +104,7 @@ void BM_CoarseFactor(benchmark::State& st) {
     }
 }
 
-SceneDesc cantilever(int n) {
-    SceneDesc sd;
-    sd.ground.enabled = false;
-    SoftBodyDesc b;
-    b.max = Vec3(1, 0.1f, 0.1f);
-    b.cells = {30 * n, 3 * n, 3 * n};
-    b.material.youngs = 1e6;
-    b.material.poisson = 0.25;
-    b.material.density = 1000;
-    FixedDesc f;
-    f.box = Box3{Vec3(-0.01f, -0.01f, -0.01f), Vec3(0.001f, 0.11f, 0.11f)};
-    b.fixed.push_back(f);
-    sd.softBodies.push_back(b);
-    sd.solver.coarse.enabled = true;
-    sd.solver.coarse.basis = CoarseBasis::Aggregate;
-    return sd;
-}
+SceneDesc cantilever(int n) { return vbdtest::aggregateCantilever(30 * n, 3 * n, 3 * n); }
 
 void BM_CantileverSweep(benchmark::State& st) {
     ThreadLimit one(1);
@@ -122,20 +113,7 @@ void BM_CantileverSweep(benchmark::State& st) {
     hook.configure(sd.solver.coarse);
     SoftSolver s;
     start(s, sd, st.range(1) ? &hook : nullptr);
-    int it = 0;
-    double sweepS = 0, hookS = 0;
-    using C = std::chrono::steady_clock;
-    for (auto _ : st) {
-        const auto t0 = C::now();
-        s.sweep();
-        const auto t1 = C::now();
-        if (st.range(1)) s.correct(hook, ++it);
-        sweepS += std::chrono::duration<double>(t1 - t0).count();
-        hookS += std::chrono::duration<double>(C::now() - t1).count();
-    }
-    const double n = double(std::max<int64_t>(1, st.iterations()));
-    st.counters["sweep_us"] = benchmark::Counter(sweepS * 1e6 / n);
-    st.counters["correction_us"] = benchmark::Counter(hookS * 1e6 / n);
+    timedSweeps(st, s, st.range(1) ? &hook : nullptr);
     st.counters["columns"] = hook.numColumns();
     st.counters["factorizations"] = hook.stats().factorizations;
 }

@@ -1,5 +1,7 @@
 #pragma once
 // Helpers for scene tests: load built-in scenes, run worlds, read state.
+#include <gtest/gtest.h>
+
 #include <string>
 #include <vector>
 
@@ -15,6 +17,29 @@ inline std::string scenePath(const std::string& name) {
 
 inline vbd::SceneDesc loadScene(const std::string& name, const std::vector<std::string>& sets = {}) {
     return vbd::loadSceneFile(scenePath(name), sets);
+}
+
+// A 1 x 0.25 x 0.25 m bar from (0, 1, 0), E 1e5, clamped at its x = 0 face.
+inline vbd::SoftBodyDesc clampedBar(int nx, int ny, int nz) {
+    vbd::SoftBodyDesc b;
+    b.min = vbd::Vec3(0, 1, 0);
+    b.max = vbd::Vec3(1, 1.25f, 0.25f);
+    b.cells = {nx, ny, nz};
+    b.material.youngs = 1e5;
+    vbd::FixedDesc f;
+    f.box = {vbd::Vec3(-0.01f, 0.9f, -0.1f), vbd::Vec3(0.01f, 1.3f, 0.35f)};
+    b.fixed.push_back(f);
+    return b;
+}
+
+// Every position equal to the bit (determinism across thread counts).
+inline void expectBitIdentical(const std::vector<vbd::Vec3>& a, const std::vector<vbd::Vec3>& b) {
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+        ASSERT_EQ(a[i].x, b[i].x) << "vertex " << i;
+        ASSERT_EQ(a[i].y, b[i].y) << "vertex " << i;
+        ASSERT_EQ(a[i].z, b[i].z) << "vertex " << i;
+    }
 }
 
 inline vbd::Vec3d centerOfMass(const vbd::SoftModel& m) {

@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "file_util.h"
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -21,19 +23,9 @@ struct Result {
     std::string err;
 };
 
-std::string tempDir(const std::string& name) {
-    fs::path p = fs::temp_directory_path() / ("vbdlab_test_" + name + "_" + std::to_string(::getpid()));
-    fs::remove_all(p);
-    fs::create_directories(p);
-    return p.string();
-}
+using vbdtest::slurp;
 
-std::string slurp(const std::string& path) {
-    std::ifstream f(path);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
+std::string tempDir(const std::string& name) { return vbdtest::freshTempDir("vbdlab_test", name); }
 
 Result run(const std::string& args, std::string* out = nullptr) {
     const std::string d = tempDir("io");

@@ -13,23 +13,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "file_util.h"
+
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string tempDir(const std::string& name) {
-    fs::path p = fs::temp_directory_path() / ("vbdlab_export_" + name + "_" + std::to_string(::getpid()));
-    fs::remove_all(p);
-    fs::create_directories(p);
-    return p.string();
-}
+using vbdtest::slurp;
 
-std::string slurp(const std::string& path) {
-    std::ifstream f(path);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
+std::string tempDir(const std::string& name) { return vbdtest::freshTempDir("vbdlab_export", name); }
 
 // Runs vbdlab with args; returns the exit code and stderr.
 int run(const std::string& dir, const std::string& args, std::string* err) {

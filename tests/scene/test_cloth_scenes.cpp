@@ -161,10 +161,5 @@ TEST(ClothScenes, BitIdenticalForOneAndTwoThreads) {
         for (int i = 0; i < 40; ++i) w->step();  // into the folding phase (thousands of contacts)
         result[k] = w->positions();
     }
-    ASSERT_EQ(result[0].size(), result[1].size());
-    for (size_t i = 0; i < result[0].size(); ++i) {
-        ASSERT_EQ(result[0][i].x, result[1][i].x);
-        ASSERT_EQ(result[0][i].y, result[1][i].y);
-        ASSERT_EQ(result[0][i].z, result[1][i].z);
-    }
+    expectBitIdentical(result[0], result[1]);
 }

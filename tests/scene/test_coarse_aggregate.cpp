@@ -10,30 +10,13 @@
 #include "soft/soft_solver.h"
 #include "world/world.h"
 
+#include "cantilever.h"
+
 using namespace vbd;
 
 namespace {
 
-// The cantilever: a 1 x 0.1 x 0.1 m bar along x, clamped at x = 0, E 1e6, nu 0.25, rho 1000, h 1/60.
-SceneDesc cantilever(int nx, int ny, int nz) {
-    SceneDesc sd;
-    sd.ground.enabled = false;
-    SoftBodyDesc b;
-    b.min = Vec3(0, 0, 0);
-    b.max = Vec3(1, 0.1f, 0.1f);
-    b.cells = {nx, ny, nz};
-    b.material.youngs = 1e6;
-    b.material.poisson = 0.25;
-    b.material.density = 1000;
-    b.material.damping = 0;
-    FixedDesc f;
-    f.box = Box3{Vec3(-0.01f, -0.01f, -0.01f), Vec3(0.001f, 0.11f, 0.11f)};
-    b.fixed.push_back(f);
-    sd.softBodies.push_back(b);
-    sd.solver.coarse.enabled = true;
-    sd.solver.coarse.basis = CoarseBasis::Aggregate;
-    return sd;
-}
+SceneDesc cantilever(int nx, int ny, int nz) { return vbdtest::aggregateCantilever(nx, ny, nz); }
 
 // Sweeps of one step from rest until |grad G| / |grad G_0| <= 1e-5 (cap: -1).
 int sweepsToTolerance(const SceneDesc& sd, bool coarse, int cap) {

@@ -12,16 +12,13 @@
 #include <fstream>
 #include <sstream>
 
+#include "file_util.h"
+
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string slurp(const fs::path& p) {
-    std::ifstream f(p);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
+using vbdtest::slurp;
 
 bool holdsNonFinite(const fs::path& p) {
     std::string t = slurp(p);

@@ -25,6 +25,8 @@
 #include <map>
 #include <sstream>
 
+#include "file_util.h"
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -43,12 +45,7 @@ struct Outcome {
     bool outputWritten = false;
 };
 
-std::string slurp(const std::string& path) {
-    std::ifstream f(path);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
+using vbdtest::slurp;
 
 std::string jsonString(const std::string& s) {
     std::string o = "\"";

@@ -162,12 +162,7 @@ TEST(SoftDeterminism, BitIdenticalForOneAndTwoThreads) {
         for (int i = 0; i < 40; ++i) w->step();
         result[k] = w->positions();
     }
-    ASSERT_EQ(result[0].size(), result[1].size());
-    for (size_t i = 0; i < result[0].size(); ++i) {
-        ASSERT_EQ(result[0][i].x, result[1][i].x);
-        ASSERT_EQ(result[0][i].y, result[1][i].y);
-        ASSERT_EQ(result[0][i].z, result[1][i].z);
-    }
+    expectBitIdentical(result[0], result[1]);
 }
 
 TEST(SoftDiagnostics, EnergyNeverRisesAndResidualDropsWithinAStep) {

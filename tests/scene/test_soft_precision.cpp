@@ -10,7 +10,10 @@
 #include "scene/scene.h"
 #include "soft/soft_solver.h"
 
+#include "scene_util.h"
+
 using namespace vbd;
+using vbdtest::clampedBar;
 
 namespace {
 
@@ -87,14 +90,7 @@ TEST(SoftPrecision, DoubleResidualPassesTheFloatFloorOnATwoMaterialBar) {
         s.solver.precision = k ? Precision::Double : Precision::Float;
         s.solver.iterations = 1500;
         s.solver.diagnostics = false;
-        SoftBodyDesc b;
-        b.min = Vec3(0, 1, 0);
-        b.max = Vec3(1, 1.25f, 0.25f);
-        b.cells = {8, 2, 2};
-        b.material.youngs = 1e5;
-        FixedDesc f;
-        f.box = {Vec3(-0.01f, 0.9f, -0.1f), Vec3(0.01f, 1.6f, 0.6f)};
-        b.fixed.push_back(f);
+        SoftBodyDesc b = clampedBar(8, 2, 2);
         RegionDesc r;
         r.box = {Vec3(0.5f, 0.9f, -0.1f), Vec3(1.1f, 1.6f, 0.6f)};
         r.youngsScale = 10;

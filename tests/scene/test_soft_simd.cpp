@@ -12,7 +12,10 @@
 #include "soft/soft_solver.h"
 #include "soft/tet_blocks.h"
 
+#include "scene_util.h"
+
 using namespace vbd;
+using vbdtest::clampedBar;
 
 namespace {
 
@@ -27,15 +30,8 @@ SceneDesc beamScene(Precision p, DampingModel damping, double ground = 1.001) {
     s.solver.precision = p;
     s.solver.damping = damping;
     s.solver.diagnostics = false;
-    SoftBodyDesc b;
-    b.min = Vec3(0, 1, 0);
-    b.max = Vec3(1, 1.25f, 0.25f);
-    b.cells = {12, 3, 3};
-    b.material.youngs = 1e5;
+    SoftBodyDesc b = clampedBar(12, 3, 3);
     b.material.damping = 0.02;
-    FixedDesc f;
-    f.box = {Vec3(-0.01f, 0.9f, -0.1f), Vec3(0.01f, 1.3f, 0.35f)};
-    b.fixed.push_back(f);
     s.softBodies.push_back(b);
     return s;
 }

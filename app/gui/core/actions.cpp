@@ -45,9 +45,14 @@ const VerbInfo kVerbs[] = {
     {"screenshot", Verb::Screenshot, false},
     {"window", Verb::Window, false},
     {"quit", Verb::Quit, false},
+    {"mark", Verb::Mark, true},
+    {"caption", Verb::Caption, false},
+    {"plot", Verb::Plot, false},
+    {"pause", Verb::Pause, false},
 };
 
 const char* const kHeatNames[] = {"none", "color", "residual", "det_f", "dominance", "dominance_sum"};
+const char* const kPlotNames[] = {"energy", "total_energy", "com_y", "kinetic"};
 const char* const kDrawKeys[] = {"wireframe", "contacts", "surfaces", "bodies", "grid",
                                  "fixed",     "joints",   "shadows",  "regions"};
 
@@ -82,7 +87,8 @@ class Checker {
         run_.lab[0] = run_.lab[1] = SceneSettings(ctx.scene);
         run_.playing = !ctx.paused;
     }
-    Action check(const json& j, int index, int step);
+    // `at` names the action in messages ("actions[3]" or "steps[1].actions[2]").
+    Action check(const json& j, int index, int step, const std::string& at);
 
   private:
     [[noreturn]] void fail(const std::string& key, const std::string& what) const {
@@ -99,6 +105,7 @@ class Checker {
     void checkSet(Action& a);
     void checkLoad(Action& a);
     void checkRange(const nlohmann::json& v, const std::string& k) const;
+    void checkMark(const nlohmann::json& v, const std::string& k) const;
     void checkField(const nlohmann::json& v, const std::string& key, const FieldSpec& f) const;
     void checkFields(const nlohmann::json& v, const std::string& key,
                      const std::vector<FieldSpec>& spec) const;
@@ -149,8 +156,7 @@ std::string Checker::resolveScene(const std::string& p) const {
     return q.string();
 }
 
-Action Checker::check(const json& j, int index, int step) {
-    const std::string at = "actions[" + std::to_string(index) + "]";
+Action Checker::check(const json& j, int index, int step, const std::string& at) {
     if (!j.is_object()) fail(at, "must be an object like {\"frame\": 10, \"heat\": \"residual\"}");
     Action a;
     a.index = index;
@@ -210,7 +216,11 @@ const std::vector<FieldSpec>& fieldsOf(Verb v) {
                                                {"nd", Kind::Bool},
                                                {"kappa", Kind::Number, 1, 1e6},
                                                {"angle", Kind::Number, 0, 90},
-                                               {"sweeps", Kind::Int, 1, 50}};
+                                               {"sweeps", Kind::Int, 1, 50},
+                                               {"nd_kappa", Kind::Number, 1, 1e6},
+                                               {"nd_coupling", Kind::Number, 0, 0.95},
+                                               {"nd_blocks", Kind::Int, 2, 16},
+                                               {"nd_seed", Kind::Int, 1, 100}};
     static const std::vector<FieldSpec> record = {{"every", Kind::Int, 1, 100000},
                                                   {"fps", Kind::Number, 1, 240},
                                                   {"capture", Kind::Choice, 0, 0, {"window", "view"}},
@@ -297,6 +307,35 @@ void Checker::checkRange(const json& v, const std::string& k) const {
         fail(k, "min must be below max (both finite)");
 }
 
+// One of vertex / region / arrow, with an optional text.
+void Checker::checkMark(const json& v, const std::string& k) const {
+    if (v.is_string() && v.get<std::string>() == "clear") return;
+    if (!v.is_object())
+        fail(k,
+             "must be {\"vertex\": i} or {\"region\": {\"min\", \"max\"}} or "
+             "{\"arrow\": {\"from\", \"to\"}} (with \"text\"), or \"clear\"");
+    int what = 0;
+    for (auto it = v.begin(); it != v.end(); ++it) {
+        const std::string key = k + "." + it.key();
+        if (it.key() == "text") {
+            if (!it.value().is_string()) fail(key, "must be a string");
+        } else if (it.key() == "vertex") {
+            needInt(it.value(), key, 0, 1 << 30);
+            ++what;
+        } else if (it.key() == "region" || it.key() == "arrow") {
+            const bool region = it.key() == "region";
+            checkFields(it.value(), key,
+                        {{region ? "min" : "from", Kind::Vec3}, {region ? "max" : "to", Kind::Vec3}});
+            for (const char* end : {region ? "min" : "from", region ? "max" : "to"})
+                if (!it.value().contains(end)) fail(key + "." + end, "required");
+            ++what;
+        } else {
+            fail(key, "unknown key");
+        }
+    }
+    if (what != 1) fail(k, "needs exactly one of vertex, region, arrow");
+}
+
 void Checker::checkValue(Action& a) {
     const json& v = a.value;
     const std::string& k = a.key;
@@ -367,6 +406,18 @@ void Checker::checkValue(Action& a) {
         case Verb::Lab:
             checkFields(v, k, fieldsOf(a.verb));
             break;
+        case Verb::Mark:
+            checkMark(v, k);
+            break;
+        case Verb::Caption:
+            if (!v.is_string()) fail(k, "must be a string (\"\" removes the caption)");
+            break;
+        case Verb::Plot:
+            needOneOf(v, k, std::vector<const char*>(std::begin(kPlotNames), std::end(kPlotNames)));
+            break;
+        case Verb::Pause:
+            needNumber(v, k, 0, 600);
+            break;
     }
 }
 
@@ -395,7 +446,7 @@ void Checker::checkSet(Action& a) {
 void Checker::advance(const Action& a) {
     if (a.frame > run_.frame) {
         if (!run_.playing)
-            fail(a.key.substr(0, a.key.find(']') + 1) + ".frame",
+            fail(a.key.substr(0, a.key.rfind(']') + 1) + ".frame",
                  "waits for frame " + std::to_string(a.frame) + " while the simulation is paused (frame " +
                      std::to_string(run_.frame) + "; add {\"play\": true} or {\"step\": n} before it)");
         run_.frame = a.frame;
@@ -447,13 +498,18 @@ ActionScript parseActions(const std::string& text, const std::string& file, cons
     ActionScript script;
     script.file = file;
     Checker checker(file, ctx);
+    // key: "" for a plain list (actions are named "actions[3]"), "steps[1].actions" in a steps file.
     auto addList = [&](const json& list, const std::string& key, const std::string& title) {
         if (!list.is_array()) throw vbd::InputError(file, key, "must be a list of actions");
         ActionStep st;
         st.title = title;
         st.first = int(script.actions.size());
-        for (const auto& j : list)
-            script.actions.push_back(checker.check(j, int(script.actions.size()), int(script.steps.size())));
+        for (size_t i = 0; i < list.size(); ++i) {
+            const int index = int(script.actions.size());
+            const std::string at =
+                (key.empty() ? "actions" : key) + "[" + std::to_string(key.empty() ? size_t(index) : i) + "]";
+            script.actions.push_back(checker.check(list[i], index, int(script.steps.size()), at));
+        }
         st.count = int(script.actions.size()) - st.first;
         script.steps.push_back(st);
     };

@@ -41,12 +41,20 @@ enum class Verb {
     Inspect,      // vertex index (-1: none)
     Panels,       // {"controls": bool, "plots": bool} (columns open), {"convergence", "per_frame", "timing",
                   //  "ellipse": bool} (sections of the plots column open)
-    Lab,          // {"pair": bool, "nd": bool, "kappa": k, "angle": deg, "sweeps": n}
+    Lab,          // {"pair": bool, "nd": bool, "kappa": k, "angle": deg, "sweeps": n,
+                  //  "nd_kappa": k, "nd_coupling": t, "nd_blocks": n, "nd_seed": s}
     Record,       // "start" | "stop" | {"every": n, "fps": f, "capture": "window" | "view",
                   //  "size": [w, h], "format": "auto" | "png" | "mp4", "dir": "recording"}
     Screenshot,   // "out.png" | {"path": "out.png", "capture": "window" | "view"}
     Window,       // [w, h]
     Quit,         // true
+    // Lessons (assets/lessons/): what a step points at and how long it holds.
+    Mark,     // {"vertex": i | "region": {"min": [x,y,z], "max": [x,y,z]} | "arrow": {"from", "to"},
+              //  "text": "..."}; "clear" removes every mark. A load clears them too. mark_left /
+              //  mark_right: in one view of a side-by-side run only.
+    Caption,  // "text over the 3D view" ("" removes it)
+    Plot,     // the middle per-frame plot: "energy" (G) | "total_energy" | "com_y" | "kinetic"
+    Pause,    // seconds of wall time during which the run holds at this frame (a lecture clip's beat)
 };
 
 enum class Side { Both, Left, Right };
@@ -58,7 +66,7 @@ struct Action {
     Verb verb = Verb::Wait;
     Side side = Side::Both;
     nlohmann::json value;  // checked argument (a load path resolved to an existing file)
-    std::string key;       // "actions[3].set" for messages at run time
+    std::string key;       // "actions[3].set" (in a steps file "steps[1].actions[2].set") for messages
 };
 
 struct ActionStep {

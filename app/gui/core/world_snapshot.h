@@ -57,6 +57,7 @@ class WorldSnapshot final : public vbd::World {
     const std::vector<char>& fixedMask() const override { return fixed_; }
     const std::vector<vbd::SurfaceView>& surfaces() const override { return static_->surfaces; }
     int numColors() const override { return colors_; }
+    std::string backendLine() const override { return backend_; }
     // The field this snapshot was made with; another field reads as empty (the next snapshot has it).
     void scalarField(vbd::ScalarField f, std::vector<float>& out) const override;
     std::vector<vbd::RigidBodyView> bodies() const override { return bodies_; }
@@ -81,6 +82,7 @@ class WorldSnapshot final : public vbd::World {
     vbd::SceneDesc desc_;
     double time_;
     int frame_, colors_;
+    std::string backend_;
     std::vector<vbd::Vec3> x_, v_;
     std::vector<char> fixed_;
     std::shared_ptr<const WorldStatic> static_;

@@ -9,34 +9,32 @@ using namespace vbd;
 
 namespace {
 
+// A frictionless collider of stiffness 1e4 N/m of the given type, centred at c.
+ParticleCollider collider(ParticleColliderType type, const Vec3& c) {
+    ParticleCollider p;
+    p.type = type;
+    p.center = c;
+    p.stiffness = 1e4f;
+    p.friction = 0.f;
+    return p;
+}
+
 ParticleCollider plane() {
-    ParticleCollider c;
-    c.type = ParticleColliderType::Plane;
-    c.center = Vec3(0, 0, 0);
+    ParticleCollider c = collider(ParticleColliderType::Plane, Vec3(0, 0, 0));
     c.normal = Vec3(0, 1, 0);
-    c.stiffness = 1e4f;
-    c.friction = 0.f;
     return c;
 }
 
 ParticleCollider box() {
-    ParticleCollider c;
-    c.type = ParticleColliderType::Box;
-    c.center = Vec3(1, 2, 3);
+    ParticleCollider c = collider(ParticleColliderType::Box, Vec3(1, 2, 3));
     c.halfExtents = Vec3(0.5f, 1.f, 1.5f);
     c.rotation = fromAxisAngle(Vec3(0.3f, 1.f, 0.2f), 0.6f);
-    c.stiffness = 1e4f;
-    c.friction = 0.f;
     return c;
 }
 
 ParticleCollider sphere() {
-    ParticleCollider c;
-    c.type = ParticleColliderType::Sphere;
-    c.center = Vec3(0, 1, 0);
+    ParticleCollider c = collider(ParticleColliderType::Sphere, Vec3(0, 1, 0));
     c.halfExtents = Vec3(0.7f, 0, 0);
-    c.stiffness = 1e4f;
-    c.friction = 0.f;
     return c;
 }
 

@@ -1,0 +1,42 @@
+#pragma once
+// solver.backend: which backend steps the soft bodies, and the one line that says which and why. Pure
+// functions of what was asked, what the CUDA probe found and what the scene needs, so that every branch
+// (including the ones that need a GPU to reach) is tested on the CPU.
+#include <cstddef>
+#include <string>
+
+#include "scene/scene_desc.h"
+
+namespace vbd {
+
+// What the CUDA runtime reports (gpu/cuda_probe.cu; the CPU-only build's stub says it was not compiled in).
+struct CudaProbe {
+    bool compiled = false;  // the CUDA backend is in this build
+    int devices = 0;
+    std::string error;  // the runtime's message when it found none
+    std::string name;   // device 0
+    size_t memoryBytes = 0;
+    int major = 0, minor = 0;  // compute capability
+};
+
+// Probes the CUDA runtime once per process (the result does not change while it runs).
+const CudaProbe& probeCuda();
+
+// Seconds of one device-to-device copy of `bytes` on device 0, timed with CUDA events (bench_gpu's ceiling
+// for the achieved bandwidth). Throws std::runtime_error without a device.
+double deviceCopySeconds(size_t bytes);
+
+struct BackendChoice {
+    Backend backend = Backend::Cpu;  // Cpu or Cuda: what runs
+    bool refused = false;            // solver.backend = cuda and it cannot run: `reason` says why
+    std::string reason;              // why the CPU runs instead (empty when what was asked runs)
+    std::string line;                // the log / status line: backend, device, what stays on the CPU
+};
+
+// requested: solver.backend. unsupported: deviceStepUnsupported() of the scene ("" when the device step
+// can run it). bytesNeeded: the device step's memory (StepPlan::deviceBytes), refused above 90% of the
+// device's. rigidBodies: the scene has rigid bodies (they stay on the CPU either way).
+BackendChoice chooseBackend(Backend requested, const CudaProbe& probe, const std::string& unsupported,
+                            size_t bytesNeeded, bool rigidBodies);
+
+}  // namespace vbd

@@ -1,0 +1,159 @@
+#pragma once
+// The device step's executor on CUDA (gpu/pipeline.h): device memory, one kernel per stage launch on one
+// stream, deterministic two-pass reductions, and the whole step captured once into a CUDA graph and
+// replayed (the per-step values live in device memory, StepScalars, so the graph never changes).
+// Every runtime call is checked; a failure throws std::runtime_error naming the call, file and line.
+#include <cuda_runtime.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "gpu/step_plan.h"
+
+namespace vbd {
+
+inline void cudaCheck(cudaError_t e, const char* what, const char* file, int line) {
+    if (e != cudaSuccess)
+        throw std::runtime_error(std::string(file) + ":" + std::to_string(line) + ": " + what + ": " +
+                                 cudaGetErrorName(e) + ": " + cudaGetErrorString(e));
+}
+#define VBD_CUDA(x) ::vbd::cudaCheck((x), #x, __FILE__, __LINE__)
+
+// One thread per index; a functor writes only entries of its own index (gpu/step_stages.h).
+template <typename F>
+__global__ void __launch_bounds__(kBlockSize) forEachKernel(F f, int n) {
+    // 64-bit: the last block's indices pass INT_MAX when n is within a block of it.
+    const long long i = (long long)blockIdx.x * kBlockSize + threadIdx.x;
+    if (i < n) f(int(i));
+}
+
+// Shared storage for kBlockSize values of R (R has default member initializers, so no __shared__ R[]).
+template <typename R>
+__device__ R* sharedSlots() {
+    static_assert(sizeof(R) % sizeof(double) == 0, "reduction values are made of doubles");
+    __shared__ double raw[kBlockSize * (sizeof(R) / sizeof(double))];
+    return reinterpret_cast<R*>(raw);
+}
+
+// Tree sum of the block's kBlockSize slots into slot 0 (fixed order: deterministic).
+template <typename R>
+__device__ void blockSum(R* buf) {
+    const int t = int(threadIdx.x);
+    for (int s = kBlockSize / 2; s > 0; s >>= 1) {
+        if (t < s) buf[t] = buf[t] + buf[t + s];
+        __syncthreads();
+    }
+}
+
+// Pass 1: partials[b] = sum of f(i) over block b's indices.
+template <typename F, typename R>
+__global__ void __launch_bounds__(kBlockSize) reducePartialKernel(F f, int n, R* partials) {
+    R* buf = sharedSlots<R>();
+    const long long i = (long long)blockIdx.x * kBlockSize + threadIdx.x;
+    buf[threadIdx.x] = i < n ? f(int(i)) : R{};
+    __syncthreads();
+    blockSum(buf);
+    if (threadIdx.x == 0) partials[blockIdx.x] = buf[0];
+}
+
+// Pass 2 (one block): *out (+)= sum of the m partials, each thread a strided serial sum, then the tree.
+template <typename R>
+__global__ void __launch_bounds__(kBlockSize)
+    reduceFinalKernel(const R* partials, int m, R* out, int accumulate) {
+    R* buf = sharedSlots<R>();
+    R s{};
+    for (int j = int(threadIdx.x); j < m; j += kBlockSize) s = s + partials[j];
+    buf[threadIdx.x] = s;
+    __syncthreads();
+    blockSum(buf);
+    if (threadIdx.x == 0) *out = accumulate ? *out + buf[0] : buf[0];
+}
+
+class CudaExec {
+  public:
+    CudaExec() {
+        VBD_CUDA(cudaSetDevice(0));
+        VBD_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    }
+    CudaExec(CudaExec&& o) noexcept : stream_(o.stream_), graph_(o.graph_) {
+        o.stream_ = nullptr;
+        o.graph_ = nullptr;
+    }
+    CudaExec(const CudaExec&) = delete;
+    CudaExec& operator=(const CudaExec&) = delete;
+    CudaExec& operator=(CudaExec&&) = delete;
+    ~CudaExec() {
+        dropGraph();
+        if (stream_) cudaStreamDestroy(stream_);
+    }
+
+    template <typename U>
+    U* alloc(size_t n) {
+        if (n == 0) return nullptr;
+        void* p = nullptr;
+        VBD_CUDA(cudaMalloc(&p, n * sizeof(U)));
+        VBD_CUDA(cudaMemsetAsync(p, 0, n * sizeof(U), stream_));
+        return static_cast<U*>(p);
+    }
+    void release(void* p) { cudaFree(p); }  // cudaFree synchronizes the device first
+    template <typename U>
+    void upload(U* dst, const U* src, size_t n) {
+        if (n) VBD_CUDA(cudaMemcpyAsync(dst, src, n * sizeof(U), cudaMemcpyHostToDevice, stream_));
+    }
+    template <typename U>
+    void download(U* dst, const U* src, size_t n) {
+        if (n) VBD_CUDA(cudaMemcpyAsync(dst, src, n * sizeof(U), cudaMemcpyDeviceToHost, stream_));
+    }
+    template <typename F>
+    void forEach(int n, const F& f) {
+        if (n <= 0) return;
+        forEachKernel<<<blocksFor(n), kBlockSize, 0, stream_>>>(f, n);
+        VBD_CUDA(cudaGetLastError());
+    }
+    template <typename F, typename R>
+    void reduce(int n, const F& f, R* partials, R* out, bool accumulate) {
+        const int blocks = n > 0 ? blocksFor(n) : 0;
+        if (blocks > 0) {
+            reducePartialKernel<<<blocks, kBlockSize, 0, stream_>>>(f, n, partials);
+            VBD_CUDA(cudaGetLastError());
+        }
+        reduceFinalKernel<<<1, kBlockSize, 0, stream_>>>(static_cast<const R*>(partials), blocks, out,
+                                                         accumulate ? 1 : 0);
+        VBD_CUDA(cudaGetLastError());
+    }
+    void sync() { VBD_CUDA(cudaStreamSynchronize(stream_)); }
+    void drain() noexcept {
+        if (stream_) cudaStreamSynchronize(stream_);
+    }
+    bool graphs() const { return true; }
+    template <typename Issue>
+    void captureGraph(Issue&& issue) {
+        dropGraph();
+        VBD_CUDA(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+        try {
+            issue();
+        } catch (...) {
+            cudaGraph_t g = nullptr;
+            cudaStreamEndCapture(stream_, &g);  // leaves the stream out of capture mode
+            if (g) cudaGraphDestroy(g);
+            throw;
+        }
+        cudaGraph_t g = nullptr;
+        VBD_CUDA(cudaStreamEndCapture(stream_, &g));
+        const cudaError_t e = cudaGraphInstantiate(&graph_, g, 0);
+        cudaGraphDestroy(g);  // the executable graph keeps what it needs
+        VBD_CUDA(e);
+    }
+    void launchGraph() { VBD_CUDA(cudaGraphLaunch(graph_, stream_)); }
+    void dropGraph() noexcept {
+        if (graph_) cudaGraphExecDestroy(graph_);
+        graph_ = nullptr;
+    }
+    cudaStream_t stream() const { return stream_; }
+
+  private:
+    cudaStream_t stream_ = nullptr;
+    cudaGraphExec_t graph_ = nullptr;
+};
+
+}  // namespace vbd

@@ -1,0 +1,53 @@
+#pragma once
+// The device step's executor on the CPU (gpu/pipeline.h): its memory is host memory, a launch is a
+// parallelFor over the same functors, a reduction a sum in index order. It has no graphs: the pipeline
+// issues every stage directly. Tests run the whole device orchestration through it without a GPU.
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "backend/parallel.h"
+
+namespace vbd {
+
+struct HostExec {
+    template <typename U>
+    U* alloc(size_t n) {
+        if (n == 0) return nullptr;
+        void* p = std::calloc(n, sizeof(U));
+        if (!p) throw std::bad_alloc();
+        return static_cast<U*>(p);
+    }
+    void release(void* p) { std::free(p); }
+    template <typename U>
+    void upload(U* dst, const U* src, size_t n) {
+        if (n) std::memcpy(static_cast<void*>(dst), static_cast<const void*>(src), n * sizeof(U));
+    }
+    template <typename U>
+    void download(U* dst, const U* src, size_t n) {
+        upload(dst, src, n);
+    }
+    template <typename F>
+    void forEach(int n, const F& f) {
+        if (n > 0) parallelFor(size_t(n), [&](size_t i) { f(int(i)); });
+    }
+    // *out (+)= sum of f(i), i = 0..n-1, in index order (partials unused on the host).
+    template <typename F, typename R>
+    void reduce(int n, const F& f, R* partials, R* out, bool accumulate) {
+        (void)partials;
+        R sum{};
+        for (int i = 0; i < n; ++i) sum = sum + f(i);
+        *out = accumulate ? *out + sum : sum;
+    }
+    void sync() {}
+    void drain() {}
+    bool graphs() const { return false; }
+    template <typename Issue>
+    void captureGraph(Issue&& issue) {
+        issue();
+    }
+    void launchGraph() {}
+    void dropGraph() {}
+};
+
+}  // namespace vbd

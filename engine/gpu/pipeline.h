@@ -1,0 +1,298 @@
+#pragma once
+// The device step's orchestration, one template over the executor that runs it: CudaExec (gpu/cuda_exec.cuh:
+// kernels on a stream, the whole step captured once into a CUDA graph and replayed) or HostExec
+// (gpu/host_exec.h: the same functors through parallelFor, so that everything here is tested on the CPU).
+//
+// An executor provides: alloc<U>(n) / release(p) of its memory; upload(dst, src, n) / download(dst, src, n);
+// forEach(n, functor) over [0, n); reduce(n, functor, partials, out, accumulate): *out (+)= sum of functor(i)
+// in a fixed order (two passes through `partials`, one entry per block); sync(); and graphs() with
+// captureGraph(issue) / launchGraph() / dropGraph(); drain(), a sync that never throws (HostExec: graphs() is
+// false, everything runs as issued).
+//
+// One step, as SoftSolver::step (soft/soft_solver.cpp) without self contacts or the sweep hook
+// (gpu/step_plan.h refuses those):
+//   predict; C_prev (tets), C_prev (triangles), theta_prev (hinges); |grad G_0| (+ G_0 with diagnostics);
+//   Chebyshev start
+//   for k = 1..iterations: one launch per color; Chebyshev k; |grad G| (+ G) when recorded
+//   |grad G| and G at the end when not recorded per sweep; finalize
+// The diagnostics go to a results array of the executor's memory (StepPlan::resultDoubles), read once at the
+// end of the step -- or after every sweep with solver.tolerance, where the host decides whether to go on
+// (that path is issued sweep by sweep, without a graph).
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+#include <type_traits>
+#include <vector>
+
+#include "gpu/soft_stepper.h"
+#include "gpu/step_plan.h"
+#include "gpu/step_stages.h"
+#include "soft/soft_state.h"
+
+namespace vbd {
+
+template <typename T, class Exec>
+class PipelineStepper final : public SoftStepper {
+  public:
+    explicit PipelineStepper(Exec ex = Exec()) : ex_(std::move(ex)) {}
+    ~PipelineStepper() override { release(); }
+    PipelineStepper(const PipelineStepper&) = delete;
+    PipelineStepper& operator=(const PipelineStepper&) = delete;
+
+    void configure(SoftSolver& solver) override {
+        release();
+        const SoftModel& m = solver.model();
+        const std::string why = deviceStepUnsupported(m, solver.params());
+        if (!why.empty()) throw std::runtime_error("device step: " + why);
+        plan_ = makeStepPlan(m, solver.params());
+        const int n = plan_.n;
+        // Parameters: the CPU view's pointers (and its nullptr markers) swapped for copies.
+        SoftViewParams p = solver.viewParams();
+        forEachParamArray(m, p, [&](auto& ptr, const auto& array) {
+            if (ptr) ptr = copyOf(array.data(), array.size());
+        });
+        StepArrays<T>& a = a_;
+        a = StepArrays<T>{};
+        static_cast<SoftViewParams&>(a.view) = p;
+        a.n = n;
+        a.numTets = plan_.numTets;
+        a.x = alloc<Vec3T<T>>(size_t(n));
+        a.v = alloc<Vec3T<T>>(size_t(n));
+        a.xPrev = alloc<Vec3T<T>>(size_t(n));
+        a.y = alloc<Vec3T<T>>(size_t(n));
+        a.vLast = alloc<Vec3T<T>>(size_t(n));
+        a.chebPrev = alloc<Vec3T<T>>(size_t(n));
+        a.chebPrevPrev = alloc<Vec3T<T>>(size_t(n));
+        a.inContact = alloc<char>(size_t(n));
+        a.Cprev = alloc<Mat33T<T>>(size_t(plan_.numTets));
+        a.numTris = int(m.tris.size());
+        a.numHinges = int(m.hinges.size());
+        a.triCprev = alloc<std::array<T, 3>>(m.tris.size());
+        a.hingeThetaPrev = alloc<T>(m.hinges.size());
+        a.fixed = copyOf(m.fixed.data(), m.fixed.size());
+        a.kinematic = copyOf(m.kinematic.data(), m.kinematic.size());
+        a.regions = copyOf(m.regions.data(), m.regions.size());
+        a.x0 = copyOf(m.x0.data(), m.x0.size());
+        a.view.x = a.x;
+        a.view.xPrev = a.xPrev;
+        a.view.y = a.y;
+        a.view.Cprev = a.Cprev;
+        a.view.triCprev = a.triCprev;
+        a.view.hingeThetaPrev = a.hingeThetaPrev;
+        colorVerts_ = copyOf(plan_.colorVerts.data(), plan_.colorVerts.size());
+        partials_ = alloc<double>(plan_.reductionPartials() * 2);  // room for Sum2 partials
+        results_ = alloc<double>(plan_.resultDoubles());
+        scalars_ = alloc<StepScalars>(1);
+        hostResults_.assign(plan_.resultDoubles(), 0.0);
+        seeded_ = false;
+        configured_ = true;
+    }
+
+    SoftStepStats step(SoftSolver& solver, float h, const Vec3& gravity, bool publishState) override {
+        SoftModel& m = solver.model();
+        if (!configured_ || plan_.n != m.numVertices() || plan_.numTets != int(m.tets.size()))
+            configure(solver);
+        SoftStepStats stats;
+        if (plan_.n == 0) return stats;
+        const auto t0 = std::chrono::steady_clock::now();
+        if (!seeded_ || !mirror_.matchesPublished(m)) seed(m);
+        StepScalars sc;
+        sc.time = solver.clock();
+        sc.h = h;
+        sc.gravity = gravity;
+        sc.adaptive = solver.params().adaptiveInit && norm(gravity) > 0.f && hasVLast_ ? 1 : 0;
+        const SoftViewParams drag = solver.viewParams();
+        sc.dragVertex = drag.dragVertex;
+        sc.dragTarget = drag.dragTarget;
+        sc.dragStiffness = drag.dragStiffness;
+        ex_.upload(scalars_, &sc, 1);
+
+        int last = plan_.iterations;
+        if (plan_.tolerance)
+            last = stepWithTolerance(solver.params().tolerance);
+        else if (ex_.graphs())
+            stepAsGraph();
+        else
+            issueStep();
+        ex_.download(hostResults_.data(), results_, hostResults_.size());
+        ex_.sync();
+        stats.iterations = last;
+        stats.residualInitial = std::sqrt(slot(0, 0));
+        stats.residualFinal = std::sqrt(slot(last, 0));
+        stats.residualFloor = std::sqrt(slot(last, 1));
+        stats.energy = slot(last, 2);
+        if (solver.params().diagnostics)
+            for (int k = 0; k <= last; ++k) its_.push_back({0, k, std::sqrt(slot(k, 0)), slot(k, 2)});
+        if (publishState) publish(m);
+        hasVLast_ = true;
+        solver.setClock(sc.time + double(h));  // SoftSolver::endStep: time_ += h_
+        stats.solveMs =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        return stats;
+    }
+
+    void setWarpPerVertex(bool on) override {
+        if (on == warpPerVertex_) return;
+        warpPerVertex_ = on;
+        ex_.drain();
+        ex_.dropGraph();
+        graphReady_ = false;
+    }
+    const std::vector<IterationRecord>& iterations() const override { return its_; }
+    void clearIterations() override { its_.clear(); }
+    const StepPlan& plan() const { return plan_; }
+    Exec& exec() { return ex_; }
+
+    // The issue sequence of one whole step (public for the benchmark, which replays it without publishing).
+    void issueStep() {
+        issueBegin();
+        for (int k = 1; k <= plan_.iterations; ++k) issueIteration(k);
+        issueEnd(plan_.iterations);
+    }
+
+  private:
+    template <typename U>
+    U* alloc(size_t n) {
+        U* p = ex_.template alloc<U>(n);
+        if (p) owned_.push_back(p);
+        return p;
+    }
+    template <typename U>
+    const U* copyOf(const U* src, size_t n) {
+        U* p = alloc<U>(n);
+        if (n) ex_.upload(p, src, n);
+        return p;
+    }
+    void release() {
+        ex_.drain();  // never throws (also called from the destructor)
+        ex_.dropGraph();
+        for (void* p : owned_) ex_.release(p);
+        owned_.clear();
+        configured_ = false;
+        graphReady_ = false;
+    }
+
+    double slot(int k, int j) const {
+        return hostResults_[size_t(k) * StepPlan::kSlotsPerIteration + size_t(j)];
+    }
+    double* slotPtr(int k, int j) { return results_ + size_t(k) * StepPlan::kSlotsPerIteration + size_t(j); }
+
+    // The state from the published model (SoftState::seed): x, v and v_last; the rest is rebuilt by predict.
+    void seed(const SoftModel& m) {
+        mirror_.seed(m);
+        const size_t n = size_t(plan_.n);
+        hasVLast_ = mirror_.vLast.size() == n;
+        if (!hasVLast_) mirror_.vLast.assign(n, Vec3T<T>(T(0)));  // finalize's v_last before any step
+        ex_.upload(a_.x, mirror_.x.data(), n);
+        ex_.upload(a_.v, mirror_.v.data(), n);
+        ex_.upload(a_.vLast, mirror_.vLast.data(), n);
+        seeded_ = true;
+    }
+
+    void publish(SoftModel& m) {
+        const size_t n = size_t(plan_.n);
+        for (auto* s : {&mirror_.x, &mirror_.v, &mirror_.xPrev, &mirror_.y, &mirror_.vLast}) s->resize(n);
+        ex_.download(mirror_.x.data(), a_.x, n);
+        ex_.download(mirror_.v.data(), a_.v, n);
+        ex_.download(mirror_.xPrev.data(), a_.xPrev, n);
+        ex_.download(mirror_.y.data(), a_.y, n);
+        ex_.download(mirror_.vLast.data(), a_.vLast, n);
+        ex_.sync();
+        mirror_.publish(m);
+        if (m.vLast.size() != n) m.vLast.resize(n);
+        for (size_t i = 0; i < n; ++i) m.vLast[i] = Vec3(mirror_.vLast[i]);
+    }
+
+    void stepAsGraph() {
+        if (!graphReady_) {
+            ex_.captureGraph([&] { issueStep(); });
+            graphReady_ = true;
+        }
+        ex_.launchGraph();
+    }
+
+    // Sweep by sweep, reading |grad G| after each (SoftSolver::converged: the relative tolerance or twice the
+    // state's rounding floor). Returns the sweeps run.
+    int stepWithTolerance(double tol) {
+        issueBegin();
+        ex_.download(hostResults_.data(), results_, StepPlan::kSlotsPerIteration);
+        ex_.sync();
+        const double r0 = std::sqrt(slot(0, 0));
+        int k = 0;
+        while (k < plan_.iterations) {
+            if (k > 0) {
+                const double last = std::sqrt(slot(k, 0)), floor = std::sqrt(slot(k, 1));
+                if (last <= std::max(tol * r0, 2 * floor)) break;
+            }
+            ++k;
+            issueIteration(k);
+            ex_.download(hostResults_.data() + size_t(k) * StepPlan::kSlotsPerIteration, slotPtr(k, 0),
+                         StepPlan::kSlotsPerIteration);
+            ex_.sync();
+        }
+        issueEnd(k);
+        return k;
+    }
+
+    void issueResidual(int k) {
+        ex_.reduce(plan_.n, ResidualTerm<T>{a_, scalars_}, reinterpret_cast<Sum2*>(partials_),
+                   reinterpret_cast<Sum2*>(slotPtr(k, 0)), false);
+    }
+    void issueEnergy(int k) {
+        ex_.reduce(plan_.n, EnergyVertexTerm<T>{a_, scalars_}, partials_, slotPtr(k, 2), false);
+        ex_.reduce(plan_.numTets, EnergyTetTerm<T>{a_, scalars_}, partials_, slotPtr(k, 2), true);
+        if (a_.numTris > 0)
+            ex_.reduce(a_.numTris, EnergyTriTerm<T>{a_, scalars_}, partials_, slotPtr(k, 2), true);
+        if (a_.numHinges > 0)
+            ex_.reduce(a_.numHinges, EnergyHingeTerm<T>{a_, scalars_}, partials_, slotPtr(k, 2), true);
+    }
+
+    void issueBegin() {
+        ex_.forEach(plan_.n, PredictStage<T>{a_, scalars_});
+        ex_.forEach(plan_.numTets, CprevStage<T>{a_});
+        ex_.forEach(a_.numTris, TriPrevStage<T>{a_});
+        ex_.forEach(a_.numHinges, HingePrevStage<T>{a_});
+        issueResidual(0);
+        if (plan_.energyEachIteration) issueEnergy(0);
+        if (plan_.chebyshevRho > 0) ex_.forEach(plan_.n, ChebyshevStartStage<T>{a_});
+    }
+
+    void issueIteration(int k) {
+        for (int c = 0; c < plan_.numColors(); ++c) {
+            const int* verts = colorVerts_ + plan_.colorOffsets[size_t(c)];
+            if (warpPerVertex_)
+                ex_.forEach(plan_.colorSize(c) * SweepWarpStage<T>::kLanes,
+                            SweepWarpStage<T>{a_, scalars_, verts});
+            else
+                ex_.forEach(plan_.colorSize(c), SweepStage<T>{a_, scalars_, verts});
+        }
+        if (plan_.chebyshevRho > 0)
+            ex_.forEach(plan_.n, ChebyshevStage<T>{a_, T(plan_.chebyshevWeights[size_t(k)]), k});
+        if (plan_.residualEachIteration) issueResidual(k);
+        if (plan_.energyEachIteration) issueEnergy(k);
+    }
+
+    // What the CPU's endStep measures when the sweeps did not, then v = (x - x_prev) / h.
+    void issueEnd(int last) {
+        if (!(plan_.residualEachIteration && last > 0)) issueResidual(last);
+        if (!plan_.energyEachIteration) issueEnergy(last);
+        ex_.forEach(plan_.n, FinalizeStage<T>{a_, scalars_});
+    }
+
+    Exec ex_;
+    StepPlan plan_;
+    StepArrays<T> a_{};
+    const int* colorVerts_ = nullptr;
+    double* partials_ = nullptr;
+    double* results_ = nullptr;
+    StepScalars* scalars_ = nullptr;
+    std::vector<void*> owned_;
+    std::vector<double> hostResults_;
+    SoftState<T> mirror_;  // the published state of the last step, in T (edits show as differences)
+    std::vector<IterationRecord> its_;
+    bool configured_ = false, seeded_ = false, hasVLast_ = false, graphReady_ = false;
+    bool warpPerVertex_ = false;
+};
+
+}  // namespace vbd

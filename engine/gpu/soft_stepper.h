@@ -1,0 +1,38 @@
+#pragma once
+// A backend that runs the whole soft-body step (gpu/step_stages.h) for a SoftSolver's model: the World calls
+// it instead of SoftSolver::step when solver.backend picks the device. It keeps its own state in the solver's
+// precision, publishes it into the model after every step (what the World, the app and the tests read), and
+// reseeds from the model when the published arrays were edited between steps (drag, reset, restore), as
+// SoftState::sync does on the CPU. No CUDA types: the World and the tests include it.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "soft/soft_solver.h"
+
+namespace vbd {
+
+class SoftStepper {
+  public:
+    virtual ~SoftStepper() = default;
+    // Uploads the model and plans the step for the solver's parameters (call again after setParams or a
+    // rebuilt model). Throws std::runtime_error for a device failure.
+    virtual void configure(SoftSolver& solver) = 0;
+    // One substep of size h, as SoftSolver::step: same stats, same iteration records, same published
+    // state. Advances the solver's clock. publish = false leaves the model as it was (benchmarks of the
+    // device step alone; the next step then goes on from the device state).
+    virtual SoftStepStats step(SoftSolver& solver, float h, const Vec3& gravity, bool publish = true) = 0;
+    // The sweep's layout: a thread per vertex (default) or a warp per vertex (gpu/step_stages.h).
+    virtual void setWarpPerVertex(bool on) = 0;
+    virtual const std::vector<IterationRecord>& iterations() const = 0;
+    virtual void clearIterations() = 0;
+};
+
+// The device step's orchestration run by the host executor: the same stages through parallelFor (tests;
+// the CPU-side check of everything but the kernels' launch).
+std::unique_ptr<SoftStepper> makeHostPipelineStepper(Precision precision);
+// The device step on CUDA device 0, state in `precision`. Throws std::runtime_error when CUDA is not compiled
+// in or has no device.
+std::unique_ptr<SoftStepper> makeCudaStepper(Precision precision);
+
+}  // namespace vbd

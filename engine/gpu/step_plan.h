@@ -1,0 +1,56 @@
+#pragma once
+// The host side of the device step, computed on the CPU and tested there: what the device step supports,
+// the flattened color lists, the Chebyshev weights, the diagnostics it records, the launch sizes (checked
+// against int and grid limits) and the device memory it needs. No CUDA types.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "scene/scene_desc.h"
+#include "soft/soft_model.h"
+
+namespace vbd {
+
+// Why the device step cannot run this model with these parameters ("" when it can). The device step runs
+// tets, cloth membranes and bending, kinematic and fixed vertices, ground and static colliders, the picking
+// spring, Chebyshev and the diagnostics; what it lacks (self-collision, the coarse hook) stays on the CPU
+// backend and is named here.
+std::string deviceStepUnsupported(const SoftModel& m, const SolverDesc& s);
+
+// Threads per block of every per-index launch (a multiple of the warp, and the reduction's shared array).
+constexpr int kBlockSize = 256;
+
+// Blocks of kBlockSize covering n indices (n >= 0; 0 blocks for n = 0: nothing is launched).
+int blocksFor(long long n);
+
+struct StepPlan {
+    int n = 0, numTets = 0;
+    std::vector<int> colorVerts;    // color groups concatenated (free vertices only)
+    std::vector<int> colorOffsets;  // colorVerts range of color c: [offsets[c], offsets[c + 1])
+    int iterations = 0;
+    double chebyshevRho = 0;
+    std::vector<double> chebyshevWeights;  // weight of iteration k at [k] (index 0 unused), as the CPU's
+    bool residualEachIteration = false;    // diagnostics or a tolerance: |grad G| after every sweep
+    bool energyEachIteration = false;      // diagnostics: G after every sweep
+    bool tolerance = false;  // the host reads the residual after each sweep (no whole-step graph)
+    bool doublePrecision = true;
+
+    int numColors() const { return int(colorOffsets.size()) - 1; }
+    int colorSize(int c) const { return colorOffsets[size_t(c) + 1] - colorOffsets[size_t(c)]; }
+    // Result slots: per iteration 0..iterations, |grad G|^2, floor^2 and G (doubles).
+    static constexpr int kSlotsPerIteration = 3;
+    size_t resultDoubles() const { return size_t(iterations + 1) * kSlotsPerIteration; }
+    // Partial sums of a two-pass reduction over the longest range (one per block).
+    size_t reductionPartials() const;
+    // Device bytes the step allocates for model m (parameters, state, scratch).
+    size_t deviceBytes(const SoftModel& m) const;
+};
+
+// Throws std::runtime_error when the model exceeds the device step's index range (int indices, 4 * tet +
+// local packed in an int) -- the scene limits keep built-in scenes far below.
+StepPlan makeStepPlan(const SoftModel& m, const SolverDesc& s);
+
+// Chebyshev weights of SoftSolver::accelerate: w_1 = 1, w_2 = 2 / (2 - rho^2), w_k = 4 / (4 - rho^2 w_{k-1}).
+std::vector<double> chebyshevWeights(double rho, int iterations);
+
+}  // namespace vbd

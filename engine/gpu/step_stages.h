@@ -1,0 +1,369 @@
+#pragma once
+// The stages of one VBD step (soft/soft_solver.cpp's step: predict, C_prev, colored sweeps, Chebyshev,
+// finalize, and the residual / energy diagnostics) as per-index functors with VBD_HD call operators. The
+// device step runs each as one kernel over its index range; the host executor (gpu/host_exec.h) runs the
+// same functors through parallelFor, which is how the device step's orchestration is tested without a GPU.
+//
+// Every functor reads and writes through the raw pointers of StepArrays (device or host memory) and takes
+// per-step values (clock, picking spring) from a StepScalars in the same memory, so that a captured CUDA
+// graph replays unchanged from step to step: the host rewrites the StepScalars before each launch.
+//
+// Races: a sweep functor over the vertices of one color writes x and inContact of its own vertex only and
+// reads x of its neighbours, which have other colors (vertices of a color share no element); self contacts
+// (which could couple vertices of one color) are refused by the device backend (gpu/step_plan.h). Every
+// other functor writes only entries of its own index.
+//
+// The per-vertex and per-element math is the shared kernel (soft/vertex_kernel.h, energy/*); what is here is
+// the glue the CPU solver holds in its stage loops, kept formula for formula identical to them (predict and
+// finalize of soft_solver.cpp, the residual and G of soft_potential.cpp); test_gpu_host_pipeline compares the
+// two on every supported built-in scene.
+#include <cmath>
+#include <limits>
+
+#include "energy/tet_energy.h"
+#include "math/quat.h"
+#include "soft/soft_model.h"
+#include "soft/vertex_kernel.h"
+
+namespace vbd {
+
+// Per-step values, rewritten by the host before each step (in the executor's memory).
+struct StepScalars {
+    double time = 0;  // solver clock at the start of the step (kinematic vertices at time + h)
+    float h = 1.f / 60.f;
+    Vec3 gravity;
+    int adaptive = 0;  // adaptive initial guess (solver.initial_guess and g != 0 and a previous step)
+    int dragVertex = -1;
+    Vec3 dragTarget;
+    float dragStiffness = 0;
+};
+
+// Everything the stages read and write, as raw pointers of one memory space.
+template <typename T>
+struct StepArrays {
+    SoftViewT<T> view;  // the kernel's view: parameters plus x, x_prev, y, C_prev of this state
+    Vec3T<T>* x = nullptr;
+    Vec3T<T>* v = nullptr;
+    Vec3T<T>* xPrev = nullptr;
+    Vec3T<T>* y = nullptr;
+    Vec3T<T>* vLast = nullptr;
+    Mat33T<T>* Cprev = nullptr;
+    std::array<T, 3>* triCprev = nullptr;  // (C00, C01, C11) at x_prev per membrane triangle
+    T* hingeThetaPrev = nullptr;           // dihedral angle at x_prev per hinge
+    Vec3T<T>* chebPrev = nullptr;
+    Vec3T<T>* chebPrevPrev = nullptr;
+    char* inContact = nullptr;
+    const char* fixed = nullptr;
+    const int* kinematic = nullptr;
+    const KinematicRegion* regions = nullptr;
+    const Vec3* x0 = nullptr;
+    int n = 0;
+    int numTets = 0;
+    int numTris = 0;
+    int numHinges = 0;
+};
+
+// The view with this step's h and picking spring (the only view fields that change between steps).
+template <typename T>
+VBD_HD SoftViewT<T> stepView(const StepArrays<T>& a, const StepScalars& s) {
+    SoftViewT<T> v = a.view;
+    v.h = s.h;
+    v.dragVertex = s.dragVertex;
+    v.dragTarget = s.dragTarget;
+    v.dragStiffness = s.dragStiffness;
+    return v;
+}
+
+// Predict y = x + h v + h^2 g and the initial guess (VBD sec. 3.6, adaptive): SoftSolver::predict per vertex.
+template <typename T>
+struct PredictStage {
+    StepArrays<T> a;
+    const StepScalars* s;
+    VBD_HD void operator()(int i) const {
+        const T h = T(s->h);
+        const Vec3T<T> gravity(s->gravity);
+        const T g = norm(gravity);
+        const Vec3T<T> gdir = g > 0 ? gravity / g : Vec3T<T>(T(0));
+        a.xPrev[i] = a.x[i];
+        if (a.fixed[i]) {
+            const int r = a.kinematic[i];
+            if (r >= 0) {
+                const KinematicRegion& k = a.regions[r];
+                const Vec3T<T> c(k.center);
+                const T tNext = T(s->time) + h;  // as SoftSolver::predict rounds it
+                a.x[i] = c +
+                         toMatrix(fromRotationVector(Vec3T<T>(k.omega) * tNext)) * (Vec3T<T>(a.x0[i]) - c) +
+                         Vec3T<T>(k.velocity) * tNext;
+            }
+            a.y[i] = a.x[i];
+            return;
+        }
+        a.y[i] = a.x[i] + a.v[i] * h + gravity * (h * h);
+        if (s->adaptive && g > 0) {
+            const T aG = dot(a.v[i] - a.vLast[i], gdir) / h;
+            const T at = aG < T(0) ? T(0) : (aG > g ? g : aG);
+            a.x[i] = a.x[i] + a.v[i] * h + gdir * (at * h * h);
+        } else {
+            a.x[i] = a.y[i];
+        }
+    }
+};
+
+// C_prev = F_prev^T F_prev per tet (internal damping's reference; SoftSolver::refreshCprev).
+template <typename T>
+struct CprevStage {
+    StepArrays<T> a;
+    VBD_HD void operator()(int e) const {
+        const std::array<int, 4>& t = a.view.tets[e];
+        const Mat33T<T> Fp = tetDeformationGradient(a.xPrev[t[0]], a.xPrev[t[1]], a.xPrev[t[2]],
+                                                    a.xPrev[t[3]], Mat33T<T>(a.view.DmInv[e]));
+        a.Cprev[e] = Fp.transposed() * Fp;
+    }
+};
+
+// The cloth references at x_prev (cloth_build.cpp clothBeginStep): C of each membrane triangle ...
+template <typename T>
+struct TriPrevStage {
+    StepArrays<T> a;
+    VBD_HD void operator()(int e) const {
+        const std::array<int, 3>& t = a.view.tris[e];
+        const TriRest& r = a.view.triRest[e];
+        const T d[4] = {T(r.d[0]), T(r.d[1]), T(r.d[2]), T(r.d[3])};
+        Vec3T<T> f0, f1;
+        triDeformationGradient(a.xPrev[t[0]], a.xPrev[t[1]], a.xPrev[t[2]], d, f0, f1);
+        a.triCprev[e] = {dot(f0, f0), dot(f0, f1), dot(f1, f1)};
+    }
+};
+
+// ... and the dihedral angle of each bending hinge.
+template <typename T>
+struct HingePrevStage {
+    StepArrays<T> a;
+    VBD_HD void operator()(int e) const {
+        const std::array<int, 4>& q = a.view.hinges[e];
+        a.hingeThetaPrev[e] = dihedralAngle(a.xPrev[q[0]], a.xPrev[q[1]], a.xPrev[q[2]], a.xPrev[q[3]]);
+    }
+};
+
+// One vertex of one color: x_i += H_i^-1 f_i from the shared kernel (SoftSolver::sweepT's scalar path).
+template <typename T>
+struct SweepStage {
+    StepArrays<T> a;
+    const StepScalars* s;
+    const int* verts;  // this color's vertices
+    VBD_HD void operator()(int k) const {
+        const int i = verts[k];
+        const SoftViewT<T> v = stepView(a, *s);
+        Vec3T<T> f, dx;
+        Mat33T<T> H;
+        a.inContact[i] = vertexForceHessian(v, i, f, H) ? 1 : 0;
+        if (solveVertexSystem(H, f, dx)) a.x[i] += dx;
+    }
+};
+
+// Sum over the 32 lanes of a warp, into lane 0 (device); the identity on the host, where lane 0 alone
+// evaluates the whole vertex (SweepWarpStage).
+template <typename T>
+VBD_HD T warpSum(T v) {
+#ifdef __CUDA_ARCH__
+    for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
+#endif
+    return v;
+}
+
+// The sweep with a warp per vertex (the VBD authors' layout): the 32 lanes split the vertex's tets, each
+// summing its share of the tet terms (the shared tetVertexTerms), a shuffle reduction adds the 9 sums into
+// lane 0, which adds inertia and the other terms (vertexOtherTerms) and solves. Index t = 32 k + lane.
+// Launched over 32 x (vertices of the color) threads, a multiple of the warp, so every warp is whole and the
+// shuffles' full mask is right. Same terms as SweepStage summed in another order (per-lane partial sums).
+// On the host lane 0 does every tet (the other lanes return), which is SweepStage's order.
+template <typename T>
+struct SweepWarpStage {
+    static constexpr int kLanes = 32;
+    StepArrays<T> a;
+    const StepScalars* s;
+    const int* verts;
+    VBD_HD void operator()(int t) const {
+        const int lane = t % kLanes;
+        const int i = verts[t / kLanes];
+        const SoftViewT<T> v = stepView(a, *s);
+#ifdef __CUDA_ARCH__
+        const int first = v.vtOffsets[i] + lane, stride = kLanes;
+#else
+        if (lane != 0) return;
+        const int first = v.vtOffsets[i], stride = 1;
+#endif
+        Vec3T<T> ft(T(0));
+        Sym33T<T> St;
+        for (int j = first; j < v.vtOffsets[i + 1]; j += stride) {
+            const int item = v.vtItems[j];
+            tetVertexTerms(v, item >> 2, item & 3, ft, St);
+        }
+        ft = Vec3T<T>(warpSum(ft.x), warpSum(ft.y), warpSum(ft.z));
+        St = Sym33T<T>{warpSum(St.xx), warpSum(St.yy), warpSum(St.zz),
+                       warpSum(St.xy), warpSum(St.xz), warpSum(St.yz)};
+        if (lane != 0) return;
+        Vec3T<T> f, dx;
+        Mat33T<T> H;
+        vertexInertia(v, i, f, H);
+        Sym33T<T> S = Sym33T<T>::upperOf(H);
+        f += ft;
+        S = Sym33T<T>{S.xx + St.xx, S.yy + St.yy, S.zz + St.zz, S.xy + St.xy, S.xz + St.xz, S.yz + St.yz};
+        H = S.full();
+        a.inContact[i] = vertexOtherTerms(v, i, f, H) ? 1 : 0;
+        if (solveVertexSystem(H, f, dx)) a.x[i] += dx;
+    }
+};
+
+// Chebyshev step k with weight w (SoftSolver::accelerate; the weights come from the plan, host side).
+template <typename T>
+struct ChebyshevStage {
+    StepArrays<T> a;
+    T w;
+    int k;
+    VBD_HD void operator()(int i) const {
+        Vec3T<T> xi = a.x[i];
+        if (k >= 2 && !a.fixed[i] && !a.inContact[i]) xi = (xi - a.chebPrevPrev[i]) * w + a.chebPrevPrev[i];
+        a.chebPrevPrev[i] = a.chebPrev[i];
+        a.chebPrev[i] = xi;
+        a.x[i] = xi;
+    }
+};
+
+// Chebyshev history at the step start: both previous iterates are the initial guess.
+template <typename T>
+struct ChebyshevStartStage {
+    StepArrays<T> a;
+    VBD_HD void operator()(int i) const {
+        a.chebPrev[i] = a.x[i];
+        a.chebPrevPrev[i] = a.x[i];
+    }
+};
+
+// v = (x - x_prev) / h, keeping the previous v for the next adaptive guess (SoftSolver::finalize).
+template <typename T>
+struct FinalizeStage {
+    StepArrays<T> a;
+    const StepScalars* s;
+    VBD_HD void operator()(int i) const {
+        const T invH = T(1) / T(s->h);
+        a.vLast[i] = a.v[i];
+        a.v[i] = (a.x[i] - a.xPrev[i]) * invH;
+    }
+};
+
+// Two sums reduced together.
+struct Sum2 {
+    double a = 0, b = 0;
+    VBD_HD Sum2 operator+(const Sum2& o) const { return {a + o.a, b + o.b}; }
+};
+
+// |f_i|^2 and vertex i's share of the residual's rounding floor (soft_potential.cpp computeForces): the
+// summands of |grad G|^2 and of the floor^2, zero on fixed vertices.
+template <typename T>
+struct ResidualTerm {
+    StepArrays<T> a;
+    const StepScalars* s;
+    VBD_HD Sum2 operator()(int i) const {
+        if (a.fixed[i]) return {};
+        const SoftViewT<T> v = stepView(a, *s);
+        Vec3T<T> f;
+        Mat33T<T> H;
+        vertexForceHessian(v, i, f, H);
+        constexpr double u = 0.5 * double(std::numeric_limits<T>::epsilon());
+        const double ax = std::fabs(double(a.x[i].x)), ay = std::fabs(double(a.x[i].y)),
+                     az = std::fabs(double(a.x[i].z));
+        const double scale = ax > ay ? (ax > az ? ax : az) : (ay > az ? ay : az);
+        return {double(squaredNorm(f)), double(H.frobenius2()) * (u * scale) * (u * scale)};
+    }
+};
+
+// G's per-vertex part: inertia and collider penalties of free vertices, plus the picking spring
+// (soft_potential.cpp incrementalPotentialT; the spring is added there once, here at its vertex).
+template <typename T>
+struct EnergyVertexTerm {
+    StepArrays<T> a;
+    const StepScalars* s;
+    VBD_HD double operator()(int i) const {
+        double e = 0;
+        if (i == s->dragVertex)
+            e += 0.5 * double(s->dragStiffness) * squaredNorm(Vec3d(a.x[i]) - Vec3d(s->dragTarget));
+        if (a.fixed[i]) return e;
+        const double h2 = double(s->h) * double(s->h);
+        const Vec3d d = Vec3d(a.x[i]) - Vec3d(a.y[i]);
+        e += 0.5 * double(a.view.mass[i]) / h2 * squaredNorm(d);
+        const float off = a.view.colliderOffset ? a.view.colliderOffset[i] : 0.f;
+        for (int c = 0; c < a.view.numColliders; ++c) {
+            const ParticleCollider& col = a.view.colliders[c];
+            e += double(colliderEnergy(off > 0.f ? offsetCollider(col, off) : col, a.x[i]));
+        }
+        return e;
+    }
+};
+
+// G's per-tet part: E_e in double with C_prev from x_prev (soft_potential.cpp incrementalPotentialT).
+template <typename T>
+struct EnergyTetTerm {
+    StepArrays<T> a;
+    const StepScalars* s;
+    VBD_HD double operator()(int e) const {
+        const std::array<int, 4>& t = a.view.tets[e];
+        const Mat33d Dinv(a.view.DmInv[e]);
+        const Mat33d F = tetDeformationGradient(Vec3d(a.x[t[0]]), Vec3d(a.x[t[1]]), Vec3d(a.x[t[2]]),
+                                                Vec3d(a.x[t[3]]), Dinv);
+        const TetConstants<double> c{double(a.view.volume[e]), double(a.view.mu[e]), double(a.view.lambda[e]),
+                                     double(a.view.kd[e])};
+        const bool internal = a.view.damping == DampingModel::Internal;
+        Mat33d Cp;
+        if (internal && c.kd > 0) {
+            const Mat33d Fp = tetDeformationGradient(Vec3d(a.xPrev[t[0]]), Vec3d(a.xPrev[t[1]]),
+                                                     Vec3d(a.xPrev[t[2]]), Vec3d(a.xPrev[t[3]]), Dinv);
+            Cp = Fp.transposed() * Fp;
+        }
+        return tetEnergy(F, Cp, c, double(s->h), internal);
+    }
+};
+
+// G's membrane part per triangle, in double (cloth_build.cpp clothPotential).
+template <typename T>
+struct EnergyTriTerm {
+    StepArrays<T> a;
+    const StepScalars* s;
+    VBD_HD double operator()(int e) const {
+        const std::array<int, 3>& t = a.view.tris[e];
+        double d[4];
+        for (int k = 0; k < 4; ++k) d[k] = a.view.triRest[e].d[k];
+        Vec3d f0, f1;
+        triDeformationGradient(Vec3d(a.x[t[0]]), Vec3d(a.x[t[1]]), Vec3d(a.x[t[2]]), d, f0, f1);
+        const double V = double(a.view.triVolume[e]), mu = double(a.view.triMu[e]),
+                     lam = double(a.view.triLambda[e]);
+        double v = V * membranePsi(f0, f1, mu, lam);
+        if (a.view.damping == DampingModel::Internal && a.view.triKd[e] > 0) {
+            const double Cp[3] = {double(a.triCprev[e][0]), double(a.triCprev[e][1]),
+                                  double(a.triCprev[e][2])};
+            v += membraneDampingPotential(f0, f1, Cp, V, mu, lam, double(a.view.triKd[e]), double(s->h));
+        }
+        return v;
+    }
+};
+
+// G's bending part per hinge, in double (cloth_build.cpp clothPotential).
+template <typename T>
+struct EnergyHingeTerm {
+    StepArrays<T> a;
+    const StepScalars* s;
+    VBD_HD double operator()(int k) const {
+        const std::array<int, 4>& q = a.view.hinges[k];
+        const double th =
+            dihedralAngle(Vec3d(a.x[q[0]]), Vec3d(a.x[q[1]]), Vec3d(a.x[q[2]]), Vec3d(a.x[q[3]]));
+        const double d = wrapAngle(th - double(a.view.hingeTheta0[k]));
+        const double kL = double(a.view.hingeKL[k]);
+        double v = 0.5 * kL * d * d;
+        if (a.view.damping == DampingModel::Internal && a.view.hingeKd[k] > 0)
+            v += bendingDampingPotential(th, double(a.hingeThetaPrev[k]), kL, double(a.view.hingeKd[k]),
+                                         double(s->h));
+        return v;
+    }
+};
+
+}  // namespace vbd

@@ -1,0 +1,144 @@
+// The device step (gpu/pipeline.h on CUDA) on soft cubes resting on the ground, 5-tet cells (cells^3):
+//   size 0: 27^3 cells, 21,952 vertices,   98,415 tets  (~100k)
+//   size 1: 52^3 cells, 148,877 vertices, 703,040 tets  (~700k: the VBD paper's tet count; its TetGen mesh
+//   has
+//           230k vertices, 12 incidences per vertex against this grid's 19 -- the same 2.8M incidences a
+//           sweep)
+//   size 2: 74^3 cells, 421,875 vertices, 2,026,120 tets (~2M)
+//   BM_GpuSoftStep/size/iterations/double/warp: one substep h = 1/120 s, whole step on the device (one graph
+//     launch), diagnostics off, state not published (the interop path's cost). warp = 1: a warp per vertex
+//     (step_stages.h SweepWarpStage), else a thread per vertex. Counters: ms per step, incidences per second
+//     and a model of the bytes a step moves (model_GBps, below) against BM_GpuCopy's measured bandwidth.
+//   BM_GpuSoftStepPublished: the same at size 1 with the state downloaded and published every step (what the
+//     World does today: the host copy interop removes).
+//   BM_GpuCopy: device-to-device cudaMemcpy of 1 GiB, counting bytes read + written (the card's achievable
+//     bandwidth, the ceiling for model_GBps).
+//   BM_GpuRigidPile: the 10,000-box pile -- rigid bodies have no device step yet: reported as an error.
+// Every benchmark reports an error (and runs nothing) where there is no CUDA device;
+// tests/gpu/device_check.sh runs this on an H200. Run: build/bin/bench_gpu --benchmark_repetitions=3
+// --benchmark_report_aggregates_only=true
+#include <benchmark/benchmark.h>
+
+#include <map>
+#include <memory>
+
+#include "gpu/backend_choice.h"
+#include "gpu/soft_stepper.h"
+#include "scene/scene.h"
+#include "soft/soft_solver.h"
+
+using namespace vbd;
+
+namespace {
+
+const int kCells[3] = {27, 52, 74};
+
+SceneDesc cube(int cells, int iterations, Precision precision) {
+    SceneDesc s;
+    s.dt = 1.0 / 120.0;
+    s.substeps = 1;
+    s.solver.iterations = iterations;
+    s.solver.diagnostics = false;
+    s.solver.precision = precision;
+    SoftBodyDesc b;
+    b.min = Vec3(0, 0.001f, 0);  // resting on the ground: the bottom layer in contact
+    b.max = Vec3(1, 1.001f, 1);
+    b.cells = {cells, cells, cells};
+    b.material.youngs = 1e6;
+    b.material.damping = 0.01;
+    s.softBodies.push_back(b);
+    return s;
+}
+
+// Built models are kept (building and coloring 2M tets takes seconds of CPU); each run sets its parameters.
+SoftSolver& solverFor(int size, int iterations, Precision p) {
+    static std::map<int, std::unique_ptr<SoftSolver>> cache;
+    auto& slot = cache[size];
+    const SceneDesc d = cube(kCells[size], iterations, p);
+    if (!slot) {
+        slot = std::make_unique<SoftSolver>();
+        slot->build(d);
+    }
+    slot->setParams(d.solver);
+    return *slot;
+}
+
+bool skipWithoutDevice(benchmark::State& st) {
+    const CudaProbe& p = probeCuda();
+    if (p.devices > 0) return false;
+    st.SkipWithError(p.compiled ? ("no CUDA device: " + p.error).c_str()
+                                : "built without CUDA (nvcc was not found at configure time)");
+    return true;
+}
+
+// Bytes one sweep reads and writes at least once, by a plain model: per incidence (tet, vertex) the tet's
+// 4 indices, Dm^-1, 4 material floats and C_prev in the state's scalar; per vertex x of 4 tet corners is
+// counted once per incidence as a cached read of the vertex's own x, y, x_prev, mass and the write of x.
+double sweepBytes(const SoftModel& m, bool dbl) {
+    const double s = dbl ? 8 : 4;
+    const double perIncidence = 16 + 36 + 16 + 6 * s;
+    const double perVertex = 3 * s * 4 + 4 + 8;  // x (read + write), y, x_prev; mass; CSR offsets
+    return 4.0 * double(m.tets.size()) * perIncidence + double(m.numVertices()) * perVertex;
+}
+
+void runSteps(benchmark::State& st, int size, int iterations, bool dbl, bool warp, bool publish) {
+    if (skipWithoutDevice(st)) return;
+    SoftSolver& solver = solverFor(size, iterations, dbl ? Precision::Double : Precision::Float);
+    std::unique_ptr<SoftStepper> dev = makeCudaStepper(dbl ? Precision::Double : Precision::Float);
+    dev->configure(solver);
+    dev->setWarpPerVertex(warp);
+    const Vec3 g(0, -9.81f, 0);
+    const float h = 1.f / 120.f;
+    dev->step(solver, h, g, publish);  // captures the graph
+    for (auto _ : st) dev->step(solver, h, g, publish);
+    const SoftModel& m = solver.model();
+    st.counters["vertices"] = double(m.numVertices());
+    st.counters["tets"] = double(m.tets.size());
+    st.counters["colors"] = double(m.colorGroups.size());
+    st.counters["incidences"] = benchmark::Counter(4.0 * double(m.tets.size()) * iterations,
+                                                   benchmark::Counter::kIsIterationInvariantRate);
+    st.counters["model_GBps"] = benchmark::Counter(sweepBytes(m, dbl) * iterations * 1e-9,
+                                                   benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// args: size, iterations, double, warp
+void BM_GpuSoftStep(benchmark::State& st) {
+    runSteps(st, int(st.range(0)), int(st.range(1)), st.range(2) != 0, st.range(3) != 0, false);
+}
+BENCHMARK(BM_GpuSoftStep)
+    ->ArgNames({"size", "iters", "double", "warp"})
+    ->ArgsProduct({{0, 1, 2}, {10, 100}, {0, 1}, {0}})
+    ->Args({1, 120, 0, 0})  // the paper's frame: 700k tets, 120 iterations, h = 1/120 s
+    ->Args({1, 120, 1, 0})
+    ->Args({1, 120, 0, 1})
+    ->Args({1, 120, 1, 1})
+    ->Args({0, 100, 0, 1})
+    ->Args({2, 100, 0, 1})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+void BM_GpuSoftStepPublished(benchmark::State& st) { runSteps(st, 1, 120, st.range(0) != 0, false, true); }
+BENCHMARK(BM_GpuSoftStepPublished)
+    ->ArgNames({"double"})
+    ->Arg(0)
+    ->Arg(1)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+void BM_GpuCopy(benchmark::State& st) {
+    if (skipWithoutDevice(st)) return;
+    const size_t bytes = size_t(1) << 30;
+    for (auto _ : st) benchmark::DoNotOptimize(deviceCopySeconds(bytes));
+    st.counters["GBps"] =
+        benchmark::Counter(2.0 * double(bytes) * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_GpuCopy)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_GpuRigidPile(benchmark::State& st) {
+    st.SkipWithError("not implemented: rigid bodies have no device step yet (docs/gpu.md)");
+}
+BENCHMARK(BM_GpuRigidPile);
+
+}  // namespace
+
+BENCHMARK_MAIN();

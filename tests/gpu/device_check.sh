@@ -1,0 +1,255 @@
+#!/usr/bin/env bash
+# The GPU checks of issue 16 in one script, for a machine with an NVIDIA GPU and no display (the device tool's
+# H200). Under 8 minutes there, so that it can run twice in a 15-minute lease. Two steps:
+#
+#   1. Here, on a machine with the Debian packages and network (no GPU needed), once:
+#        tests/gpu/device_check.sh --prepare
+#      downloads the build dependencies the device image lacks into .devdeps/debs (about 8 MB of .deb:
+#      Eigen, TBB, TetGen, assimp, nlohmann-json, CLI11, GoogleTest, Google Benchmark), the Vulkan/EGL loader
+#      packages into .gl/ (the device README's recipe), and builds a portable vbdlab with the renderer
+#      (baseline x86-64, CUDA sm_90 + PTX) into .devdeps/render/ with the shared libraries it needs that a
+#      CUDA image lacks. Both folders are git-ignored: name them in the run's carry.
+#   2. On the device machine, from the repository root:
+#        run(command="tests/gpu/device_check.sh", carry=[".devdeps", ".gl"], timeout_s=540)
+#      unpacks the packages into /opt/vbd-deps (never into /, except the loaders as the README says), builds
+#      Release with CUDA for sm_90 + PTX (engine, GPU tests, bench_gpu, vbdlab without the GUI), runs
+#        - the GPU tests: CPU/GPU parity over every built-in scene the device step supports (test_gpu_cuda),
+#          the host-pipeline and backend tests, the older sweep parity test
+#        - vbdlab sim --backend cuda on cube_drop (the World path, metrics written), against --backend cpu
+#        - the render check: the portable vbdlab renders the same frame with --backend cpu and cuda; the two
+#          PNGs compared pixel-wise (Vulkan on the GPU; VK_DRIVER_FILES set to the NVIDIA ICD if the loader
+#          finds no driver)
+#        - bench_gpu (soft step at ~100k / ~700k / ~2M tets, 10 / 100 / 120 iterations, thread vs warp per
+#          vertex, copy bandwidth)
+#      and writes into $OUT (at most 5 files: the tool brings back 8): summary.txt, summary.csv
+#      (check,name,value,unit,status), bench_gpu.csv, render.png (CPU | CUDA | difference x8) or bench.png
+#      when the render could not run, and logs.txt (the tails of the build, test, render and bench logs).
+# Every phase is time-boxed; a failed phase is recorded in the summary and the next one still runs. Exit code:
+# 0 when every test that ran passed, 1 otherwise. A dry run of the script's logic without a GPU, on an
+# existing build: DEVICE_CHECK_BUILD=build DEVICE_CHECK_NO_BUILD=1 OUT=/tmp/dc tests/gpu/device_check.sh
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+ROOT=$(pwd)
+
+ENGINE_DEBS=(googletest libgtest-dev libbenchmark-dev libbenchmark1debian libcli11-dev libeigen3-dev
+  libtbb-dev libtbb12 libtbbbind-2-5 libtbbmalloc2 libhwloc15 libtet1.5 libtet1.5-dev libassimp-dev
+  libassimp5 libdraco-dev libdraco7 libminizip-dev libminizip1 nlohmann-json3-dev zlib1g-dev)
+GL_DEBS=(libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2)
+
+prepare() {
+  set -e
+  mkdir -p .devdeps/debs .gl /tmp/amd64/partial
+  grep -qx '/.devdeps/' .gitignore && grep -qx '/.gl/' .gitignore || {
+    echo "device_check: .gitignore must ignore /.devdeps/ and /.gl/" >&2; exit 1; }
+  local o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
+  apt-get $o update -qq
+  (cd .devdeps/debs && rm -f ./*.deb && apt-get $o download "${ENGINE_DEBS[@]}")
+  (cd .gl && rm -f ./*.deb && apt-get $o download "${GL_DEBS[@]}")
+  # The portable renderer: baseline ISA (the device's CPU is not this one), CUDA for sm_90 + PTX.
+  [ -x /usr/local/cuda/bin/nvcc ] && export PATH="/usr/local/cuda/bin:$PATH"
+  cmake -S . -B build-portable -G Ninja -DCMAKE_BUILD_TYPE=Release -DVBD_NATIVE=OFF -DVBD_BUILD_TESTS=OFF \
+    -DVBD_BUILD_BENCH=OFF -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
+  cmake --build build-portable -j "${VBD_JOBS:-$(nproc)}" --target vbdlab
+  rm -rf .devdeps/render && mkdir -p .devdeps/render/lib
+  cp build-portable/bin/vbdlab .devdeps/render/ && strip .devdeps/render/vbdlab
+  # Its shared libraries except the C/C++ runtime (the device's own, newer) and the Vulkan/GL loaders (.gl/).
+  ldd build-portable/bin/vbdlab | awk '/=> \//{print $3}' |
+    grep -Ev '/(libc|libm|libdl|librt|libpthread|ld-linux[^/]*|libstdc\+\+|libgcc_s|libvulkan|libGL[^/]*|libEGL|libGLX|libOpenGL|libGLdispatch)\.so' |
+    while read -r lib; do cp -L "$lib" .devdeps/render/lib/; done
+  du -sh .devdeps .gl
+  echo "device_check: prepared; run on the device with carry [.devdeps, .gl]"
+}
+
+if [ "${1:-}" = "--prepare" ]; then prepare; exit $?; fi
+
+# ---- on the device machine --------------------------------------------------------------------------------
+OUT=${OUT:-$ROOT/out/device_check}
+LOGS=/tmp/vbd_device_logs
+rm -rf "$LOGS"
+mkdir -p "$OUT" "$LOGS"
+T0=$SECONDS
+SUMMARY="$OUT/summary.txt"
+CSV="$OUT/summary.csv"
+echo "check,name,value,unit,status" >"$CSV"
+: >"$SUMMARY"
+FAILED=0
+say() { echo "$*" | tee -a "$SUMMARY"; }
+row() { echo "$1,$2,$3,$4,$5" >>"$CSV"; }
+phase() { say ""; say "== $1 ($((SECONDS - T0)) s)"; }
+
+phase "machine"
+say "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+GPU=$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | head -1)
+say "gpu: ${GPU:-none found by nvidia-smi}"
+row machine gpu "\"${GPU:-none}\"" "" info
+command -v nvcc >/dev/null || export PATH="/usr/local/cuda/bin:$PATH"
+say "nvcc: $(nvcc --version 2>/dev/null | tail -1)"
+say "cpu: $(nproc) cores; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
+
+phase "dependencies"
+PREFIX=/opt/vbd-deps
+if [ -d .devdeps/debs ]; then
+  mkdir -p "$PREFIX"
+  for f in .devdeps/debs/*.deb; do dpkg -x "$f" "$PREFIX"; done
+  python3 tests/gpu/relocate_prefix.py "$PREFIX" | tee -a "$SUMMARY"  # their CMake files name /usr/...
+  export CMAKE_PREFIX_PATH="$PREFIX/usr${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
+  export LD_LIBRARY_PATH="$PREFIX/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  export CPATH="$PREFIX/usr/include${CPATH:+:$CPATH}"
+  say "unpacked $(ls .devdeps/debs/*.deb | wc -l) packages into $PREFIX"
+else
+  say "no .devdeps/debs: using the system's packages (run --prepare here and carry .devdeps if the build fails)"
+fi
+if ! ldconfig -p | grep -q 'libvulkan.so.1'; then
+  if [ -d .gl ]; then
+    for f in .gl/*.deb; do dpkg -x "$f" /; done
+    ldconfig
+    say "Vulkan/EGL loaders unpacked from .gl"
+  else
+    say "no Vulkan loader and no .gl folder: the render check will not run"
+  fi
+fi
+ICD=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+if [ -f "$ICD" ] && ! ls /usr/share/vulkan/icd.d/nvidia_icd.json /etc/vulkan/icd.d/nvidia_icd.json >/dev/null 2>&1; then
+  export VK_DRIVER_FILES="$ICD"
+  export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
+  say "VK_DRIVER_FILES=$ICD"
+fi
+
+phase "build (Release, CUDA sm_90 + PTX)"
+BUILD=${DEVICE_CHECK_BUILD:-build-device}  # DEVICE_CHECK_BUILD=build DEVICE_CHECK_NO_BUILD=1: a dry run
+BUILD_OK=1
+TARGETS=(test_gpu_cuda test_gpu_host_pipeline test_gpu_backend test_cuda_parity bench_gpu vbdlab)
+if [ -n "${DEVICE_CHECK_NO_BUILD:-}" ]; then
+  say "build: skipped (DEVICE_CHECK_NO_BUILD), using $BUILD"
+elif ! timeout 300 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+  -DVBD_BUILD_APP=OFF -DVBD_WERROR=OFF >"$LOGS/build.log" 2>&1 ||
+  ! timeout 300 cmake --build "$BUILD" -j "$(nproc)" --target "${TARGETS[@]}" >>"$LOGS/build.log" 2>&1; then
+  BUILD_OK=0
+  FAILED=1
+  tail -40 "$LOGS/build.log" | tee -a "$SUMMARY"
+fi
+say "build: $([ $BUILD_OK = 1 ] && echo ok || echo FAILED) in $((SECONDS - T0)) s"
+row build release "$BUILD_OK" "" "$([ $BUILD_OK = 1 ] && echo ok || echo failed)"
+grep -q 'sm_90' <(cuobjdump --list-elf "$BUILD/bin/test_gpu_cuda" 2>/dev/null) && say "sm_90 SASS present"
+
+run_test() {  # name, timeout
+  local t=$1 log="$LOGS/test_$1.log"
+  timeout "$2" "$BUILD/bin/$t" --gtest_color=no >"$log" 2>&1
+  local rc=$?
+  local pass skip fail
+  pass=$(grep -c '^\[       OK \]' "$log")
+  skip=$(grep -c '^\[  SKIPPED \]' "$log")
+  fail=$(grep -c '^\[  FAILED  \].*ms)' "$log")
+  say "$t: rc $rc, $pass passed, $fail failed, $skip skipped lines"
+  row test "$t" "$pass/$fail/$skip" "passed/failed/skipped" "$([ $rc = 0 ] && echo ok || echo failed)"
+  [ $rc = 0 ] || { FAILED=1; grep -B2 -A6 'Failure' "$log" | head -40 | tee -a "$SUMMARY"; }
+}
+
+if [ $BUILD_OK = 1 ]; then
+  phase "GPU tests"
+  run_test test_gpu_backend 60
+  run_test test_gpu_host_pipeline 120
+  run_test test_cuda_parity 60
+  run_test test_gpu_cuda 180
+  grep '^  parity' "$LOGS/test_test_gpu_cuda.log" | tee -a "$SUMMARY" |
+    awk '{printf "parity,%s %s,%s,m,measured\n", $2, $3, $7}' >>"$CSV"
+
+  phase "vbdlab sim --backend cuda (the World path)"
+  for b in cpu cuda; do
+    rm -rf "/tmp/vbd_sim_$b"
+    timeout 120 "$BUILD/bin/vbdlab" sim assets/scenes/cube_drop.json --frames 60 --backend $b \
+      --out "/tmp/vbd_sim_$b" 2>"/tmp/vbd_sim_$b.err"
+    rc=$?
+    say "sim --backend $b: rc $rc : $(grep -m1 'backend' /tmp/vbd_sim_$b.err)"
+    row sim "backend_$b" "$rc" rc "$([ $rc = 0 ] && echo ok || echo failed)"
+    [ $rc = 0 ] || FAILED=1
+  done
+  if [ -f /tmp/vbd_sim_cpu/final_state.json ] && [ -f /tmp/vbd_sim_cuda/final_state.json ]; then
+    python3 - <<'EOF' | tee -a "$SUMMARY"
+import json, math
+a = json.load(open('/tmp/vbd_sim_cpu/final_state.json'))['particles']
+b = json.load(open('/tmp/vbd_sim_cuda/final_state.json'))['particles']
+d = max(math.dist(p, q) for p, q in zip(a, b))
+print(f"sim cube_drop 60 frames: max |x_cpu - x_cuda| = {d:.3e} m over {len(a)} particles")
+open('/tmp/vbd_sim_diff', 'w').write(f"{d:.6e}")
+EOF
+    row sim cube_drop_60_frames "$(cat /tmp/vbd_sim_diff 2>/dev/null)" m measured
+    for b in cpu cuda; do
+      awk -F, -v b=$b 'NR>1 {s+=$NF; n++} END {if (n) printf "sim %s: mean step_ms %.3f over %d frames\n", b, s/n, n}' \
+        /tmp/vbd_sim_$b/metrics.csv | tee -a "$SUMMARY"
+    done
+  fi
+fi
+
+phase "render check (CPU vs CUDA backend, same frame)"
+RENDER_OK=0
+if [ -x .devdeps/render/vbdlab ]; then
+  for b in cpu cuda; do
+    LD_LIBRARY_PATH=".devdeps/render/lib:${LD_LIBRARY_PATH:-}" timeout 120 .devdeps/render/vbdlab render \
+      assets/scenes/cube_drop.json --frames 30 --width 640 --height 360 --backend $b --out "/tmp/vbd_render_$b" \
+      >"$LOGS/render_$b.log" 2>&1
+    say "render --backend $b: rc $? $(grep -m1 backend "$LOGS/render_$b.log")"
+  done
+  if python3 - "$OUT" <<'EOF' | tee -a "$SUMMARY"; then RENDER_OK=1; fi
+import sys, glob
+import numpy as np
+from PIL import Image
+out = sys.argv[1]
+fa = sorted(glob.glob('/tmp/vbd_render_cpu/*.png'))
+fb = sorted(glob.glob('/tmp/vbd_render_cuda/*.png'))
+if not fa or len(fa) != len(fb):
+    print("render: frames missing"); sys.exit(1)
+a = np.asarray(Image.open(fa[-1]).convert('RGB')).astype(np.int16)
+b = np.asarray(Image.open(fb[-1]).convert('RGB')).astype(np.int16)
+d = np.abs(a - b)
+frac = float((d.max(axis=2) > 8).mean())
+print(f"render frame {len(fa)}: max channel diff {int(d.max())}, pixels off by > 8: {100 * frac:.3f}%")
+img = np.concatenate([a, b, np.clip(d * 8, 0, 255)], axis=1).astype(np.uint8)
+Image.fromarray(img).save(f"{out}/render.png")
+open('/tmp/vbd_render_diff', 'w').write(f"{frac:.6f}")
+# Tolerance: the two backends' positions differ by FMA roundings (test_gpu_cuda), far below a pixel; edge
+# pixels may flip. 0.5% of pixels is the bound.
+sys.exit(0 if frac < 0.005 else 1)
+EOF
+  row render cube_drop_frame30_pixels_off "$(cat /tmp/vbd_render_diff 2>/dev/null)" fraction \
+    "$([ $RENDER_OK = 1 ] && echo ok || echo failed)"
+  [ $RENDER_OK = 1 ] || FAILED=1
+else
+  say "render: not run (no .devdeps/render/vbdlab: run --prepare here and carry .devdeps)"
+  row render cube_drop "" "" not_run
+fi
+
+if [ $BUILD_OK = 1 ]; then
+  phase "bench_gpu"
+  left=$((470 - (SECONDS - T0)))
+  [ $left -lt 60 ] && left=60
+  timeout "$left" "$BUILD/bin/bench_gpu" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+    --benchmark_min_time=0.2s --benchmark_format=csv >"$OUT/bench_gpu.csv" 2>"$LOGS/bench_gpu.err"
+  say "bench_gpu: rc $? (time box ${left} s)"
+  grep '_median' "$OUT/bench_gpu.csv" | cut -d, -f1,3,4 | tee -a "$SUMMARY" |
+    awk -F, '{printf "bench,%s,%s,ms,measured\n", $1, $2}' >>"$CSV"
+  if [ $RENDER_OK = 0 ]; then
+    python3 - "$OUT" <<'EOF' || true
+import sys, csv
+import matplotlib
+matplotlib.use('Agg')
+import matplotlib.pyplot as plt
+rows = [r for r in csv.reader(open(f"{sys.argv[1]}/bench_gpu.csv")) if r and r[0].endswith('_median')]
+names = [r[0].replace('BM_GpuSoftStep/', '').replace('_median', '') for r in rows]
+ms = [float(r[2]) for r in rows]
+plt.figure(figsize=(10, 0.3 * len(rows) + 1.5))
+plt.barh(names, ms)
+plt.xlabel('ms (median of 3)')
+plt.tight_layout()
+plt.savefig(f"{sys.argv[1]}/bench.png", dpi=90)
+EOF
+  fi
+fi
+
+phase "done"
+say "total: $((SECONDS - T0)) s; $([ $FAILED = 0 ] && echo 'all checks that ran passed' || echo 'SOME CHECKS FAILED')"
+for f in "$LOGS"/*; do
+  echo "===== $(basename "$f") (last 150 lines)"
+  tail -150 "$f"
+done >"$OUT/logs.txt"
+exit $FAILED

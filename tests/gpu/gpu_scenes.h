@@ -1,0 +1,37 @@
+#pragma once
+// The built-in scenes the device step runs (gpu/step_plan.h: no cloth, no self-collision, no coarse hook),
+// found by asking deviceStepUnsupported of each scene file, so that a scene added to assets/scenes/ is
+// covered (or named as CPU-only) without editing the tests.
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "gpu/step_plan.h"
+#include "scene/scene.h"
+#include "soft/soft_solver.h"
+
+namespace vbdtest {
+
+struct SceneSupport {
+    std::string file;
+    std::string unsupported;  // "" when the device step runs it
+};
+
+inline std::vector<SceneSupport> builtInSceneSupport() {
+    std::vector<SceneSupport> out;
+    const std::filesystem::path dir = std::filesystem::path(VBD_SOURCE_DIR) / "assets" / "scenes";
+    std::vector<std::string> files;
+    for (const auto& e : std::filesystem::directory_iterator(dir))
+        if (e.path().extension() == ".json") files.push_back(e.path().string());
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) {
+        const vbd::SceneDesc d = vbd::loadSceneFile(f, {});
+        vbd::SoftSolver s;
+        s.build(d);
+        out.push_back({f, vbd::deviceStepUnsupported(s.model(), d.solver)});
+    }
+    return out;
+}
+
+}  // namespace vbdtest

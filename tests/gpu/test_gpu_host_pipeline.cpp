@@ -1,0 +1,147 @@
+// The device step's orchestration (gpu/pipeline.h: stage order, Chebyshev weights, diagnostics slots,
+// tolerance stop, reseeding after an edit, the clock) run by the host executor against SoftSolver::step on
+// the CPU's scalar kernel. Both evaluate the same functions per vertex in the same order, so positions and
+// velocities must agree bit for bit; only the diagnostics' sums are added in another order (relative 1e-12).
+// This is the CPU-side check of everything the CUDA step does except the launches themselves.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "backend/parallel.h"
+#include "gpu/soft_stepper.h"
+#include "gpu_scenes.h"
+
+using namespace vbd;
+
+namespace {
+
+struct Pair {
+    // One thread for both: the comparison is of the orchestration, and the CPU solver on mesh_drop in float
+    // was seen to differ between two identical multi-threaded runs under load (2 of ~12 runs, never with one
+    // thread; not yet explained), which would make a bit-for-bit check flaky.
+    ThreadLimit oneThread{1};
+    SoftSolver cpu, dev;
+    std::unique_ptr<SoftStepper> stepper;
+    SceneDesc d;
+    explicit Pair(const SceneDesc& desc) : d(desc) {
+        cpu.build(d);
+        dev.build(d);
+        cpu.setParams(d.solver);
+        dev.setParams(d.solver);
+        cpu.setSweepOptions({false, 0});  // the scalar kernel (the SIMD blocks sum the tets in another order)
+        stepper = makeHostPipelineStepper(d.solver.precision);
+        stepper->configure(dev);
+    }
+    float h() const { return float(d.dt / d.substeps); }
+    // One step of each; returns the largest position or velocity difference.
+    double step() {
+        cpu.clearIterations();
+        stepper->clearIterations();
+        const SoftStepStats a = cpu.step(h(), d.gravity);
+        const SoftStepStats b = stepper->step(dev, h(), d.gravity);
+        EXPECT_EQ(a.iterations, b.iterations);
+        auto rel = [](double x, double y) { return std::fabs(x - y) / std::max(1e-300, std::fabs(x)); };
+        // Sums of the same terms in another order: a few ulps of the sum per term added.
+        EXPECT_LT(rel(a.residualInitial, b.residualInitial), 1e-9);
+        EXPECT_LT(rel(a.residualFinal, b.residualFinal), 1e-9);
+        // The floor's |H|_F^2 is summed in T, and the host compiler may contract its squares into FMAs
+        // differently where it inlines the kernel (one rounding of T: 6e-8 relative in float).
+        EXPECT_LT(rel(a.residualFloor, b.residualFloor), 1e-6);
+        EXPECT_LT(rel(a.energy, b.energy), 1e-9);
+        const auto& ia = cpu.iterations();
+        const auto& ib = stepper->iterations();
+        EXPECT_EQ(ia.size(), ib.size());
+        for (size_t k = 0; k < std::min(ia.size(), ib.size()); ++k) {
+            EXPECT_EQ(ia[k].iteration, ib[k].iteration);
+            EXPECT_LT(rel(ia[k].residual, ib[k].residual), 1e-9);
+            EXPECT_LT(rel(ia[k].energy, ib[k].energy), 1e-9);
+        }
+        EXPECT_EQ(cpu.clock(), dev.clock());
+        double worst = 0;
+        const SoftModel &ma = cpu.model(), &mb = dev.model();
+        for (size_t i = 0; i < ma.x.size(); ++i) {
+            worst = std::max(worst, double(norm(ma.x[i] - mb.x[i])));
+            worst = std::max(worst, double(norm(ma.v[i] - mb.v[i])));
+            worst = std::max(worst, double(norm(ma.vLast[i] - mb.vLast[i])));
+        }
+        return worst;
+    }
+};
+
+}  // namespace
+
+TEST(GpuHostPipeline, EverySupportedBuiltInSceneBitForBit) {
+    int covered = 0;
+    for (const auto& sc : vbdtest::builtInSceneSupport()) {
+        if (!sc.unsupported.empty()) {
+            std::printf("  CPU only: %s (%s)\n", sc.file.c_str(), sc.unsupported.c_str());
+            continue;
+        }
+        for (Precision prec : {Precision::Double, Precision::Float}) {
+            SceneDesc d = loadSceneFile(sc.file, {});
+            d.solver.precision = prec;
+            SCOPED_TRACE(sc.file + (prec == Precision::Double ? " double" : " float"));
+            Pair p(d);
+            const int steps = p.cpu.model().numVertices() > 5000 ? 2 : 4;
+            for (int s = 0; s < steps; ++s) EXPECT_EQ(p.step(), 0.0) << sc.file << " step " << s;
+        }
+        ++covered;
+    }
+    EXPECT_GE(covered, 5);  // cube, beam_sag, beam_twist, damping_comparison, hanging_bar, mesh_drop, ...
+}
+
+TEST(GpuHostPipeline, ChebyshevToleranceNoDiagnosticsAndKinematic) {
+    // beam_twist: kinematic vertices (the clock), plus Chebyshev; then the tolerance path without the
+    // per-sweep diagnostics.
+    for (const char* sets : {"solver.chebyshev_rho=0.8", "solver.tolerance=1e-2", "solver.diagnostics=false",
+                             "solver.initial_guess=inertial"}) {
+        SceneDesc d =
+            vbd::loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/beam_twist.json", {sets});
+        d.solver.iterations = 12;
+        Pair p(d);
+        for (int s = 0; s < 3; ++s) EXPECT_EQ(p.step(), 0.0) << sets << " step " << s;
+    }
+}
+
+TEST(GpuHostPipeline, ReseedsAfterAnEditAndFollowsTheDrag) {
+    SceneDesc d = vbd::loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/cube_drop.json", {});
+    Pair p(d);
+    EXPECT_EQ(p.step(), 0.0);
+    // An edit of the published state between steps (the app's reset / a test placing vertices).
+    for (SoftSolver* s : {&p.cpu, &p.dev}) {
+        s->model().x[0] += Vec3(0.01f, 0, 0);
+        s->setDrag(3, Vec3(0, 3, 0), 50.f);
+    }
+    EXPECT_EQ(p.step(), 0.0);
+    EXPECT_EQ(p.step(), 0.0);
+}
+
+// The warp-per-vertex sweep on the host: lane 0 evaluates the whole vertex (the other 31 return), so the
+// orchestration of 32 x n launches, the lane split and the vertex lookup t / 32 give SweepStage's bits.
+TEST(GpuHostPipeline, WarpPerVertexLayout) {
+    SceneDesc d = vbd::loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/beam_sag.json", {});
+    Pair p(d);
+    p.stepper->setWarpPerVertex(true);
+    for (int s = 0; s < 3; ++s) EXPECT_EQ(p.step(), 0.0) << "step " << s;
+}
+
+// Cloth (membranes, bending and their damping; C_prev and theta_prev per step; G's cloth part) on every
+// built-in cloth scene with self-collision off, which the device step refuses. Cloth runs in float (the
+// CPU solver refuses double precision with cloth).
+TEST(GpuHostPipeline, ClothWithoutSelfCollision) {
+    int covered = 0;
+    for (const char* scene :
+         {"cloth_hanging.json", "cloth_drape.json", "cloth_damping.json", "cloth_fold.json"}) {
+        SceneDesc d = vbd::loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/" + scene, {});
+        for (auto& c : d.cloths) c.selfCollision = false;
+        d.solver.precision = Precision::Float;
+        SoftSolver probe;
+        probe.build(d);
+        if (!deviceStepUnsupported(probe.model(), d.solver).empty()) continue;  // cloth against a soft body
+        ASSERT_FALSE(probe.model().tris.empty()) << scene;
+        Pair p(d);
+        for (int s = 0; s < 3; ++s) EXPECT_EQ(p.step(), 0.0) << scene << " step " << s;
+        ++covered;
+    }
+    EXPECT_GE(covered, 3);
+}
