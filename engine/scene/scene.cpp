@@ -300,6 +300,12 @@ SoftBodyDesc readSoftBody(Obj& o, const std::string& file) {
     b.fixed = readFixed(o);
     b.velocity = o.vec3("velocity", b.velocity);
     b.angularVelocity = o.vec3("angular_velocity", b.angularVelocity);
+    b.collision = o.boolean("collision", b.collision);
+    b.selfCollision = o.boolean("self_collision", b.selfCollision);
+    b.collisionRadius = o.nonNegative("collision_radius", b.collisionRadius);
+    b.collisionStiffness = o.nonNegative("collision_stiffness", b.collisionStiffness);
+    b.friction = o.nonNegative("friction", b.friction);
+    b.collisionInterval = o.integer("collision_interval", b.collisionInterval, 0, 100000);
     o.finish();
     return b;
 }

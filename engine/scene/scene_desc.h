@@ -121,6 +121,16 @@ struct SoftBodyDesc {
     std::vector<FixedDesc> fixed;
     Vec3 velocity{0, 0, 0};
     Vec3 angularVelocity{0, 0, 0};  // about the rest centroid
+    // Contact through the boundary triangles (soft/cloth_collision.h): keys "collision" (soft-soft pairs
+    // with the other soft bodies that have it on; active when at least two do), "self_collision",
+    // "collision_radius", "collision_stiffness", "friction", "collision_interval". Radius and stiffness 0:
+    // derived from the mesh and the material (cloth_build.cpp: r = 0.1 L, k = E L, L the mean tet edge).
+    bool collision = true;
+    bool selfCollision = false;
+    double collisionRadius = 0;     // contact thickness r (m)
+    double collisionStiffness = 0;  // penalty stiffness k (N/m)
+    double friction = 0.5;          // Coulomb coefficient of soft-soft contacts
+    int collisionInterval = 0;      // iterations between re-detections (0: once per step)
 };
 
 struct ClothDesc {

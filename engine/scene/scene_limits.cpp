@@ -131,6 +131,11 @@ void checkSoftBody(const Checker& c, const SoftBodyDesc& b) {
     c.length(b.key + ".velocity", "displacement per step |v| h", norm(Vec3d(b.velocity)) * c.h());
     c.bounded(b.key + ".angular_velocity", "rotation per step |omega| h",
               norm(Vec3d(b.angularVelocity)) * c.h());
+    // Soft contact (0 = the defaults cloth_build.cpp derives from the mesh and the material).
+    c.length(b.key + ".collision_radius", "collision_radius", b.collisionRadius);
+    c.bounded(b.key + ".collision_stiffness", "collision_stiffness", b.collisionStiffness);
+    c.bounded(b.key + ".collision_stiffness", "collision_stiffness * h^2", b.collisionStiffness * h2);
+    c.bounded(b.key + ".friction", "friction", b.friction);
     if (b.type == "mesh") {
         // The mesh's own extent is known after import: its volumes and masses are checked then.
         c.positive(b.key + ".scale", "scale", b.scale);

@@ -137,12 +137,23 @@ void appendCloths(const SceneDesc& scene, SoftModel& m) {
     }
 }
 
-void finishCloths(const SceneDesc& scene, SoftModel& m) {
-    const int n = m.numVertices();
-    m.colliderOffset.resize(size_t(n), 0.f);
-    m.vertexTris = vertexElementAdjacency(n, m.tris);
-    m.vertexHinges = vertexElementAdjacency(n, m.hinges);
-    std::vector<CollisionBody> bodies(scene.softBodies.size() + scene.cloths.size());
+namespace {
+
+// Mean tet edge length of each soft body (each tet's six edges; an edge shared by k tets counts k times).
+std::vector<double> meanTetEdge(const SoftModel& m, size_t numSoft) {
+    static const int kEdges[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
+    std::vector<double> sum(numSoft, 0.0), count(numSoft, 0.0);
+    for (const auto& t : m.tets) {
+        const size_t b = size_t(m.bodyOfVertex[size_t(t[0])]);
+        for (const auto& e : kEdges)
+            sum[b] += norm(Vec3d(m.x[size_t(t[e[1]])]) - Vec3d(m.x[size_t(t[e[0]])]));
+        count[b] += 6;
+    }
+    for (size_t b = 0; b < numSoft; ++b) sum[b] = count[b] > 0 ? sum[b] / count[b] : 0.0;
+    return sum;
+}
+
+void clothCollisionBodies(const SceneDesc& scene, const SoftModel& m, std::vector<CollisionBody>& bodies) {
     for (size_t c = 0; c < scene.cloths.size(); ++c) {
         CollisionBody& b = bodies[scene.softBodies.size() + c];
         const ClothDesc& d = scene.cloths[c];
@@ -152,20 +163,67 @@ void finishCloths(const SceneDesc& scene, SoftModel& m) {
         b.friction = float(d.friction);
     }
     // the per-vertex offset holds each cloth's radius
-    for (int v = 0; v < n; ++v) {
-        const int b = m.bodyOfVertex[size_t(v)];
-        if (bodies[size_t(b)].cloth) bodies[size_t(b)].radius = m.colliderOffset[size_t(v)];
+    for (size_t v = 0; v < m.bodyOfVertex.size(); ++v) {
+        const int b = m.bodyOfVertex[v];
+        if (bodies[size_t(b)].cloth) bodies[size_t(b)].radius = m.colliderOffset[v];
     }
-    if (scene.cloths.empty()) {
+}
+
+// Soft bodies in contact: soft-soft pairs between bodies with "collision" on (when at least two have it),
+// self contact with "self_collision". A soft body takes no contact parameters otherwise, so scenes of one
+// soft body (with or without cloth) keep their collision state as before.
+// Defaults, with L the body's mean tet edge and E its Young's modulus: stiffness k = E L, the axial
+// stiffness E A / L of one cell (A = L^2), so that a contact is as stiff as the material next to it (a
+// much stiffer penalty would break the block diagonal dominance the sweep relies on, a much softer one lets
+// the surfaces sink through the thickness); thickness r = 0.1 L. A column of height H resting on one
+// contact of its L^2 footprint compresses it by rho g H L^2 / (E L) = (rho g H / E) L, e.g. 500 kg/m^3,
+// 9.81 m/s^2, H = 1 m, E = 1e5 Pa: 0.05 L, half the thickness.
+void softCollisionBodies(const SceneDesc& scene, const SoftModel& m, std::vector<CollisionBody>& bodies) {
+    int withContact = 0;
+    for (const auto& d : scene.softBodies) withContact += d.collision ? 1 : 0;
+    const std::vector<double> L = meanTetEdge(m, scene.softBodies.size());
+    for (size_t i = 0; i < scene.softBodies.size(); ++i) {
+        const SoftBodyDesc& d = scene.softBodies[i];
+        CollisionBody& b = bodies[i];
+        b.soft = d.collision && withContact >= 2;
+        b.self = d.selfCollision;
+        if (!(b.soft || b.self)) continue;
+        b.radius = float(d.collisionRadius > 0 ? d.collisionRadius : 0.1 * L[i]);
+        b.stiffness = float(d.collisionStiffness > 0 ? d.collisionStiffness : d.material.youngs * L[i]);
+        b.friction = float(d.friction);
+    }
+}
+
+// The smallest positive collision_interval of the sheets and of the soft bodies in contact (0: none).
+int collisionInterval(const SceneDesc& scene, const std::vector<CollisionBody>& bodies) {
+    int interval = 0;
+    auto take = [&](int ci) {
+        if (ci > 0) interval = interval == 0 ? ci : std::min(interval, ci);
+    };
+    for (const auto& c : scene.cloths) take(c.collisionInterval);
+    for (size_t i = 0; i < scene.softBodies.size(); ++i)
+        if (bodies[i].soft || bodies[i].self) take(scene.softBodies[i].collisionInterval);
+    return interval;
+}
+
+}  // namespace
+
+void finishCloths(const SceneDesc& scene, SoftModel& m) {
+    const int n = m.numVertices();
+    m.colliderOffset.resize(size_t(n), 0.f);
+    m.vertexTris = vertexElementAdjacency(n, m.tris);
+    m.vertexHinges = vertexElementAdjacency(n, m.hinges);
+    std::vector<CollisionBody> bodies(scene.softBodies.size() + scene.cloths.size());
+    clothCollisionBodies(scene, m, bodies);
+    softCollisionBodies(scene, m, bodies);
+    bool any = !scene.cloths.empty();
+    for (size_t i = 0; i < scene.softBodies.size(); ++i) any = any || bodies[i].soft || bodies[i].self;
+    if (!any) {
         m.collision = CollisionState{};
         return;
     }
     buildCollisionMesh(m.collision, n, m.tris, m.tets, m.bodyOfVertex, bodies, m.x);
-    int interval = 0;
-    for (const auto& c : scene.cloths)
-        if (c.collisionInterval > 0)
-            interval = interval == 0 ? c.collisionInterval : std::min(interval, c.collisionInterval);
-    m.collision.interval = interval;
+    m.collision.interval = collisionInterval(scene, bodies);
 }
 
 template <typename T>

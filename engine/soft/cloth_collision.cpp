@@ -50,11 +50,34 @@ struct Pair {
     float d;
 };
 
+// Bodies whose primitives are paired: a body with itself when its self contact is on, two bodies when one is
+// a cloth, two soft bodies when both take part in soft-soft contact.
 bool allowed(const CollisionState& cs, int ba, int bb) {
     const CollisionBody& A = cs.bodies[size_t(ba)];
     const CollisionBody& B = cs.bodies[size_t(bb)];
-    if (ba == bb) return A.cloth && A.self;
-    return A.cloth || B.cloth;
+    if (ba == bb) return A.self;
+    return A.cloth || B.cloth || (A.soft && B.soft);
+}
+
+// Vertices a and b share a tet (the rows of cs.tetNeighbours are sorted; empty rows for vertices of bodies
+// without soft self contact).
+bool shareTet(const CollisionState& cs, int a, int b) {
+    const Csr& t = cs.tetNeighbours;
+    if (size_t(a) + 1 >= t.offsets.size()) return false;
+    const auto first = t.items.begin() + t.begin(a), last = t.items.begin() + t.end(a);
+    return std::binary_search(first, last, b);
+}
+
+// Soft self contact skips pairs of primitives joined through a tet (a vertex of one shares a tet with a
+// vertex of the other): at rest they are closer than any thickness worth having, and the elasticity, not a
+// contact, keeps them apart.
+template <size_t A, size_t B>
+bool joinedByTet(const CollisionState& cs, const std::array<int, A>& p, const std::array<int, B>& q) {
+    if (cs.tetNeighbours.items.empty()) return false;  // no soft self contact in the scene
+    for (int a : p)
+        for (int b : q)
+            if (shareTet(cs, a, b)) return true;
+    return false;
 }
 
 float pairRadius(const CollisionState& cs, int ba, int bb) {
@@ -69,7 +92,7 @@ SelfContact makeContact(const CollisionState& cs, ContactKind kind, const int v[
     c.kind = kind;
     c.radius = std::max(A.radius, B.radius);
     c.stiffness = std::max(A.stiffness, B.stiffness);
-    c.friction = A.cloth && B.cloth ? 0.5f * (A.friction + B.friction) : (A.cloth ? A.friction : B.friction);
+    c.friction = A.cloth == B.cloth ? 0.5f * (A.friction + B.friction) : (A.cloth ? A.friction : B.friction);
     return c;
 }
 
@@ -99,38 +122,73 @@ bool segmentCrossesTriangle(const Vec3d& p, const Vec3d& q, const Vec3d& a, cons
     return (s1 > 0 && s2 > 0 && s3 > 0) || (s1 < 0 && s2 < 0 && s3 < 0);
 }
 
+namespace {
+
+// Whether any pair of primitives can be allowed (see allowed()).
+bool anyPairAllowed(const std::vector<CollisionBody>& bodies) {
+    int numCloth = 0, numSoft = 0;
+    for (const auto& b : bodies) {
+        if (b.self) return true;
+        numCloth += b.cloth ? 1 : 0;
+        numSoft += b.soft ? 1 : 0;
+    }
+    return (numCloth > 0 && bodies.size() > 1) || numSoft > 1;
+}
+
+// Tet boundary faces (used by exactly one tet), oriented outward as in World's surfaces.
+std::vector<std::array<int, 3>> boundaryFaces(const std::vector<std::array<int, 4>>& tets) {
+    static const int fi[4][3] = {{1, 2, 3}, {0, 3, 2}, {0, 1, 3}, {0, 2, 1}};
+    std::vector<std::pair<std::array<int, 3>, std::array<int, 3>>> faces;
+    for (const auto& t : tets)
+        for (const auto& f : fi) {
+            std::array<int, 3> tri = {t[f[0]], t[f[1]], t[f[2]]}, s = tri;
+            std::sort(s.begin(), s.end());
+            faces.push_back({s, tri});
+        }
+    std::sort(faces.begin(), faces.end());
+    std::vector<std::array<int, 3>> out;
+    for (size_t i = 0; i < faces.size();) {
+        size_t j = i + 1;
+        while (j < faces.size() && faces[j].first == faces[i].first) ++j;
+        if (j - i == 1) out.push_back(faces[i].second);
+        i = j;
+    }
+    return out;
+}
+
+// Vertex -> sorted vertices sharing a tet with it (itself included), for the vertices of soft bodies with
+// self contact; other rows are empty.
+Csr tetNeighbourCsr(int numVertices, const std::vector<std::array<int, 4>>& tets,
+                    const std::vector<int>& bodyOfVertex, const std::vector<CollisionBody>& bodies) {
+    std::vector<std::pair<int, int>> links;
+    for (const auto& t : tets) {
+        const CollisionBody& b = bodies[size_t(bodyOfVertex[size_t(t[0])])];
+        if (b.cloth || !b.self) continue;
+        for (int a : t)
+            for (int c : t) links.emplace_back(a, c);
+    }
+    std::sort(links.begin(), links.end());
+    links.erase(std::unique(links.begin(), links.end()), links.end());
+    Csr c;
+    c.offsets.assign(size_t(numVertices) + 1, 0);
+    for (const auto& l : links) c.offsets[size_t(l.first) + 1]++;
+    for (int i = 0; i < numVertices; ++i) c.offsets[size_t(i) + 1] += c.offsets[size_t(i)];
+    for (const auto& l : links) c.items.push_back(l.second);
+    return c;
+}
+
+}  // namespace
+
 void buildCollisionMesh(CollisionState& cs, int numVertices, const std::vector<std::array<int, 3>>& clothTris,
                         const std::vector<std::array<int, 4>>& tets, const std::vector<int>& bodyOfVertex,
                         const std::vector<CollisionBody>& bodies, const std::vector<Vec3>& x) {
     cs = CollisionState{};
     cs.bodies = bodies;
-    bool anyPair = false;
-    int numCloth = 0;
-    for (const auto& b : bodies) {
-        numCloth += b.cloth;
-        if (b.cloth && b.self) anyPair = true;
-    }
-    if (numCloth > 0 && bodies.size() > 1) anyPair = true;
-    if (!anyPair) return;
+    if (!anyPairAllowed(bodies)) return;
     cs.tris = clothTris;
-    // Soft-body boundary faces (used by exactly one tet), oriented outward as in World's surfaces.
-    if (!tets.empty()) {
-        static const int fi[4][3] = {{1, 2, 3}, {0, 3, 2}, {0, 1, 3}, {0, 2, 1}};
-        std::vector<std::pair<std::array<int, 3>, std::array<int, 3>>> faces;
-        for (const auto& t : tets)
-            for (const auto& f : fi) {
-                std::array<int, 3> tri = {t[f[0]], t[f[1]], t[f[2]]}, s = tri;
-                std::sort(s.begin(), s.end());
-                faces.push_back({s, tri});
-            }
-        std::sort(faces.begin(), faces.end());
-        for (size_t i = 0; i < faces.size();) {
-            size_t j = i + 1;
-            while (j < faces.size() && faces[j].first == faces[i].first) ++j;
-            if (j - i == 1) cs.tris.push_back(faces[i].second);
-            i = j;
-        }
-    }
+    const std::vector<std::array<int, 3>> faces = boundaryFaces(tets);
+    cs.tris.insert(cs.tris.end(), faces.begin(), faces.end());
+    cs.tetNeighbours = tetNeighbourCsr(numVertices, tets, bodyOfVertex, bodies);
     std::vector<std::array<int, 2>> e;
     for (const auto& t : cs.tris)
         for (int k = 0; k < 3; ++k)
@@ -213,121 +271,259 @@ float chooseReferences(CollisionState& cs, const std::vector<Vec3>& xc, const st
     return R;
 }
 
-void detectCollisions(CollisionState& cs, const std::vector<Vec3>& x, float R, std::vector<Vec3> ref,
-                      const std::vector<char>& fixed, const StaticColliders& sc) {
-    const int n = int(x.size());
-    cs.xc = x;
-    if (ref.size() != size_t(n)) {
-        ref.assign(size_t(n), Vec3(0.f));
-        cs.refCenter = Vec3(0.f);
-        cs.refSpread = 0;
+namespace {
+
+// Axis-aligned boxes of the collision mesh's primitives at one detection, and the largest box extent.
+struct Boxes {
+    std::vector<Vec3> lo, hi;
+    float extent = 0;
+};
+
+bool outsideBox(const Vec3& p, const Vec3& lo, const Vec3& hi) {
+    return p.x < lo.x || p.y < lo.y || p.z < lo.z || p.x > hi.x || p.y > hi.y || p.z > hi.z;
+}
+
+bool boxesApart(const Vec3& alo, const Vec3& ahi, const Vec3& blo, const Vec3& bhi) {
+    return ahi.x < blo.x || alo.x > bhi.x || ahi.y < blo.y || alo.y > bhi.y || ahi.z < blo.z || alo.z > bhi.z;
+}
+
+// Broad phase: per body, a uniform grid of its primitives hashed by box centre into cells of size R + (the
+// largest extent of that kind of primitive in the mesh): a point (or box) within R of a primitive is within
+// that distance of its box centre, so the 27 cells around the query's own cell hold every candidate. A query
+// visits only the bodies it may pair with whose bounds, grown by R, it touches, so a fast body without self
+// contact does not enumerate its own primitives (R grows with the relative motion), and a body with no
+// allowed partner within R of its bounds is not hashed at all.
+struct BodyGrids {
+    std::vector<Grid> grids;
+    std::vector<Vec3> lo, hi;  // bounds of each body's triangles (which hold its edges and vertices)
+};
+
+// Calls f(id) for every entry of the 27 cells around cell (ci, cj, ck), in key order (deterministic).
+template <typename F>
+void forEachNear(const Grid& g, int ci, int cj, int ck, const F& f) {
+    for (int i = ci - 1; i <= ci + 1; ++i)
+        for (int j = cj - 1; j <= cj + 1; ++j)
+            for (int k = ck - 1; k <= ck + 1; ++k) {
+                const auto range = g.cellRange(g.key(i, j, k));
+                for (const Entry* it = range.first; it != range.second; ++it) f(size_t(it->id));
+            }
+}
+
+// Bounds per body, and whether each body has an allowed partner (itself included) within R.
+BodyGrids bodyBounds(const CollisionState& cs, const Boxes& tb, float R, std::vector<char>& needed) {
+    const size_t nb = cs.bodies.size();
+    BodyGrids bg;
+    bg.grids.resize(nb);
+    bg.lo.assign(nb, Vec3(std::numeric_limits<float>::infinity()));
+    bg.hi.assign(nb, Vec3(-std::numeric_limits<float>::infinity()));
+    for (size_t t = 0; t < tb.lo.size(); ++t) {
+        const size_t b = size_t(cs.triBody[t]);
+        bg.lo[b] = cwiseMin(bg.lo[b], tb.lo[t]);
+        bg.hi[b] = cwiseMax(bg.hi[b], tb.hi[t]);
     }
-    cs.queryRadius = R;
-    // Triangles are hashed by their box centre into cells of size R + (largest box diagonal): a vertex
-    // within R of a triangle is within that distance of its box centre, so the 27 cells around the
-    // vertex's cell hold every candidate; the R-inflated box is tested before the narrow phase.
-    Grid tg, eg;
     const Vec3 pad(R);
-    std::vector<Vec3> tlo(cs.tris.size()), thi(cs.tris.size());
-    float ext = 0;
+    needed.assign(nb, 0);
+    for (size_t a = 0; a < nb; ++a)
+        for (size_t b = a; b < nb; ++b)
+            if (allowed(cs, int(a), int(b)) &&
+                !boxesApart(bg.lo[a] - pad, bg.hi[a] + pad, bg.lo[b], bg.hi[b]))
+                needed[a] = needed[b] = 1;
+    return bg;
+}
+
+// Hashes the primitives of the needed bodies by box centre into their body's grid.
+void hashBoxes(BodyGrids& bg, const Boxes& b, const std::vector<int>& bodyOf, const std::vector<char>& needed,
+               float cell) {
+    for (Grid& g : bg.grids) g.cell = cell;
+    for (size_t t = 0; t < b.lo.size(); ++t) {
+        const size_t body = size_t(bodyOf[t]);
+        if (!needed[body]) continue;
+        Grid& g = bg.grids[body];
+        const Vec3 mid = (b.lo[t] + b.hi[t]) * 0.5f;
+        g.entries.push_back({g.key(g.coord(mid.x), g.coord(mid.y), g.coord(mid.z)), int(t)});
+    }
+    for (Grid& g : bg.grids) g.finish();
+}
+
+// The order the pairs of one query are kept in (and so the order of the contacts and of each vertex's force
+// sum): by the partner's cell, then by id -- the order a single grid over all bodies visits them in, which
+// the cloth results were recorded with (the grids per body only skip candidates).
+struct OrderKey {
+    std::vector<std::array<int, 3>> cell;  // per primitive
+    bool less(int a, int b) const {
+        return cell[size_t(a)] < cell[size_t(b)] || (cell[size_t(a)] == cell[size_t(b)] && a < b);
+    }
+};
+
+OrderKey orderKey(const Boxes& b, float cell) {
+    Grid g;
+    g.cell = cell;
+    OrderKey o;
+    o.cell.resize(b.lo.size());
+    for (size_t t = 0; t < b.lo.size(); ++t) {
+        const Vec3 mid = (b.lo[t] + b.hi[t]) * 0.5f;
+        o.cell[t] = {g.coord(mid.x), g.coord(mid.y), g.coord(mid.z)};
+    }
+    return o;
+}
+
+Boxes triangleBoxes(const CollisionState& cs, const std::vector<Vec3>& x) {
+    Boxes b;
+    b.lo.resize(cs.tris.size());
+    b.hi.resize(cs.tris.size());
     for (size_t t = 0; t < cs.tris.size(); ++t) {
         const auto& tr = cs.tris[t];
-        tlo[t] = cwiseMin(x[size_t(tr[0])], cwiseMin(x[size_t(tr[1])], x[size_t(tr[2])]));
-        thi[t] = cwiseMax(x[size_t(tr[0])], cwiseMax(x[size_t(tr[1])], x[size_t(tr[2])]));
-        ext = std::max(ext, norm(thi[t] - tlo[t]));
+        b.lo[t] = cwiseMin(x[size_t(tr[0])], cwiseMin(x[size_t(tr[1])], x[size_t(tr[2])]));
+        b.hi[t] = cwiseMax(x[size_t(tr[0])], cwiseMax(x[size_t(tr[1])], x[size_t(tr[2])]));
+        b.extent = std::max(b.extent, norm(b.hi[t] - b.lo[t]));
     }
-    tg.cell = R + ext;
-    for (size_t t = 0; t < cs.tris.size(); ++t) {
-        const Vec3 mid = (tlo[t] + thi[t]) * 0.5f;
-        tg.entries.push_back({tg.key(tg.coord(mid.x), tg.coord(mid.y), tg.coord(mid.z)), int(t)});
-    }
-    tg.finish();
-    // Edges are hashed by their midpoint into cells of size R + (longest edge): two edges closer than R
-    // have midpoints closer than that, so the 27 cells around an edge's own cell hold every candidate.
-    std::vector<Vec3> elo(cs.edges.size()), ehi(cs.edges.size());
-    float longest = 0;
-    for (size_t e = 0; e < cs.edges.size(); ++e) {
-        const Vec3& a = x[size_t(cs.edges[e][0])];
-        const Vec3& b = x[size_t(cs.edges[e][1])];
-        elo[e] = cwiseMin(a, b);
-        ehi[e] = cwiseMax(a, b);
-        longest = std::max(longest, norm(b - a));
-    }
-    eg.cell = R + longest;
-    for (size_t e = 0; e < cs.edges.size(); ++e) {
-        const Vec3 mid = (elo[e] + ehi[e]) * 0.5f;
-        eg.entries.push_back({eg.key(eg.coord(mid.x), eg.coord(mid.y), eg.coord(mid.z)), int(e)});
-    }
-    eg.finish();
+    return b;
+}
 
-    // Vertex-triangle: each (vertex, triangle) pair is seen once, from the vertex.
-    std::vector<std::vector<Pair>> vt(cs.verts.size());
-    std::vector<int> bodyOf(size_t(n), -1);
+// For edges, `extent` is the longest edge: two edges closer than R have midpoints closer than R + longest.
+Boxes edgeBoxes(const CollisionState& cs, const std::vector<Vec3>& x) {
+    Boxes b;
+    b.lo.resize(cs.edges.size());
+    b.hi.resize(cs.edges.size());
+    for (size_t e = 0; e < cs.edges.size(); ++e) {
+        const Vec3& p = x[size_t(cs.edges[e][0])];
+        const Vec3& q = x[size_t(cs.edges[e][1])];
+        b.lo[e] = cwiseMin(p, q);
+        b.hi[e] = cwiseMax(p, q);
+        b.extent = std::max(b.extent, norm(q - p));
+    }
+    return b;
+}
+
+// What one detection sees: positions, query radius, the entered primitives and each vertex's body.
+struct Detection {
+    const CollisionState& cs;
+    const std::vector<Vec3>& x;
+    float R;
+    Boxes tb, eb;
+    BodyGrids tg, eg;
+    OrderKey to, eo;
+    std::vector<int> bodyOf;  // body of each collision-mesh vertex (-1 elsewhere)
+};
+
+Detection hashScene(const CollisionState& cs, const std::vector<Vec3>& x, float R) {
+    Detection s{cs, x,  R,  triangleBoxes(cs, x),          edgeBoxes(cs, x), {},
+                {}, {}, {}, std::vector<int>(x.size(), -1)};
+    std::vector<char> needed;
+    s.tg = bodyBounds(cs, s.tb, R, needed);
+    s.eg = s.tg;
+    hashBoxes(s.tg, s.tb, cs.triBody, needed, R + s.tb.extent);
+    hashBoxes(s.eg, s.eb, cs.edgeBody, needed, R + s.eb.extent);
+    s.to = orderKey(s.tb, R + s.tb.extent);
+    s.eo = orderKey(s.eb, R + s.eb.extent);
     for (size_t t = 0; t < cs.tris.size(); ++t)
-        for (int v : cs.tris[t]) bodyOf[size_t(v)] = cs.triBody[t];
+        for (int v : cs.tris[t]) s.bodyOf[size_t(v)] = cs.triBody[t];
+    return s;
+}
+
+// Triangle t is a vertex-triangle candidate of v: v within the R-inflated box, not a vertex of t, bodies
+// allowed, distance below R.
+void testVertexTriangle(const Detection& s, int v, size_t t, std::vector<Pair>& out) {
+    const CollisionState& cs = s.cs;
+    const Vec3& p = s.x[size_t(v)];
+    const Vec3 pad(s.R);
+    if (outsideBox(p, s.tb.lo[t] - pad, s.tb.hi[t] + pad)) return;
+    const auto& tr = cs.tris[t];
+    if (tr[0] == v || tr[1] == v || tr[2] == v) return;
+    const int bv = s.bodyOf[size_t(v)];
+    if (!allowed(cs, bv, cs.triBody[t])) return;
+    if (bv == cs.triBody[t] && joinedByTet(cs, std::array<int, 1>{v}, tr)) return;
+    const float d = vertexTriangleDistance(p, s.x[size_t(tr[0])], s.x[size_t(tr[1])], s.x[size_t(tr[2])]);
+    if (d < s.R) out.push_back({v, int(t), d});
+}
+
+// Edge e2 > e1 is an edge-edge candidate of e1: R-inflated boxes overlap, no shared vertex, bodies allowed,
+// distance below R.
+void testEdgeEdge(const Detection& s, size_t e1, size_t e2, std::vector<Pair>& out) {
+    const CollisionState& cs = s.cs;
+    if (e2 <= e1) return;
+    const Vec3 pad(s.R);
+    if (boxesApart(s.eb.lo[e2], s.eb.hi[e2], s.eb.lo[e1] - pad, s.eb.hi[e1] + pad)) return;
+    const auto& E1 = cs.edges[e1];
+    const auto& E2 = cs.edges[e2];
+    if (E1[0] == E2[0] || E1[0] == E2[1] || E1[1] == E2[0] || E1[1] == E2[1]) return;
+    if (!allowed(cs, cs.edgeBody[e1], cs.edgeBody[e2])) return;
+    if (cs.edgeBody[e1] == cs.edgeBody[e2] && joinedByTet(cs, E1, E2)) return;
+    const float d =
+        edgeEdgeDistance(s.x[size_t(E1[0])], s.x[size_t(E1[1])], s.x[size_t(E2[0])], s.x[size_t(E2[1])]);
+    if (d < s.R) out.push_back({int(e1), int(e2), d});
+}
+
+// Vertex-triangle pairs within R, per participating vertex (each pair seen once, from the vertex; a triangle
+// is entered once per cell).
+std::vector<std::vector<Pair>> vertexTrianglePairs(const Detection& s) {
+    const CollisionState& cs = s.cs;
+    std::vector<std::vector<Pair>> vt(cs.verts.size());
+    const Vec3 pad(s.R);
     parallelFor(
         cs.verts.size(),
         [&](size_t k) {
             const int v = cs.verts[k];
-            const Vec3& p = x[size_t(v)];
-            const int ci = tg.coord(p.x), cj = tg.coord(p.y), ck = tg.coord(p.z);
-            for (int i = ci - 1; i <= ci + 1; ++i)
-                for (int j = cj - 1; j <= cj + 1; ++j)
-                    for (int kk = ck - 1; kk <= ck + 1; ++kk) {
-                        const auto range = tg.cellRange(tg.key(i, j, kk));
-                        for (const Entry* it = range.first; it != range.second; ++it) {
-                            const size_t t = size_t(it->id);
-                            const Vec3 lo = tlo[t] - pad, hi = thi[t] + pad;
-                            if (p.x < lo.x || p.y < lo.y || p.z < lo.z || p.x > hi.x || p.y > hi.y ||
-                                p.z > hi.z)
-                                continue;
-                            const auto& tr = cs.tris[t];
-                            if (tr[0] == v || tr[1] == v || tr[2] == v) continue;
-                            if (!allowed(cs, bodyOf[size_t(v)], cs.triBody[t])) continue;
-                            const float d = vertexTriangleDistance(p, x[size_t(tr[0])], x[size_t(tr[1])],
-                                                                   x[size_t(tr[2])]);
-                            if (d < R) vt[k].push_back({v, int(t), d});
-                        }
-                    }
+            const Vec3& p = s.x[size_t(v)];
+            for (size_t b = 0; b < s.tg.grids.size(); ++b) {
+                if (!allowed(cs, s.bodyOf[size_t(v)], int(b)) ||
+                    outsideBox(p, s.tg.lo[b] - pad, s.tg.hi[b] + pad))
+                    continue;
+                const Grid& G = s.tg.grids[b];
+                forEachNear(G, G.coord(p.x), G.coord(p.y), G.coord(p.z),
+                            [&](size_t t) { testVertexTriangle(s, v, t, vt[k]); });
+            }
+            std::sort(vt[k].begin(), vt[k].end(),
+                      [&](const Pair& a, const Pair& b) { return s.to.less(a.b, b.b); });
         },
         16);
-    // Edge-edge: each unordered pair once (e2 > e1), R-inflated boxes must overlap before the narrow phase.
+    return vt;
+}
+
+// Edge-edge pairs within R, per first edge (each unordered pair once, e2 > e1).
+std::vector<std::vector<Pair>> edgeEdgePairs(const Detection& s) {
+    const CollisionState& cs = s.cs;
     std::vector<std::vector<Pair>> ee(cs.edges.size());
     parallelFor(
         cs.edges.size(),
         [&](size_t e1) {
-            const auto& E1 = cs.edges[e1];
-            const Vec3 &a0 = x[size_t(E1[0])], &a1 = x[size_t(E1[1])];
-            const Vec3 lo = elo[e1] - pad, hi = ehi[e1] + pad;
-            const Vec3 mid = (elo[e1] + ehi[e1]) * 0.5f;
-            const int ci = eg.coord(mid.x), cj = eg.coord(mid.y), ck = eg.coord(mid.z);
-            for (int i = ci - 1; i <= ci + 1; ++i)
-                for (int j = cj - 1; j <= cj + 1; ++j)
-                    for (int k = ck - 1; k <= ck + 1; ++k) {
-                        const auto range = eg.cellRange(eg.key(i, j, k));
-                        for (const Entry* it = range.first; it != range.second; ++it) {
-                            const size_t e2 = size_t(it->id);
-                            if (e2 <= e1) continue;
-                            if (ehi[e2].x < lo.x || elo[e2].x > hi.x || ehi[e2].y < lo.y ||
-                                elo[e2].y > hi.y || ehi[e2].z < lo.z || elo[e2].z > hi.z)
-                                continue;
-                            const auto& E2 = cs.edges[e2];
-                            if (E1[0] == E2[0] || E1[0] == E2[1] || E1[1] == E2[0] || E1[1] == E2[1])
-                                continue;
-                            if (!allowed(cs, cs.edgeBody[e1], cs.edgeBody[e2])) continue;
-                            const float d = edgeEdgeDistance(a0, a1, x[size_t(E2[0])], x[size_t(E2[1])]);
-                            if (d < R) ee[e1].push_back({int(e1), int(e2), d});
-                        }
-                    }
+            const Vec3 pad(s.R);
+            const Vec3 mid = (s.eb.lo[e1] + s.eb.hi[e1]) * 0.5f;
+            for (size_t b = 0; b < s.eg.grids.size(); ++b) {
+                if (!allowed(cs, cs.edgeBody[e1], int(b)) ||
+                    boxesApart(s.eb.lo[e1], s.eb.hi[e1], s.eg.lo[b] - pad, s.eg.hi[b] + pad))
+                    continue;
+                const Grid& G = s.eg.grids[b];
+                forEachNear(G, G.coord(mid.x), G.coord(mid.y), G.coord(mid.z),
+                            [&](size_t e2) { testEdgeEdge(s, e1, e2, ee[e1]); });
+            }
+            std::sort(ee[e1].begin(), ee[e1].end(),
+                      [&](const Pair& a, const Pair& b) { return s.eo.less(a.b, b.b); });
         },
         16);
+    return ee;
+}
 
-    // Gather (serial, fixed order: deterministic): the pairs within R and contacts closer than 2 r.
-    struct Near {
-        int v[4];
-        int split;  // vertices [0, split) on one side, [split, 4) on the other
-        float d;
-    };
+// A pair within R for the step bound: its four vertices split into the two sides.
+struct Near {
+    int v[4];
+    int split;  // vertices [0, split) on one side, [split, 4) on the other
+    float d;
+};
+
+// T_P: the largest reference difference across the pair's two sides.
+float referenceSpread(const Near& p, const std::vector<Vec3>& ref) {
+    float T = 0;
+    for (int j = 0; j < p.split; ++j)
+        for (int k = p.split; k < 4; ++k) T = std::max(T, norm(ref[size_t(p.v[j])] - ref[size_t(p.v[k])]));
+    return T;
+}
+
+// Gathers (serially, in a fixed order: deterministic) the pairs within R, and the contacts among them
+// (pairs closer than 2 r) into cs.contacts.
+std::vector<Near> gatherPairs(CollisionState& cs, const Detection& s,
+                              const std::vector<std::vector<Pair>>& vt,
+                              const std::vector<std::vector<Pair>>& ee) {
     std::vector<Near> pairs;
     cs.contacts.clear();
     for (const auto& list : vt)
@@ -335,7 +531,7 @@ void detectCollisions(CollisionState& cs, const std::vector<Vec3>& x, float R, s
             const auto& tr = cs.tris[size_t(p.b)];
             const int v[4] = {p.a, tr[0], tr[1], tr[2]};
             pairs.push_back({{v[0], v[1], v[2], v[3]}, 1, p.d});
-            const int ba = bodyOf[size_t(p.a)], bb = cs.triBody[size_t(p.b)];
+            const int ba = s.bodyOf[size_t(p.a)], bb = cs.triBody[size_t(p.b)];
             if (p.d < 2.f * pairRadius(cs, ba, bb))
                 cs.contacts.push_back(makeContact(cs, ContactKind::VertexTriangle, v, ba, bb));
         }
@@ -348,26 +544,23 @@ void detectCollisions(CollisionState& cs, const std::vector<Vec3>& x, float R, s
             if (p.d < 2.f * pairRadius(cs, ba, bb))
                 cs.contacts.push_back(makeContact(cs, ContactKind::EdgeEdge, v, ba, bb));
         }
-    cs.numPairs = int(pairs.size());
-    auto spread = [&](const Near& p) {
-        float T = 0;
-        for (int j = 0; j < p.split; ++j)
-            for (int k = p.split; k < 4; ++k)
-                T = std::max(T, norm(ref[size_t(p.v[j])] - ref[size_t(p.v[k])]));
-        return T;
-    };
-    // Free vertices of pairs whose references differ by more than kSpreadFraction of the gap fall back to
-    // z: t = 0 (stay where they are) when 0 lies within the spread M of c, else the point of that ball
-    // nearest to 0, so that every reference stays within M of c and R = 2 M + 2 r remains valid. Monotone:
-    // a vertex is reset at most once, so this terminates.
+    return pairs;
+}
+
+// Free vertices of pairs whose references differ by more than kSpreadFraction of the gap fall back to
+// z: t = 0 (stay where they are) when 0 lies within the spread M of c, else the point of that ball
+// nearest to 0, so that every reference stays within M of c and R = 2 M + 2 r remains valid. Monotone:
+// a vertex is reset at most once, so this terminates.
+void resetSpreadReferences(const CollisionState& cs, const std::vector<Near>& pairs,
+                           const std::vector<char>& fixed, std::vector<Vec3>& ref) {
     const Vec3 c = cs.refCenter;
     const float cn = norm(c);
     const Vec3 z = cn <= cs.refSpread ? Vec3(0.f) : c * (1.f - cs.refSpread / cn);
-    std::vector<char> reset(size_t(n), 0);
+    std::vector<char> reset(ref.size(), 0);
     for (bool changed = true; changed;) {
         changed = false;
         for (const Near& p : pairs) {
-            if (spread(p) <= kSpreadFraction * p.d) continue;
+            if (referenceSpread(p, ref) <= kSpreadFraction * p.d) continue;
             for (int j : p.v)
                 if (!fixed[size_t(j)] && !reset[size_t(j)]) {
                     reset[size_t(j)] = 1;
@@ -376,18 +569,26 @@ void detectCollisions(CollisionState& cs, const std::vector<Vec3>& x, float R, s
                 }
         }
     }
+}
+
+// b_i = gamma min(R - 2 M, min_{P incident to i} (D_P - T_P)) (cloth_collision.h).
+void computeBounds(CollisionState& cs, const std::vector<Near>& pairs, float R,
+                   const std::vector<char>& fixed, const std::vector<Vec3>& ref) {
+    const size_t n = ref.size();
     float M = 0;
     for (int v : cs.verts)
-        if (!fixed[size_t(v)]) M = std::max(M, norm(ref[size_t(v)] - c));
-    std::vector<float> room(size_t(n), std::max(0.f, R - 2.f * M));
+        if (!fixed[size_t(v)]) M = std::max(M, norm(ref[size_t(v)] - cs.refCenter));
+    std::vector<float> room(n, std::max(0.f, R - 2.f * M));
     for (const Near& p : pairs) {
-        const float g = std::max(0.f, p.d - spread(p));
+        const float g = std::max(0.f, p.d - referenceSpread(p, ref));
         for (int j : p.v) room[size_t(j)] = std::min(room[size_t(j)], g);
     }
-    cs.bound.assign(size_t(n), std::numeric_limits<float>::infinity());
+    cs.bound.assign(n, std::numeric_limits<float>::infinity());
     for (int v : cs.verts) cs.bound[size_t(v)] = kBoundGamma * room[size_t(v)];
-    cs.ref = std::move(ref);
-    // vertex -> contact CSR
+}
+
+// vertex -> 4 * contact + slot
+void buildVertexContacts(CollisionState& cs, int n) {
     Csr& vc = cs.vertexContacts;
     vc.offsets.assign(size_t(n) + 1, 0);
     for (const auto& c : cs.contacts)
@@ -397,6 +598,27 @@ void detectCollisions(CollisionState& cs, const std::vector<Vec3>& x, float R, s
     std::vector<int> fill(vc.offsets.begin(), vc.offsets.end() - 1);
     for (size_t c = 0; c < cs.contacts.size(); ++c)
         for (int j = 0; j < 4; ++j) vc.items[size_t(fill[size_t(cs.contacts[c].v[j])]++)] = int(4 * c) + j;
+}
+
+}  // namespace
+
+void detectCollisions(CollisionState& cs, const std::vector<Vec3>& x, float R, std::vector<Vec3> ref,
+                      const std::vector<char>& fixed, const StaticColliders& /*sc*/) {
+    const int n = int(x.size());
+    cs.xc = x;
+    if (ref.size() != size_t(n)) {
+        ref.assign(size_t(n), Vec3(0.f));
+        cs.refCenter = Vec3(0.f);
+        cs.refSpread = 0;
+    }
+    cs.queryRadius = R;
+    const Detection s = hashScene(cs, x, R);
+    const std::vector<Near> pairs = gatherPairs(cs, s, vertexTrianglePairs(s), edgeEdgePairs(s));
+    cs.numPairs = int(pairs.size());
+    resetSpreadReferences(cs, pairs, fixed, ref);
+    computeBounds(cs, pairs, R, fixed, ref);
+    cs.ref = std::move(ref);
+    buildVertexContacts(cs, n);
 }
 
 }  // namespace vbd

@@ -2,9 +2,12 @@
 // Cloth collision detection and the penetration-free step bound.
 //
 // Collision mesh: every cloth triangle and every soft-body boundary triangle, with their edges. A pair of
-// primitives is tested when at least one of them is cloth (cloth-cloth of one sheet only with its
-// self_collision on); soft bodies never collide with themselves or each other here, so tet-only scenes are
-// untouched. Primitives sharing a vertex are never paired.
+// primitives of two bodies is tested when one of them is cloth, or both are soft bodies in soft-soft
+// contact (CollisionBody::soft); of one body when its self contact is on. Primitives sharing a vertex are
+// never paired, and in a soft body's self contact neither are primitives joined through a tet (a vertex of
+// one shares a tet with a vertex of the other: the elasticity keeps those apart, and at rest they are closer
+// than any useful thickness). A scene of one soft body without self contact builds no collision mesh (unless
+// it has cloth), so tet-only scenes of one body are untouched.
 //
 // Broad phase: a uniform spatial hash (sorted cell keys) rebuilt at every detection, i.e. at the start of
 // each step and every `interval` iterations. Narrow phase: vertex-triangle and edge-edge distances.
@@ -39,6 +42,7 @@ namespace vbd {
 
 struct CollisionBody {
     bool cloth = false, self = false;
+    bool soft = false;  // a soft body in soft-soft contact with the other soft bodies that have it
     float radius = 0, stiffness = 0, friction = 0;
 };
 
@@ -50,6 +54,7 @@ struct CollisionState {
     std::vector<int> triBody, edgeBody;
     std::vector<int> verts;  // participating vertices
     std::vector<CollisionBody> bodies;
+    Csr tetNeighbours;  // vertex -> sorted vertices sharing a tet (soft bodies with self contact only)
     float meanEdge = 0, maxRadius = 0;
     int interval = 0;  // iterations between re-detections (0: once per step)
     // Per detection

@@ -105,7 +105,10 @@ double SoftSolver::incrementalPotentialT(const SoftState<T>& st) const {
     double drag = 0;
     if (drag_.vertex >= 0 && drag_.vertex < n)
         drag = 0.5 * drag_.stiffness * squaredNorm(Vec3d(st.x[size_t(drag_.vertex)]) - Vec3d(drag_.target));
-    const double cloth = m_.tris.empty() ? 0.0 : clothPotential(m_, st, double(h_), params_.damping);
+    // Without cloth the only terms of clothPotential are the soft-soft contact penalties.
+    const double cloth = !m_.tris.empty() ? clothPotential(m_, st, double(h_), params_.damping)
+                         : !m_.collision.contacts.empty() ? clothContactEnergy(m_, st)
+                                                          : 0.0;
     return inertia + elastic + drag + cloth;
 }
 
@@ -140,6 +143,8 @@ EnergyParts SoftSolver::energyParts(const SoftState<T>& st, const Vec3& gravity)
         const double self = clothContactEnergy(m_, st);
         e.elastic += cloth - self;
         e.contact += self;
+    } else if (!m_.collision.contacts.empty()) {
+        e.contact += clothContactEnergy(m_, st);  // soft-soft contacts
     }
     return e;
 }
