@@ -11,7 +11,8 @@ std::string deviceStepUnsupported(const SoftModel& m, const SolverDesc& s) {
     if (m.numVertices() == 0) return "no soft bodies or cloth (rigid bodies run on the CPU)";
     // Self contacts couple vertices of one color: the CPU sweep reads a per-color snapshot for them and
     // bounds each update; the device sweep has neither (step_stages.h: the race argument needs no contacts).
-    if (m.collision.enabled) return "cloth self-collision runs on the CPU backend only";
+    if (m.collision.enabled)
+        return "collision detection (cloth self-collision, soft-soft contact) runs on the CPU backend only";
     if (s.coarse.enabled) return "the coarse correction (solver.coarse) runs on the CPU backend only";
     return "";
 }

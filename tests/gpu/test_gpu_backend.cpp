@@ -78,8 +78,8 @@ TEST(GpuBackendChoice, EachReasonFallsBackOrRefuses) {
     const Case cases[] = {
         {none, "", 0, "built without CUDA (nvcc was not found at configure time)"},
         {noDevice, "", 0, "no CUDA device (cudaErrorNoDevice: no CUDA-capable device is detected)"},
-        {h200(), "cloth self-collision runs on the CPU backend only", 0,
-         "cloth self-collision runs on the CPU backend only"},
+        {h200(), "collision detection (cloth self-collision, soft-soft contact) runs on the CPU backend only",
+         0, "collision detection (cloth self-collision, soft-soft contact) runs on the CPU backend only"},
         // 141 GiB = 151.4 GB; 140 GB is above 90% of it.
         {h200(), "", size_t(140e9),
          "the device step needs 140.00 GB, more than 90% of the device's 151.40 GB"},
