@@ -22,6 +22,7 @@
 
 #include "energy/tet_energy.h"
 #include "math/quat.h"
+#include "soft/predict.h"
 #include "soft/soft_model.h"
 #include "soft/vertex_kernel.h"
 
@@ -98,14 +99,7 @@ struct PredictStage {
             a.y[i] = a.x[i];
             return;
         }
-        a.y[i] = a.x[i] + a.v[i] * h + gravity * (h * h);
-        if (s->adaptive && g > 0) {
-            const T aG = dot(a.v[i] - a.vLast[i], gdir) / h;
-            const T at = aG < T(0) ? T(0) : (aG > g ? g : aG);
-            a.x[i] = a.x[i] + a.v[i] * h + gdir * (at * h * h);
-        } else {
-            a.x[i] = a.y[i];
-        }
+        predictFreeVertex(a.x[i], a.y[i], a.v[i], a.vLast[i], h, gravity, gdir, g, s->adaptive && g > 0);
     }
 };
 

@@ -8,6 +8,7 @@
 #include "math/error.h"
 #include "soft/cloth_build.h"
 #include "soft/cloth_collision.h"
+#include "soft/predict.h"
 #include "soft/tet_blocks.h"
 #include "soft/vertex_kernel.h"
 
@@ -178,10 +179,8 @@ void SoftSolver::record(int iteration, double residual) {
 
 // ---- stages --------------------------------------------------------------------------------------------
 
-// Initial guess (VBD paper, sec. 3.6 "adaptive initialization"): x = x + h v + h^2 a~ with a~ the part
-// of last step's acceleration along gravity, clamped to [0, |g|]. A body in free fall gets the full
-// inertial target; a body resting on the ground (acceleration ~ 0) starts where it is instead of h^2 g
-// inside the ground, which a stiff contact would need many sweeps to undo.
+// Kinematic vertices follow their region; free ones get y and the initial guess (soft/predict.h: the
+// inertial target or the VBD paper's adaptive guess).
 template <typename T>
 void SoftSolver::predict(SoftState<T>& st, float hf, const Vec3& gravityF) {
     const int n = m_.numVertices();
@@ -203,14 +202,7 @@ void SoftSolver::predict(SoftState<T>& st, float hf, const Vec3& gravityF) {
             }
             st.y[i] = st.x[i];
         } else {
-            st.y[i] = st.x[i] + st.v[i] * h + gravity * (h * h);
-            if (adaptive) {
-                const T aG = dot(st.v[i] - st.vLast[i], gdir) / h;
-                const T at = aG < T(0) ? T(0) : (aG > g ? g : aG);
-                st.x[i] = st.x[i] + st.v[i] * h + gdir * (at * h * h);
-            } else {
-                st.x[i] = st.y[i];
-            }
+            predictFreeVertex(st.x[i], st.y[i], st.v[i], st.vLast[i], h, gravity, gdir, g, adaptive);
         }
     });
 }
