@@ -129,6 +129,11 @@ class SoftSolver {
     void setSweepHook(SweepHook* hook) { hook_ = hook; }
     void setDrag(int vertex, const Vec3& target, float k) { drag_ = {vertex, target, k}; }
 
+    // The kernel's view of a state (the model's parameter arrays + the state's x, x_prev, y and references);
+    // instantiated for float and double.
+    template <typename T>
+    SoftViewT<T> viewT(const SoftState<T>& st) const;
+
   private:
     template <typename T>
     SoftState<T>& state() {
@@ -153,8 +158,6 @@ class SoftSolver {
     }
 
     // Stages (soft_solver.cpp), each one template for both precisions.
-    template <typename T>
-    SoftViewT<T> viewT(const SoftState<T>& st) const;
     template <typename T>
     void predict(SoftState<T>& st, float h, const Vec3& gravity);
     template <typename T>

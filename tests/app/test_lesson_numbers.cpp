@@ -284,25 +284,27 @@ TEST(LessonNumbers, Conditioning) {
     verify(L, conditioningChecks());
 }
 
-TEST(LessonNumbers, Dominance) {
-    const Lesson L = lessonNamed("02-dominance");
-    verify(L, dominanceChecks(L));
+// Lessons 2-5: each step's scene rebuilt from the step's own actions, every bold number checked.
+struct LessonCase {
+    const char* folder;
+    const char* testName;
+    Checks (*checks)(const Lesson&);
+};
+
+class LessonNumbersOf : public ::testing::TestWithParam<LessonCase> {};
+
+TEST_P(LessonNumbersOf, QuotedNumbersMatchTheScene) {
+    const Lesson L = lessonNamed(GetParam().folder);
+    verify(L, GetParam().checks(L));
 }
 
-TEST(LessonNumbers, CoarseSpace) {
-    const Lesson L = lessonNamed("03-coarse-space");
-    verify(L, coarseChecks(L));
-}
-
-TEST(LessonNumbers, Damping) {
-    const Lesson L = lessonNamed("04-damping");
-    verify(L, dampingChecks(L));
-}
-
-TEST(LessonNumbers, TruncatedSolves) {
-    const Lesson L = lessonNamed("05-truncated-solves");
-    verify(L, truncationChecks(L));
-}
+INSTANTIATE_TEST_SUITE_P(
+    Lessons, LessonNumbersOf,
+    ::testing::Values(LessonCase{"02-dominance", "Dominance", dominanceChecks},
+                      LessonCase{"03-coarse-space", "CoarseSpace", coarseChecks},
+                      LessonCase{"04-damping", "Damping", dampingChecks},
+                      LessonCase{"05-truncated-solves", "TruncatedSolves", truncationChecks}),
+    [](const ::testing::TestParamInfo<LessonCase>& i) { return std::string(i.param.testName); });
 
 }  // namespace
 }  // namespace vbdgui

@@ -45,18 +45,14 @@ SceneDesc drape(int cells, bool self) {
     return s;
 }
 
-void BM_ClothStep10(benchmark::State& st) {
-    ThreadLimit limit(int(st.range(2)));
-    const SceneDesc s = drape(int(st.range(0)), st.range(1) != 0);
-    SoftSolver solver;
-    solver.build(s);
-    const float h = float(s.dt);
-    for (int i = 0; i < 40; ++i) solver.step(h, s.gravity);  // 0.67 s: draped over the sphere, folding
+// The benchmark loop of whole steps, with the vertex and contact counts and the share of the step spent in
+// collision detection as counters.
+void timedSteps(benchmark::State& st, SoftSolver& solver, float h, const Vec3& gravity) {
     double collision = 0, total = 0;
     int contacts = 0;
     for (auto _ : st) {
         auto t0 = std::chrono::steady_clock::now();
-        SoftStepStats r = solver.step(h, s.gravity);
+        SoftStepStats r = solver.step(h, gravity);
         total += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         collision += r.collisionMs;
         contacts = r.contacts;
@@ -64,6 +60,16 @@ void BM_ClothStep10(benchmark::State& st) {
     st.counters["vertices"] = double(solver.model().numVertices());
     st.counters["contacts"] = double(contacts);
     st.counters["collision_share"] = total > 0 ? collision / total : 0.0;
+}
+
+void BM_ClothStep10(benchmark::State& st) {
+    ThreadLimit limit(int(st.range(2)));
+    const SceneDesc s = drape(int(st.range(0)), st.range(1) != 0);
+    SoftSolver solver;
+    solver.build(s);
+    const float h = float(s.dt);
+    for (int i = 0; i < 40; ++i) solver.step(h, s.gravity);  // 0.67 s: draped over the sphere, folding
+    timedSteps(st, solver, h, s.gravity);
 }
 
 void BM_SoftPileStep(benchmark::State& st) {
@@ -74,18 +80,7 @@ void BM_SoftPileStep(benchmark::State& st) {
     solver.build(s);
     const float h = float(s.dt / s.substeps);
     for (int i = 0; i < 120; ++i) solver.step(h, s.gravity);  // 1 s: every layer has landed
-    double collision = 0, total = 0;
-    int contacts = 0;
-    for (auto _ : st) {
-        auto t0 = std::chrono::steady_clock::now();
-        SoftStepStats r = solver.step(h, s.gravity);
-        total += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-        collision += r.collisionMs;
-        contacts = r.contacts;
-    }
-    st.counters["vertices"] = double(solver.model().numVertices());
-    st.counters["contacts"] = double(contacts);
-    st.counters["collision_share"] = total > 0 ? collision / total : 0.0;
+    timedSteps(st, solver, h, s.gravity);
 }
 
 }  // namespace

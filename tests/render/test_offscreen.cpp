@@ -7,6 +7,7 @@
 #include <cmath>
 #include <memory>
 
+#include "cube_scene.h"
 #include "render/preview_world.h"
 #include "render/renderer.h"
 #include "render/targets.h"
@@ -95,10 +96,7 @@ OrbitCamera testCamera() {
 TEST_F(OffscreenRender, BoxSilhouetteSitsOnProjectedBoundingBox) {
     vbd::SceneDesc d;
     d.ground.enabled = false;
-    vbd::SoftBodyDesc sb;
-    sb.min = {0, 0, 0};
-    sb.max = {1, 1, 1};
-    sb.cells = {2, 2, 2};
+    vbd::SoftBodyDesc sb = vbdtest::cubeBody(0, 1, 2);
     d.softBodies.push_back(sb);
     auto world = makePreviewWorld(d, false);
     OrbitCamera cam = testCamera();
@@ -204,10 +202,7 @@ TEST_F(OffscreenRender, ClothIsDoubleSided) {
 TEST_F(OffscreenRender, HeatMapSpansTheColourRamp) {
     vbd::SceneDesc d;
     d.ground.enabled = false;
-    vbd::SoftBodyDesc sb;
-    sb.min = {0, 0, 0};
-    sb.max = {1, 1, 1};
-    sb.cells = {4, 4, 4};
+    vbd::SoftBodyDesc sb = vbdtest::cubeBody(0, 1, 4);
     sb.fixed.push_back({});
     sb.fixed.back().box = {{-0.01f, -0.01f, -0.01f}, {0.01f, 1.01f, 1.01f}};
     d.softBodies.push_back(sb);

@@ -2,6 +2,7 @@
 // when the ray hits it first), using the same camera math as the renderer.
 #include <gtest/gtest.h>
 
+#include "cube_scene.h"
 #include "render/picking.h"
 #include "render/preview_world.h"
 
@@ -18,10 +19,7 @@ TEST(Picking, RayTriangleDistanceIsExact) {
 
 TEST(Picking, RayThroughProjectedCornerGrabsThatVertex) {
     vbd::SceneDesc d;
-    vbd::SoftBodyDesc sb;
-    sb.min = {0, 0, 0};
-    sb.max = {1, 1, 1};
-    sb.cells = {3, 3, 3};
+    vbd::SoftBodyDesc sb = vbdtest::cubeBody(0, 1, 3);
     d.softBodies.push_back(sb);
     auto world = makePreviewWorld(d, false);
     OrbitCamera cam;
@@ -50,10 +48,7 @@ TEST(Picking, RayThroughProjectedCornerGrabsThatVertex) {
 
 TEST(Picking, NearerBodyWinsOverSurface) {
     vbd::SceneDesc d;
-    vbd::SoftBodyDesc sb;
-    sb.min = {-1, -1, -1};
-    sb.max = {1, 1, 1};
-    sb.cells = {1, 1, 1};
+    vbd::SoftBodyDesc sb = vbdtest::cubeBody(-1, 1, 1);
     d.softBodies.push_back(sb);
     vbd::RigidBodyDesc box;
     box.size = {0.5f, 0.5f, 0.5f};

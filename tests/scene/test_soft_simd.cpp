@@ -45,18 +45,6 @@ const SoftState<T>& stateOf(SoftSolver& s) {
 }
 
 // What SoftSolver::viewT builds: the parameters and the state's arrays.
-template <typename T>
-SoftViewT<T> viewOf(SoftSolver& solver, const SoftState<T>& st) {
-    SoftViewT<T> v;
-    static_cast<SoftViewParams&>(v) = solver.viewParams();
-    v.x = st.x.data();
-    v.xPrev = st.xPrev.data();
-    v.y = st.y.data();
-    v.Cprev = st.Cprev.data();
-    v.triCprev = st.triCprev.data();
-    v.hingeThetaPrev = st.hingeThetaPrev.data();
-    return v;
-}
 
 // The size of the intermediate quantities of one tet term (tet e, vertex a), in double: the force is
 // -V (mu F m + s w) (+ damping), a difference of products that nearly cancel near rest, so its rounding error
@@ -106,7 +94,7 @@ void checkKernels(DampingModel damping) {
     solver.beginStep(1.f / 60.f, kGravity);
     solver.iterate(1);  // mid-step: x != x_prev, C_prev from this step
     const SoftState<T>& st = stateOf<T>(solver);
-    const SoftViewT<T> s = viewOf(solver, st);
+    const SoftViewT<T> s = solver.viewT(st);
     const SoftModel& m = solver.model();
     const double u = 0.5 * double(std::numeric_limits<T>::epsilon());
     int checked = 0, touching = 0;

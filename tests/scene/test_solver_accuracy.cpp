@@ -18,6 +18,32 @@ SceneDesc hangingBar40() {
     return loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/hanging_bar_40.json");
 }
 
+// Relative residual 1e-9 within cap sweeps. The aggregate coarse space only gets there in tens of sweeps
+// instead of thousands; the converged solution is the same.
+void solveToRoundOff(SceneDesc& sd, int cap) {
+    sd.solver.iterations = cap;
+    sd.solver.tolerance = 1e-9;
+    sd.solver.coarse.enabled = true;
+    sd.solver.coarse.basis = CoarseBasis::Aggregate;
+}
+
+// Steps a fresh World n frames, handing each frame's metrics to perFrame(frame index, metrics).
+template <class F>
+void runFrames(const SceneDesc& sd, int n, F&& perFrame) {
+    auto w = World::create(sd);
+    for (int f = 0; f < n; ++f) {
+        w->step();
+        perFrame(f, w->history().back());
+    }
+}
+
+// The metrics of one step of a fresh World.
+FrameMetrics firstFrame(const SceneDesc& sd) {
+    auto w = World::create(sd);
+    w->step();
+    return w->history().back();
+}
+
 }  // namespace
 
 TEST(SolverAccuracy, ToleranceStopsEarlyOnAnEasyStepAndHitsTheCapOnAHardOne) {
@@ -28,19 +54,17 @@ TEST(SolverAccuracy, ToleranceStopsEarlyOnAnEasyStepAndHitsTheCapOnAHardOne) {
     easy.solver.coarse.basis = CoarseBasis::Aggregate;
     easy.solver.iterations = 200;
     easy.solver.tolerance = 1e-6;
-    auto w = World::create(easy);
-    w->step();
-    EXPECT_LT(w->history().back().iterations, 40);
-    EXPECT_LE(w->history().back().residualFinal, 1e-6 * w->history().back().residualInitial);
+    const FrameMetrics e = firstFrame(easy);
+    EXPECT_LT(e.iterations, 40);
+    EXPECT_LE(e.residualFinal, 1e-6 * e.residualInitial);
     // Hard: the contrast bar at 1e-6 needs thousands of sweeps of plain VBD (docs/coarse-space.md): the cap
     // of 30 is hit and reported.
     SceneDesc hard = vbdtest::loadScene("contrast_bar.json");
     hard.solver.iterations = 30;
     hard.solver.tolerance = 1e-6;
-    auto h = World::create(hard);
-    h->step();
-    EXPECT_EQ(h->history().back().iterations, 30);
-    EXPECT_GT(h->history().back().residualFinal, 1e-6 * h->history().back().residualInitial);
+    const FrameMetrics hm = firstFrame(hard);
+    EXPECT_EQ(hm.iterations, 30);
+    EXPECT_GT(hm.residualFinal, 1e-6 * hm.residualInitial);
 }
 
 TEST(SolverAccuracy, TotalEnergyOfAConvergedUndampedSolveNeverRises) {
@@ -49,22 +73,16 @@ TEST(SolverAccuracy, TotalEnergyOfAConvergedUndampedSolveNeverRises) {
     // without damping must therefore never gain total energy; a truncated 40-sweep solve does
     // (docs/coarse-space.md).
     SceneDesc sd = hangingBar40();
-    sd.solver.iterations = 5000;
-    sd.solver.tolerance = 1e-9;
     sd.solver.damping = DampingModel::None;
-    sd.solver.coarse.enabled = true;  // only to get there in tens of sweeps instead of thousands
-    sd.solver.coarse.basis = CoarseBasis::Aggregate;
-    auto w = World::create(sd);
+    solveToRoundOff(sd, 5000);
     double prev = 0;
-    for (int f = 0; f < 30; ++f) {
-        w->step();
-        const double e = w->history().back().totalEnergy;
+    runFrames(sd, 30, [&](int f, const FrameMetrics& m) {
         // Round-off of a 49 J double sum of 2,000 terms: 1e-9 J.
         if (f > 0) {
-            EXPECT_LE(e, prev + 1e-9) << "frame " << f + 1;
+            EXPECT_LE(m.totalEnergy, prev + 1e-9) << "frame " << f + 1;
         }
-        prev = e;
-    }
+        prev = m.totalEnergy;
+    });
 }
 
 TEST(SolverAccuracy, SymmetricLayoutKeepsTheHangingBarOnItsAxis) {
@@ -75,17 +93,11 @@ TEST(SolverAccuracy, SymmetricLayoutKeepsTheHangingBarOnItsAxis) {
     auto comOffAxis = [](int tetsPerCell) {
         SceneDesc sd = hangingBar40();
         sd.softBodies[0].tetsPerCell = tetsPerCell;
-        sd.solver.iterations = 20000;
-        sd.solver.tolerance = 1e-9;
-        sd.solver.coarse.enabled = true;  // converges in tens of sweeps; the converged solution is the same
-        sd.solver.coarse.basis = CoarseBasis::Aggregate;
-        auto w = World::create(sd);
+        solveToRoundOff(sd, 20000);
         double worst = 0;
-        for (int f = 0; f < 10; ++f) {
-            w->step();
-            const Vec3d c = w->history().back().com;
-            worst = std::max(worst, std::max(std::fabs(c.x - 0.05), std::fabs(c.z - 0.05)));
-        }
+        runFrames(sd, 10, [&](int, const FrameMetrics& m) {
+            worst = std::max(worst, std::max(std::fabs(m.com.x - 0.05), std::fabs(m.com.z - 0.05)));
+        });
         return worst;
     };
     EXPECT_LT(comOffAxis(5), 1e-6);
