@@ -24,6 +24,24 @@ double residualAt(const SoftModel& m, coarse::TetEnergyCache& cache, const std::
     return std::sqrt(r);
 }
 
+// The finished step's x, x_prev and y in double, as the state holds them (x_prev + dx, x_prev + dy exactly in
+// the float increment form).
+void stateInDouble(SoftSolver& s, std::vector<Vec3d>& x, std::vector<Vec3d>& xPrev, std::vector<Vec3d>& y) {
+    auto fill = [&](const auto& st) {
+        const size_t n = st.x.size();
+        x.resize(n), xPrev.resize(n), y.resize(n);
+        for (size_t i = 0; i < n; ++i) {
+            xPrev[i] = Vec3d(st.xPrev[i]);
+            x[i] = st.increments ? xPrev[i] + Vec3d(st.dx[i]) : Vec3d(st.x[i]);
+            y[i] = st.increments ? xPrev[i] + Vec3d(st.dy[i]) : Vec3d(st.y[i]);
+        }
+    };
+    if (s.doublePrecision())
+        fill(s.doubleState());
+    else
+        fill(s.floatState());
+}
+
 struct Case {
     std::string name, scene;
     std::vector<std::string> sets;
@@ -31,6 +49,8 @@ struct Case {
 };
 
 }  // namespace
+
+void runFloatSolverStudy(const std::string& outDir, const std::string& assetsDir);
 
 void runFloatFloorStudy(const std::string& outDir, const std::string& assetsDir) {
     namespace fs = std::filesystem;
@@ -86,6 +106,63 @@ void runFloatFloorStudy(const std::string& outDir, const std::string& assetsDir)
         }
     }
     if (!csv) throw InputError("", "--out", "cannot write float_floor.csv in '" + outDir + "'");
+    runFloatSolverStudy(outDir, assetsDir);
+}
+
+// The solver itself in the three states: how far the residual of each step's G (evaluated in double at the
+// state the solver holds) falls when the solver runs to round-off. Each state follows its own trajectory;
+// the floor is a property of the state at the sampled frame.
+void runFloatSolverStudy(const std::string& outDir, const std::string& assetsDir) {
+    namespace fs = std::filesystem;
+    std::ofstream csv(fs::path(outDir) / "float_solver.csv");
+    csv << "case,frame,state,sweeps,residual_initial,residual_final,residual_floor_estimate\n";
+    const std::vector<Case> cases = {
+        {"hanging_bar", "hanging_bar_40.json", {}, {1, 3, 60}},
+        {"coarse_bar_1e4", "coarse_bar.json", {}, {1, 3}},
+        {"beam_sag", "beam_sag.json", {}, {1, 10}},
+    };
+    struct Variant {
+        const char* name;
+        Precision precision;
+        bool increments;
+    };
+    const Variant variants[] = {{"double", Precision::Double, false},
+                                {"float_abs", Precision::Float, false},
+                                {"float_inc", Precision::Float, true}};
+    for (const Case& c : cases) {
+        for (const Variant& var : variants) {
+            std::vector<std::string> sets = c.sets;
+            sets.push_back("solver.iterations=3000");
+            sets.push_back("solver.tolerance=1e-14");
+            sets.push_back("solver.chebyshev_rho=0");
+            const SceneDesc sd = loadSceneFile(assetsDir + "/scenes/" + c.scene, sets);
+            SoftSolver s;
+            s.build(sd);
+            SolverDesc p = sd.solver;
+            p.precision = var.precision;
+            s.setParams(p);
+            SoftSolver::SweepOptions o = s.sweepOptions();
+            o.floatIncrement = var.increments;
+            s.setSweepOptions(o);
+            int frame = 0;
+            for (int target : c.frames) {
+                SoftStepStats st;
+                while (frame < target) {
+                    st = s.step(float(sd.dt), sd.gravity);
+                    ++frame;
+                }
+                std::vector<Vec3d> x, xPrev, y;
+                stateInDouble(s, x, xPrev, y);
+                coarse::TetEnergyCache cache;
+                cache.build(s.model());
+                cache.beginStep(s.model(), xPrev, y);
+                csv << c.name << ',' << frame << ',' << var.name << ',' << st.iterations << ','
+                    << st.residualInitial << ',' << residualAt(s.model(), cache, x, s.currentH(), p.damping)
+                    << ',' << st.residualFloor << '\n';
+            }
+        }
+    }
+    if (!csv) throw InputError("", "--out", "cannot write float_solver.csv in '" + outDir + "'");
 }
 
 }  // namespace vbd::experiments

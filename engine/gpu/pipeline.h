@@ -78,6 +78,13 @@ class PipelineStepper final : public SoftStepper {
         a.view.xPrev = a.xPrev;
         a.view.y = a.y;
         a.view.Cprev = a.Cprev;
+        a.edgeLength = double(m.restEdgeMax);
+        if (std::is_same_v<T, float> && solver.sweepOptions().floatIncrement) {  // as SoftSolver::syncState
+            a.dx = alloc<Vec3T<T>>(size_t(n));
+            a.dy = alloc<Vec3T<T>>(size_t(n));
+            a.view.dx = a.dx;
+            a.view.dy = a.dy;
+        }
         a.view.triCprev = a.triCprev;
         a.view.hingeThetaPrev = a.hingeThetaPrev;
         colorVerts_ = copyOf(plan_.colorVerts.data(), plan_.colorVerts.size());

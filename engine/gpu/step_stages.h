@@ -24,6 +24,7 @@
 #include "math/quat.h"
 #include "soft/predict.h"
 #include "soft/soft_model.h"
+#include "soft/state_update.h"
 #include "soft/vertex_kernel.h"
 
 namespace vbd {
@@ -53,6 +54,11 @@ struct StepArrays {
     T* hingeThetaPrev = nullptr;           // dihedral angle at x_prev per hinge
     Vec3T<T>* chebPrev = nullptr;
     Vec3T<T>* chebPrevPrev = nullptr;
+    // The increment form of a float state (soft/state_update.h): dx = x - x_prev, dy = y - x_prev; nullptr:
+    // absolute. The view's dx, dy point here.
+    Vec3T<T>* dx = nullptr;
+    Vec3T<T>* dy = nullptr;
+    double edgeLength = 0;  // SoftModel::restEdgeMax (the increment form's rounding floor)
     char* inContact = nullptr;
     const char* fixed = nullptr;
     const int* kinematic = nullptr;
@@ -97,6 +103,14 @@ struct PredictStage {
                          Vec3T<T>(k.velocity) * tNext;
             }
             a.y[i] = a.x[i];
+            if (a.dx) a.dx[i] = a.dy[i] = a.x[i] - a.xPrev[i];
+            return;
+        }
+        if (a.dx) {
+            predictFreeIncrement(a.dx[i], a.dy[i], a.v[i], a.vLast[i], h, gravity, gdir, g,
+                                 s->adaptive && g > 0);
+            a.x[i] = a.xPrev[i] + a.dx[i];
+            a.y[i] = a.xPrev[i] + a.dy[i];
             return;
         }
         predictFreeVertex(a.x[i], a.y[i], a.v[i], a.vLast[i], h, gravity, gdir, g, s->adaptive && g > 0);
@@ -151,7 +165,7 @@ struct SweepStage {
         Vec3T<T> f, dx;
         Mat33T<T> H;
         a.inContact[i] = vertexForceHessian(v, i, f, H) ? 1 : 0;
-        if (solveVertexSystem(H, f, dx)) a.x[i] += dx;
+        if (solveVertexSystem(H, f, dx)) moveVertex(a.x, a.dx, a.xPrev, i, dx);
     }
 };
 
@@ -205,7 +219,7 @@ struct SweepWarpStage {
         S = Sym33T<T>{S.xx + St.xx, S.yy + St.yy, S.zz + St.zz, S.xy + St.xy, S.xz + St.xz, S.yz + St.yz};
         H = S.full();
         a.inContact[i] = vertexOtherTerms(v, i, f, H) ? 1 : 0;
-        if (solveVertexSystem(H, f, dx)) a.x[i] += dx;
+        if (solveVertexSystem(H, f, dx)) moveVertex(a.x, a.dx, a.xPrev, i, dx);
     }
 };
 
@@ -216,11 +230,11 @@ struct ChebyshevStage {
     T w;
     int k;
     VBD_HD void operator()(int i) const {
-        Vec3T<T> xi = a.x[i];
-        if (k >= 2 && !a.fixed[i] && !a.inContact[i]) xi = (xi - a.chebPrevPrev[i]) * w + a.chebPrevPrev[i];
+        Vec3T<T> q = iterateValue(a.x, a.dx, i);
+        if (k >= 2 && !a.fixed[i] && !a.inContact[i]) q = (q - a.chebPrevPrev[i]) * w + a.chebPrevPrev[i];
         a.chebPrevPrev[i] = a.chebPrev[i];
-        a.chebPrev[i] = xi;
-        a.x[i] = xi;
+        a.chebPrev[i] = q;
+        setIterateValue(a.x, a.dx, a.xPrev, i, q);
     }
 };
 
@@ -229,8 +243,8 @@ template <typename T>
 struct ChebyshevStartStage {
     StepArrays<T> a;
     VBD_HD void operator()(int i) const {
-        a.chebPrev[i] = a.x[i];
-        a.chebPrevPrev[i] = a.x[i];
+        a.chebPrev[i] = iterateValue(a.x, a.dx, i);
+        a.chebPrevPrev[i] = a.chebPrev[i];
     }
 };
 
@@ -242,7 +256,7 @@ struct FinalizeStage {
     VBD_HD void operator()(int i) const {
         const T invH = T(1) / T(s->h);
         a.vLast[i] = a.v[i];
-        a.v[i] = (a.x[i] - a.xPrev[i]) * invH;
+        a.v[i] = stepMotion(a.x, a.dx, a.xPrev, i) * invH;
     }
 };
 
@@ -265,9 +279,7 @@ struct ResidualTerm {
         Mat33T<T> H;
         vertexForceHessian(v, i, f, H);
         constexpr double u = 0.5 * double(std::numeric_limits<T>::epsilon());
-        const double ax = std::fabs(double(a.x[i].x)), ay = std::fabs(double(a.x[i].y)),
-                     az = std::fabs(double(a.x[i].z));
-        const double scale = ax > ay ? (ax > az ? ax : az) : (ay > az ? ay : az);
+        const double scale = floorLength(a.x, a.dx, i, a.edgeLength);
         return {double(squaredNorm(f)), double(H.frobenius2()) * (u * scale) * (u * scale)};
     }
 };

@@ -1,5 +1,6 @@
 // Scene -> SoftModel: meshes, per-tet materials (regions scale Young's modulus), lumped masses, fixed and
 // kinematic vertices, static colliders and the vertex coloring.
+#include <algorithm>
 #include <cmath>
 
 #include "coloring/coloring.h"
@@ -13,6 +14,19 @@
 namespace vbd {
 
 namespace {
+
+// The longest edge of any tet or triangle at rest (SoftModel::restEdgeMax).
+float longestRestEdge(const SoftModel& m) {
+    float e2 = 0;
+    auto edges = [&](const auto& elem) {
+        for (size_t a = 0; a < elem.size(); ++a)
+            for (size_t b = a + 1; b < elem.size(); ++b)
+                e2 = std::max(e2, squaredNorm(m.x0[size_t(elem[a])] - m.x0[size_t(elem[b])]));
+    };
+    for (const auto& t : m.tets) edges(t);
+    for (const auto& t : m.tris) edges(t);
+    return std::sqrt(e2);
+}
 
 TetMesh makeSoftMesh(const SceneDesc& scene, const SoftBodyDesc& b) {
     if (b.type == "box_grid") return makeBoxGrid(b.min, b.max, b.cells, b.tetsPerCell);
@@ -152,6 +166,7 @@ void SoftSolver::build(const SceneDesc& scene) {
         if (!free.empty()) m_.colorGroups.push_back(std::move(free));
     }
     buildTetBlocks(m_);
+    m_.restEdgeMax = longestRestEdge(m_);
     residual_.assign(size_t(n), 0.f);
     inContact_.assign(size_t(n), 0);
     // The state of either precision starts from the new model at the first step.

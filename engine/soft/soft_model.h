@@ -92,6 +92,7 @@ struct SoftModel {
     std::vector<float> volume, mu, lambda, kd;  // Neo-Hookean mu, lambda_NH; damping k_d (s)
     Csr vertexTets;                             // vertex -> 4*tet + local
     TetBlocks tetBlocks;                        // the free vertices' incidences for the CPU sweep
+    float restEdgeMax = 0;                      // longest rest edge of any tet or triangle (rounding floors)
 
     // Cloth membranes (stable Neo-Hookean triangles, energy/membrane.h)
     std::vector<std::array<int, 3>> tris;
@@ -187,6 +188,10 @@ struct SoftViewT : SoftViewParams {
     const Mat33T<T>* Cprev;            // F^T F at x_prev, per tet
     const std::array<T, 3>* triCprev;  // (C00, C01, C11) at x_prev, per triangle
     const T* hingeThetaPrev;           // dihedral angle at x_prev, per hinge
+    // The increment form of a float state (soft/state_update.h): dx = x - x_prev and dy = y - x_prev, stored;
+    // nullptr: the absolute form (x, y read directly). x stays fl(x_prev + dx) either way.
+    const Vec3T<T>* dx = nullptr;
+    const Vec3T<T>* dy = nullptr;
 };
 using SoftView = SoftViewT<float>;
 

@@ -9,6 +9,7 @@
 #include "energy/tet_energy.h"
 #include "soft/cloth_build.h"
 #include "soft/soft_solver.h"
+#include "soft/state_update.h"
 #include "soft/tet_blocks.h"
 #include "soft/vertex_kernel.h"
 
@@ -17,8 +18,10 @@ namespace vbd {
 // f = -grad G per vertex (zero for fixed vertices) into st.force, and each vertex's share of the residual's
 // rounding floor into floor2_: a position stored in T is known to u |x| per coordinate (u = unit round-off of
 // T), and the force of vertex i moves by about |H_i| u |x_i| under that perturbation (H_i its 3x3 block,
-// which holds the stiffest coupling of i). The floor reported is sqrt(sum_i (|H_i|_F u |x_i|_inf)^2): an
-// order of magnitude below which |grad G| of this state cannot be resolved.
+// which holds the stiffest coupling of i). The floor reported is sqrt(sum_i (|H_i|_F u l_i)^2), l_i =
+// |x_i|_inf (or, for a float state in the increment form, max(|dx_i|_inf, longest rest edge):
+// soft/state_update.h floorLength): an order of magnitude below which |grad G| of this state cannot be
+// resolved.
 template <typename T>
 void SoftSolver::computeForces(SoftState<T>& st) {
     const SoftViewT<T> s = viewT(st);
@@ -34,8 +37,7 @@ void SoftSolver::computeForces(SoftState<T>& st) {
             vertexForceHessianBlocks(s, m_.tetBlocks, st.CprevLanes.data(), int(i), st.force[i], H);
         else
             vertexForceHessian(s, int(i), st.force[i], H);
-        const Vec3d x(st.x[i]);
-        const double scale = std::max(std::fabs(x.x), std::max(std::fabs(x.y), std::fabs(x.z)));
+        const double scale = floorLength(st.x.data(), s.dx, int(i), double(m_.restEdgeMax));
         floor2_[i] = double(H.frobenius2()) * (u * scale) * (u * scale);
     });
 }

@@ -9,6 +9,7 @@
 #include "soft/cloth_build.h"
 #include "soft/cloth_collision.h"
 #include "soft/predict.h"
+#include "soft/state_update.h"
 #include "soft/tet_blocks.h"
 #include "soft/vertex_kernel.h"
 
@@ -70,12 +71,36 @@ SoftViewT<T> SoftSolver::viewT(const SoftState<T>& st) const {
     s.Cprev = st.Cprev.data();
     s.triCprev = st.triCprev.data();
     s.hingeThetaPrev = st.hingeThetaPrev.data();
+    if (st.increments) {
+        s.dx = st.dx.data();
+        s.dy = st.dy.data();
+    }
     return s;
 }
 
 void SoftSolver::syncState() {
-    if (!inStep_) withState([&](auto& st) { st.sync(m_); });
+    if (inStep_) return;
+    stateF_.increments = sweepOptions_.floatIncrement;
+    withState([&](auto& st) { st.sync(m_); });
 }
+
+namespace {
+
+// The increment arrays of a state (nullptr in the absolute form), for the writes of soft/state_update.h.
+template <typename T>
+Vec3T<T>* incrementsOf(SoftState<T>& st) {
+    return st.increments ? st.dx.data() : nullptr;
+}
+
+// The cloth contact stage truncates x into its bounds (absolute positions): the increments follow.
+template <typename T>
+void resyncIncrements(SoftState<T>& st) {
+    Vec3T<T>* inc = incrementsOf(st);
+    if (!inc) return;
+    parallelFor(st.x.size(), [&](size_t i) { resyncIncrement(st.x.data(), inc, st.xPrev.data(), int(i)); });
+}
+
+}  // namespace
 
 // ---- the step ------------------------------------------------------------------------------------------
 
@@ -101,6 +126,7 @@ void SoftSolver::beginStep(float h, const Vec3& gravity) {
         if (cloth_.active(m_)) {
             ScopedTimer t(stats_.collisionMs);
             cloth_.begin(m_, st.xPrev, st.x);
+            resyncIncrements(st);
         }
     });
     if (hook_) withState([&](auto& st) { hook_->beginStep(hookView(st, true)); });
@@ -112,8 +138,8 @@ void SoftSolver::beginStep(float h, const Vec3& gravity) {
     }
     if (params_.chebyshevRho > 0)
         withState([&](auto& st) {
-            st.chebPrev = st.x;
-            st.chebPrevPrev = st.x;
+            st.chebPrev = st.increments ? st.dx : st.x;
+            st.chebPrevPrev = st.chebPrev;
         });
 }
 
@@ -121,7 +147,10 @@ void SoftSolver::iterate(int it) {
     if (m_.numVertices() == 0) return;
     if (cloth_.due(m_, it)) {
         ScopedTimer t(stats_.collisionMs);
-        withState([&](auto& st) { cloth_.refresh(m_, st.x); });
+        withState([&](auto& st) {
+            cloth_.refresh(m_, st.x);
+            resyncIncrements(st);
+        });
     }
     {
         ScopedTimer t(stats_.solveMs);
@@ -190,19 +219,49 @@ void SoftSolver::predict(SoftState<T>& st, float hf, const Vec3& gravityF) {
     const T g = norm(gravity);
     const Vec3T<T> gdir = g > 0 ? gravity / g : Vec3T<T>(T(0));
     const bool adaptive = params_.adaptiveInit && g > 0 && st.vLast.size() == size_t(n);
+    if (incrementsOf(st)) {
+        predictIncrements(st, h, tNext, gravity, adaptive);
+        return;
+    }
     parallelFor(size_t(n), [&](size_t i) {
         st.xPrev[i] = st.x[i];
         if (m_.fixed[i]) {
             const int r = m_.kinematic[i];
-            if (r >= 0) {
-                const KinematicRegion& k = m_.regions[size_t(r)];
-                const Vec3T<T> c(k.center);
-                st.x[i] = c + rotationMatrix(Vec3T<T>(k.omega) * tNext) * (Vec3T<T>(m_.x0[i]) - c) +
-                          Vec3T<T>(k.velocity) * tNext;
-            }
+            if (r >= 0) st.x[i] = kinematicPosition(int(i), tNext);
             st.y[i] = st.x[i];
         } else {
             predictFreeVertex(st.x[i], st.y[i], st.v[i], st.vLast[i], h, gravity, gdir, g, adaptive);
+        }
+    });
+}
+
+// Where kinematic vertex `vertex` is at time t: its region's rotation about the centre and translation.
+template <typename T>
+Vec3T<T> SoftSolver::kinematicPosition(int vertex, T t) const {
+    const KinematicRegion& k = m_.regions[size_t(m_.kinematic[size_t(vertex)])];
+    const Vec3T<T> c(k.center);
+    return c + rotationMatrix(Vec3T<T>(k.omega) * t) * (Vec3T<T>(m_.x0[size_t(vertex)]) - c) +
+           Vec3T<T>(k.velocity) * t;
+}
+
+// predict() for a float state in the increment form (soft/state_update.h): dx and dy from v and g alone, x
+// and y rounded from them. (A separate loop: a branch inside predict's loop changed how GCC contracts the
+// double state's arithmetic into FMAs, and with it the double results' last bits.)
+template <typename T>
+void SoftSolver::predictIncrements(SoftState<T>& st, T h, T tNext, const Vec3T<T>& gravity, bool adaptive) {
+    const T g = norm(gravity);
+    const Vec3T<T> gdir = g > 0 ? gravity / g : Vec3T<T>(T(0));
+    parallelFor(st.x.size(), [&](size_t i) {
+        st.xPrev[i] = st.x[i];
+        if (m_.fixed[i]) {
+            const int r = m_.kinematic[i];
+            if (r >= 0) st.x[i] = kinematicPosition(int(i), tNext);
+            st.y[i] = st.x[i];
+            st.dx[i] = st.dy[i] = st.x[i] - st.xPrev[i];
+        } else {
+            predictFreeIncrement(st.dx[i], st.dy[i], st.v[i], st.vLast[i], h, gravity, gdir, g, adaptive);
+            st.x[i] = st.xPrev[i] + st.dx[i];
+            st.y[i] = st.xPrev[i] + st.dy[i];
         }
     });
 }
@@ -244,23 +303,35 @@ void SoftSolver::sweepT(SoftState<T>& st) {
         sweepOptions_.grain > 0 ? sweepOptions_.grain : (snapshot ? kContactSweepGrain : kSweepGrain);
     SoftViewT<T> s = viewT(st);
     const T* cprev = st.CprevLanes.data();
-    std::vector<Vec3T<T>>& x = st.x;
+    Vec3T<T>* x = st.x.data();
+    Vec3T<T>* inc = incrementsOf(st);
+    const Vec3T<T>* xPrev = st.xPrev.data();
     std::vector<Vec3T<T>>& xRead = snapshotOf<T>();
     for (const auto& group : m_.colorGroups) {
         if (snapshot) {
-            xRead = x;
+            xRead = st.x;
             s.x = xRead.data();
+            if constexpr (std::is_same_v<T, float>) {
+                if (inc) {
+                    dxRead_ = st.dx;
+                    s.dx = dxRead_.data();
+                }
+            }
         }
         parallelFor(
             group.size(),
             [&](size_t k) {
-                const size_t i = size_t(group[k]);
+                const int i = group[k];
                 Vec3T<T> f, dx;
                 Mat33T<T> H;
-                inContact_[i] = blocks ? vertexForceHessianBlocks(s, m_.tetBlocks, cprev, int(i), f, H)
-                                       : vertexForceHessian(s, int(i), f, H);
-                if (solveVertexSystem(H, f, dx)) x[i] += dx;
-                if (bounded) x[i] = boundToBall(x[i], cs.xc[i], cs.ref[i], cs.bound[i]);
+                inContact_[size_t(i)] = blocks ? vertexForceHessianBlocks(s, m_.tetBlocks, cprev, i, f, H)
+                                               : vertexForceHessian(s, i, f, H);
+                if (solveVertexSystem(H, f, dx)) moveVertex(x, inc, xPrev, i, dx);
+                if (bounded) {
+                    const Vec3T<T> b =
+                        boundToBall(x[i], cs.xc[size_t(i)], cs.ref[size_t(i)], cs.bound[size_t(i)]);
+                    if (!sameValue(b, x[i])) placeVertex(x, inc, xPrev, i, b);
+                }
             },
             grain);
     }
@@ -282,13 +353,21 @@ void SoftSolver::accelerate(SoftState<T>& st, int k) {
         chebOmega_ = 4.0 / (4.0 - rho * rho * chebOmega_);
     const T w = T(chebOmega_);
     const CollisionState& cs = m_.collision;
+    Vec3T<T>* x = st.x.data();
+    Vec3T<T>* inc = incrementsOf(st);
+    const Vec3T<T>* xPrev = st.xPrev.data();
+    // Extrapolates the iterate value (state_update.h: dx in the increment form, x otherwise).
     parallelFor(size_t(m_.numVertices()), [&](size_t i) {
-        Vec3T<T> xi = st.x[i];
-        if (k >= 2 && !m_.fixed[i] && !inContact_[i]) xi = (xi - st.chebPrevPrev[i]) * w + st.chebPrevPrev[i];
-        if (cs.enabled && !m_.fixed[i]) xi = boundToBall(xi, cs.xc[i], cs.ref[i], cs.bound[i]);
+        const int v = int(i);
+        Vec3T<T> q = iterateValue(x, inc, v);
+        if (k >= 2 && !m_.fixed[i] && !inContact_[i]) q = (q - st.chebPrevPrev[i]) * w + st.chebPrevPrev[i];
+        setIterateValue(x, inc, xPrev, v, q);
+        if (cs.enabled && !m_.fixed[i]) {
+            const Vec3T<T> b = boundToBall(x[i], cs.xc[i], cs.ref[i], cs.bound[i]);
+            if (!sameValue(b, x[i])) placeVertex(x, inc, xPrev, v, b);
+        }
         st.chebPrevPrev[i] = st.chebPrev[i];
-        st.chebPrev[i] = xi;
-        st.x[i] = xi;
+        st.chebPrev[i] = iterateValue(x, inc, v);
     });
 }
 
@@ -299,10 +378,21 @@ HookView SoftSolver::hookView(SoftState<T>& st, bool refreshStepData) {
     if constexpr (std::is_same_v<T, double>) {
         return HookView{m_, st.x, st.xPrev, st.y, h_, params_.damping, drag_, contactParams(), true};
     } else {
-        convertInto(hookX_, st.x);
+        if (st.increments) {
+            // x_prev + dx exactly in double: the hook's gradient sees the state the kernel iterates on.
+            hookX_.resize(st.x.size());
+            for (size_t i = 0; i < st.x.size(); ++i) hookX_[i] = Vec3d(st.xPrev[i]) + Vec3d(st.dx[i]);
+        } else {
+            convertInto(hookX_, st.x);
+        }
         if (refreshStepData || hookXPrev_.size() != st.xPrev.size()) {
             convertInto(hookXPrev_, st.xPrev);
-            convertInto(hookY_, st.y);
+            if (st.increments) {
+                hookY_.resize(st.y.size());
+                for (size_t i = 0; i < st.y.size(); ++i) hookY_[i] = Vec3d(st.xPrev[i]) + Vec3d(st.dy[i]);
+            } else {
+                convertInto(hookY_, st.y);
+            }
         }
         return HookView{m_, hookX_, hookXPrev_, hookY_, h_, params_.damping, drag_, contactParams(), false};
     }
@@ -314,9 +404,14 @@ void SoftSolver::correctT(SoftState<T>& st, SweepHook& hook, int iteration, bool
     update_.clear();
     update_.dx.resize(st.x.size());
     hook.afterSweep(hookView(st, refreshStepData), iteration, update_);
+    Vec3T<T>* inc = incrementsOf(st);
     for (int v : update_.vertices) {
         const size_t i = size_t(v);
-        if (!m_.fixed[i]) st.x[i] = Vec3T<T>(Vec3d(st.x[i]) + update_.dx[i]);
+        if (m_.fixed[i]) continue;
+        if (inc)
+            setIterateValue(st.x.data(), inc, st.xPrev.data(), v, Vec3T<T>(Vec3d(inc[i]) + update_.dx[i]));
+        else
+            st.x[i] = Vec3T<T>(Vec3d(st.x[i]) + update_.dx[i]);
     }
 }
 
@@ -326,22 +421,34 @@ void SoftSolver::finalize(SoftState<T>& st, float h) {
     const size_t n = size_t(m_.numVertices());
     const T invH = T(1) / T(h);
     if (st.vLast.size() != n) st.vLast.assign(n, Vec3T<T>(T(0)));
+    const Vec3T<T>* inc = incrementsOf(st);
     parallelFor(n, [&](size_t i) {
         st.vLast[i] = st.v[i];
-        st.v[i] = (st.x[i] - st.xPrev[i]) * invH;
+        st.v[i] = stepMotion(st.x.data(), inc, st.xPrev.data(), int(i)) * invH;
     });
 }
 
 // ---- the iterate outside the step loop -----------------------------------------------------------------
 
+// The iterate in double: x_prev + dx exactly in the increment form.
+template <typename T>
+void iterateInDouble(const SoftState<T>& st, std::vector<Vec3d>& out) {
+    if (!st.increments) {
+        convertInto(out, st.x);
+        return;
+    }
+    out.resize(st.x.size());
+    for (size_t i = 0; i < st.x.size(); ++i) out[i] = Vec3d(st.xPrev[i]) + Vec3d(st.dx[i]);
+}
+
 void SoftSolver::positions(std::vector<Vec3d>& out) {
     syncState();
-    withState([&](auto& st) { convertInto(out, st.x); });
+    withState([&](auto& st) { iterateInDouble(st, out); });
 }
 
 void SoftSolver::stepPositions(std::vector<Vec3d>& x, std::vector<Vec3d>& xPrev) {
     withState([&](auto& st) {
-        convertInto(x, st.x);
+        iterateInDouble(st, x);
         convertInto(xPrev, st.xPrev);
     });
 }

@@ -104,6 +104,9 @@ class SoftSolver {
     struct SweepOptions {
         bool simd = true;
         size_t grain = 0;
+        // The float state in the increment form (soft/state_update.h); off: absolute float positions (the
+        // float-floor experiment compares the two). The double state is always absolute.
+        bool floatIncrement = true;
     };
     void setSweepOptions(const SweepOptions& o) { sweepOptions_ = o; }
     const SweepOptions& sweepOptions() const { return sweepOptions_; }
@@ -156,10 +159,15 @@ class SoftSolver {
         else
             return xRead_;
     }
+    std::vector<Vec3> dxRead_;  // the increments' snapshot (float increment form)
 
     // Stages (soft_solver.cpp), each one template for both precisions.
     template <typename T>
     void predict(SoftState<T>& st, float h, const Vec3& gravity);
+    template <typename T>
+    void predictIncrements(SoftState<T>& st, T h, T tNext, const Vec3T<T>& gravity, bool adaptive);
+    template <typename T>
+    Vec3T<T> kinematicPosition(int vertex, T t) const;
     template <typename T>
     void refreshCprev(SoftState<T>& st);
     template <typename T>

@@ -36,11 +36,16 @@ struct SoftState {
     std::vector<T> hingeThetaPrev;                 // dihedral angle at x_prev per bending hinge
     std::vector<Vec3T<T>> chebPrev, chebPrevPrev;  // Chebyshev history
     std::vector<Vec3T<T>> force;                   // scratch: f = -grad G per vertex
+    // The increment form (soft/state_update.h), chosen before seed(): dx = x - x_prev and dy = y - x_prev
+    // stored next to x = fl(x_prev + dx). Empty in the absolute form.
+    bool increments = false;
+    std::vector<Vec3T<T>> dx, dy;
 
     bool ready(const SoftModel& m) const {
         return x.size() == m.x.size() && v.size() == m.v.size() && xPrev.size() == m.xPrev.size() &&
                y.size() == m.y.size() && vLast.size() == m.vLast.size() && Cprev.size() == m.tets.size() &&
-               CprevLanes.size() == m.tetBlocks.cprevSize();
+               CprevLanes.size() == m.tetBlocks.cprevSize() &&
+               (!increments || (dx.size() == x.size() && dy.size() == x.size()));
     }
 
     // Whether the published x and v still equal this state rounded to float (no edit since publish()).
@@ -61,6 +66,16 @@ struct SoftState {
         xPrev = widened(m.xPrev);
         y = widened(m.y);
         vLast = widened(m.vLast);
+        dx.clear();
+        dy.clear();
+        if (increments) {
+            dx.resize(x.size());
+            dy.resize(x.size());
+            for (size_t i = 0; i < x.size(); ++i) {
+                dx[i] = x[i] - xPrev[i];
+                dy[i] = y[i] - xPrev[i];
+            }
+        }
         Cprev.assign(m.tets.size(), Mat33T<T>::identity());
         fillCprevLanes(m.tetBlocks, Cprev, CprevLanes);
         triCprev.assign(m.tris.size(), {T(1), T(0), T(1)});

@@ -21,24 +21,33 @@ constexpr int kTetLanes = simd::nativeLanes<T>(TetBlock::kLanes);
 
 // W lanes of block b from lane l0: their tet terms added to the per-lane sums f and H. cprev: the block's
 // C_prev entries (SoftState::CprevLanes); xi, xPrevI: the block's vertex (the naive damping's own position,
-// the same for every lane).
-template <typename T, int W, int Damped>
+// the same for every lane). Inc: the state is in the increment form (elementPositions of vertex_kernel.h).
+template <typename T, int W, int Damped, bool Inc>
 VBD_SIMD_INLINE void tetBlockTerms(const SoftViewT<T>& s, const TetBlock& b, const T* cprev, int l0,
                                    const Vec3T<simd::Pack<T, W>>& xi, const Vec3T<simd::Pack<T, W>>& xPrevI,
                                    Vec3T<simd::Pack<T, W>>& f, Sym33T<simd::Pack<T, W>>& H) {
     using P = simd::Pack<T, W>;
     using I = simd::Pack<int32_t, W>;
     constexpr int L = TetBlock::kLanes;
-    const T* xs = &s.x[0].x;
-    auto position = [&](int k) {
-        const I o = simd::load<int32_t, W>(&b.x3[k][l0]);
+    auto gathered = [&](const Vec3T<T>* a, const I& o) {
+        const T* xs = &a[0].x;
         return Vec3T<P>(simd::gather<T, W>(xs, o), simd::gather<T, W>(xs + 1, o),
                         simd::gather<T, W>(xs + 2, o));
     };
+    Vec3T<P> p[4];
+    if constexpr (Inc) {
+        const Vec3T<P> origin = gathered(s.xPrev, simd::load<int32_t, W>(&b.x3[0][l0]));
+        for (int k = 0; k < 4; ++k) {
+            const I o = simd::load<int32_t, W>(&b.x3[k][l0]);
+            p[k] = (gathered(s.xPrev, o) - origin) + gathered(s.dx, o);
+        }
+    } else {
+        for (int k = 0; k < 4; ++k) p[k] = gathered(s.x, simd::load<int32_t, W>(&b.x3[k][l0]));
+    }
     Mat33T<P> Dinv;
     for (int r = 0; r < 3; ++r)
         for (int c = 0; c < 3; ++c) Dinv.m[r][c] = simd::load<T, W>(&b.DmInv[3 * r + c][l0]);
-    const Mat33T<P> F = tetDeformationGradient(position(0), position(1), position(2), position(3), Dinv);
+    const Mat33T<P> F = tetDeformationGradient(p[0], p[1], p[2], p[3], Dinv);
     // m = tetVertexWeight(Dinv, a) per lane: -(row 0 + row 1 + row 2) for a = 0, row a-1 otherwise.
     const simd::Mask<W> a = simd::load<int32_t, W>(&b.item[l0]).v & 3;
     const Vec3T<P> m0 = -(Dinv.row(0) + Dinv.row(1) + Dinv.row(2));
@@ -63,7 +72,7 @@ VBD_SIMD_INLINE void tetBlockTerms(const SoftViewT<T>& s, const TetBlock& b, con
 
 // The tet terms of vertex i from its blocks, added to f and H (Damped: whether the internal damping terms are
 // evaluated, decided per model by the caller).
-template <typename T, int Damped>
+template <typename T, int Damped, bool Inc>
 VBD_SIMD_INLINE void tetBlocksSum(const SoftViewT<T>& s, const TetBlocks& tb, const T* cprevLanes, int i,
                                   Vec3T<T>& f, Mat33T<T>& H) {
     constexpr int W = kTetLanes<T>;
@@ -72,13 +81,15 @@ VBD_SIMD_INLINE void tetBlocksSum(const SoftViewT<T>& s, const TetBlocks& tb, co
     if (count == 0) return;
     Vec3T<P> fs(P(T(0)));
     Sym33T<P> Hs;
-    const Vec3T<P> xi(s.x[i]), xPrevI(s.xPrev[i]);
+    Vec3T<T> xOwn, xPrevOwn;
+    ownMotionPair(s, i, xOwn, xPrevOwn);
+    const Vec3T<P> xi(xOwn), xPrevI(xPrevOwn);
     const size_t first = size_t(tb.first[size_t(i)]);
     const TetBlock* b = tb.blocks.data() + first;
     const T* cp = cprevLanes + first * size_t(TetBlocks::kCprevPerBlock);
     for (int k = 0; k < count; k += TetBlock::kLanes, ++b, cp += TetBlocks::kCprevPerBlock)
         for (int l0 = 0; l0 < TetBlock::kLanes && k + l0 < count; l0 += W)
-            tetBlockTerms<T, W, Damped>(s, *b, cp, l0, xi, xPrevI, fs, Hs);
+            tetBlockTerms<T, W, Damped, Inc>(s, *b, cp, l0, xi, xPrevI, fs, Hs);
     f += Vec3T<T>(simd::sum(fs.x), simd::sum(fs.y), simd::sum(fs.z));
     Sym33T<T> S = Sym33T<T>::upperOf(H);
     S.xx += simd::sum(Hs.xx);
@@ -92,16 +103,25 @@ VBD_SIMD_INLINE void tetBlocksSum(const SoftViewT<T>& s, const TetBlocks& tb, co
 
 // vertexForceHessian of vertex i with its tet terms from blocks (vertex i must have blocks or no tets);
 // cprevLanes: SoftState::CprevLanes.
+template <typename T, bool Inc>
+VBD_SIMD_INLINE void tetBlocksSumOf(const SoftViewT<T>& s, const TetBlocks& tb, const T* cprevLanes, int i,
+                                    Vec3T<T>& f, Mat33T<T>& H) {
+    if (s.damping == DampingModel::Internal && tb.damped)
+        tetBlocksSum<T, kDamped, Inc>(s, tb, cprevLanes, i, f, H);
+    else if (s.damping == DampingModel::Naive)
+        tetBlocksSum<T, kRuntime, Inc>(s, tb, cprevLanes, i, f, H);
+    else
+        tetBlocksSum<T, kUndamped, Inc>(s, tb, cprevLanes, i, f, H);
+}
+
 template <typename T>
 VBD_SIMD_INLINE bool vertexForceHessianBlocks(const SoftViewT<T>& s, const TetBlocks& tb, const T* cprevLanes,
                                               int i, Vec3T<T>& f, Mat33T<T>& H) {
     vertexInertia(s, i, f, H);
-    if (s.damping == DampingModel::Internal && tb.damped)
-        tetBlocksSum<T, kDamped>(s, tb, cprevLanes, i, f, H);
-    else if (s.damping == DampingModel::Naive)
-        tetBlocksSum<T, kRuntime>(s, tb, cprevLanes, i, f, H);
+    if (incrementForm(s))  // float states only: the double instantiation never compiles the Inc path
+        tetBlocksSumOf<T, sizeof(T) == sizeof(float)>(s, tb, cprevLanes, i, f, H);
     else
-        tetBlocksSum<T, kUndamped>(s, tb, cprevLanes, i, f, H);
+        tetBlocksSumOf<T, false>(s, tb, cprevLanes, i, f, H);
     return vertexOtherTerms(s, i, f, H);
 }
 

@@ -48,15 +48,63 @@ VBD_FUSED_INLINE void tetIncidenceTerms(const Mat33T<V>& F, const Vec3T<V>& m, V
     }
 }
 
+// Whether the view's state is in the increment form (soft/state_update.h; float states only).
+template <typename T>
+VBD_HD bool incrementForm(const SoftViewT<T>& s) {
+    if constexpr (sizeof(T) == sizeof(float)) {
+        return s.dx != nullptr;
+    } else {
+        (void)s;
+        return false;
+    }
+}
+
+// The positions an element's terms read for its vertices v[0..count). Absolute form: x. Increment form:
+// relative to the first vertex's x_prev, p_k = (x_prev,k - x_prev,0) + dx_k -- every term of an element
+// (F of a tet or triangle, a dihedral angle, a contact distance) depends on differences of its positions
+// only, and these differences keep the digits of dx that an absolute float x would round away.
+template <typename T>
+VBD_HD void elementPositions(const SoftViewT<T>& s, const int* v, int count, Vec3T<T>* p) {
+    if (incrementForm(s)) {
+        for (int k = 0; k < count; ++k) p[k] = (s.xPrev[v[k]] - s.xPrev[v[0]]) + s.dx[v[k]];
+    } else {
+        for (int k = 0; k < count; ++k) p[k] = s.x[v[k]];
+    }
+}
+
+// A vertex's (x, x_prev) as the naive damping reads them (it uses x - x_prev only): (dx, 0) in the increment
+// form.
+template <typename T>
+VBD_HD void ownMotionPair(const SoftViewT<T>& s, int i, Vec3T<T>& x, Vec3T<T>& xPrev) {
+    if (incrementForm(s)) {
+        x = s.dx[i];
+        xPrev = Vec3T<T>(T(0));
+    } else {
+        x = s.x[i];
+        xPrev = s.xPrev[i];
+    }
+}
+// The naive damping of vertex i with the element block He (energy/damping.h).
+template <typename T>
+VBD_HD void naiveDampingOf(const SoftViewT<T>& s, int i, const Mat33T<T>& He, T kd, T h, Vec3T<T>& fd,
+                           Mat33T<T>& Hd) {
+    Vec3T<T> xi, xPrevI;
+    ownMotionPair(s, i, xi, xPrevI);
+    naiveDampingVertex(He, xi, xPrevI, kd, h, fd, Hd);
+}
+
 // Tet e, local vertex a, in the state's scalar T. The float parameters (DmInv, V, mu, lambda, kd, h) are
 // widened to T as they are read; for T = float every conversion is the identity.
 template <typename T>
 VBD_HD void tetVertexTerms(const SoftViewT<T>& s, int e, int a, Vec3T<T>& f, Sym33T<T>& H) {
     const std::array<int, 4>& t = s.tets[e];
     const Mat33T<T> Dinv(s.DmInv[e]);
-    const Mat33T<T> F = tetDeformationGradient(s.x[t[0]], s.x[t[1]], s.x[t[2]], s.x[t[3]], Dinv);
+    Vec3T<T> p[4], xa, xPrevA;
+    elementPositions(s, t.data(), 4, p);
+    ownMotionPair(s, t[a], xa, xPrevA);
+    const Mat33T<T> F = tetDeformationGradient(p[0], p[1], p[2], p[3], Dinv);
     tetIncidenceTerms(F, tetVertexWeight(Dinv, a), T(s.volume[e]), T(s.mu[e]), T(s.lambda[e]), T(s.kd[e]),
-                      s.Cprev[e], T(s.h), T(1) / T(s.h), s.damping, s.x[t[a]], s.xPrev[t[a]], f, H);
+                      s.Cprev[e], T(s.h), T(1) / T(s.h), s.damping, xa, xPrevA, f, H);
 }
 
 // Membrane triangle e, local vertex a: stable Neo-Hookean (clamped block) plus its damping.
@@ -64,8 +112,9 @@ template <typename T>
 VBD_HD void triVertexTerms(const SoftViewT<T>& s, int e, int a, Vec3T<T>& f, Mat33T<T>& H) {
     const std::array<int, 3>& t = s.tris[e];
     const T d[4] = {T(s.triRest[e].d[0]), T(s.triRest[e].d[1]), T(s.triRest[e].d[2]), T(s.triRest[e].d[3])};
-    Vec3T<T> f0, f1;
-    triDeformationGradient(s.x[t[0]], s.x[t[1]], s.x[t[2]], d, f0, f1);
+    Vec3T<T> p[3], f0, f1;
+    elementPositions(s, t.data(), 3, p);
+    triDeformationGradient(p[0], p[1], p[2], d, f0, f1);
     T m0, m1;
     triVertexWeight(d, a, m0, m1);
     const T V = T(s.triVolume[e]), mu = T(s.triMu[e]), lam = T(s.triLambda[e]), kd = T(s.triKd[e]),
@@ -81,7 +130,7 @@ VBD_HD void triVertexTerms(const SoftViewT<T>& s, int e, int a, Vec3T<T>& f, Mat
     if (s.damping == DampingModel::Internal)
         membraneDampingVertex(f0, f1, s.triCprev[e].data(), m0, m1, V, mu, lam, kd, h, fd, Hd);
     else
-        naiveDampingVertex(He, s.x[t[a]], s.xPrev[t[a]], kd, h, fd, Hd);
+        naiveDampingOf(s, t[a], He, kd, h, fd, Hd);
     f += fd;
     H += Hd;
 }
@@ -91,8 +140,9 @@ template <typename T>
 VBD_HD void hingeVertexTerms(const SoftViewT<T>& s, int e, int a, Vec3T<T>& f, Mat33T<T>& H) {
     const std::array<int, 4>& q = s.hinges[e];
     T theta;
-    Vec3T<T> g[4];
-    if (!dihedralGradient(s.x[q[0]], s.x[q[1]], s.x[q[2]], s.x[q[3]], theta, g)) return;
+    Vec3T<T> p[4], g[4];
+    elementPositions(s, q.data(), 4, p);
+    if (!dihedralGradient(p[0], p[1], p[2], p[3], theta, g)) return;
     const T kL = T(s.hingeKL[e]), kd = T(s.hingeKd[e]), h = T(s.h);
     Vec3T<T> fe;
     Mat33T<T> He;
@@ -105,7 +155,7 @@ VBD_HD void hingeVertexTerms(const SoftViewT<T>& s, int e, int a, Vec3T<T>& f, M
     if (s.damping == DampingModel::Internal)
         bendingDampingVertex(theta, s.hingeThetaPrev[e], g[a], kL, kd, h, fd, Hd);
     else
-        naiveDampingVertex(He, s.x[q[a]], s.xPrev[q[a]], kd, h, fd, Hd);
+        naiveDampingOf(s, q[a], He, kd, h, fd, Hd);
     f += fd;
     H += Hd;
 }
@@ -114,10 +164,11 @@ template <typename T>
 VBD_HD bool selfContactTerms(const SoftViewT<T>& s, int c, int a, Vec3T<T>& f, Mat33T<T>& H) {
     const SelfContact& sc = s.contacts[c];
     Vec3T<T> x[4], xp[4];
-    for (int j = 0; j < 4; ++j) {
-        x[j] = s.x[sc.v[j]];
-        xp[j] = s.xPrev[sc.v[j]];
-    }
+    // Increment form: both relative to x_prev of the first vertex (the contact reads differences of x and
+    // x - x_prev).
+    elementPositions(s, sc.v, 4, x);
+    for (int j = 0; j < 4; ++j)
+        xp[j] = incrementForm(s) ? s.xPrev[sc.v[j]] - s.xPrev[sc.v[0]] : s.xPrev[sc.v[j]];
     return selfContactVertex(sc, x, xp, a, s.contact, T(s.h), f, H);
 }
 
@@ -137,7 +188,7 @@ template <typename T>
 VBD_HD void vertexInertia(const SoftViewT<T>& s, int i, Vec3T<T>& f, Mat33T<T>& H) {
     const T h = T(s.h);
     const T mh2 = T(s.mass[i]) / (h * h);
-    f = (s.y[i] - s.x[i]) * mh2;
+    f = (incrementForm(s) ? s.dy[i] - s.dx[i] : s.y[i] - s.x[i]) * mh2;
     H = Mat33T<T>::diag(mh2);
 }
 
