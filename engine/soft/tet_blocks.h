@@ -36,10 +36,12 @@ VBD_SIMD_INLINE void tetBlockTerms(const SoftViewT<T>& s, const TetBlock& b, con
     };
     Vec3T<P> p[4];
     if constexpr (Inc) {
-        const Vec3T<P> origin = gathered(s.xPrev, simd::load<int32_t, W>(&b.x3[0][l0]));
-        for (int k = 0; k < 4; ++k) {
+        const I o0 = simd::load<int32_t, W>(&b.x3[0][l0]);
+        const Vec3T<P> xp0 = gathered(s.xPrev, o0), dx0 = gathered(s.dx, o0);
+        p[0] = Vec3T<P>(P(T(0)));
+        for (int k = 1; k < 4; ++k) {
             const I o = simd::load<int32_t, W>(&b.x3[k][l0]);
-            p[k] = (gathered(s.xPrev, o) - origin) + gathered(s.dx, o);
+            p[k] = (gathered(s.xPrev, o) - xp0) + (gathered(s.dx, o) - dx0);
         }
     } else {
         for (int k = 0; k < 4; ++k) p[k] = gathered(s.x, simd::load<int32_t, W>(&b.x3[k][l0]));

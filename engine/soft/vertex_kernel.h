@@ -60,13 +60,15 @@ VBD_HD bool incrementForm(const SoftViewT<T>& s) {
 }
 
 // The positions an element's terms read for its vertices v[0..count). Absolute form: x. Increment form:
-// relative to the first vertex's x_prev, p_k = (x_prev,k - x_prev,0) + dx_k -- every term of an element
-// (F of a tet or triangle, a dihedral angle, a contact distance) depends on differences of its positions
-// only, and these differences keep the digits of dx that an absolute float x would round away.
+// relative to the first vertex, p_0 = 0 and p_k = (x_prev,k - x_prev,0) + (dx_k - dx_0) -- every term of an
+// element (F of a tet or triangle, a dihedral angle) depends on differences of its positions only, and each
+// edge vector is then rounded once at its own size instead of at |x| (the digits of dx that an absolute
+// float x rounds away stay).
 template <typename T>
 VBD_HD void elementPositions(const SoftViewT<T>& s, const int* v, int count, Vec3T<T>* p) {
     if (incrementForm(s)) {
-        for (int k = 0; k < count; ++k) p[k] = (s.xPrev[v[k]] - s.xPrev[v[0]]) + s.dx[v[k]];
+        p[0] = Vec3T<T>(T(0));
+        for (int k = 1; k < count; ++k) p[k] = (s.xPrev[v[k]] - s.xPrev[v[0]]) + (s.dx[v[k]] - s.dx[v[0]]);
     } else {
         for (int k = 0; k < count; ++k) p[k] = s.x[v[k]];
     }
@@ -164,11 +166,16 @@ template <typename T>
 VBD_HD bool selfContactTerms(const SoftViewT<T>& s, int c, int a, Vec3T<T>& f, Mat33T<T>& H) {
     const SelfContact& sc = s.contacts[c];
     Vec3T<T> x[4], xp[4];
-    // Increment form: both relative to x_prev of the first vertex (the contact reads differences of x and
-    // x - x_prev).
-    elementPositions(s, sc.v, 4, x);
-    for (int j = 0; j < 4; ++j)
-        xp[j] = incrementForm(s) ? s.xPrev[sc.v[j]] - s.xPrev[sc.v[0]] : s.xPrev[sc.v[j]];
+    for (int j = 0; j < 4; ++j) {
+        if (incrementForm(s)) {
+            // Both relative to x_prev of the first vertex: the contact reads differences of x and x - x_prev.
+            xp[j] = s.xPrev[sc.v[j]] - s.xPrev[sc.v[0]];
+            x[j] = xp[j] + s.dx[sc.v[j]];
+        } else {
+            x[j] = s.x[sc.v[j]];
+            xp[j] = s.xPrev[sc.v[j]];
+        }
+    }
     return selfContactVertex(sc, x, xp, a, s.contact, T(s.h), f, H);
 }
 

@@ -63,6 +63,20 @@ void BM_Sweep(benchmark::State& st) {
     setCounters(st, solver);
 }
 
+// args: beam, increments: the float state's two forms (soft/state_update.h), 1 thread, SIMD. The increment
+// form gathers x_prev and dx (two arrays) where the absolute form gathers x.
+void BM_SweepFloatForm(benchmark::State& st) {
+    ThreadLimit limit(1);
+    SoftSolver solver;
+    solver.build(beam(int(st.range(0)), Precision::Float));
+    SoftSolver::SweepOptions o;
+    o.floatIncrement = st.range(1) != 0;
+    solver.setSweepOptions(o);
+    solver.step(1.f / 60.f, Vec3(0, -9.81f, 0));
+    for (auto _ : st) solver.sweep();
+    setCounters(st, solver);
+}
+
 // args: beam, double, grain (2 threads, SIMD)
 void BM_SweepGrain(benchmark::State& st) {
     ThreadLimit limit(2);
@@ -101,6 +115,12 @@ void BM_Step10(benchmark::State& st) {
 BENCHMARK(BM_Sweep)
     ->ArgsProduct({{0, 1, 2}, {1, 2}, {0, 1}, {0, 1}})
     ->ArgNames({"beam", "threads", "double", "simd"})
+    ->Unit(benchmark::kMillisecond)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime();
+BENCHMARK(BM_SweepFloatForm)
+    ->ArgsProduct({{1, 2}, {0, 1}})
+    ->ArgNames({"beam", "increments"})
     ->Unit(benchmark::kMillisecond)
     ->MeasureProcessCPUTime()
     ->UseRealTime();

@@ -116,7 +116,10 @@ TEST(SoftPrecision, DoubleResidualPassesTheFloatFloorOnATwoMaterialBar) {
 // The float state in the increment form (soft/state_update.h) against absolute float positions on the same
 // step: the residual the solver itself computes (float arithmetic) stalls lower, and so does its floor
 // estimate.
-constexpr double kIncrementGain = 1;  // calibrated below
+// The floor estimates' ratio is max|x_i| / (longest rest edge) per vertex, >= 1.5 / 0.375 = 4 on this bar
+// (|x| <= 1.5 m, cell diagonal 0.375 m); the achieved residual follows it (7.4x measured), 3 leaves room for
+// the trajectory-dependent rounding.
+constexpr double kIncrementGain = 3;
 
 TEST(SoftPrecision, FloatIncrementsLowerTheFloatFloor) {
     const SoftStepStats a = twoMaterialBarStep(Precision::Float, false);
@@ -143,6 +146,31 @@ TEST(SoftPrecision, DoubleIsBitIdenticalForOneAndTwoThreads) {
     }
     ASSERT_EQ(result[0].size(), result[1].size());
     EXPECT_EQ(std::memcmp(result[0].data(), result[1].data(), result[0].size() * sizeof(Vec3d)), 0);
+}
+
+// The float state (either form) is NOT always bit-identical across thread counts: rarely, under load, a few
+// vertices with coordinates ~1e-11 m (the bar's x = 0 face) differ by ~1e-13 m after a step's first sweep;
+// the double state never did in the same harness (12 trials). Not found yet (the sweep's stores are 8 + 4
+// bytes, the coloring is valid, forces at a fixed state are reproducible): until it is, this bounds the
+// difference by the float spacing of a 1 m coordinate (1.2e-7 m), i.e. below what the published positions
+// resolve.
+TEST(SoftPrecision, FloatIncrementsAgreeForOneAndTwoThreads) {
+    std::vector<Vec3> x[2], dx[2];
+    for (int k = 0; k < 2; ++k) {
+        ThreadLimit limit(k + 1);
+        SceneDesc s = dropScene(Precision::Float);
+        s.softBodies[0] = boxBody({24, 6, 6}, false);
+        s.solver.chebyshevRho = 0.9;  // the extrapolation of dx too
+        SoftSolver solver;
+        solver.build(s);
+        for (int i = 0; i < 12; ++i) solver.step(1.f / 60.f, kGravity);
+        ASSERT_TRUE(solver.floatState().increments);
+        x[k] = solver.floatState().x;
+        dx[k] = solver.floatState().dx;
+    }
+    ASSERT_EQ(x[0].size(), x[1].size());
+    EXPECT_LT(maxDistance(x[0], x[1]), 1.2e-7);
+    EXPECT_LT(maxDistance(dx[0], dx[1]), 1.2e-7);
 }
 
 TEST(SoftPrecision, EditsOfTheFloatStateBetweenStepsReseedTheShadow) {
