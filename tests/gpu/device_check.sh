@@ -154,6 +154,28 @@ if [ $BUILD_OK = 1 ]; then
   grep '^  parity' "$LOGS/test_test_gpu_cuda.log" | tee -a "$SUMMARY" |
     awk '{printf "parity,%s %s,%s,m,measured\n", $2, $3, $7}' >>"$CSV"
 
+  # ---- rigid bodies on the device (issue 16, rigid part): parity and the 10,000-box pile --------------------
+  phase "rigid bodies: host-executor and CUDA parity, BM_GpuRigidPile"
+  if [ -z "${DEVICE_CHECK_NO_BUILD:-}" ] &&
+    ! timeout 240 cmake --build "$BUILD" -j "$(nproc)" --target test_gpu_rigid_host test_gpu_cuda_rigid \
+      >>"$LOGS/build.log" 2>&1; then
+    say "rigid tests: build FAILED"
+    row build rigid_tests 0 "" failed
+    FAILED=1
+  else
+    run_test test_gpu_rigid_host 180
+    run_test test_gpu_cuda_rigid 120
+    grep '^  parity' "$LOGS/test_test_gpu_cuda_rigid.log" | tee -a "$SUMMARY" |
+      awk '{printf "parity_rigid,%s,%s,m,measured\n", $2, $6}' >>"$CSV"
+  fi
+  timeout 120 "$BUILD/bin/bench_gpu" --benchmark_filter='BM_GpuRigidPile' --benchmark_repetitions=3 \
+    --benchmark_report_aggregates_only=true --benchmark_format=csv >"$LOGS/bench_rigid.csv" 2>"$LOGS/bench_rigid.err"
+  say "bench_gpu BM_GpuRigidPile: rc $?"
+  head -1 "$LOGS/bench_rigid.csv" | tee -a "$SUMMARY"
+  grep '_median' "$LOGS/bench_rigid.csv" | tee -a "$SUMMARY" |
+    awk -F, '{printf "bench,%s,%s,ms,measured\n", $1, $3}' >>"$CSV"
+  # ---- end of the rigid block ------------------------------------------------------------------------------
+
   phase "vbdlab sim --backend cuda (the World path)"
   for b in cpu cuda; do
     rm -rf "/tmp/vbd_sim_$b"
