@@ -11,9 +11,10 @@
 //           (joints always, contacts after the last sweep or, with diagnostics, after every sweep: without
 //           them each contact's update is fused into the next sweep, RigidSolver::iterate), |f| (and G)
 //           reduced into a results array; velocities
-//   download everything the solver's next step or its readers use: the float state, the working poses, x-,
-//           R-, x*, R*, v_last, force2, the contacts (multipliers, penalties, sticking flags: the next
-//           matching warm-starts from them) and the joints; the results array, read once per step
+//   download what the solver's next step or its readers use: the float state, the working poses, x-, R-,
+//           v_last, the contacts' multipliers, penalties and sticking flags (the next matching warm-starts
+//           from them; 28 of a contact's 200 bytes, the rest is read only) and the joints; the results
+//           array, read once per step. (x*, R* and force2 live inside a step: RigidSolver rebuilds them.)
 // No CUDA graph: the contact list, the CSR lists and the colors change every step, so the launch sequence
 // does too (about iterations x colors + 10 launches a step).
 #include <algorithm>
@@ -63,10 +64,12 @@ class RigidPipeline final : public RigidStepper {
             record(dv, h, n, nc, nj, p.diagnostics, slot++);
         }
         ex_.forEach(n, RigidFinalizeStage{dv, 1.0 / double(h)});
+        ex_.forEach(nc, RigidPackContactsStage{dv.contacts, duals_.p});
         download(hv, n, nc, nj);
         std::vector<double> res(size_t(records) * 2);
         ex_.download(res.data(), results_.p, res.size());
         ex_.sync();
+        unpackDuals(hv.contacts, nc);
         std::vector<IterationRecord> its(static_cast<size_t>(records));
         for (int k = 0; k < records; ++k) {
             IterationRecord& r = its[size_t(k)];
@@ -75,7 +78,8 @@ class RigidPipeline final : public RigidStepper {
             if (p.diagnostics) r.energy = res[size_t(k) * 2 + 1];
         }
         solver.endStepFromDevice(
-            its, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+            std::move(its),
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     }
 
     Exec& exec() { return ex_; }
@@ -117,16 +121,19 @@ class RigidPipeline final : public RigidStepper {
         d.mass = put(mass_, hv.mass, N);
         d.inertia = put(inertia_, hv.inertia, N);
         d.fixed = put(fixed_, hv.fixed, N);
+        // Written on the device before they are read (forward step, sweeps, diagnostics): no upload.
         prevPos_.ensure(ex_, N);
         prevRot_.ensure(ex_, N);
         targetPos_.ensure(ex_, N);
         targetRot_.ensure(ex_, N);
+        force2_.ensure(ex_, N);
         energy_.ensure(ex_, N);
+        duals_.ensure(ex_, size_t(nc));
         d.prevPos = prevPos_.p;
         d.prevRot = prevRot_.p;
         d.targetPos = targetPos_.p;
         d.targetRot = targetRot_.p;
-        d.force2 = put(force2_, hv.force2, N);
+        d.force2 = force2_.p;
         d.contacts = put(contacts_, hv.contacts, size_t(nc));
         d.joints = put(joints_, hv.joints, size_t(nj));
         d.contactOffsets = put(contactOffsets_, hv.contactOffsets, N + 1);
@@ -170,11 +177,21 @@ class RigidPipeline final : public RigidStepper {
         ex_.download(hv.prevPos, prevPos_.p, N);
         ex_.download(hv.prevRot, prevRot_.p, N);
         ex_.download(hv.prevVel, prevVel_.p, N);
-        ex_.download(hv.targetPos, targetPos_.p, N);
-        ex_.download(hv.targetRot, targetRot_.p, N);
-        ex_.download(hv.force2, force2_.p, N);
-        ex_.download(hv.contacts, contacts_.p, size_t(nc));
+        hostDuals_.resize(size_t(nc));
+        ex_.download(hostDuals_.data(), duals_.p, size_t(nc));
         ex_.download(hv.joints, joints_.p, size_t(nj));
+    }
+
+    void unpackDuals(Contact* contacts, int nc) const {
+        for (int k = 0; k < nc; ++k) {
+            Contact& c = contacts[k];
+            const ContactDualState& s = hostDuals_[size_t(k)];
+            for (int r = 0; r < 3; ++r) {
+                c.k[r] = s.k[r];
+                c.lambda[r] = s.lambda[r];
+            }
+            c.stick = s.stick;
+        }
     }
 
     void release() {
@@ -192,6 +209,7 @@ class RigidPipeline final : public RigidStepper {
         force2_.free(ex_);
         energy_.free(ex_);
         contacts_.free(ex_);
+        duals_.free(ex_);
         joints_.free(ex_);
         contactOffsets_.free(ex_);
         contactItems_.free(ex_);
@@ -213,6 +231,8 @@ class RigidPipeline final : public RigidStepper {
     Buffer<double> mass_, force2_, energy_, partials_, results_;
     Buffer<char> fixed_;
     Buffer<Contact> contacts_;
+    Buffer<ContactDualState> duals_;
+    std::vector<ContactDualState> hostDuals_;
     Buffer<Joint> joints_;
     Buffer<int> contactOffsets_, contactItems_, jointOffsets_, jointItems_, dualOwner_, colors_;
     std::vector<int> colorStart_{0};  // the colors' ranges in colors_

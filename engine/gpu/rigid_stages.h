@@ -54,6 +54,27 @@ struct RigidDiagnosticsStage {
     VBD_HD void operator()(int i) const { energy[i] = rigidBodyDiagnostics(v, i, h); }
 };
 
+// What a step changes in a contact (the dual update's multipliers and penalties, the sticking flag): the
+// download carries these 28 bytes per contact instead of the whole 200-byte record, which the step reads
+// only.
+struct ContactDualState {
+    float k[3], lambda[3];
+    int stick;
+};
+struct RigidPackContactsStage {
+    const Contact* contacts;
+    ContactDualState* out;
+    VBD_HD void operator()(int i) const {
+        const Contact& c = contacts[i];
+        ContactDualState& d = out[i];
+        for (int r = 0; r < 3; ++r) {
+            d.k[r] = c.k[r];
+            d.lambda[r] = c.lambda[r];
+        }
+        d.stick = c.stick;
+    }
+};
+
 // Reduction terms: |f|^2 + |tau|^2 of a dynamic body; a body's inertial energy; a contact's and a joint's
 // 1/2 k C^2 + lambda C.
 struct RigidForceTerm {
