@@ -14,7 +14,7 @@
 // solver's results are unchanged to the bit: scripts/compare_states.sh). Under nvcc every function here is
 // inlined, on the host side too: an out-of-line copy from a .cu file (compiled without the C++ flags'
 // -march=native) could otherwise be the one the linker keeps for the CPU's calls. On the device nvcc
-// contracts as it likes (test_gpu_cuda_rigid's tolerance says how much that moves).
+// contracts as it likes (test_gpu_cuda_rigid says how far that may move a body, and why).
 #include "rigid/constraints.h"
 #include "rigid/gyroscopic.h"
 #include "rigid/rigid_body.h"
