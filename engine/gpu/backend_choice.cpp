@@ -26,7 +26,7 @@ std::string whyNotDevice(const CudaProbe& probe, const std::string& unsupported,
 }  // namespace
 
 BackendChoice chooseBackend(Backend requested, const CudaProbe& probe, const std::string& unsupported,
-                            size_t bytesNeeded, bool rigidBodies) {
+                            size_t bytesNeeded, bool rigidBodies, bool softBodies) {
     BackendChoice c;
     if (requested == Backend::Cpu) {
         c.line = "CPU backend (solver.backend = cpu)";
@@ -42,8 +42,10 @@ BackendChoice chooseBackend(Backend requested, const CudaProbe& probe, const std
     c.backend = Backend::Cuda;
     char cc[32];
     std::snprintf(cc, sizeof(cc), "sm_%d%d", probe.major, probe.minor);
-    c.line = "CUDA backend on " + probe.name + " (" + cc + "): soft-body step on the device";
-    if (rigidBodies) c.line += "; rigid bodies on the CPU";
+    c.line = "CUDA backend on " + probe.name + " (" + cc + "): ";
+    if (softBodies) c.line += "soft-body step on the device";
+    if (softBodies && rigidBodies) c.line += "; ";
+    if (rigidBodies) c.line += "rigid bodies on the device (broad and narrow phase on the CPU)";
     return c;
 }
 

@@ -33,10 +33,12 @@ struct BackendChoice {
     std::string line;                // the log / status line: backend, device, what stays on the CPU
 };
 
-// requested: solver.backend. unsupported: deviceStepUnsupported() of the scene ("" when the device step
-// can run it). bytesNeeded: the device step's memory (StepPlan::deviceBytes), refused above 90% of the
-// device's. rigidBodies: the scene has rigid bodies (they stay on the CPU either way).
+// requested: solver.backend. unsupported: why the device cannot step the scene ("" when it can:
+// deviceStepUnsupported() of its particles, rigidDeviceStepUnsupported() of a rigid-only scene). bytesNeeded:
+// the device step's memory (StepPlan::deviceBytes), refused above 90% of the device's. rigidBodies,
+// softBodies: what the scene has, for the line. Rigid bodies go with the soft step: on the device their solve
+// runs there (gpu/rigid_stepper.h), their broad and narrow phase stay on the CPU.
 BackendChoice chooseBackend(Backend requested, const CudaProbe& probe, const std::string& unsupported,
-                            size_t bytesNeeded, bool rigidBodies);
+                            size_t bytesNeeded, bool rigidBodies, bool softBodies = true);
 
 }  // namespace vbd

@@ -1,5 +1,6 @@
 // A build without CUDA: the probe says so and the device step cannot be made.
 #include "gpu/backend_choice.h"
+#include "gpu/rigid_stepper.h"
 #include "gpu/soft_stepper.h"
 
 #ifndef VBD_HAVE_CUDA
@@ -17,6 +18,10 @@ double deviceCopySeconds(size_t) {
 }
 
 std::unique_ptr<SoftStepper> makeCudaStepper(Precision) {
+    throw std::runtime_error("built without CUDA (nvcc was not found at configure time)");
+}
+
+std::unique_ptr<RigidStepper> makeCudaRigidStepper() {
     throw std::runtime_error("built without CUDA (nvcc was not found at configure time)");
 }
 

@@ -8,7 +8,7 @@
 namespace vbd {
 
 std::string deviceStepUnsupported(const SoftModel& m, const SolverDesc& s) {
-    if (m.numVertices() == 0) return "no soft bodies or cloth (rigid bodies run on the CPU)";
+    if (m.numVertices() == 0) return "no soft bodies or cloth";
     // Self contacts couple vertices of one color: the CPU sweep reads a per-color snapshot for them and
     // bounds each update; the device sweep has neither (step_stages.h: the race argument needs no contacts).
     if (m.collision.enabled)

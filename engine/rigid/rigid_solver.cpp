@@ -5,18 +5,17 @@
 #include <cmath>
 #include <cstdio>
 #include <tuple>
+#include <utility>
 
 #include "backend/parallel.h"
 #include "backend/timer.h"
 #include "coloring/coloring.h"
 #include "math/error.h"
-#include "rigid/gyroscopic.h"
+#include "rigid/body_block.h"
 
 namespace vbd {
 
 namespace {
-
-Vec3d mulDiag(const Vec3d& d, const Vec3d& v) { return {d.x * v.x, d.y * v.y, d.z * v.z}; }
 
 // Adds the time since the last call to a stage counter.
 class StageClock {
@@ -39,15 +38,6 @@ constexpr double kLambdaKeep = 0.998;
 
 Vec3 anyPerpendicular(const Vec3& a) {
     return normalized(std::fabs(a.x) < 0.6f ? cross(a, Vec3(1, 0, 0)) : cross(a, Vec3(0, 1, 0)));
-}
-
-// contactDual for the fused update inside a sweep, kept out of line. Inlined into the assembly,
-// GCC 12 at -O2/-O3 produced results that differ in the last bits from the same code at -O0 (and
-// from the separate dual pass of the diagnostics path); -fno-tree-slp-vectorize or this call
-// boundary restore them. Measured: identical states over 300 steps of the 20-row pyramid.
-[[gnu::noinline]] void contactDualOutOfLine(Contact& c, const double C[3], double alpha, double beta,
-                                            double kMax) {
-    contactDual(c, C, alpha, beta, kMax);
 }
 
 // CSR lists by body: each(f) calls f(body, item) for every (body, item) incidence, twice in the same
@@ -181,7 +171,7 @@ void RigidSolver::setState(int body, const RigidBodyState& s) {
 
 void RigidSolver::setDrag(int body, const Vec3& localPoint, const Vec3& target, float stiffness) {
     if (body < 0 || body >= numBodies() || fixed_[size_t(body)]) {
-        drag_ = Drag();
+        drag_ = RigidDrag();
         return;
     }
     drag_ = {body, localPoint, target, stiffness};
@@ -494,52 +484,12 @@ void RigidSolver::warmStart() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Forward step: the seed's integrate_rigid_body, except for the rotation. With gravity the only
-// external force the torque is zero; the body-frame angular velocity takes the implicit midpoint
-// step of Euler's equations instead of the seed's explicit one, which gains kinetic energy and
-// |L| every step (derivation in rigid/gyroscopic.h). R* turns by the new angular velocity.
+// Forward step (rigid/body_block.h, predictRigidBody): frozen targets x*, R* and the initial guess.
 
 void RigidSolver::predict(float h) {
+    const RigidView v = view();
     const double hd = h;
-    const Vec3d g(gravity_);
-    parallelFor(state_.size(), [&](size_t i) {
-        RigidBodyState& s = state_[i];
-        prevPos_[i] = s.position;
-        prevRot_[i] = s.rotation;
-        if (fixed_[i]) {
-            targetPos_[i] = Vec3d(s.position);
-            targetRot_[i] = Quatd(s.rotation);
-            return;
-        }
-        const Vec3d v = Vec3d(s.velocity) + g * hd;
-        const Vec3d xs = Vec3d(s.position) + v * hd;
-        const Quatd q0(s.rotation);
-        const Vec3d I = inertia_[i];
-        const Vec3d wb = rotateInv(q0, Vec3d(s.angularVelocity));
-        const Vec3d w1 = rotate(q0, gyroscopicMidpointStep(I, wb, hd));
-        const Quatd qs = integrateWorld(q0, w1, hd);
-        targetPos_[i] = xs;
-        targetRot_[i] = qs;
-        // Initial guess. The seed starts at the inertial target; for resting contact that drops
-        // the whole stack by g h^2 every step and Gauss-Seidel must push it back one body per
-        // sweep. We use the adaptive guess of the VBD paper (sec. 3.7), as the AVBD demos do:
-        // x = x- + h v + h^2 g a~, with a~ in [0, 1] the fraction of gravity the body actually
-        // felt last step (0 at rest, 1 in free fall). The rotation starts at R*. With the seed's
-        // choice (solver.initial_guess = "inertial") our 10-box stack bounced at 0.15 m/s in
-        // the first measurements.
-        const double g2 = dot(g, g);
-        double wgt = 1.0;
-        if (!params_.adaptiveInit) {
-            pose_[i] = makePose(xs, qs);  // solver.initial_guess = "inertial": the seed's choice
-            return;
-        }
-        if (g2 > 0) {
-            const Vec3d acc = (Vec3d(s.velocity) - Vec3d(prevVel_[i])) / hd;
-            wgt = std::clamp(dot(acc, g) / g2, 0.0, 1.0);
-        }
-        prevVel_[i] = s.velocity;
-        pose_[i] = makePose(Vec3d(s.position) + Vec3d(s.velocity) * hd + g * (wgt * hd * hd), targetRot_[i]);
-    });
+    parallelFor(state_.size(), [&](size_t i) { predictRigidBody(v, int(i), hd); });
 }
 
 // Per-body lists (CSR) of the rows a body's block reads, then the body coloring, then the owner of
@@ -605,108 +555,51 @@ void RigidSolver::colorBodies() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The per-body block (seed, solve_rigid_body): inertial springs to the frozen targets plus every
-// adjacent contact and joint row.
+// The per-body block, the dual updates and the velocities: rigid/body_block.h over this solver's arrays.
 
-void RigidSolver::assemble(int body, float h, Block66d& blk, bool dual) {
-    const size_t i = size_t(body);
-    const double ih2 = 1.0 / (double(h) * double(h));
-    const Vec3d x = pose_[i].x;
-    const Quatd q = pose_[i].q;
-    const double mh = mass_[i] * ih2;
-    blk.clear();
-    blk.hll = Mat33d::diag(mh);
-    blk.flin = (targetPos_[i] - x) * mh;
-    // Angular spring: theta = rotation vector from the current orientation to R* (body frame,
-    // as Newton computes it), torque I_world theta_world / h^2.
-    const Vec3d thetaB = toRotationVector(conjugate(q) * targetRot_[i]);
-    blk.fang = rotate(q, mulDiag(inertia_[i], thetaB) * ih2);
-    const Mat33d& R = pose_[i].R;
-    // I_world = R diag(I) R^T; the rows of diag(I) R^T are I_k times the columns of R.
-    blk.haa = R *
-              Mat33d::fromRows(R.col(0) * inertia_[i].x, R.col(1) * inertia_[i].y, R.col(2) * inertia_[i].z) *
-              ih2;
-    const double alpha = params_.alpha;
-    for (int k = contactOffsets_[i]; k < contactOffsets_[i + 1]; ++k) {
-        const int ci = contactItems_[size_t(k)];
-        Contact& c = contacts_[size_t(ci)];
-        ContactPoints cp;
-        double C[3], F[3], slide;
-        contactC(c, pose_.data(), alpha, cp, C);
-        // The previous sweep's dual update of this contact, by the first of its bodies to be
-        // solved in this sweep (see step()): both bodies still stand where that sweep left them.
-        if (dual && dualOwner_[size_t(ci)] == body)
-            contactDualOutOfLine(c, C, alpha, params_.beta, params_.kMax);
-        contactForce(c, C, F, &slide);
-        addContact(blk, c, body, x, cp, F, slide);
+RigidView RigidSolver::view() {
+    RigidView v;
+    v.state = state_.data();
+    v.pose = pose_.data();
+    v.prevPos = prevPos_.data();
+    v.prevRot = prevRot_.data();
+    v.prevVel = prevVel_.data();
+    v.targetPos = targetPos_.data();
+    v.targetRot = targetRot_.data();
+    v.force2 = force2_.data();
+    v.mass = mass_.data();
+    v.inertia = inertia_.data();
+    v.fixed = fixed_.data();
+    v.contacts = contacts_.data();
+    v.joints = joints_.data();
+    v.contactOffsets = contactOffsets_.data();
+    v.contactItems = contactItems_.data();
+    v.jointOffsets = jointOffsets_.data();
+    v.jointItems = jointItems_.data();
+    v.dualOwner = dualOwner_.data();
+    if (external_ && !external_->empty()) {
+        v.external = external_->data();
+        v.numExternal = int(external_->size());
     }
-    for (int k = jointOffsets_[i]; k < jointOffsets_[i + 1]; ++k)
-        addJoint(blk, joints_[size_t(jointItems_[size_t(k)])], body, pose_.data(), alpha);
-    if (external_ && i < external_->size()) {
-        const Block66d& e = (*external_)[i];
-        blk.flin += e.flin;
-        blk.fang += e.fang;
-        blk.hll += e.hll;
-        blk.hal += e.hal;
-        blk.haa += e.haa;
-    }
-    if (drag_.body == body) {
-        // Picking spring 1/2 k |p - target|^2 at the body point p: J = (I, [r]x).
-        const Vec3d p = anchorWorld(pose_.data(), body, drag_.local), r = p - x;
-        const Vec3d d = p - Vec3d(drag_.target);
-        for (int a = 0; a < 3; ++a) {
-            Vec3d e(0.0);
-            e[a] = 1.0;
-            addRow(blk, e, cross(r, e), double(drag_.k) * d[a], double(drag_.k));
-        }
-    }
-}
-
-void RigidSolver::solveBody(int body, float h, bool dual) {
-    Block66d blk;
-    assemble(body, h, blk, dual);
-    force2_[size_t(body)] = squaredNorm(blk.flin) + squaredNorm(blk.fang);
-    Vec3d dx, dw;
-    if (!schurSolve66(blk, dx, dw)) return;
-    BodyPose& p = pose_[size_t(body)];
-    // Small-angle pose update: dq = normalize(dw/2, 1), applied on the left (world frame).
-    const Quatd dq = normalized(Quatd(dw * 0.5, 1.0));
-    p = makePose(p.x + dx, normalized(dq * p.q));
+    v.drag = drag_;
+    v.gravity = Vec3d(gravity_);
+    v.alpha = params_.alpha;
+    v.beta = params_.beta;
+    v.kMax = params_.kMax;
+    v.adaptiveInit = params_.adaptiveInit;
+    return v;
 }
 
 void RigidSolver::dualUpdate(bool contacts) {
-    const double alpha = params_.alpha, beta = params_.beta, kMax = params_.kMax;
-    if (contacts)
-        parallelFor(contacts_.size(), [&](size_t k) {
-            ContactPoints cp;
-            double C[3];
-            contactC(contacts_[k], pose_.data(), alpha, cp, C);
-            contactDual(contacts_[k], C, alpha, beta, kMax);
-        });
-    parallelFor(joints_.size(), [&](size_t j) { jointDual(joints_[j], pose_.data(), alpha, beta, kMax); });
+    const RigidView v = view();
+    if (contacts) parallelFor(contacts_.size(), [&](size_t k) { contactDualUpdate(v, int(k)); });
+    parallelFor(joints_.size(), [&](size_t j) { jointDualUpdate(v, int(j)); });
 }
 
-// BDF1 velocities. The angular velocity inverts the forward map exactly: the step rotates by
-// dq = normalize(h w / 2, 1) (integrateWorld and the small-angle update both have this form), so
-// w = 2 dq_v / (h dq_w). Taking the rotation-vector log instead would shrink |w| by
-// (w h)^2 / 12 every step for a free spinning body.
 void RigidSolver::finalizeVelocities(float h) {
+    const RigidView v = view();
     const double ih = 1.0 / double(h);
-    parallelFor(state_.size(), [&](size_t i) {
-        RigidBodyState& s = state_[i];
-        if (fixed_[i]) {
-            s.velocity = s.angularVelocity = Vec3(0.0f);
-            return;
-        }
-        // The pose is rounded to float once, here; velocities come from the double iterate.
-        s.position = Vec3(pose_[i].x);
-        s.rotation = Quat(normalized(pose_[i].q));
-        s.velocity = Vec3((pose_[i].x - Vec3d(prevPos_[i])) * ih);
-        Quatd dq = pose_[i].q * conjugate(Quatd(prevRot_[i]));
-        if (dq.w < 0) dq = dq * -1.0;
-        const Vec3d w = dq.w > 0.3 ? dq.vec() * (2.0 * ih / dq.w) : toRotationVector(dq) * ih;
-        s.angularVelocity = Vec3(w);
-    });
+    parallelFor(state_.size(), [&](size_t i) { finalizeRigidBody(v, int(i), ih); });
 }
 
 void RigidSolver::recordIteration(int it, float h) {
@@ -716,39 +609,12 @@ void RigidSolver::recordIteration(int it, float h) {
     if (params_.diagnostics) {
         // Exact residual at the current iterate: one extra read-only assembly pass. G sums the
         // inertial energy and 1/2 k C^2 + lambda C of every row that is pushing.
-        const double ih2 = 1.0 / (double(h) * double(h));
+        const RigidView v = view();
         std::vector<double> e(state_.size(), 0.0);
-        parallelFor(state_.size(), [&](size_t i) {
-            if (fixed_[i]) {
-                force2_[i] = 0;
-                return;
-            }
-            Block66d blk;
-            assemble(int(i), h, blk, false);
-            force2_[i] = squaredNorm(blk.flin) + squaredNorm(blk.fang);
-            const Vec3d dxp = pose_[i].x - targetPos_[i];
-            const Vec3d th = toRotationVector(conjugate(pose_[i].q) * targetRot_[i]);
-            e[i] = 0.5 * ih2 * (mass_[i] * squaredNorm(dxp) + dot(th, mulDiag(inertia_[i], th)));
-        });
+        parallelFor(state_.size(), [&](size_t i) { e[i] = rigidBodyDiagnostics(v, int(i), h); });
         double g = reduceSum<double>(e.size(), [&](size_t i) { return e[i]; });
-        for (const Contact& c : contacts_) {
-            ContactPoints cp;
-            double C[3], F[3];
-            contactC(c, pose_.data(), params_.alpha, cp, C);
-            contactForce(c, C, F);
-            if (F[0] == 0.0) continue;
-            for (int k = 0; k < 3; ++k) g += 0.5 * c.k[k] * C[k] * C[k] + c.lambda[k] * C[k];
-        }
-        for (const Joint& j : joints_) {
-            JointEval ev;
-            jointEval(j, pose_.data(), ev);
-            for (int k = 0; k < kJointRows; ++k) {
-                if (!ev.rows[k].active) continue;
-                const double C = jointCUsed(j, ev.rows[k], k, params_.alpha);
-                if (ev.rows[k].oneSided && jointForce(j, ev.rows[k], k, C) == 0.0) continue;
-                g += 0.5 * j.k[k] * C * C + j.lambda[k] * C;
-            }
-        }
+        for (const Contact& c : contacts_) addContactEnergy(c, pose_.data(), params_.alpha, g);
+        for (const Joint& j : joints_) addJointEnergy(j, pose_.data(), params_.alpha, g);
         r.energy = g;
     }
     // Without diagnostics the residual is the one each body saw when it was solved in the sweep
@@ -773,7 +639,7 @@ void RigidSolver::step(float h) {
     endStep();
 }
 
-void RigidSolver::beginStep(float h) {
+void RigidSolver::beginStages(float h, bool forward) {
     stageMs_ = RigidStageMs();
     StageClock clock;
     stepH_ = h;
@@ -782,14 +648,28 @@ void RigidSolver::beginStep(float h) {
     detectCollisions(h);
     clock = StageClock();
     warmStart();
-    predict(h);
+    if (forward) predict(h);
     clock.lap(stageMs_.other);
     buildAdjacency();
     iterations_.clear();
     clock.lap(stageMs_.adjacency);
+}
+
+void RigidSolver::beginStep(float h) {
+    beginStages(h, true);
+    StageClock clock;
     if (params_.diagnostics) recordIteration(0, h);
     clock.lap(stageMs_.other);
     clock_ = std::chrono::steady_clock::now();
+}
+
+void RigidSolver::beginStepForDevice(float h) { beginStages(h, false); }
+
+void RigidSolver::endStepFromDevice(std::vector<IterationRecord> its, double deviceMs) {
+    for (IterationRecord& r : its) r.frame = stepCount_;
+    iterations_ = std::move(its);
+    stageMs_.solve += deviceMs;
+    ++stepCount_;
 }
 
 // Dual updates. AVBD updates every contact after each sweep, which re-evaluates all of them.
@@ -807,9 +687,10 @@ void RigidSolver::iterate(int it) {
     };
     const bool fuse = !params_.diagnostics;
     const bool dualInSweep = fuse && it > 0;
+    const RigidView v = view();
     for (const std::vector<int>& group : colorGroups_)
         parallelFor(
-            group.size(), [&](size_t k) { solveBody(group[k], h, dualInSweep); }, 32);
+            group.size(), [&](size_t k) { solveRigidBody(v, group[k], h, dualInSweep); }, 32);
     lap(stageMs_.solve);
     dualUpdate(!fuse || it + 1 == params_.iterations);
     lap(stageMs_.dual);

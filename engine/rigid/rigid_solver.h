@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "diagnostics/metrics.h"
+#include "rigid/body_block.h"
 #include "rigid/collision.h"
 #include "rigid/constraints.h"
 #include "rigid/rigid_body.h"
@@ -67,6 +68,17 @@ class RigidSolver {
     void beginStep(float h);  // poses, detection, warm start, forward step, adjacency
     void iterate(int it);     // sweep `it` (0-based) over the body colors, then the dual update
     void endStep();           // velocities
+    // The device step (gpu/rigid_stepper.h). beginStepForDevice: beginStep's CPU part, without the forward
+    // step (poses, detection and contact matching, warm start, adjacency and coloring). view(): the arrays
+    // of rigid/body_block.h over this solver's vectors, which the device step copies and writes back.
+    // endStepFromDevice: endStep's bookkeeping with the device's iteration records (frame numbers are set
+    // here) and its wall time (counted as solve).
+    void beginStepForDevice(float h);
+    RigidView view();
+    void endStepFromDevice(std::vector<IterationRecord> its, double deviceMs);
+    const std::vector<std::vector<int>>& colorGroups() const { return colorGroups_; }
+    const SolverDesc& params() const { return params_; }
+    bool hasExternalBlocks() const { return external_ && !external_->empty(); }
     int iterationCount() const { return params_.iterations; }
     // Terms added to each body's 6x6 block at every assembly (indexed by body; nullptr or an empty vector:
     // none), e.g. the particle contacts of the coupling evaluated at the body's current iterate. The
@@ -115,11 +127,9 @@ class RigidSolver {
     void warmStart();
     void predict(float h);
     void buildAdjacency();
-    void colorBodies();  // colorGroups_, colorOf_ from the contact and joint pairs
-    void solveBody(int body, float h, bool dual);
-    // dual: first apply the previous sweep's dual update to the contacts this body owns.
-    void assemble(int body, float h, Block66d& blk, bool dual);
-    void dualUpdate(bool contacts);  // joints always; contacts unless fused into the next sweep
+    void colorBodies();                       // colorGroups_, colorOf_ from the contact and joint pairs
+    void beginStages(float h, bool forward);  // beginStep without the diagnostics of iteration 0
+    void dualUpdate(bool contacts);           // joints always; contacts unless fused into the next sweep
     void finalizeVelocities(float h);
     void recordIteration(int it, float h);
 
@@ -184,11 +194,7 @@ class RigidSolver {
     int stepCount_ = 0;
     float stepH_ = 1.0f / 60.0f;
 
-    struct Drag {
-        int body = -1;
-        Vec3 local, target;
-        float k = 0;
-    } drag_;
+    RigidDrag drag_;
 };
 
 }  // namespace vbd

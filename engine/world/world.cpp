@@ -11,6 +11,7 @@
 #include "backend/timer.h"
 #include "coarse/coarse_hook.h"
 #include "gpu/backend_choice.h"
+#include "gpu/rigid_stepper.h"
 #include "gpu/soft_stepper.h"
 #include "gpu/step_plan.h"
 #include "math/error.h"
@@ -147,11 +148,17 @@ class WorldImpl final : public World {
         } else {
             soft_.setSweepHook(nullptr);
         }
-        // The device step (re)starts from the published state (gpu/soft_stepper.h).
+        // The device step (re)starts from the published state (gpu/soft_stepper.h). The rigid device step
+        // keeps nothing between steps (gpu/rigid_stepper.h): made with the backend, it also serves bodies
+        // added later (addRigidBody).
         device_.reset();
+        rigidDevice_.reset();
         if (backend.backend == Backend::Cuda) {
-            device_ = makeCudaStepper(s.precision);
-            device_->configure(soft_);
+            if (soft_.model().numVertices() > 0) {
+                device_ = makeCudaStepper(s.precision);
+                device_->configure(soft_);
+            }
+            rigidDevice_ = makeCudaRigidStepper();
         }
         backendLine_ = backend.line;
     }
@@ -234,17 +241,21 @@ class WorldImpl final : public World {
     // solver.backend (gpu/backend_choice.h); throws InputError when cuda was asked for and cannot run.
     BackendChoice chooseSoftBackend(const SolverDesc& s) const {
         const SoftModel& sm = soft_.model();
-        std::string unsupported = deviceStepUnsupported(sm, s);
+        const bool rigidOnly = sm.numVertices() == 0 && rigid_->numBodies() > 0;
+        std::string unsupported =
+            rigidOnly ? rigidDeviceStepUnsupported(*rigid_) : deviceStepUnsupported(sm, s);
         // Particles and dynamic bodies are solved together on the CPU (world/coupling.h). A body thrown in
         // later (addRigidBody) makes the step coupled too: those steps run on the CPU, and the device state
         // reseeds from the published one when it runs again.
         if (unsupported.empty() && RigidParticleCoupling::active(soft_, *rigid_))
             unsupported = "rigid-particle coupling runs on the CPU backend only";
-        const size_t bytes =
-            s.backend != Backend::Cpu && unsupported.empty() ? makeStepPlan(sm, s).deviceBytes(sm) : 0;
+        const size_t bytes = s.backend != Backend::Cpu && unsupported.empty() && !rigidOnly
+                                 ? makeStepPlan(sm, s).deviceBytes(sm)
+                                 : 0;
         // The CPU backend never touches the CUDA runtime (probing initializes the driver).
         const CudaProbe probe = s.backend == Backend::Cpu ? CudaProbe{} : probeCuda();
-        BackendChoice c = chooseBackend(s.backend, probe, unsupported, bytes, rigid_->numBodies() > 0);
+        BackendChoice c = chooseBackend(s.backend, probe, unsupported, bytes, rigid_->numBodies() > 0,
+                                        sm.numVertices() > 0);
         if (c.refused) throw InputError("", "solver.backend", "cuda: " + c.reason);
         return c;
     }
@@ -313,7 +324,10 @@ class WorldImpl final : public World {
         if (rigid_->numBodies() == 0) return;
         {
             ScopedTimer t(m.solveMs);
-            rigid_->step(h);
+            if (rigidDevice_)
+                rigidDevice_->step(*rigid_, h);
+            else
+                rigid_->step(h);
         }
         if (soft_.model().numVertices() > 0) return;
         // A rigid-only scene reports the rigid solver's convergence.
@@ -366,6 +380,7 @@ class WorldImpl final : public World {
     std::unique_ptr<CoarseHook> coarse_;
     RigidParticleCoupling coupling_;
     std::unique_ptr<SoftStepper> device_;  // the soft step on the device (solver.backend), or none: the CPU
+    std::unique_ptr<RigidStepper> rigidDevice_;  // the rigid solve on the device, or none: RigidSolver::step
     std::string backendLine_;
     std::vector<SurfaceView> surfaces_;
     std::vector<FrameMetrics> history_;

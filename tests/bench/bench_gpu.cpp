@@ -13,7 +13,11 @@
 //     World does today: the host copy interop removes).
 //   BM_GpuCopy: device-to-device cudaMemcpy of 1 GiB, counting bytes read + written (the card's achievable
 //     bandwidth, the ceiling for model_GBps).
-//   BM_GpuRigidPile: the 10,000-box pile -- rigid bodies have no device step yet: reported as an error.
+//   BM_GpuRigidPile: the 10,000-box pile (rigid/rigid_scenes.h) after 0.5 s of falling and landing, one step
+//     h = 1/60 s at 10 iterations, diagnostics off, on the device rigid step (gpu/rigid_pipeline.h). The CPU
+//     part (broad and narrow phase, contact matching, adjacency and coloring) runs on all host threads as
+//     in the World; counters split the step: cpu_ms (those stages), device_ms (upload, forward step, the
+//     colored sweeps, dual updates, velocities, download), and the contacts and colors of the step.
 // Every benchmark reports an error (and runs nothing) where there is no CUDA device;
 // tests/gpu/device_check.sh runs this on an H200. Run: build/bin/bench_gpu --benchmark_repetitions=3
 // --benchmark_report_aggregates_only=true
@@ -23,7 +27,9 @@
 #include <memory>
 
 #include "gpu/backend_choice.h"
+#include "gpu/rigid_stepper.h"
 #include "gpu/soft_stepper.h"
+#include "rigid/rigid_scenes.h"
 #include "scene/scene.h"
 #include "soft/soft_solver.h"
 
@@ -135,9 +141,30 @@ void BM_GpuCopy(benchmark::State& st) {
 BENCHMARK(BM_GpuCopy)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_GpuRigidPile(benchmark::State& st) {
-    st.SkipWithError("not implemented: rigid bodies have no device step yet (docs/gpu.md)");
+    if (skipWithoutDevice(st)) return;
+    SceneDesc sc = rigidPileScene(10000, 0.5f);
+    sc.solver.iterations = 10;
+    sc.solver.diagnostics = false;
+    RigidSolver solver(sc);
+    std::unique_ptr<RigidStepper> dev = makeCudaRigidStepper();
+    const float h = 1.f / 60.f;
+    for (int i = 0; i < 30; ++i) dev->step(solver, h);  // as bench_rigid's BM_PileStep: landed
+    double cpu = 0, device = 0;
+    for (auto _ : st) {
+        dev->step(solver, h);
+        const RigidStageMs& t = solver.stageMs();
+        cpu += t.broad + t.narrow + t.contacts + t.adjacency + t.other;
+        device += t.solve;
+    }
+    const double n = double(st.iterations());
+    st.counters["cpu_ms"] = cpu / n;
+    st.counters["device_ms"] = device / n;
+    st.counters["contacts"] = double(solver.contacts().size());
+    st.counters["colors"] = solver.numColors();
+    st.counters["body_iterations"] = benchmark::Counter(double(solver.numBodies()) * sc.solver.iterations,
+                                                        benchmark::Counter::kIsIterationInvariantRate);
 }
-BENCHMARK(BM_GpuRigidPile);
+BENCHMARK(BM_GpuRigidPile)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(30);
 
 }  // namespace
 

@@ -154,6 +154,53 @@ if [ $BUILD_OK = 1 ]; then
   grep '^  parity' "$LOGS/test_test_gpu_cuda.log" | tee -a "$SUMMARY" |
     awk '{printf "parity,%s %s,%s,m,measured\n", $2, $3, $7}' >>"$CSV"
 
+  # ---- rigid bodies on the device (issue 16, rigid part): parity and the 10,000-box pile --------------------
+  phase "rigid bodies: host-executor and CUDA parity, BM_GpuRigidPile"
+  if [ -z "${DEVICE_CHECK_NO_BUILD:-}" ] &&
+    ! timeout 240 cmake --build "$BUILD" -j "$(nproc)" --target test_gpu_rigid_host test_gpu_cuda_rigid \
+      >>"$LOGS/build.log" 2>&1; then
+    say "rigid tests: build FAILED"
+    row build rigid_tests 0 "" failed
+    FAILED=1
+  else
+    run_test test_gpu_rigid_host 180
+    run_test test_gpu_cuda_rigid 120
+    grep '^  parity' "$LOGS/test_test_gpu_cuda_rigid.log" | tee -a "$SUMMARY" |
+      awk '{printf "parity_rigid,%s,%s,m,measured\n", $2, $6}' >>"$CSV"
+  fi
+  # The World path: a rigid-only scene with --backend cuda (its line, its bodies against --backend cpu).
+  for b in cpu cuda; do
+    rm -rf "/tmp/vbd_rsim_$b"
+    timeout 120 "$BUILD/bin/vbdlab" sim assets/scenes/rigid_pyramid.json --frames 60 --backend $b \
+      --out "/tmp/vbd_rsim_$b" 2>"/tmp/vbd_rsim_$b.err"
+    rc=$?
+    say "rigid sim --backend $b: rc $rc : $(grep -m1 'backend' /tmp/vbd_rsim_$b.err)"
+    row sim "rigid_pyramid_backend_$b" "$rc" rc "$([ $rc = 0 ] && echo ok || echo failed)"
+    [ $rc = 0 ] || FAILED=1
+  done
+  if [ -f /tmp/vbd_rsim_cpu/final_state.json ] && [ -f /tmp/vbd_rsim_cuda/final_state.json ]; then
+    python3 - <<'EOF2' | tee -a "$SUMMARY"
+import json, math
+a = json.load(open('/tmp/vbd_rsim_cpu/final_state.json'))['bodies']
+b = json.load(open('/tmp/vbd_rsim_cuda/final_state.json'))['bodies']
+d = max(math.dist(p['position'], q['position']) for p, q in zip(a, b))
+print(f"rigid sim pyramid 60 frames: max |x_cpu - x_cuda| = {d:.3e} m over {len(a)} bodies")
+open('/tmp/vbd_rsim_diff', 'w').write(f"{d:.6e}")
+EOF2
+    row sim rigid_pyramid_60_frames "$(cat /tmp/vbd_rsim_diff 2>/dev/null)" m measured
+    for b in cpu cuda; do
+      awk -F, -v b=$b 'NR>1 {s+=$NF; n++} END {if (n) printf "rigid sim %s: mean step_ms %.3f over %d frames\n", b, s/n, n}' \
+        /tmp/vbd_rsim_$b/metrics.csv | tee -a "$SUMMARY"
+    done
+  fi
+  timeout 120 "$BUILD/bin/bench_gpu" --benchmark_filter='BM_GpuRigidPile' --benchmark_repetitions=3 \
+    --benchmark_report_aggregates_only=true --benchmark_format=csv >"$LOGS/bench_rigid.csv" 2>"$LOGS/bench_rigid.err"
+  say "bench_gpu BM_GpuRigidPile: rc $?"
+  head -1 "$LOGS/bench_rigid.csv" | tee -a "$SUMMARY"
+  grep '_median' "$LOGS/bench_rigid.csv" | tee -a "$SUMMARY" |
+    awk -F, '{printf "bench,%s,%s,ms,measured\n", $1, $3}' >>"$CSV"
+  # ---- end of the rigid block ------------------------------------------------------------------------------
+
   phase "vbdlab sim --backend cuda (the World path)"
   for b in cpu cuda; do
     rm -rf "/tmp/vbd_sim_$b"

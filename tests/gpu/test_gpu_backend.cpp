@@ -60,8 +60,15 @@ TEST(GpuBackendChoice, DeviceRunsWhenItCan) {
         EXPECT_FALSE(c.refused);
         EXPECT_EQ(
             c.line,
-            "CUDA backend on NVIDIA H200 (sm_90): soft-body step on the device; rigid bodies on the CPU");
+            "CUDA backend on NVIDIA H200 (sm_90): soft-body step on the device; rigid bodies on the device "
+            "(broad and narrow phase on the CPU)");
     }
+    EXPECT_EQ(chooseBackend(Backend::Auto, h200(), "", 0, false).line,
+              "CUDA backend on NVIDIA H200 (sm_90): soft-body step on the device");
+    // A rigid-only scene: its solve on the device, its collision detection on the CPU.
+    EXPECT_EQ(chooseBackend(Backend::Cuda, h200(), "", 0, true, false).line,
+              "CUDA backend on NVIDIA H200 (sm_90): rigid bodies on the device (broad and narrow phase on "
+              "the CPU)");
 }
 
 TEST(GpuBackendChoice, EachReasonFallsBackOrRefuses) {
@@ -194,6 +201,36 @@ TEST(GpuWorldBackend, LineAndRefusal) {
     EXPECT_EQ(w->desc().solver.backend, Backend::Auto);
     w->step();
     EXPECT_EQ(w->frame(), 1);
+}
+
+// A rigid-only scene asks for the device by its rigid bodies: without one, auto says why the CPU runs (not
+// "no soft bodies"); with one, the line names the rigid step on the device and the World steps there, within
+// test_gpu_cuda_rigid's tolerance of the CPU over a few frames.
+TEST(GpuWorldBackend, RigidOnlySceneGoesToTheDevice) {
+    const CudaProbe& probe = probeCuda();
+    SceneDesc s = loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/rigid_stack.json", {});
+    s.solver.backend = Backend::Auto;
+    auto w = World::create(s);
+    if (probe.devices <= 0) {
+        const std::string expect = probe.compiled ? "no CUDA device" : "built without CUDA";
+        EXPECT_EQ(w->backendLine().rfind(expect, 0), 0u) << w->backendLine();
+        w->step();
+        EXPECT_EQ(w->frame(), 1);
+        return;
+    }
+    EXPECT_NE(w->backendLine().find("rigid bodies on the device (broad and narrow phase on the CPU)"),
+              std::string::npos)
+        << w->backendLine();
+    s.solver.backend = Backend::Cpu;
+    auto c = World::create(s);
+    for (int f = 0; f < 10; ++f) {
+        w->step();
+        c->step();
+    }
+    const auto a = w->bodies(), b = c->bodies();
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t i = 0; i < a.size(); ++i)
+        EXPECT_LT(norm(a[i].position - b[i].position), 1e-6) << "body " << i;
 }
 
 TEST(GpuWorldBackend, CliRefusesCudaWithoutDevice) {

@@ -1,0 +1,241 @@
+#pragma once
+// The device rigid step (AVBD), one template over the executor that runs it: CudaExec (gpu/cuda_exec.cuh) or
+// HostExec (gpu/host_exec.h, the same functors through parallelFor, tested on the CPU against RigidSolver).
+//
+// One step, as RigidSolver::step:
+//   CPU     RigidSolver::beginStepForDevice: poses, broad + narrow phase, contact matching and warm start,
+//           joint warm start, per-body CSR lists of contacts and joints, the coloring, the fused-dual owners
+//   upload  bodies (state, working pose, v of the last step, mass, inertia, fixed), contacts, joints, the CSR
+//           lists, the owners, the colors' body lists
+//   device  forward step; [diagnostics of iteration 0]; per iteration: one launch per color, the dual update
+//           (joints always, contacts after the last sweep or, with diagnostics, after every sweep: without
+//           them each contact's update is fused into the next sweep, RigidSolver::iterate), |f| (and G)
+//           reduced into a results array; velocities
+//   download what the solver's next step or its readers use: the float state, the working poses, x-, R-,
+//           v_last, the contacts' multipliers, penalties and sticking flags (the next matching warm-starts
+//           from them; 28 of a contact's 200 bytes, the rest is read only) and the joints; the results
+//           array, read once per step. (x*, R* and force2 live inside a step: RigidSolver rebuilds them.)
+// No CUDA graph: the contact list, the CSR lists and the colors change every step, so the launch sequence
+// does too (about iterations x colors + 10 launches a step).
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <utility>
+#include <vector>
+
+#include "backend/parallel.h"
+#include "gpu/rigid_stages.h"
+#include "gpu/rigid_stepper.h"
+#include "gpu/step_plan.h"
+#include "rigid/rigid_solver.h"
+
+namespace vbd {
+
+template <class Exec>
+class RigidPipeline final : public RigidStepper {
+  public:
+    explicit RigidPipeline(Exec ex = Exec()) : ex_(std::move(ex)) {}
+    ~RigidPipeline() override { release(); }
+    RigidPipeline(const RigidPipeline&) = delete;
+    RigidPipeline& operator=(const RigidPipeline&) = delete;
+
+    void step(RigidSolver& solver, float h) override {
+        ThreadLimit limit(solver.params().threads);
+        solver.beginStepForDevice(h);
+        const auto t0 = std::chrono::steady_clock::now();
+        const RigidView hv = solver.view();
+        const SolverDesc& p = solver.params();
+        const int n = solver.numBodies();
+        const int nc = int(solver.contacts().size()), nj = int(solver.joints().size());
+        const RigidView dv = upload(solver, hv, n, nc, nj);
+        const int records = p.iterations + (p.diagnostics ? 1 : 0);
+        results_.ensure(ex_, size_t(records) * 2);
+        ex_.forEach(n, RigidPredictStage{dv, double(h)});
+        int slot = 0;
+        if (p.diagnostics) record(dv, h, n, nc, nj, true, slot++);
+        const bool fuse = !p.diagnostics;
+        for (int it = 0; it < p.iterations; ++it) {
+            const bool dualInSweep = fuse && it > 0;
+            for (size_t c = 0; c < colorStart_.size() - 1; ++c)
+                ex_.forEach(colorStart_[c + 1] - colorStart_[c],
+                            RigidSweepStage{dv, colors_.p + colorStart_[c], h, dualInSweep ? 1 : 0});
+            if (!fuse || it + 1 == p.iterations) ex_.forEach(nc, RigidContactDualStage{dv});
+            ex_.forEach(nj, RigidJointDualStage{dv});
+            record(dv, h, n, nc, nj, p.diagnostics, slot++);
+        }
+        ex_.forEach(n, RigidFinalizeStage{dv, 1.0 / double(h)});
+        ex_.forEach(nc, RigidPackContactsStage{dv.contacts, duals_.p});
+        download(hv, n, nc, nj);
+        std::vector<double> res(size_t(records) * 2);
+        ex_.download(res.data(), results_.p, res.size());
+        ex_.sync();
+        unpackDuals(hv.contacts, nc);
+        std::vector<IterationRecord> its(static_cast<size_t>(records));
+        for (int k = 0; k < records; ++k) {
+            IterationRecord& r = its[size_t(k)];
+            r.iteration = p.diagnostics ? k : k + 1;
+            r.residual = std::sqrt(res[size_t(k) * 2]);
+            if (p.diagnostics) r.energy = res[size_t(k) * 2 + 1];
+        }
+        solver.endStepFromDevice(
+            std::move(its),
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    }
+
+    Exec& exec() { return ex_; }
+
+  private:
+    // An array of the executor's memory that keeps its capacity between steps (contacts come and go).
+    template <typename U>
+    struct Buffer {
+        U* p = nullptr;
+        size_t cap = 0;
+        void ensure(Exec& ex, size_t n) {
+            if (n <= cap) return;
+            ex.drain();
+            if (p) ex.release(p);
+            cap = n + n / 2;
+            p = ex.template alloc<U>(cap);
+        }
+        void free(Exec& ex) {
+            if (p) ex.release(p);
+            p = nullptr;
+            cap = 0;
+        }
+    };
+
+    template <typename U>
+    U* put(Buffer<U>& b, const U* src, size_t n) {
+        b.ensure(ex_, n);
+        if (n) ex_.upload(b.p, src, n);
+        return b.p;
+    }
+
+    // Copies the step's inputs; returns the view over the copies.
+    RigidView upload(const RigidSolver& solver, const RigidView& hv, int n, int nc, int nj) {
+        const size_t N = size_t(n);
+        RigidView d = hv;  // parameters, drag, gravity; every pointer replaced below
+        d.state = put(state_, hv.state, N);
+        d.pose = put(pose_, hv.pose, N);
+        d.prevVel = put(prevVel_, hv.prevVel, N);
+        d.mass = put(mass_, hv.mass, N);
+        d.inertia = put(inertia_, hv.inertia, N);
+        d.fixed = put(fixed_, hv.fixed, N);
+        // Written on the device before they are read (forward step, sweeps, diagnostics): no upload.
+        prevPos_.ensure(ex_, N);
+        prevRot_.ensure(ex_, N);
+        targetPos_.ensure(ex_, N);
+        targetRot_.ensure(ex_, N);
+        force2_.ensure(ex_, N);
+        energy_.ensure(ex_, N);
+        duals_.ensure(ex_, size_t(nc));
+        d.prevPos = prevPos_.p;
+        d.prevRot = prevRot_.p;
+        d.targetPos = targetPos_.p;
+        d.targetRot = targetRot_.p;
+        d.force2 = force2_.p;
+        d.contacts = put(contacts_, hv.contacts, size_t(nc));
+        d.joints = put(joints_, hv.joints, size_t(nj));
+        d.contactOffsets = put(contactOffsets_, hv.contactOffsets, N + 1);
+        d.contactItems = put(contactItems_, hv.contactItems, size_t(hv.contactOffsets[n]));
+        d.jointOffsets = put(jointOffsets_, hv.jointOffsets, N + 1);
+        d.jointItems = put(jointItems_, hv.jointItems, size_t(hv.jointOffsets[n]));
+        d.dualOwner = put(dualOwner_, hv.dualOwner, size_t(nc));
+        d.external = nullptr;  // refused (rigidDeviceStepUnsupported)
+        d.numExternal = 0;
+        // The colors' body lists, flattened.
+        std::vector<int> flat;
+        colorStart_.assign(1, 0);
+        for (const std::vector<int>& g : solver.colorGroups()) {
+            flat.insert(flat.end(), g.begin(), g.end());
+            colorStart_.push_back(int(flat.size()));
+        }
+        put(colors_, flat.data(), flat.size());
+        const size_t most = size_t(std::max(n, std::max(nc, nj)));
+        partials_.ensure(ex_, size_t(blocksFor((long long)most)) + 1);
+        return d;
+    }
+
+    // The results of one iteration record into slot k: |f|^2 summed over dynamic bodies, and with
+    // diagnostics (exact: a read-only assembly at the current iterate) G.
+    void record(const RigidView& d, float h, int n, int nc, int nj, bool diagnostics, int k) {
+        double* out = results_.p + size_t(k) * 2;
+        if (diagnostics) {
+            ex_.forEach(n, RigidDiagnosticsStage{d, h, energy_.p});
+            ex_.reduce(n, RigidArrayTerm{energy_.p}, partials_.p, out + 1, false);
+            ex_.reduce(nc, RigidContactEnergyTerm{d}, partials_.p, out + 1, true);
+            ex_.reduce(nj, RigidJointEnergyTerm{d}, partials_.p, out + 1, true);
+        }
+        ex_.reduce(n, RigidForceTerm{d}, partials_.p, out, false);
+    }
+
+    // Writes the step's results back into the solver's arrays.
+    void download(const RigidView& hv, int n, int nc, int nj) {
+        const size_t N = size_t(n);
+        ex_.download(hv.state, state_.p, N);
+        ex_.download(hv.pose, pose_.p, N);
+        ex_.download(hv.prevPos, prevPos_.p, N);
+        ex_.download(hv.prevRot, prevRot_.p, N);
+        ex_.download(hv.prevVel, prevVel_.p, N);
+        hostDuals_.resize(size_t(nc));
+        ex_.download(hostDuals_.data(), duals_.p, size_t(nc));
+        ex_.download(hv.joints, joints_.p, size_t(nj));
+    }
+
+    void unpackDuals(Contact* contacts, int nc) const {
+        for (int k = 0; k < nc; ++k) {
+            Contact& c = contacts[k];
+            const ContactDualState& s = hostDuals_[size_t(k)];
+            for (int r = 0; r < 3; ++r) {
+                c.k[r] = s.k[r];
+                c.lambda[r] = s.lambda[r];
+            }
+            c.stick = s.stick;
+        }
+    }
+
+    void release() {
+        ex_.drain();  // never throws (also called from the destructor)
+        state_.free(ex_);
+        pose_.free(ex_);
+        prevVel_.free(ex_);
+        mass_.free(ex_);
+        inertia_.free(ex_);
+        fixed_.free(ex_);
+        prevPos_.free(ex_);
+        prevRot_.free(ex_);
+        targetPos_.free(ex_);
+        targetRot_.free(ex_);
+        force2_.free(ex_);
+        energy_.free(ex_);
+        contacts_.free(ex_);
+        duals_.free(ex_);
+        joints_.free(ex_);
+        contactOffsets_.free(ex_);
+        contactItems_.free(ex_);
+        jointOffsets_.free(ex_);
+        jointItems_.free(ex_);
+        dualOwner_.free(ex_);
+        colors_.free(ex_);
+        partials_.free(ex_);
+        results_.free(ex_);
+    }
+
+    Exec ex_;
+    Buffer<RigidBodyState> state_;
+    Buffer<BodyPose> pose_;
+    Buffer<Vec3> prevVel_, prevPos_;
+    Buffer<Quat> prevRot_;
+    Buffer<Vec3d> targetPos_, inertia_;
+    Buffer<Quatd> targetRot_;
+    Buffer<double> mass_, force2_, energy_, partials_, results_;
+    Buffer<char> fixed_;
+    Buffer<Contact> contacts_;
+    Buffer<ContactDualState> duals_;
+    std::vector<ContactDualState> hostDuals_;
+    Buffer<Joint> joints_;
+    Buffer<int> contactOffsets_, contactItems_, jointOffsets_, jointItems_, dualOwner_, colors_;
+    std::vector<int> colorStart_{0};  // the colors' ranges in colors_
+};
+
+}  // namespace vbd

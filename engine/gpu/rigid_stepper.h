@@ -1,0 +1,35 @@
+#pragma once
+// A backend that runs the rigid bodies' solve (gpu/rigid_pipeline.h) for a RigidSolver: the World calls it
+// instead of RigidSolver::step when the soft step runs on the device. Broad and narrow phase, contact
+// matching and warm start, the per-body adjacency and the coloring stay on the CPU (RigidSolver::
+// beginStepForDevice); the forward step, the colored 6x6 block sweeps, the dual and penalty updates, the
+// diagnostics and the velocities run on the executor. The results (poses, velocities, the contacts'
+// multipliers and penalties the next step's matching warm-starts from, the joints', the iteration records)
+// are written back into the solver, so that everything that reads it (World, app, metrics, the next CPU
+// step) sees the state RigidSolver::step would have left. No CUDA types: the World and the tests include it.
+#include <memory>
+#include <string>
+
+#include "rigid/rigid_solver.h"
+
+namespace vbd {
+
+class RigidStepper {
+  public:
+    virtual ~RigidStepper() = default;
+    // One substep of size h, as RigidSolver::step. Throws std::runtime_error for a device failure.
+    virtual void step(RigidSolver& solver, float h) = 0;
+};
+
+// Why the device rigid step cannot run this solver's steps, or "": rows coupled to particles
+// (RigidSolver::setExternalBlocks, world/coupling.h) are assembled between the CPU's sweeps.
+std::string rigidDeviceStepUnsupported(const RigidSolver& solver);
+
+// The device rigid step's orchestration run by the host executor (tests: the CPU-side check of all but the
+// kernels' launch).
+std::unique_ptr<RigidStepper> makeHostRigidStepper();
+// The device rigid step on CUDA device 0. Throws std::runtime_error when CUDA is not compiled in or there is
+// no device.
+std::unique_ptr<RigidStepper> makeCudaRigidStepper();
+
+}  // namespace vbd

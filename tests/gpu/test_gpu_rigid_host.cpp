@@ -1,0 +1,191 @@
+// The device rigid step's orchestration (gpu/rigid_pipeline.h: upload, forward step, one launch per color,
+// fused and separate dual updates, diagnostics slots, velocities, write-back) run by the host executor
+// against RigidSolver::step. Both call the same out-of-line functions of rigid/body_block.h per body, contact
+// and joint in the same order, so states, working poses and the contacts' multipliers and penalties must
+// agree bit for bit. The residual's sum over bodies is added in index order on both sides (RigidSolver's
+// reduceSum sums blocks of 1,024 bodies: the same order up to that count): exact. Only G is summed in
+// another order (all rows of a kind, then added to the total, instead of one row at a time): a few
+// roundings (1.1e-16 each) of partial sums that cancel to G. Measured: at most 2.5e-14 of |G| (the
+// pyramid's 1,600 contacts); the bound is 1e-12 of |G|, plus 1e-12 J for a G near zero.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "backend/parallel.h"
+#include "gpu/rigid_stepper.h"
+#include "rigid/rigid_scenes.h"
+#include "scene/scene.h"
+
+using namespace vbd;
+
+namespace {
+
+// The built-in scenes with rigid bodies and no particles (the ones the rigid device step runs alone).
+std::vector<std::string> rigidOnlyScenes() {
+    std::vector<std::string> out;
+    const std::filesystem::path dir = std::filesystem::path(VBD_SOURCE_DIR) / "assets" / "scenes";
+    for (const auto& e : std::filesystem::directory_iterator(dir)) {
+        if (e.path().extension() != ".json") continue;
+        const SceneDesc d = loadSceneFile(e.path().string(), {});
+        if (!d.rigidBodies.empty() && d.softBodies.empty() && d.cloths.empty())
+            out.push_back(e.path().string());
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+template <typename T>
+bool sameBits(const std::vector<T>& a, const std::vector<T>& b) {
+    return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
+}
+
+// Contacts field by field: a Contact has padding (after `key` and at its end), which memcmp would read.
+bool sameContacts(const std::vector<Contact>& a, const std::vector<Contact>& b) {
+    auto same = [](const auto& x, const auto& y) { return std::memcmp(&x, &y, sizeof(x)) == 0; };
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+        const Contact &p = a[i], &q = b[i];
+        const bool ok = p.a == q.a && p.b == q.b && p.key == q.key && same(p.n, q.n) && same(p.t1, q.t1) &&
+                        same(p.t2, q.t2) && same(p.rA, q.rA) && same(p.rB, q.rB) && same(p.cA, q.cA) &&
+                        same(p.cB, q.cB) && same(p.radA, q.radA) && same(p.radB, q.radB) &&
+                        same(p.d0, q.d0) && same(p.c0n, q.c0n) && same(p.mu, q.mu) && same(p.k, q.k) &&
+                        same(p.lambda, q.lambda) && same(p.kMin, q.kMin) && p.stick == q.stick;
+        if (!ok) return false;
+    }
+    return true;
+}
+
+struct Pair {
+    ThreadLimit oneThread{1};  // as test_gpu_host_pipeline: the comparison is of the orchestration
+    RigidSolver cpu, dev;
+    std::unique_ptr<RigidStepper> stepper = makeHostRigidStepper();
+    float h;
+    double worstG = 0;  // largest |G_cpu - G_dev| / |G_cpu| seen
+    explicit Pair(const SceneDesc& d) : cpu(d), dev(d), h(float(d.dt / d.substeps)) {}
+
+    // One substep of each, then every difference reported.
+    void step(const std::string& what) {
+        cpu.step(h);
+        stepper->step(dev, h);
+        SCOPED_TRACE(what);
+        ASSERT_EQ(cpu.numBodies(), dev.numBodies());
+        for (int i = 0; i < cpu.numBodies(); ++i) {
+            const RigidBodyState &a = cpu.states()[size_t(i)], &b = dev.states()[size_t(i)];
+            ASSERT_EQ(std::memcmp(&a, &b, sizeof(a)), 0) << "body " << i << " state";
+        }
+        EXPECT_TRUE(sameBits(cpu.poses(), dev.poses())) << "working poses";
+        ASSERT_EQ(cpu.contacts().size(), dev.contacts().size());
+        EXPECT_TRUE(sameContacts(cpu.contacts(), dev.contacts()))
+            << "contacts (multipliers, penalties, anchors)";
+        EXPECT_TRUE(sameBits(cpu.joints(), dev.joints())) << "joints";
+        const auto &ia = cpu.lastIterations(), &ib = dev.lastIterations();
+        ASSERT_EQ(ia.size(), ib.size());
+        for (size_t k = 0; k < ia.size(); ++k) {
+            EXPECT_EQ(ia[k].frame, ib[k].frame);
+            EXPECT_EQ(ia[k].iteration, ib[k].iteration);
+            EXPECT_EQ(ia[k].residual, ib[k].residual) << "record " << k;
+            EXPECT_NEAR(ia[k].energy, ib[k].energy, 1e-12 * std::fabs(ia[k].energy) + 1e-12)
+                << "record " << k;
+            if (ia[k].energy != 0)
+                worstG = std::max(worstG, std::fabs(ia[k].energy - ib[k].energy) / std::fabs(ia[k].energy));
+        }
+    }
+};
+
+}  // namespace
+
+TEST(GpuRigidHost, EveryRigidOnlyBuiltInSceneBitForBit) {
+    const std::vector<std::string> scenes = rigidOnlyScenes();
+    for (const std::string& f : scenes) {
+        const SceneDesc d = loadSceneFile(f, {});
+        Pair p(d);
+        const int steps = 60 * d.substeps;  // one second: contacts made, matched and warm-started
+        for (int s = 0; s < steps && !testing::Test::HasFatalFailure(); ++s)
+            p.step(std::filesystem::path(f).filename().string() + " step " + std::to_string(s));
+        std::printf(
+            "  %s: %d steps, %d bodies, %zu contacts, %d colors at the end; max relative G difference %.1e\n",
+            std::filesystem::path(f).filename().string().c_str(), steps, p.cpu.numBodies(),
+            p.cpu.contacts().size(), p.cpu.numColors(), p.worstG);
+    }
+    // stack, pyramid, card house, heavy chain, dominoes, spin, ramps, pendulum.
+    EXPECT_GE(scenes.size(), 8u);
+}
+
+// Without diagnostics the contacts' dual update is fused into the next sweep (RigidSolver::iterate); with
+// the seed's inertial initial guess the forward step takes its other branch.
+TEST(GpuRigidHost, FusedDualUpdateAndInertialGuess) {
+    for (const char* set : {"solver.diagnostics=false", "solver.initial_guess=inertial"}) {
+        for (const char* scene : {"rigid_pyramid.json", "rigid_heavy_chain.json", "rigid_ramps.json"}) {
+            const SceneDesc d = loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/" + scene, {set});
+            Pair p(d);
+            for (int s = 0; s < 30 && !testing::Test::HasFatalFailure(); ++s)
+                p.step(std::string(scene) + " " + set + " step " + std::to_string(s));
+        }
+    }
+}
+
+// The picking spring, a body placed by hand between steps (setState: the next upload carries it), and a
+// pile of 1,500 boxes: colors of hundreds of bodies, contact lists that grow between steps (the buffers
+// reallocate), and a residual summed over more than one 1,024-body block of reduceSum.
+TEST(GpuRigidHost, DragEditsAndAPile) {
+    {
+        const SceneDesc d = rigidStackScene(6);
+        Pair p(d);
+        for (RigidSolver* s : {&p.cpu, &p.dev}) s->setDrag(5, Vec3(0.2f, 0.2f, 0), Vec3(1, 4, 0), 500.f);
+        for (int s = 0; s < 20; ++s) p.step("drag step " + std::to_string(s));
+        for (RigidSolver* s : {&p.cpu, &p.dev}) {
+            RigidBodyState st = s->states()[2];
+            st.velocity = Vec3(1, 0, 0);
+            s->setState(2, st);
+            s->setDrag(-1, Vec3(0.0f), Vec3(0.0f), 0.f);
+        }
+        for (int s = 0; s < 20; ++s) p.step("edit step " + std::to_string(s));
+    }
+    SceneDesc d = rigidPileScene(1500);
+    d.solver.diagnostics = false;
+    Pair p(d);
+    for (int s = 0; s < 40; ++s) {
+        p.cpu.step(p.h);
+        p.stepper->step(p.dev, p.h);
+    }
+    for (int i = 0; i < p.cpu.numBodies(); ++i)
+        ASSERT_EQ(std::memcmp(&p.cpu.states()[size_t(i)], &p.dev.states()[size_t(i)], sizeof(RigidBodyState)),
+                  0)
+            << "pile body " << i;
+    EXPECT_TRUE(sameContacts(p.cpu.contacts(), p.dev.contacts()));
+    EXPECT_GT(p.cpu.contacts().size(), 1000u);  // the pile has landed
+    // The residual's sum differs in order past 1,024 bodies: two partial sums instead of one running sum.
+    const auto &ia = p.cpu.lastIterations(), &ib = p.dev.lastIterations();
+    ASSERT_EQ(ia.size(), ib.size());
+    for (size_t k = 0; k < ia.size(); ++k)
+        EXPECT_NEAR(ia[k].residual, ib[k].residual, 1e-12 * ia[k].residual);
+}
+
+TEST(GpuRigidHost, RefusesRowsCoupledToParticles) {
+    RigidSolver s(rigidStackScene(2));
+    EXPECT_EQ(rigidDeviceStepUnsupported(s), "");
+    std::vector<Block66d> blocks(2);
+    s.setExternalBlocks(&blocks);
+    EXPECT_NE(rigidDeviceStepUnsupported(s).find("CPU"), std::string::npos);
+}
+
+// test_gpu_cuda_rigid compares the device with the host one step at a time from a copy of the host's solver:
+// a copy (contacts, warm start, joints, the last velocities of the adaptive guess) steps as the original.
+TEST(GpuRigidHost, ACopyStepsAsTheOriginal) {
+    const SceneDesc d = loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/rigid_pyramid.json", {});
+    RigidSolver a(d);
+    auto stepper = makeHostRigidStepper();
+    const float h = float(d.dt / d.substeps);
+    for (int s = 0; s < 20; ++s) {
+        RigidSolver b(a);
+        stepper->step(a, h);
+        stepper->step(b, h);
+        ASSERT_TRUE(sameBits(a.states(), b.states())) << "step " << s;
+        ASSERT_TRUE(sameContacts(a.contacts(), b.contacts())) << "step " << s;
+    }
+}
