@@ -68,9 +68,9 @@ TEST(GpuInterop, IncidentTrianglesInDrawOrder) {
         for (int w = 0; w < 8; ++w) EXPECT_EQ(out[size_t(i * 8 + w)], expect[i][w]) << i << "," << w;
 }
 
-// The device step's double state on the host executor, rounded to float and through VertexRecordStage, against
-// the CPU vertex source's call (fillVertexRecords on the published float positions), after steps that move
-// and deform the mesh, with a heat-map field.
+// The device step's double state on the host executor, rounded to float and through VertexRecordStage,
+// against the CPU vertex source's call (fillVertexRecords on the published float positions), after steps that
+// move and deform the mesh, with a heat-map field.
 TEST(GpuInterop, HostRunOfTheRecordKernelEqualsTheCpuRecordsBytewise) {
     ThreadLimit oneThread(1);
     const SceneDesc d = loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/cube_drop.json", {});
