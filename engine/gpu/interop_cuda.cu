@@ -36,6 +36,23 @@ std::vector<DeviceUuid> cudaDeviceUuids(std::string& error) {
 
 namespace {
 
+// The records of n vertices from x (Vec3d when dbl, else Vec3) into out on stream s; xf: n float positions
+// of scratch (the double state rounded to float first, as publishing does for the CPU path).
+void issueRecords(const void* x, bool dbl, int n, Vec3* xf, const SurfaceAdjacencyView& adj,
+                  const float* scalar, int numScalars, float* out, const VertexLayout& layout,
+                  cudaStream_t s) {
+    if (n <= 0) return;
+    if (dbl) {
+        forEachKernel<<<blocksFor(n), kBlockSize, 0, s>>>(
+            ToFloatStage<double>{static_cast<const Vec3d*>(x), xf}, n);
+        VBD_CUDA(cudaGetLastError());
+        x = xf;
+    }
+    forEachKernel<<<blocksFor(n), kBlockSize, 0, s>>>(
+        VertexRecordStage{static_cast<const Vec3*>(x), adj, scalar, numScalars, out, layout}, n);
+    VBD_CUDA(cudaGetLastError());
+}
+
 class CudaVertexWriter final : public ExternalVertexWriter {
   public:
     CudaVertexWriter(ExternalVertexTarget& t, int n, const SurfaceAdjacency& adj, const VertexLayout& layout)
@@ -82,11 +99,7 @@ class CudaVertexWriter final : public ExternalVertexWriter {
         }
         const int m = numScalars > 0 ? (numScalars < n_ ? numScalars : n_) : 0;
         float* out = static_cast<float*>(mapped_[slot]);
-        if (onDevice && src.doublePrecision) {  // rounded to float first, as publishing does for the CPU path
-            launch(ToFloatStage<double>{static_cast<const Vec3d*>(x), xf_}, s);
-            x = xf_;
-        }
-        launch(VertexRecordStage{static_cast<const Vec3*>(x), adj_, scalar_, m, out, layout_}, s);
+        issueRecords(x, onDevice && src.doublePrecision, n_, xf_, adj_, scalar_, m, out, layout_, s);
         cudaExternalSemaphoreSignalParams sig{};
         sig.params.fence.value = frame;
         VBD_CUDA(cudaSignalExternalSemaphoresAsync(&simDone_, &sig, 1, s));
@@ -100,13 +113,6 @@ class CudaVertexWriter final : public ExternalVertexWriter {
     }
 
   private:
-    template <typename Stage>
-    void launch(const Stage& stage, cudaStream_t s) {
-        if (n_ <= 0) return;
-        forEachKernel<<<blocksFor(n_), kBlockSize, 0, s>>>(stage, n_);
-        VBD_CUDA(cudaGetLastError());
-    }
-
     void import(ExternalVertexTarget& t, const SurfaceAdjacency& adj) {
         VBD_CUDA(cudaSetDevice(device_));
         VBD_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
@@ -206,6 +212,44 @@ class CudaVertexWriter final : public ExternalVertexWriter {
 };
 
 }  // namespace
+
+double deviceVertexRecordSeconds(const DeviceParticles& src, const SurfaceAdjacency& adj, int frames) {
+    if (!src.x || src.n <= 0 || src.cudaDevice < 0 || size_t(src.n) + 1 != adj.offsets.size())
+        throw std::runtime_error("deviceVertexRecordSeconds: no device state matching the adjacency");
+    VBD_CUDA(cudaSetDevice(src.cudaDevice));
+    const size_t n = size_t(src.n);
+    const VertexLayout layout;
+    void *offsets = nullptr, *incident = nullptr, *tris = nullptr, *xf = nullptr, *out = nullptr;
+    VBD_CUDA(cudaMalloc(&offsets, adj.offsets.size() * sizeof(int)));
+    VBD_CUDA(cudaMalloc(&incident, (adj.incident.size() + 1) * sizeof(int)));
+    VBD_CUDA(cudaMalloc(&tris, (adj.tris.size() + 1) * sizeof(std::array<int, 3>)));
+    VBD_CUDA(cudaMalloc(&xf, n * sizeof(Vec3)));
+    VBD_CUDA(cudaMalloc(&out, n * size_t(layout.stride) * sizeof(float)));
+    VBD_CUDA(
+        cudaMemcpy(offsets, adj.offsets.data(), adj.offsets.size() * sizeof(int), cudaMemcpyHostToDevice));
+    VBD_CUDA(
+        cudaMemcpy(incident, adj.incident.data(), adj.incident.size() * sizeof(int), cudaMemcpyHostToDevice));
+    VBD_CUDA(cudaMemcpy(tris, adj.tris.data(), adj.tris.size() * sizeof(std::array<int, 3>),
+                        cudaMemcpyHostToDevice));
+    const SurfaceAdjacencyView view{static_cast<const int*>(offsets), static_cast<const int*>(incident),
+                                    static_cast<const std::array<int, 3>*>(tris)};
+    cudaStream_t s = static_cast<cudaStream_t>(src.stream);
+    cudaEvent_t a = nullptr, b = nullptr;
+    VBD_CUDA(cudaEventCreate(&a));
+    VBD_CUDA(cudaEventCreate(&b));
+    VBD_CUDA(cudaEventRecord(a, s));
+    for (int f = 0; f < frames; ++f)
+        issueRecords(src.x, src.doublePrecision, src.n, static_cast<Vec3*>(xf), view, nullptr, 0,
+                     static_cast<float*>(out), layout, s);
+    VBD_CUDA(cudaEventRecord(b, s));
+    VBD_CUDA(cudaEventSynchronize(b));
+    float ms = 0;
+    VBD_CUDA(cudaEventElapsedTime(&ms, a, b));
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+    for (void* p : {offsets, incident, tris, xf, out}) cudaFree(p);
+    return double(ms) * 1e-3 / double(frames > 0 ? frames : 1);
+}
 
 std::unique_ptr<ExternalVertexWriter> importExternalVertexTarget(ExternalVertexTarget target, int numVertices,
                                                                  const SurfaceAdjacency& adj,

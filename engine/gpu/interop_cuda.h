@@ -46,6 +46,11 @@ class ExternalVertexWriter {
     virtual void finish() = 0;
 };
 
+// Seconds per frame of the interop's record kernels on src's device (src.x on the device, src.current), into
+// plain device memory instead of an imported buffer: the rounding to float (double state) and the records,
+// `frames` times, timed with CUDA events (bench_interop). Throws std::runtime_error without CUDA.
+double deviceVertexRecordSeconds(const DeviceParticles& src, const SurfaceAdjacency& adj, int frames);
+
 // The UUIDs of the CUDA devices in CUDA's order (empty, with the reason in error, without CUDA or devices).
 std::vector<DeviceUuid> cudaDeviceUuids(std::string& error);
 

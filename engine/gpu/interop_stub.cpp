@@ -8,6 +8,10 @@
 
 namespace vbd {
 
+double deviceVertexRecordSeconds(const DeviceParticles&, const SurfaceAdjacency&, int) {
+    throw std::runtime_error("built without CUDA (nvcc was not found at configure time)");
+}
+
 std::vector<DeviceUuid> cudaDeviceUuids(std::string& error) {
     error = "built without CUDA (nvcc was not found at configure time)";
     return {};

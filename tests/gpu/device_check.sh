@@ -21,7 +21,7 @@
 #          finds no driver)
 #        - the interop render check: --backend cuda with --vertices cpu and with --vertices interop (the CUDA
 #          kernel writes the Vulkan vertex buffer), 30 frames compared pixel-wise, and the host time per frame
-#          between solver and renderer on both paths
+#          between solver and renderer on both paths; bench_interop (the record kernels against the CPU fill)
 #        - bench_gpu (soft step at ~100k / ~700k / ~2M tets, 10 / 100 / 120 iterations, thread vs warp per
 #          vertex, copy bandwidth)
 #      and writes into $OUT (at most 5 files: the tool brings back 8): summary.txt, summary.csv
@@ -121,7 +121,8 @@ fi
 phase "build (Release, CUDA sm_90 + PTX)"
 BUILD=${DEVICE_CHECK_BUILD:-build-device}  # DEVICE_CHECK_BUILD=build DEVICE_CHECK_NO_BUILD=1: a dry run
 BUILD_OK=1
-TARGETS=(test_gpu_cuda test_gpu_host_pipeline test_gpu_backend test_cuda_parity test_gpu_interop bench_gpu vbdlab)
+TARGETS=(test_gpu_cuda test_gpu_host_pipeline test_gpu_backend test_cuda_parity test_gpu_interop bench_gpu bench_interop
+  vbdlab)
 if [ -n "${DEVICE_CHECK_NO_BUILD:-}" ]; then
   say "build: skipped (DEVICE_CHECK_NO_BUILD), using $BUILD"
 elif ! timeout 300 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
@@ -263,6 +264,14 @@ EOF
 else
   say "interop render: not run (no .devdeps/render/vbdlab: run --prepare here and carry .devdeps)"
   row interop cube_drop "" "" not_run
+fi
+if [ $BUILD_OK = 1 ]; then
+  # The record kernels alone (22k / 149k vertices, double state) against the CPU fill they replace.
+  timeout 90 "$BUILD/bin/bench_interop" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+    --benchmark_format=csv >"$LOGS/bench_interop.csv" 2>"$LOGS/bench_interop.err"
+  say "bench_interop: rc $?"
+  grep '_median' "$LOGS/bench_interop.csv" | cut -d, -f1,3,4 | tee -a "$SUMMARY" |
+    awk -F, '{printf "interop,%s,%s,ms,measured\n", $1, $2}' >>"$CSV"
 fi
 
 if [ $BUILD_OK = 1 ]; then
