@@ -28,7 +28,8 @@ struct RenderRun {
     std::vector<std::string> sets;
     std::string field = "none";
     bool wireframe = false;
-    std::string backend;  // --backend: solver.backend (cpu | cuda | auto)
+    std::string backend;            // --backend: solver.backend (cpu | cuda | auto)
+    std::string vertices = "auto";  // --vertices: auto | cpu | interop (render/vertex_source.h)
 };
 
 #ifdef VBD_HAVE_GUI
@@ -47,6 +48,8 @@ static int runRender(const RenderRun& r) {
     if (r.frames < 0) throw vbd::InputError("", "--frames", "must be >= 0");
     if (r.width < 16 || r.height < 16 || r.width > 8192 || r.height > 8192)
         throw vbd::InputError("", "--width/--height", "must be between 16 and 8192 pixels");
+    if (r.vertices != "auto" && r.vertices != "cpu" && r.vertices != "interop")
+        throw vbd::InputError("", "--vertices", "'" + r.vertices + "' is not one of auto, cpu, interop");
     std::vector<std::string> sets = r.sets;
     if (!r.backend.empty()) sets.push_back("solver.backend=" + r.backend);  // validated with the scene
     vbd::SceneDesc desc = vbd::loadSceneFile(r.scene, sets);                // InputError -> exit code 2
@@ -70,30 +73,43 @@ static int runRender(const RenderRun& r) {
             e.what(), r.scene.c_str(), r.frames);
         return 2;
     }
-    fs::create_directories(r.out);
     {
         vbdgui::OffscreenTarget target(*ctx, uint32_t(r.width), uint32_t(r.height));
         vbdgui::Renderer renderer(*ctx, target.pass());
-        vbdgui::SceneGpu gpu(*ctx, *world, 1);
+        vbdgui::SceneGpu gpu(*ctx, *world, 1, r.vertices != "cpu");
+        std::fprintf(stderr, "vbdlab: %s\n", gpu.vertexLine().c_str());
+        if (r.vertices == "interop" && !gpu.interopVertices())
+            throw vbd::InputError("", "--vertices",
+                                  "interop: " + gpu.vertexLine());  // before writing anything
+        fs::create_directories(r.out);
         // One camera for the whole clip, framed on the initial scene.
         vbdgui::OrbitCamera cam;
         glm::vec3 lo, hi;
         vbdgui::sceneBounds(*world, lo, hi);
         cam.frame(lo, hi, float(r.width) / float(r.height));
         Progress progress("render " + desc.name, r.frames);
+        double updateMs = 0;
         for (int f = 1; f <= r.frames; ++f) {
             world->step();
             gpu.update(*world, opt, 0);
-            vbdgui::Pixels px = target.render(vbdgui::kClearColor, [&](VkCommandBuffer cb) {
-                renderer.draw(cb, gpu, 0, cam, VkRect2D{{0, 0}, {uint32_t(r.width), uint32_t(r.height)}},
-                              opt);
-            });
+            updateMs += gpu.lastUploadMs;
+            vbdgui::Pixels px = target.render(
+                vbdgui::kClearColor,
+                [&](VkCommandBuffer cb) {
+                    renderer.draw(cb, gpu, 0, cam, VkRect2D{{0, 0}, {uint32_t(r.width), uint32_t(r.height)}},
+                                  opt);
+                },
+                gpu.frameSync(0));
             char name[32];
             std::snprintf(name, sizeof name, "frame_%05d.png", f);
             vbdgui::writePng((fs::path(r.out) / name).string(), px);
             progress.update(f);
         }
         progress.finish();
+        // Host time per frame between the solver and the renderer: vertex records (interop: only issued),
+        // heat map, body instances, shadows, markers (docs/gpu.md "Interop": the < 0.5 ms target).
+        if (r.frames > 0)
+            std::fprintf(stderr, "vbdlab: scene update %.3f ms per frame\n", updateMs / r.frames);
     }
     std::fprintf(stderr, "vbdlab: rendered %d frames of \"%s\" (%dx%d, %s) to %s/frame_NNNNN.png\n", r.frames,
                  desc.name.c_str(), r.width, r.height, ctx->deviceName().c_str(), r.out.c_str());
@@ -126,6 +142,11 @@ static Command addRenderCommand(CLI::App& root) {
         ->capture_default_str();
     sub->add_flag("--wireframe", run->wireframe, "Draw surface edges");
     sub->add_option("--backend", run->backend, "Soft-body step: cpu | cuda | auto (solver.backend)");
+    sub->add_option(
+           "--vertices", run->vertices,
+           "Particle vertex buffer: auto (CUDA-Vulkan interop when the soft step runs on a CUDA device "
+           "that is the Vulkan device), cpu (upload), interop (required: exit 2 without it)")
+        ->capture_default_str();
     sub->footer(
         "Needs a Vulkan device (lavapipe works on the CPU). Exit codes: 0 ok, 2 bad input or no Vulkan "
         "device, 1 other error.");

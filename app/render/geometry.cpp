@@ -47,17 +47,6 @@ ShapeMesh unitSphere(int slices, int stacks) {
     return m;
 }
 
-void smoothNormals(const std::vector<vbd::Vec3>& x, const std::vector<vbd::SurfaceView>& surfaces,
-                   std::vector<vbd::Vec3>& normals) {
-    normals.assign(x.size(), vbd::Vec3(0.0f));
-    for (const auto& s : surfaces)
-        for (const auto& t : s.tris) {
-            vbd::Vec3 n = cross(x[t[1]] - x[t[0]], x[t[2]] - x[t[0]]);
-            for (int k = 0; k < 3; ++k) normals[t[k]] += n;
-        }
-    for (auto& n : normals) n = normalized(n);
-}
-
 std::vector<uint32_t> surfaceEdges(const std::vector<vbd::SurfaceView>& surfaces) {
     std::unordered_set<uint64_t> seen;
     std::vector<uint32_t> out;

@@ -1,5 +1,5 @@
 #pragma once
-// CPU-side geometry for drawing: GPU vertex layouts, smooth normals, unit shapes for instancing, and
+// CPU-side geometry for drawing: GPU vertex layouts, unit shapes for instancing, and
 // the heat-map colour ramp mirrored from shaders/common.glsl (for the legend).
 #include <array>
 #include <cstdint>
@@ -45,11 +45,6 @@ struct ShapeMesh {
 };
 ShapeMesh unitBox();                           // edge length 1, flat-shaded faces, outward CCW
 ShapeMesh unitSphere(int slices, int stacks);  // radius 1
-
-// Area-weighted vertex normals over all surfaces: n_i = normalize(sum over incident triangles of
-// (x1 - x0) x (x2 - x0)); the cross product's length is twice the area, which weights the average.
-void smoothNormals(const std::vector<vbd::Vec3>& x, const std::vector<vbd::SurfaceView>& surfaces,
-                   std::vector<vbd::Vec3>& normals);
 
 // Unique undirected edges of the surfaces (for the wireframe), as index pairs.
 std::vector<uint32_t> surfaceEdges(const std::vector<vbd::SurfaceView>& surfaces);

@@ -79,8 +79,9 @@ void sceneBounds(const vbd::World& world, glm::vec3& lo, glm::vec3& hi) {
 }
 
 // ---------------------------------------------------------------------------------------------------
-SceneGpu::SceneGpu(const Context& ctx, const vbd::World& world, uint32_t slots) : ctx_(ctx) {
-    vertices_ = makeCpuVertexSource(ctx, uint32_t(world.positions().size()), slots);
+SceneGpu::SceneGpu(const Context& ctx, const vbd::World& world, uint32_t slots, bool wantInterop)
+    : ctx_(ctx) {
+    vertices_ = makeVertexSource(ctx, world, slots, wantInterop, vertexLine_);
     std::vector<uint32_t> idx;
     for (const auto& s : world.surfaces()) {
         SurfaceRange r;

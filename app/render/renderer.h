@@ -5,6 +5,7 @@
 // field as a heat map. SceneGpu holds one World's buffers; Renderer holds the pipelines.
 #include <array>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "render/camera.h"
@@ -49,7 +50,9 @@ void sceneBounds(const vbd::World& world, glm::vec3& lo, glm::vec3& hi);
 
 class SceneGpu {
   public:
-    SceneGpu(const Context& ctx, const vbd::World& world, uint32_t slots);
+    // wantInterop: write the particle vertices with CUDA from the device step's state when the World, the
+    // build and the devices allow it (render/vertex_source.h); vertexLine() says which path runs and why.
+    SceneGpu(const Context& ctx, const vbd::World& world, uint32_t slots, bool wantInterop = false);
     ~SceneGpu();
     SceneGpu(const SceneGpu&) = delete;
     SceneGpu& operator=(const SceneGpu&) = delete;
@@ -60,6 +63,10 @@ class SceneGpu {
                 const std::vector<unsigned char>* tags = nullptr);
     FieldRange range;
     double lastUploadMs = 0;
+    // What the submit that draws slot `slot` must wait for and signal (OffscreenTarget::render).
+    FrameSync frameSync(uint32_t slot) const { return vertices_->sync(slot); }
+    const std::string& vertexLine() const { return vertexLine_; }
+    bool interopVertices() const { return vertices_->interop(); }
 
   private:
     friend class Renderer;
@@ -71,6 +78,7 @@ class SceneGpu {
     void ensure(Buffer& b, VkDeviceSize bytes, VkBufferUsageFlags usage);
     const Context& ctx_;
     std::unique_ptr<VertexSource> vertices_;
+    std::string vertexLine_;
     Buffer indices_, edges_;
     uint32_t edgeCount_ = 0;
     std::vector<SurfaceRange> ranges_;

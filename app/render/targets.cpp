@@ -103,7 +103,25 @@ OffscreenTarget::~OffscreenTarget() {
     vkDestroyRenderPass(ctx_.device, pass_, nullptr);
 }
 
-Pixels OffscreenTarget::render(const float clear[4], const std::function<void(VkCommandBuffer)>& record) {
+// A buffer whose memory CUDA writes (the interop's vertex buffer) moves between the external queue family and
+// ours: acquired before the vertex fetch reads it (the timeline wait already ordered CUDA's write), released
+// after the draw so that CUDA's next write of the slot needs no Vulkan-side access.
+void OffscreenTarget::externalOwnership(VkBuffer buffer, bool acquire) {
+    if (!buffer) return;
+    auto b = vkInfo<VkBufferMemoryBarrier>(VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER);
+    b.srcQueueFamilyIndex = acquire ? VK_QUEUE_FAMILY_EXTERNAL : ctx_.queueFamily;
+    b.dstQueueFamilyIndex = acquire ? ctx_.queueFamily : VK_QUEUE_FAMILY_EXTERNAL;
+    b.dstAccessMask = acquire ? VK_ACCESS_VERTEX_ATTRIBUTE_READ_BIT : 0;
+    b.buffer = buffer;
+    b.size = VK_WHOLE_SIZE;
+    vkCmdPipelineBarrier(cb_,
+                         acquire ? VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT : VK_PIPELINE_STAGE_VERTEX_INPUT_BIT,
+                         acquire ? VK_PIPELINE_STAGE_VERTEX_INPUT_BIT : VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
+                         0, 0, nullptr, 1, &b, 0, nullptr);
+}
+
+Pixels OffscreenTarget::render(const float clear[4], const std::function<void(VkCommandBuffer)>& record,
+                               const FrameSync& sync) {
     VK_CHECK(vkResetCommandBuffer(cb_, 0));
     auto bi = vkInfo<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
     bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
@@ -117,9 +135,11 @@ Pixels OffscreenTarget::render(const float clear[4], const std::function<void(Vk
     rbi.renderArea = {{0, 0}, {width_, height_}};
     rbi.clearValueCount = 2;
     rbi.pClearValues = cv;
+    externalOwnership(sync.external, true);
     vkCmdBeginRenderPass(cb_, &rbi, VK_SUBPASS_CONTENTS_INLINE);
     record(cb_);
     vkCmdEndRenderPass(cb_);
+    externalOwnership(sync.external, false);
     VkBufferImageCopy copy{};
     copy.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
     copy.imageExtent = {width_, height_, 1};
@@ -137,6 +157,22 @@ Pixels OffscreenTarget::render(const float clear[4], const std::function<void(Vk
     auto si = vkInfo<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
     si.commandBufferCount = 1;
     si.pCommandBuffers = &cb_;
+    // The interop's vertex buffer: wait until CUDA wrote it (vertex fetch is the first reader), signal when
+    // the draw is done so that CUDA may write the slot again.
+    auto tsi = vkInfo<VkTimelineSemaphoreSubmitInfoKHR>(VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO_KHR);
+    const VkPipelineStageFlags waitStage = VK_PIPELINE_STAGE_VERTEX_INPUT_BIT;
+    if (sync.wait) {
+        tsi.waitSemaphoreValueCount = 1;
+        tsi.pWaitSemaphoreValues = &sync.waitValue;
+        tsi.signalSemaphoreValueCount = 1;
+        tsi.pSignalSemaphoreValues = &sync.signalValue;
+        si.pNext = &tsi;
+        si.waitSemaphoreCount = 1;
+        si.pWaitSemaphores = &sync.wait;
+        si.pWaitDstStageMask = &waitStage;
+        si.signalSemaphoreCount = 1;
+        si.pSignalSemaphores = &sync.signal;
+    }
     VK_CHECK(vkResetFences(ctx_.device, 1, &fence_));
     VK_CHECK(vkQueueSubmit(ctx_.queue, 1, &si, fence_));
     VK_CHECK(vkWaitForFences(ctx_.device, 1, &fence_, VK_TRUE, UINT64_MAX));

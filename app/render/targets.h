@@ -6,6 +6,7 @@
 #include <functional>
 #include <vector>
 
+#include "render/vertex_source.h"
 #include "render/vk_context.h"
 
 namespace vbdgui {
@@ -26,13 +27,16 @@ class OffscreenTarget {
     OffscreenTarget(const OffscreenTarget&) = delete;
     OffscreenTarget& operator=(const OffscreenTarget&) = delete;
 
-    // Clears to clear[4], lets record(cb) draw inside the render pass, then reads the image back.
-    Pixels render(const float clear[4], const std::function<void(VkCommandBuffer)>& record);
+    // Clears to clear[4], lets record(cb) draw inside the render pass, then reads the image back. sync: the
+    // timeline semaphores of the vertex buffer drawn (SceneGpu::frameSync; none for the CPU upload).
+    Pixels render(const float clear[4], const std::function<void(VkCommandBuffer)>& record,
+                  const FrameSync& sync = {});
     VkRenderPass pass() const { return pass_; }
     uint32_t width() const { return width_; }
     uint32_t height() const { return height_; }
 
   private:
+    void externalOwnership(VkBuffer buffer, bool acquire);
     const Context& ctx_;
     uint32_t width_, height_;
     VkRenderPass pass_ = VK_NULL_HANDLE;

@@ -1,18 +1,40 @@
 #include "render/vertex_source.h"
 
 #include <algorithm>
+#include <cstddef>
 
 #include "render/geometry.h"
 
 namespace vbdgui {
 
+static_assert(offsetof(ParticleVertex, pos) == 0 && offsetof(ParticleVertex, scalar) == 3 * sizeof(float) &&
+                  offsetof(ParticleVertex, normal) == 4 * sizeof(float) &&
+                  sizeof(ParticleVertex) == 8 * sizeof(float),
+              "ParticleVertex must match vbd::VertexLayout's defaults");
+
+vbd::VertexLayout particleVertexLayout() {
+    vbd::VertexLayout l;
+    l.stride = int(sizeof(ParticleVertex) / sizeof(float));
+    l.pos = int(offsetof(ParticleVertex, pos) / sizeof(float));
+    l.scalar = int(offsetof(ParticleVertex, scalar) / sizeof(float));
+    l.normal = int(offsetof(ParticleVertex, normal) / sizeof(float));
+    return l;
+}
+
+vbd::SurfaceAdjacency particleAdjacency(const vbd::World& world) {
+    std::vector<std::array<int, 3>> tris;
+    for (const auto& s : world.surfaces()) tris.insert(tris.end(), s.tris.begin(), s.tris.end());
+    return vbd::buildSurfaceAdjacency(int(world.positions().size()), tris);
+}
+
 namespace {
 
 class CpuVertexSource final : public VertexSource {
   public:
-    CpuVertexSource(const Context& ctx, uint32_t n, uint32_t slots) : ctx_(ctx), n_(n) {
+    CpuVertexSource(const Context& ctx, const vbd::World& world, uint32_t slots)
+        : ctx_(ctx), n_(uint32_t(world.positions().size())), adj_(particleAdjacency(world)) {
         for (uint32_t s = 0; s < slots; ++s)
-            buffers_.push_back(ctx.createBuffer(std::max<VkDeviceSize>(sizeof(ParticleVertex) * n, 64),
+            buffers_.push_back(ctx.createBuffer(std::max<VkDeviceSize>(sizeof(ParticleVertex) * n_, 64),
                                                 VK_BUFFER_USAGE_VERTEX_BUFFER_BIT, true));
     }
     ~CpuVertexSource() override {
@@ -20,16 +42,9 @@ class CpuVertexSource final : public VertexSource {
     }
     void upload(const vbd::World& world, const std::vector<float>& scalar, uint32_t slot) override {
         const auto& x = world.positions();
-        smoothNormals(x, world.surfaces(), normals_);
-        auto* out = static_cast<ParticleVertex*>(buffers_[slot].mapped);
         const uint32_t n = std::min<uint32_t>(n_, uint32_t(x.size()));
-        for (uint32_t i = 0; i < n; ++i) {
-            ParticleVertex v{};
-            v.pos[0] = x[i].x, v.pos[1] = x[i].y, v.pos[2] = x[i].z;
-            v.normal[0] = normals_[i].x, v.normal[1] = normals_[i].y, v.normal[2] = normals_[i].z;
-            v.scalar = i < scalar.size() ? scalar[i] : 0.0f;
-            out[i] = v;
-        }
+        vbd::fillVertexRecords(x.data(), int(n), adj_, scalar.data(), int(scalar.size()),
+                               particleVertexLayout(), static_cast<float*>(buffers_[slot].mapped));
     }
     VkBuffer buffer(uint32_t slot) const override { return buffers_[slot].buffer; }
     uint32_t count() const override { return n_; }
@@ -37,14 +52,30 @@ class CpuVertexSource final : public VertexSource {
   private:
     const Context& ctx_;
     uint32_t n_;
+    vbd::SurfaceAdjacency adj_;
     std::vector<Buffer> buffers_;
-    std::vector<vbd::Vec3> normals_;
 };
 
 }  // namespace
 
-std::unique_ptr<VertexSource> makeCpuVertexSource(const Context& ctx, uint32_t particles, uint32_t slots) {
-    return std::make_unique<CpuVertexSource>(ctx, particles, slots);
+std::unique_ptr<VertexSource> makeCpuVertexSource(const Context& ctx, const vbd::World& world,
+                                                  uint32_t slots) {
+    return std::make_unique<CpuVertexSource>(ctx, world, slots);
+}
+
+std::unique_ptr<VertexSource> makeVertexSource(const Context& ctx, const vbd::World& world, uint32_t slots,
+                                               bool wantInterop, std::string& line) {
+    line = "vertex buffer: CPU upload";
+    if (wantInterop) {
+        std::string why;
+        auto src = makeInteropVertexSource(ctx, world, slots, why);
+        if (src) {
+            line = "vertex buffer: CUDA-Vulkan interop (" + why + ")";
+            return src;
+        }
+        line += " (no interop: " + why + ")";
+    }
+    return makeCpuVertexSource(ctx, world, slots);
 }
 
 }  // namespace vbdgui

@@ -182,7 +182,11 @@ Context::Context(const ContextOptions& opt) {
     qci.pQueuePriorities = &prio;
     std::vector<const char*> devExts;
     if (opt.swapchain) devExts.push_back(VK_KHR_SWAPCHAIN_EXTENSION_NAME);
+    auto timeline = vkInfo<VkPhysicalDeviceTimelineSemaphoreFeaturesKHR>(
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES_KHR);
+    queryExternalCaps(devExts, timeline);
     auto dci = vkInfo<VkDeviceCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO);
+    if (external.timeline) dci.pNext = &timeline;
     dci.queueCreateInfoCount = 1;
     dci.pQueueCreateInfos = &qci;
     dci.enabledExtensionCount = uint32_t(devExts.size());
@@ -203,6 +207,38 @@ Context::Context(const ContextOptions& opt) {
             break;
         }
     }
+}
+
+// The CUDA-Vulkan interop's extensions (render/interop_vulkan.h): added to exts when the device has them.
+void Context::queryExternalCaps(std::vector<const char*>& exts,
+                                VkPhysicalDeviceTimelineSemaphoreFeaturesKHR& timeline) {
+    uint32_t n = 0;
+    vkEnumerateDeviceExtensionProperties(physical, nullptr, &n, nullptr);
+    std::vector<VkExtensionProperties> have(n);
+    vkEnumerateDeviceExtensionProperties(physical, nullptr, &n, have.data());
+    auto offer = [&](const char* name) {
+        for (const auto& e : have)
+            if (std::strcmp(e.extensionName, name) == 0) {
+                exts.push_back(name);
+                return true;
+            }
+        return false;
+    };
+    external.memoryFd = offer(VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
+    external.semaphoreFd = offer(VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME);
+    if (offer(VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME)) {
+        auto f2 = vkInfo<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
+        f2.pNext = &timeline;
+        vkGetPhysicalDeviceFeatures2(physical, &f2);
+        external.timeline = timeline.timelineSemaphore == VK_TRUE;
+        timeline.pNext = nullptr;
+        if (!external.timeline) exts.pop_back();
+    }
+    auto id = vkInfo<VkPhysicalDeviceIDProperties>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES);
+    auto p2 = vkInfo<VkPhysicalDeviceProperties2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2);
+    p2.pNext = &id;
+    vkGetPhysicalDeviceProperties2(physical, &p2);
+    std::memcpy(external.uuid.data(), id.deviceUUID, external.uuid.size());
 }
 
 Context::~Context() { release(); }

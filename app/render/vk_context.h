@@ -3,6 +3,7 @@
 // validation messages), the chosen physical device, one graphics queue, a command pool, and thin
 // helpers for buffers, images and one-shot command buffers. Windowed and offscreen rendering both
 // start from a Context; only the swapchain needs a surface.
+#include <array>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -58,6 +59,15 @@ struct ContextOptions {
     void* surfaceUser = nullptr;
 };
 
+// What the device offers for sharing memory and semaphores with CUDA (render/interop_vulkan.h); the
+// extensions found are enabled on the device.
+struct ExternalCaps {
+    bool memoryFd = false;           // VK_KHR_external_memory_fd (exportable VkDeviceMemory as a POSIX fd)
+    bool semaphoreFd = false;        // VK_KHR_external_semaphore_fd
+    bool timeline = false;           // VK_KHR_timeline_semaphore with its feature on
+    std::array<uint8_t, 16> uuid{};  // VkPhysicalDeviceIDProperties::deviceUUID
+};
+
 class Context {
   public:
     explicit Context(const ContextOptions& opt);  // throws VulkanError with a readable reason
@@ -74,6 +84,7 @@ class Context {
     VkSurfaceKHR surface = VK_NULL_HANDLE;
     VkPhysicalDeviceProperties props{};
     bool validationOn = false;
+    ExternalCaps external;
 
     // Number of validation warnings and errors reported so far (tests assert 0).
     int validationMessages() const { return messages_; }
@@ -97,6 +108,8 @@ class Context {
 
   private:
     void release();
+    void queryExternalCaps(std::vector<const char*>& exts,
+                           VkPhysicalDeviceTimelineSemaphoreFeaturesKHR& timeline);
     VkCommandBuffer beginOneShot() const;
     void endOneShot(VkCommandBuffer cb) const;
     static VKAPI_ATTR VkBool32 VKAPI_CALL debugCallback(VkDebugUtilsMessageSeverityFlagBitsEXT severity,

@@ -150,6 +150,8 @@ class CudaExec {
         graph_ = nullptr;
     }
     cudaStream_t stream() const { return stream_; }
+    void* nativeStream() const { return stream_; }
+    int device() const { return 0; }  // cudaSetDevice(0) in the constructor
 
   private:
     cudaStream_t stream_ = nullptr;

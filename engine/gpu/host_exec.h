@@ -48,6 +48,8 @@ struct HostExec {
     }
     void launchGraph() {}
     void dropGraph() {}
+    void* nativeStream() const { return nullptr; }
+    int device() const { return -1; }  // host memory
 };
 
 }  // namespace vbd

@@ -93,6 +93,7 @@ class PipelineStepper final : public SoftStepper {
         scalars_ = alloc<StepScalars>(1);
         hostResults_.assign(plan_.resultDoubles(), 0.0);
         seeded_ = false;
+        stepped_ = false;
         configured_ = true;
     }
 
@@ -133,6 +134,7 @@ class PipelineStepper final : public SoftStepper {
             for (int k = 0; k <= last; ++k) its_.push_back({0, k, std::sqrt(slot(k, 0)), slot(k, 2)});
         if (publishState) publish(m);
         hasVLast_ = true;
+        stepped_ = true;
         solver.setClock(sc.time + double(h));  // SoftSolver::endStep: time_ += h_
         stats.solveMs =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -150,6 +152,16 @@ class PipelineStepper final : public SoftStepper {
     void clearIterations() override { its_.clear(); }
     const StepPlan& plan() const { return plan_; }
     Exec& exec() { return ex_; }
+    DeviceParticles deviceParticles() const override {
+        DeviceParticles d;
+        d.x = a_.x;
+        d.n = configured_ ? plan_.n : 0;
+        d.doublePrecision = std::is_same<T, double>::value;
+        d.stream = ex_.nativeStream();
+        d.cudaDevice = ex_.device();
+        d.current = configured_ && stepped_;
+        return d;
+    }
 
     // The issue sequence of one whole step (public for the benchmark, which replays it without publishing).
     void issueStep() {
@@ -298,7 +310,7 @@ class PipelineStepper final : public SoftStepper {
     std::vector<double> hostResults_;
     SoftState<T> mirror_;  // the published state of the last step, in T (edits show as differences)
     std::vector<IterationRecord> its_;
-    bool configured_ = false, seeded_ = false, hasVLast_ = false, graphReady_ = false;
+    bool configured_ = false, seeded_ = false, hasVLast_ = false, graphReady_ = false, stepped_ = false;
     bool warpPerVertex_ = false;
 };
 

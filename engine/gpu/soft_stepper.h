@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu/device_particles.h"
 #include "soft/soft_solver.h"
 
 namespace vbd {
@@ -26,6 +27,9 @@ class SoftStepper {
     virtual void setWarpPerVertex(bool on) = 0;
     virtual const std::vector<IterationRecord>& iterations() const = 0;
     virtual void clearIterations() = 0;
+    // The device state's positions and the stream that orders work after the step (the interop kernel);
+    // `current` says whether a step has run since the last configure.
+    virtual DeviceParticles deviceParticles() const = 0;
 };
 
 // The device step's orchestration run by the host executor: the same stages through parallelFor (tests;

@@ -72,6 +72,7 @@ class WorldImpl final : public World {
         const float h = float(desc_.dt / desc_.substeps);
         lastIts_.clear();
         const bool coupled = RigidParticleCoupling::active(soft_, *rigid_);
+        lastFrameCoupled_ = coupled;
         for (int s = 0; s < desc_.substeps; ++s) {
             if (coupled) {
                 stepCoupled(h, s, m);
@@ -163,6 +164,13 @@ class WorldImpl final : public World {
         backendLine_ = backend.line;
     }
     std::string backendLine() const override { return backendLine_; }
+    DeviceParticles deviceParticles() const override {
+        if (!device_) return {};
+        DeviceParticles d = device_->deviceParticles();
+        d.current =
+            d.current && !lastFrameCoupled_;  // a coupled frame stepped the published state on the CPU
+        return d;
+    }
     void setDrag(int particle, const Vec3& target, float stiffness) override {
         soft_.setDrag(particle, target, particle >= 0 ? stiffness : 0.f);
     }
@@ -379,6 +387,7 @@ class WorldImpl final : public World {
     std::unique_ptr<RigidSolver> rigid_;
     std::unique_ptr<CoarseHook> coarse_;
     RigidParticleCoupling coupling_;
+    bool lastFrameCoupled_ = false;
     std::unique_ptr<SoftStepper> device_;  // the soft step on the device (solver.backend), or none: the CPU
     std::unique_ptr<RigidStepper> rigidDevice_;  // the rigid solve on the device, or none: RigidSolver::step
     std::string backendLine_;

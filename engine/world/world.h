@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "diagnostics/metrics.h"
+#include "gpu/device_particles.h"
 #include "mesh/tet_mesh.h"
 #include "scene/scene_desc.h"
 #include "views/views.h"
@@ -45,6 +46,9 @@ class World {
     // Which backend steps the soft bodies and why, in one line (the log line and the status line), e.g.
     // "no CUDA device: CPU backend" or "CUDA backend on NVIDIA H200 (sm_90): soft-body step on the device".
     virtual std::string backendLine() const { return "CPU backend"; }
+    // The device step's positions (the CUDA-Vulkan interop reads them in place); x = nullptr when the soft
+    // bodies step on the CPU, current = false when this frame's positions are only in positions().
+    virtual DeviceParticles deviceParticles() const { return {}; }
     virtual void scalarField(ScalarField field, std::vector<float>& out) const = 0;
 
     // Rigid bodies in scene order.

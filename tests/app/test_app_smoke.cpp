@@ -267,3 +267,36 @@ TEST(AppSmoke, SceneTheEngineRefusesShowsTheErrorAndKeepsThePreviousScene) {
 }
 
 }  // namespace
+
+namespace {
+
+// `--vertices interop` insists on the CUDA-Vulkan interop: where it cannot run (here: the soft bodies step on
+// the CPU) the command refuses with the reason, before writing anything; `auto` falls back and says so.
+TEST(RenderCommand, InteropVerticesRefusedWithTheReasonAutoFallsBack) {
+    std::string why;
+    if (!haveVulkanDevice(why)) GTEST_SKIP() << "no Vulkan device: " << why;
+    const fs::path dir = fs::path(VBD_BINARY_DIR) / "test_render_interop";
+    fs::remove_all(dir);
+    const std::string base =
+        vbdlabExe() + " render " + std::string(VBD_SOURCE_DIR) +
+        "/assets/scenes/cube_drop.json --frames 1 --width 64 --height 48 --backend cpu --out " + dir.string();
+    CommandResult r = runCommand(base + " --vertices interop");
+    EXPECT_EQ(r.code, 2) << r.output;
+    EXPECT_NE(
+        r.output.find("--vertices: interop: vertex buffer: CPU upload (no interop: the soft bodies step on "
+                      "the CPU: CPU backend (solver.backend = cpu))"),
+        std::string::npos)
+        << r.output;
+    EXPECT_FALSE(fs::exists(dir));
+    r = runCommand(base + " --vertices auto");
+    ASSERT_EQ(r.code, 0) << r.output;
+    EXPECT_NE(r.output.find("vbdlab: vertex buffer: CPU upload (no interop: the soft bodies step on the CPU"),
+              std::string::npos)
+        << r.output;
+    EXPECT_NE(r.output.find("vbdlab: scene update "), std::string::npos) << r.output;
+    EXPECT_TRUE(fs::exists(dir / "frame_00001.png"));
+    r = runCommand(base + " --vertices sometimes");
+    EXPECT_EQ(r.code, 2) << r.output;
+}
+
+}  // namespace

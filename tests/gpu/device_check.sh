@@ -19,6 +19,9 @@
 #        - the render check: the portable vbdlab renders the same frame with --backend cpu and cuda; the two
 #          PNGs compared pixel-wise (Vulkan on the GPU; VK_DRIVER_FILES set to the NVIDIA ICD if the loader
 #          finds no driver)
+#        - the interop render check: --backend cuda with --vertices cpu and with --vertices interop (the CUDA
+#          kernel writes the Vulkan vertex buffer), 30 frames compared pixel-wise, and the host time per frame
+#          between solver and renderer on both paths; bench_interop (the record kernels against the CPU fill)
 #        - bench_gpu (soft step at ~100k / ~700k / ~2M tets, 10 / 100 / 120 iterations, thread vs warp per
 #          vertex, copy bandwidth)
 #      and writes into $OUT (at most 5 files: the tool brings back 8): summary.txt, summary.csv
@@ -118,7 +121,8 @@ fi
 phase "build (Release, CUDA sm_90 + PTX)"
 BUILD=${DEVICE_CHECK_BUILD:-build-device}  # DEVICE_CHECK_BUILD=build DEVICE_CHECK_NO_BUILD=1: a dry run
 BUILD_OK=1
-TARGETS=(test_gpu_cuda test_gpu_host_pipeline test_gpu_backend test_cuda_parity bench_gpu vbdlab)
+TARGETS=(test_gpu_cuda test_gpu_host_pipeline test_gpu_backend test_cuda_parity test_gpu_interop bench_gpu bench_interop
+  vbdlab)
 if [ -n "${DEVICE_CHECK_NO_BUILD:-}" ]; then
   say "build: skipped (DEVICE_CHECK_NO_BUILD), using $BUILD"
 elif ! timeout 300 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
@@ -151,6 +155,7 @@ if [ $BUILD_OK = 1 ]; then
   run_test test_gpu_host_pipeline 120
   run_test test_cuda_parity 60
   run_test test_gpu_cuda 180
+  run_test test_gpu_interop 60  # interop: UUID matching, the record kernel on the host, import refusal
   grep '^  parity' "$LOGS/test_test_gpu_cuda.log" | tee -a "$SUMMARY" |
     awk '{printf "parity,%s %s,%s,m,measured\n", $2, $3, $7}' >>"$CSV"
 
@@ -264,6 +269,56 @@ EOF
 else
   say "render: not run (no .devdeps/render/vbdlab: run --prepare here and carry .devdeps)"
   row render cube_drop "" "" not_run
+fi
+
+# ---- interop (CUDA-Vulkan vertex buffer; docs/gpu.md "Interop") ----------------------------------------------
+phase "interop render check (CUDA-written vertex buffer vs CPU upload, same frame)"
+if [ -x .devdeps/render/vbdlab ]; then
+  for v in cpu interop; do
+    LD_LIBRARY_PATH=".devdeps/render/lib:${LD_LIBRARY_PATH:-}" timeout 120 .devdeps/render/vbdlab render \
+      assets/scenes/cube_drop.json --frames 30 --width 640 --height 360 --backend cuda --vertices $v \
+      --out "/tmp/vbd_interop_$v" >"$LOGS/interop_$v.log" 2>&1
+    rc=$?
+    say "render --backend cuda --vertices $v: rc $rc; $(grep -m1 'vertex buffer' "$LOGS/interop_$v.log")"
+    ms=$(sed -n 's/^vbdlab: scene update \([0-9.]*\) ms per frame/\1/p' "$LOGS/interop_$v.log")
+    say "  scene update (host time between solver and renderer): ${ms:-?} ms per frame (target < 0.5 with interop)"
+    row interop "update_ms_$v" "${ms}" ms "$([ $rc = 0 ] && echo measured || echo failed)"
+    [ $rc = 0 ] || FAILED=1
+  done
+  # Positions are the same floats on both paths (the device state rounded to float), so coverage is identical;
+  # normals may differ in the last bits (FMA contraction in the kernel): a shaded channel moves by <= 1/255.
+  # Bound: no channel off by more than 2 on more than 0.01% of the pixels of any frame.
+  if python3 - <<'EOF' | tee -a "$SUMMARY"; then INTEROP_OK=1; else INTEROP_OK=0; fi
+import sys, glob
+import numpy as np
+from PIL import Image
+fa = sorted(glob.glob('/tmp/vbd_interop_cpu/*.png'))
+fb = sorted(glob.glob('/tmp/vbd_interop_interop/*.png'))
+if not fa or len(fa) != len(fb):
+    print("interop render: frames missing"); sys.exit(1)
+worst, top = 0.0, 0
+for x, y in zip(fa, fb):
+    d = np.abs(np.asarray(Image.open(x).convert('RGB')).astype(np.int16) -
+               np.asarray(Image.open(y).convert('RGB')).astype(np.int16))
+    worst, top = max(worst, float((d.max(axis=2) > 2).mean())), max(top, int(d.max()))
+print(f"interop render, {len(fa)} frames: max channel diff {top}, worst frame's pixels off by > 2: {100 * worst:.4f}%")
+open('/tmp/vbd_interop_diff', 'w').write(f"{worst:.6f}")
+sys.exit(0 if worst <= 1e-4 else 1)
+EOF
+  row interop cube_drop_30_frames_pixels_off "$(cat /tmp/vbd_interop_diff 2>/dev/null)" fraction \
+    "$([ $INTEROP_OK = 1 ] && echo ok || echo failed)"
+  [ $INTEROP_OK = 1 ] || FAILED=1
+else
+  say "interop render: not run (no .devdeps/render/vbdlab: run --prepare here and carry .devdeps)"
+  row interop cube_drop "" "" not_run
+fi
+if [ $BUILD_OK = 1 ]; then
+  # The record kernels alone (22k / 149k vertices, double state) against the CPU fill they replace.
+  timeout 90 "$BUILD/bin/bench_interop" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+    --benchmark_format=csv >"$LOGS/bench_interop.csv" 2>"$LOGS/bench_interop.err"
+  say "bench_interop: rc $?"
+  grep '_median' "$LOGS/bench_interop.csv" | cut -d, -f1,3,4 | tee -a "$SUMMARY" |
+    awk -F, '{printf "interop,%s,%s,ms,measured\n", $1, $2}' >>"$CSV"
 fi
 
 if [ $BUILD_OK = 1 ]; then

@@ -1,0 +1,25 @@
+#pragma once
+// The Vulkan half of the CUDA-Vulkan interop (engine/gpu/interop_cuda.h is the CUDA half): device-local
+// buffers whose memory is exportable as an OPAQUE_FD (VkExternalMemoryBufferCreateInfo +
+// VkExportMemoryAllocateInfo, a dedicated allocation as CUDA prefers for imports) and exportable timeline
+// semaphores. The descriptors go to CUDA, which then owns them.
+#include <string>
+
+#include "gpu/interop_cuda.h"
+#include "render/vk_context.h"
+
+namespace vbdgui {
+
+// Why ctx cannot share memory and semaphores with CUDA ("" when it can): the missing extension or feature.
+std::string interopUnavailable(const Context& ctx);
+// Only the memory half (VK_KHR_external_memory_fd and an exportable device-local buffer type).
+std::string exportableMemoryUnavailable(const Context& ctx, VkBufferUsageFlags usage);
+
+// A device-local buffer in its own exportable allocation; out gets the fd (the caller owns it until CUDA
+// imports it) and the sizes CUDA needs. Throws VulkanError.
+Buffer createExportableBuffer(const Context& ctx, VkDeviceSize size, VkBufferUsageFlags usage,
+                              vbd::ExternalMemoryFd& out);
+// A timeline semaphore (initial value 0) exportable as an OPAQUE_FD; fd as above. Throws VulkanError.
+VkSemaphore createExportableTimeline(const Context& ctx, int& fd);
+
+}  // namespace vbdgui

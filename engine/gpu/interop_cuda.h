@@ -1,0 +1,64 @@
+#pragma once
+// The CUDA half of the CUDA-Vulkan interop (docs/gpu.md "Interop"): Vulkan allocates the particle vertex
+// buffers and two timeline semaphores as exportable objects and hands their POSIX file descriptors over;
+// CUDA imports them (cudaImportExternalMemory + cudaExternalMemoryGetMappedBuffer,
+// cudaImportExternalSemaphore) and, each frame, on the device step's stream: waits until Vulkan has drawn
+// the last frame that used the slot, writes the ParticleVertex records (gpu/render_vertices.h) from the
+// device step's positions, and signals that the slot is ready. No host copy of the positions and no host
+// wait per frame. No CUDA or Vulkan types here: the app passes descriptors and sizes.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gpu/device_match.h"
+#include "gpu/device_particles.h"
+#include "gpu/render_vertices.h"
+
+namespace vbd {
+
+// One exported Vulkan allocation (VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT) holding one vertex buffer
+// at offset 0.
+struct ExternalMemoryFd {
+    int fd = -1;
+    unsigned long long allocationBytes = 0;  // VkMemoryAllocateInfo::allocationSize (what CUDA imports)
+    unsigned long long bufferBytes = 0;      // the buffer's size (what CUDA maps)
+    bool dedicated = true;                   // a VkMemoryDedicatedAllocateInfo allocation
+};
+
+struct ExternalVertexTarget {
+    int cudaDevice = 0;                   // matchCudaDevice() of the Vulkan device's UUID
+    std::vector<ExternalMemoryFd> slots;  // one vertex buffer per frame in flight
+    int simDoneFd = -1;                   // timeline: CUDA signals value f once frame f's records are written
+    int renderDoneFd = -1;                // timeline: Vulkan signals value f once frame f is drawn
+};
+
+class ExternalVertexWriter {
+  public:
+    virtual ~ExternalVertexWriter() = default;
+    // Frame `frame` (1, 2, ...) into `slot`, asynchronously: waits (on the device) for renderDone >=
+    // waitRenderDone (0: no wait), writes the records, signals simDone = frame. Positions: src.x when
+    // src.current, else hostPositions (the published state; one upload, for frames the CPU stepped).
+    // scalar: numScalars heat-map values (uploaded when they changed since the last frame).
+    virtual void write(const DeviceParticles& src, const Vec3* hostPositions, const float* scalar,
+                       int numScalars, uint32_t slot, uint64_t waitRenderDone, uint64_t frame) = 0;
+    // Blocks until everything written so far is done (tests, teardown).
+    virtual void finish() = 0;
+};
+
+// Seconds per frame of the interop's record kernels on src's device (src.x on the device, src.current), into
+// plain device memory instead of an imported buffer: the rounding to float (double state) and the records,
+// `frames` times, timed with CUDA events (bench_interop). Throws std::runtime_error without CUDA.
+double deviceVertexRecordSeconds(const DeviceParticles& src, const SurfaceAdjacency& adj, int frames);
+
+// The UUIDs of the CUDA devices in CUDA's order (empty, with the reason in error, without CUDA or devices).
+std::vector<DeviceUuid> cudaDeviceUuids(std::string& error);
+
+// Imports target for numVertices records of `layout` over adjacency adj. Takes every descriptor in target:
+// the ones CUDA imported belong to the driver, the rest are closed. Throws std::runtime_error naming the
+// call that failed (or "built without CUDA").
+std::unique_ptr<ExternalVertexWriter> importExternalVertexTarget(ExternalVertexTarget target, int numVertices,
+                                                                 const SurfaceAdjacency& adj,
+                                                                 const VertexLayout& layout);
+
+}  // namespace vbd

@@ -1,0 +1,92 @@
+// The renderer's particle vertex records (gpu/render_vertices.h) per frame, on the soft cubes of bench_gpu
+// (size 0: 27^3 cells, 21,952 vertices; size 1: 52^3 cells, 148,877 vertices; their boundary surfaces drawn):
+//   BM_VertexRecordsHost/size: the CPU vertex source's fill (positions, smooth normals, scalar) on this
+//     machine's threads -- the host time per frame the CUDA-Vulkan interop removes from the app's frame.
+//   BM_VertexRecordsDevice/size: the interop's kernels on the device from the double state (rounding to
+//   float,
+//     then the records) into plain device memory, timed with CUDA events; reports an error without a device.
+// Counter: records per second. Run: build/bin/bench_interop --benchmark_repetitions=3
+// --benchmark_report_aggregates_only=true
+#include <benchmark/benchmark.h>
+
+#include <map>
+#include <memory>
+
+#include "gpu/backend_choice.h"
+#include "gpu/interop_cuda.h"
+#include "gpu/render_vertices.h"
+#include "gpu/soft_stepper.h"
+#include "mesh/surface.h"
+#include "soft/soft_solver.h"
+
+using namespace vbd;
+
+namespace {
+
+const int kCells[2] = {27, 52};
+
+struct Cube {
+    SceneDesc desc;
+    SoftSolver solver;
+    SurfaceAdjacency adj;
+};
+
+// Built once per size (building and coloring 700k tets takes seconds).
+Cube& cube(int size) {
+    static std::map<int, std::unique_ptr<Cube>> cache;
+    auto& c = cache[size];
+    if (c) return *c;
+    c = std::make_unique<Cube>();
+    SoftBodyDesc b;
+    b.min = Vec3(0, 0.001f, 0);
+    b.max = Vec3(1, 1.001f, 1);
+    b.cells = {kCells[size], kCells[size], kCells[size]};
+    c->desc.dt = 1.0 / 120.0;
+    c->desc.substeps = 1;
+    c->desc.solver.diagnostics = false;
+    c->desc.softBodies.push_back(b);
+    c->solver.build(c->desc);
+    c->solver.setParams(c->desc.solver);
+    const SoftModel& m = c->solver.model();
+    TetMesh tm;
+    tm.tets = m.tets;
+    tm.X.resize(m.x0.size());
+    c->adj = buildSurfaceAdjacency(m.numVertices(), extractBoundary(tm).tris);
+    return *c;
+}
+
+void BM_VertexRecordsHost(benchmark::State& st) {
+    Cube& c = cube(int(st.range(0)));
+    const SoftModel& m = c.solver.model();
+    std::vector<float> out(size_t(m.numVertices()) * 8);
+    for (auto _ : st) {
+        fillVertexRecords(m.x.data(), m.numVertices(), c.adj, nullptr, 0, VertexLayout{}, out.data());
+        benchmark::DoNotOptimize(out.data());
+    }
+    st.counters["records_per_s"] =
+        benchmark::Counter(double(m.numVertices()), benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_VertexRecordsHost)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_VertexRecordsDevice(benchmark::State& st) {
+    const CudaProbe& p = probeCuda();
+    if (p.devices <= 0) {
+        st.SkipWithError(p.compiled ? ("no CUDA device: " + p.error).c_str()
+                                    : "built without CUDA (nvcc was not found at configure time)");
+        return;
+    }
+    Cube& c = cube(int(st.range(0)));
+    auto stepper = makeCudaStepper(Precision::Double);
+    stepper->configure(c.solver);
+    stepper->step(c.solver, float(c.desc.dt), c.desc.gravity,
+                  false);  // the device state exists and is current
+    const DeviceParticles dev = stepper->deviceParticles();
+    for (auto _ : st) st.SetIterationTime(deviceVertexRecordSeconds(dev, c.adj, 20));
+    st.counters["records_per_s"] =
+        benchmark::Counter(double(dev.n), benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_VertexRecordsDevice)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseManualTime();
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,207 @@
+// The Vulkan half of the CUDA-Vulkan interop on whatever Vulkan device exists (lavapipe on CI): the
+// extensions the Context found and enabled, the exportable allocation and timeline semaphore where the
+// device offers them (a skip naming what is missing where not), the fallback to the CPU vertex source with
+// its reason, and -- with a CUDA device that is the Vulkan device -- a frame drawn from the CUDA-written
+// buffer against the CPU path's frame.
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <memory>
+
+#include "cube_scene.h"
+#include "gpu/backend_choice.h"
+#include "render/interop_vulkan.h"
+#include "render/renderer.h"
+#include "render/targets.h"
+#include "world/world.h"
+
+namespace vbdgui {
+namespace {
+
+constexpr uint32_t kW = 320, kH = 240;
+
+class Interop : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        ContextOptions o;
+        o.validation = true;
+        try {
+            ctx = std::make_unique<Context>(o);
+        } catch (const VulkanError& e) {
+            GTEST_SKIP() << "no Vulkan device: " << e.what();
+        }
+    }
+    void TearDown() override {
+        if (ctx) {
+            EXPECT_EQ(ctx->validationMessages(), 0);
+        }
+    }
+    std::unique_ptr<Context> ctx;
+};
+
+vbd::SceneDesc cubeScene(vbd::Backend backend) {
+    vbd::SceneDesc d;
+    d.softBodies.push_back(vbdtest::cubeBody(0.0f, 1.0f, 4));
+    d.softBodies[0].key = "soft_bodies[0]";
+    d.softBodies[0].min.y += 0.5f, d.softBodies[0].max.y += 0.5f;  // falls half a metre
+    d.solver.backend = backend;
+    return d;
+}
+
+bool isOpenFd(int fd) {
+    struct stat st {};
+    return fd >= 0 && fstat(fd, &st) == 0;
+}
+
+TEST_F(Interop, ExportableVertexBufferWhereTheDeviceOffersIt) {
+    const std::string why = exportableMemoryUnavailable(*ctx, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT);
+    if (!why.empty()) GTEST_SKIP() << "no exportable memory: " << why;
+    EXPECT_TRUE(ctx->external.memoryFd);
+    vbd::ExternalMemoryFd fd;
+    Buffer b = createExportableBuffer(*ctx, 32 * 1000, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT, fd);
+    EXPECT_NE(b.buffer, VkBuffer(VK_NULL_HANDLE));
+    EXPECT_EQ(b.mapped, nullptr);  // device-local: only the GPU (Vulkan or CUDA) writes it
+    EXPECT_TRUE(isOpenFd(fd.fd));
+    EXPECT_EQ(fd.bufferBytes, 32u * 1000u);
+    EXPECT_GE(fd.allocationBytes, fd.bufferBytes);  // CUDA imports the whole allocation, maps the buffer
+    EXPECT_TRUE(fd.dedicated);
+    close(fd.fd);  // nobody imported it: ours to close
+    ctx->destroy(b);
+}
+
+TEST_F(Interop, ExportableTimelineSemaphoreWhereTheDeviceOffersIt) {
+    const std::string why = interopUnavailable(*ctx);
+    if (!why.empty()) GTEST_SKIP() << "no CUDA-Vulkan interop on this device: " << why;
+    int fd = -1;
+    VkSemaphore s = createExportableTimeline(*ctx, fd);
+    EXPECT_NE(s, VkSemaphore(VK_NULL_HANDLE));
+    EXPECT_TRUE(isOpenFd(fd));
+    close(fd);
+    vkDestroySemaphore(ctx->device, s, nullptr);
+}
+
+// The graphics half of the per-frame ordering without CUDA: the offscreen submit waits on one timeline at
+// VERTEX_INPUT and signals another (the interop's simDone / renderDone). The host plays CUDA's part and
+// signals simDone; after the frame, renderDone holds the frame's value and the image shows the scene. Where
+// the device exports memory, an exported buffer goes through the acquire / release from the external queue
+// family (under the validation layer, like every test here).
+TEST_F(Interop, OffscreenSubmitWaitsAndSignalsTimelines) {
+    if (!ctx->external.timeline) GTEST_SKIP() << ctx->deviceName() << " lacks timeline semaphores";
+    auto signal =
+        reinterpret_cast<PFN_vkSignalSemaphoreKHR>(vkGetDeviceProcAddr(ctx->device, "vkSignalSemaphoreKHR"));
+    auto value = reinterpret_cast<PFN_vkGetSemaphoreCounterValueKHR>(
+        vkGetDeviceProcAddr(ctx->device, "vkGetSemaphoreCounterValueKHR"));
+    ASSERT_TRUE(signal && value);
+    auto type = vkInfo<VkSemaphoreTypeCreateInfoKHR>(VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO_KHR);
+    type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE_KHR;
+    auto sci = vkInfo<VkSemaphoreCreateInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO);
+    sci.pNext = &type;
+    VkSemaphore simDone = VK_NULL_HANDLE, renderDone = VK_NULL_HANDLE;
+    ASSERT_EQ(vkCreateSemaphore(ctx->device, &sci, nullptr, &simDone), VK_SUCCESS);
+    ASSERT_EQ(vkCreateSemaphore(ctx->device, &sci, nullptr, &renderDone), VK_SUCCESS);
+    {
+        auto world = vbd::World::create(cubeScene(vbd::Backend::Cpu));
+        OffscreenTarget target(*ctx, kW, kH);
+        Renderer renderer(*ctx, target.pass());
+        SceneGpu gpu(*ctx, *world, 1);
+        // An exported buffer in the submit's ownership transfers (its contents are not drawn here).
+        vbd::ExternalMemoryFd fd;
+        const bool exportable = exportableMemoryUnavailable(*ctx, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT).empty();
+        Buffer ext =
+            exportable ? createExportableBuffer(*ctx, 256, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT, fd) : Buffer{};
+        if (exportable) close(fd.fd);
+        OrbitCamera cam;
+        glm::vec3 lo, hi;
+        sceneBounds(*world, lo, hi);
+        cam.frame(lo, hi, float(kW) / float(kH));
+        DrawOptions opt;
+        for (uint64_t f = 1; f <= 3; ++f) {
+            world->step();
+            gpu.update(*world, opt, 0);
+            auto si = vkInfo<VkSemaphoreSignalInfoKHR>(VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO_KHR);
+            si.semaphore = simDone;
+            si.value = f;
+            ASSERT_EQ(signal(ctx->device, &si), VK_SUCCESS);
+            const Pixels px = target.render(
+                kClearColor,
+                [&](VkCommandBuffer cb) {
+                    renderer.draw(cb, gpu, 0, cam, VkRect2D{{0, 0}, {kW, kH}}, opt);
+                },
+                FrameSync{simDone, f, renderDone, f, ext.buffer});
+            uint64_t v = 0;
+            ASSERT_EQ(value(ctx->device, renderDone, &v), VK_SUCCESS);
+            EXPECT_EQ(v, f);
+            // The cube is drawn: its orange covers part of the frame.
+            long orange = 0;
+            for (size_t i = 0; i + 3 < px.rgba.size(); i += 4)
+                orange += px.rgba[i] > px.rgba[i + 1] + 30 && px.rgba[i + 1] > px.rgba[i + 2] + 20;
+            EXPECT_GT(orange, long(kW * kH / 100)) << "frame " << f;
+        }
+        ctx->destroy(ext);
+    }
+    vkDestroySemaphore(ctx->device, simDone, nullptr);
+    vkDestroySemaphore(ctx->device, renderDone, nullptr);
+}
+
+TEST_F(Interop, CpuBackendFallsBackToTheCpuVertexSourceNamingWhy) {
+    auto world = vbd::World::create(cubeScene(vbd::Backend::Cpu));
+    SceneGpu gpu(*ctx, *world, 2, true);
+    EXPECT_FALSE(gpu.interopVertices());
+    EXPECT_EQ(gpu.vertexLine(), "vertex buffer: CPU upload (no interop: the soft bodies step on the CPU: " +
+                                    world->backendLine() + ")");
+    EXPECT_EQ(gpu.frameSync(0).wait, VkSemaphore(VK_NULL_HANDLE));
+    SceneGpu plain(*ctx, *world, 1);
+    EXPECT_EQ(plain.vertexLine(), "vertex buffer: CPU upload");
+}
+
+// Where it runs: the CUDA step's World, drawn once from the interop buffer and once from the CPU upload of
+// the published state. Positions are the same floats on both paths (the double state rounded to float), so
+// the rasterized coverage is identical; normals may differ in the last bits (nvcc contracts the cross
+// products into FMAs), which moves a shaded channel by at most one step of 1/255 -- 2 allows for one
+// rounding on each side.
+TEST_F(Interop, FrameFromTheCudaWrittenBufferEqualsTheCpuFrame) {
+    const vbd::CudaProbe& p = vbd::probeCuda();
+    if (!p.compiled) GTEST_SKIP() << "built without CUDA (nvcc was not found at configure time)";
+    if (p.devices <= 0) GTEST_SKIP() << "no CUDA device: " << p.error;
+    auto world = vbd::World::create(cubeScene(vbd::Backend::Cuda));
+    OffscreenTarget target(*ctx, kW, kH);
+    Renderer renderer(*ctx, target.pass());
+    SceneGpu interop(*ctx, *world, 2, true);
+    if (!interop.interopVertices()) GTEST_SKIP() << interop.vertexLine();
+    SceneGpu cpu(*ctx, *world, 1, false);
+    OrbitCamera cam;
+    glm::vec3 lo, hi;
+    sceneBounds(*world, lo, hi);
+    cam.frame(lo, hi, float(kW) / float(kH));
+    DrawOptions opt;
+    for (int f = 1; f <= 30; ++f) {
+        world->step();
+        ASSERT_TRUE(world->deviceParticles().current);
+        const uint32_t slot = uint32_t(f % 2);
+        interop.update(*world, opt, slot);
+        auto draw = [&](const SceneGpu& g, uint32_t s) {
+            return [&, s](VkCommandBuffer cb) {
+                renderer.draw(cb, g, s, cam, VkRect2D{{0, 0}, {kW, kH}}, opt);
+            };
+        };
+        const Pixels a = target.render(kClearColor, draw(interop, slot), interop.frameSync(slot));
+        if (f % 10 != 0) continue;
+        cpu.update(*world, opt, 0);
+        const Pixels b = target.render(kClearColor, draw(cpu, 0));
+        int worst = 0;
+        long differ = 0;
+        for (size_t i = 0; i < a.rgba.size(); ++i) {
+            const int d = std::abs(int(a.rgba[i]) - int(b.rgba[i]));
+            worst = std::max(worst, d);
+            differ += d > 0;
+        }
+        EXPECT_LE(worst, 2) << "frame " << f << ": " << differ << " channels differ";
+    }
+}
+
+}  // namespace
+}  // namespace vbdgui
