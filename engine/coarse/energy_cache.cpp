@@ -110,7 +110,13 @@ double TetEnergyCache::deltaEnergy(const SoftModel& m, const std::vector<Vec3d>&
         const Mat33d dF = edgeMatrix(m.tets[e], d) * Dinv_[e];
         return tetEnergyDelta(F, dF, Cp_[e], constantsOf(m, e), h, internal);
     });
-    const double inertia = reduceSum<double>(verts.size(), [&](size_t k) {
+    return elastic + vertexDeltaEnergy(m, x, d, verts, h);
+}
+
+double TetEnergyCache::vertexDeltaEnergy(const SoftModel& m, const std::vector<Vec3d>& x,
+                                         const std::vector<Vec3d>& d, const std::vector<int>& verts,
+                                         double h) const {
+    return reduceSum<double>(verts.size(), [&](size_t k) {
         const size_t i = size_t(verts[k]);
         if (m.fixed[i]) return 0.0;
         double dG = double(m.mass[i]) / (h * h) * (dot(d[i], x[i] - y_[i]) + 0.5 * squaredNorm(d[i]));
@@ -121,7 +127,6 @@ double TetEnergyCache::deltaEnergy(const SoftModel& m, const std::vector<Vec3d>&
             dG += penalties(m, i, x[i] + d[i], nullptr, nullptr) - penalties(m, i, x[i], nullptr, nullptr);
         return dG;
     });
-    return elastic + inertia;
 }
 
 void TetEnergyCache::lagContacts(const SoftModel& m, const std::vector<Vec3d>& x, double h,
@@ -207,12 +212,18 @@ void TetEnergyCache::gatherGradient(const SoftModel& m, const std::vector<Vec3d>
 Vec3d TetEnergyCache::vertexGradient(const SoftModel& m, const std::vector<Vec3d>& x, size_t i, double h,
                                      const std::vector<char>* use) const {
     if (m.fixed[i]) return Vec3d(0, 0, 0);
-    Vec3d g = (x[i] - y_[i]) * (double(m.mass[i]) / (h * h));
-    vertexPotential(m, i, x[i], &g, nullptr);
+    Vec3d g = vertexOwnGradient(m, x, i, h);
     for (int q = m.vertexTets.begin(int(i)); q < m.vertexTets.end(int(i)); ++q) {
         const int item = m.vertexTets.items[size_t(q)];
         if (!use || (*use)[size_t(item >> 2)]) g += grad_[size_t(item >> 2)][size_t(item & 3)];
     }
+    return g;
+}
+
+Vec3d TetEnergyCache::vertexOwnGradient(const SoftModel& m, const std::vector<Vec3d>& x, size_t i,
+                                        double h) const {
+    Vec3d g = (x[i] - y_[i]) * (double(m.mass[i]) / (h * h));
+    vertexPotential(m, i, x[i], &g, nullptr);
     return g;
 }
 

@@ -29,6 +29,7 @@ class TetEnergyCache {
   public:
     void build(const SoftModel& m);
     bool built(const SoftModel& m) const { return tets_ == int(m.tets.size()) && verts_ == m.numVertices(); }
+    int numTets() const { return tets_; }
     // Refreshes C_prev and y (once per step, after the solver's prediction).
     void beginStep(const SoftModel& m, const std::vector<Vec3d>& xPrev, const std::vector<Vec3d>& y);
     void setDrag(const DragSpring& d) { drag_ = d; }
@@ -53,6 +54,9 @@ class TetEnergyCache {
     double deltaEnergy(const SoftModel& m, const std::vector<Vec3d>& x, const std::vector<Vec3d>& d,
                        const std::vector<int>& elems, const std::vector<int>& verts, double h,
                        DampingModel damping, bool reuseF = false) const;
+    // The vertex part of deltaEnergy: inertia, drag and penalties of `verts` (deltaEnergy adds it last).
+    double vertexDeltaEnergy(const SoftModel& m, const std::vector<Vec3d>& x, const std::vector<Vec3d>& d,
+                             const std::vector<int>& verts, double h) const;
     // Potentials at vertex i outside the tets and the inertia: collider penalties and the picking spring,
     // with their gradient and Gauss-Newton block added to g and H when given.
     double vertexPotential(const SoftModel& m, size_t i, const Vec3d& x, Vec3d* g, Mat33d* H) const;
@@ -62,6 +66,10 @@ class TetEnergyCache {
                         const std::vector<char>& use, double h, std::vector<Vec3d>& grad) const;
     // Deformation gradient of tet e at the last evaluation with forces.
     const Mat33d& lastF(int e) const { return F_[size_t(e)]; }
+    // C_prev = F_prev^T F_prev per tet (the step's, from beginStep).
+    const std::vector<Mat33d>& previousC() const { return Cp_; }
+    // The gradient at free vertex i of the terms outside the tets: inertia m/h^2 (x - y), penalties, drag.
+    Vec3d vertexOwnGradient(const SoftModel& m, const std::vector<Vec3d>& x, size_t i, double h) const;
     const Mat33d& restInverse(int e) const { return Dinv_[size_t(e)]; }
     // Vertex weight m^a of tet e.
     const Vec3d& weight(int e, int a) const { return w_[size_t(e)][size_t(a)]; }

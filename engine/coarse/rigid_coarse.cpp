@@ -121,9 +121,13 @@ Eigen::SparseMatrix<double> rotationCurvature(const Basis& b, const std::vector<
     return K;
 }
 
-void rigidRetract(const Basis& b, const RigidLayout& L, const std::vector<Vec3d>& centers,
-                  const Eigen::VectorXd& z, double alpha, const std::vector<Vec3d>& x,
-                  std::vector<Vec3d>& out, std::vector<Vec3d>* disp) {
+namespace {
+
+// f(v, d) for every support vertex v with its displacement d under alpha z.
+template <typename F>
+void forEachRigidDisplacement(const Basis& b, const RigidLayout& L, const std::vector<Vec3d>& centers,
+                              const Eigen::VectorXd& z, double alpha, const std::vector<Vec3d>& x,
+                              const F& f) {
     // (R - I) r = sin(a) k x r + 2 sin^2(a/2) k x (k x r): no I + O(a) - I cancellation, so the displacement
     // is accurate relative to itself even for the 1e-10 rad rotations of late corrections.
     const size_t nc = b.components.size();
@@ -146,9 +150,25 @@ void rigidRetract(const Basis& b, const RigidLayout& L, const std::vector<Vec3d>
             const Vec3d r = x[v] - centers[q], kr = cross(k[q], r);
             d += t[q] + kr * s1[q] + cross(k[q], kr) * s2[q];
         }
+        f(v, d);
+    });
+}
+
+}  // namespace
+
+void rigidRetract(const Basis& b, const RigidLayout& L, const std::vector<Vec3d>& centers,
+                  const Eigen::VectorXd& z, double alpha, const std::vector<Vec3d>& x,
+                  std::vector<Vec3d>& out, std::vector<Vec3d>* disp) {
+    forEachRigidDisplacement(b, L, centers, z, alpha, x, [&](size_t v, const Vec3d& d) {
         out[v] = x[v] + d;
         if (disp) (*disp)[v] = d;
     });
+}
+
+void rigidDisplacement(const Basis& b, const RigidLayout& L, const std::vector<Vec3d>& centers,
+                       const Eigen::VectorXd& z, double alpha, const std::vector<Vec3d>& x,
+                       std::vector<Vec3d>& disp) {
+    forEachRigidDisplacement(b, L, centers, z, alpha, x, [&](size_t v, const Vec3d& d) { disp[v] = d; });
 }
 
 namespace {

@@ -66,6 +66,10 @@ Eigen::VectorXd projectOnRigidModes(const Basis& b, const std::vector<Vec3d>& ce
 void rigidRetract(const Basis& b, const RigidLayout& L, const std::vector<Vec3d>& centers,
                   const Eigen::VectorXd& z, double alpha, const std::vector<Vec3d>& x,
                   std::vector<Vec3d>& out, std::vector<Vec3d>* disp = nullptr);
+// The displacement of rigidRetract alone, written at the support vertices of disp.
+void rigidDisplacement(const Basis& b, const RigidLayout& L, const std::vector<Vec3d>& centers,
+                       const Eigen::VectorXd& z, double alpha, const std::vector<Vec3d>& x,
+                       std::vector<Vec3d>& disp);
 
 // K (ncol x ncol, nonzero on the rotation blocks) from the gradient g at x; psdOnly keeps each block's
 // nonnegative eigenvalues.
