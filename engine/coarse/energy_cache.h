@@ -57,6 +57,18 @@ class TetEnergyCache {
     // The vertex part of deltaEnergy: inertia, drag and penalties of `verts` (deltaEnergy adds it last).
     double vertexDeltaEnergy(const SoftModel& m, const std::vector<Vec3d>& x, const std::vector<Vec3d>& d,
                              const std::vector<int>& verts, double h) const;
+    // One vertex's term of vertexDeltaEnergy, for displacement di (inline: the rigid correction calls it per
+    // vertex inside its displacement pass).
+    double vertexDelta(const SoftModel& m, const std::vector<Vec3d>& x, size_t i, const Vec3d& di,
+                       double h) const {
+        if (m.fixed[i]) return 0.0;
+        double dG = double(m.mass[i]) / (h * h) * (dot(di, x[i] - y_[i]) + 0.5 * squaredNorm(di));
+        if (int(i) == drag_.vertex && drag_.stiffness > 0)
+            dG += double(drag_.stiffness) * (dot(di, x[i] - Vec3d(drag_.target)) + 0.5 * squaredNorm(di));
+        // Penalties: a direct difference; they are small against the terms above (k/2 g^2 with g ~ mm).
+        if (!m.colliders.empty()) dG += vertexPenaltyDelta(m, i, x[i], di);
+        return dG;
+    }
     // Potentials at vertex i outside the tets and the inertia: collider penalties and the picking spring,
     // with their gradient and Gauss-Newton block added to g and H when given.
     double vertexPotential(const SoftModel& m, size_t i, const Vec3d& x, Vec3d* g, Mat33d* H) const;
@@ -77,6 +89,7 @@ class TetEnergyCache {
   private:
     // Collider penalties at vertex i (see vertexPotential).
     double penalties(const SoftModel& m, size_t i, const Vec3d& x, Vec3d* g, Mat33d* H) const;
+    double vertexPenaltyDelta(const SoftModel& m, size_t i, const Vec3d& xi, const Vec3d& di) const;
     // Lagged damping and friction potentials of vertex i's contacts at x.
     double laggedPotentials(size_t i, const Vec3d& x, Vec3d* g, Mat33d* H) const;
     double tetEnergyAt(const SoftModel& m, const std::vector<Vec3d>& x, size_t e, double h, bool internal,

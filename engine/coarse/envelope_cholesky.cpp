@@ -2,10 +2,47 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+
+#include "backend/simd.h"
 
 namespace vbd::coarse {
 
 namespace {
+
+constexpr int kW = simd::nativeLanes<double>(8);
+using P = simd::Pack<double, kW>;
+
+// a . b over n entries: two pack accumulators (the rows are ~70 long: a single FMA chain would wait on its
+// latency), then the lanes and the tail in order.
+VBD_SIMD_INLINE double dotRun(const double* a, const double* b, int n) {
+    P s0(0.0), s1(0.0);
+    int k = 0;
+    for (; k + 2 * kW <= n; k += 2 * kW) {
+        s0 += simd::load<double, kW>(a + k) * simd::load<double, kW>(b + k);
+        s1 += simd::load<double, kW>(a + k + kW) * simd::load<double, kW>(b + k + kW);
+    }
+    if (k + kW <= n) {
+        s0 += simd::load<double, kW>(a + k) * simd::load<double, kW>(b + k);
+        k += kW;
+    }
+    s0 += s1;
+    double s = 0;
+    for (int l = 0; l < kW; ++l) s += s0[l];
+    for (; k < n; ++k) s += a[k] * b[k];
+    return s;
+}
+
+// y -= alpha a over n entries.
+VBD_SIMD_INLINE void axpyRun(double* y, double alpha, const double* a, int n) {
+    const P al(alpha);
+    int k = 0;
+    for (; k + kW <= n; k += kW) {
+        const P r = simd::load<double, kW>(y + k) - al * simd::load<double, kW>(a + k);
+        std::memcpy(y + k, &r.v, sizeof(r.v));
+    }
+    for (; k < n; ++k) y[k] -= alpha * a[k];
+}
 
 using Graph = std::vector<std::vector<int>>;
 
@@ -24,8 +61,8 @@ Graph adjacency(const Eigen::SparseMatrix<double>& A) {
     return g;
 }
 
-// Breadth-first levels from `root` over unvisited vertices (visited untouched); neighbours by ascending degree
-// (ties by index). Returns the visit order; `last` receives the first vertex of the deepest level.
+// Breadth-first levels from `root` over unvisited vertices (visited untouched); neighbours by ascending
+// degree (ties by index). Returns the visit order; `last` receives the first vertex of the deepest level.
 std::vector<int> breadthFirst(const Graph& g, int root, const std::vector<char>& visited, int& depth,
                               std::vector<int>* lastLevel) {
     std::vector<int> order{root}, level(g.size(), -1);
@@ -37,7 +74,8 @@ std::vector<int> breadthFirst(const Graph& g, int root, const std::vector<char>&
         for (int u : g[size_t(v)])
             if (!visited[size_t(u)] && level[size_t(u)] < 0) nb.push_back(u);
         std::sort(nb.begin(), nb.end(), [&](int a, int b) {
-            return g[size_t(a)].size() != g[size_t(b)].size() ? g[size_t(a)].size() < g[size_t(b)].size() : a < b;
+            return g[size_t(a)].size() != g[size_t(b)].size() ? g[size_t(a)].size() < g[size_t(b)].size()
+                                                              : a < b;
         });
         for (int u : nb) {
             level[size_t(u)] = level[size_t(v)] + 1;
@@ -53,14 +91,16 @@ std::vector<int> breadthFirst(const Graph& g, int root, const std::vector<char>&
     return order;
 }
 
-// George-Liu: from a low-degree vertex, move to the deepest level's lowest-degree vertex while the depth grows.
+// George-Liu: from a low-degree vertex, move to the deepest level's lowest-degree vertex while the depth
+// grows.
 int pseudoPeripheral(const Graph& g, int start, const std::vector<char>& visited) {
     int root = start, depth = 0;
     std::vector<int> last;
     breadthFirst(g, root, visited, depth, &last);
     for (int round = 0; round < 8; ++round) {
         const int next = *std::min_element(last.begin(), last.end(), [&](int a, int b) {
-            return g[size_t(a)].size() != g[size_t(b)].size() ? g[size_t(a)].size() < g[size_t(b)].size() : a < b;
+            return g[size_t(a)].size() != g[size_t(b)].size() ? g[size_t(a)].size() < g[size_t(b)].size()
+                                                              : a < b;
         });
         int d = 0;
         std::vector<int> nextLast;
@@ -88,7 +128,8 @@ std::vector<int> reverseCuthillMcKee(const Eigen::SparseMatrix<double>& A) {
     for (int s : byDegree) {
         if (visited[size_t(s)]) continue;
         int depth = 0;
-        const std::vector<int> part = breadthFirst(g, pseudoPeripheral(g, s, visited), visited, depth, nullptr);
+        const std::vector<int> part =
+            breadthFirst(g, pseudoPeripheral(g, s, visited), visited, depth, nullptr);
         for (int v : part) visited[size_t(v)] = 1;
         order.insert(order.end(), part.begin(), part.end());
     }
@@ -110,7 +151,8 @@ void EnvelopeCholesky::analyze(const Eigen::SparseMatrix<double>& A) {
             first_[size_t(r)] = std::min(first_[size_t(r)], std::min(i, j));
         }
     start_.assign(size_t(n_) + 1, 0);
-    for (int i = 0; i < n_; ++i) start_[size_t(i) + 1] = start_[size_t(i)] + size_t(i - first_[size_t(i)] + 1);
+    for (int i = 0; i < n_; ++i)
+        start_[size_t(i) + 1] = start_[size_t(i)] + size_t(i - first_[size_t(i)] + 1);
     values_.assign(start_[size_t(n_)], 0.0);
     work_.resize(n_);
     ok_ = false;
@@ -119,7 +161,6 @@ void EnvelopeCholesky::analyze(const Eigen::SparseMatrix<double>& A) {
 // Row by row (the bordered form): for j < i, L_ij = (A_ij - L_i,k<j . L_j,k<j) / L_jj over the columns both
 // envelopes share, then L_ii = sqrt(A_ii - |L_i,k<i|^2).
 bool EnvelopeCholesky::factorize(const Eigen::SparseMatrix<double>& A) {
-    using Map = Eigen::Map<const Eigen::VectorXd>;
     std::fill(values_.begin(), values_.end(), 0.0);
     ok_ = false;
     for (int c = 0; c < A.outerSize(); ++c)
@@ -135,10 +176,10 @@ bool EnvelopeCholesky::factorize(const Eigen::SparseMatrix<double>& A) {
         for (int j = fi; j < i; ++j) {
             const double* Lj = values_.data() + start_[size_t(j)];
             const int fj = first_[size_t(j)], k0 = std::max(fi, fj);
-            const double s = Map(Li + (k0 - fi), j - k0).dot(Map(Lj + (k0 - fj), j - k0));
+            const double s = dotRun(Li + (k0 - fi), Lj + (k0 - fj), j - k0);
             Li[j - fi] = (Li[j - fi] - s) / Lj[j - fj];
         }
-        const double d = Li[i - fi] - Map(Li, i - fi).squaredNorm();
+        const double d = Li[i - fi] - dotRun(Li, Li, i - fi);
         if (!(d > 0)) return false;
         Li[i - fi] = std::sqrt(d);
     }
@@ -150,21 +191,20 @@ bool EnvelopeCholesky::factorize(const Eigen::SparseMatrix<double>& A) {
 Eigen::VectorXd EnvelopeCholesky::solve(const Eigen::VectorXd& b) const {
     Eigen::VectorXd x = Eigen::VectorXd::Zero(n_);
     if (!ok_) return x;
-    using Map = Eigen::Map<const Eigen::VectorXd>;
-    Eigen::VectorXd& y = work_;
-    for (int i = 0; i < n_; ++i) y(i) = b(perm_[size_t(i)]);
+    double* y = work_.data();
+    for (int i = 0; i < n_; ++i) y[i] = b(perm_[size_t(i)]);
     for (int i = 0; i < n_; ++i) {
         const double* Li = values_.data() + start_[size_t(i)];
         const int fi = first_[size_t(i)];
-        y(i) = (y(i) - Map(Li, i - fi).dot(y.segment(fi, i - fi))) / Li[i - fi];
+        y[i] = (y[i] - dotRun(Li, y + fi, i - fi)) / Li[i - fi];
     }
     for (int i = n_ - 1; i >= 0; --i) {
         const double* Li = values_.data() + start_[size_t(i)];
         const int fi = first_[size_t(i)];
-        y(i) /= Li[i - fi];
-        y.segment(fi, i - fi) -= y(i) * Map(Li, i - fi);
+        y[i] /= Li[i - fi];
+        axpyRun(y + fi, y[i], Li, i - fi);
     }
-    for (int i = 0; i < n_; ++i) x(perm_[size_t(i)]) = y(i);
+    for (int i = 0; i < n_; ++i) x(perm_[size_t(i)]) = y[i];
     return x;
 }
 

@@ -71,6 +71,27 @@ void rigidDisplacement(const Basis& b, const RigidLayout& L, const std::vector<V
                        const Eigen::VectorXd& z, double alpha, const std::vector<Vec3d>& x,
                        std::vector<Vec3d>& disp);
 
+// The components' motions of the step alpha z (translation t, rotation axis k, sin a and 2 sin^2(a/2) of the
+// angle a), from which rigidDisplacementAt evaluates one vertex: rigidRetract's displacement, vertex by
+// vertex.
+struct RigidMotions {
+    std::vector<Vec3d> t, k;
+    std::vector<double> s1, s2;
+};
+void rigidMotions(const Basis& b, const Eigen::VectorXd& z, double alpha, RigidMotions& out);
+// (R - I) r = sin(a) k x r + 2 sin^2(a/2) k x (k x r): no I + O(a) - I cancellation, so the displacement is
+// accurate relative to itself even for the 1e-10 rad rotations of late corrections.
+inline Vec3d rigidDisplacementAt(const RigidLayout& L, const RigidMotions& M,
+                                 const std::vector<Vec3d>& centers, const std::vector<Vec3d>& x, size_t v) {
+    Vec3d d(0, 0, 0);
+    for (int i = L.compOffsets[v]; i < L.compOffsets[v + 1]; ++i) {
+        const size_t q = size_t(L.compItems[size_t(i)]);
+        const Vec3d r = x[v] - centers[q], kr = cross(M.k[q], r);
+        d += M.t[q] + kr * M.s1[q] + cross(M.k[q], kr) * M.s2[q];
+    }
+    return d;
+}
+
 // K (ncol x ncol, nonzero on the rotation blocks) from the gradient g at x; psdOnly keeps each block's
 // nonnegative eigenvalues.
 Eigen::SparseMatrix<double> rotationCurvature(const Basis& b, const std::vector<Vec3d>& centers,

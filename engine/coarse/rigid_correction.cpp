@@ -13,21 +13,15 @@ void RigidCorrection::prepare(const SoftModel& m, const Basis& b, const DofMap&)
     dispAlpha_ = 0;
 }
 
-// grad G at the support: each vertex's own terms, then its evaluated tets in vertexTets order (as
-// TetEnergyCache::gatherGradient adds them).
+// grad G at the support: each vertex's own terms, then its evaluated tets (tet_batch.h: in color order).
 Eigen::VectorXd RigidCorrection::reducedResidual(const CorrectionContext& c) {
     componentCenters(*basis_, c.x, centers_);
-    change_ = batch_.gradient(c.x, c.cache.previousC(), c.h, c.damping == DampingModel::Internal);
     grad_.resize(c.x.size());
     parallelFor(layout_.support.size(), [&](size_t k) {
         const size_t v = size_t(layout_.support[k]);
-        Vec3d g(0, 0, 0);
-        if (!c.m.fixed[v]) {
-            g = c.cache.vertexOwnGradient(c.m, c.x, v, c.h);
-            batch_.addVertexGradient(k, g);
-        }
-        grad_[v] = g;
+        grad_[v] = c.m.fixed[v] ? Vec3d(0, 0, 0) : c.cache.vertexOwnGradient(c.m, c.x, v, c.h);
     });
+    change_ = batch_.addGradient(c.x, c.cache.previousC(), c.h, c.damping == DampingModel::Internal, grad_);
     dispAlpha_ = 0;
     return -projectOnRigidModes(*basis_, centers_, c.x, grad_);
 }
@@ -57,14 +51,20 @@ Eigen::VectorXd RigidCorrection::solve(const CorrectionContext& c, const Eigen::
     return chol_.solve(r);
 }
 
-// Judged on the unrounded rigid displacement (rigid_coarse.h, rigidDisplacement). disp_ is zero off the
-// support (the evaluated tets' other vertices do not move).
+// Judged on the unrounded rigid displacement (rigid_coarse.h, rigidRetract), computed with the vertex terms
+// in one pass over the support. disp_ is zero off the support (the evaluated tets' other vertices do not
+// move).
 double RigidCorrection::deltaEnergy(const CorrectionContext& c, const Eigen::VectorXd& z, double alpha) {
     if (disp_.size() != c.x.size()) disp_.assign(c.x.size(), Vec3d(0, 0, 0));
-    rigidDisplacement(*basis_, layout_, centers_, z, alpha, c.x, disp_);
+    rigidMotions(*basis_, z, alpha, motions_);
+    const double vertices = reduceSum<double>(layout_.support.size(), [&](size_t k) {
+        const size_t v = size_t(layout_.support[k]);
+        disp_[v] = rigidDisplacementAt(layout_, motions_, centers_, c.x, v);
+        return c.cache.vertexDelta(c.m, c.x, v, disp_[v], c.h);
+    });
     dispAlpha_ = alpha;
     return batch_.deltaEnergy(c.x, disp_, c.cache.previousC(), c.h, c.damping == DampingModel::Internal) +
-           c.cache.vertexDeltaEnergy(c.m, c.x, disp_, layout_.support, c.h);
+           vertices;
 }
 
 // The retracted positions as a displacement, (x + d) - x: x + (x' - x) reproduces x' = x + d to round-off.

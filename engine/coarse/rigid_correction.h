@@ -42,6 +42,7 @@ class RigidCorrection final : public Correction {
     EnvelopeCholesky chol_;
     double change_ = 0;     // the F watch of the last reducedResidual
     double dispAlpha_ = 0;  // the alpha disp_ holds (0: none, for the current z)
+    RigidMotions motions_;
     std::vector<Vec3d> centers_, grad_, disp_, x0_;
 };
 

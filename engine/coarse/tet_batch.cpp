@@ -57,6 +57,43 @@ VBD_SIMD_INLINE Vec3T<P> gatherVec(const double* base, const int32_t* idx) {
             simd::gather<double, kW>(base + 2, o)};
 }
 
+// g[dst[l]] += (gx, gy, gz) lane l, for the lanes with dst >= 0 (distinct vertices: one color).
+VBD_SIMD_INLINE void scatterAdd(const Vec3T<P>& ga, const int32_t* dst, Vec3d* g) {
+#if defined(__AVX512F__) && defined(__AVX512VL__)
+    if constexpr (kW == 8) {
+        // The transpose of gatherVec: lanes (x y z 0) two per register, then a 3-double load-add-store per
+        // lane (extracting 24 scalars went through the stack).
+        const __mmask8 all = 0xFF;
+        const __m512d zero = _mm512_setzero_pd();
+        __m512d c[3];
+        std::memcpy(&c[0], &ga.x.v, sizeof(c[0]));
+        std::memcpy(&c[1], &ga.y.v, sizeof(c[1]));
+        std::memcpy(&c[2], &ga.z.v, sizeof(c[2]));
+        const __m512d t0 = _mm512_maskz_unpacklo_pd(all, c[0], c[1]),
+                      t1 = _mm512_maskz_unpackhi_pd(all, c[0], c[1]);
+        const __m512d t2 = _mm512_maskz_unpacklo_pd(all, c[2], zero),
+                      t3 = _mm512_maskz_unpackhi_pd(all, c[2], zero);
+        const __m512i lo = _mm512_setr_epi64(0, 1, 8, 9, 2, 3, 10, 11);
+        const __m512i hi = _mm512_setr_epi64(4, 5, 12, 13, 6, 7, 14, 15);
+        // u[0]: lanes 0, 2; u[1]: 1, 3; u[2]: 4, 6; u[3]: 5, 7.
+        const __m512d u[4] = {
+            _mm512_maskz_permutex2var_pd(all, t0, lo, t2), _mm512_maskz_permutex2var_pd(all, t1, lo, t3),
+            _mm512_maskz_permutex2var_pd(all, t0, hi, t2), _mm512_maskz_permutex2var_pd(all, t1, hi, t3)};
+        for (int l = 0; l < 8; ++l) {
+            if (dst[l] < 0) continue;
+            const __m512d& w = u[(l & 1) + 2 * (l >> 2)];
+            const __m256d add = (l & 2) ? _mm512_maskz_extractf64x4_pd(__mmask8(0xF), w, 1)
+                                        : _mm512_maskz_extractf64x4_pd(__mmask8(0xF), w, 0);
+            double* p = &g[dst[l]].x;
+            _mm256_mask_storeu_pd(p, __mmask8(7), _mm256_add_pd(_mm256_maskz_loadu_pd(__mmask8(7), p), add));
+        }
+        return;
+    }
+#endif
+    for (int l = 0; l < kW; ++l)
+        if (dst[l] >= 0) g[dst[l]] += Vec3d(ga.x[l], ga.y[l], ga.z[l]);
+}
+
 // F (gather = x) or dF (gather = d) of the lanes from l0: Ds Dm^{-1}.
 VBD_SIMD_INLINE Mat33T<P> lanesF(const TetLaneBlock& b, int l0, const double* pos) {
     return tetDeformationGradient(gatherVec(pos, &b.x3[0][l0]), gatherVec(pos, &b.x3[1][l0]),
@@ -79,17 +116,16 @@ VBD_SIMD_INLINE TetConstants<P> lanesConstants(const TetLaneBlock& b, int l0) {
             simd::load<double, kW>(&b.lambda[l0]), simd::load<double, kW>(&b.kd[l0])};
 }
 
-// One pack of the gradient pass: F, the stress, the four vertex gradients to their slots; returns the lanes'
-// largest |F - F_ref|^2.
-[[gnu::flatten]] double gradientLanes(TetLaneBlock& b, int l0, const double* xs,
+// One pack of the gradient pass: F, the stress, the four vertex gradients added to their vertices' sums;
+// returns the lanes' largest |F - F_ref|^2.
+[[gnu::flatten]] double gradientLanes(const TetLaneBlock& b, int l0, const double* xs,
                                       const std::vector<Mat33d>& cprev, bool damped, double h, bool internal,
-                                      Vec3d* slots) {
+                                      Vec3d* g) {
     const Mat33T<P> F = lanesF(b, l0, xs);
     const Mat33T<P> S = tetStress(F, lanesCprev(b, l0, cprev, damped), lanesConstants(b, l0), P(h), internal);
     const Mat33T<P> Dinv = loadMat(b.Dinv, l0);
     for (int a = 0; a < 4; ++a) {
-        const Vec3T<P> g = S * tetVertexWeight(Dinv, a);
-        for (int l = 0; l < kW; ++l) slots[b.slot[a][l0 + l]] = Vec3d(g.x[l], g.y[l], g.z[l]);
+        scatterAdd(S * tetVertexWeight(Dinv, a), &b.dst[a][l0], g);
     }
     const P change = (F - loadMat(b.Fref, l0)).frobenius2();
     double most = 0;
@@ -106,11 +142,12 @@ VBD_SIMD_INLINE TetConstants<P> lanesConstants(const TetLaneBlock& b, int l0) {
     for (int l = 0; l < kW; ++l) s += d[l];
 }
 
-// Lane l of b is tet e (e < 0: padding, slots to `discard`).
-void fillLane(const SoftModel& m, TetLaneBlock& b, int l, int e, int discard) {
+// Lane l of b is tet e (e < 0: padding); dst from `gathered` (per vertex).
+void fillLane(const SoftModel& m, TetLaneBlock& b, int l, int e, const std::vector<char>& gathered) {
     for (int a = 0; a < 4; ++a) {
-        b.x3[a][l] = e >= 0 ? 3 * m.tets[size_t(e)][size_t(a)] : 0;
-        b.slot[a][l] = discard;
+        const int v = e >= 0 ? m.tets[size_t(e)][size_t(a)] : 0;
+        b.x3[a][l] = 3 * v;
+        b.dst[a][l] = e >= 0 && gathered[size_t(v)] ? v : -1;
     }
     b.c9[l] = 9 * std::max(e, 0);
     for (int k = 0; k < 9; ++k) {
@@ -123,52 +160,65 @@ void fillLane(const SoftModel& m, TetLaneBlock& b, int l, int e, int discard) {
     b.kd[l] = e >= 0 ? m.kd[size_t(e)] : 0.f;
 }
 
-}  // namespace
-
-void TetBatch::build(const SoftModel& m, const std::vector<int>& elems, const std::vector<int>& verts) {
-    tets_ = int(elems.size());
-    std::vector<int> lane(m.tets.size(), -1);  // tet -> position in the batch
-    for (size_t k = 0; k < elems.size(); ++k) lane[size_t(elems[k])] = int(k);
-    // Slots: per gathered vertex, its incidences among the batch's tets in vertexTets order.
-    slotOffsets_.assign(verts.size() + 1, 0);
-    std::vector<int> slotOf(4 * elems.size(), -1);
-    int next = 0;
-    for (size_t k = 0; k < verts.size(); ++k) {
-        slotOffsets_[k] = next;
-        const int v = verts[k];
-        for (int q = m.vertexTets.begin(v); q < m.vertexTets.end(v); ++q) {
-            const int item = m.vertexTets.items[size_t(q)];
-            const int p = lane[size_t(item >> 2)];
-            if (p >= 0) slotOf[4 * size_t(p) + size_t(item & 3)] = next++;
+// Greedy coloring in the order of elems: each tet takes the first color none of its vertices has.
+std::vector<std::vector<int>> colorTets(const SoftModel& m, const std::vector<int>& elems) {
+    std::vector<std::vector<int>> colors;
+    std::vector<std::vector<char>> used;  // per color, per vertex
+    for (int e : elems) {
+        size_t c = 0;
+        auto taken = [&](size_t k) {
+            for (int v : m.tets[size_t(e)])
+                if (used[k][size_t(v)]) return true;
+            return false;
+        };
+        while (c < colors.size() && taken(c)) ++c;
+        if (c == colors.size()) {
+            colors.emplace_back();
+            used.emplace_back(size_t(m.numVertices()), 0);
         }
+        colors[c].push_back(e);
+        for (int v : m.tets[size_t(e)]) used[c][size_t(v)] = 1;
     }
-    slotOffsets_[verts.size()] = next;
-    slots_.assign(size_t(next) + 1, Vec3d(0, 0, 0));
-    blocks_.assign((elems.size() + kL - 1) / kL, TetLaneBlock{});
-    damped_ = false;
-    for (size_t p = 0; p < blocks_.size() * kL; ++p) {
-        TetLaneBlock& b = blocks_[p / kL];
-        const int l = int(p % kL);
-        const int e = p < elems.size() ? elems[p] : -1;
-        fillLane(m, b, l, e, next);
-        if (e < 0) continue;
-        damped_ = damped_ || m.kd[size_t(e)] > 0.f;
-        for (int a = 0; a < 4; ++a)
-            if (slotOf[4 * p + size_t(a)] >= 0) b.slot[a][l] = slotOf[4 * p + size_t(a)];
-    }
+    return colors;
 }
 
-double TetBatch::gradient(const std::vector<Vec3d>& x, const std::vector<Mat33d>& cprev, double h,
-                          bool internal) {
+}  // namespace
+
+void TetBatch::build(const SoftModel& m, const std::vector<int>& elems, const std::vector<int>& gathered) {
+    tets_ = int(elems.size());
+    std::vector<char> isGathered(size_t(m.numVertices()), 0);
+    for (int v : gathered) isGathered[size_t(v)] = !m.fixed[size_t(v)];
+    blocks_.clear();
+    colorStart_.assign(1, 0);
+    damped_ = false;
+    for (const std::vector<int>& color : colorTets(m, elems)) {
+        const size_t first = blocks_.size();
+        blocks_.resize(first + (color.size() + kL - 1) / kL);
+        for (size_t p = 0; p < (blocks_.size() - first) * kL; ++p) {
+            const int e = p < color.size() ? color[p] : -1;
+            fillLane(m, blocks_[first + p / kL], int(p % kL), e, isGathered);
+            damped_ = damped_ || (e >= 0 && m.kd[size_t(e)] > 0.f);
+        }
+        colorStart_.push_back(blocks_.size());
+    }
+    change_.assign(blocks_.size(), 0.0);
+}
+
+double TetBatch::addGradient(const std::vector<Vec3d>& x, const std::vector<Mat33d>& cprev, double h,
+                             bool internal, std::vector<Vec3d>& g) {
     if (blocks_.empty()) return 0;
     const bool damped = internal && damped_;
-    std::vector<double> change(blocks_.size(), 0.0);
-    parallelFor(blocks_.size(), [&](size_t k) {
-        for (int l0 = 0; l0 < kL; l0 += kW)
-            change[k] = std::max(change[k], gradientLanes(blocks_[k], l0, &x[0].x, cprev, damped, h, internal,
-                                                          slots_.data()));
-    });
-    return *std::max_element(change.begin(), change.end());
+    for (size_t c = 0; c + 1 < colorStart_.size(); ++c) {
+        const size_t b0 = colorStart_[c];
+        parallelFor(colorStart_[c + 1] - b0, [&](size_t k) {
+            double most = 0;
+            for (int l0 = 0; l0 < kL; l0 += kW)
+                most = std::max(
+                    most, gradientLanes(blocks_[b0 + k], l0, &x[0].x, cprev, damped, h, internal, g.data()));
+            change_[b0 + k] = most;
+        });
+    }
+    return *std::max_element(change_.begin(), change_.end());
 }
 
 void TetBatch::markReference(const std::vector<Vec3d>& x) {
@@ -192,7 +242,8 @@ double TetBatch::deltaEnergy(const std::vector<Vec3d>& x, const std::vector<Vec3
             double s = 0;
             const size_t end = std::min(blocks_.size(), (g + 1) * kSumBlocks);
             for (size_t k = g * kSumBlocks; k < end; ++k)
-                for (int l0 = 0; l0 < kL; l0 += kW) deltaLanes(blocks_[k], l0, &x[0].x, &d[0].x, cprev, damped, h, internal, s);
+                for (int l0 = 0; l0 < kL; l0 += kW)
+                    deltaLanes(blocks_[k], l0, &x[0].x, &d[0].x, cprev, damped, h, internal, s);
             return s;
         },
         1);
