@@ -36,6 +36,7 @@ class EnvelopeCholesky {
     std::vector<int> first_;  // row i of L spans columns first_[i] .. i (new indices)
     std::vector<size_t> start_;
     std::vector<double> values_;
+    std::vector<double> invDiag_;  // 1 / L_ii
     mutable Eigen::VectorXd work_;
 };
 

@@ -27,7 +27,8 @@
 // the interior stresses balance: it does not vanish at the solution). With d2x/dtheta_j dtheta_k =
 // sym(e_j x (e_k x r)) / L^2 it is K_q = (1/L^2) sum_v [ (r g^T + g r^T)/2 - (g . r) I ] on q's rotation
 // block. C has 6 x 6 blocks between components that share a tet or a vertex (sparse along component
-// adjacency; 48 x 48 on the layered bar) and is factored with a sparse Cholesky whose pattern is analysed
+// adjacency; 48 x 48 on the layered bar) and is factored with a Cholesky in envelope storage
+// (envelope_cholesky.h) whose ordering and envelope are analysed
 // once per assembly; C + K is refactored numerically every sweep.
 #include <vector>
 
