@@ -57,8 +57,9 @@ VBD_SIMD_INLINE Vec3T<P> gatherVec(const double* base, const int32_t* idx) {
             simd::gather<double, kW>(base + 2, o)};
 }
 
-// g[dst[l]] += (gx, gy, gz) lane l, for the lanes with dst >= 0 (distinct vertices: one color).
-VBD_SIMD_INLINE void scatterAdd(const Vec3T<P>& ga, const int32_t* dst, Vec3d* g) {
+// The Vec3d at gs + x3[l] += (gx, gy, gz) of lane l, for the lanes whose bit is set in `lanes` (distinct
+// vertices: one color).
+VBD_SIMD_INLINE void scatterAdd(const Vec3T<P>& ga, const int32_t* x3, unsigned lanes, double* gs) {
 #if defined(__AVX512F__) && defined(__AVX512VL__)
     if constexpr (kW == 8) {
         // The transpose of gatherVec: lanes (x y z 0) two per register, then a 3-double load-add-store per
@@ -80,18 +81,22 @@ VBD_SIMD_INLINE void scatterAdd(const Vec3T<P>& ga, const int32_t* dst, Vec3d* g
             _mm512_maskz_permutex2var_pd(all, t0, lo, t2), _mm512_maskz_permutex2var_pd(all, t1, lo, t3),
             _mm512_maskz_permutex2var_pd(all, t0, hi, t2), _mm512_maskz_permutex2var_pd(all, t1, hi, t3)};
         for (int l = 0; l < 8; ++l) {
-            if (dst[l] < 0) continue;
+            if (!(lanes >> l & 1u)) continue;
             const __m512d& w = u[(l & 1) + 2 * (l >> 2)];
             const __m256d add = (l & 2) ? _mm512_maskz_extractf64x4_pd(__mmask8(0xF), w, 1)
                                         : _mm512_maskz_extractf64x4_pd(__mmask8(0xF), w, 0);
-            double* p = &g[dst[l]].x;
+            double* p = gs + x3[l];
             _mm256_mask_storeu_pd(p, __mmask8(7), _mm256_add_pd(_mm256_maskz_loadu_pd(__mmask8(7), p), add));
         }
         return;
     }
 #endif
     for (int l = 0; l < kW; ++l)
-        if (dst[l] >= 0) g[dst[l]] += Vec3d(ga.x[l], ga.y[l], ga.z[l]);
+        if (lanes >> l & 1u) {
+            gs[x3[l]] += ga.x[l];
+            gs[x3[l] + 1] += ga.y[l];
+            gs[x3[l] + 2] += ga.z[l];
+        }
 }
 
 // F (gather = x) or dF (gather = d) of the lanes from l0: Ds Dm^{-1}.
@@ -101,11 +106,12 @@ VBD_SIMD_INLINE Mat33T<P> lanesF(const TetLaneBlock& b, int l0, const double* po
                                   loadMat(b.Dinv, l0));
 }
 
-VBD_SIMD_INLINE Mat33T<P> lanesCprev(const TetLaneBlock& b, int l0, const std::vector<Mat33d>& cprev,
+// c9: the block's lanes of TetBatch::c9_.
+VBD_SIMD_INLINE Mat33T<P> lanesCprev(const int32_t* c9, int l0, const std::vector<Mat33d>& cprev,
                                      bool damped) {
     Mat33T<P> C;
     if (!damped) return C;
-    const I o = simd::load<int32_t, kW>(&b.c9[l0]);
+    const I o = simd::load<int32_t, kW>(c9 + l0);
     const double* base = &cprev[0].m[0][0];
     for (int k = 0; k < 9; ++k) C.m[k / 3][k % 3] = simd::gather<double, kW>(base + k, o);
     return C;
@@ -118,15 +124,15 @@ VBD_SIMD_INLINE TetConstants<P> lanesConstants(const TetLaneBlock& b, int l0) {
 
 // One pack of the gradient pass: F, the stress, the four vertex gradients added to their vertices' sums;
 // returns the lanes' largest |F - F_ref|^2.
-[[gnu::flatten]] double gradientLanes(const TetLaneBlock& b, int l0, const double* xs,
+[[gnu::flatten]] double gradientLanes(const TetLaneBlock& b, const int32_t* c9, int l0, const double* xs,
                                       const std::vector<Mat33d>& cprev, bool damped, double h, bool internal,
-                                      Vec3d* g) {
+                                      double* gs) {
     const Mat33T<P> F = lanesF(b, l0, xs);
-    const Mat33T<P> S = tetStress(F, lanesCprev(b, l0, cprev, damped), lanesConstants(b, l0), P(h), internal);
+    const Mat33T<P> S =
+        tetStress(F, lanesCprev(c9, l0, cprev, damped), lanesConstants(b, l0), P(h), internal);
     const Mat33T<P> Dinv = loadMat(b.Dinv, l0);
-    for (int a = 0; a < 4; ++a) {
-        scatterAdd(S * tetVertexWeight(Dinv, a), &b.dst[a][l0], g);
-    }
+    for (int a = 0; a < 4; ++a)
+        scatterAdd(S * tetVertexWeight(Dinv, a), &b.x3[a][l0], unsigned(b.gathered[a]) >> l0, gs);
     const P change = (F - loadMat(b.Fref, l0)).frobenius2();
     double most = 0;
     for (int l = 0; l < kW; ++l) most = std::max(most, change[l]);
@@ -134,22 +140,22 @@ VBD_SIMD_INLINE TetConstants<P> lanesConstants(const TetLaneBlock& b, int l0) {
 }
 
 // One pack of the energy change: adds the lanes' tetEnergyDelta to s in lane order.
-[[gnu::flatten]] void deltaLanes(const TetLaneBlock& b, int l0, const double* xs, const double* ds,
-                                 const std::vector<Mat33d>& cprev, bool damped, double h, bool internal,
-                                 double& s) {
-    const P d = tetEnergyDelta(lanesF(b, l0, xs), lanesF(b, l0, ds), lanesCprev(b, l0, cprev, damped),
+[[gnu::flatten]] void deltaLanes(const TetLaneBlock& b, const int32_t* c9, int l0, const double* xs,
+                                 const double* ds, const std::vector<Mat33d>& cprev, bool damped, double h,
+                                 bool internal, double& s) {
+    const P d = tetEnergyDelta(lanesF(b, l0, xs), lanesF(b, l0, ds), lanesCprev(c9, l0, cprev, damped),
                                lanesConstants(b, l0), P(h), internal);
     for (int l = 0; l < kW; ++l) s += d[l];
 }
 
-// Lane l of b is tet e (e < 0: padding); dst from `gathered` (per vertex).
+// Lane l of b is tet e (e < 0: padding); `gathered` per vertex.
 void fillLane(const SoftModel& m, TetLaneBlock& b, int l, int e, const std::vector<char>& gathered) {
     for (int a = 0; a < 4; ++a) {
         const int v = e >= 0 ? m.tets[size_t(e)][size_t(a)] : 0;
         b.x3[a][l] = 3 * v;
-        b.dst[a][l] = e >= 0 && gathered[size_t(v)] ? v : -1;
+        if (l == 0) b.gathered[a] = 0;
+        if (e >= 0 && gathered[size_t(v)]) b.gathered[a] = uint8_t(b.gathered[a] | (1u << l));
     }
-    b.c9[l] = 9 * std::max(e, 0);
     for (int k = 0; k < 9; ++k) {
         b.Dinv[k][l] = e >= 0 ? m.DmInv[size_t(e)](k / 3, k % 3) : 0.f;
         b.Fref[k][l] = 0.f;
@@ -189,6 +195,7 @@ void TetBatch::build(const SoftModel& m, const std::vector<int>& elems, const st
     std::vector<char> isGathered(size_t(m.numVertices()), 0);
     for (int v : gathered) isGathered[size_t(v)] = !m.fixed[size_t(v)];
     blocks_.clear();
+    c9_.clear();
     colorStart_.assign(1, 0);
     damped_ = false;
     for (const std::vector<int>& color : colorTets(m, elems)) {
@@ -197,6 +204,7 @@ void TetBatch::build(const SoftModel& m, const std::vector<int>& elems, const st
         for (size_t p = 0; p < (blocks_.size() - first) * kL; ++p) {
             const int e = p < color.size() ? color[p] : -1;
             fillLane(m, blocks_[first + p / kL], int(p % kL), e, isGathered);
+            c9_.push_back(9 * std::max(e, 0));
             damped_ = damped_ || (e >= 0 && m.kd[size_t(e)] > 0.f);
         }
         colorStart_.push_back(blocks_.size());
@@ -213,8 +221,8 @@ double TetBatch::addGradient(const std::vector<Vec3d>& x, const std::vector<Mat3
         parallelFor(colorStart_[c + 1] - b0, [&](size_t k) {
             double most = 0;
             for (int l0 = 0; l0 < kL; l0 += kW)
-                most = std::max(
-                    most, gradientLanes(blocks_[b0 + k], l0, &x[0].x, cprev, damped, h, internal, g.data()));
+                most = std::max(most, gradientLanes(blocks_[b0 + k], &c9_[(b0 + k) * kL], l0, &x[0].x, cprev,
+                                                    damped, h, internal, &g[0].x));
             change_[b0 + k] = most;
         });
     }
@@ -243,7 +251,7 @@ double TetBatch::deltaEnergy(const std::vector<Vec3d>& x, const std::vector<Vec3
             const size_t end = std::min(blocks_.size(), (g + 1) * kSumBlocks);
             for (size_t k = g * kSumBlocks; k < end; ++k)
                 for (int l0 = 0; l0 < kL; l0 += kW)
-                    deltaLanes(blocks_[k], l0, &x[0].x, &d[0].x, cprev, damped, h, internal, s);
+                    deltaLanes(blocks_[k], &c9_[k * kL], l0, &x[0].x, &d[0].x, cprev, damped, h, internal, s);
             return s;
         },
         1);

@@ -31,9 +31,7 @@ namespace vbd::coarse {
 struct TetLaneBlock {
     static constexpr int kLanes = 8;
     int32_t x3[4][kLanes];  // 3 x vertex index of the tet's vertices
-    int32_t dst[4]
-               [kLanes];  // the vertex whose gradient sum receives each term; -1: none (padding, ungathered)
-    int32_t c9[kLanes];   // 9 x tet index: the tet's C_prev in TetEnergyCache::previousC()
+    uint8_t gathered[4];    // bit l: lane l's vertex a receives its gradient (not padding, a gathered vertex)
     float Dinv[9][kLanes];  // Dm^{-1}, row-major
     float V[kLanes], mu[kLanes], lambda[kLanes], kd[kLanes];
     float Fref[9][kLanes];  // F at the last markReference(), rounded: it only feeds the 0.05 watch
@@ -57,6 +55,7 @@ class TetBatch {
   private:
     std::vector<TetLaneBlock> blocks_;
     std::vector<size_t> colorStart_;  // blocks of color c: [colorStart_[c], colorStart_[c + 1])
+    std::vector<int32_t> c9_;         // per lane: 9 x tet index, its C_prev (read when damped only)
     std::vector<double> change_;      // per block, the watch of the last pass
     int tets_ = 0;
     bool damped_ = false;

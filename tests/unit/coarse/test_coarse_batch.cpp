@@ -22,8 +22,9 @@ namespace {
 
 constexpr double kEps = 2.220446049250313e-16;
 
-// The layered bar at contrast 1e2 after 3 sweeps (deformed, not converged), its stiff_rigid layout, and a cache
-// at the step's data; `damped` turns on the internal damping (k_d = 0.01 s) so the C_prev lanes are read.
+// The layered bar at contrast 1e2 after 3 sweeps (deformed, not converged), its stiff_rigid layout, and a
+// cache at the step's data; `damped` turns on the internal damping (k_d = 0.01 s) so the C_prev lanes are
+// read.
 struct BarCase {
     CoarseCorrection hook;
     SoftSolver s;
@@ -60,8 +61,9 @@ void expectBatchMatchesCache(bool damped) {
     batch.build(m, c.L.elements, c.L.support);
     ASSERT_EQ(batch.numTets(), int(c.L.elements.size()));
     // Gradient: the same tetStress per tet, summed per vertex in another order (colors instead of vertexTets)
-    // and with other multiply-add contractions: each vertex sums ~20 terms of a few ulp each, so the two agree
-    // to ~1e-14 of the largest term; the gradient after 3 sweeps at contrast 1e2 is within 1e3 of its terms.
+    // and with other multiply-add contractions: each vertex sums ~20 terms of a few ulp each, so the two
+    // agree to ~1e-14 of the largest term; the gradient after 3 sweeps at contrast 1e2 is within 1e3 of its
+    // terms.
     std::vector<Vec3d> ref, got(c.x.size(), Vec3d(0, 0, 0));
     c.cache.gradientElements(m, c.x, &c.L.elements, c.h, c.damping);
     c.cache.gatherGradient(m, c.x, c.L.support, c.L.evaluated, c.h, ref);
@@ -158,7 +160,8 @@ TEST(CoarseBatch, EnvelopeCholeskySolvesLikeADenseFactorization) {
     const Eigen::VectorXd b = Eigen::VectorXd::LinSpaced(n, -1.0, 2.0);
     const Eigen::VectorXd x = chol.solve(b);
     const Eigen::VectorXd xd = Eigen::MatrixXd(A).llt().solve(b);
-    // Both backward stable: the residual within ~n eps of |A| |x|, the solutions within cond(A) ~ 1e2 of that.
+    // Both backward stable: the residual within ~n eps of |A| |x|, the solutions within cond(A) ~ 1e2 of
+    // that.
     EXPECT_LT((A * x - b).norm(), 1e-13 * Eigen::MatrixXd(A).norm() * x.norm());
     EXPECT_LT((x - xd).norm(), 1e-11 * xd.norm());
 
