@@ -124,16 +124,16 @@ VBD_SIMD_INLINE TetConstants<P> lanesConstants(const TetLaneBlock& b, int l0) {
 
 // One pack of the gradient pass: F, the stress, the four vertex gradients added to their vertices' sums;
 // returns the lanes' largest |F - F_ref|^2.
-[[gnu::flatten]] double gradientLanes(const TetLaneBlock& b, const int32_t* c9, int l0, const double* xs,
-                                      const std::vector<Mat33d>& cprev, bool damped, double h, bool internal,
-                                      double* gs) {
+[[gnu::flatten]] double gradientLanes(const TetLaneBlock& b, const TetLaneReference& ref, const int32_t* c9,
+                                      int l0, const double* xs, const std::vector<Mat33d>& cprev, bool damped,
+                                      double h, bool internal, double* gs) {
     const Mat33T<P> F = lanesF(b, l0, xs);
     const Mat33T<P> S =
         tetStress(F, lanesCprev(c9, l0, cprev, damped), lanesConstants(b, l0), P(h), internal);
     const Mat33T<P> Dinv = loadMat(b.Dinv, l0);
     for (int a = 0; a < 4; ++a)
         scatterAdd(S * tetVertexWeight(Dinv, a), &b.x3[a][l0], unsigned(b.gathered[a]) >> l0, gs);
-    const P change = (F - loadMat(b.Fref, l0)).frobenius2();
+    const P change = (F - loadMat(ref.F, l0)).frobenius2();
     double most = 0;
     for (int l = 0; l < kW; ++l) most = std::max(most, change[l]);
     return most;
@@ -156,10 +156,7 @@ void fillLane(const SoftModel& m, TetLaneBlock& b, int l, int e, const std::vect
         if (l == 0) b.gathered[a] = 0;
         if (e >= 0 && gathered[size_t(v)]) b.gathered[a] = uint8_t(b.gathered[a] | (1u << l));
     }
-    for (int k = 0; k < 9; ++k) {
-        b.Dinv[k][l] = e >= 0 ? m.DmInv[size_t(e)](k / 3, k % 3) : 0.f;
-        b.Fref[k][l] = 0.f;
-    }
+    for (int k = 0; k < 9; ++k) b.Dinv[k][l] = e >= 0 ? m.DmInv[size_t(e)](k / 3, k % 3) : 0.f;
     b.V[l] = e >= 0 ? m.volume[size_t(e)] : 0.f;
     b.mu[l] = e >= 0 ? m.mu[size_t(e)] : 1.f;
     b.lambda[l] = e >= 0 ? m.lambda[size_t(e)] : 1.f;
@@ -210,6 +207,7 @@ void TetBatch::build(const SoftModel& m, const std::vector<int>& elems, const st
         colorStart_.push_back(blocks_.size());
     }
     change_.assign(blocks_.size(), 0.0);
+    ref_.assign(blocks_.size(), TetLaneReference{});
 }
 
 double TetBatch::addGradient(const std::vector<Vec3d>& x, const std::vector<Mat33d>& cprev, double h,
@@ -221,8 +219,8 @@ double TetBatch::addGradient(const std::vector<Vec3d>& x, const std::vector<Mat3
         parallelFor(colorStart_[c + 1] - b0, [&](size_t k) {
             double most = 0;
             for (int l0 = 0; l0 < kL; l0 += kW)
-                most = std::max(most, gradientLanes(blocks_[b0 + k], &c9_[(b0 + k) * kL], l0, &x[0].x, cprev,
-                                                    damped, h, internal, &g[0].x));
+                most = std::max(most, gradientLanes(blocks_[b0 + k], ref_[b0 + k], &c9_[(b0 + k) * kL], l0,
+                                                    &x[0].x, cprev, damped, h, internal, &g[0].x));
             change_[b0 + k] = most;
         });
     }
@@ -231,11 +229,10 @@ double TetBatch::addGradient(const std::vector<Vec3d>& x, const std::vector<Mat3
 
 void TetBatch::markReference(const std::vector<Vec3d>& x) {
     parallelFor(blocks_.size(), [&](size_t k) {
-        TetLaneBlock& b = blocks_[k];
         for (int l0 = 0; l0 < kL; l0 += kW) {
-            const Mat33T<P> F = lanesF(b, l0, &x[0].x);
+            const Mat33T<P> F = lanesF(blocks_[k], l0, &x[0].x);
             for (int q = 0; q < 9; ++q)
-                for (int l = 0; l < kW; ++l) b.Fref[q][l0 + l] = float(F.m[q / 3][q % 3][l]);
+                for (int l = 0; l < kW; ++l) ref_[k].F[q][l0 + l] = float(F.m[q / 3][q % 3][l]);
         }
     });
 }

@@ -34,7 +34,12 @@ struct TetLaneBlock {
     uint8_t gathered[4];    // bit l: lane l's vertex a receives its gradient (not padding, a gathered vertex)
     float Dinv[9][kLanes];  // Dm^{-1}, row-major
     float V[kLanes], mu[kLanes], lambda[kLanes], kd[kLanes];
-    float Fref[9][kLanes];  // F at the last markReference(), rounded: it only feeds the 0.05 watch
+};
+
+// F of a block's lanes at the last markReference(), rounded to float (it only feeds the 0.05 watch); apart
+// from the blocks so that the energy change, which does not read it, does not stream it.
+struct TetLaneReference {
+    float F[9][TetLaneBlock::kLanes];
 };
 
 class TetBatch {
@@ -54,9 +59,10 @@ class TetBatch {
 
   private:
     std::vector<TetLaneBlock> blocks_;
-    std::vector<size_t> colorStart_;  // blocks of color c: [colorStart_[c], colorStart_[c + 1])
-    std::vector<int32_t> c9_;         // per lane: 9 x tet index, its C_prev (read when damped only)
-    std::vector<double> change_;      // per block, the watch of the last pass
+    std::vector<size_t> colorStart_;     // blocks of color c: [colorStart_[c], colorStart_[c + 1])
+    std::vector<TetLaneReference> ref_;  // per block
+    std::vector<int32_t> c9_;            // per lane: 9 x tet index, its C_prev (read when damped only)
+    std::vector<double> change_;         // per block, the watch of the last pass
     int tets_ = 0;
     bool damped_ = false;
 };
