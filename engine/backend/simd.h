@@ -149,7 +149,10 @@ VBD_SIMD_INLINE Pack<T, W> gather(const T* base, const Pack<int32_t, W>& idx) {
     if constexpr (std::is_same_v<T, double> && W == 4) {
         __m128i i;
         std::memcpy(&i, &idx.v, sizeof(i));
-        const __m256d r = _mm256_i32gather_pd(base, i, 8);
+        // Masked with a zero source and all lanes on, as above (GCC PR 105593; -Wuninitialized where
+        // inlined).
+        const __m256d r = _mm256_mask_i32gather_pd(_mm256_setzero_pd(), base, i,
+                                                   _mm256_castsi256_pd(_mm256_set1_epi64x(-1)), 8);
         Pack<T, W> p;
         std::memcpy(&p.v, &r, sizeof(r));
         return p;
@@ -157,7 +160,8 @@ VBD_SIMD_INLINE Pack<T, W> gather(const T* base, const Pack<int32_t, W>& idx) {
     if constexpr (std::is_same_v<T, float> && W == 8) {
         __m256i i;
         std::memcpy(&i, &idx.v, sizeof(i));
-        const __m256 r = _mm256_i32gather_ps(base, i, 4);
+        const __m256 r = _mm256_mask_i32gather_ps(_mm256_setzero_ps(), base, i,
+                                                  _mm256_castsi256_ps(_mm256_set1_epi32(-1)), 4);
         Pack<T, W> p;
         std::memcpy(&p.v, &r, sizeof(r));
         return p;

@@ -70,13 +70,7 @@ void CoarseCorrection::beginStep(const HookView& v) {
 bool CoarseCorrection::refactorDue(double h) {
     const bool hessian = desc_.matrix == CoarseMatrix::Hessian;
     const bool backtracked = hessian && !lastFull_ && !backtrackRefactored_;
-    bool moved = false;
-    if (hessian && !needFactor_)
-        for (int e : method_->watchedElements())
-            if ((cache_.lastF(e) - Fref_[size_t(e)]).frobenius2() > 0.05 * 0.05) {
-                moved = true;
-                break;
-            }
+    const bool moved = hessian && !needFactor_ && method_->deformationChange() > 0.05 * 0.05;
     const bool due = needFactor_ || refactorEvery_ || factorH_ != h || backtracked || moved;
     if (due) backtrackRefactored_ = backtracked;
     return due;
@@ -85,10 +79,6 @@ bool CoarseCorrection::refactorDue(double h) {
 void CoarseCorrection::factor(const CorrectionContext& c) {
     ScopedTimer t(stats_.setupMs);
     stats_.clippedEigenvalues += method_->factor(c, kindOf(desc_.matrix));
-    if (desc_.matrix == CoarseMatrix::Hessian) {
-        Fref_.resize(c.m.tets.size());
-        for (int e : method_->watchedElements()) Fref_[size_t(e)] = cache_.lastF(e);
-    }
     ++stats_.factorizations;
     needFactor_ = false;
     factorH_ = c.h;

@@ -76,7 +76,6 @@ class CoarseCorrection : public CoarseHook {
     DofMap dofs_;
     Basis basis_;
     std::unique_ptr<Correction> method_;
-    std::vector<Mat33d> Fref_;
     TetEnergyCache cache_;
     CorrectionStats stats_;
 };

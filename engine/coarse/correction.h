@@ -37,7 +37,7 @@ class Correction {
     // Whether the Hessian factorization is renewed at every time step (else it is carried across steps
     // and renewed by the watch on F).
     virtual bool refactorEachStep() const = 0;
-    // r = P^T (-grad G(x)); evaluates the deformation gradients of watchedElements() on the way.
+    // r = P^T (-grad G(x)); evaluates the deformation gradients of the tets it reads on the way.
     virtual Eigen::VectorXd reducedResidual(const CorrectionContext& c) = 0;
     // Assembles and factors P^T A P at x (rest matrix: at the rest state). Returns the eigenvalues clipped by
     // the PSD projection.
@@ -49,8 +49,9 @@ class Correction {
     // The displacement of the step alpha z, written to `out` (vertices and dx).
     virtual void displacement(const CorrectionContext& c, const Eigen::VectorXd& z, double alpha,
                               HookUpdate& out) = 0;
-    // Tets whose F the refactorization rule watches.
-    virtual const std::vector<int>& watchedElements() const = 0;
+    // The refactorization rule's watch: max over the tets the matrix reads of |F - F_ref|^2 (Frobenius), F at
+    // the last reducedResidual, F_ref at the last factor().
+    virtual double deformationChange() const = 0;
     // The assembled matrix of the last factorization.
     virtual const Eigen::SparseMatrix<double>& matrix() const = 0;
 };

@@ -110,18 +110,21 @@ double TetEnergyCache::deltaEnergy(const SoftModel& m, const std::vector<Vec3d>&
         const Mat33d dF = edgeMatrix(m.tets[e], d) * Dinv_[e];
         return tetEnergyDelta(F, dF, Cp_[e], constantsOf(m, e), h, internal);
     });
-    const double inertia = reduceSum<double>(verts.size(), [&](size_t k) {
+    return elastic + vertexDeltaEnergy(m, x, d, verts, h);
+}
+
+double TetEnergyCache::vertexDeltaEnergy(const SoftModel& m, const std::vector<Vec3d>& x,
+                                         const std::vector<Vec3d>& d, const std::vector<int>& verts,
+                                         double h) const {
+    return reduceSum<double>(verts.size(), [&](size_t k) {
         const size_t i = size_t(verts[k]);
-        if (m.fixed[i]) return 0.0;
-        double dG = double(m.mass[i]) / (h * h) * (dot(d[i], x[i] - y_[i]) + 0.5 * squaredNorm(d[i]));
-        if (int(i) == drag_.vertex && drag_.stiffness > 0)
-            dG += double(drag_.stiffness) * (dot(d[i], x[i] - Vec3d(drag_.target)) + 0.5 * squaredNorm(d[i]));
-        // Penalties: a direct difference; they are small against the terms above (k/2 g^2 with g ~ mm).
-        if (!m.colliders.empty())
-            dG += penalties(m, i, x[i] + d[i], nullptr, nullptr) - penalties(m, i, x[i], nullptr, nullptr);
-        return dG;
+        return vertexDelta(m, x, i, d[i], h);
     });
-    return elastic + inertia;
+}
+
+double TetEnergyCache::vertexPenaltyDelta(const SoftModel& m, size_t i, const Vec3d& xi,
+                                          const Vec3d& di) const {
+    return penalties(m, i, xi + di, nullptr, nullptr) - penalties(m, i, xi, nullptr, nullptr);
 }
 
 void TetEnergyCache::lagContacts(const SoftModel& m, const std::vector<Vec3d>& x, double h,
@@ -130,6 +133,10 @@ void TetEnergyCache::lagContacts(const SoftModel& m, const std::vector<Vec3d>& x
     lagDamping_ = p.dampingTime;
     lagEps_ = double(p.frictionEps) * h;
     lagged_.clear();
+    if (m.colliders.empty()) {  // nothing to lag (laggedPotentials then reads no offsets)
+        lagOffsets_.clear();
+        return;
+    }
     lagOffsets_.assign(x.size() + 1, 0);
     for (size_t i = 0; i < x.size(); ++i) {
         lagOffsets_[i] = int(lagged_.size());
@@ -207,12 +214,18 @@ void TetEnergyCache::gatherGradient(const SoftModel& m, const std::vector<Vec3d>
 Vec3d TetEnergyCache::vertexGradient(const SoftModel& m, const std::vector<Vec3d>& x, size_t i, double h,
                                      const std::vector<char>* use) const {
     if (m.fixed[i]) return Vec3d(0, 0, 0);
-    Vec3d g = (x[i] - y_[i]) * (double(m.mass[i]) / (h * h));
-    vertexPotential(m, i, x[i], &g, nullptr);
+    Vec3d g = vertexOwnGradient(m, x, i, h);
     for (int q = m.vertexTets.begin(int(i)); q < m.vertexTets.end(int(i)); ++q) {
         const int item = m.vertexTets.items[size_t(q)];
         if (!use || (*use)[size_t(item >> 2)]) g += grad_[size_t(item >> 2)][size_t(item & 3)];
     }
+    return g;
+}
+
+Vec3d TetEnergyCache::vertexOwnGradient(const SoftModel& m, const std::vector<Vec3d>& x, size_t i,
+                                        double h) const {
+    Vec3d g = (x[i] - y_[i]) * (double(m.mass[i]) / (h * h));
+    vertexPotential(m, i, x[i], &g, nullptr);
     return g;
 }
 

@@ -29,6 +29,7 @@ class TetEnergyCache {
   public:
     void build(const SoftModel& m);
     bool built(const SoftModel& m) const { return tets_ == int(m.tets.size()) && verts_ == m.numVertices(); }
+    int numTets() const { return tets_; }
     // Refreshes C_prev and y (once per step, after the solver's prediction).
     void beginStep(const SoftModel& m, const std::vector<Vec3d>& xPrev, const std::vector<Vec3d>& y);
     void setDrag(const DragSpring& d) { drag_ = d; }
@@ -53,6 +54,21 @@ class TetEnergyCache {
     double deltaEnergy(const SoftModel& m, const std::vector<Vec3d>& x, const std::vector<Vec3d>& d,
                        const std::vector<int>& elems, const std::vector<int>& verts, double h,
                        DampingModel damping, bool reuseF = false) const;
+    // The vertex part of deltaEnergy: inertia, drag and penalties of `verts` (deltaEnergy adds it last).
+    double vertexDeltaEnergy(const SoftModel& m, const std::vector<Vec3d>& x, const std::vector<Vec3d>& d,
+                             const std::vector<int>& verts, double h) const;
+    // One vertex's term of vertexDeltaEnergy, for displacement di (inline: the rigid correction calls it per
+    // vertex inside its displacement pass).
+    double vertexDelta(const SoftModel& m, const std::vector<Vec3d>& x, size_t i, const Vec3d& di,
+                       double h) const {
+        if (m.fixed[i]) return 0.0;
+        double dG = double(m.mass[i]) / (h * h) * (dot(di, x[i] - y_[i]) + 0.5 * squaredNorm(di));
+        if (int(i) == drag_.vertex && drag_.stiffness > 0)
+            dG += double(drag_.stiffness) * (dot(di, x[i] - Vec3d(drag_.target)) + 0.5 * squaredNorm(di));
+        // Penalties: a direct difference; they are small against the terms above (k/2 g^2 with g ~ mm).
+        if (!m.colliders.empty()) dG += vertexPenaltyDelta(m, i, x[i], di);
+        return dG;
+    }
     // Potentials at vertex i outside the tets and the inertia: collider penalties and the picking spring,
     // with their gradient and Gauss-Newton block added to g and H when given.
     double vertexPotential(const SoftModel& m, size_t i, const Vec3d& x, Vec3d* g, Mat33d* H) const;
@@ -62,6 +78,10 @@ class TetEnergyCache {
                         const std::vector<char>& use, double h, std::vector<Vec3d>& grad) const;
     // Deformation gradient of tet e at the last evaluation with forces.
     const Mat33d& lastF(int e) const { return F_[size_t(e)]; }
+    // C_prev = F_prev^T F_prev per tet (the step's, from beginStep).
+    const std::vector<Mat33d>& previousC() const { return Cp_; }
+    // The gradient at free vertex i of the terms outside the tets: inertia m/h^2 (x - y), penalties, drag.
+    Vec3d vertexOwnGradient(const SoftModel& m, const std::vector<Vec3d>& x, size_t i, double h) const;
     const Mat33d& restInverse(int e) const { return Dinv_[size_t(e)]; }
     // Vertex weight m^a of tet e.
     const Vec3d& weight(int e, int a) const { return w_[size_t(e)][size_t(a)]; }
@@ -69,6 +89,7 @@ class TetEnergyCache {
   private:
     // Collider penalties at vertex i (see vertexPotential).
     double penalties(const SoftModel& m, size_t i, const Vec3d& x, Vec3d* g, Mat33d* H) const;
+    double vertexPenaltyDelta(const SoftModel& m, size_t i, const Vec3d& xi, const Vec3d& di) const;
     // Lagged damping and friction potentials of vertex i's contacts at x.
     double laggedPotentials(size_t i, const Vec3d& x, Vec3d* g, Mat33d* H) const;
     double tetEnergyAt(const SoftModel& m, const std::vector<Vec3d>& x, size_t e, double h, bool internal,

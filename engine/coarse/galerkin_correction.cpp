@@ -1,5 +1,6 @@
 #include "coarse/galerkin_correction.h"
 
+#include <algorithm>
 #include <numeric>
 
 namespace vbd::coarse {
@@ -43,6 +44,7 @@ void GalerkinCorrection::prepare(const SoftModel& m, const Basis& b, const DofMa
 // r = -grad G in double from the iterate. (The solver's float forces sum O(contrast) terms whose round-off,
 // projected on the columns of a stiff region, is as large as the signal near convergence.)
 Eigen::VectorXd GalerkinCorrection::reducedResidual(const CorrectionContext& c) {
+    cache_ = &c.cache;
     c.cache.gradientElements(c.m, c.x, nullptr, c.h, c.damping);
     c.cache.gatherGradient(c.m, c.x, allVertices_, allUsed_, c.h, grad_);
     Eigen::VectorXd r(dofs_->numDofs);
@@ -139,6 +141,8 @@ int GalerkinCorrection::factor(const CorrectionContext& c, ElementMatrixKind kin
     C_ = assemble(c, kind, clipped);
     shiftDiagonal(C_, 1e-10);
     ldlt_.compute(C_);
+    Fref_.resize(c.m.tets.size());
+    for (int e : active_) Fref_[size_t(e)] = c.cache.lastF(e);
     if (ldlt_.info() != Eigen::Success) {
         for (int k = 0; k < C_.outerSize(); ++k)
             for (Eigen::SparseMatrix<double>::InnerIterator it(C_, k); it; ++it)
@@ -146,6 +150,13 @@ int GalerkinCorrection::factor(const CorrectionContext& c, ElementMatrixKind kin
         ldlt_.compute(C_);
     }
     return clipped;
+}
+
+double GalerkinCorrection::deformationChange() const {
+    double most = 0;
+    if (cache_ && Fref_.size() == size_t(cache_->numTets()))
+        for (int e : active_) most = std::max(most, (cache_->lastF(e) - Fref_[size_t(e)]).frobenius2());
+    return most;
 }
 
 Eigen::VectorXd GalerkinCorrection::solve(const CorrectionContext&, const Eigen::VectorXd& r) {

@@ -21,7 +21,7 @@ class GalerkinCorrection final : public Correction {
     double deltaEnergy(const CorrectionContext& c, const Eigen::VectorXd& z, double alpha) override;
     void displacement(const CorrectionContext& c, const Eigen::VectorXd& z, double alpha,
                       HookUpdate& out) override;
-    const std::vector<int>& watchedElements() const override { return active_; }
+    double deformationChange() const override;
     const Eigen::SparseMatrix<double>& matrix() const override { return C_; }
     // P z of the last solve over free DOFs.
     const Eigen::VectorXd& lastDirection() const { return dir_; }
@@ -46,6 +46,8 @@ class GalerkinCorrection final : public Correction {
     std::vector<int> allElements_, allVertices_;
     std::vector<char> allUsed_;
     std::vector<Vec3d> grad_, xc_, disp_;
+    const TetEnergyCache* cache_ = nullptr;  // of the last reducedResidual (its F)
+    std::vector<Mat33d> Fref_;               // per tet, at the last factor()
     Eigen::VectorXd dir_;
 };
 

@@ -121,34 +121,53 @@ Eigen::SparseMatrix<double> rotationCurvature(const Basis& b, const std::vector<
     return K;
 }
 
+void rigidMotions(const Basis& b, const Eigen::VectorXd& z, double alpha, RigidMotions& M) {
+    const size_t nc = b.components.size();
+    M.t.resize(nc);
+    M.k.resize(nc);
+    M.s1.resize(nc);
+    M.s2.resize(nc);
+    for (size_t q = 0; q < nc; ++q) {
+        const StiffComponent& sc = b.components[q];
+        M.t[q] = segment3(z, sc.firstColumn) * alpha;
+        const Vec3d th = segment3(z, sc.firstColumn + 3) * (alpha / sc.radius);
+        const double a = norm(th);
+        M.k[q] = a > 0 ? th / a : Vec3d(0, 0, 0);
+        M.s1[q] = std::sin(a);
+        M.s2[q] = 2 * std::sin(0.5 * a) * std::sin(0.5 * a);
+    }
+}
+
+namespace {
+
+// f(v, d) for every support vertex v with its displacement d under alpha z.
+template <typename F>
+void forEachRigidDisplacement(const Basis& b, const RigidLayout& L, const std::vector<Vec3d>& centers,
+                              const Eigen::VectorXd& z, double alpha, const std::vector<Vec3d>& x,
+                              const F& f) {
+    RigidMotions M;
+    rigidMotions(b, z, alpha, M);
+    parallelFor(L.support.size(), [&](size_t j) {
+        const size_t v = size_t(L.support[j]);
+        f(v, rigidDisplacementAt(L, M, centers, x, v));
+    });
+}
+
+}  // namespace
+
 void rigidRetract(const Basis& b, const RigidLayout& L, const std::vector<Vec3d>& centers,
                   const Eigen::VectorXd& z, double alpha, const std::vector<Vec3d>& x,
                   std::vector<Vec3d>& out, std::vector<Vec3d>* disp) {
-    // (R - I) r = sin(a) k x r + 2 sin^2(a/2) k x (k x r): no I + O(a) - I cancellation, so the displacement
-    // is accurate relative to itself even for the 1e-10 rad rotations of late corrections.
-    const size_t nc = b.components.size();
-    std::vector<Vec3d> t(nc), k(nc);
-    std::vector<double> s1(nc), s2(nc);
-    for (size_t q = 0; q < nc; ++q) {
-        const StiffComponent& sc = b.components[q];
-        t[q] = segment3(z, sc.firstColumn) * alpha;
-        const Vec3d th = segment3(z, sc.firstColumn + 3) * (alpha / sc.radius);
-        const double a = norm(th);
-        k[q] = a > 0 ? th / a : Vec3d(0, 0, 0);
-        s1[q] = std::sin(a);
-        s2[q] = 2 * std::sin(0.5 * a) * std::sin(0.5 * a);
-    }
-    parallelFor(L.support.size(), [&](size_t j) {
-        const size_t v = size_t(L.support[j]);
-        Vec3d d(0, 0, 0);
-        for (int i = L.compOffsets[v]; i < L.compOffsets[v + 1]; ++i) {
-            const size_t q = size_t(L.compItems[size_t(i)]);
-            const Vec3d r = x[v] - centers[q], kr = cross(k[q], r);
-            d += t[q] + kr * s1[q] + cross(k[q], kr) * s2[q];
-        }
+    forEachRigidDisplacement(b, L, centers, z, alpha, x, [&](size_t v, const Vec3d& d) {
         out[v] = x[v] + d;
         if (disp) (*disp)[v] = d;
     });
+}
+
+void rigidDisplacement(const Basis& b, const RigidLayout& L, const std::vector<Vec3d>& centers,
+                       const Eigen::VectorXd& z, double alpha, const std::vector<Vec3d>& x,
+                       std::vector<Vec3d>& disp) {
+    forEachRigidDisplacement(b, L, centers, z, alpha, x, [&](size_t v, const Vec3d& d) { disp[v] = d; });
 }
 
 namespace {

@@ -27,7 +27,8 @@
 // the interior stresses balance: it does not vanish at the solution). With d2x/dtheta_j dtheta_k =
 // sym(e_j x (e_k x r)) / L^2 it is K_q = (1/L^2) sum_v [ (r g^T + g r^T)/2 - (g . r) I ] on q's rotation
 // block. C has 6 x 6 blocks between components that share a tet or a vertex (sparse along component
-// adjacency; 48 x 48 on the layered bar) and is factored with a sparse Cholesky whose pattern is analysed
+// adjacency; 48 x 48 on the layered bar) and is factored with a Cholesky in envelope storage
+// (envelope_cholesky.h) whose ordering and envelope are analysed
 // once per assembly; C + K is refactored numerically every sweep.
 #include <vector>
 
@@ -66,6 +67,31 @@ Eigen::VectorXd projectOnRigidModes(const Basis& b, const std::vector<Vec3d>& ce
 void rigidRetract(const Basis& b, const RigidLayout& L, const std::vector<Vec3d>& centers,
                   const Eigen::VectorXd& z, double alpha, const std::vector<Vec3d>& x,
                   std::vector<Vec3d>& out, std::vector<Vec3d>* disp = nullptr);
+// The displacement of rigidRetract alone, written at the support vertices of disp.
+void rigidDisplacement(const Basis& b, const RigidLayout& L, const std::vector<Vec3d>& centers,
+                       const Eigen::VectorXd& z, double alpha, const std::vector<Vec3d>& x,
+                       std::vector<Vec3d>& disp);
+
+// The components' motions of the step alpha z (translation t, rotation axis k, sin a and 2 sin^2(a/2) of the
+// angle a), from which rigidDisplacementAt evaluates one vertex: rigidRetract's displacement, vertex by
+// vertex.
+struct RigidMotions {
+    std::vector<Vec3d> t, k;
+    std::vector<double> s1, s2;
+};
+void rigidMotions(const Basis& b, const Eigen::VectorXd& z, double alpha, RigidMotions& out);
+// (R - I) r = sin(a) k x r + 2 sin^2(a/2) k x (k x r): no I + O(a) - I cancellation, so the displacement is
+// accurate relative to itself even for the 1e-10 rad rotations of late corrections.
+inline Vec3d rigidDisplacementAt(const RigidLayout& L, const RigidMotions& M,
+                                 const std::vector<Vec3d>& centers, const std::vector<Vec3d>& x, size_t v) {
+    Vec3d d(0, 0, 0);
+    for (int i = L.compOffsets[v]; i < L.compOffsets[v + 1]; ++i) {
+        const size_t q = size_t(L.compItems[size_t(i)]);
+        const Vec3d r = x[v] - centers[q], kr = cross(M.k[q], r);
+        d += M.t[q] + kr * M.s1[q] + cross(M.k[q], kr) * M.s2[q];
+    }
+    return d;
+}
 
 // K (ncol x ncol, nonzero on the rotation blocks) from the gradient g at x; psdOnly keeps each block's
 // nonnegative eigenvalues.

@@ -1,17 +1,28 @@
 #include "coarse/rigid_correction.h"
 
+#include "backend/parallel.h"
+
 namespace vbd::coarse {
 
 void RigidCorrection::prepare(const SoftModel& m, const Basis& b, const DofMap&) {
     basis_ = &b;
     layout_ = buildRigidLayout(m, b);
+    batch_.build(m, layout_.elements, layout_.support);
     x0_ = std::vector<Vec3d>(m.x0.begin(), m.x0.end());
+    disp_.clear();
+    dispAlpha_ = 0;
 }
 
+// grad G at the support: each vertex's own terms, then its evaluated tets (tet_batch.h: in color order).
 Eigen::VectorXd RigidCorrection::reducedResidual(const CorrectionContext& c) {
     componentCenters(*basis_, c.x, centers_);
-    c.cache.gradientElements(c.m, c.x, &layout_.elements, c.h, c.damping);
-    c.cache.gatherGradient(c.m, c.x, layout_.support, layout_.evaluated, c.h, grad_);
+    grad_.resize(c.x.size());
+    parallelFor(layout_.support.size(), [&](size_t k) {
+        const size_t v = size_t(layout_.support[k]);
+        grad_[v] = c.m.fixed[v] ? Vec3d(0, 0, 0) : c.cache.vertexOwnGradient(c.m, c.x, v, c.h);
+    });
+    change_ = batch_.addGradient(c.x, c.cache.previousC(), c.h, c.damping == DampingModel::Internal, grad_);
+    dispAlpha_ = 0;
     return -projectOnRigidModes(*basis_, centers_, c.x, grad_);
 }
 
@@ -20,10 +31,11 @@ int RigidCorrection::factor(const CorrectionContext& c, ElementMatrixKind kind) 
     C_ = assembleRigid(c.m, *basis_, layout_, c.cache, kind == ElementMatrixKind::Rest ? x0_ : c.x, kind,
                        c.damping, c.h, &clipped);
     shiftDiagonal(C_, 1e-10);
-    llt_.analyzePattern(C_);
+    chol_.analyze(C_);
     needsCurvature_ = false;
     for (const StiffComponent& c : basis_->components) needsCurvature_ |= c.curvature;
-    if (!needsCurvature_) llt_.factorize(C_);  // reused by every solve until the next factor()
+    if (!needsCurvature_) chol_.factorize(C_);  // reused by every solve until the next factor()
+    batch_.markReference(c.x);
     return clipped;
 }
 
@@ -31,28 +43,41 @@ int RigidCorrection::factor(const CorrectionContext& c, ElementMatrixKind kind) 
 // K_q = (1/L^2) sum_v [sym(r g^T) - (g . r) I] (rigid_coarse.h), refreshed every sweep (a numeric
 // refactorization of the small block-sparse matrix; the assembly of C is what is reused).
 Eigen::VectorXd RigidCorrection::solve(const CorrectionContext& c, const Eigen::VectorXd& r) {
-    if (!needsCurvature_) return llt_.solve(r);
-    llt_.factorize(C_ + rotationCurvature(*basis_, centers_, c.x, grad_));
-    if (llt_.info() != Eigen::Success)  // indefinite curvature (compressive load along a rotation): PSD part
-        llt_.factorize(C_ + rotationCurvature(*basis_, centers_, c.x, grad_, true));
-    return llt_.solve(r);
+    dispAlpha_ = 0;
+    if (!needsCurvature_) return chol_.solve(r);
+    // Indefinite curvature (compressive load along a rotation): its PSD part.
+    if (!chol_.factorize(C_ + rotationCurvature(*basis_, centers_, c.x, grad_)))
+        chol_.factorize(C_ + rotationCurvature(*basis_, centers_, c.x, grad_, true));
+    return chol_.solve(r);
 }
 
-// Judged on the unrounded rigid displacement (rigid_coarse.h, rigidRetract).
+// Judged on the unrounded rigid displacement (rigid_coarse.h, rigidRetract), computed with the vertex terms
+// in one pass over the support. disp_ is zero off the support (the evaluated tets' other vertices do not
+// move).
 double RigidCorrection::deltaEnergy(const CorrectionContext& c, const Eigen::VectorXd& z, double alpha) {
-    xc_ = c.x;
-    disp_.assign(c.x.size(), Vec3d(0, 0, 0));
-    rigidRetract(*basis_, layout_, centers_, z, alpha, c.x, xc_, &disp_);
-    return c.cache.deltaEnergy(c.m, c.x, disp_, layout_.elements, layout_.support, c.h, c.damping, true);
+    if (disp_.size() != c.x.size()) disp_.assign(c.x.size(), Vec3d(0, 0, 0));
+    rigidMotions(*basis_, z, alpha, motions_);
+    const double vertices = reduceSum<double>(layout_.support.size(), [&](size_t k) {
+        const size_t v = size_t(layout_.support[k]);
+        disp_[v] = rigidDisplacementAt(layout_, motions_, centers_, c.x, v);
+        return c.cache.vertexDelta(c.m, c.x, v, disp_[v], c.h);
+    });
+    dispAlpha_ = alpha;
+    return batch_.deltaEnergy(c.x, disp_, c.cache.previousC(), c.h, c.damping == DampingModel::Internal) +
+           vertices;
 }
 
-// The retracted positions as a displacement (x + (x' - x) reproduces x' to round-off).
+// The retracted positions as a displacement, (x + d) - x: x + (x' - x) reproduces x' = x + d to round-off.
+// d is the one the line search judged at this alpha, else computed here.
 void RigidCorrection::displacement(const CorrectionContext& c, const Eigen::VectorXd& z, double alpha,
                                    HookUpdate& out) {
-    xc_ = c.x;
-    rigidRetract(*basis_, layout_, centers_, z, alpha, c.x, xc_);
+    if (dispAlpha_ != alpha) {
+        if (disp_.size() != c.x.size()) disp_.assign(c.x.size(), Vec3d(0, 0, 0));
+        rigidDisplacement(*basis_, layout_, centers_, z, alpha, c.x, disp_);
+        dispAlpha_ = alpha;
+    }
     out.vertices = layout_.support;
-    for (int v : layout_.support) out.dx[size_t(v)] = xc_[size_t(v)] - c.x[size_t(v)];
+    for (int v : layout_.support) out.dx[size_t(v)] = (c.x[size_t(v)] + disp_[size_t(v)]) - c.x[size_t(v)];
 }
 
 }  // namespace vbd::coarse

@@ -5,13 +5,18 @@
 // adjacency (rigid_coarse.h has the math). Each solve is a Newton step on the reduced problem: the assembled
 // matrix plus the curvature of the rotations under the current load. The factorization is carried across
 // steps and renewed by the watch on F.
+//
+// Cost (docs/coarse-space.md, "Cost per corrected sweep"): the two passes over the evaluated tets run on SIMD
+// packs (tet_batch.h), the F watch rides on the gradient pass, the factor is an envelope Cholesky
+// (envelope_cholesky.h), and the accepted step reuses the displacement its line search judged.
 #include <vector>
 
-#include <Eigen/SparseCholesky>
 #include <Eigen/SparseCore>
 
 #include "coarse/correction.h"
+#include "coarse/envelope_cholesky.h"
 #include "coarse/rigid_coarse.h"
+#include "coarse/tet_batch.h"
 
 namespace vbd::coarse {
 
@@ -25,16 +30,20 @@ class RigidCorrection final : public Correction {
     double deltaEnergy(const CorrectionContext& c, const Eigen::VectorXd& z, double alpha) override;
     void displacement(const CorrectionContext& c, const Eigen::VectorXd& z, double alpha,
                       HookUpdate& out) override;
-    const std::vector<int>& watchedElements() const override { return layout_.elements; }
+    double deformationChange() const override { return change_; }
     const Eigen::SparseMatrix<double>& matrix() const override { return C_; }
 
   private:
     const Basis* basis_ = nullptr;
     bool needsCurvature_ = true;
     RigidLayout layout_;
+    TetBatch batch_;                 // layout_.elements, gathered at layout_.support
     Eigen::SparseMatrix<double> C_;  // assembled reduced matrix (without the rotation curvature)
-    Eigen::SimplicialLLT<Eigen::SparseMatrix<double>> llt_;
-    std::vector<Vec3d> centers_, grad_, xc_, disp_, x0_;
+    EnvelopeCholesky chol_;
+    double change_ = 0;     // the F watch of the last reducedResidual
+    double dispAlpha_ = 0;  // the alpha disp_ holds (0: none, for the current z)
+    RigidMotions motions_;
+    std::vector<Vec3d> centers_, grad_, disp_, x0_;
 };
 
 }  // namespace vbd::coarse

@@ -3,7 +3,9 @@
 // tet_fused.h, which is this math written out in scalars), the solver's diagnostics (G), the coarse space
 // (energy, stress, exact energy differences, 9x9 and 12x12 element matrices) and the tests. Everything is a
 // templated VBD_HD function of the deformation gradient and the element's constants, so the CPU (float or
-// double state), CUDA and the coarse module's double evaluation run the same lines.
+// double state), CUDA and the coarse module's double evaluation run the same lines. T may also be a SIMD
+// pack (backend/simd.h; the coarse module's tet batches): the damping branch is taken when any lane is
+// damped.
 //
 // Per tet (seed, "Stable Neo-Hookean Energy and Its Hessian" and "The Damping Trap"):
 //   E_e  = V psi(F) + Phi(F),   psi = mu/2 (|F|^2 - 3) + lambda/2 (J - alpha)^2 - mu^2/(2 lambda)
@@ -14,6 +16,7 @@
 //   A_e = B^T H9 B,  B[3i + j, 3a + i] = m^a_j.
 #include "energy/damping.h"
 #include "energy/neo_hookean.h"
+#include "math/any_positive.h"
 #include "math/matn.h"
 
 namespace vbd {
@@ -46,7 +49,7 @@ VBD_HD T internalDampingPotentialC(const Mat33T<T>& F, const Mat33T<T>& Cprev, T
 template <typename T>
 VBD_HD T tetEnergy(const Mat33T<T>& F, const Mat33T<T>& Cprev, const TetConstants<T>& c, T h, bool internal) {
     T E = c.V * neoHookeanPsi(F, c.mu, c.lambda);
-    if (internal && c.kd > T(0)) E += internalDampingPotentialC(F, Cprev, c.V, c.mu, c.lambda, c.kd, h);
+    if (internal && anyPositive(c.kd)) E += internalDampingPotentialC(F, Cprev, c.V, c.mu, c.lambda, c.kd, h);
     return E;
 }
 
@@ -55,7 +58,7 @@ template <typename T>
 VBD_HD Mat33T<T> tetStress(const Mat33T<T>& F, const Mat33T<T>& Cprev, const TetConstants<T>& c, T h,
                            bool internal) {
     Mat33T<T> P = neoHookeanP(F, c.mu, c.lambda);
-    if (internal && c.kd > T(0)) {
+    if (internal && anyPositive(c.kd)) {
         const Mat33T<T> Ed = (F.transposed() * F - Cprev) * (T(0.5) / h);
         const Mat33T<T> Sd = (Ed * (T(2) * c.mu) + Mat33T<T>::diag((c.lambda - c.mu) * Ed.trace())) * c.kd;
         P += F * Sd;
@@ -78,7 +81,7 @@ VBD_HD T tetEnergyDelta(const Mat33T<T>& F, const Mat33T<T>& dF, const Mat33T<T>
     const T dJ = frobeniusDot(cofactor(F), dF) + frobeniusDot(F, cofactor(dF)) + dF.det();
     T d = c.V * (c.mu * (frobeniusDot(F, dF) + T(0.5) * dF.frobenius2()) +
                  c.lambda * dJ * (J - alpha + T(0.5) * dJ));
-    if (internal && c.kd > T(0)) {
+    if (internal && anyPositive(c.kd)) {
         const T k2h = T(0.5) / h;
         const Mat33T<T> E = (F.transposed() * F - Cprev) * k2h;
         const Mat33T<T> dE = (F.transposed() * dF + dF.transposed() * F + dF.transposed() * dF) * k2h;

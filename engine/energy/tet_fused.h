@@ -8,13 +8,10 @@
 // T is the scalar, or a SIMD pack of scalars (backend/simd.h: the CPU sweep evaluates several incidences of
 // a vertex at once with this same code). A branch on a per-element value ("damping on") is taken by a pack
 // when any lane needs it; lanes with kd = 0 then add exact zeros.
+#include "math/any_positive.h"
 #include "math/mat33.h"
 
 namespace vbd {
-
-// Whether any lane of x is > 0; for a scalar, x > 0 (packs overload it in backend/simd.h).
-VBD_HD bool anyPositive(float x) { return x > 0.f; }
-VBD_HD bool anyPositive(double x) { return x > 0.0; }
 
 // Forced inline on the host: called once per tet-vertex, and the SIMD sweep's packs would otherwise go
 // through memory at the call.

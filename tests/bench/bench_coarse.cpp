@@ -116,6 +116,9 @@ void BM_CantileverSweep(benchmark::State& st) {
     timedSweeps(st, s, st.range(1) ? &hook : nullptr);
     st.counters["columns"] = hook.numColumns();
     st.counters["factorizations"] = hook.stats().factorizations;
+    const double n = std::max(1, hook.stats().corrections);
+    st.counters["accepted"] = hook.stats().accepted / n;
+    st.counters["full_steps"] = hook.stats().fullSteps / n;
 }
 
 }  // namespace
