@@ -77,14 +77,20 @@ TEST(InteropSlots, FewerThanThreeSlotsCanRunOut) {
 // Random interleavings of the two threads with the GPU's view of both timelines.
 TEST(InteropSlots, RandomInterleavingsNeverReadARewrittenSlotNorWaitOnAnUnsubmittedDraw) {
     std::mt19937 rng(7);
+    int interopDraws = 0, refused = 0;
     for (int run = 0; run < 50; ++run) {
         InteropSlots s(3);
         InteropFrame latest;                           // the published snapshot's frame
         std::map<int, std::vector<uint64_t>> readsOf;  // slot -> draw numbers that read its current content
         std::map<int, uint64_t> content;               // slot -> write number it holds
-        uint64_t submitted = 0;                        // draw numbers handed to submits so far
+        uint64_t submitted = 0;                        // draw numbers whose submit has been made
+        uint64_t pending = 0;  // handed out by beginDraw, its submit not made yet (a step may run between)
         for (int op = 0; op < 2000; ++op) {
             const int what = int(rng() % 4);
+            if (what >= 2 && pending) {  // the render thread submits the frame it began
+                submitted = pending;
+                pending = 0;
+            }
             if (what < 2) {  // the simulation thread: a device step and its write
                 const auto c = s.claim();
                 ASSERT_GE(c.slot, 0);
@@ -100,18 +106,23 @@ TEST(InteropSlots, RandomInterleavingsNeverReadARewrittenSlotNorWaitOnAnUnsubmit
                     (rng() % 4 == 0) ? InteropFrame{int(rng() % 3), 1 + rng() % 50} : latest;
                 const uint64_t r = s.beginDraw(f);
                 if (r == 0) {
+                    ++refused;
                     s.release();
                     continue;
                 }
                 ASSERT_EQ(content[f.slot], f.simDone) << "a draw would read a slot holding another frame";
                 ASSERT_EQ(r, submitted + 1);  // renderDone's values only grow
-                submitted = r;
+                pending = r;
+                ++interopDraws;
                 readsOf[f.slot].push_back(r);
             } else {  // a frame drawn from the host copy (CPU step, edit, capture)
                 s.release();
             }
         }
     }
+    // Both branches ran: the latest frame is almost always drawable, the random stale ones almost never.
+    EXPECT_GT(interopDraws, 10000);
+    EXPECT_GT(refused, 1000);
 }
 
 // The link without a device: a writer that records its calls.
