@@ -75,7 +75,7 @@ GuiApp::GuiApp(const GuiOptions& opt) : opt_(opt), sim_(guiWorldFactory()) {}
 GuiApp::~GuiApp() {
     if (app_.rec.pipe) pclose(app_.rec.pipe);
     if (ctx_) vkDeviceWaitIdle(ctx_->device);
-    for (auto& lab : app_.labs) lab.gpu.reset();
+    for (int l = 0; l < 2; ++l) dropLabGpu(l);
     if (imguiVulkan_) ImGui_ImplVulkan_Shutdown();
     if (imguiGlfw_) ImGui_ImplGlfw_Shutdown();
     if (ImGui::GetCurrentContext()) ImGui::DestroyContext();

@@ -99,7 +99,9 @@ class GuiApp {
     void recordWindow(FrameSlot& f, uint32_t image);
     void submitAndPresent(FrameSlot& f, uint32_t image);
     void finishReadback(FrameSlot& f, Pixels& px);
-    void uploadLabs();
+    void uploadLabs(bool external);
+    void makeLabGpu(int l);
+    void dropLabGpu(int l);
     void recordScene(VkCommandBuffer cb, VkRect2D area, const Renderer& r);
     void renderOffscreen(int w, int h, Pixels& out);
     void readbackWindow(FrameSlot& f, uint32_t image, VkExtent2D ext, Pixels& out);

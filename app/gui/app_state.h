@@ -22,7 +22,11 @@ struct Lab {
     vbd::SceneDesc desc;  // what the World is built from: scene resolved, panel edits applied
     std::shared_ptr<WorldSnapshot> world;  // the latest snapshot published by the simulation thread
     std::unique_ptr<SceneGpu> gpu;
+    // The window's interop with the simulation thread (gui/core/interop_slots.h), when gpu has a writer.
+    std::shared_ptr<WindowVertexLink> link;
     std::uint64_t gpuGeneration = 0;  // generation of the World the GPU buffers were made for
+    std::string gpuBackend;           // its backendLine() then (a new backend may allow or end the interop)
+    std::string vertexLine;           // last vertex-buffer line printed
     DrawOptions draw;
     std::deque<std::vector<vbd::IterationRecord>> recent;  // last frames' convergence, newest last
     std::string note;                                      // e.g. "preview world"

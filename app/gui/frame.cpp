@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <vector>
 
 #include <imgui.h>
 #include <imgui_impl_glfw.h>
 #include <imgui_impl_vulkan.h>
 
 #include "gui/app.h"
+#include "render/interop_vulkan.h"
 
 namespace vbdgui {
 
@@ -25,12 +27,29 @@ VkRect2D labArea(VkRect2D area, int l, int labs) {
 
 }  // namespace
 
-void GuiApp::uploadLabs() {
+// external: the window's submit may read the interop's exported buffers (no offscreen capture this frame:
+// that submit would read them too; it draws the host copy instead). A snapshot whose frame the simulation
+// thread wrote into a slot that still holds it is drawn from there; any other (a CPU step, an edit, a
+// slot rewritten since) is uploaded from the snapshot.
+void GuiApp::uploadLabs(bool external) {
     const auto t0 = Clock::now();
     for (int l = 0; l < (app_.compare ? 2 : 1); ++l) {
         Lab& lab = app_.labs[l];
         if (!lab.gpu || !lab.world) continue;
-        lab.gpu->update(*lab.world, effectiveDraw_[l], frameIndex_, &lab.world->materialTags());
+        ExternalFrame ext;
+        if (lab.link) {
+            const InteropFrame f = lab.world->interopFrame();
+            ext.renderDone = external ? lab.link->slots().beginDraw(f) : 0;
+            if (ext.renderDone) {
+                ext.slot = f.slot;
+                ext.simDone = f.simDone;
+            } else {
+                lab.link->slots().release();
+            }
+        }
+        lab.gpu->update(*lab.world, effectiveDraw_[l], frameIndex_, &lab.world->materialTags(),
+                        ext.slot >= 0 ? &ext : nullptr);
+        if (lab.link) lab.link->setScalars(lab.gpu->scalars01());  // the next writes' heat map
     }
     app_.timing.uploadMs = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
@@ -113,6 +132,11 @@ void GuiApp::recordWindow(FrameSlot& f, uint32_t image) {
     rbi.renderArea = {{0, 0}, swap_->extent()};
     rbi.clearValueCount = 2;
     rbi.pClearValues = cv;
+    const int labs = app_.compare ? 2 : 1;
+    for (int l = 0; l < labs; ++l)
+        if (app_.labs[l].gpu)
+            externalOwnership(f.cb, ctx_->queueFamily, app_.labs[l].gpu->frameSync(frameIndex_).external,
+                              true);
     vkCmdBeginRenderPass(f.cb, &rbi, VK_SUBPASS_CONTENTS_INLINE);
     const VkExtent2D ext = swap_->extent();
     const Layout& lay = app_.layout;
@@ -123,19 +147,43 @@ void GuiApp::recordWindow(FrameSlot& f, uint32_t image) {
         recordScene(f.cb, VkRect2D{{x0, y0}, {uint32_t(x1 - x0), uint32_t(y1 - y0)}}, *renderer_);
     ImGui_ImplVulkan_RenderDrawData(ImGui::GetDrawData(), f.cb);
     vkCmdEndRenderPass(f.cb);
+    for (int l = 0; l < labs; ++l)
+        if (app_.labs[l].gpu)
+            externalOwnership(f.cb, ctx_->queueFamily, app_.labs[l].gpu->frameSync(frameIndex_).external,
+                              false);
 }
 
 void GuiApp::submitAndPresent(FrameSlot& f, uint32_t image) {
-    VkPipelineStageFlags waitStage = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
     VkSemaphore done = swap_->renderDone(image);
+    // The swapchain's binary semaphores, then per lab drawn from an exported buffer: wait simDone at
+    // VERTEX_INPUT (CUDA wrote the records), signal renderDone (CUDA may write the slot again).
+    std::vector<VkSemaphore> waits{f.acquired}, signals{done};
+    std::vector<VkPipelineStageFlags> stages{VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT};
+    std::vector<uint64_t> waitValues{0}, signalValues{0};  // binary semaphores: ignored
+    for (int l = 0; l < (app_.compare ? 2 : 1); ++l) {
+        if (!app_.labs[l].gpu) continue;
+        const FrameSync s = app_.labs[l].gpu->frameSync(frameIndex_);
+        if (!s.wait) continue;
+        waits.push_back(s.wait);
+        stages.push_back(VK_PIPELINE_STAGE_VERTEX_INPUT_BIT);
+        waitValues.push_back(s.waitValue);
+        signals.push_back(s.signal);
+        signalValues.push_back(s.signalValue);
+    }
+    auto tsi = vkInfo<VkTimelineSemaphoreSubmitInfoKHR>(VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO_KHR);
+    tsi.waitSemaphoreValueCount = uint32_t(waitValues.size());
+    tsi.pWaitSemaphoreValues = waitValues.data();
+    tsi.signalSemaphoreValueCount = uint32_t(signalValues.size());
+    tsi.pSignalSemaphoreValues = signalValues.data();
     auto si = vkInfo<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
-    si.waitSemaphoreCount = 1;
-    si.pWaitSemaphores = &f.acquired;
-    si.pWaitDstStageMask = &waitStage;
+    if (waits.size() > 1) si.pNext = &tsi;
+    si.waitSemaphoreCount = uint32_t(waits.size());
+    si.pWaitSemaphores = waits.data();
+    si.pWaitDstStageMask = stages.data();
     si.commandBufferCount = 1;
     si.pCommandBuffers = &f.cb;
-    si.signalSemaphoreCount = 1;
-    si.pSignalSemaphores = &done;
+    si.signalSemaphoreCount = uint32_t(signals.size());
+    si.pSignalSemaphores = signals.data();
     VK_CHECK(vkQueueSubmit(ctx_->queue, 1, &si, f.fence));
     auto pi = vkInfo<VkPresentInfoKHR>(VK_STRUCTURE_TYPE_PRESENT_INFO_KHR);
     pi.waitSemaphoreCount = 1;
@@ -167,9 +215,9 @@ bool GuiApp::renderFrame(const CaptureRequest& cap, CaptureResult* out) {
     FrameSlot& f = frames_[frameIndex_];
     uint32_t image = 0;
     if (!acquire(f, image)) return false;
-    uploadLabs();
-    if (cap.offscreenW > 0 && cap.offscreenH > 0 && out)
-        renderOffscreen(cap.offscreenW, cap.offscreenH, out->offscreen);
+    const bool offscreen = cap.offscreenW > 0 && cap.offscreenH > 0 && out;
+    uploadLabs(!offscreen);
+    if (offscreen) renderOffscreen(cap.offscreenW, cap.offscreenH, out->offscreen);
     VK_CHECK(vkResetCommandBuffer(f.cb, 0));
     auto bi = vkInfo<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
     bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;

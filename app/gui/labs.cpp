@@ -127,7 +127,7 @@ void GuiApp::setCompare(bool on) {
     } else {
         lastTicket_ = sim_.setWorld(1, nullptr);
         b.world.reset();
-        b.gpu.reset();
+        dropLabGpu(1);
         b.gpuGeneration = 0;
     }
 }
@@ -230,6 +230,35 @@ void GuiApp::applyTimeline() {
     }
 }
 
+// The lab's buffers for its current snapshot's World, with the window's interop when the World steps the
+// soft bodies on the CUDA device the window draws with (else the reason is in vertexLine()).
+void GuiApp::makeLabGpu(int l) {
+    Lab& lab = app_.labs[l];
+    dropLabGpu(l);
+    lab.gpu = std::make_unique<SceneGpu>(*ctx_, *lab.world, kFramesInFlight, true, true);
+    lab.gpuGeneration = lab.world->generation();
+    lab.gpuBackend = lab.world->backendLine();
+    if (lab.gpu->vertexLine() != lab.vertexLine) {  // the status line shows it too; stderr for scripted runs
+        lab.vertexLine = lab.gpu->vertexLine();
+        std::fprintf(stderr, "vbdlab: window (%s): %s\n", lab.label.c_str(), lab.vertexLine.c_str());
+    }
+    if (auto writer = lab.gpu->windowWriter()) {
+        lab.link = std::make_shared<WindowVertexLink>(lab.gpuGeneration, std::move(writer),
+                                                      int(kWindowInteropSlots));
+        sim_.setVertexLink(l, lab.link);
+    }
+}
+
+// The simulation thread stops writing (detach: under the link's mutex) before the writer and the Vulkan
+// buffers it writes go (SceneGpu's destructor: CUDA's imports first, then Vulkan waits idle).
+void GuiApp::dropLabGpu(int l) {
+    Lab& lab = app_.labs[l];
+    sim_.setVertexLink(l, nullptr);
+    if (lab.link) lab.link->detach();
+    lab.link.reset();
+    lab.gpu.reset();
+}
+
 void GuiApp::pollSimulation() {
     // Snapshots are published before their request's ticket is marked applied: read the ticket first, and
     // the snapshots taken next reflect at least that much.
@@ -239,11 +268,13 @@ void GuiApp::pollSimulation() {
         auto snap = sim_.snapshot(l);
         if (!snap || (l == 1 && !app_.compare)) continue;
         if (snap->generation() != lab.gpuGeneration) {
-            lab.gpu.reset();  // waits for the device
-            lab.gpu = std::make_unique<SceneGpu>(*ctx_, *snap, kFramesInFlight);
-            lab.gpuGeneration = snap->generation();
+            lab.world = snap;
+            makeLabGpu(l);
             lab.recent.clear();
             lab.shownFrame = -1;
+        } else if (snap->backendLine() != lab.gpuBackend) {
+            lab.world = snap;  // solver.backend or precision changed: the interop's checks again
+            makeLabGpu(l);
         }
         lab.world = snap;
         lab.stepMs = sim_.lastStepMs(l);

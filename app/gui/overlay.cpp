@@ -318,9 +318,12 @@ std::string statusText(const AppState& app) {
     }
     const size_t n = w.positions().size(), bodies = w.bodies().size(), contacts = w.contacts().size();
     s += "  |  " + w.backendLine();  // which backend steps the soft bodies, and why (solver.backend)
-    // The window draws the simulation thread's snapshots (host copies), so its vertices are uploaded from
-    // the CPU; the CUDA-Vulkan interop runs in `vbdlab render` (docs/gpu.md "Interop").
-    if (lab.gpu) s += "  |  " + lab.gpu->vertexLine() + " (window: host snapshots)";
+    // Which path fills the particle vertex buffer and why (docs/gpu.md "Interop"); with the interop, a frame
+    // the simulation thread did not write on the device (a CPU step, an edit) is uploaded from the snapshot.
+    if (lab.gpu) {
+        s += "  |  " + lab.gpu->vertexLine();
+        if (lab.link && lab.world && lab.world->interopFrame().slot < 0) s += " [this frame: CPU upload]";
+    }
     if (n > 0) s += "  |  " + std::to_string(n) + " vertices";
     if (bodies > 0)
         s += "  |  " + std::to_string(bodies) + " bodies, " + std::to_string(contacts) + " contacts";

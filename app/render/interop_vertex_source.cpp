@@ -53,7 +53,9 @@ class InteropVertexSource final : public VertexSource {
         }
     }
     ~InteropVertexSource() override {
-        writer_.reset();  // CUDA's mappings and imports go before the memory they map
+        // CUDA's mappings and imports go before the memory they map. The window's simulation thread holds
+        // the writer only under WindowVertexLink's mutex, and the app detaches it before this runs.
+        writer_.reset();
         vkDeviceWaitIdle(ctx_.device);
         releaseVulkan();
     }
@@ -68,7 +70,11 @@ class InteropVertexSource final : public VertexSource {
     VkBuffer buffer(uint32_t slot) const override { return buffers_[slot].buffer; }
     uint32_t count() const override { return n_; }
     FrameSync sync(uint32_t slot) const override {
-        return {simDone_, lastFrame_[slot], renderDone_, lastFrame_[slot], buffers_[slot].buffer};
+        return externalSync(slot, lastFrame_[slot], lastFrame_[slot]);
+    }
+    std::shared_ptr<vbd::ExternalVertexWriter> writer() const override { return writer_; }
+    FrameSync externalSync(uint32_t slot, uint64_t simDone, uint64_t renderDone) const override {
+        return {simDone_, simDone, renderDone_, renderDone, buffers_[slot].buffer};
     }
     bool interop() const override { return true; }
 
@@ -84,7 +90,7 @@ class InteropVertexSource final : public VertexSource {
     uint32_t n_;
     std::vector<Buffer> buffers_;
     VkSemaphore simDone_ = VK_NULL_HANDLE, renderDone_ = VK_NULL_HANDLE;
-    std::unique_ptr<vbd::ExternalVertexWriter> writer_;
+    std::shared_ptr<vbd::ExternalVertexWriter> writer_;
     uint64_t frame_ = 0;
     std::vector<uint64_t> lastFrame_;  // the frame each slot holds
 };

@@ -114,4 +114,17 @@ VkSemaphore createExportableTimeline(const Context& ctx, int& fd) {
     return s;
 }
 
+void externalOwnership(VkCommandBuffer cb, uint32_t queueFamily, VkBuffer buffer, bool acquire) {
+    if (!buffer) return;
+    auto b = vkInfo<VkBufferMemoryBarrier>(VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER);
+    b.srcQueueFamilyIndex = acquire ? VK_QUEUE_FAMILY_EXTERNAL : queueFamily;
+    b.dstQueueFamilyIndex = acquire ? queueFamily : VK_QUEUE_FAMILY_EXTERNAL;
+    b.dstAccessMask = acquire ? VK_ACCESS_VERTEX_ATTRIBUTE_READ_BIT : 0;
+    b.buffer = buffer;
+    b.size = VK_WHOLE_SIZE;
+    vkCmdPipelineBarrier(cb, acquire ? VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT : VK_PIPELINE_STAGE_VERTEX_INPUT_BIT,
+                         acquire ? VK_PIPELINE_STAGE_VERTEX_INPUT_BIT : VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
+                         0, 0, nullptr, 1, &b, 0, nullptr);
+}
+
 }  // namespace vbdgui

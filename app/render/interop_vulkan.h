@@ -19,6 +19,11 @@ std::string exportableMemoryUnavailable(const Context& ctx, VkBufferUsageFlags u
 // imports it) and the sizes CUDA needs. Throws VulkanError.
 Buffer createExportableBuffer(const Context& ctx, VkDeviceSize size, VkBufferUsageFlags usage,
                               vbd::ExternalMemoryFd& out);
+// Records the queue family ownership transfer of a buffer whose memory CUDA writes: acquire (from
+// VK_QUEUE_FAMILY_EXTERNAL, before the vertex fetch reads it; the timeline wait already ordered CUDA's write)
+// or release (back, after the draw, so that CUDA's next write of it needs no Vulkan-side access). No-op for
+// VK_NULL_HANDLE.
+void externalOwnership(VkCommandBuffer cb, uint32_t queueFamily, VkBuffer buffer, bool acquire);
 // A timeline semaphore (initial value 0) exportable as an OPAQUE_FD; fd as above. Throws VulkanError.
 VkSemaphore createExportableTimeline(const Context& ctx, int& fd);
 

@@ -79,9 +79,14 @@ void sceneBounds(const vbd::World& world, glm::vec3& lo, glm::vec3& hi) {
 }
 
 // ---------------------------------------------------------------------------------------------------
-SceneGpu::SceneGpu(const Context& ctx, const vbd::World& world, uint32_t slots, bool wantInterop)
+SceneGpu::SceneGpu(const Context& ctx, const vbd::World& world, uint32_t slots, bool wantInterop, bool window)
     : ctx_(ctx) {
-    vertices_ = makeVertexSource(ctx, world, slots, wantInterop, vertexLine_);
+    vertices_ = makeVertexSource(ctx, world, window ? kWindowInteropSlots : slots, wantInterop, vertexLine_);
+    if (window) {
+        if (vertices_->interop()) window_ = std::move(vertices_);
+        vertices_ = makeCpuVertexSource(ctx, world, slots);
+        windowSync_.assign(slots, FrameSync{});
+    }
     std::vector<uint32_t> idx;
     for (const auto& s : world.surfaces()) {
         SurfaceRange r;
@@ -114,6 +119,7 @@ SceneGpu::SceneGpu(const Context& ctx, const vbd::World& world, uint32_t slots, 
 
 SceneGpu::~SceneGpu() {
     vkDeviceWaitIdle(ctx_.device);
+    window_.reset();
     vertices_.reset();
     ctx_.destroy(indices_);
     ctx_.destroy(edges_);
@@ -129,10 +135,14 @@ void SceneGpu::ensure(Buffer& b, VkDeviceSize bytes, VkBufferUsageFlags usage) {
 }
 
 void SceneGpu::update(const vbd::World& world, const DrawOptions& opt, uint32_t slot,
-                      const std::vector<unsigned char>* tags) {
+                      const std::vector<unsigned char>* tags, const ExternalFrame* ext) {
     auto t0 = std::chrono::steady_clock::now();
     vertexScalars(world, opt, tags);
-    vertices_->upload(world, scalar01_, slot);
+    if (!windowSync_.empty()) windowSync_[slot] = {};
+    if (window_ && ext && ext->slot >= 0)
+        windowSync_[slot] = window_->externalSync(uint32_t(ext->slot), ext->simDone, ext->renderDone);
+    else
+        vertices_->upload(world, scalar01_, slot);
     const auto bodies = world.bodies();
     bodyInstances(bodies, slot);
     shadowScratch_.clear();
@@ -476,7 +486,7 @@ void Renderer::draw(VkCommandBuffer cb, const SceneGpu& scene, uint32_t slot, co
     VkDeviceSize zero = 0;
 
     if (opt.surfaces && !scene.ranges_.empty()) {
-        VkBuffer vb = scene.vertices_->buffer(slot);
+        VkBuffer vb = scene.vertexBuffer(slot);
         vkCmdBindVertexBuffers(cb, 0, 1, &vb, &zero);
         vkCmdBindIndexBuffer(cb, scene.indices_.buffer, 0, VK_INDEX_TYPE_UINT32);
         const float mode = scene.fieldOn_ ? (scene.categorical_ ? kModeCategorical : kModeHeat)

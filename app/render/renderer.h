@@ -48,25 +48,47 @@ std::array<float, 3> bodyColor(size_t index, bool fixed);
 // Axis-aligned bounds of everything drawable in world (particles and bodies), down to the ground.
 void sceneBounds(const vbd::World& world, glm::vec3& lo, glm::vec3& hi);
 
+// A window frame drawn from the interop's exported buffer (gui/core/interop_slots.h): the slot the
+// simulation thread wrote, the value it signals on simDone, the value the frame's submit signals on
+// renderDone.
+struct ExternalFrame {
+    int slot = -1;
+    uint64_t simDone = 0, renderDone = 0;
+};
+
+// Exported vertex buffers of the window's interop: one held by the render thread, one published with the
+// latest snapshot, one being written (InteropSlots needs >= 3).
+inline constexpr uint32_t kWindowInteropSlots = 3;
+
 class SceneGpu {
   public:
     // wantInterop: write the particle vertices with CUDA from the device step's state when the World, the
     // build and the devices allow it (render/vertex_source.h); vertexLine() says which path runs and why.
-    SceneGpu(const Context& ctx, const vbd::World& world, uint32_t slots, bool wantInterop = false);
+    // window: the app's window, whose simulation thread writes the interop buffers (windowWriter()); every
+    // frame slot also keeps a CPU upload buffer for frames without an interop frame.
+    SceneGpu(const Context& ctx, const vbd::World& world, uint32_t slots, bool wantInterop = false,
+             bool window = false);
     ~SceneGpu();
     SceneGpu(const SceneGpu&) = delete;
     SceneGpu& operator=(const SceneGpu&) = delete;
 
     // CPU -> GPU for frame slot `slot` (its previous use must have finished: the caller waited its fence).
     // tags: per-particle material tag (0 base, 1 stiffer region, 2 softer region) for opt.regions.
+    // ext (window, interop): slot `slot` draws ext's exported buffer instead of uploading world's positions.
     void update(const vbd::World& world, const DrawOptions& opt, uint32_t slot,
-                const std::vector<unsigned char>* tags = nullptr);
+                const std::vector<unsigned char>* tags = nullptr, const ExternalFrame* ext = nullptr);
     FieldRange range;
     double lastUploadMs = 0;
     // What the submit that draws slot `slot` must wait for and signal (OffscreenTarget::render).
-    FrameSync frameSync(uint32_t slot) const { return vertices_->sync(slot); }
+    FrameSync frameSync(uint32_t slot) const { return window_ ? windowSync_[slot] : vertices_->sync(slot); }
     const std::string& vertexLine() const { return vertexLine_; }
-    bool interopVertices() const { return vertices_->interop(); }
+    bool interopVertices() const { return window_ != nullptr || vertices_->interop(); }
+    // The window's interop writer for the simulation thread (nullptr: CPU upload only).
+    std::shared_ptr<vbd::ExternalVertexWriter> windowWriter() const {
+        return window_ ? window_->writer() : nullptr;
+    }
+    // The heat-map values of the last update() (what the records' scalar holds; empty = none).
+    const std::vector<float>& scalars01() const { return scalar01_; }
 
   private:
     friend class Renderer;
@@ -76,8 +98,14 @@ class SceneGpu {
         int body = 0;
     };
     void ensure(Buffer& b, VkDeviceSize bytes, VkBufferUsageFlags usage);
+    VkBuffer vertexBuffer(uint32_t slot) const {
+        return windowSync_.empty() || !windowSync_[slot].external ? vertices_->buffer(slot)
+                                                                  : windowSync_[slot].external;
+    }
     const Context& ctx_;
     std::unique_ptr<VertexSource> vertices_;
+    std::unique_ptr<VertexSource> window_;  // the window's exported buffers (interop), or nullptr
+    std::vector<FrameSync> windowSync_;     // per frame slot: the exported buffer drawn and its sync
     std::string vertexLine_;
     Buffer indices_, edges_;
     uint32_t edgeCount_ = 0;

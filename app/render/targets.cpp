@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "render/interop_vulkan.h"
+
 namespace vbdgui {
 
 VkRenderPass makeRenderPass(const Context& ctx, VkFormat color, VkImageLayout finalLayout) {
@@ -103,21 +105,8 @@ OffscreenTarget::~OffscreenTarget() {
     vkDestroyRenderPass(ctx_.device, pass_, nullptr);
 }
 
-// A buffer whose memory CUDA writes (the interop's vertex buffer) moves between the external queue family and
-// ours: acquired before the vertex fetch reads it (the timeline wait already ordered CUDA's write), released
-// after the draw so that CUDA's next write of the slot needs no Vulkan-side access.
 void OffscreenTarget::externalOwnership(VkBuffer buffer, bool acquire) {
-    if (!buffer) return;
-    auto b = vkInfo<VkBufferMemoryBarrier>(VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER);
-    b.srcQueueFamilyIndex = acquire ? VK_QUEUE_FAMILY_EXTERNAL : ctx_.queueFamily;
-    b.dstQueueFamilyIndex = acquire ? ctx_.queueFamily : VK_QUEUE_FAMILY_EXTERNAL;
-    b.dstAccessMask = acquire ? VK_ACCESS_VERTEX_ATTRIBUTE_READ_BIT : 0;
-    b.buffer = buffer;
-    b.size = VK_WHOLE_SIZE;
-    vkCmdPipelineBarrier(cb_,
-                         acquire ? VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT : VK_PIPELINE_STAGE_VERTEX_INPUT_BIT,
-                         acquire ? VK_PIPELINE_STAGE_VERTEX_INPUT_BIT : VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
-                         0, 0, nullptr, 1, &b, 0, nullptr);
+    vbdgui::externalOwnership(cb_, ctx_.queueFamily, buffer, acquire);
 }
 
 Pixels OffscreenTarget::render(const float clear[4], const std::function<void(VkCommandBuffer)>& record,

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu/interop_cuda.h"
 #include "gpu/render_vertices.h"
 #include "render/vk_context.h"
 #include "world/world.h"
@@ -39,6 +40,11 @@ class VertexSource {
     virtual uint32_t count() const = 0;
     virtual FrameSync sync(uint32_t slot) const { return {}; }
     virtual bool interop() const { return false; }
+    // The window's path (gui/core/interop_slots.h), interop only: the simulation thread writes through
+    // writer() (upload() is not called), and the submit that reads slot `slot` written with value simDone
+    // waits for it and signals renderDone.
+    virtual std::shared_ptr<vbd::ExternalVertexWriter> writer() const { return nullptr; }
+    virtual FrameSync externalSync(uint32_t slot, uint64_t simDone, uint64_t renderDone) const { return {}; }
 };
 
 // ParticleVertex (render/geometry.h) as the engine's record layout.

@@ -312,6 +312,24 @@ else
   say "interop render: not run (no .devdeps/render/vbdlab: run --prepare here and carry .devdeps)"
   row interop cube_drop "" "" not_run
 fi
+# The window's path (docs/gpu.md "Interop", the window): a short --actions run of the GUI with the CUDA backend,
+# whose stderr names the vertex-buffer path the window took. It needs an X server: with xvfb-run present it
+# runs (Vulkan then presents through Xvfb, which the NVIDIA driver may refuse: the line says so); the device
+# image has none, so it is reported as not run. test_interop's WindowFrameWrittenByTheSimulationThread... test
+# checks the same path without a window where the render tests are built with a CUDA device.
+if [ -x .devdeps/render/vbdlab ] && command -v xvfb-run >/dev/null; then
+  printf '[{"speed": "max"}, {"frame": 0, "set": {"solver.backend": "cuda"}}, {"frame": 30, "quit": true}]' >/tmp/vbd_window_actions.json
+  LD_LIBRARY_PATH=".devdeps/render/lib:${LD_LIBRARY_PATH:-}" timeout 120 xvfb-run -a -s "-screen 0 1280x720x24" \
+    .devdeps/render/vbdlab --scene assets/scenes/cube_drop.json --actions /tmp/vbd_window_actions.json \
+    >"$LOGS/interop_window.log" 2>&1
+  rc=$?
+  say "window --actions, solver.backend = cuda: rc $rc; $(grep 'window (left)' "$LOGS/interop_window.log" | tail -1)"
+  row interop window_actions "$rc" rc "$([ $rc = 0 ] && echo ok || echo failed)"
+  [ $rc = 0 ] || FAILED=1
+else
+  say "interop window: not run (no xvfb-run on this machine: the window needs an X server)"
+  row interop window_actions "" "" not_run
+fi
 if [ $BUILD_OK = 1 ]; then
   # The record kernels alone (22k / 149k vertices, double state) against the CPU fill they replace.
   timeout 90 "$BUILD/bin/bench_interop" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \

@@ -11,9 +11,11 @@
 #include <algorithm>
 #include <cstdlib>
 #include <memory>
+#include <thread>
 
 #include "cube_scene.h"
 #include "gpu/backend_choice.h"
+#include "gui/core/sim_runner.h"
 #include "render/interop_vulkan.h"
 #include "render/renderer.h"
 #include "render/targets.h"
@@ -201,6 +203,62 @@ TEST_F(Interop, FrameFromTheCudaWrittenBufferEqualsTheCpuFrame) {
         }
         EXPECT_LE(worst, 2) << "frame " << f << ": " << differ << " channels differ";
     }
+}
+
+// The window's path (gui/core/interop_slots.h) where it runs: the simulation thread steps the CUDA World
+// and writes each frame's records into an exported slot; this thread takes the snapshot's frame as the
+// window does (beginDraw), draws it with the submit waiting simDone and signalling renderDone, and compares
+// with the CPU upload of the same snapshot (same bound as above: same floats, FMA contraction in normals).
+TEST_F(Interop, WindowFrameWrittenByTheSimulationThreadEqualsTheCpuFrame) {
+    const vbd::CudaProbe& p = vbd::probeCuda();
+    if (!p.compiled) GTEST_SKIP() << "built without CUDA (nvcc was not found at configure time)";
+    if (p.devices <= 0) GTEST_SKIP() << "no CUDA device: " << p.error;
+    SimRunner sim;
+    const std::uint64_t t = sim.setWorld(0, vbd::World::create(cubeScene(vbd::Backend::Cuda)));
+    while (sim.appliedTicket() < t) std::this_thread::yield();
+    std::shared_ptr<WorldSnapshot> snap = sim.snapshot(0);
+    ASSERT_TRUE(snap);
+    OffscreenTarget target(*ctx, kW, kH);
+    Renderer renderer(*ctx, target.pass());
+    auto window = std::make_unique<SceneGpu>(*ctx, *snap, 2, true, true);
+    if (!window->interopVertices()) GTEST_SKIP() << window->vertexLine();
+    auto link = std::make_shared<WindowVertexLink>(snap->generation(), window->windowWriter(),
+                                                   int(kWindowInteropSlots));
+    sim.setVertexLink(0, link);
+    SceneGpu cpu(*ctx, *snap, 1, false);
+    OrbitCamera cam;
+    glm::vec3 lo, hi;
+    sceneBounds(*snap, lo, hi);
+    cam.frame(lo, hi, float(kW) / float(kH));
+    DrawOptions opt;
+    auto draw = [&](const SceneGpu& g, uint32_t s) {
+        return [&, s](VkCommandBuffer cb) { renderer.draw(cb, g, s, cam, VkRect2D{{0, 0}, {kW, kH}}, opt); };
+    };
+    int interopFrames = 0;
+    for (int f = 1; f <= 20; ++f) {
+        sim.requestSteps(1);
+        while (sim.frame() < f) std::this_thread::yield();
+        snap = sim.snapshot(0);
+        const InteropFrame fr = snap->interopFrame();
+        ASSERT_GE(fr.slot, 0) << "frame " << f << ": the device step wrote no slot";
+        ExternalFrame ext{fr.slot, fr.simDone, link->slots().beginDraw(fr)};
+        ASSERT_GT(ext.renderDone, 0u) << "frame " << f;
+        const uint32_t slot = uint32_t(f % 2);
+        window->update(*snap, opt, slot, nullptr, &ext);
+        ASSERT_NE(window->frameSync(slot).wait, VkSemaphore(VK_NULL_HANDLE));
+        const Pixels a = target.render(kClearColor, draw(*window, slot), window->frameSync(slot));
+        ++interopFrames;
+        cpu.update(*snap, opt, 0);
+        const Pixels b = target.render(kClearColor, draw(cpu, 0));
+        int worst = 0;
+        for (size_t i = 0; i < a.rgba.size(); ++i)
+            worst = std::max(worst, std::abs(int(a.rgba[i]) - int(b.rgba[i])));
+        EXPECT_LE(worst, 2) << "frame " << f;
+    }
+    EXPECT_EQ(interopFrames, 20);
+    sim.setVertexLink(0, nullptr);
+    link->detach();
+    window.reset();
 }
 
 }  // namespace

@@ -238,7 +238,23 @@ void SimRunner::install(int lab, std::unique_ptr<vbd::World> w, std::uint64_t ti
     timeline_ = {ring_.oldest(), ring_.newest(), ring_.size(), ring_.bytes(), ring_.budget()};
 }
 
-void SimRunner::publish(int lab) {
+void SimRunner::setVertexLink(int lab, std::shared_ptr<WindowVertexLink> link) {
+    std::lock_guard<std::mutex> lk(mutex_);
+    links_[lab] = std::move(link);
+}
+
+InteropFrame SimRunner::writeVertices(int lab) {
+    std::shared_ptr<WindowVertexLink> link;
+    {
+        std::lock_guard<std::mutex> lk(mutex_);
+        link = links_[lab];
+    }
+    const vbd::World* w = worlds_[lab].get();
+    if (!link || !w || !static_[lab] || link->generation() != static_[lab]->generation) return {};
+    return link->write(w->deviceParticles(), w->positions().data());
+}
+
+void SimRunner::publish(int lab, InteropFrame frame) {
     std::shared_ptr<WorldSnapshot> s;
     if (const vbd::World* w = worlds_[lab].get()) {
         // The plots' window of metrics up to the World's frame (after a restore the timeline holds later
@@ -250,6 +266,7 @@ void SimRunner::publish(int lab) {
         s = std::make_shared<WorldSnapshot>(*w, field_[lab], static_[lab],
                                             std::vector<vbd::FrameMetrics>(begin, end), cmdMutex_[lab],
                                             cmds_[lab]);
+        s->setInteropFrame(frame);
     }
     std::lock_guard<std::mutex> lk(mutex_);
     snaps_[lab] = s;
@@ -343,6 +360,7 @@ void SimRunner::stepLabs(int active) {
     ring_.dropAfter(from);  // stepping from a restored frame starts a new branch
     std::string err;
     int failedLab = 0;
+    InteropFrame written[2];
     for (int l = 0; l < active; ++l) {
         vbd::World* w = worlds_[l].get();
         if (!w) continue;
@@ -364,6 +382,7 @@ void SimRunner::stepLabs(int active) {
             const auto ts = Clock::now();
             w->step();
             stepMs_[l] = msSince(ts);
+            written[l] = writeVertices(l);  // queued behind the step on its stream: no host wait
         } catch (const std::exception& e) {
             err = e.what();
             failedLab = l;
@@ -376,7 +395,7 @@ void SimRunner::stepLabs(int active) {
     for (int l = 0; l < active; ++l)
         if (worlds_[l]) e.state[l] = worlds_[l]->saveState();
     if (e.state[0]) ring_.push(std::move(e));
-    for (int l = 0; l < active; ++l) publish(l);
+    for (int l = 0; l < active; ++l) publish(l, written[l]);
     tickMs_ = msSince(t0);
     if (!err.empty()) event({SimEvent::StepFailed, failedLab, 0, err, false});
     std::lock_guard<std::mutex> lk(mutex_);

@@ -76,6 +76,10 @@ class SimRunner {
     void setSpeed(double speed);      // times real time; <= 0: unpaced (as fast as the solver goes)
     void setGate(Gate g, int frame);  // never step lab 0 past `frame`; -1 lifts the gate
     void setActive(int labs);         // 1 or 2 labs step
+    // The window's interop (gui/core/interop_slots.h): after each device step of lab's World of
+    // link->generation(), the records go into link's next slot on the step's stream and the snapshot names
+    // it. nullptr: none (the render thread uploads every frame from the snapshot).
+    void setVertexLink(int lab, std::shared_ptr<WindowVertexLink> link);
 
     std::shared_ptr<WorldSnapshot> snapshot(int lab) const;
     std::uint64_t appliedTicket() const { return applied_.load(); }
@@ -96,7 +100,8 @@ class SimRunner {
     void stepLabs(int active);                             // on the simulation thread
     void install(int lab, std::unique_ptr<vbd::World> w, std::uint64_t ticket, const std::string& note,
                  const vbd::World* carryFrom);
-    void publish(int lab);
+    void publish(int lab, InteropFrame frame = {});
+    InteropFrame writeVertices(int lab);  // on the simulation thread, right after lab's step
     void event(SimEvent e);
     void measure(Clock::time_point start, double dt);
 
@@ -118,6 +123,7 @@ class SimRunner {
     std::deque<std::pair<std::uint64_t, std::function<void(std::uint64_t)>>> queue_;
     std::uint64_t nextTicket_ = 1;
     std::shared_ptr<WorldSnapshot> snaps_[2];
+    std::shared_ptr<WindowVertexLink> links_[2];
     std::vector<SimEvent> events_;
     TimelineInfo timeline_;
     bool playing_ = false, quit_ = false, anchored_ = false;

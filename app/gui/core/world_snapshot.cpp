@@ -39,6 +39,7 @@ WorldSnapshot::WorldSnapshot(const vbd::World& w, vbd::ScalarField field,
       frame_(w.frame()),
       colors_(w.numColors()),
       backend_(w.backendLine()),
+      device_(w.deviceParticles()),
       x_(w.positions()),
       v_(w.velocities()),
       fixed_(w.fixedMask()),
@@ -51,6 +52,7 @@ WorldSnapshot::WorldSnapshot(const vbd::World& w, vbd::ScalarField field,
       conv_(w.lastConvergence()),
       cmdMutex_(std::move(cmdMutex)),
       cmds_(std::move(cmds)) {
+    device_.current = false;
     if (history_.size() > kSnapshotHistory)
         history_.erase(history_.begin(), history_.end() - long(kSnapshotHistory));
     if (field != vbd::ScalarField::None) w.scalarField(field, fieldValues_);

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <vector>
 
+#include "gui/core/interop_slots.h"
 #include "world/world.h"
 
 namespace vbdgui {
@@ -58,6 +59,9 @@ class WorldSnapshot final : public vbd::World {
     const std::vector<vbd::SurfaceView>& surfaces() const override { return static_->surfaces; }
     int numColors() const override { return colors_; }
     std::string backendLine() const override { return backend_; }
+    // Where the World's device step keeps x, as at the copy, with current = false: the snapshot's state is
+    // positions() (x may have moved on or be gone; only "does it step on a device" is meant).
+    vbd::DeviceParticles deviceParticles() const override { return device_; }
     // The field this snapshot was made with; another field reads as empty (the next snapshot has it).
     void scalarField(vbd::ScalarField f, std::vector<float>& out) const override;
     std::vector<vbd::RigidBodyView> bodies() const override { return bodies_; }
@@ -77,12 +81,17 @@ class WorldSnapshot final : public vbd::World {
     const std::vector<float>& fieldValues() const { return fieldValues_; }
     const std::vector<unsigned char>& materialTags() const { return static_->tags; }
     std::uint64_t generation() const { return static_->generation; }
+    // The exported vertex buffer the simulation thread wrote this frame into (gui/core/interop_slots.h).
+    const InteropFrame& interopFrame() const { return interop_; }
+    void setInteropFrame(InteropFrame f) { interop_ = f; }
 
   private:
     vbd::SceneDesc desc_;
     double time_;
     int frame_, colors_;
     std::string backend_;
+    vbd::DeviceParticles device_;
+    InteropFrame interop_;
     std::vector<vbd::Vec3> x_, v_;
     std::vector<char> fixed_;
     std::shared_ptr<const WorldStatic> static_;

@@ -1,0 +1,74 @@
+#include "gui/core/interop_slots.h"
+
+namespace vbdgui {
+
+InteropSlots::InteropSlots(int slots) : lastRead_(size_t(slots), 0), written_(size_t(slots), 0) {}
+
+InteropSlots::Claim InteropSlots::claim() {
+    std::lock_guard<std::mutex> lk(m_);
+    const int n = size();
+    Claim c;
+    // Round robin over the free slots: a slot left longest ago has the oldest lastRead, the least likely
+    // to make the device wait.
+    for (int k = 0; k < n && c.slot < 0; ++k) {
+        const int s = (next_ + k) % n;
+        if (s != held_ && s != published_) c.slot = s;
+    }
+    if (c.slot < 0) return c;  // fewer than 3 slots
+    next_ = (c.slot + 1) % n;
+    c.waitRenderDone = lastRead_[size_t(c.slot)];
+    c.simDone = ++writes_;
+    written_[size_t(c.slot)] = c.simDone;
+    return c;
+}
+
+void InteropSlots::publish(const Claim& c) {
+    std::lock_guard<std::mutex> lk(m_);
+    if (c.slot >= 0 && written_[size_t(c.slot)] == c.simDone) published_ = c.slot;
+}
+
+std::uint64_t InteropSlots::beginDraw(InteropFrame f) {
+    std::lock_guard<std::mutex> lk(m_);
+    if (f.slot < 0 || f.slot >= size() || written_[size_t(f.slot)] != f.simDone) return 0;
+    held_ = f.slot;
+    lastRead_[size_t(f.slot)] = ++draws_;
+    return draws_;
+}
+
+void InteropSlots::release() {
+    std::lock_guard<std::mutex> lk(m_);
+    held_ = -1;
+}
+
+int InteropSlots::held() const {
+    std::lock_guard<std::mutex> lk(m_);
+    return held_;
+}
+
+int InteropSlots::published() const {
+    std::lock_guard<std::mutex> lk(m_);
+    return published_;
+}
+
+InteropFrame WindowVertexLink::write(const vbd::DeviceParticles& src, const vbd::Vec3* hostPositions) {
+    std::lock_guard<std::mutex> lk(m_);
+    if (!writer_ || !src.x || !src.current) return {};
+    const InteropSlots::Claim c = slots_.claim();
+    if (c.slot < 0) return {};
+    writer_->write(src, hostPositions, scalar01_.data(), int(scalar01_.size()), uint32_t(c.slot),
+                   c.waitRenderDone, c.simDone);
+    slots_.publish(c);
+    return {c.slot, c.simDone};
+}
+
+void WindowVertexLink::setScalars(const std::vector<float>& scalar01) {
+    std::lock_guard<std::mutex> lk(m_);
+    if (scalar01 != scalar01_) scalar01_ = scalar01;
+}
+
+void WindowVertexLink::detach() {
+    std::lock_guard<std::mutex> lk(m_);
+    writer_.reset();
+}
+
+}  // namespace vbdgui

@@ -1,0 +1,96 @@
+#pragma once
+// The window's CUDA-Vulkan interop hand-over (docs/gpu.md "Interop", the window): the simulation thread
+// writes the particle vertex records of a frame into one of S exported buffers right after a device step,
+// and the render thread draws that buffer. Two timeline semaphores per lab order the GPU work, each with a
+// single signaller whose values only grow:
+//   simDone    signalled by CUDA with the write number w = 1, 2, ... (the simulation thread's stream);
+//   renderDone signalled by Vulkan with the draw number r = 1, 2, ... (every window submit that reads a
+//   slot).
+// A write into slot s waits (on the device) renderDone >= lastRead[s], the draw number of the last submit
+// that read s; a submit waits simDone >= w of the write it reads, at VERTEX_INPUT. The host waits for
+// neither.
+//
+// The host-side rule that makes those waits sufficient and never wait on a value nobody will signal:
+//  - the writer claims a slot that is neither `held` (the render thread may still submit draws of it) nor
+//    `published` (the latest snapshot names it; the render thread may be about to take it), so with S >= 3
+//    there is always one, and its lastRead was given to a submit that has already been made (a draw number
+//    is handed out just before its submit, and the slot stops being held only at the next draw's hand-out);
+//  - claiming renumbers the slot, so an older snapshot naming it no longer matches and that frame is drawn
+//    from the snapshot's host copy (CPU upload) instead of reading a buffer being rewritten.
+// Pure logic: no CUDA, no Vulkan (tests/app/test_interop_slots.cpp).
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "gpu/interop_cuda.h"
+
+namespace vbdgui {
+
+// What a snapshot carries for the render thread: slot -1 = no interop frame (the step ran on the CPU, an
+// edit re-published the state, the lab has no interop): upload from the snapshot.
+struct InteropFrame {
+    int slot = -1;
+    std::uint64_t simDone = 0;  // the write number: wait simDone >= this
+};
+
+class InteropSlots {
+  public:
+    explicit InteropSlots(int slots);
+    int size() const { return int(lastRead_.size()); }
+
+    struct Claim {
+        int slot = -1;
+        std::uint64_t waitRenderDone = 0;  // 0: never drawn, no wait
+        std::uint64_t simDone = 0;         // the value the write signals
+    };
+    // Writer (simulation thread): a slot to write the next frame into (always one with >= 3 slots).
+    Claim claim();
+    // Writer: the claimed frame is in the snapshot about to be published.
+    void publish(const Claim& c);
+
+    // Reader (render thread): the draw number the submit that reads f must signal, and f's slot is held
+    // from now on; 0 when f's slot has been claimed again since (draw that frame from the host copy).
+    std::uint64_t beginDraw(InteropFrame f);
+    // Reader: the frame it draws next does not read any slot (CPU upload); the held slot may be rewritten
+    // once the draws already submitted are done.
+    void release();
+
+    int held() const;
+    int published() const;
+
+  private:
+    mutable std::mutex m_;
+    std::vector<std::uint64_t> lastRead_;  // draw number of the last submit that read the slot
+    std::vector<std::uint64_t> written_;   // write number the slot holds (or is being written with)
+    std::uint64_t writes_ = 0, draws_ = 0;
+    int held_ = -1, published_ = -1, next_ = 0;
+};
+
+// One lab's link between the two threads: the CUDA writer (owned with the Vulkan objects by the render
+// thread's SceneGpu) and the slots. The simulation thread calls write() under the mutex only; detach() takes
+// the writer away before the render thread destroys it, so no write is issued into freed imports.
+class WindowVertexLink {
+  public:
+    WindowVertexLink(std::uint64_t generation, std::shared_ptr<vbd::ExternalVertexWriter> writer, int slots)
+        : generation_(generation), writer_(std::move(writer)), slots_(slots) {}
+    std::uint64_t generation() const { return generation_; }
+    InteropSlots& slots() { return slots_; }
+
+    // Simulation thread, right after a device step (src.current): writes into a claimed slot on the step's
+    // stream and returns the frame for the snapshot; {} when detached or src is not current.
+    InteropFrame write(const vbd::DeviceParticles& src, const vbd::Vec3* hostPositions);
+    // Render thread: the heat-map scalars for the next writes (the records carry them; empty = none).
+    void setScalars(const std::vector<float>& scalar01);
+    // Render thread, before it destroys the writer.
+    void detach();
+
+  private:
+    std::mutex m_;
+    std::uint64_t generation_;
+    std::shared_ptr<vbd::ExternalVertexWriter> writer_;
+    InteropSlots slots_;
+    std::vector<float> scalar01_;
+};
+
+}  // namespace vbdgui

@@ -1,0 +1,168 @@
+// The window's interop hand-over (gui/core/interop_slots.h) without CUDA or Vulkan: which slot the
+// simulation thread writes, what its write waits for, and which frames the render thread may draw from the
+// exported buffers. A model of the two timelines checks the two properties the design rests on, over long
+// random interleavings of steps and draws: a write into a slot waits for every draw that read the slot's
+// previous content, and never for a draw number not yet handed to a submit (no deadlock).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <random>
+
+#include "gui/core/interop_slots.h"
+
+namespace {
+
+using vbdgui::InteropFrame;
+using vbdgui::InteropSlots;
+
+TEST(InteropSlots, ClaimsAvoidTheHeldAndThePublishedSlot) {
+    InteropSlots s(3);
+    const auto a = s.claim();
+    s.publish(a);
+    ASSERT_GE(a.slot, 0);
+    EXPECT_EQ(a.simDone, 1u);
+    EXPECT_EQ(a.waitRenderDone, 0u);  // never drawn: no wait
+    EXPECT_EQ(s.beginDraw({a.slot, a.simDone}), 1u);
+    EXPECT_EQ(s.held(), a.slot);
+    const auto b = s.claim();
+    s.publish(b);
+    EXPECT_NE(b.slot, a.slot);  // a is held (and was published)
+    EXPECT_EQ(s.published(), b.slot);
+    const auto c = s.claim();  // neither held a nor published b
+    EXPECT_NE(c.slot, a.slot);
+    EXPECT_NE(c.slot, b.slot);
+    EXPECT_EQ(c.simDone, 3u);
+}
+
+TEST(InteropSlots, AStaleFrameIsRefusedOnceItsSlotIsRewritten) {
+    InteropSlots s(3);
+    const auto a = s.claim();
+    s.publish(a);
+    const InteropFrame fa{a.slot, a.simDone};
+    // Not drawn: after two more writes a's slot is neither held nor published, so the third claims it.
+    for (int k = 0; k < 2; ++k) s.publish(s.claim());
+    const auto d = s.claim();
+    ASSERT_EQ(d.slot, a.slot);
+    EXPECT_EQ(s.beginDraw(fa), 0u);  // the render thread uploads that snapshot from the host instead
+    EXPECT_EQ(s.held(), -1);
+    EXPECT_EQ(s.beginDraw({-1, 0}), 0u);  // a snapshot without an interop frame
+}
+
+TEST(InteropSlots, AWriteWaitsForTheLastDrawOfItsSlot) {
+    InteropSlots s(3);
+    const auto a = s.claim();
+    s.publish(a);
+    uint64_t r = 0;
+    for (int k = 0; k < 4; ++k) r = s.beginDraw({a.slot, a.simDone});  // paused: the same frame redrawn
+    EXPECT_EQ(r, 4u);
+    s.release();  // the next frame is a CPU upload
+    s.publish(s.claim());
+    s.publish(s.claim());
+    const auto again = s.claim();
+    ASSERT_EQ(again.slot, a.slot);
+    EXPECT_EQ(again.waitRenderDone, 4u);
+}
+
+TEST(InteropSlots, FewerThanThreeSlotsCanRunOut) {
+    InteropSlots s(2);
+    const auto a = s.claim();
+    s.publish(a);
+    ASSERT_GT(s.beginDraw({a.slot, a.simDone}), 0u);
+    const auto b = s.claim();
+    s.publish(b);
+    EXPECT_LT(s.claim().slot, 0);  // held + published: the caller publishes no interop frame
+}
+
+// Random interleavings of the two threads with the GPU's view of both timelines.
+TEST(InteropSlots, RandomInterleavingsNeverReadARewrittenSlotNorWaitOnAnUnsubmittedDraw) {
+    std::mt19937 rng(7);
+    int interopDraws = 0, refused = 0;
+    for (int run = 0; run < 50; ++run) {
+        InteropSlots s(3);
+        InteropFrame latest;                           // the published snapshot's frame
+        std::map<int, std::vector<uint64_t>> readsOf;  // slot -> draw numbers that read its current content
+        std::map<int, uint64_t> content;               // slot -> write number it holds
+        uint64_t submitted = 0;                        // draw numbers whose submit has been made
+        uint64_t pending = 0;  // handed out by beginDraw, its submit not made yet (a step may run between)
+        for (int op = 0; op < 2000; ++op) {
+            const int what = int(rng() % 4);
+            if (what >= 2 && pending) {  // the render thread submits the frame it began
+                submitted = pending;
+                pending = 0;
+            }
+            if (what < 2) {  // the simulation thread: a device step and its write
+                const auto c = s.claim();
+                ASSERT_GE(c.slot, 0);
+                ASSERT_LE(c.waitRenderDone, submitted) << "a write would wait for a draw never submitted";
+                for (uint64_t r : readsOf[c.slot])
+                    ASSERT_LE(r, c.waitRenderDone) << "a write would not wait for a draw reading its slot";
+                readsOf[c.slot].clear();
+                content[c.slot] = c.simDone;
+                s.publish(c);
+                latest = {c.slot, c.simDone};
+            } else if (what == 2) {  // the render thread draws the latest snapshot (maybe a stale one)
+                const InteropFrame f =
+                    (rng() % 4 == 0) ? InteropFrame{int(rng() % 3), 1 + rng() % 50} : latest;
+                const uint64_t r = s.beginDraw(f);
+                if (r == 0) {
+                    ++refused;
+                    s.release();
+                    continue;
+                }
+                ASSERT_EQ(content[f.slot], f.simDone) << "a draw would read a slot holding another frame";
+                ASSERT_EQ(r, submitted + 1);  // renderDone's values only grow
+                pending = r;
+                ++interopDraws;
+                readsOf[f.slot].push_back(r);
+            } else {  // a frame drawn from the host copy (CPU step, edit, capture)
+                s.release();
+            }
+        }
+    }
+    // Both branches ran: the latest frame is almost always drawable, the random stale ones almost never.
+    EXPECT_GT(interopDraws, 10000);
+    EXPECT_GT(refused, 1000);
+}
+
+// The link without a device: a writer that records its calls.
+struct RecordingWriter final : vbd::ExternalVertexWriter {
+    struct Call {
+        uint32_t slot;
+        uint64_t wait, frame;
+        int scalars;
+    };
+    std::vector<Call> calls;
+    void write(const vbd::DeviceParticles&, const vbd::Vec3*, const float*, int numScalars, uint32_t slot,
+               uint64_t waitRenderDone, uint64_t frame) override {
+        calls.push_back({slot, waitRenderDone, frame, numScalars});
+    }
+    void finish() override {}
+};
+
+TEST(WindowVertexLink, WritesOnlyCurrentDeviceStatesAndNothingOnceDetached) {
+    auto writer = std::make_shared<RecordingWriter>();
+    vbdgui::WindowVertexLink link(5, writer, 3);
+    EXPECT_EQ(link.generation(), 5u);
+    double x[3] = {0, 0, 0};
+    vbd::DeviceParticles dev;
+    dev.x = x;
+    dev.n = 1;
+    dev.current = false;  // the step ran on the CPU: no interop frame
+    EXPECT_LT(link.write(dev, nullptr).slot, 0);
+    dev.current = true;
+    link.setScalars({0.25f});
+    const InteropFrame f = link.write(dev, nullptr);
+    ASSERT_GE(f.slot, 0);
+    ASSERT_EQ(writer->calls.size(), 1u);
+    EXPECT_EQ(writer->calls[0].slot, uint32_t(f.slot));
+    EXPECT_EQ(writer->calls[0].frame, f.simDone);
+    EXPECT_EQ(writer->calls[0].scalars, 1);
+    EXPECT_EQ(link.slots().published(), f.slot);
+    link.detach();
+    EXPECT_EQ(writer.use_count(), 1);  // the render thread may now destroy the CUDA imports
+    EXPECT_LT(link.write(dev, nullptr).slot, 0);
+    EXPECT_EQ(writer->calls.size(), 1u);
+}
+
+}  // namespace
