@@ -6,6 +6,7 @@
 //   BM_CantileverSweep/n/c   the uniform cantilever (30n x 3n x 3n cells), one sweep (c = 0) or one
 //   sweep +
 //                            aggregate correction (c = 1), double state; counters split sweep and correction
+//   BM_CantileverIterate/n/c the same through the step's own iterate() (what a step pays per sweep)
 // Run: build/bin/bench_coarse (single-threaded: the experiment's timings are per thread).
 #include <benchmark/benchmark.h>
 
@@ -121,8 +122,32 @@ void BM_CantileverSweep(benchmark::State& st) {
     st.counters["full_steps"] = hook.stats().fullSteps / n;
 }
 
+// The same inside a step, as SoftSolver::step runs it: iterate(k) = one sweep, then the correction when a
+// hook is set (no diagnostics, no tolerance). BM_CantileverSweep calls the solver's public sweep() /
+// correct(), which outside a step also compare the state with the published model and publish after every
+// call (twice per corrected sweep, once per plain one); this is the cost a step pays.
+void BM_CantileverIterate(benchmark::State& st) {
+    ThreadLimit one(1);
+    const SceneDesc sd = cantilever(int(st.range(0)));
+    coarse::CoarseCorrection hook;
+    hook.configure(sd.solver.coarse);
+    SoftSolver s;
+    start(s, sd, st.range(1) ? &hook : nullptr);
+    s.beginStep(float(sd.dt), sd.gravity);
+    int it = 0;
+    for (auto _ : st) s.iterate(++it);
+    s.endStep();
+    st.counters["accepted"] = hook.stats().accepted;
+}
+
 }  // namespace
 
+BENCHMARK(BM_CantileverIterate)
+    ->Args({1, 0})
+    ->Args({1, 1})
+    ->Args({2, 0})
+    ->Args({2, 1})
+    ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_CantileverSweep)
     ->Args({1, 0})
     ->Args({1, 1})
