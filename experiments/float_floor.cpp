@@ -24,6 +24,16 @@ double residualAt(const SoftModel& m, coarse::TetEnergyCache& cache, const std::
     return std::sqrt(r);
 }
 
+// Steps s on from `frame` to `target`; returns the last step's statistics.
+SoftStepStats stepTo(SoftSolver& s, const SceneDesc& sd, int& frame, int target) {
+    SoftStepStats st;
+    while (frame < target) {
+        st = s.step(float(sd.dt), sd.gravity);
+        ++frame;
+    }
+    return st;
+}
+
 // The finished step's x, x_prev and y in double, as the state holds them (x_prev + dx, x_prev + dy exactly in
 // the float increment form).
 void stateInDouble(SoftSolver& s, std::vector<Vec3d>& x, std::vector<Vec3d>& xPrev, std::vector<Vec3d>& y) {
@@ -78,11 +88,7 @@ void runFloatFloorStudy(const std::string& outDir, const std::string& assetsDir)
         s.setSweepHook(&hook);
         int frame = 0;
         for (int target : c.frames) {
-            SoftStepStats st;
-            while (frame < target) {
-                st = s.step(float(sd.dt), sd.gravity);
-                ++frame;
-            }
+            const SoftStepStats st = stepTo(s, sd, frame, target);
             const SoftState<double>& d = s.doubleState();
             coarse::TetEnergyCache cache;
             cache.build(s.model());
@@ -147,11 +153,7 @@ void runFloatSolverStudy(const std::string& outDir, const std::string& assetsDir
             s.setSweepOptions(o);
             int frame = 0;
             for (int target : c.frames) {
-                SoftStepStats st;
-                while (frame < target) {
-                    st = s.step(float(sd.dt), sd.gravity);
-                    ++frame;
-                }
+                const SoftStepStats st = stepTo(s, sd, frame, target);
                 std::vector<Vec3d> x, xPrev, y;
                 stateInDouble(s, x, xPrev, y);
                 coarse::TetEnergyCache cache;

@@ -107,13 +107,19 @@ void BM_CoarseFactor(benchmark::State& st) {
 
 SceneDesc cantilever(int n) { return vbdtest::aggregateCantilever(30 * n, 3 * n, 3 * n); }
 
+// The cantilever of args (n, c) built and stepped once, the aggregate hook set when c = 1.
+SceneDesc startCantilever(const benchmark::State& st, SoftSolver& s, coarse::CoarseCorrection& hook) {
+    SceneDesc sd = cantilever(int(st.range(0)));
+    hook.configure(sd.solver.coarse);
+    start(s, sd, st.range(1) ? &hook : nullptr);
+    return sd;
+}
+
 void BM_CantileverSweep(benchmark::State& st) {
     ThreadLimit one(1);
-    const SceneDesc sd = cantilever(int(st.range(0)));
     coarse::CoarseCorrection hook;
-    hook.configure(sd.solver.coarse);
     SoftSolver s;
-    start(s, sd, st.range(1) ? &hook : nullptr);
+    startCantilever(st, s, hook);
     timedSweeps(st, s, st.range(1) ? &hook : nullptr);
     st.counters["columns"] = hook.numColumns();
     st.counters["factorizations"] = hook.stats().factorizations;
@@ -128,11 +134,9 @@ void BM_CantileverSweep(benchmark::State& st) {
 // call (twice per corrected sweep, once per plain one); this is the cost a step pays.
 void BM_CantileverIterate(benchmark::State& st) {
     ThreadLimit one(1);
-    const SceneDesc sd = cantilever(int(st.range(0)));
     coarse::CoarseCorrection hook;
-    hook.configure(sd.solver.coarse);
     SoftSolver s;
-    start(s, sd, st.range(1) ? &hook : nullptr);
+    const SceneDesc sd = startCantilever(st, s, hook);
     s.beginStep(float(sd.dt), sd.gravity);
     int it = 0;
     for (auto _ : st) s.iterate(++it);

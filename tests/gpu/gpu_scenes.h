@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu/backend_choice.h"
 #include "gpu/step_plan.h"
 #include "scene/scene.h"
 #include "soft/soft_solver.h"
@@ -32,6 +33,28 @@ inline std::vector<SceneSupport> builtInSceneSupport() {
         out.push_back({f, vbd::deviceStepUnsupported(s.model(), d.solver)});
     }
     return out;
+}
+
+// The built-in scenes with rigid bodies and no particles (the ones the rigid device step runs alone).
+inline std::vector<std::string> rigidOnlyScenes() {
+    std::vector<std::string> out;
+    const std::filesystem::path dir = std::filesystem::path(VBD_SOURCE_DIR) / "assets" / "scenes";
+    for (const auto& e : std::filesystem::directory_iterator(dir)) {
+        if (e.path().extension() != ".json") continue;
+        const vbd::SceneDesc d = vbd::loadSceneFile(e.path().string(), {});
+        if (!d.rigidBodies.empty() && d.softBodies.empty() && d.cloths.empty())
+            out.push_back(e.path().string());
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+// Why the CUDA tests skip here ("" when a device is there).
+inline std::string noCudaDevice() {
+    const vbd::CudaProbe& p = vbd::probeCuda();
+    if (!p.compiled) return "built without CUDA (nvcc was not found at configure time)";
+    if (p.devices <= 0) return "no CUDA device: " + p.error;
+    return "";
 }
 
 }  // namespace vbdtest

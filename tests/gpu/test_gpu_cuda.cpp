@@ -20,13 +20,6 @@ using namespace vbd;
 namespace {
 
 // Why the CUDA tests cannot run here ("" when they can).
-std::string noDevice() {
-    const CudaProbe& p = probeCuda();
-    if (!p.compiled) return "built without CUDA (nvcc was not found at configure time)";
-    if (p.devices <= 0) return "no CUDA device: " + p.error;
-    return "";
-}
-
 // Steps `steps` substeps on the CUDA step and the host pipeline; returns the largest position difference.
 double compare(const SceneDesc& d, int steps, double* scale, bool warp = false) {
     ThreadLimit oneThread(1);  // the host side single-threaded (test_gpu_host_pipeline.cpp says why)
@@ -57,7 +50,7 @@ double compare(const SceneDesc& d, int steps, double* scale, bool warp = false) 
 }  // namespace
 
 TEST(GpuCuda, ParityOnEverySupportedBuiltInScene) {
-    if (const std::string why = noDevice(); !why.empty()) GTEST_SKIP() << why;
+    if (const std::string why = vbdtest::noCudaDevice(); !why.empty()) GTEST_SKIP() << why;
     for (const auto& sc : vbdtest::builtInSceneSupport()) {
         if (!sc.unsupported.empty()) continue;
         for (Precision prec : {Precision::Double, Precision::Float}) {
@@ -74,7 +67,7 @@ TEST(GpuCuda, ParityOnEverySupportedBuiltInScene) {
 }
 
 TEST(GpuCuda, ToleranceAndChebyshevPaths) {
-    if (const std::string why = noDevice(); !why.empty()) GTEST_SKIP() << why;
+    if (const std::string why = vbdtest::noCudaDevice(); !why.empty()) GTEST_SKIP() << why;
     for (const char* sets : {"solver.tolerance=1e-2", "solver.chebyshev_rho=0.8"}) {
         SceneDesc d =
             vbd::loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/beam_twist.json", {sets});
@@ -85,7 +78,7 @@ TEST(GpuCuda, ToleranceAndChebyshevPaths) {
 
 // The warp-per-vertex sweep sums each vertex's tets in 32 partial sums: the same terms in another order.
 TEST(GpuCuda, WarpPerVertexParity) {
-    if (const std::string why = noDevice(); !why.empty()) GTEST_SKIP() << why;
+    if (const std::string why = vbdtest::noCudaDevice(); !why.empty()) GTEST_SKIP() << why;
     for (const char* scene : {"beam_sag.json", "beam_twist.json", "mesh_drop.json"}) {
         SceneDesc d = vbd::loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/" + scene, {});
         double scale = 0;
@@ -95,7 +88,7 @@ TEST(GpuCuda, WarpPerVertexParity) {
 
 // Cloth on the device (self-collision off): float state, FMA contractions in the membrane and bending terms.
 TEST(GpuCuda, ClothWithoutSelfCollisionParity) {
-    if (const std::string why = noDevice(); !why.empty()) GTEST_SKIP() << why;
+    if (const std::string why = vbdtest::noCudaDevice(); !why.empty()) GTEST_SKIP() << why;
     for (const char* scene : {"cloth_hanging.json", "cloth_drape.json"}) {
         SceneDesc d = vbd::loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/" + scene, {});
         for (auto& c : d.cloths) c.selfCollision = false;

@@ -25,16 +25,11 @@
 #include "rigid/rigid_scenes.h"
 #include "scene/scene.h"
 
+#include "gpu_scenes.h"
+
 using namespace vbd;
 
 namespace {
-
-std::string noDevice() {
-    const CudaProbe& p = probeCuda();
-    if (!p.compiled) return "built without CUDA (nvcc was not found at configure time)";
-    if (p.devices <= 0) return "no CUDA device: " + p.error;
-    return "";
-}
 
 // Largest position and velocity difference of two solvers' bodies.
 void differences(const RigidSolver& a, const RigidSolver& b, double& dx, double& dv) {
@@ -46,25 +41,12 @@ void differences(const RigidSolver& a, const RigidSolver& b, double& dx, double&
     }
 }
 
-std::vector<std::string> rigidOnlyScenes() {
-    std::vector<std::string> out;
-    const std::filesystem::path dir = std::filesystem::path(VBD_SOURCE_DIR) / "assets" / "scenes";
-    for (const auto& e : std::filesystem::directory_iterator(dir)) {
-        if (e.path().extension() != ".json") continue;
-        const SceneDesc d = loadSceneFile(e.path().string(), {});
-        if (!d.rigidBodies.empty() && d.softBodies.empty() && d.cloths.empty())
-            out.push_back(e.path().string());
-    }
-    std::sort(out.begin(), out.end());
-    return out;
-}
-
 }  // namespace
 
 TEST(GpuCudaRigid, ParityOnEveryRigidOnlyBuiltInScene) {
-    if (const std::string why = noDevice(); !why.empty()) GTEST_SKIP() << why;
+    if (const std::string why = vbdtest::noCudaDevice(); !why.empty()) GTEST_SKIP() << why;
     ThreadLimit oneThread(1);
-    const std::vector<std::string> scenes = rigidOnlyScenes();
+    const std::vector<std::string> scenes = vbdtest::rigidOnlyScenes();
     for (const std::string& f : scenes) {
         const std::string name = std::filesystem::path(f).filename().string();
         const SceneDesc d = loadSceneFile(f, {});
@@ -97,7 +79,7 @@ TEST(GpuCudaRigid, ParityOnEveryRigidOnlyBuiltInScene) {
 // A pile of 3,000 boxes while it lands: colors of about a thousand bodies, contact lists that grow (the
 // buffers reallocate), the fused dual update (diagnostics off). One step from the same state, as above.
 TEST(GpuCudaRigid, PileFromTheSameState) {
-    if (const std::string why = noDevice(); !why.empty()) GTEST_SKIP() << why;
+    if (const std::string why = vbdtest::noCudaDevice(); !why.empty()) GTEST_SKIP() << why;
     SceneDesc d = rigidPileScene(3000);
     d.solver.diagnostics = false;
     RigidSolver a(d);

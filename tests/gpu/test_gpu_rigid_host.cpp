@@ -21,23 +21,11 @@
 #include "rigid/rigid_scenes.h"
 #include "scene/scene.h"
 
+#include "gpu_scenes.h"
+
 using namespace vbd;
 
 namespace {
-
-// The built-in scenes with rigid bodies and no particles (the ones the rigid device step runs alone).
-std::vector<std::string> rigidOnlyScenes() {
-    std::vector<std::string> out;
-    const std::filesystem::path dir = std::filesystem::path(VBD_SOURCE_DIR) / "assets" / "scenes";
-    for (const auto& e : std::filesystem::directory_iterator(dir)) {
-        if (e.path().extension() != ".json") continue;
-        const SceneDesc d = loadSceneFile(e.path().string(), {});
-        if (!d.rigidBodies.empty() && d.softBodies.empty() && d.cloths.empty())
-            out.push_back(e.path().string());
-    }
-    std::sort(out.begin(), out.end());
-    return out;
-}
 
 template <typename T>
 bool sameBits(const std::vector<T>& a, const std::vector<T>& b) {
@@ -100,7 +88,7 @@ struct Pair {
 }  // namespace
 
 TEST(GpuRigidHost, EveryRigidOnlyBuiltInSceneBitForBit) {
-    const std::vector<std::string> scenes = rigidOnlyScenes();
+    const std::vector<std::string> scenes = vbdtest::rigidOnlyScenes();
     for (const std::string& f : scenes) {
         const SceneDesc d = loadSceneFile(f, {});
         Pair p(d);

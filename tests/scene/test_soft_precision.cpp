@@ -132,18 +132,23 @@ TEST(SoftPrecision, FloatIncrementsLowerTheFloatFloor) {
     EXPECT_LT(i.residualFloor, a.residualFloor / kIncrementGain);
 }
 
+// 12 steps of the 24 x 6 x 6 drop box on `threads` threads, then read(solver).
+template <typename F>
+void boxOnThreads(Precision p, int threads, F&& read) {
+    ThreadLimit limit(threads);
+    SceneDesc s = dropScene(p);
+    // ~1200 vertices: each color has a few hundred, more than one sweep task of 128.
+    s.softBodies[0] = boxBody({24, 6, 6}, false);
+    SoftSolver solver;
+    solver.build(s);
+    for (int i = 0; i < 12; ++i) solver.step(1.f / 60.f, kGravity);
+    read(solver);
+}
+
 TEST(SoftPrecision, DoubleIsBitIdenticalForOneAndTwoThreads) {
     std::vector<Vec3d> result[2];
-    for (int k = 0; k < 2; ++k) {
-        ThreadLimit limit(k + 1);
-        SceneDesc s = dropScene(Precision::Double);
-        // ~1200 vertices: each color has a few hundred, more than one sweep task of 128.
-        s.softBodies[0] = boxBody({24, 6, 6}, false);
-        SoftSolver solver;
-        solver.build(s);
-        for (int i = 0; i < 12; ++i) solver.step(1.f / 60.f, kGravity);
-        result[k] = solver.doubleState().x;
-    }
+    for (int k = 0; k < 2; ++k)
+        boxOnThreads(Precision::Double, k + 1, [&](SoftSolver& s) { result[k] = s.doubleState().x; });
     ASSERT_EQ(result[0].size(), result[1].size());
     EXPECT_EQ(std::memcmp(result[0].data(), result[1].data(), result[0].size() * sizeof(Vec3d)), 0);
 }
@@ -156,17 +161,12 @@ TEST(SoftPrecision, DoubleIsBitIdenticalForOneAndTwoThreads) {
 // the dynamics; Chebyshev, which amplifies them, is off here: 5e-7 m was seen with rho 0.9).
 TEST(SoftPrecision, FloatIncrementsAgreeForOneAndTwoThreads) {
     std::vector<Vec3> x[2], dx[2];
-    for (int k = 0; k < 2; ++k) {
-        ThreadLimit limit(k + 1);
-        SceneDesc s = dropScene(Precision::Float);
-        s.softBodies[0] = boxBody({24, 6, 6}, false);
-        SoftSolver solver;
-        solver.build(s);
-        for (int i = 0; i < 12; ++i) solver.step(1.f / 60.f, kGravity);
-        ASSERT_TRUE(solver.floatState().increments);
-        x[k] = solver.floatState().x;
-        dx[k] = solver.floatState().dx;
-    }
+    for (int k = 0; k < 2; ++k)
+        boxOnThreads(Precision::Float, k + 1, [&](SoftSolver& s) {
+            ASSERT_TRUE(s.floatState().increments);
+            x[k] = s.floatState().x;
+            dx[k] = s.floatState().dx;
+        });
     ASSERT_EQ(x[0].size(), x[1].size());
     EXPECT_LT(maxDistance(x[0], x[1]), 1e-6);
     EXPECT_LT(maxDistance(dx[0], dx[1]), 1e-6);
