@@ -21,6 +21,17 @@
 
 namespace vbd {
 
+// C_prev = F_prev^T F_prev of a tet from its vertices at x_prev: the internal damping's reference, once per
+// step and tet (SoftSolver::refreshCprev, the device's CprevStage). Out of line on the host (math/hd.h): the
+// per-tet loop around it was vectorized with alignment peeling, and C_prev changed in the last bit from run
+// to run for the ~13 tets per array that fell into the peel.
+template <typename T>
+VBD_HD_NOINLINE Mat33T<T> tetCprev(const Vec3T<T>& x0, const Vec3T<T>& x1, const Vec3T<T>& x2,
+                                   const Vec3T<T>& x3, const Mat33T<T>& DmInv) {
+    const Mat33T<T> Fp = tetDeformationGradient(x0, x1, x2, x3, DmInv);
+    return Fp.transposed() * Fp;
+}
+
 template <typename T>
 VBD_HD void naiveDampingVertex(const Mat33T<T>& Kaa, const Vec3T<T>& x, const Vec3T<T>& xPrev, T kd, T h,
                                Vec3T<T>& force, Mat33T<T>& hessian) {

@@ -123,9 +123,8 @@ struct CprevStage {
     StepArrays<T> a;
     VBD_HD void operator()(int e) const {
         const std::array<int, 4>& t = a.view.tets[e];
-        const Mat33T<T> Fp = tetDeformationGradient(a.xPrev[t[0]], a.xPrev[t[1]], a.xPrev[t[2]],
-                                                    a.xPrev[t[3]], Mat33T<T>(a.view.DmInv[e]));
-        a.Cprev[e] = Fp.transposed() * Fp;
+        a.Cprev[e] =
+            tetCprev(a.xPrev[t[0]], a.xPrev[t[1]], a.xPrev[t[2]], a.xPrev[t[3]], Mat33T<T>(a.view.DmInv[e]));
     }
 };
 

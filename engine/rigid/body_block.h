@@ -15,15 +15,10 @@
 // inlined, on the host side too: an out-of-line copy from a .cu file (compiled without the C++ flags'
 // -march=native) could otherwise be the one the linker keeps for the CPU's calls. On the device nvcc
 // contracts as it likes (test_gpu_cuda_rigid says how far that may move a body, and why).
+#include "math/hd.h"
 #include "rigid/constraints.h"
 #include "rigid/gyroscopic.h"
 #include "rigid/rigid_body.h"
-
-#if defined(__CUDACC__)
-#define VBD_HD_NOINLINE __host__ __device__ __forceinline__
-#else
-#define VBD_HD_NOINLINE [[gnu::noinline]] inline
-#endif
 
 namespace vbd {
 

@@ -272,9 +272,8 @@ void SoftSolver::refreshCprev(SoftState<T>& st) {
     st.Cprev.resize(m_.tets.size());
     parallelFor(m_.tets.size(), [&](size_t e) {
         const auto& t = m_.tets[e];
-        const Mat33T<T> Fp = tetDeformationGradient(st.xPrev[t[0]], st.xPrev[t[1]], st.xPrev[t[2]],
-                                                    st.xPrev[t[3]], Mat33T<T>(m_.DmInv[e]));
-        st.Cprev[e] = Fp.transposed() * Fp;
+        st.Cprev[e] =
+            tetCprev(st.xPrev[t[0]], st.xPrev[t[1]], st.xPrev[t[2]], st.xPrev[t[3]], Mat33T<T>(m_.DmInv[e]));
     });
     fillCprevLanes(m_.tetBlocks, st.Cprev, st.CprevLanes);
 }

@@ -97,7 +97,9 @@ TEST_F(Interop, OffscreenSubmitWaitsAndSignalsTimelines) {
         reinterpret_cast<PFN_vkSignalSemaphoreKHR>(vkGetDeviceProcAddr(ctx->device, "vkSignalSemaphoreKHR"));
     auto value = reinterpret_cast<PFN_vkGetSemaphoreCounterValueKHR>(
         vkGetDeviceProcAddr(ctx->device, "vkGetSemaphoreCounterValueKHR"));
-    ASSERT_TRUE(signal && value);
+    auto wait =
+        reinterpret_cast<PFN_vkWaitSemaphoresKHR>(vkGetDeviceProcAddr(ctx->device, "vkWaitSemaphoresKHR"));
+    ASSERT_TRUE(signal && value && wait);
     auto type = vkInfo<VkSemaphoreTypeCreateInfoKHR>(VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO_KHR);
     type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE_KHR;
     auto sci = vkInfo<VkSemaphoreCreateInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO);
@@ -134,6 +136,14 @@ TEST_F(Interop, OffscreenSubmitWaitsAndSignalsTimelines) {
                     renderer.draw(cb, gpu, 0, cam, VkRect2D{{0, 0}, {kW, kH}}, opt);
                 },
                 FrameSync{simDone, f, renderDone, f, ext.buffer});
+            // The submit's fence says the commands finished; the timeline signal of the same batch may reach
+            // the host a moment later (lavapipe under load read 1 for frame 2), so the host waits for it (5 s
+            // bound).
+            auto wi = vkInfo<VkSemaphoreWaitInfoKHR>(VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO_KHR);
+            wi.semaphoreCount = 1;
+            wi.pSemaphores = &renderDone;
+            wi.pValues = &f;
+            ASSERT_EQ(wait(ctx->device, &wi, 5'000'000'000ull), VK_SUCCESS) << "frame " << f;
             uint64_t v = 0;
             ASSERT_EQ(value(ctx->device, renderDone, &v), VK_SUCCESS);
             EXPECT_EQ(v, f);
