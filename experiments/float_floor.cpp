@@ -37,19 +37,16 @@ SoftStepStats stepTo(SoftSolver& s, const SceneDesc& sd, int& frame, int target)
 // The finished step's x, x_prev and y in double, as the state holds them (x_prev + dx, x_prev + dy exactly in
 // the float increment form).
 void stateInDouble(SoftSolver& s, std::vector<Vec3d>& x, std::vector<Vec3d>& xPrev, std::vector<Vec3d>& y) {
-    auto fill = [&](const auto& st) {
-        const size_t n = st.x.size();
-        x.resize(n), xPrev.resize(n), y.resize(n);
-        for (size_t i = 0; i < n; ++i) {
-            xPrev[i] = Vec3d(st.xPrev[i]);
-            x[i] = st.increments ? xPrev[i] + Vec3d(st.dx[i]) : Vec3d(st.x[i]);
+    s.stepPositions(x, xPrev);  // x_prev + dx exactly in the increment form
+    auto fillY = [&](const auto& st) {
+        y.resize(st.y.size());
+        for (size_t i = 0; i < y.size(); ++i)
             y[i] = st.increments ? xPrev[i] + Vec3d(st.dy[i]) : Vec3d(st.y[i]);
-        }
     };
     if (s.doublePrecision())
-        fill(s.doubleState());
+        fillY(s.doubleState());
     else
-        fill(s.floatState());
+        fillY(s.floatState());
 }
 
 struct Case {

@@ -23,9 +23,7 @@ VBD_HD void predictFreeVertex(Vec3T<T>& x, Vec3T<T>& y, const Vec3T<T>& v, const
                               const Vec3T<T>& gravity, const Vec3T<T>& gdir, T g, bool adaptive) {
     y = x + v * h + gravity * (h * h);
     if (adaptive) {
-        const T aG = dot(v - vLast, gdir) / h;
-        const T at = aG < T(0) ? T(0) : (aG > g ? g : aG);
-        x = x + v * h + gdir * (at * h * h);
+        x = x + v * h + gdir * (adaptiveAcceleration(v, vLast, h, gdir, g) * h * h);
     } else {
         x = y;
     }

@@ -100,6 +100,17 @@ void resyncIncrements(SoftState<T>& st) {
     parallelFor(st.x.size(), [&](size_t i) { resyncIncrement(st.x.data(), inc, st.xPrev.data(), int(i)); });
 }
 
+// The iterate in double: x_prev + dx exactly in the increment form.
+template <typename T>
+void iterateInDouble(const SoftState<T>& st, std::vector<Vec3d>& out) {
+    if (!st.increments) {
+        convertInto(out, st.x);
+        return;
+    }
+    out.resize(st.x.size());
+    for (size_t i = 0; i < st.x.size(); ++i) out[i] = Vec3d(st.xPrev[i]) + Vec3d(st.dx[i]);
+}
+
 }  // namespace
 
 // ---- the step ------------------------------------------------------------------------------------------
@@ -428,17 +439,6 @@ void SoftSolver::finalize(SoftState<T>& st, float h) {
 }
 
 // ---- the iterate outside the step loop -----------------------------------------------------------------
-
-// The iterate in double: x_prev + dx exactly in the increment form.
-template <typename T>
-void iterateInDouble(const SoftState<T>& st, std::vector<Vec3d>& out) {
-    if (!st.increments) {
-        convertInto(out, st.x);
-        return;
-    }
-    out.resize(st.x.size());
-    for (size_t i = 0; i < st.x.size(); ++i) out[i] = Vec3d(st.xPrev[i]) + Vec3d(st.dx[i]);
-}
 
 void SoftSolver::positions(std::vector<Vec3d>& out) {
     syncState();
