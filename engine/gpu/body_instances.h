@@ -1,8 +1,9 @@
 #pragma once
 // The renderer's per-body instance record (rotation, translation, scale, colour), one source for the CPU
 // upload (app/render/renderer.cpp, host memory mapped by Vulkan) and the CUDA-Vulkan interop kernel
-// (gpu/interop_cuda.cu, device memory exported by Vulkan, read from the device rigid step's poses). The engine
-// defines the record; the app static_asserts that its BodyInstance and shaders/body.vert have this layout.
+// (gpu/interop_cuda.cu, device memory exported by Vulkan, read from the device rigid step's poses). The
+// engine defines the record; the app static_asserts that its BodyInstance and shaders/body.vert have this
+// layout.
 //
 // Instances are drawn boxes first, then spheres and capsules (two instanced draws over one buffer): a table
 // in draw order names each instance's body and holds what does not change between steps (shape, colour),
@@ -31,7 +32,7 @@ static_assert(sizeof(BodyInstanceRecord) == 64, "BodyInstanceRecord is four vec4
 // One instance of the table: its body and the body's shape and colour.
 struct BodyInstanceShape {
     int body = 0;
-    int box = 1;           // 1: a box of half extents `half`; 0: a sphere / capsule of radius, halfHeight
+    int box = 1;  // 1: a box of half extents `half`; 0: a sphere / capsule of radius, halfHeight
     Vec3 half{0.5f, 0.5f, 0.5f};
     float radius = 0.5f, halfHeight = 0.0f;  // halfHeight 0 for spheres
     float color[3] = {1, 1, 1};

@@ -131,12 +131,18 @@ struct RecordingWriter final : vbd::ExternalVertexWriter {
         uint32_t slot;
         uint64_t wait, frame;
         int scalars;
+        int instances = -1, numBodies = -1;  // -1: no BodyInstanceFrame passed
     };
     std::vector<Call> calls;
-    void write(const vbd::DeviceParticles&, const vbd::Vec3*, const float*, int numScalars, uint32_t slot,
-               uint64_t waitRenderDone, uint64_t frame) override {
-        calls.push_back({slot, waitRenderDone, frame, numScalars});
+    bool write(const vbd::DeviceParticles&, const vbd::Vec3*, const float*, int numScalars,
+               const vbd::BodyInstanceFrame* bodies, uint32_t slot, uint64_t waitRenderDone,
+               uint64_t frame) override {
+        calls.push_back({slot, waitRenderDone, frame, numScalars, bodies ? bodies->count : -1,
+                         bodies ? bodies->numBodies : -1});
+        // As the CUDA writer decides (gpu/interop_cuda.cu bodiesWritable), less the device checks.
+        return bodies && bodies->bodies.current && bodies->bodies.n == bodies->numBodies && bodies->count > 0;
     }
+    int instanceCapacity() const override { return 1 << 20; }
     void finish() override {}
 };
 
@@ -163,6 +169,44 @@ TEST(WindowVertexLink, WritesOnlyCurrentDeviceStatesAndNothingOnceDetached) {
     EXPECT_EQ(writer.use_count(), 1);  // the render thread may now destroy the CUDA imports
     EXPECT_LT(link.write(dev, nullptr).slot, 0);
     EXPECT_EQ(writer->calls.size(), 1u);
+}
+
+// A rigid-only World (no particles on the device): the link writes when the device rigid step's states are
+// current, hands the writer the table the render thread set, and the frame says whether the instances were
+// written (else the render thread draws the bodies from the snapshot's CPU upload).
+TEST(WindowVertexLink, RigidOnlyWorldWritesInstancesFromCurrentDeviceBodies) {
+    auto writer = std::make_shared<RecordingWriter>();
+    vbdgui::WindowVertexLink link(1, writer, 3);
+    const vbd::DeviceParticles none;  // no soft step on the device
+    vbd::RigidBodyState states[2];
+    vbd::DeviceRigidBodies bodies;
+    bodies.state = states;
+    bodies.n = 2;
+    bodies.cudaDevice = 0;
+    bodies.current = false;  // the bodies were edited (or stepped on the CPU) since the device step
+    EXPECT_LT(link.write(none, nullptr, bodies).slot, 0);
+    EXPECT_TRUE(writer->calls.empty());
+    bodies.current = true;
+    // No table yet (the render thread has not drawn): vertices only.
+    InteropFrame f = link.write(none, nullptr, bodies);
+    ASSERT_GE(f.slot, 0);
+    EXPECT_FALSE(f.bodies);
+    ASSERT_EQ(writer->calls.size(), 1u);
+    EXPECT_EQ(writer->calls[0].instances, -1);
+    std::vector<vbd::RigidBodyView> views(2);
+    views[1].shape = vbd::ShapeType::Sphere;
+    const vbd::BodyInstanceTable table = vbd::bodyInstanceTable(views, {{{1, 0, 0}}, {{0, 1, 0}}});
+    link.setBodies(table.items, 2);
+    f = link.write(none, nullptr, bodies);
+    ASSERT_GE(f.slot, 0);
+    EXPECT_TRUE(f.bodies);
+    EXPECT_EQ(writer->calls.back().instances, 2);
+    EXPECT_EQ(writer->calls.back().numBodies, 2);
+    // A body added since the table was built: the writer is told the table's count and refuses.
+    bodies.n = 3;
+    f = link.write(none, nullptr, bodies);
+    ASSERT_GE(f.slot, 0);
+    EXPECT_FALSE(f.bodies);
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include "gpu/soft_stepper.h"
 #include "mesh/surface.h"
 #include "scene/scene.h"
+#include "world/world.h"
 
 #include "gpu_scenes.h"
 
@@ -201,6 +202,33 @@ TEST(GpuInterop, HostRunOfTheBodyInstanceKernelEqualsTheCpuRecordsBytewise) {
         EXPECT_FALSE(stepper->deviceBodies(solver).current);
     }
     EXPECT_GT(roundBodies, 0);  // spheres or capsules were among them (chain, pendulum)
+}
+
+// The CUDA kernel of the body instances where a device exists: a rigid-only built-in scene stepped by the
+// CUDA World, the kernel run on the device rigid states in place against the CPU fill of the World's bodies.
+// The record only copies the pose and colour and doubles the half extents (exact), so nothing can round
+// differently: byte for byte.
+TEST(GpuInterop, CudaBodyInstanceKernelEqualsTheCpuRecordsBytewise) {
+    const std::string why = vbdtest::noCudaDevice();
+    if (!why.empty()) GTEST_SKIP() << why;
+    for (const char* scene : {"rigid_pyramid.json", "rigid_heavy_chain.json"}) {
+        SCOPED_TRACE(scene);
+        SceneDesc d = loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/" + scene, {});
+        d.solver.backend = Backend::Cuda;
+        auto world = World::create(d);
+        for (int f = 0; f < 20; ++f) world->step();
+        const DeviceRigidBodies dev = world->deviceBodies();
+        ASSERT_TRUE(dev.current);
+        ASSERT_EQ(dev.cudaDevice, 0);
+        const std::vector<RigidBodyView> views = world->bodies();
+        std::vector<std::array<float, 3>> colors(views.size(), {0.25f, 0.5f, 0.75f});
+        const BodyInstanceTable table = bodyInstanceTable(views, colors);
+        std::vector<BodyInstanceRecord> cpu(table.items.size());
+        fillBodyInstances(views, table, cpu.data());
+        const std::vector<BodyInstanceRecord> kernel = deviceBodyInstanceRecords(dev, table.items);
+        ASSERT_EQ(kernel.size(), cpu.size());
+        EXPECT_EQ(std::memcmp(kernel.data(), cpu.data(), cpu.size() * sizeof(BodyInstanceRecord)), 0);
+    }
 }
 
 TEST(GpuInterop, CudaImportRefusesWithoutADevice) {
