@@ -81,8 +81,8 @@ class CudaVertexWriter final : public ExternalVertexWriter {
         if (s != last_ && written_) VBD_CUDA(cudaStreamWaitEvent(s, done_, 0));
         last_ = s;
         const void* x = src.x;
-        if (!onDevice &&
-            n_ > 0) {  // this frame's positions are only in the published state (none: rigid only)
+        // This frame's positions are only in the published state (a rigid-only World has none).
+        if (!onDevice && n_ > 0) {
             VBD_CUDA(
                 cudaMemcpyAsync(xf_, hostPositions, size_t(n_) * sizeof(Vec3), cudaMemcpyHostToDevice, s));
             x = xf_;
