@@ -103,7 +103,8 @@ class CudaVertexWriter final : public ExternalVertexWriter {
         const int m = numScalars > 0 ? (numScalars < n_ ? numScalars : n_) : 0;
         float* out = static_cast<float*>(mapped_[slot]);
         issueRecords(x, onDevice && src.doublePrecision, n_, xf_, adj_, scalar_, m, out, layout_, s);
-        const bool wroteBodies = bodiesWritable(bodies) && writeBodies(*bodies, slot, s);
+        const bool wroteBodies =
+            bodyInstancesWritable(bodies, instanceCapacity_, device_) && writeBodies(*bodies, slot, s);
         cudaExternalSemaphoreSignalParams sig{};
         sig.params.fence.value = frame;
         VBD_CUDA(cudaSignalExternalSemaphoresAsync(&simDone_, &sig, 1, s));
@@ -120,11 +121,6 @@ class CudaVertexWriter final : public ExternalVertexWriter {
     }
 
   private:
-    bool bodiesWritable(const BodyInstanceFrame* b) const {
-        return b && b->count > 0 && b->count <= instanceCapacity_ && b->table && b->bodies.current &&
-               b->bodies.state && b->bodies.n == b->numBodies && b->bodies.cudaDevice == device_;
-    }
-
     // The slot's body instances on stream s (after the renderDone wait, before the simDone signal). The
     // rigid step's stream must not overwrite the states (next step's upload) before the kernel has read
     // them: it waits for the kernel; the kernel waits for the rigid step's last work.

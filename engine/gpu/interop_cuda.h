@@ -50,6 +50,14 @@ struct BodyInstanceFrame {
     int numBodies = 0;
 };
 
+// Whether a writer on CUDA device `device` whose instance buffers hold `capacity` records writes b's
+// instances (nullptr: none asked): the states current on that device, the table built for their body count
+// and fitting.
+inline bool bodyInstancesWritable(const BodyInstanceFrame* b, int capacity, int device) {
+    return b && b->count > 0 && b->count <= capacity && b->table && b->bodies.current && b->bodies.state &&
+           b->bodies.n == b->numBodies && b->bodies.cudaDevice == device;
+}
+
 class ExternalVertexWriter {
   public:
     virtual ~ExternalVertexWriter() = default;

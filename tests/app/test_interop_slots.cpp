@@ -139,10 +139,9 @@ struct RecordingWriter final : vbd::ExternalVertexWriter {
                uint64_t frame) override {
         calls.push_back({slot, waitRenderDone, frame, numScalars, bodies ? bodies->count : -1,
                          bodies ? bodies->numBodies : -1});
-        // As the CUDA writer decides (gpu/interop_cuda.cu bodiesWritable), less the device checks.
-        return bodies && bodies->bodies.current && bodies->bodies.n == bodies->numBodies && bodies->count > 0;
+        return vbd::bodyInstancesWritable(bodies, instanceCapacity(), 0);  // as the CUDA writer decides
     }
-    int instanceCapacity() const override { return 1 << 20; }
+    int instanceCapacity() const override { return 4; }
     void finish() override {}
 };
 
@@ -207,6 +206,18 @@ TEST(WindowVertexLink, RigidOnlyWorldWritesInstancesFromCurrentDeviceBodies) {
     f = link.write(none, nullptr, bodies);
     ASSERT_GE(f.slot, 0);
     EXPECT_FALSE(f.bodies);
+    // More bodies than the exported buffers hold (4 here), or states on another device: the CPU upload.
+    views.resize(5);
+    link.setBodies(vbd::bodyInstanceTable(views, std::vector<std::array<float, 3>>(5)).items, 5);
+    bodies.n = 5;
+    EXPECT_FALSE(link.write(none, nullptr, bodies).bodies);
+    views.resize(2);
+    link.setBodies(vbd::bodyInstanceTable(views, std::vector<std::array<float, 3>>(2)).items, 2);
+    bodies.n = 2;
+    bodies.cudaDevice = 1;
+    EXPECT_FALSE(link.write(none, nullptr, bodies).bodies);
+    bodies.cudaDevice = 0;
+    EXPECT_TRUE(link.write(none, nullptr, bodies).bodies);
 }
 
 }  // namespace
