@@ -144,8 +144,10 @@ static Command addRenderCommand(CLI::App& root) {
     sub->add_option("--backend", run->backend, "Soft-body step: cpu | cuda | auto (solver.backend)");
     sub->add_option(
            "--vertices", run->vertices,
-           "Particle vertex buffer: auto (CUDA-Vulkan interop when the soft step runs on a CUDA device "
-           "that is the Vulkan device), cpu (upload), interop (required: exit 2 without it)")
+           "Particle vertex buffer (and the rigid body instance buffer): auto (CUDA-Vulkan interop when the "
+           "soft step, or a rigid-only scene's rigid step, runs on a CUDA device that is the Vulkan device), "
+           "cpu "
+           "(upload), interop (required: exit 2 without it)")
         ->capture_default_str();
     sub->footer(
         "Needs a Vulkan device (lavapipe works on the CPU). Exit codes: 0 ok, 2 bad input or no Vulkan "

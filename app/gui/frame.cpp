@@ -43,13 +43,17 @@ void GuiApp::uploadLabs(bool external) {
             if (ext.renderDone) {
                 ext.slot = f.slot;
                 ext.simDone = f.simDone;
+                ext.bodies = f.bodies;
             } else {
                 lab.link->slots().release();
             }
         }
         lab.gpu->update(*lab.world, effectiveDraw_[l], frameIndex_, &lab.world->materialTags(),
                         ext.slot >= 0 ? &ext : nullptr);
-        if (lab.link) lab.link->setScalars(lab.gpu->scalars01());  // the next writes' heat map
+        if (lab.link) {  // the next writes' heat map and body table
+            lab.link->setScalars(lab.gpu->scalars01());
+            lab.link->setBodies(lab.gpu->bodyTable().items, lab.gpu->bodyTableBodies());
+        }
     }
     app_.timing.uploadMs = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
@@ -134,9 +138,11 @@ void GuiApp::recordWindow(FrameSlot& f, uint32_t image) {
     rbi.pClearValues = cv;
     const int labs = app_.compare ? 2 : 1;
     for (int l = 0; l < labs; ++l)
-        if (app_.labs[l].gpu)
-            externalOwnership(f.cb, ctx_->queueFamily, app_.labs[l].gpu->frameSync(frameIndex_).external,
-                              true);
+        if (app_.labs[l].gpu) {
+            const FrameSync sync = app_.labs[l].gpu->frameSync(frameIndex_);
+            externalOwnership(f.cb, ctx_->queueFamily, sync.external, true);
+            externalOwnership(f.cb, ctx_->queueFamily, sync.externalInstances, true);
+        }
     vkCmdBeginRenderPass(f.cb, &rbi, VK_SUBPASS_CONTENTS_INLINE);
     const VkExtent2D ext = swap_->extent();
     const Layout& lay = app_.layout;
@@ -148,9 +154,11 @@ void GuiApp::recordWindow(FrameSlot& f, uint32_t image) {
     ImGui_ImplVulkan_RenderDrawData(ImGui::GetDrawData(), f.cb);
     vkCmdEndRenderPass(f.cb);
     for (int l = 0; l < labs; ++l)
-        if (app_.labs[l].gpu)
-            externalOwnership(f.cb, ctx_->queueFamily, app_.labs[l].gpu->frameSync(frameIndex_).external,
-                              false);
+        if (app_.labs[l].gpu) {
+            const FrameSync sync = app_.labs[l].gpu->frameSync(frameIndex_);
+            externalOwnership(f.cb, ctx_->queueFamily, sync.external, false);
+            externalOwnership(f.cb, ctx_->queueFamily, sync.externalInstances, false);
+        }
 }
 
 void GuiApp::submitAndPresent(FrameSlot& f, uint32_t image) {

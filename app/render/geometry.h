@@ -2,9 +2,11 @@
 // CPU-side geometry for drawing: GPU vertex layouts, unit shapes for instancing, and
 // the heat-map colour ramp mirrored from shaders/common.glsl (for the legend).
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
+#include "gpu/body_instances.h"
 #include "world/world.h"
 
 namespace vbdgui {
@@ -32,6 +34,13 @@ struct BodyInstance {
     float color[4];
 };
 static_assert(sizeof(BodyInstance) == 64, "BodyInstance must match body.vert");
+// The engine writes the records (gpu/body_instances.h: the CPU upload and the interop kernel).
+static_assert(offsetof(BodyInstance, rot) == offsetof(vbd::BodyInstanceRecord, rot) &&
+                  offsetof(BodyInstance, pos) == offsetof(vbd::BodyInstanceRecord, pos) &&
+                  offsetof(BodyInstance, scale) == offsetof(vbd::BodyInstanceRecord, scale) &&
+                  offsetof(BodyInstance, color) == offsetof(vbd::BodyInstanceRecord, color) &&
+                  sizeof(BodyInstance) == sizeof(vbd::BodyInstanceRecord),
+              "BodyInstance (shaders/body.vert) must have vbd::BodyInstanceRecord's layout");
 
 // Line vertex (16 bytes): shaders/line.vert.
 struct LineVertex {

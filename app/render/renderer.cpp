@@ -138,12 +138,15 @@ void SceneGpu::update(const vbd::World& world, const DrawOptions& opt, uint32_t 
                       const std::vector<unsigned char>* tags, const ExternalFrame* ext) {
     auto t0 = std::chrono::steady_clock::now();
     vertexScalars(world, opt, tags);
+    const auto bodies = world.bodies();
+    table_ = bodyInstanceTable(bodies);
+    tableBodies_ = int(bodies.size());
     if (!windowSync_.empty()) windowSync_[slot] = {};
     if (window_ && ext && ext->slot >= 0)
-        windowSync_[slot] = window_->externalSync(uint32_t(ext->slot), ext->simDone, ext->renderDone);
+        windowSync_[slot] =
+            window_->externalSync(uint32_t(ext->slot), ext->simDone, ext->renderDone, ext->bodies);
     else
-        vertices_->upload(world, scalar01_, slot);
-    const auto bodies = world.bodies();
+        vertices_->upload(world, scalar01_, table_, slot);
     bodyInstances(bodies, slot);
     shadowScratch_.clear();
     if (opt.shadows && ground_) shadowBlobs(world, bodies);
@@ -195,32 +198,18 @@ void SceneGpu::vertexScalars(const vbd::World& world, const DrawOptions& opt,
         scalar01_[i] = (*tags)[i] == 1 ? 1.0f : ((*tags)[i] == 2 ? -1.0f : 0.0f);
 }
 
-// Rigid bodies: boxes first, then spheres (capsules drawn as stretched spheres), each in its own colour.
+// Rigid bodies: boxes first, then spheres (capsules drawn as stretched spheres), each in its own colour
+// (table_, gpu/body_instances.h). The interop wrote them into the slot's exported buffer, or the CPU fills
+// the host-visible one with the same record function.
 void SceneGpu::bodyInstances(const std::vector<vbd::RigidBodyView>& bodies, uint32_t slot) {
-    inst_.clear();
-    for (int pass = 0; pass < 2; ++pass)
-        for (size_t i = 0; i < bodies.size(); ++i) {
-            const vbd::RigidBodyView& b = bodies[i];
-            const bool box = b.shape == vbd::ShapeType::Box;
-            if (box != (pass == 0)) continue;
-            BodyInstance bi{};
-            bi.rot[0] = b.rotation.x, bi.rot[1] = b.rotation.y, bi.rot[2] = b.rotation.z,
-            bi.rot[3] = b.rotation.w;
-            bi.pos[0] = b.position.x, bi.pos[1] = b.position.y, bi.pos[2] = b.position.z, bi.pos[3] = 1;
-            const float h = b.shape == vbd::ShapeType::Capsule ? b.halfHeight : 0.0f;
-            const glm::vec3 scale = box ? toGlm(b.size) : glm::vec3(b.radius, b.radius + h, b.radius);
-            bi.scale[0] = scale.x, bi.scale[1] = scale.y, bi.scale[2] = scale.z;
-            const auto c = bodyColor(i, b.fixed);
-            bi.color[0] = c[0], bi.color[1] = c[1], bi.color[2] = c[2], bi.color[3] = 1;
-            inst_.push_back(bi);
-        }
-    boxCount_[slot] = uint32_t(std::count_if(bodies.begin(), bodies.end(),
-                                             [](const auto& b) { return b.shape == vbd::ShapeType::Box; }));
-    sphereCount_[slot] = uint32_t(inst_.size()) - boxCount_[slot];
-    ensure(instances_[slot], std::max<size_t>(inst_.size(), 1) * sizeof(BodyInstance),
+    boxCount_[slot] = uint32_t(table_.boxes);
+    sphereCount_[slot] = uint32_t(table_.items.size()) - boxCount_[slot];
+    if (frameSync(slot).externalInstances) return;
+    ensure(instances_[slot], std::max<size_t>(table_.items.size(), 1) * sizeof(BodyInstance),
            VK_BUFFER_USAGE_VERTEX_BUFFER_BIT);
-    if (!inst_.empty())
-        std::memcpy(instances_[slot].mapped, inst_.data(), inst_.size() * sizeof(BodyInstance));
+    if (!table_.items.empty())
+        vbd::fillBodyInstances(bodies, table_,
+                               static_cast<vbd::BodyInstanceRecord*>(instances_[slot].mapped));
 }
 
 // Contacts, joints, fixed vertices (depth tested), the picked vertex and the drag spring (always on top);
@@ -509,7 +498,7 @@ void Renderer::draw(VkCommandBuffer cb, const SceneGpu& scene, uint32_t slot, co
     const uint32_t boxes = scene.boxCount_[slot], spheres = scene.sphereCount_[slot];
     if (opt.bodies && boxes + spheres > 0) {
         vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, body_);
-        VkBuffer bufs[2] = {shapeVb_.buffer, scene.instances_[slot].buffer};
+        VkBuffer bufs[2] = {shapeVb_.buffer, scene.instanceBuffer(slot)};
         VkDeviceSize offs[2] = {0, 0};
         vkCmdBindVertexBuffers(cb, 0, 2, bufs, offs);
         vkCmdBindIndexBuffer(cb, shapeIb_.buffer, 0, VK_INDEX_TYPE_UINT32);

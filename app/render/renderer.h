@@ -54,6 +54,7 @@ void sceneBounds(const vbd::World& world, glm::vec3& lo, glm::vec3& hi);
 struct ExternalFrame {
     int slot = -1;
     uint64_t simDone = 0, renderDone = 0;
+    bool bodies = false;  // the write also wrote the slot's body instances
 };
 
 // Exported vertex buffers of the window's interop: one held by the render thread, one published with the
@@ -89,6 +90,9 @@ class SceneGpu {
     }
     // The heat-map values of the last update() (what the records' scalar holds; empty = none).
     const std::vector<float>& scalars01() const { return scalar01_; }
+    // The body instance table of the last update() and the number of bodies it was built for.
+    const vbd::BodyInstanceTable& bodyTable() const { return table_; }
+    int bodyTableBodies() const { return tableBodies_; }
 
   private:
     friend class Renderer;
@@ -98,6 +102,10 @@ class SceneGpu {
         int body = 0;
     };
     void ensure(Buffer& b, VkDeviceSize bytes, VkBufferUsageFlags usage);
+    VkBuffer instanceBuffer(uint32_t slot) const {
+        const VkBuffer ext = frameSync(slot).externalInstances;
+        return ext ? ext : instances_[slot].buffer;
+    }
     VkBuffer vertexBuffer(uint32_t slot) const {
         return windowSync_.empty() || !windowSync_[slot].external ? vertices_->buffer(slot)
                                                                   : windowSync_[slot].external;
@@ -119,7 +127,8 @@ class SceneGpu {
     std::vector<uint32_t> boxCount_, sphereCount_, lineTested_, lineOverlay_, shadowCount_;
     std::vector<LineVertex> shadowScratch_;
     std::vector<float> field_, scalar01_;
-    std::vector<BodyInstance> inst_;
+    vbd::BodyInstanceTable table_;  // the bodies of the last update, in draw order
+    int tableBodies_ = 0;
     std::vector<LineVertex> lineScratch_;
     bool ground_ = true;
     float groundHeight_ = 0;

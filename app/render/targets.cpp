@@ -125,10 +125,12 @@ Pixels OffscreenTarget::render(const float clear[4], const std::function<void(Vk
     rbi.clearValueCount = 2;
     rbi.pClearValues = cv;
     externalOwnership(sync.external, true);
+    externalOwnership(sync.externalInstances, true);
     vkCmdBeginRenderPass(cb_, &rbi, VK_SUBPASS_CONTENTS_INLINE);
     record(cb_);
     vkCmdEndRenderPass(cb_);
     externalOwnership(sync.external, false);
+    externalOwnership(sync.externalInstances, false);
     VkBufferImageCopy copy{};
     copy.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
     copy.imageExtent = {width_, height_, 1};

@@ -4,6 +4,7 @@
 #include <cstddef>
 
 #include "render/geometry.h"
+#include "render/renderer.h"
 
 namespace vbdgui {
 
@@ -19,6 +20,12 @@ vbd::VertexLayout particleVertexLayout() {
     l.scalar = int(offsetof(ParticleVertex, scalar) / sizeof(float));
     l.normal = int(offsetof(ParticleVertex, normal) / sizeof(float));
     return l;
+}
+
+vbd::BodyInstanceTable bodyInstanceTable(const std::vector<vbd::RigidBodyView>& bodies) {
+    std::vector<std::array<float, 3>> colors(bodies.size());
+    for (size_t i = 0; i < bodies.size(); ++i) colors[i] = bodyColor(i, bodies[i].fixed);
+    return vbd::bodyInstanceTable(bodies, colors);
 }
 
 vbd::SurfaceAdjacency particleAdjacency(const vbd::World& world) {
@@ -40,7 +47,8 @@ class CpuVertexSource final : public VertexSource {
     ~CpuVertexSource() override {
         for (auto& b : buffers_) ctx_.destroy(b);
     }
-    void upload(const vbd::World& world, const std::vector<float>& scalar, uint32_t slot) override {
+    void upload(const vbd::World& world, const std::vector<float>& scalar, const vbd::BodyInstanceTable&,
+                uint32_t slot) override {
         const auto& x = world.positions();
         const uint32_t n = std::min<uint32_t>(n_, uint32_t(x.size()));
         vbd::fillVertexRecords(x.data(), int(n), adj_, scalar.data(), int(scalar.size()),

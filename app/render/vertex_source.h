@@ -5,12 +5,17 @@
 //  - CUDA-Vulkan interop (render/interop_vertex_source.cpp): device-local buffers exported to CUDA, whose
 //    kernel writes the same records from the device step's positions; the graphics submit waits on a
 //    timeline semaphore at VERTEX_INPUT (sync()).
-// Both fill the records with the engine's VertexRecordStage (gpu/render_vertices.h): one source.
+// Both fill the records with the engine's VertexRecordStage (gpu/render_vertices.h): one source. Where the
+// World's rigid bodies step on the device, the interop source also has CUDA write each frame's body instance
+// records (gpu/body_instances.h, BodyInstanceStage) into an exported instance buffer per slot, in the same
+// frame and under the same semaphores; otherwise the renderer fills its host-visible instance buffer with the
+// same record function.
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "gpu/body_instances.h"
 #include "gpu/interop_cuda.h"
 #include "gpu/render_vertices.h"
 #include "render/vk_context.h"
@@ -28,29 +33,39 @@ struct FrameSync {
     // The slot's buffer when its memory is written outside Vulkan: the submit acquires it from
     // VK_QUEUE_FAMILY_EXTERNAL before the draw and releases it back after.
     VkBuffer external = VK_NULL_HANDLE;
+    // The slot's exported body instance buffer when CUDA wrote this frame's instances into it (acquired and
+    // released as `external`); VK_NULL_HANDLE: the bodies are drawn from the CPU upload.
+    VkBuffer externalInstances = VK_NULL_HANDLE;
 };
 
 class VertexSource {
   public:
     virtual ~VertexSource() = default;
     // Fills frame slot `slot` from world; scalar01 (empty = none) holds the per-particle heat-map value.
-    // Every upload must be followed by one submit of sync(slot) (the interop path counts frames).
-    virtual void upload(const vbd::World& world, const std::vector<float>& scalar01, uint32_t slot) = 0;
+    // Every upload must be followed by one submit of sync(slot) (the interop path counts frames). bodies:
+    // world's body instance table (draw order), which the interop writes from the device rigid step's states
+    // when it can (sync(slot).externalInstances says whether it did).
+    virtual void upload(const vbd::World& world, const std::vector<float>& scalar01,
+                        const vbd::BodyInstanceTable& bodies, uint32_t slot) = 0;
     virtual VkBuffer buffer(uint32_t slot) const = 0;  // ParticleVertex[count()]
     virtual uint32_t count() const = 0;
     virtual FrameSync sync(uint32_t slot) const { return {}; }
     virtual bool interop() const { return false; }
     // The window's path (gui/core/interop_slots.h), interop only: the simulation thread writes through
     // writer() (upload() is not called), and the submit that reads slot `slot` written with value simDone
-    // waits for it and signals renderDone.
+    // waits for it and signals renderDone; bodies: the write also wrote the slot's body instances.
     virtual std::shared_ptr<vbd::ExternalVertexWriter> writer() const { return nullptr; }
-    virtual FrameSync externalSync(uint32_t slot, uint64_t simDone, uint64_t renderDone) const { return {}; }
+    virtual FrameSync externalSync(uint32_t slot, uint64_t simDone, uint64_t renderDone, bool bodies) const {
+        return {};
+    }
 };
 
 // ParticleVertex (render/geometry.h) as the engine's record layout.
 vbd::VertexLayout particleVertexLayout();
 // The CSR of incident surface triangles of world's particles (all surfaces, draw order).
 vbd::SurfaceAdjacency particleAdjacency(const vbd::World& world);
+// The body instance table of `bodies` (World::bodies()) in the renderer's palette (bodyColor).
+vbd::BodyInstanceTable bodyInstanceTable(const std::vector<vbd::RigidBodyView>& bodies);
 
 std::unique_ptr<VertexSource> makeCpuVertexSource(const Context& ctx, const vbd::World& world,
                                                   uint32_t slots);

@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 
@@ -67,8 +68,9 @@ class CudaVertexWriter final : public ExternalVertexWriter {
     }
     ~CudaVertexWriter() override { release(); }
 
-    void write(const DeviceParticles& src, const Vec3* hostPositions, const float* scalar, int numScalars,
-               uint32_t slot, uint64_t waitRenderDone, uint64_t frame) override {
+    bool write(const DeviceParticles& src, const Vec3* hostPositions, const float* scalar, int numScalars,
+               const BodyInstanceFrame* bodies, uint32_t slot, uint64_t waitRenderDone,
+               uint64_t frame) override {
         if (slot >= mapped_.size())
             throw std::out_of_range("interop: no vertex buffer slot " + std::to_string(slot));
         VBD_CUDA(cudaSetDevice(device_));
@@ -79,7 +81,8 @@ class CudaVertexWriter final : public ExternalVertexWriter {
         if (s != last_ && written_) VBD_CUDA(cudaStreamWaitEvent(s, done_, 0));
         last_ = s;
         const void* x = src.x;
-        if (!onDevice) {  // this frame's positions are only in the published state
+        // This frame's positions are only in the published state (a rigid-only World has none).
+        if (!onDevice && n_ > 0) {
             VBD_CUDA(
                 cudaMemcpyAsync(xf_, hostPositions, size_t(n_) * sizeof(Vec3), cudaMemcpyHostToDevice, s));
             x = xf_;
@@ -100,12 +103,17 @@ class CudaVertexWriter final : public ExternalVertexWriter {
         const int m = numScalars > 0 ? (numScalars < n_ ? numScalars : n_) : 0;
         float* out = static_cast<float*>(mapped_[slot]);
         issueRecords(x, onDevice && src.doublePrecision, n_, xf_, adj_, scalar_, m, out, layout_, s);
+        const bool wroteBodies =
+            bodyInstancesWritable(bodies, instanceCapacity_, device_) && writeBodies(*bodies, slot, s);
         cudaExternalSemaphoreSignalParams sig{};
         sig.params.fence.value = frame;
         VBD_CUDA(cudaSignalExternalSemaphoresAsync(&simDone_, &sig, 1, s));
         VBD_CUDA(cudaEventRecord(done_, s));
         written_ = true;
+        return wroteBodies;
     }
+
+    int instanceCapacity() const override { return instanceCapacity_; }
 
     void finish() override {
         VBD_CUDA(cudaSetDevice(device_));
@@ -113,29 +121,73 @@ class CudaVertexWriter final : public ExternalVertexWriter {
     }
 
   private:
+    // The slot's body instances on stream s (after the renderDone wait, before the simDone signal). The
+    // rigid step's stream must not overwrite the states (next step's upload) before the kernel has read
+    // them: it waits for the kernel; the kernel waits for the rigid step's last work.
+    bool writeBodies(const BodyInstanceFrame& b, uint32_t slot, cudaStream_t s) {
+        const size_t count = size_t(b.count);
+        if (lastTable_.size() != count ||
+            std::memcmp(static_cast<const void*>(lastTable_.data()), static_cast<const void*>(b.table),
+                        count * sizeof(BodyInstanceShape)) != 0) {
+            lastTable_.assign(b.table, b.table + count);
+            VBD_CUDA(cudaMemcpyAsync(table_, lastTable_.data(), count * sizeof(BodyInstanceShape),
+                                     cudaMemcpyHostToDevice, s));
+        }
+        cudaStream_t rigid = static_cast<cudaStream_t>(b.bodies.stream);
+        if (rigid && rigid != s) {
+            VBD_CUDA(cudaEventRecord(bodiesReady_, rigid));
+            VBD_CUDA(cudaStreamWaitEvent(s, bodiesReady_, 0));
+        }
+        forEachKernel<<<blocksFor(b.count), kBlockSize, 0, s>>>(
+            BodyInstanceStage{b.bodies.state, table_, static_cast<BodyInstanceRecord*>(instances_[slot])},
+            b.count);
+        VBD_CUDA(cudaGetLastError());
+        if (rigid && rigid != s) {
+            VBD_CUDA(cudaEventRecord(bodiesRead_, s));
+            VBD_CUDA(cudaStreamWaitEvent(rigid, bodiesRead_, 0));
+        }
+        return true;
+    }
+
+    // Imports one exported allocation and maps its buffer (at least `need` bytes).
+    void* mapSlot(ExternalMemoryFd& slot, size_t need) {
+        if (slot.bufferBytes < need || slot.allocationBytes < slot.bufferBytes)
+            throw std::runtime_error("interop: an exported buffer is smaller than its records");
+        cudaExternalMemoryHandleDesc d{};
+        d.type = cudaExternalMemoryHandleTypeOpaqueFd;
+        d.handle.fd = slot.fd;
+        d.size = slot.allocationBytes;
+        d.flags = slot.dedicated ? cudaExternalMemoryDedicated : 0;
+        cudaExternalMemory_t mem = nullptr;
+        VBD_CUDA(cudaImportExternalMemory(&mem, &d));
+        slot.fd = -1;  // the driver owns it now
+        memory_.push_back(mem);
+        cudaExternalMemoryBufferDesc b{};
+        b.offset = 0;
+        b.size = slot.bufferBytes;
+        void* p = nullptr;
+        VBD_CUDA(cudaExternalMemoryGetMappedBuffer(&p, mem, &b));
+        return p;
+    }
+
     void import(ExternalVertexTarget& t, const SurfaceAdjacency& adj) {
         VBD_CUDA(cudaSetDevice(device_));
         VBD_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
         VBD_CUDA(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming));
         const size_t recordBytes = size_t(n_) * size_t(layout_.stride) * sizeof(float);
-        for (ExternalMemoryFd& slot : t.slots) {
-            if (slot.bufferBytes < recordBytes || slot.allocationBytes < slot.bufferBytes)
-                throw std::runtime_error("interop: an exported vertex buffer is smaller than its records");
-            cudaExternalMemoryHandleDesc d{};
-            d.type = cudaExternalMemoryHandleTypeOpaqueFd;
-            d.handle.fd = slot.fd;
-            d.size = slot.allocationBytes;
-            d.flags = slot.dedicated ? cudaExternalMemoryDedicated : 0;
-            cudaExternalMemory_t mem = nullptr;
-            VBD_CUDA(cudaImportExternalMemory(&mem, &d));
-            slot.fd = -1;  // the driver owns it now
-            memory_.push_back(mem);
-            cudaExternalMemoryBufferDesc b{};
-            b.offset = 0;
-            b.size = slot.bufferBytes;
-            void* p = nullptr;
-            VBD_CUDA(cudaExternalMemoryGetMappedBuffer(&p, mem, &b));
-            mapped_.push_back(p);
+        for (ExternalMemoryFd& slot : t.slots) mapped_.push_back(mapSlot(slot, recordBytes));
+        if (!t.instanceSlots.empty() && t.instanceSlots.size() != t.slots.size())
+            throw std::runtime_error("interop: instance buffers for some slots only");
+        if (!t.instanceSlots.empty()) {
+            unsigned long long fewest = t.instanceSlots.front().bufferBytes;
+            for (const ExternalMemoryFd& slot : t.instanceSlots) fewest = std::min(fewest, slot.bufferBytes);
+            instanceCapacity_ =
+                int(std::min<unsigned long long>(fewest / sizeof(BodyInstanceRecord), 1u << 30));
+            for (ExternalMemoryFd& slot : t.instanceSlots) instances_.push_back(mapSlot(slot, 0));
+            VBD_CUDA(cudaMalloc(
+                &table_, size_t(instanceCapacity_ > 0 ? instanceCapacity_ : 1) * sizeof(BodyInstanceShape)));
+            VBD_CUDA(cudaEventCreateWithFlags(&bodiesReady_, cudaEventDisableTiming));
+            VBD_CUDA(cudaEventCreateWithFlags(&bodiesRead_, cudaEventDisableTiming));
         }
         renderDone_ = importTimeline(t.renderDoneFd);
         simDone_ = importTimeline(t.simDoneFd);
@@ -168,8 +220,9 @@ class CudaVertexWriter final : public ExternalVertexWriter {
     }
 
     static void closeRemaining(ExternalVertexTarget& t) {
-        for (auto& s : t.slots)
-            if (s.fd >= 0) close(s.fd), s.fd = -1;
+        for (auto* slots : {&t.slots, &t.instanceSlots})
+            for (auto& s : *slots)
+                if (s.fd >= 0) close(s.fd), s.fd = -1;
         for (int* fd : {&t.simDoneFd, &t.renderDoneFd})
             if (*fd >= 0) close(*fd), *fd = -1;
     }
@@ -179,6 +232,8 @@ class CudaVertexWriter final : public ExternalVertexWriter {
         cudaDeviceSynchronize();  // every write (any stream) done before the memory goes
         for (void* p : mapped_) cudaFree(p);
         mapped_.clear();
+        for (void* p : instances_) cudaFree(p);
+        instances_.clear();
         for (cudaExternalMemory_t m : memory_) cudaDestroyExternalMemory(m);
         memory_.clear();
         for (cudaExternalSemaphore_t* s : {&renderDone_, &simDone_})
@@ -188,8 +243,10 @@ class CudaVertexWriter final : public ExternalVertexWriter {
         if (xf_) cudaFree(xf_);
         if (scalar_) cudaFree(scalar_);
         xf_ = nullptr, scalar_ = nullptr;
-        if (done_) cudaEventDestroy(done_);
-        done_ = nullptr;
+        if (table_) cudaFree(table_);
+        table_ = nullptr;
+        for (cudaEvent_t* e : {&done_, &bodiesReady_, &bodiesRead_})
+            if (*e) cudaEventDestroy(*e), *e = nullptr;
         if (stream_) cudaStreamDestroy(stream_);
         stream_ = nullptr;
     }
@@ -209,6 +266,11 @@ class CudaVertexWriter final : public ExternalVertexWriter {
     Vec3* xf_ = nullptr;  // float positions: uploaded (a CPU-stepped frame) or rounded from the double state
     float* scalar_ = nullptr;
     std::vector<float> lastScalar_;
+    std::vector<void*> instances_;  // per slot: the mapped BodyInstanceRecord buffer (or none)
+    int instanceCapacity_ = 0;
+    BodyInstanceShape* table_ = nullptr;  // the last table written, on the device
+    std::vector<BodyInstanceShape> lastTable_;
+    cudaEvent_t bodiesReady_ = nullptr, bodiesRead_ = nullptr;  // the rigid step's stream <-> s
 };
 
 }  // namespace
@@ -249,6 +311,36 @@ double deviceVertexRecordSeconds(const DeviceParticles& src, const SurfaceAdjace
     cudaEventDestroy(b);
     for (void* p : {offsets, incident, tris, xf, out}) cudaFree(p);
     return double(ms) * 1e-3 / double(frames > 0 ? frames : 1);
+}
+
+std::vector<BodyInstanceRecord> deviceBodyInstanceRecords(const DeviceRigidBodies& bodies,
+                                                          const std::vector<BodyInstanceShape>& table) {
+    if (!bodies.current || !bodies.state || bodies.cudaDevice < 0)
+        throw std::runtime_error("deviceBodyInstanceRecords: no current device rigid states");
+    for (const BodyInstanceShape& t : table)
+        if (t.body < 0 || t.body >= bodies.n)
+            throw std::runtime_error("deviceBodyInstanceRecords: the table names a body the states lack");
+    std::vector<BodyInstanceRecord> out(table.size());
+    if (table.empty()) return out;
+    VBD_CUDA(cudaSetDevice(bodies.cudaDevice));
+    cudaStream_t s = static_cast<cudaStream_t>(bodies.stream);
+    void *shapes = nullptr, *records = nullptr;
+    VBD_CUDA(cudaMalloc(&shapes, table.size() * sizeof(BodyInstanceShape)));
+    VBD_CUDA(cudaMalloc(&records, table.size() * sizeof(BodyInstanceRecord)));
+    VBD_CUDA(cudaMemcpyAsync(shapes, table.data(), table.size() * sizeof(BodyInstanceShape),
+                             cudaMemcpyHostToDevice, s));
+    const int n = int(table.size());
+    forEachKernel<<<blocksFor(n), kBlockSize, 0, s>>>(
+        BodyInstanceStage{bodies.state, static_cast<const BodyInstanceShape*>(shapes),
+                          static_cast<BodyInstanceRecord*>(records)},
+        n);
+    VBD_CUDA(cudaGetLastError());
+    VBD_CUDA(cudaMemcpyAsync(out.data(), records, out.size() * sizeof(BodyInstanceRecord),
+                             cudaMemcpyDeviceToHost, s));
+    VBD_CUDA(cudaStreamSynchronize(s));
+    cudaFree(shapes);
+    cudaFree(records);
+    return out;
 }
 
 std::unique_ptr<ExternalVertexWriter> importExternalVertexTarget(ExternalVertexTarget target, int numVertices,

@@ -12,6 +12,11 @@ double deviceVertexRecordSeconds(const DeviceParticles&, const SurfaceAdjacency&
     throw std::runtime_error("built without CUDA (nvcc was not found at configure time)");
 }
 
+std::vector<BodyInstanceRecord> deviceBodyInstanceRecords(const DeviceRigidBodies&,
+                                                          const std::vector<BodyInstanceShape>&) {
+    throw std::runtime_error("built without CUDA (nvcc was not found at configure time)");
+}
+
 std::vector<DeviceUuid> cudaDeviceUuids(std::string& error) {
     error = "built without CUDA (nvcc was not found at configure time)";
     return {};
@@ -20,8 +25,9 @@ std::vector<DeviceUuid> cudaDeviceUuids(std::string& error) {
 std::unique_ptr<ExternalVertexWriter> importExternalVertexTarget(ExternalVertexTarget target, int,
                                                                  const SurfaceAdjacency&,
                                                                  const VertexLayout&) {
-    for (const auto& s : target.slots)
-        if (s.fd >= 0) close(s.fd);
+    for (const auto* slots : {&target.slots, &target.instanceSlots})
+        for (const auto& s : *slots)
+            if (s.fd >= 0) close(s.fd);
     for (int fd : {target.simDoneFd, target.renderDoneFd})
         if (fd >= 0) close(fd);
     throw std::runtime_error("built without CUDA (nvcc was not found at configure time)");

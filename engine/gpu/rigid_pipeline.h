@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <utility>
 #include <vector>
 
@@ -69,6 +70,7 @@ class RigidPipeline final : public RigidStepper {
         std::vector<double> res(size_t(records) * 2);
         ex_.download(res.data(), results_.p, res.size());
         ex_.sync();
+        published_.assign(hv.state, hv.state + n);
         unpackDuals(hv.contacts, nc);
         std::vector<IterationRecord> its(static_cast<size_t>(records));
         for (int k = 0; k < records; ++k) {
@@ -80,6 +82,20 @@ class RigidPipeline final : public RigidStepper {
         solver.endStepFromDevice(
             std::move(its),
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    }
+
+    DeviceRigidBodies deviceBodies(const RigidSolver& solver) const override {
+        DeviceRigidBodies d;
+        d.n = int(published_.size());
+        d.state = d.n > 0 ? state_.p : nullptr;
+        d.stream = ex_.nativeStream();
+        d.cudaDevice = ex_.device();
+        const std::vector<RigidBodyState>& now = solver.states();
+        d.current =
+            d.n > 0 && now.size() == published_.size() &&
+            std::memcmp(static_cast<const void*>(now.data()), static_cast<const void*>(published_.data()),
+                        published_.size() * sizeof(RigidBodyState)) == 0;
+        return d;
     }
 
     Exec& exec() { return ex_; }
@@ -236,6 +252,9 @@ class RigidPipeline final : public RigidStepper {
     Buffer<Joint> joints_;
     Buffer<int> contactOffsets_, contactItems_, jointOffsets_, jointItems_, dualOwner_, colors_;
     std::vector<int> colorStart_{0};  // the colors' ranges in colors_
+    // The states the last step downloaded into the solver (state_ holds them on the executor): deviceBodies()
+    // compares the solver's states with them.
+    std::vector<RigidBodyState> published_;
 };
 
 }  // namespace vbd

@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 
+#include "gpu/device_bodies.h"
 #include "rigid/rigid_solver.h"
 
 namespace vbd {
@@ -19,6 +20,10 @@ class RigidStepper {
     virtual ~RigidStepper() = default;
     // One substep of size h, as RigidSolver::step. Throws std::runtime_error for a device failure.
     virtual void step(RigidSolver& solver, float h) = 0;
+    // The states of the last step in the executor's memory; current when solver's states are still those
+    // the step wrote back (compared with a host copy of them: any edit since, a CPU step, a rebuilt solver
+    // with another body count, makes it false).
+    virtual DeviceRigidBodies deviceBodies(const RigidSolver& solver) const = 0;
 };
 
 // Why the device rigid step cannot run this solver's steps, or "": rows coupled to particles

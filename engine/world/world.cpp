@@ -130,6 +130,9 @@ class WorldImpl final : public World {
     }
 
     std::vector<RigidBodyView> bodies() const override { return rigid_->views(); }
+    DeviceRigidBodies deviceBodies() const override {
+        return rigidDevice_ ? rigidDevice_->deviceBodies(*rigid_) : DeviceRigidBodies{};
+    }
     std::vector<ContactView> contacts() const override { return rigid_->contactViews(); }
     std::vector<JointView> joints() const override { return rigid_->jointViews(); }
     const std::vector<FrameMetrics>& history() const override { return history_; }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "diagnostics/metrics.h"
+#include "gpu/device_bodies.h"
 #include "gpu/device_particles.h"
 #include "mesh/tet_mesh.h"
 #include "scene/scene_desc.h"
@@ -53,6 +54,9 @@ class World {
 
     // Rigid bodies in scene order.
     virtual std::vector<RigidBodyView> bodies() const = 0;
+    // The device rigid step's states (the interop's body instances read them in place); state = nullptr
+    // when the rigid bodies step on the CPU, current = false when this frame's poses are only in bodies().
+    virtual DeviceRigidBodies deviceBodies() const { return {}; }
     virtual std::vector<ContactView> contacts() const = 0;
     virtual std::vector<JointView> joints() const = 0;
 

@@ -131,12 +131,17 @@ struct RecordingWriter final : vbd::ExternalVertexWriter {
         uint32_t slot;
         uint64_t wait, frame;
         int scalars;
+        int instances = -1, numBodies = -1;  // -1: no BodyInstanceFrame passed
     };
     std::vector<Call> calls;
-    void write(const vbd::DeviceParticles&, const vbd::Vec3*, const float*, int numScalars, uint32_t slot,
-               uint64_t waitRenderDone, uint64_t frame) override {
-        calls.push_back({slot, waitRenderDone, frame, numScalars});
+    bool write(const vbd::DeviceParticles&, const vbd::Vec3*, const float*, int numScalars,
+               const vbd::BodyInstanceFrame* bodies, uint32_t slot, uint64_t waitRenderDone,
+               uint64_t frame) override {
+        calls.push_back({slot, waitRenderDone, frame, numScalars, bodies ? bodies->count : -1,
+                         bodies ? bodies->numBodies : -1});
+        return vbd::bodyInstancesWritable(bodies, instanceCapacity(), 0);  // as the CUDA writer decides
     }
+    int instanceCapacity() const override { return 4; }
     void finish() override {}
 };
 
@@ -163,6 +168,56 @@ TEST(WindowVertexLink, WritesOnlyCurrentDeviceStatesAndNothingOnceDetached) {
     EXPECT_EQ(writer.use_count(), 1);  // the render thread may now destroy the CUDA imports
     EXPECT_LT(link.write(dev, nullptr).slot, 0);
     EXPECT_EQ(writer->calls.size(), 1u);
+}
+
+// A rigid-only World (no particles on the device): the link writes when the device rigid step's states are
+// current, hands the writer the table the render thread set, and the frame says whether the instances were
+// written (else the render thread draws the bodies from the snapshot's CPU upload).
+TEST(WindowVertexLink, RigidOnlyWorldWritesInstancesFromCurrentDeviceBodies) {
+    auto writer = std::make_shared<RecordingWriter>();
+    vbdgui::WindowVertexLink link(1, writer, 3);
+    const vbd::DeviceParticles none;  // no soft step on the device
+    vbd::RigidBodyState states[2];
+    vbd::DeviceRigidBodies bodies;
+    bodies.state = states;
+    bodies.n = 2;
+    bodies.cudaDevice = 0;
+    bodies.current = false;  // the bodies were edited (or stepped on the CPU) since the device step
+    EXPECT_LT(link.write(none, nullptr, bodies).slot, 0);
+    EXPECT_TRUE(writer->calls.empty());
+    bodies.current = true;
+    // No table yet (the render thread has not drawn): vertices only.
+    InteropFrame f = link.write(none, nullptr, bodies);
+    ASSERT_GE(f.slot, 0);
+    EXPECT_FALSE(f.bodies);
+    ASSERT_EQ(writer->calls.size(), 1u);
+    EXPECT_EQ(writer->calls[0].instances, -1);
+    std::vector<vbd::RigidBodyView> views(2);
+    views[1].shape = vbd::ShapeType::Sphere;
+    const vbd::BodyInstanceTable table = vbd::bodyInstanceTable(views, {{{1, 0, 0}}, {{0, 1, 0}}});
+    link.setBodies(table.items, 2);
+    f = link.write(none, nullptr, bodies);
+    ASSERT_GE(f.slot, 0);
+    EXPECT_TRUE(f.bodies);
+    EXPECT_EQ(writer->calls.back().instances, 2);
+    EXPECT_EQ(writer->calls.back().numBodies, 2);
+    // A body added since the table was built: the writer is told the table's count and refuses.
+    bodies.n = 3;
+    f = link.write(none, nullptr, bodies);
+    ASSERT_GE(f.slot, 0);
+    EXPECT_FALSE(f.bodies);
+    // More bodies than the exported buffers hold (4 here), or states on another device: the CPU upload.
+    views.resize(5);
+    link.setBodies(vbd::bodyInstanceTable(views, std::vector<std::array<float, 3>>(5)).items, 5);
+    bodies.n = 5;
+    EXPECT_FALSE(link.write(none, nullptr, bodies).bodies);
+    views.resize(2);
+    link.setBodies(vbd::bodyInstanceTable(views, std::vector<std::array<float, 3>>(2)).items, 2);
+    bodies.n = 2;
+    bodies.cudaDevice = 1;
+    EXPECT_FALSE(link.write(none, nullptr, bodies).bodies);
+    bodies.cudaDevice = 0;
+    EXPECT_TRUE(link.write(none, nullptr, bodies).bodies);
 }
 
 }  // namespace

@@ -5,6 +5,9 @@
 //   BM_VertexRecordsDevice/size: the interop's kernels on the device from the double state (rounding to
 //   float,
 //     then the records) into plain device memory, timed with CUDA events; reports an error without a device.
+//   BM_BodyInstanceTableHost / BM_BodyInstancesHost: the rigid body instances of the 10,000-box pile
+//     (rigid/rigid_scenes.h) on the host: the views and the draw-order table, which the renderer still builds
+//     every frame on both paths, and the records' fill, which the interop's instance kernel removes.
 // Counter: records per second. Run: build/bin/bench_interop --benchmark_repetitions=3
 // --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
@@ -13,10 +16,13 @@
 #include <memory>
 
 #include "gpu/backend_choice.h"
+#include "gpu/body_instances.h"
 #include "gpu/interop_cuda.h"
 #include "gpu/render_vertices.h"
 #include "gpu/soft_stepper.h"
 #include "mesh/surface.h"
+#include "rigid/rigid_scenes.h"
+#include "rigid/rigid_solver.h"
 #include "soft/soft_solver.h"
 
 using namespace vbd;
@@ -86,6 +92,44 @@ void BM_VertexRecordsDevice(benchmark::State& st) {
         benchmark::Counter(double(dev.n), benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_VertexRecordsDevice)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseManualTime();
+
+// The pile's bodies at their initial poses (the records only copy them: their values do not matter).
+const RigidSolver& pile() {
+    static const RigidSolver solver(rigidPileScene(10000));
+    return solver;
+}
+
+std::vector<std::array<float, 3>> pileColors(size_t n) {
+    std::vector<std::array<float, 3>> c(n);
+    for (size_t i = 0; i < n; ++i) c[i] = {float(i % 7) / 7.0f, 0.5f, 0.5f};
+    return c;
+}
+
+void BM_BodyInstanceTableHost(benchmark::State& st) {
+    const RigidSolver& s = pile();
+    const auto colors = pileColors(size_t(s.numBodies()));
+    for (auto _ : st) {
+        const BodyInstanceTable t = bodyInstanceTable(s.views(), colors);
+        benchmark::DoNotOptimize(t.items.data());
+    }
+    st.counters["records_per_s"] =
+        benchmark::Counter(double(s.numBodies()), benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_BodyInstanceTableHost)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_BodyInstancesHost(benchmark::State& st) {
+    const RigidSolver& s = pile();
+    const std::vector<RigidBodyView> views = s.views();
+    const BodyInstanceTable t = bodyInstanceTable(views, pileColors(views.size()));
+    std::vector<BodyInstanceRecord> out(t.items.size());
+    for (auto _ : st) {
+        fillBodyInstances(views, t, out.data());
+        benchmark::DoNotOptimize(out.data());
+    }
+    st.counters["records_per_s"] =
+        benchmark::Counter(double(out.size()), benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_BodyInstancesHost)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 

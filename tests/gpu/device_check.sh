@@ -19,7 +19,8 @@
 #        - the render check: the portable vbdlab renders the same frame with --backend cpu and cuda; the two
 #          PNGs compared pixel-wise (Vulkan on the GPU; VK_DRIVER_FILES set to the NVIDIA ICD if the loader
 #          finds no driver)
-#        - the interop render check: --backend cuda with --vertices cpu and with --vertices interop (the CUDA
+#        - the interop render check on cube_drop and rigid_pyramid (body instances): --backend cuda with
+#          --vertices cpu and with --vertices interop (the CUDA
 #          kernel writes the Vulkan vertex buffer), 30 frames compared pixel-wise, and the host time per frame
 #          between solver and renderer on both paths; bench_interop (the record kernels against the CPU fill)
 #        - bench_gpu (soft step at ~100k / ~700k / ~2M tets, 10 / 100 / 120 iterations, thread vs warp per
@@ -272,45 +273,58 @@ else
 fi
 
 # ---- interop (CUDA-Vulkan vertex buffer; docs/gpu.md "Interop") ----------------------------------------------
-phase "interop render check (CUDA-written vertex buffer vs CPU upload, same frame)"
-if [ -x .devdeps/render/vbdlab ]; then
+# Two scenes: cube_drop (the particle vertex records) and rigid_pyramid (a rigid-only scene: the body instance
+# records, written by CUDA from the device rigid step's states; docs/gpu.md "Interop", rigid bodies).
+phase "interop render check (CUDA-written vertex and instance buffers vs CPU upload, same frame)"
+interop_scene() {  # $1 scene name, $2 text the interop run's vertex-buffer line must contain
+  local scene=$1 need=$2 v rc ms ok
   for v in cpu interop; do
     LD_LIBRARY_PATH=".devdeps/render/lib:${LD_LIBRARY_PATH:-}" timeout 120 .devdeps/render/vbdlab render \
-      assets/scenes/cube_drop.json --frames 30 --width 640 --height 360 --backend cuda --vertices $v \
-      --out "/tmp/vbd_interop_$v" >"$LOGS/interop_$v.log" 2>&1
+      "assets/scenes/$scene.json" --frames 30 --width 640 --height 360 --backend cuda --vertices $v \
+      --out "/tmp/vbd_interop_${scene}_$v" >"$LOGS/interop_${scene}_$v.log" 2>&1
     rc=$?
-    say "render --backend cuda --vertices $v: rc $rc; $(grep -m1 'vertex buffer' "$LOGS/interop_$v.log")"
-    ms=$(sed -n 's/^vbdlab: scene update \([0-9.]*\) ms per frame/\1/p' "$LOGS/interop_$v.log")
+    say "render $scene --backend cuda --vertices $v: rc $rc; $(grep -m1 'vertex buffer' "$LOGS/interop_${scene}_$v.log")"
+    ms=$(sed -n 's/^vbdlab: scene update \([0-9.]*\) ms per frame/\1/p' "$LOGS/interop_${scene}_$v.log")
     say "  scene update (host time between solver and renderer): ${ms:-?} ms per frame (target < 0.5 with interop)"
-    row interop "update_ms_$v" "${ms}" ms "$([ $rc = 0 ] && echo measured || echo failed)"
+    row interop "${scene}_update_ms_$v" "${ms}" ms "$([ $rc = 0 ] && echo measured || echo failed)"
     [ $rc = 0 ] || FAILED=1
   done
-  # Positions are the same floats on both paths (the device state rounded to float), so coverage is identical;
-  # normals may differ in the last bits (FMA contraction in the kernel): a shaded channel moves by <= 1/255.
-  # Bound: no channel off by more than 2 on more than 0.01% of the pixels of any frame.
-  if python3 - <<'EOF' | tee -a "$SUMMARY"; then INTEROP_OK=1; else INTEROP_OK=0; fi
-import sys, glob
+  if ! grep -q "$need" "$LOGS/interop_${scene}_interop.log"; then
+    say "interop render $scene: the interop run did not take the path ('$need' not in its line)"
+    FAILED=1
+  fi
+  # Positions are the same floats on both paths (the device state rounded to float; body poses are copied),
+  # so coverage is identical; normals may differ in the last bits (FMA contraction in the kernel): a shaded
+  # channel moves by <= 1/255. Bound: no channel off by more than 2 on more than 0.01% of any frame's pixels.
+  if SCENE=$scene python3 - <<'EOF' | tee -a "$SUMMARY"; then ok=1; else ok=0; fi
+import os, sys, glob
 import numpy as np
 from PIL import Image
-fa = sorted(glob.glob('/tmp/vbd_interop_cpu/*.png'))
-fb = sorted(glob.glob('/tmp/vbd_interop_interop/*.png'))
+s = os.environ['SCENE']
+fa = sorted(glob.glob(f'/tmp/vbd_interop_{s}_cpu/*.png'))
+fb = sorted(glob.glob(f'/tmp/vbd_interop_{s}_interop/*.png'))
 if not fa or len(fa) != len(fb):
-    print("interop render: frames missing"); sys.exit(1)
+    print(f"interop render {s}: frames missing"); sys.exit(1)
 worst, top = 0.0, 0
 for x, y in zip(fa, fb):
     d = np.abs(np.asarray(Image.open(x).convert('RGB')).astype(np.int16) -
                np.asarray(Image.open(y).convert('RGB')).astype(np.int16))
     worst, top = max(worst, float((d.max(axis=2) > 2).mean())), max(top, int(d.max()))
-print(f"interop render, {len(fa)} frames: max channel diff {top}, worst frame's pixels off by > 2: {100 * worst:.4f}%")
-open('/tmp/vbd_interop_diff', 'w').write(f"{worst:.6f}")
+print(f"interop render {s}, {len(fa)} frames: max channel diff {top}, worst frame's pixels off by > 2: {100 * worst:.4f}%")
+open(f'/tmp/vbd_interop_{s}_diff', 'w').write(f"{worst:.6f}")
 sys.exit(0 if worst <= 1e-4 else 1)
 EOF
-  row interop cube_drop_30_frames_pixels_off "$(cat /tmp/vbd_interop_diff 2>/dev/null)" fraction \
-    "$([ $INTEROP_OK = 1 ] && echo ok || echo failed)"
-  [ $INTEROP_OK = 1 ] || FAILED=1
+  row interop "${scene}_30_frames_pixels_off" "$(cat "/tmp/vbd_interop_${scene}_diff" 2>/dev/null)" fraction \
+    "$([ $ok = 1 ] && echo ok || echo failed)"
+  [ $ok = 1 ] || FAILED=1
+}
+if [ -x .devdeps/render/vbdlab ]; then
+  interop_scene cube_drop "CUDA-Vulkan interop"
+  interop_scene rigid_pyramid "rigid body instances too"
 else
   say "interop render: not run (no .devdeps/render/vbdlab: run --prepare here and carry .devdeps)"
   row interop cube_drop "" "" not_run
+  row interop rigid_pyramid "" "" not_run
 fi
 # The window's path (docs/gpu.md "Interop", the window): a short --actions run of the GUI with the CUDA backend,
 # whose stderr names the vertex-buffer path the window took. It needs an X server: with xvfb-run present it

@@ -19,6 +19,7 @@
 #include "render/interop_vulkan.h"
 #include "render/renderer.h"
 #include "render/targets.h"
+#include "scene/scene.h"
 #include "world/world.h"
 
 namespace vbdgui {
@@ -168,6 +169,70 @@ TEST_F(Interop, CpuBackendFallsBackToTheCpuVertexSourceNamingWhy) {
     EXPECT_EQ(gpu.frameSync(0).wait, VkSemaphore(VK_NULL_HANDLE));
     SceneGpu plain(*ctx, *world, 1);
     EXPECT_EQ(plain.vertexLine(), "vertex buffer: CPU upload");
+}
+
+vbd::SceneDesc rigidPyramid(vbd::Backend backend) {
+    vbd::SceneDesc d =
+        vbd::loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/rigid_pyramid.json", {});
+    d.solver.backend = backend;
+    return d;
+}
+
+TEST_F(Interop, RigidOnlySceneOnTheCpuFallsBackNamingWhy) {
+    auto world = vbd::World::create(rigidPyramid(vbd::Backend::Cpu));
+    ASSERT_TRUE(world->positions().empty());
+    EXPECT_EQ(world->deviceBodies().cudaDevice, -1);
+    SceneGpu gpu(*ctx, *world, 2, true);
+    EXPECT_FALSE(gpu.interopVertices());
+    EXPECT_EQ(gpu.vertexLine(), "vertex buffer: CPU upload (no interop: the rigid bodies step on the CPU: " +
+                                    world->backendLine() + ")");
+    world->step();
+    gpu.update(*world, DrawOptions{}, 0);
+    EXPECT_EQ(gpu.frameSync(0).externalInstances, VkBuffer(VK_NULL_HANDLE));  // drawn from the CPU upload
+    EXPECT_EQ(gpu.bodyTable().items.size(), world->bodies().size());
+}
+
+// A rigid-only scene where it runs: the device rigid step's states, CUDA writes the body instance records
+// into the exported instance buffer of the slot, the frame is drawn from it and compared with the CPU upload
+// of the same World. The records are copies of the same floats on both paths (BodyInstanceStage and
+// fillBodyInstances call one record function that only copies and doubles), so the frames are the same
+// pixels: the bound is 0.
+TEST_F(Interop, FrameFromCudaWrittenBodyInstancesEqualsTheCpuFrame) {
+    const vbd::CudaProbe& p = vbd::probeCuda();
+    if (!p.compiled) GTEST_SKIP() << "built without CUDA (nvcc was not found at configure time)";
+    if (p.devices <= 0) GTEST_SKIP() << "no CUDA device: " << p.error;
+    auto world = vbd::World::create(rigidPyramid(vbd::Backend::Cuda));
+    OffscreenTarget target(*ctx, kW, kH);
+    Renderer renderer(*ctx, target.pass());
+    SceneGpu interop(*ctx, *world, 2, true);
+    if (!interop.interopVertices()) GTEST_SKIP() << interop.vertexLine();
+    EXPECT_NE(interop.vertexLine().find("rigid body instances too"), std::string::npos)
+        << interop.vertexLine();
+    SceneGpu cpu(*ctx, *world, 1, false);
+    OrbitCamera cam;
+    glm::vec3 lo, hi;
+    sceneBounds(*world, lo, hi);
+    cam.frame(lo, hi, float(kW) / float(kH));
+    DrawOptions opt;
+    for (int f = 1; f <= 30; ++f) {
+        world->step();
+        ASSERT_TRUE(world->deviceBodies().current);
+        const uint32_t slot = uint32_t(f % 2);
+        interop.update(*world, opt, slot);
+        ASSERT_NE(interop.frameSync(slot).externalInstances, VkBuffer(VK_NULL_HANDLE)) << "frame " << f;
+        auto draw = [&](const SceneGpu& g, uint32_t s) {
+            return [&, s](VkCommandBuffer cb) {
+                renderer.draw(cb, g, s, cam, VkRect2D{{0, 0}, {kW, kH}}, opt);
+            };
+        };
+        const Pixels a = target.render(kClearColor, draw(interop, slot), interop.frameSync(slot));
+        if (f % 10 != 0) continue;
+        cpu.update(*world, opt, 0);
+        const Pixels b = target.render(kClearColor, draw(cpu, 0));
+        long differ = 0;
+        for (size_t i = 0; i < a.rgba.size(); ++i) differ += a.rgba[i] != b.rgba[i];
+        EXPECT_EQ(differ, 0) << "frame " << f;
+    }
 }
 
 // Where it runs: the CUDA step's World, drawn once from the interop buffer and once from the CPU upload of

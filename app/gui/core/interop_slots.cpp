@@ -1,5 +1,7 @@
 #include "gui/core/interop_slots.h"
 
+#include <cstring>
+
 namespace vbdgui {
 
 InteropSlots::InteropSlots(int slots) : lastRead_(size_t(slots), 0), written_(size_t(slots), 0) {}
@@ -50,15 +52,29 @@ int InteropSlots::published() const {
     return published_;
 }
 
-InteropFrame WindowVertexLink::write(const vbd::DeviceParticles& src, const vbd::Vec3* hostPositions) {
+InteropFrame WindowVertexLink::write(const vbd::DeviceParticles& src, const vbd::Vec3* hostPositions,
+                                     const vbd::DeviceRigidBodies& bodies) {
     std::lock_guard<std::mutex> lk(m_);
-    if (!writer_ || !src.x || !src.current) return {};
+    // Particles from the device step, or a rigid-only World whose bodies the device stepped.
+    const bool current = src.x ? src.current : bodies.current;
+    if (!writer_ || !current) return {};
     const InteropSlots::Claim c = slots_.claim();
     if (c.slot < 0) return {};
-    writer_->write(src, hostPositions, scalar01_.data(), int(scalar01_.size()), uint32_t(c.slot),
-                   c.waitRenderDone, c.simDone);
+    const vbd::BodyInstanceFrame b{bodies, table_.data(), int(table_.size()), tableBodies_};
+    const bool wroteBodies =
+        writer_->write(src, hostPositions, scalar01_.data(), int(scalar01_.size()),
+                       table_.empty() ? nullptr : &b, uint32_t(c.slot), c.waitRenderDone, c.simDone);
     slots_.publish(c);
-    return {c.slot, c.simDone};
+    return {c.slot, c.simDone, wroteBodies};
+}
+
+void WindowVertexLink::setBodies(const std::vector<vbd::BodyInstanceShape>& table, int numBodies) {
+    std::lock_guard<std::mutex> lk(m_);
+    tableBodies_ = numBodies;
+    if (table.size() != table_.size() ||
+        std::memcmp(static_cast<const void*>(table.data()), static_cast<const void*>(table_.data()),
+                    table.size() * sizeof(vbd::BodyInstanceShape)) != 0)
+        table_ = table;
 }
 
 void WindowVertexLink::setScalars(const std::vector<float>& scalar01) {

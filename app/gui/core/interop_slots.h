@@ -32,6 +32,7 @@ namespace vbdgui {
 struct InteropFrame {
     int slot = -1;
     std::uint64_t simDone = 0;  // the write number: wait simDone >= this
+    bool bodies = false;        // the write also wrote the slot's rigid body instances
 };
 
 class InteropSlots {
@@ -77,11 +78,17 @@ class WindowVertexLink {
     std::uint64_t generation() const { return generation_; }
     InteropSlots& slots() { return slots_; }
 
-    // Simulation thread, right after a device step (src.current): writes into a claimed slot on the step's
-    // stream and returns the frame for the snapshot; {} when detached or src is not current.
-    InteropFrame write(const vbd::DeviceParticles& src, const vbd::Vec3* hostPositions);
+    // Simulation thread, right after a device step (src.current; for a World without particles on the
+    // device, bodies.current): writes into a claimed slot on the step's stream and returns the frame for the
+    // snapshot; {} when detached or nothing is current. The body instances are written too when bodies is
+    // current and the table set last has its body count (InteropFrame::bodies).
+    InteropFrame write(const vbd::DeviceParticles& src, const vbd::Vec3* hostPositions,
+                       const vbd::DeviceRigidBodies& bodies = {});
     // Render thread: the heat-map scalars for the next writes (the records carry them; empty = none).
     void setScalars(const std::vector<float>& scalar01);
+    // Render thread: the body instance table (draw order, the palette) of a World of numBodies bodies, for
+    // the next writes; a change of colour reaches the buffers one write later, like the scalars.
+    void setBodies(const std::vector<vbd::BodyInstanceShape>& table, int numBodies);
     // Render thread, before it destroys the writer.
     void detach();
 
@@ -91,6 +98,8 @@ class WindowVertexLink {
     std::shared_ptr<vbd::ExternalVertexWriter> writer_;
     InteropSlots slots_;
     std::vector<float> scalar01_;
+    std::vector<vbd::BodyInstanceShape> table_;
+    int tableBodies_ = 0;
 };
 
 }  // namespace vbdgui

@@ -251,7 +251,7 @@ InteropFrame SimRunner::writeVertices(int lab) {
     }
     const vbd::World* w = worlds_[lab].get();
     if (!link || !w || !static_[lab] || link->generation() != static_[lab]->generation) return {};
-    return link->write(w->deviceParticles(), w->positions().data());
+    return link->write(w->deviceParticles(), w->positions().data(), w->deviceBodies());
 }
 
 void SimRunner::publish(int lab, InteropFrame frame) {

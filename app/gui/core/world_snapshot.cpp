@@ -40,6 +40,7 @@ WorldSnapshot::WorldSnapshot(const vbd::World& w, vbd::ScalarField field,
       colors_(w.numColors()),
       backend_(w.backendLine()),
       device_(w.deviceParticles()),
+      deviceBodies_(w.deviceBodies()),
       x_(w.positions()),
       v_(w.velocities()),
       fixed_(w.fixedMask()),
@@ -53,6 +54,7 @@ WorldSnapshot::WorldSnapshot(const vbd::World& w, vbd::ScalarField field,
       cmdMutex_(std::move(cmdMutex)),
       cmds_(std::move(cmds)) {
     device_.current = false;
+    deviceBodies_.current = false;
     if (history_.size() > kSnapshotHistory)
         history_.erase(history_.begin(), history_.end() - long(kSnapshotHistory));
     if (field != vbd::ScalarField::None) w.scalarField(field, fieldValues_);

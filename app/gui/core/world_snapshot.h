@@ -62,6 +62,8 @@ class WorldSnapshot final : public vbd::World {
     // Where the World's device step keeps x, as at the copy, with current = false: the snapshot's state is
     // positions() (x may have moved on or be gone; only "does it step on a device" is meant).
     vbd::DeviceParticles deviceParticles() const override { return device_; }
+    // The same for the device rigid step's states (the snapshot's poses are bodies()).
+    vbd::DeviceRigidBodies deviceBodies() const override { return deviceBodies_; }
     // The field this snapshot was made with; another field reads as empty (the next snapshot has it).
     void scalarField(vbd::ScalarField f, std::vector<float>& out) const override;
     std::vector<vbd::RigidBodyView> bodies() const override { return bodies_; }
@@ -91,6 +93,7 @@ class WorldSnapshot final : public vbd::World {
     int frame_, colors_;
     std::string backend_;
     vbd::DeviceParticles device_;
+    vbd::DeviceRigidBodies deviceBodies_;
     InteropFrame interop_;
     std::vector<vbd::Vec3> x_, v_;
     std::vector<char> fixed_;
