@@ -142,10 +142,10 @@ VBD_SIMD_INLINE TetConstants<P> lanesConstants(const TetLaneBlock& b, int l0) {
 // One pack of the energy change: adds the lanes' tetEnergyDelta to s in lane order.
 [[gnu::flatten]] void deltaLanes(const TetLaneBlock& b, const int32_t* c9, int l0, const double* xs,
                                  const double* ds, const std::vector<Mat33d>& cprev, bool damped, double h,
-                                 bool internal, double& s) {
+                                 bool internal, P& s) {
     const P d = tetEnergyDelta(lanesF(b, l0, xs), lanesF(b, l0, ds), lanesCprev(c9, l0, cprev, damped),
                                lanesConstants(b, l0), P(h), internal);
-    for (int l = 0; l < kW; ++l) s += d[l];
+    s += d;
 }
 
 // Lane l of b is tet e (e < 0: padding); `gathered` per vertex.
@@ -244,12 +244,12 @@ double TetBatch::deltaEnergy(const std::vector<Vec3d>& x, const std::vector<Vec3
     return reduceSum<double>(
         groups,
         [&](size_t g) {
-            double s = 0;
+            P s(0.0);
             const size_t end = std::min(blocks_.size(), (g + 1) * kSumBlocks);
             for (size_t k = g * kSumBlocks; k < end; ++k)
                 for (int l0 = 0; l0 < kL; l0 += kW)
                     deltaLanes(blocks_[k], &c9_[k * kL], l0, &x[0].x, &d[0].x, cprev, damped, h, internal, s);
-            return s;
+            return simd::sum(s);
         },
         1);
 }
