@@ -171,7 +171,7 @@ class RigidSolver {
     std::vector<double> force2_;    // |f|^2 + |tau|^2 of the last assembly (residual)
 
     std::vector<Contact> contacts_;
-    std::vector<Contact> spareContacts_;     // last step's list, reused as the next one's storage
+    std::vector<Contact> spareContacts_;    // last step's list, reused as the next one's storage
     std::vector<Manifold> manifoldBuffer_;  // the narrow phase's output, reused every step
     // Contacts grouped by pair, in contact order: contacts_[first, first + count) belong to (a, b).
     struct ManifoldRange {
