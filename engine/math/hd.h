@@ -17,12 +17,3 @@
 #else
 #define VBD_HD_NOINLINE [[gnu::noinline]] inline
 #endif
-
-// VBD_HD_INLINE: a VBD_HD function the host compiler must inline into its caller (GCC's heuristics keep some
-// larger ones out of line, and an out-of-line call passing small structs through memory costs more than the
-// call).
-#if defined(__CUDACC__)
-#define VBD_HD_INLINE __host__ __device__ __forceinline__
-#else
-#define VBD_HD_INLINE [[gnu::always_inline]] inline
-#endif

@@ -189,7 +189,7 @@ VBD_HD void contactForce(const Contact& c, const double C[3], double F[3], doubl
 // boxes creep (4 cm in 1 s), 1 (the AVBD demos) makes sliding friction 7-10% too weak, 0.1 is
 // within 2% of Coulomb for both.
 constexpr double kSlipStiff = 0.1;
-VBD_HD_INLINE void addContact(Block66d& __restrict blk, const Contact& c, int self, const Vec3d& com,
+VBD_HD void addContact(Block66d& __restrict blk, const Contact& c, int self, const Vec3d& com,
                        const ContactPoints& p, const double F[3], double slide) {
     const bool sideB = self == c.b;
     const double sg = sideB ? 1.0 : -1.0;
