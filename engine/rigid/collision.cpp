@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include <tbb/parallel_sort.h>
+
+#include "backend/parallel.h"
+
 namespace vbd {
 
 namespace {
@@ -172,7 +176,8 @@ std::vector<std::pair<uint64_t, int>> cellEntries(const std::vector<Aabb>& boxes
             for (int y = y0; y <= y1; ++y)
                 for (int z = z0; z <= z1; ++z) entries.push_back({BroadGrid::key(x, y, z), i});
     }
-    std::sort(entries.begin(), entries.end());
+    // The entries are distinct, so any correct sort gives the same order.
+    tbb::parallel_sort(entries.begin(), entries.end());
     return entries;
 }
 
@@ -212,14 +217,28 @@ void broadPhase(const std::vector<Aabb>& boxes, std::vector<std::pair<int, int>>
     const BroadGrid g(boxes);
     std::vector<int> big;
     const auto entries = cellEntries(boxes, g, big);
-    for (size_t s = 0; s < entries.size();) {
-        size_t e = s;
-        while (e < entries.size() && entries[e].first == entries[s].first) ++e;
-        pairsInCell(boxes, g, entries, s, e, pairs);
-        s = e;
-    }
+    // Cells in chunks of kCells, each chunk's pairs into its own list; the lists are joined in chunk order
+    // and sorted, so the result does not depend on the schedule.
+    std::vector<size_t> cellStart;
+    for (size_t s = 0; s < entries.size(); ++s)
+        if (s == 0 || entries[s].first != entries[s - 1].first) cellStart.push_back(s);
+    cellStart.push_back(entries.size());
+    constexpr size_t kCells = 256;
+    const size_t cells = cellStart.size() - 1;
+    std::vector<std::vector<std::pair<int, int>>> part((cells + kCells - 1) / kCells);
+    parallelFor(
+        part.size(),
+        [&](size_t c) {
+            for (size_t k = c * kCells; k < std::min(cells, (c + 1) * kCells); ++k)
+                pairsInCell(boxes, g, entries, cellStart[k], cellStart[k + 1], part[c]);
+        },
+        1);
+    size_t total = 0;
+    for (const auto& p : part) total += p.size();
+    pairs.reserve(total);
+    for (const auto& p : part) pairs.insert(pairs.end(), p.begin(), p.end());
     pairsWithBig(boxes, big, pairs);
-    std::sort(pairs.begin(), pairs.end());
+    tbb::parallel_sort(pairs.begin(), pairs.end());
     pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
 }
 

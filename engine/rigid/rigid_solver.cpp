@@ -245,14 +245,13 @@ void RigidSolver::detectCollisions(float h) {
         broadPhase(boxes, overlaps);
     }
     std::vector<std::pair<int, int>> pairs;
-    std::vector<Manifold> mans;
     {
         ScopedTimer t(stageMs_.narrow);
         pairs = candidatePairs(boxes, overlaps);
-        mans = narrowPhase(pairs, margin);
+        narrowPhase(pairs, margin, manifoldBuffer_);
     }
     ScopedTimer t(stageMs_.contacts);
-    matchContacts(pairs, mans, h);
+    matchContacts(pairs, manifoldBuffer_, h);
 }
 
 // Speculative margin: a contact is made if the gap can close within the step (|v| h plus the
@@ -262,14 +261,17 @@ void RigidSolver::speculativeBounds(float h, std::vector<float>& margin, std::ve
     const size_t n = state_.size();
     margin.resize(n);
     boxes.resize(n);
-    for (size_t i = 0; i < n; ++i) {
-        const RigidBodyState& s = state_[i];
-        const Collider& c = shape_[i];
-        float m = 0.02f * minFeatureSize(c);
-        if (!fixed_[i]) m += h * (norm(s.velocity) + norm(s.angularVelocity) * boundingRadius(c));
-        margin[i] = m;
-        boxes[i] = shapeAabb(c, {s.position, s.rotation}, m);
-    }
+    parallelFor(
+        n,
+        [&](size_t i) {
+            const RigidBodyState& s = state_[i];
+            const Collider& c = shape_[i];
+            float m = 0.02f * minFeatureSize(c);
+            if (!fixed_[i]) m += h * (norm(s.velocity) + norm(s.angularVelocity) * boundingRadius(c));
+            margin[i] = m;
+            boxes[i] = shapeAabb(c, {s.position, s.rotation}, m);
+        },
+        256);
 }
 
 // Ground pairs first (a = -1), then body pairs in sorted order: the contact order, and with it
@@ -294,12 +296,14 @@ std::vector<std::pair<int, int>> RigidSolver::candidatePairs(
     return pairs;
 }
 
-std::vector<Manifold> RigidSolver::narrowPhase(const std::vector<std::pair<int, int>>& pairs,
-                                               const std::vector<float>& margin) const {
-    std::vector<Manifold> mans(pairs.size());
+// mans: one manifold per pair, in a buffer kept across steps (a fresh one cost page faults every step).
+void RigidSolver::narrowPhase(const std::vector<std::pair<int, int>>& pairs, const std::vector<float>& margin,
+                              std::vector<Manifold>& mans) const {
+    mans.resize(pairs.size());
     parallelFor(
         pairs.size(),
         [&](size_t k) {
+            mans[k] = Manifold();
             const int a = pairs[k].first, b = pairs[k].second;
             const RigidBodyState& sb = state_[size_t(b)];
             if (a < 0) {
@@ -312,7 +316,6 @@ std::vector<Manifold> RigidSolver::narrowPhase(const std::vector<std::pair<int, 
             }
         },
         16);
-    return mans;
 }
 
 // Manifolds are matched to last step's by pair: both lists are in the order of pairKey (ground
@@ -323,7 +326,10 @@ void RigidSolver::matchContacts(const std::vector<std::pair<int, int>>& pairs,
                                 const std::vector<Manifold>& mans, float h) {
     std::vector<size_t> first(pairs.size() + 1, 0);
     for (size_t k = 0; k < pairs.size(); ++k) first[k + 1] = first[k] + size_t(mans[k].count);
-    std::vector<Contact> next(first.back());
+    // The new list goes into last step's spare buffer: a fresh 15 MB vector per step (the 10,000-box pile)
+    // cost page faults and a zeroing pass. manifoldContacts resets every record it writes.
+    std::vector<Contact>& next = spareContacts_;
+    next.resize(first.back());
     parallelFor(
         pairs.size(),
         [&](size_t k) {
@@ -380,6 +386,7 @@ void RigidSolver::matchContacts(const std::vector<std::pair<int, int>>& pairs,
     const ManifoldRange* old = lastManifold(a, b);
     for (int p = 0; p < m.count; ++p) {
         Contact& c = out[p];
+        c = Contact();
         freshContact(a, b, m, p, pc, c);
         const Contact* found = nullptr;
         if (old)

@@ -137,8 +137,8 @@ class RigidSolver {
     void speculativeBounds(float h, std::vector<float>& margin, std::vector<Aabb>& boxes) const;
     std::vector<std::pair<int, int>> candidatePairs(const std::vector<Aabb>& boxes,
                                                     const std::vector<std::pair<int, int>>& overlaps) const;
-    std::vector<Manifold> narrowPhase(const std::vector<std::pair<int, int>>& pairs,
-                                      const std::vector<float>& margin) const;
+    void narrowPhase(const std::vector<std::pair<int, int>>& pairs, const std::vector<float>& margin,
+                     std::vector<Manifold>& mans) const;
     void matchContacts(const std::vector<std::pair<int, int>>& pairs, const std::vector<Manifold>& mans,
                        float h);
     PairCoefficients pairCoefficients(int a, int b, float h) const;
@@ -171,6 +171,8 @@ class RigidSolver {
     std::vector<double> force2_;    // |f|^2 + |tau|^2 of the last assembly (residual)
 
     std::vector<Contact> contacts_;
+    std::vector<Contact> spareContacts_;    // last step's list, reused as the next one's storage
+    std::vector<Manifold> manifoldBuffer_;  // the narrow phase's output, reused every step
     // Contacts grouped by pair, in contact order: contacts_[first, first + count) belong to (a, b).
     struct ManifoldRange {
         int a, b;
