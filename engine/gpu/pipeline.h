@@ -211,8 +211,10 @@ class PipelineStepper final : public SoftStepper {
     }
     void releaseOwned(void* p) {
         if (!p) return;
+        const auto it = std::find(owned_.begin(), owned_.end(), p);
+        if (it == owned_.end()) return;  // not ours
+        owned_.erase(it);
         ex_.release(p);
-        owned_.erase(std::find(owned_.begin(), owned_.end(), p));
     }
     void release() {
         ex_.drain();  // never throws (also called from the destructor)
