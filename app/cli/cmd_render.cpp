@@ -58,6 +58,7 @@ static int runRender(const RenderRun& r) {
     vbdgui::DrawOptions opt;
     opt.field = parseField(r.field);
     opt.logScale = opt.field == vbd::ScalarField::Residual;
+    world->setWantedField(opt.field);  // every frame draws it (the CUDA backend then downloads the residual)
     opt.wireframe = r.wireframe;
 
     std::unique_ptr<vbdgui::Context> ctx;

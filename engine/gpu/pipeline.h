@@ -17,7 +17,9 @@
 //   |grad G| and G at the end when not recorded per sweep; finalize
 // The diagnostics go to a results array of the executor's memory (StepPlan::resultDoubles), read once at the
 // end of the step -- or after every sweep with solver.tolerance, where the host decides whether to go on
-// (that path is issued sweep by sweep, without a graph).
+// (that path is issued sweep by sweep, without a graph). While a reader wants the residual heat map, every
+// |grad G| reduction also stores |f_i| per vertex (ResidualTerm), and publishing downloads the last one.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -79,6 +81,7 @@ class PipelineStepper final : public SoftStepper {
         a.view.y = a.y;
         a.view.Cprev = a.Cprev;
         a.edgeLength = double(m.restEdgeMax);
+        if (fieldWanted_) a.residualField = alloc<float>(size_t(n));
         if (std::is_same_v<T, float> && solver.sweepOptions().floatIncrement) {  // as SoftSolver::syncState
             a.dx = alloc<Vec3T<T>>(size_t(n));
             a.dy = alloc<Vec3T<T>>(size_t(n));
@@ -132,7 +135,7 @@ class PipelineStepper final : public SoftStepper {
         stats.energy = slot(last, 2);
         if (solver.params().diagnostics)
             for (int k = 0; k <= last; ++k) its_.push_back({0, k, std::sqrt(slot(k, 0)), slot(k, 2)});
-        if (publishState) publish(m);
+        if (publishState) publish(solver);
         hasVLast_ = true;
         stepped_ = true;
         solver.setClock(sc.time + double(h));  // SoftSolver::endStep: time_ += h_
@@ -147,6 +150,29 @@ class PipelineStepper final : public SoftStepper {
         ex_.drain();
         ex_.dropGraph();
         graphReady_ = false;
+    }
+    void setResidualField(bool wanted) override {
+        if (wanted == fieldWanted_) return;
+        fieldWanted_ = wanted;
+        if (!configured_) return;  // configure allocates it
+        // The captured graph holds the functors' copies of a_ (the field pointer among them).
+        ex_.drain();
+        ex_.dropGraph();
+        graphReady_ = false;
+        if (wanted) {
+            a_.residualField = alloc<float>(size_t(plan_.n));
+        } else {
+            releaseOwned(a_.residualField);
+            a_.residualField = nullptr;
+        }
+    }
+    bool residualField(std::vector<float>& out) override {
+        if (!configured_ || !stepped_ || !a_.residualField) return false;
+        ex_.forEach(plan_.n, ResidualFieldStage<T>{ResidualTerm<T>{a_, scalars_}});
+        out.resize(size_t(plan_.n));
+        ex_.download(out.data(), a_.residualField, out.size());
+        ex_.sync();
+        return true;
     }
     const std::vector<IterationRecord>& iterations() const override { return its_; }
     void clearIterations() override { its_.clear(); }
@@ -183,6 +209,13 @@ class PipelineStepper final : public SoftStepper {
         if (n) ex_.upload(p, src, n);
         return p;
     }
+    void releaseOwned(void* p) {
+        if (!p) return;
+        const auto it = std::find(owned_.begin(), owned_.end(), p);
+        if (it == owned_.end()) return;  // not ours
+        owned_.erase(it);
+        ex_.release(p);
+    }
     void release() {
         ex_.drain();  // never throws (also called from the destructor)
         ex_.dropGraph();
@@ -209,7 +242,9 @@ class PipelineStepper final : public SoftStepper {
         seeded_ = true;
     }
 
-    void publish(SoftModel& m) {
+    // The state into the model, and the residual field into the solver when it is wanted (else emptied).
+    void publish(SoftSolver& solver) {
+        SoftModel& m = solver.model();
         const size_t n = size_t(plan_.n);
         for (auto* s : {&mirror_.x, &mirror_.v, &mirror_.xPrev, &mirror_.y, &mirror_.vLast}) s->resize(n);
         ex_.download(mirror_.x.data(), a_.x, n);
@@ -217,6 +252,13 @@ class PipelineStepper final : public SoftStepper {
         ex_.download(mirror_.xPrev.data(), a_.xPrev, n);
         ex_.download(mirror_.y.data(), a_.y, n);
         ex_.download(mirror_.vLast.data(), a_.vLast, n);
+        std::vector<float>& field = solver.vertexResidual();
+        if (a_.residualField) {
+            field.resize(n);
+            ex_.download(field.data(), a_.residualField, n);
+        } else {
+            field.clear();
+        }
         ex_.sync();
         mirror_.publish(m);
         if (m.vLast.size() != n) m.vLast.resize(n);
@@ -312,6 +354,7 @@ class PipelineStepper final : public SoftStepper {
     std::vector<IterationRecord> its_;
     bool configured_ = false, seeded_ = false, hasVLast_ = false, graphReady_ = false, stepped_ = false;
     bool warpPerVertex_ = false;
+    bool fieldWanted_ = false;  // setResidualField
 };
 
 }  // namespace vbd

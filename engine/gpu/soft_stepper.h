@@ -27,6 +27,15 @@ class SoftStepper {
     virtual void setWarpPerVertex(bool on) = 0;
     virtual const std::vector<IterationRecord>& iterations() const = 0;
     virtual void clearIterations() = 0;
+    // The residual heat map (SoftSolver::vertexResidual, |grad_i G| of the step's final iterate). Wanted: the
+    // device keeps the per-vertex values its residual reduction computes anyway, and every published step
+    // downloads them into the solver's field. Not wanted (the default): nothing is kept or downloaded, and a
+    // published step empties the solver's field, which would otherwise describe an older state.
+    virtual void setResidualField(bool wanted) = 0;
+    // The field of the last step's final iterate, computed now from the state that step left on the device
+    // (a reader that starts wanting it between steps). False, `out` untouched, when no step ran since the
+    // last configure or the field is not wanted.
+    virtual bool residualField(std::vector<float>& out) = 0;
     // The device state's positions and the stream that orders work after the step (the interop kernel);
     // `current` says whether a step has run since the last configure.
     virtual DeviceParticles deviceParticles() const = 0;

@@ -59,6 +59,9 @@ struct StepArrays {
     Vec3T<T>* dx = nullptr;
     Vec3T<T>* dy = nullptr;
     double edgeLength = 0;  // SoftModel::restEdgeMax (the increment form's rounding floor)
+    // The residual heat map (SoftSolver::vertexResidual), written by every residual evaluation; nullptr while
+    // no reader wants it (gpu/soft_stepper.h setResidualField).
+    float* residualField = nullptr;
     char* inContact = nullptr;
     const char* fixed = nullptr;
     const int* kinematic = nullptr;
@@ -266,21 +269,37 @@ struct Sum2 {
 };
 
 // |f_i|^2 and vertex i's share of the residual's rounding floor (soft_potential.cpp computeForces): the
-// summands of |grad G|^2 and of the floor^2, zero on fixed vertices.
+// summands of |grad G|^2 and of the floor^2, zero on fixed vertices. With a.residualField it also stores
+// |f_i| there, as soft_potential.cpp residualNormT fills SoftSolver::vertexResidual: each reduction calls
+// this once per index (both executors), so the field is that of the last evaluation, the step's final
+// iterate, at no second force pass.
 template <typename T>
 struct ResidualTerm {
     StepArrays<T> a;
     const StepScalars* s;
     VBD_HD Sum2 operator()(int i) const {
-        if (a.fixed[i]) return {};
+        if (a.fixed[i]) {
+            if (a.residualField) a.residualField[i] = 0.f;
+            return {};
+        }
         const SoftViewT<T> v = stepView(a, *s);
         Vec3T<T> f;
         Mat33T<T> H;
         vertexForceHessian(v, i, f, H);
+        if (a.residualField) a.residualField[i] = residualFieldValue(f);
         constexpr double u = 0.5 * double(std::numeric_limits<T>::epsilon());
         const double scale = floorLength(a.x, a.dx, i, a.edgeLength);
         return {double(squaredNorm(f)), double(H.frobenius2()) * (u * scale) * (u * scale)};
     }
+};
+
+// The field alone, outside a step (a reader that starts wanting it after the step ran): the same term on the
+// state the step left, whose x, x_prev, y and references finalize does not change, so it gives the field that
+// step's last evaluation would have stored. Needs a.residualField.
+template <typename T>
+struct ResidualFieldStage {
+    ResidualTerm<T> term;
+    VBD_HD void operator()(int i) const { (void)term(i); }
 };
 
 // G's per-vertex part: inertia and collider penalties of free vertices, plus the picking spring

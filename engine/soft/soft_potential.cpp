@@ -47,7 +47,7 @@ double SoftSolver::residualNormT(SoftState<T>& st) {
     computeForces(st);
     const std::vector<Vec3T<T>>& f = st.force;
     residual_.resize(f.size());
-    for (size_t i = 0; i < f.size(); ++i) residual_[i] = float(norm(f[i]));
+    for (size_t i = 0; i < f.size(); ++i) residual_[i] = residualFieldValue(f[i]);
     residualFloor_ = std::sqrt(reduceSum<double>(f.size(), [&](size_t i) { return floor2_[i]; }));
     return std::sqrt(reduceSum<double>(f.size(), [&](size_t i) { return double(squaredNorm(f[i])); }));
 }

@@ -86,7 +86,10 @@ class SoftSolver {
     void forces(std::vector<Vec3d>& f);  // f = -grad G per vertex (0 on fixed vertices), in double
     // Kinetic, elastic, gravitational and contact energy of the state (for the metrics' total_energy).
     EnergyParts mechanicalEnergy(const Vec3& gravity);
+    // |grad_i G| per vertex (float; 0 on fixed vertices) of the last residual evaluation: a step's final
+    // iterate. A backend that steps the model elsewhere writes its field here (gpu/soft_stepper.h).
     const std::vector<float>& vertexResidual() const { return residual_; }
+    std::vector<float>& vertexResidual() { return residual_; }
     const std::vector<IterationRecord>& iterations() const { return its_; }
     void clearIterations() { its_.clear(); }
 

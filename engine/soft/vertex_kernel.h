@@ -257,6 +257,14 @@ VBD_HD bool vertexForceHessian(const SoftViewT<T>& s, int i, Vec3T<T>& f, Mat33T
     return vertexOtherTerms(s, i, f, H);
 }
 
+// The residual heat map's value at vertex i: |f_i| = |grad_i G| in the state's scalar T, stored as float.
+// SoftSolver::vertexResidual holds it (soft_potential.cpp) and the device step writes the same
+// (gpu/step_stages.h ResidualTerm), so the map reads alike on both backends.
+template <typename T>
+VBD_HD float residualFieldValue(const Vec3T<T>& f) {
+    return float(norm(f));
+}
+
 // The VBD update dx = H^-1 f of one vertex, by an LDL^T factorization of the symmetric H (its lower triangle
 // is read): three divisions and no square root, where the packed Cholesky of chol33.h takes three square
 // roots and nine divisions in one dependency chain -- this solve follows every vertex's force sum, so its

@@ -129,6 +129,16 @@ class WorldImpl final : public World {
         }
     }
 
+    void setWantedField(ScalarField f) override {
+        const bool was = wantedField_ == ScalarField::Residual;
+        wantedField_ = f;
+        const bool wanted = f == ScalarField::Residual;
+        if (!device_) return;  // the CPU step computes the residual field at every step anyway
+        device_->setResidualField(wanted);
+        // A coupled frame stepped on the CPU, which left its own field in the solver.
+        if (wanted && !was && !lastFrameCoupled_) device_->residualField(soft_.vertexResidual());
+    }
+
     std::vector<RigidBodyView> bodies() const override { return rigid_->views(); }
     DeviceRigidBodies deviceBodies() const override {
         return rigidDevice_ ? rigidDevice_->deviceBodies(*rigid_) : DeviceRigidBodies{};
@@ -160,6 +170,7 @@ class WorldImpl final : public World {
         if (backend.backend == Backend::Cuda) {
             if (soft_.model().numVertices() > 0) {
                 device_ = makeCudaStepper(s.precision);
+                device_->setResidualField(wantedField_ == ScalarField::Residual);
                 device_->configure(soft_);
             }
             rigidDevice_ = makeCudaRigidStepper();
@@ -391,6 +402,7 @@ class WorldImpl final : public World {
     std::unique_ptr<CoarseHook> coarse_;
     RigidParticleCoupling coupling_;
     bool lastFrameCoupled_ = false;
+    ScalarField wantedField_ = ScalarField::None;  // setWantedField
     std::unique_ptr<SoftStepper> device_;  // the soft step on the device (solver.backend), or none: the CPU
     std::unique_ptr<RigidStepper> rigidDevice_;  // the rigid solve on the device, or none: RigidSolver::step
     std::string backendLine_;

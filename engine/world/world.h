@@ -51,6 +51,11 @@ class World {
     // bodies step on the CPU, current = false when this frame's positions are only in positions().
     virtual DeviceParticles deviceParticles() const { return {}; }
     virtual void scalarField(ScalarField field, std::vector<float>& out) const = 0;
+    // The field a reader will read after each step (the app's heat map, `vbdlab render --field`; None: no
+    // reader). A field the step would not otherwise bring to the host is then kept: with the CUDA backend the
+    // residual is downloaded only while wanted, and reads empty (no map) after device steps that did not
+    // want it. Turning it on between steps makes the last step's field readable at once.
+    virtual void setWantedField(ScalarField field) { (void)field; }
 
     // Rigid bodies in scene order.
     virtual std::vector<RigidBodyView> bodies() const = 0;

@@ -52,6 +52,7 @@ class CountingWorld final : public vbd::World {
     const std::vector<vbd::FrameMetrics>& history() const override { return history_; }
     const std::vector<vbd::IterationRecord>& lastConvergence() const override { return conv_; }
     void setSolver(const vbd::SolverDesc& s) override { desc_.solver = s; }
+    void setWantedField(vbd::ScalarField f) override { wanted = int(f); }
     void setDrag(int particle, const vbd::Vec3&, float) override { drag_ = particle; }
     void setBodyDrag(int, const vbd::Vec3&, const vbd::Vec3&, float) override {}
     int addRigidBody(const vbd::RigidBodyDesc&) override { return -1; }
@@ -69,6 +70,7 @@ class CountingWorld final : public vbd::World {
         return true;
     }
     std::vector<int> dragAtStep;
+    std::atomic<int> wanted{int(vbd::ScalarField::None)};  // the last setWantedField
 
   private:
     std::shared_ptr<std::atomic<int>> steps_;
@@ -263,6 +265,29 @@ TEST(SimRunner, FieldChosenWhilePausedIsPublished) {
     ASSERT_EQ(s->fieldValues().size(), 10u);
     EXPECT_EQ(s->fieldValues()[0], 2.0f);
     EXPECT_EQ(steps->load(), 2);
+}
+
+// The lab's field reaches its World as a wish (World::setWantedField: the CUDA backend downloads the
+// residual only while it is wanted), and a World installed later gets the same wish.
+TEST(SimRunner, FieldWishReachesEveryWorldOfTheLab) {
+    auto steps = std::make_shared<std::atomic<int>>(0);
+    SimRunner sim;
+    auto first = std::make_unique<CountingWorld>(steps);
+    CountingWorld* w1 = first.get();
+    std::uint64_t t = sim.setWorld(0, std::move(first));
+    ASSERT_TRUE(waitFor([&] { return sim.appliedTicket() >= t; }));
+    EXPECT_EQ(w1->wanted.load(), int(vbd::ScalarField::None));
+    t = sim.setField(0, vbd::ScalarField::Residual);
+    ASSERT_TRUE(waitFor([&] { return sim.appliedTicket() >= t; }));
+    EXPECT_EQ(w1->wanted.load(), int(vbd::ScalarField::Residual));
+    auto second = std::make_unique<CountingWorld>(steps);
+    CountingWorld* w2 = second.get();
+    t = sim.setWorld(0, std::move(second));  // w1 is destroyed here
+    ASSERT_TRUE(waitFor([&] { return sim.appliedTicket() >= t; }));
+    EXPECT_EQ(w2->wanted.load(), int(vbd::ScalarField::Residual));
+    t = sim.setField(0, vbd::ScalarField::None);
+    ASSERT_TRUE(waitFor([&] { return sim.appliedTicket() >= t; }));
+    EXPECT_EQ(w2->wanted.load(), int(vbd::ScalarField::None));
 }
 
 }  // namespace

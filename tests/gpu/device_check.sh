@@ -19,15 +19,18 @@
 #        - the render check: the portable vbdlab renders the same frame with --backend cpu and cuda; the two
 #          PNGs compared pixel-wise (Vulkan on the GPU; VK_DRIVER_FILES set to the NVIDIA ICD if the loader
 #          finds no driver)
+#        - the residual heat map check: beam_sag rendered with --field residual on both backends, the
+#          heat-mapped pixels compared (the device step downloads the field while it is shown)
 #        - the interop render check on cube_drop and rigid_pyramid (body instances): --backend cuda with
 #          --vertices cpu and with --vertices interop (the CUDA
 #          kernel writes the Vulkan vertex buffer), 30 frames compared pixel-wise, and the host time per frame
 #          between solver and renderer on both paths; bench_interop (the record kernels against the CPU fill)
 #        - bench_gpu (soft step at ~100k / ~700k / ~2M tets, 10 / 100 / 120 iterations, thread vs warp per
 #          vertex, copy bandwidth)
-#      and writes into $OUT (at most 5 files: the tool brings back 8): summary.txt, summary.csv
+#      and writes into $OUT (at most 6 files: the tool brings back 8): summary.txt, summary.csv
 #      (check,name,value,unit,status), bench_gpu.csv, render.png (CPU | CUDA | difference x8) or bench.png
-#      when the render could not run, and logs.txt (the tails of the build, test, render and bench logs).
+#      when the render could not run, render_residual.png (the same for beam_sag's residual heat map), and
+#      logs.txt (the tails of the build, test, render and bench logs).
 # Every phase is time-boxed; a failed phase is recorded in the summary and the next one still runs. Exit code:
 # 0 when every test that ran passed, 1 otherwise. A dry run of the script's logic without a GPU, on an
 # existing build: DEVICE_CHECK_BUILD=build DEVICE_CHECK_NO_BUILD=1 OUT=/tmp/dc tests/gpu/device_check.sh
@@ -270,6 +273,53 @@ EOF
 else
   say "render: not run (no .devdeps/render/vbdlab: run --prepare here and carry .devdeps)"
   row render cube_drop "" "" not_run
+fi
+
+# ---- the residual heat map (docs/gpu.md: the device step downloads |grad_i G| while the map is shown) --------
+# beam_sag rendered with --field residual on both backends (and once without a field on the CPU: the pixels the
+# heat map colours are where the two CPU frames differ). A stale or empty device field recolours the whole beam.
+phase "residual heat map render check (beam_sag --field residual, CPU vs CUDA backend)"
+if [ -x .devdeps/render/vbdlab ]; then
+  for run in "cpu residual" "cuda residual" "cpu none"; do
+    read -r b f <<<"$run"
+    rm -rf "/tmp/vbd_field_${b}_$f" /tmp/vbd_field_diff  # a second run in one lease compares only its frames
+    LD_LIBRARY_PATH=".devdeps/render/lib:${LD_LIBRARY_PATH:-}" timeout 120 .devdeps/render/vbdlab render \
+      assets/scenes/beam_sag.json --frames 20 --width 640 --height 360 --backend "$b" --field "$f" \
+      --out "/tmp/vbd_field_${b}_$f" >"$LOGS/field_${b}_$f.log" 2>&1
+    rc=$?
+    say "render beam_sag --backend $b --field $f: rc $rc $(grep -m1 backend "$LOGS/field_${b}_$f.log")"
+    [ $rc = 0 ] || FAILED=1
+  done
+  if python3 - "$OUT" <<'EOF' | tee -a "$SUMMARY"; then ok=1; else ok=0; fi
+import sys, glob
+import numpy as np
+from PIL import Image
+out = sys.argv[1]
+last = lambda d: sorted(glob.glob(f'/tmp/vbd_field_{d}/*.png'))
+fa, fb, fn = last('cpu_residual'), last('cuda_residual'), last('cpu_none')
+if not fa or len(fa) != len(fb) or len(fa) != len(fn):
+    print("residual render: frames missing"); sys.exit(1)
+rgb = lambda f: np.asarray(Image.open(f).convert('RGB')).astype(np.int16)
+a, b, n = rgb(fa[-1]), rgb(fb[-1]), rgb(fn[-1])
+heat = np.abs(a - n).max(axis=2) > 8  # the pixels the heat map colours
+off = np.abs(a - b).max(axis=2) > 8
+frac = float(off[heat].mean()) if heat.any() else 1.0
+print(f"residual render frame {len(fa)}: {int(heat.sum())} heat-mapped pixels, "
+      f"{100 * frac:.3f}% of them off by > 8 between CPU and CUDA")
+img = np.concatenate([a, b, np.clip(np.abs(a - b) * 8, 0, 255)], axis=1).astype(np.uint8)
+Image.fromarray(img).save(f"{out}/render_residual.png")
+open('/tmp/vbd_field_diff', 'w').write(f"{frac:.6f}")
+# Tolerance: positions agree to 1e-9 m (test_gpu_cuda), far below a pixel; the fields to 1e-3 relative or
+# better (test_gpu_cuda ResidualFieldParity): under 1/255 of a colour on a log scale spanning decades. 2% of the
+# heat-mapped pixels leaves room for edge pixels; a wrong field moves nearly all of them.
+sys.exit(0 if heat.sum() > 500 and frac < 0.02 else 1)
+EOF
+  row render beam_sag_residual_frame20_pixels_off "$(cat /tmp/vbd_field_diff 2>/dev/null)" fraction \
+    "$([ $ok = 1 ] && echo ok || echo failed)"
+  [ $ok = 1 ] || FAILED=1
+else
+  say "residual render: not run (no .devdeps/render/vbdlab: run --prepare here and carry .devdeps)"
+  row render beam_sag_residual "" "" not_run
 fi
 
 # ---- interop (CUDA-Vulkan vertex buffer; docs/gpu.md "Interop") ----------------------------------------------

@@ -9,11 +9,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "backend/parallel.h"
 #include "gpu/backend_choice.h"
 #include "gpu/soft_stepper.h"
 #include "gpu_scenes.h"
+#include "world/world.h"
 
 using namespace vbd;
 
@@ -98,4 +101,109 @@ TEST(GpuCuda, ClothWithoutSelfCollisionParity) {
         EXPECT_LT(worst, 5e-5 * std::max(1.0, scale)) << scene;
         std::printf("  parity %-40s %-6s max |dx| = %.3e m\n", scene, "float", worst);
     }
+}
+
+// ---- the residual heat map on the device (gpu/soft_stepper.h setResidualField) ---------------------------
+
+namespace {
+
+double fieldNorm(const std::vector<float>& f) {
+    double s = 0;
+    for (float r : f) s += double(r) * double(r);
+    return std::sqrt(s);
+}
+
+// The stored field is float(|f_i|) of the evaluation whose sum gave residualFinal: each value is rounded
+// once to float (relative 2^-24) after |f_i| in T (float: one more rounding of the dot product), so the two
+// norms agree to a few 1e-8 relative; 1e-6 leaves room and still catches a field of another iterate (a sweep
+// changes |grad G| by far more).
+void expectFieldOfFinalIterate(const std::vector<float>& field, double residualFinal,
+                               const std::string& what) {
+    EXPECT_NEAR(fieldNorm(field), residualFinal, 1e-6 * residualFinal + 1e-30) << what;
+}
+
+}  // namespace
+
+// The CUDA field against the host executor's (which test_gpu_host_pipeline checks bit for bit against the CPU
+// solver's). The fields are |grad_i G| at the two final iterates, which differ by the FMA contractions
+// (the parity tests above: 1e-9 m in double, 5e-5 m x scale in float). Measured on the host (perturbing the
+// state by a given dx and stepping on): beam_sag's field moves by 6e-4 of its norm per 1e-6 m in double, by
+// 8e-2 per 5e-5 m in float (its float field is near the state's rounding floor), cloth_hanging's by 3e-2 per
+// 5e-5 m. Bounds: 1e-3 relative in double (1e-9 m: thousands of times the expected change), 0.2 in float,
+// plus 4x the residual floor for states whose residual is round-off (cube_drop falling: |F| ~ floor).
+TEST(GpuCuda, ResidualFieldParity) {
+    if (const std::string why = vbdtest::noCudaDevice(); !why.empty()) GTEST_SKIP() << why;
+    struct Case {
+        const char* scene;
+        Precision precision;
+    };
+    for (const Case c :
+         {Case{"beam_sag.json", Precision::Double}, Case{"beam_sag.json", Precision::Float},
+          Case{"cube_drop.json", Precision::Double}, Case{"cloth_hanging.json", Precision::Float}}) {
+        for (const char* sets : {"solver.diagnostics=true", "solver.diagnostics=false"}) {
+            SceneDesc d =
+                vbd::loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/" + c.scene, {sets});
+            for (auto& cl : d.cloths) cl.selfCollision = false;
+            d.solver.precision = c.precision;
+            const std::string what =
+                std::string(c.scene) + " " + sets + (c.precision == Precision::Double ? " double" : " float");
+            ThreadLimit oneThread(1);
+            SoftSolver a, b;
+            for (SoftSolver* s : {&a, &b}) {
+                s->build(d);
+                s->setParams(d.solver);
+            }
+            auto host = makeHostPipelineStepper(c.precision);
+            auto dev = makeCudaStepper(c.precision);
+            host->setResidualField(true);
+            dev->setResidualField(true);
+            host->configure(a);
+            dev->configure(b);
+            const float h = float(d.dt / d.substeps);
+            SoftStepStats sh, sd;
+            for (int s = 0; s < 2 * d.substeps; ++s) {
+                sh = host->step(a, h, d.gravity);
+                sd = dev->step(b, h, d.gravity);
+            }
+            const std::vector<float>&fa = a.vertexResidual(), &fb = b.vertexResidual();
+            ASSERT_EQ(fb.size(), size_t(b.model().numVertices())) << what;
+            ASSERT_EQ(fa.size(), fb.size()) << what;
+            expectFieldOfFinalIterate(fb, sd.residualFinal, what);
+            double d2 = 0;
+            for (size_t i = 0; i < fa.size(); ++i) d2 += (double(fa[i]) - fb[i]) * (double(fa[i]) - fb[i]);
+            const double rel = c.precision == Precision::Double ? 1e-3 : 0.2;
+            EXPECT_LE(std::sqrt(d2), rel * fieldNorm(fa) + 4 * sh.residualFloor) << what;
+            std::printf("  field %-20s %-26s |F_cuda - F_host| = %.3e of |F| = %.3e (floor %.3e)\n", c.scene,
+                        sets, std::sqrt(d2), fieldNorm(fa), sh.residualFloor);
+            // Unwanted again: nothing downloaded, the solver's field emptied.
+            dev->setResidualField(false);
+            dev->step(b, h, d.gravity);
+            EXPECT_TRUE(b.vertexResidual().empty()) << what;
+        }
+    }
+}
+
+// Through the World, as the app and `vbdlab render --field residual` ask for it: the wish turned on while
+// paused gives the last step's field at once, steps keep it current, and without the wish it reads empty.
+TEST(GpuCuda, WorldResidualFieldFollowsTheWish) {
+    if (const std::string why = vbdtest::noCudaDevice(); !why.empty()) GTEST_SKIP() << why;
+    SceneDesc d = vbd::loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/beam_sag.json",
+                                     {"solver.backend=cuda"});
+    auto w = World::create(d);
+    std::vector<float> field;
+    for (int f = 0; f < 3; ++f) w->step();
+    w->scalarField(ScalarField::Residual, field);
+    EXPECT_TRUE(field.empty()) << "device steps without the wish leave no field";
+    w->setWantedField(ScalarField::Residual);
+    w->scalarField(ScalarField::Residual, field);
+    ASSERT_EQ(field.size(), w->positions().size());
+    expectFieldOfFinalIterate(field, w->history().back().residualFinal, "wanted while paused");
+    for (int f = 0; f < 3; ++f) w->step();
+    w->scalarField(ScalarField::Residual, field);
+    ASSERT_EQ(field.size(), w->positions().size());
+    expectFieldOfFinalIterate(field, w->history().back().residualFinal, "wanted, stepped");
+    w->setWantedField(ScalarField::None);
+    w->step();
+    w->scalarField(ScalarField::Residual, field);
+    EXPECT_TRUE(field.empty());
 }

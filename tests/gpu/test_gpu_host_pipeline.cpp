@@ -5,9 +5,14 @@
 // This is the CPU-side check of everything the CUDA step does except the launches themselves.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <map>
+#include <string>
 
 #include "backend/parallel.h"
+#include "gpu/host_exec.h"
+#include "gpu/pipeline.h"
 #include "gpu/soft_stepper.h"
 #include "gpu_scenes.h"
 
@@ -144,4 +149,135 @@ TEST(GpuHostPipeline, ClothWithoutSelfCollision) {
         ++covered;
     }
     EXPECT_GE(covered, 3);
+}
+
+// ---- the residual heat map (SoftSolver::vertexResidual) -------------------------------------------------
+
+namespace {
+
+// |f_i| per vertex of both sides, bit for bit: the host executor's ResidualTerm and the CPU's computeForces
+// evaluate the same scalar kernel on bit-identical states (the steps above) and round |f| to float alike
+// (residualFieldValue); no sum is involved.
+void expectSameField(const SoftSolver& cpu, const SoftSolver& dev, const std::string& what) {
+    const std::vector<float>&a = cpu.vertexResidual(), &b = dev.vertexResidual();
+    ASSERT_EQ(a.size(), size_t(cpu.model().numVertices())) << what;
+    ASSERT_EQ(b.size(), a.size()) << what;
+    size_t differ = 0;
+    for (size_t i = 0; i < a.size(); ++i) differ += a[i] != b[i] ? 1 : 0;
+    EXPECT_EQ(differ, 0u) << what << ": vertices whose |grad_i G| differs";
+    EXPECT_TRUE(std::any_of(a.begin(), a.end(), [](float r) { return r > 0.f; })) << what;
+}
+
+}  // namespace
+
+// The field the device pipeline publishes is the CPU solver's: beam (bending, fixed end), a cube on the
+// ground (collider), cloth without self-collision (membranes, bending), with the per-sweep diagnostics on
+// (the field of the last sweep's reduction) and off (the end-of-step reduction), and with a tolerance stop.
+TEST(GpuHostPipeline, ResidualFieldEqualsTheCpuSolversField) {
+    struct Case {
+        const char* scene;
+        Precision precision;
+    };
+    for (const Case c :
+         {Case{"beam_sag.json", Precision::Double}, Case{"beam_sag.json", Precision::Float},
+          Case{"cube_drop.json", Precision::Double}, Case{"cloth_hanging.json", Precision::Float}}) {
+        for (const char* sets :
+             {"solver.diagnostics=true", "solver.diagnostics=false", "solver.tolerance=1e-2"}) {
+            SceneDesc d =
+                vbd::loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/" + c.scene, {sets});
+            for (auto& cl : d.cloths) cl.selfCollision = false;
+            d.solver.precision = c.precision;
+            const std::string what =
+                std::string(c.scene) + " " + sets + (c.precision == Precision::Double ? " double" : " float");
+            Pair p(d);
+            p.stepper->setResidualField(true);
+            for (int s = 0; s < 3; ++s) {
+                EXPECT_EQ(p.step(), 0.0) << what << " step " << s;
+                expectSameField(p.cpu, p.dev, what + " step " + std::to_string(s));
+            }
+        }
+    }
+}
+
+namespace {
+
+// The host executor counting what crosses to the host and what it holds.
+struct CountingExec : HostExec {
+    size_t downloaded = 0;  // bytes
+    size_t live = 0;        // bytes allocated and not released
+    std::map<void*, size_t> sizes;
+    template <typename U>
+    U* alloc(size_t n) {
+        U* p = HostExec::alloc<U>(n);
+        if (p) sizes[p] = n * sizeof(U), live += n * sizeof(U);
+        return p;
+    }
+    void release(void* p) {
+        if (auto it = sizes.find(p); it != sizes.end()) live -= it->second, sizes.erase(it);
+        HostExec::release(p);
+    }
+    template <typename U>
+    void download(U* dst, const U* src, size_t n) {
+        downloaded += n * sizeof(U);
+        HostExec::download(dst, src, n);
+    }
+};
+
+}  // namespace
+
+// Without the wish nothing is kept or downloaded, and the solver's field is emptied (it would describe an
+// older state); with it, one float per vertex more is held and downloaded per step; off again, both go back.
+TEST(GpuHostPipeline, ResidualFieldOnlyWhileWanted) {
+    ThreadLimit oneThread(1);
+    const SceneDesc d = vbd::loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/beam_sag.json", {});
+    SoftSolver s;
+    s.build(d);
+    s.setParams(d.solver);
+    const size_t n = size_t(s.model().numVertices());
+    ASSERT_EQ(s.vertexResidual().size(), n);  // SoftSolver::build: zeros until a step
+    PipelineStepper<double, CountingExec> stepper;
+    stepper.configure(s);
+    const float h = float(d.dt / d.substeps);
+    auto stepBytes = [&] {
+        const size_t before = stepper.exec().downloaded;
+        stepper.step(s, h, d.gravity, true);
+        return stepper.exec().downloaded - before;
+    };
+    stepBytes();  // the first step also reads nothing more than later ones, but start from a stepped state
+    const size_t plain = stepBytes(), plainLive = stepper.exec().live;
+    EXPECT_TRUE(s.vertexResidual().empty());
+    std::vector<float> untouched{1.f, 2.f};
+    EXPECT_FALSE(stepper.residualField(untouched));  // not wanted: nothing computed
+    EXPECT_EQ(untouched.size(), 2u);
+
+    stepper.setResidualField(true);
+    EXPECT_EQ(stepper.exec().live, plainLive + n * sizeof(float));
+    EXPECT_EQ(stepBytes(), plain + n * sizeof(float));
+    EXPECT_EQ(s.vertexResidual().size(), n);
+
+    stepper.setResidualField(false);
+    EXPECT_EQ(stepper.exec().live, plainLive);
+    EXPECT_EQ(stepBytes(), plain);
+    EXPECT_TRUE(s.vertexResidual().empty());
+}
+
+// A reader that starts wanting the field between steps (the app's heat map picked while paused) gets the last
+// step's field at once, the one the CPU solver holds after the same steps; before any step there is none.
+TEST(GpuHostPipeline, ResidualFieldWantedBetweenStepsIsTheLastStepsField) {
+    for (const char* sets : {"solver.diagnostics=false", "solver.chebyshev_rho=0.8"}) {
+        SceneDesc d =
+            vbd::loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/beam_sag.json", {sets});
+        Pair p(d);
+        p.stepper->setResidualField(true);
+        std::vector<float> field;
+        EXPECT_FALSE(p.stepper->residualField(field)) << "no step yet";
+        p.stepper->setResidualField(false);
+        for (int s = 0; s < 2; ++s) EXPECT_EQ(p.step(), 0.0) << sets;
+        EXPECT_TRUE(p.dev.vertexResidual().empty()) << sets;
+        p.stepper->setResidualField(true);
+        ASSERT_TRUE(p.stepper->residualField(p.dev.vertexResidual())) << sets;
+        expectSameField(p.cpu, p.dev, std::string("between steps, ") + sets);
+        EXPECT_EQ(p.step(), 0.0) << sets;  // and the next step publishes it (the array is in the new issue)
+        expectSameField(p.cpu, p.dev, std::string("next step, ") + sets);
+    }
 }

@@ -92,6 +92,7 @@ std::uint64_t SimRunner::setField(int lab, vbd::ScalarField f) {
     return post([this, lab, f](std::uint64_t) {
         if (field_[lab] == f) return;
         field_[lab] = f;
+        if (worlds_[lab]) worlds_[lab]->setWantedField(f);  // the device backend then keeps it (World)
         publish(lab);
     });
 }
@@ -212,6 +213,7 @@ void SimRunner::install(int lab, std::unique_ptr<vbd::World> w, std::uint64_t ti
         publish(lab);
         return;
     }
+    worlds_[lab]->setWantedField(field_[lab]);
     const int frame = worlds_[lab]->frame();
     if (carried) {
         // A parameter edit at this frame: a new branch of the same timeline.

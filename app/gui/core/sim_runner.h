@@ -65,7 +65,8 @@ class SimRunner {
     // Both labs go back to the history's state of `frame` (ignored if it holds none). The states after it
     // stay until the next step, which starts a new branch from there.
     std::uint64_t restore(int frame);
-    // Re-publishes lab's snapshot with field computed (works while paused).
+    // Re-publishes lab's snapshot with field computed (works while paused). The lab's World, and every World
+    // installed later, is told that the field is wanted (World::setWantedField).
     std::uint64_t setField(int lab, vbd::ScalarField f);
     std::uint64_t setHistoryBudget(size_t bytes);
     // The inspector's vertex: both labs' snapshots carry its block from now on (re-published, also paused).
