@@ -84,9 +84,11 @@ VBD_SIMD_INLINE void hingeBlockTerms(const SoftViewT<T>& s, const HingeBlock& b,
     }
 }
 
-// The membrane and hinge terms of vertex i from its blocks, added to f and H.
+// The membrane and hinge terms of vertex i from its blocks, added to f and H. Flattened: GCC would keep the
+// pack instantiations of the element math (membraneVertex, dihedralGradient, ...) out of line, passing
+// 8-lane packs through memory; inlined they stay in registers.
 template <typename T, bool Damped, bool Inc>
-VBD_SIMD_INLINE void clothBlocksSum(const SoftViewT<T>& s, const ClothBlocks& cb, int i, Vec3T<T>& f,
+[[gnu::flatten]] inline void clothBlocksSum(const SoftViewT<T>& s, const ClothBlocks& cb, int i, Vec3T<T>& f,
                                     Mat33T<T>& H) {
     constexpr int W = kClothLanes<T>;
     constexpr int L = TriBlock::kLanes;
