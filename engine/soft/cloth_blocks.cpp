@@ -67,8 +67,10 @@ void buildBlocks(const SoftModel& m, const Csr& adj, std::vector<Block>& blocks,
             count[size_t(i)] = cnt;
             for (int k = 0; k < cnt; k += L) {
                 Block& b = blocks[size_t(next++)];
-                for (int l = 0; l < L; ++l)
-                    fill(m, b, l, i, k + l < cnt ? adj.items[size_t(begin + k + l)] : -1);
+                for (int l = 0; l < L; ++l) {
+                    const int item = begin + k + l;  // index into adj.items (int, like its offsets)
+                    fill(m, b, l, i, k + l < cnt ? adj.items[size_t(item)] : -1);
+                }
             }
         }
     }
