@@ -22,14 +22,14 @@ constexpr int kClothLanes = simd::nativeLanes<T>(TriBlock::kLanes);
 // W lanes of tri block b from lane l0: membrane (clamped block) plus, when Damped, its strain-rate damping,
 // added to the per-lane sums f and H.
 template <typename T, int W, bool Damped, bool Inc>
-VBD_SIMD_INLINE void triBlockTerms(const SoftViewT<T>& s, const TriBlock& b, int l0, Vec3T<simd::Pack<T, W>>& f,
-                                   Sym33T<simd::Pack<T, W>>& H) {
+VBD_SIMD_INLINE void triBlockTerms(const SoftViewT<T>& s, const TriBlock& b, int l0,
+                                   Vec3T<simd::Pack<T, W>>& f, Sym33T<simd::Pack<T, W>>& H) {
     using P = simd::Pack<T, W>;
     using I = simd::Pack<int32_t, W>;
     Vec3T<P> p[3];
     blockPositions<T, W, 3, Inc>(s, b.x3, l0, p);
-    const P d[4] = {simd::load<T, W>(&b.d[0][l0]), simd::load<T, W>(&b.d[1][l0]), simd::load<T, W>(&b.d[2][l0]),
-                    simd::load<T, W>(&b.d[3][l0])};
+    const P d[4] = {simd::load<T, W>(&b.d[0][l0]), simd::load<T, W>(&b.d[1][l0]),
+                    simd::load<T, W>(&b.d[2][l0]), simd::load<T, W>(&b.d[3][l0])};
     Vec3T<P> f0, f1;
     triDeformationGradient(p[0], p[1], p[2], d, f0, f1);
     const simd::Mask<W> item = simd::load<int32_t, W>(&b.item[l0]).v;
@@ -45,11 +45,13 @@ VBD_SIMD_INLINE void triBlockTerms(const SoftViewT<T>& s, const TriBlock& b, int
     if constexpr (Damped) {
         const simd::Mask<W> o = (item >> 2) * 3;  // triCprev[tri] is 3 consecutive T
         const T* base = s.triCprev[0].data();
-        const P Cprev[3] = {simd::gather<T, W>(base, I::fromVec(o)), simd::gather<T, W>(base, I::fromVec(o + 1)),
+        const P Cprev[3] = {simd::gather<T, W>(base, I::fromVec(o)),
+                            simd::gather<T, W>(base, I::fromVec(o + 1)),
                             simd::gather<T, W>(base, I::fromVec(o + 2))};
         Vec3T<P> fd;
         Mat33T<P> Hd;
-        membraneDampingVertex(f0, f1, Cprev, m0, m1, V, mu, lam, simd::load<T, W>(b.kd + l0), P(T(s.h)), fd, Hd);
+        membraneDampingVertex(f0, f1, Cprev, m0, m1, V, mu, lam, simd::load<T, W>(b.kd + l0), P(T(s.h)), fd,
+                              Hd);
         f += fd;
         H.add(Hd);
     }
@@ -89,7 +91,7 @@ VBD_SIMD_INLINE void hingeBlockTerms(const SoftViewT<T>& s, const HingeBlock& b,
 // 8-lane packs through memory; inlined they stay in registers.
 template <typename T, bool Damped, bool Inc>
 [[gnu::flatten]] inline void clothBlocksSum(const SoftViewT<T>& s, const ClothBlocks& cb, int i, Vec3T<T>& f,
-                                    Mat33T<T>& H) {
+                                            Mat33T<T>& H) {
     constexpr int W = kClothLanes<T>;
     constexpr int L = TriBlock::kLanes;
     static_assert(HingeBlock::kLanes == L, "one lane count for both block kinds");
@@ -103,7 +105,8 @@ template <typename T, bool Damped, bool Inc>
         for (int l0 = 0; l0 < L && k + l0 < nt; l0 += W) triBlockTerms<T, W, Damped, Inc>(s, *tb, l0, fs, Hs);
     const HingeBlock* hb = cb.hinges.data() + (nh > 0 ? cb.hingeFirst[size_t(i)] : 0);
     for (int k = 0; k < nh; k += L, ++hb)
-        for (int l0 = 0; l0 < L && k + l0 < nh; l0 += W) hingeBlockTerms<T, W, Damped, Inc>(s, *hb, l0, fs, Hs);
+        for (int l0 = 0; l0 < L && k + l0 < nh; l0 += W)
+            hingeBlockTerms<T, W, Damped, Inc>(s, *hb, l0, fs, Hs);
     addLaneSums(fs, Hs, f, H);
 }
 

@@ -28,8 +28,8 @@ VBD_SIMD_INLINE void elementBlocksSum(const SoftViewT<T>& s, const VertexBlocks<
 }
 
 template <typename T>
-VBD_SIMD_INLINE bool vertexForceHessianBlocks(const SoftViewT<T>& s, const VertexBlocks<T>& vb, int i, Vec3T<T>& f,
-                                              Mat33T<T>& H) {
+VBD_SIMD_INLINE bool vertexForceHessianBlocks(const SoftViewT<T>& s, const VertexBlocks<T>& vb, int i,
+                                              Vec3T<T>& f, Mat33T<T>& H) {
     vertexInertia(s, i, f, H);
     if (incrementForm(s))  // float states only: the double instantiation never compiles the Inc path
         elementBlocksSum<T, sizeof(T) == sizeof(float)>(s, vb, i, f, H);

@@ -1,6 +1,7 @@
 // The CPU sweep's SIMD cloth blocks (soft/cloth_blocks.h) against the scalar kernel (vertex_kernel.h, the one
 // CUDA runs): the same membrane and hinge terms summed in another order, so per vertex they agree to the
-// rounding of that sum; degenerate stencils add exact zeros on both paths; bit-identical for any thread count.
+// rounding of that sum; degenerate stencils add exact zeros on both paths; bit-identical for any thread
+// count.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -96,8 +97,8 @@ void hingeScale(const SoftViewT<T>& v, const Vec3d* x, int e, int a, double& fSc
     if (!(e2 > 0) || !(dot(nA, nA) > 1e-14 * e2 * e2) || !(dot(nB, nB) > 1e-14 * e2 * e2)) return;
     const double g2 = std::sqrt(e2) / len(nA), g3 = std::sqrt(e2) / len(nB);
     const double a2 = dot(x[q[2]] - x[q[0]], ed) / e2, a3 = dot(x[q[3]] - x[q[0]], ed) / e2;
-    const double g[4] = {g2 * std::fabs(1 - a2) + g3 * std::fabs(1 - a3), g2 * std::fabs(a2) + g3 * std::fabs(a3),
-                         g2, g3};
+    const double g[4] = {g2 * std::fabs(1 - a2) + g3 * std::fabs(1 - a3),
+                         g2 * std::fabs(a2) + g3 * std::fabs(a3), g2, g3};
     const double th = std::fabs(dihedralAngle(x[q[0]], x[q[1]], x[q[2]], x[q[3]]));
     const double kL = v.hingeKL[e], kd = v.hingeKd[e], h = v.h;
     fScale = kL * (1 + th + std::fabs(v.hingeTheta0[e])) * g[a];
@@ -149,7 +150,8 @@ void checkKernels(DampingModel damping, bool increments) {
     s.x = x.data();
     if (s.dx) s.dx = dx.data();
     std::vector<Vec3d> xe(static_cast<size_t>(n));  // the positions the terms see, for the scales
-    for (int i = 0; i < n; ++i) xe[size_t(i)] = s.dx ? Vec3d(st.xPrev[size_t(i)]) + Vec3d(dx[size_t(i)]) : xd[size_t(i)];
+    for (int i = 0; i < n; ++i)
+        xe[size_t(i)] = s.dx ? Vec3d(st.xPrev[size_t(i)]) + Vec3d(dx[size_t(i)]) : xd[size_t(i)];
     const VertexBlocks<T> vb{m.tetBlocks, st.CprevLanes.data(), m.clothBlocks};
     const double u = 0.5 * double(std::numeric_limits<T>::epsilon());
     int checked = 0, degenerate = 0;
@@ -204,7 +206,8 @@ void checkKernels(DampingModel damping, bool increments) {
             const double gamma = 2.0 * (terms + 2) * u / (1.0 - (terms + 2) * u), term = 40 * u;
             for (int c = 0; c < 3; ++c) {
                 const double bound = gamma * fAbs[c] + term * fScale;
-                ASSERT_LE(std::fabs(double(fb[c]) - double(fs[c])), bound) << "vertex " << i << " f[" << c << "]";
+                ASSERT_LE(std::fabs(double(fb[c]) - double(fs[c])), bound)
+                    << "vertex " << i << " f[" << c << "]";
                 worst = std::max(worst, std::fabs(double(fb[c]) - double(fs[c])) / bound);
             }
             for (int r = 0; r < 3; ++r)
@@ -222,8 +225,8 @@ void checkKernels(DampingModel damping, bool increments) {
         EXPECT_GT(degenerate, 0);
     }
     std::printf("[ %s%s, damping %d ] largest |f_simd - f_scalar| / bound: %.3g\n",
-                std::is_same_v<T, double> ? "double" : "float", increments ? " (increments)" : "", int(damping),
-                worst);
+                std::is_same_v<T, double> ? "double" : "float", increments ? " (increments)" : "",
+                int(damping), worst);
 }
 
 TEST(ClothSimd, BlocksMatchScalarKernelInternalDamping) {
@@ -240,9 +243,9 @@ TEST(ClothSimd, BlocksMatchScalarKernelNoDamping) {
 // Naive damping stays on the scalar path (the cloth part of the blocks path is vertexClothTerms itself).
 TEST(ClothSimd, NaiveDampingUsesScalarTerms) { checkKernels<double>(DampingModel::Naive, false); }
 
-// Degenerate stencils on packs: a collapsed triangle gives the scalar kernel's values in its lane (its mu term
-// still pulls it open; the normal terms are zero), a hinge with a collapsed edge or wing gives exact zeros,
-// and the healthy lanes beside them are unaffected.
+// Degenerate stencils on packs: a collapsed triangle gives the scalar kernel's values in its lane (its mu
+// term still pulls it open; the normal terms are zero), a hinge with a collapsed edge or wing gives exact
+// zeros, and the healthy lanes beside them are unaffected.
 TEST(ClothSimd, DegenerateLanesMatchScalar) {
     constexpr int W = 4;
     using P = simd::Pack<double, W>;
@@ -274,7 +277,8 @@ TEST(ClothSimd, DegenerateLanesMatchScalar) {
         for (int k = 0; k < 4; ++k)
             for (int c = 0; c < 3; ++c)
                 EXPECT_NEAR(g[k][c][l], gs[k][c], 1e-14 * (1 + std::fabs(gs[k][c]))) << "lane " << l;
-        for (int k = 0; k < 4 && !oks; ++k) EXPECT_EQ(squaredNorm(Vec3d(g[k].x[l], g[k].y[l], g[k].z[l])), 0.0);
+        for (int k = 0; k < 4 && !oks; ++k)
+            EXPECT_EQ(squaredNorm(Vec3d(g[k].x[l], g[k].y[l], g[k].z[l])), 0.0);
     }
     EXPECT_GT(theta[0], 0.1);  // both signs of bending are among the lanes
     EXPECT_LT(theta[1], -0.1);
