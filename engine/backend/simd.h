@@ -11,7 +11,9 @@
 #include <cstring>
 #include <type_traits>
 
-#if defined(__AVX2__) || defined(__AVX512F__)
+#include <cmath>
+
+#if defined(__SSE2__)
 #include <immintrin.h>
 #endif
 
@@ -116,6 +118,81 @@ VBD_SIMD_INLINE Pack<T, W> select(const Mask<W>& c, const Pack<T, W>& a, const P
     V out;
     std::memcpy(&out, &r, sizeof(V));
     return Pack<T, W>::fromVec(out);
+}
+
+// Lane-wise comparisons as masks (the overloads of the scalar comparisons in the math: math/lanes.h). The
+// vector comparison gives lanes of T's size; the mask narrows them to int32 (select widens them back).
+#define VBD_SIMD_COMPARE(op)                                                        \
+    template <typename T, int W>                                                    \
+    VBD_SIMD_INLINE Mask<W> operator op(const Pack<T, W>& a, const Pack<T, W>& b) { \
+        return __builtin_convertvector(a.v op b.v, Mask<W>);                        \
+    }
+VBD_SIMD_COMPARE(>)
+VBD_SIMD_COMPARE(<=)
+VBD_SIMD_COMPARE(!=)
+#undef VBD_SIMD_COMPARE
+
+// The pack forms of math/lanes.h (anyLane of a mask is there: a mask is a builtin vector type).
+template <typename T, int W>
+VBD_SIMD_INLINE Pack<T, W> maxZero(const Pack<T, W>& p) {
+    return select(p > Pack<T, W>(T(0)), p, Pack<T, W>(T(0)));
+}
+
+// Correctly rounded per lane (IEEE sqrt, like std::sqrt): the same bits as the scalar path.
+template <typename T, int W>
+VBD_SIMD_INLINE Pack<T, W> sqrtOf(const Pack<T, W>& p) {
+    Pack<T, W> r;
+#if defined(__AVX512F__)
+    if constexpr (std::is_same_v<T, double> && W == 8) {
+        __m512d x;
+        std::memcpy(&x, &p.v, sizeof(x));
+        x = _mm512_maskz_sqrt_pd(__mmask8(0xFF), x);  // the zero-masked form: GCC PR 105593, as gather
+        std::memcpy(&r.v, &x, sizeof(x));
+        return r;
+    }
+#endif
+#if defined(__AVX__)
+    if constexpr (std::is_same_v<T, double> && W == 4) {
+        __m256d x;
+        std::memcpy(&x, &p.v, sizeof(x));
+        x = _mm256_sqrt_pd(x);
+        std::memcpy(&r.v, &x, sizeof(x));
+        return r;
+    }
+    if constexpr (std::is_same_v<T, float> && W == 8) {
+        __m256 x;
+        std::memcpy(&x, &p.v, sizeof(x));
+        x = _mm256_sqrt_ps(x);
+        std::memcpy(&r.v, &x, sizeof(x));
+        return r;
+    }
+#endif
+#if defined(__SSE2__)
+    if constexpr (std::is_same_v<T, double> && W == 2) {
+        __m128d x;
+        std::memcpy(&x, &p.v, sizeof(x));
+        x = _mm_sqrt_pd(x);
+        std::memcpy(&r.v, &x, sizeof(x));
+        return r;
+    }
+    if constexpr (std::is_same_v<T, float> && W == 4) {
+        __m128 x;
+        std::memcpy(&x, &p.v, sizeof(x));
+        x = _mm_sqrt_ps(x);
+        std::memcpy(&r.v, &x, sizeof(x));
+        return r;
+    }
+#endif
+    for (int l = 0; l < W; ++l) r.v[l] = std::sqrt(p.v[l]);
+    return r;
+}
+
+// std::atan2 per lane (no vector atan2 in the toolchain; a few lanes per hinge).
+template <typename T, int W>
+VBD_SIMD_INLINE Pack<T, W> atan2Of(const Pack<T, W>& y, const Pack<T, W>& x) {
+    Pack<T, W> r;
+    for (int l = 0; l < W; ++l) r.v[l] = std::atan2(y.v[l], x.v[l]);
+    return r;
 }
 
 // W consecutive values (no alignment required) converted to T: float storage read into float or double lanes.

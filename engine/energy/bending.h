@@ -27,17 +27,20 @@
 // thetaDot = 0: no damping force.
 #include <cmath>
 
+#include "math/lanes.h"
 #include "math/mat33.h"
 
 namespace vbd {
 
-// Wraps an angle difference to (-pi, pi] (theta jumps by 2 pi across a fully folded hinge).
+// Wraps an angle difference to (-pi, pi] (theta jumps by 2 pi across a fully folded hinge). Every angle
+// wrapped here is a difference of two dihedral angles (theta, theta0, theta_prev all come from atan2, in
+// [-pi_T, pi_T] with pi_T = pi rounded to T, or to float for the stored theta0), so a lies in (-2 pi - 1e-7,
+// 2 pi + 1e-7) and one step of 2 pi (in T) lands in (-pi, pi]: one conditional step is exact, the same
+// result as stepping until in range.
 template <typename T>
 VBD_HD T wrapAngle(T a) {
     const T pi = T(3.14159265358979323846);
-    while (a > pi) a -= T(2) * pi;
-    while (a <= -pi) a += T(2) * pi;
-    return a;
+    return select(a > pi, a - T(2) * pi, select(a <= -pi, a + T(2) * pi, a));
 }
 
 template <typename T>
@@ -49,25 +52,32 @@ VBD_HD T dihedralAngle(const Vec3T<T>& x0, const Vec3T<T>& x1, const Vec3T<T>& x
     return std::atan2(dot(cross(nA, nB), e) / le, dot(nA, nB));
 }
 
-// theta and its gradients g[0..3]. Returns false (g = 0) for a degenerate stencil (a collapsed triangle
-// or edge), where theta is undefined.
+// theta and its gradients g[0..3]. Returns false (theta = 0, g = 0) for a degenerate stencil (a collapsed
+// triangle or edge), where theta is undefined; for SIMD packs a lane mask, the degenerate lanes zero. The
+// divisors of a degenerate stencil are replaced by 1 so that every lane stays finite before the select.
 template <typename T>
-VBD_HD bool dihedralGradient(const Vec3T<T>& x0, const Vec3T<T>& x1, const Vec3T<T>& x2, const Vec3T<T>& x3,
-                             T& theta, Vec3T<T> g[4]) {
+VBD_HD auto dihedralGradient(const Vec3T<T>& x0, const Vec3T<T>& x1, const Vec3T<T>& x2, const Vec3T<T>& x3,
+                             T& theta, Vec3T<T> g[4]) -> decltype(T(0) > T(0)) {
     const Vec3T<T> e = x1 - x0;
     const Vec3T<T> nA = cross(e, x2 - x0), nB = cross(x0 - x1, x3 - x1);
     const T e2 = dot(e, e), a2n = dot(nA, nA), b2n = dot(nB, nB);
-    for (int i = 0; i < 4; ++i) g[i] = Vec3T<T>(T(0));
-    theta = T(0);
-    if (!(e2 > T(0)) || !(a2n > T(1e-14) * e2 * e2) || !(b2n > T(1e-14) * e2 * e2)) return false;
-    const T le = std::sqrt(e2);
-    theta = std::atan2(dot(cross(nA, nB), e) / le, dot(nA, nB));
-    g[2] = nA * (-le / a2n);
-    g[3] = nB * (-le / b2n);
-    const T a2 = dot(x2 - x0, e) / e2, a3 = dot(x3 - x0, e) / e2;
-    g[0] = -(g[2] * (T(1) - a2) + g[3] * (T(1) - a3));
-    g[1] = -(g[2] * a2 + g[3] * a3);
-    return true;
+    const auto ok = (e2 > T(0)) & (a2n > T(1e-14) * e2 * e2) & (b2n > T(1e-14) * e2 * e2);
+    const T one(1), zero(0);
+    const Vec3T<T> z(zero);
+    if (!anyLane(ok)) {
+        for (int i = 0; i < 4; ++i) g[i] = z;
+        theta = zero;
+        return ok != 0;
+    }
+    const T e2s = select(ok, e2, one), a2s = select(ok, a2n, one), b2s = select(ok, b2n, one);
+    const T le = sqrtOf(e2s);
+    theta = select(ok, atan2Of(dot(cross(nA, nB), e) / le, dot(nA, nB)), zero);
+    g[2] = select(ok, nA * (-le / a2s), z);
+    g[3] = select(ok, nB * (-le / b2s), z);
+    const T a2 = dot(x2 - x0, e) / e2s, a3 = dot(x3 - x0, e) / e2s;
+    g[0] = select(ok, -(g[2] * (T(1) - a2) + g[3] * (T(1) - a3)), z);
+    g[1] = select(ok, -(g[2] * a2 + g[3] * a3), z);
+    return ok != 0;
 }
 
 template <typename T>

@@ -32,6 +32,7 @@
 // Degenerate current triangle (J_s = 0, collapsed to a segment): |n| is not differentiable there; the
 // subgradient 0 is used for gradJ (the mu term still pulls the triangle back open).
 #include "energy/material.h"
+#include "math/lanes.h"
 #include "math/mat33.h"
 
 namespace vbd {
@@ -52,18 +53,12 @@ struct TriRest {
     float area = 0;  // rest area (m^2)
 };
 
-template <typename T>
-VBD_HD void triVertexWeight(const T d[4], int a, T& m0, T& m1) {
-    if (a == 1) {
-        m0 = d[0];
-        m1 = d[1];
-    } else if (a == 2) {
-        m0 = d[2];
-        m1 = d[3];
-    } else {
-        m0 = -(d[0] + d[2]);
-        m1 = -(d[1] + d[3]);
-    }
+// The weights (m0, m1) of local vertex a: row a-1 of Dm^{-1}, or minus their sum for a = 0. A is int, or a
+// SIMD lane mask of local indices (one per lane) with T a pack.
+template <typename T, typename A>
+VBD_HD void triVertexWeight(const T d[4], A a, T& m0, T& m1) {
+    m0 = select(a == 1, d[0], select(a == 2, d[2], -(d[0] + d[2])));
+    m1 = select(a == 1, d[1], select(a == 2, d[3], -(d[1] + d[3])));
 }
 
 // Columns of F = Ds Dm^{-1}.
@@ -79,9 +74,10 @@ VBD_HD void triDeformationGradient(const Vec3T<T>& x0, const Vec3T<T>& x1, const
 template <typename T>
 VBD_HD T membraneArea(const Vec3T<T>& f0, const Vec3T<T>& f1, Vec3T<T>& nHat) {
     const Vec3T<T> n = cross(f0, f1);
-    const T J = norm(n);
+    const T J = sqrtOf(dot(n, n));
     const T scale = dot(f0, f0) + dot(f1, f1);
-    nHat = J > T(1e-12) * scale && J > T(0) ? n / J : Vec3T<T>(T(0));
+    const auto open = (J > T(1e-12) * scale) & (J > T(0));
+    nHat = select(open, n / select(open, J, T(1)), Vec3T<T>(T(0)));
     return J;
 }
 
@@ -121,9 +117,12 @@ VBD_HD void membraneVertex(const Vec3T<T>& f0, const Vec3T<T>& f1, T m0, T m1, T
     const T mm = m0 * m0 + m1 * m1;
     force = -(Fm * mu + gJ * s) * V;
     Mat33T<T> H = Mat33T<T>::diag(mu * mm) + outer(gJ, gJ) * lambda;
-    const T sc = clampS ? (s > T(0) ? s : T(0)) : s;
-    if (sc != T(0) && dot(nHat, nHat) > T(0)) {
-        const T r = sc / J;
+    const T sc = clampS ? maxZero(s) : s;
+    // r = sc / J_s where the triangle is open and sc != 0, else 0 (a lane of a pack that takes the branch
+    // for another adds an exact zero: the matrix is finite, gJ = 0 on a collapsed triangle).
+    const auto curved = (sc != T(0)) & (dot(nHat, nHat) > T(0));
+    if (anyLane(curved)) {
+        const T r = select(curved, sc / select(curved, J, T(1)), T(0));
         H += (Mat33T<T>::diag(dot(w, w)) - outer(w, w) - outer(gJ, gJ)) * r;
     }
     hessian = H * V;

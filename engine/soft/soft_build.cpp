@@ -166,6 +166,7 @@ void SoftSolver::build(const SceneDesc& scene) {
         if (!free.empty()) m_.colorGroups.push_back(std::move(free));
     }
     buildTetBlocks(m_);
+    buildClothBlocks(m_);
     m_.restEdgeMax = longestRestEdge(m_);
     residual_.assign(size_t(n), 0.f);
     inContact_.assign(size_t(n), 0);

@@ -55,6 +55,38 @@ struct TetBlocks {
     size_t cprevSize() const { return blocks.size() * size_t(kCprevPerBlock); }
 };
 
+// The CPU sweep's copy of the cloth elements, per vertex (soft/cloth_blocks.h evaluates it), in the layout of
+// TetBlock: vertex i's membrane incidences (item = 4 * tri + a) and hinge incidences (item = 4 * hinge + a)
+// in lane-major blocks of kLanes, in sweep order, with everything one evaluation reads except positions and
+// the per-step references (C_prev of a triangle, theta_prev of a hinge: gathered by item >> 2). Padding lanes
+// give exact zeros: a stencil collapsed onto the vertex itself (all offsets 3 i) with zero volume or
+// stiffness. A TriBlock is 384 bytes (48 per incidence), a HingeBlock 256 (32 per incidence).
+struct alignas(64) TriBlock {
+    static constexpr int kLanes = 8;
+    int32_t x3[3][kLanes];  // 3 * index of triangle vertex 0..2
+    int32_t item[kLanes];   // 4 * tri + local index of the block's vertex
+    float d[4][kLanes];     // Dm^-1, row-major 2x2 (TriRest::d)
+    float volume[kLanes], mu[kLanes], lambda[kLanes], kd[kLanes];
+};
+static_assert(sizeof(TriBlock) == 12 * TriBlock::kLanes * 4, "TriBlock: no padding between fields");
+
+struct alignas(64) HingeBlock {
+    static constexpr int kLanes = 8;
+    int32_t x3[4][kLanes];  // 3 * index of stencil vertex 0..3
+    int32_t item[kLanes];   // 4 * hinge + local index of the block's vertex
+    float theta0[kLanes], kL[kLanes], kd[kLanes];
+};
+static_assert(sizeof(HingeBlock) == 8 * HingeBlock::kLanes * 4, "HingeBlock: no padding between fields");
+
+struct ClothBlocks {
+    std::vector<TriBlock> tris;
+    std::vector<HingeBlock> hinges;
+    std::vector<int> triFirst, hingeFirst;  // per vertex: its first block (-1: none)
+    std::vector<int> triCount, hingeCount;  // per vertex: its incidences
+    bool damped = false;                    // some triangle or hinge has k_d > 0
+    bool empty() const { return tris.empty() && hinges.empty(); }
+};
+
 // Copies the per-tet C_prev into the blocks' order. Streaming this copy costs the sweep less than gathering
 // C_prev by tet: a color's pass reads every tet once, scattered over an array larger than L2.
 template <typename T>
@@ -102,7 +134,8 @@ struct SoftModel {
     // Cloth bending hinges (energy/bending.h): edge x0-x1, wings x2 (tri A) and x3 (tri B)
     std::vector<std::array<int, 4>> hinges;
     std::vector<float> hingeTheta0, hingeKL, hingeKd;
-    Csr vertexHinges;  // vertex -> 4*hinge + local
+    Csr vertexHinges;         // vertex -> 4*hinge + local
+    ClothBlocks clothBlocks;  // the free vertices' membrane and hinge incidences for the CPU sweep
     int numCloths = 0;
 
     // Contacts with static colliders (ground plane, fixed rigid boxes/spheres)
@@ -133,6 +166,8 @@ void appendParticle(SoftModel& m, const Vec3& p, const Vec3& v, int body,
 
 // Builds m.tetBlocks from the tets, materials, fixed flags and color groups (soft/tet_blocks.cpp).
 void buildTetBlocks(SoftModel& m);
+// Builds m.clothBlocks from the triangles, hinges, materials and color groups (soft/cloth_blocks.cpp).
+void buildClothBlocks(SoftModel& m);
 
 // The kernel's parameters: everything it reads that is stored in float whatever the solver's precision
 // (topology, rest shapes, materials, colliders, cloth). The kernel widens them to its scalar as it reads.

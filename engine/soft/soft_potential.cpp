@@ -10,7 +10,7 @@
 #include "soft/cloth_build.h"
 #include "soft/soft_solver.h"
 #include "soft/state_update.h"
-#include "soft/tet_blocks.h"
+#include "soft/vertex_blocks.h"
 #include "soft/vertex_kernel.h"
 
 namespace vbd {
@@ -33,8 +33,9 @@ void SoftSolver::computeForces(SoftState<T>& st) {
         if (m_.fixed[i]) return;
         Mat33T<T> H;
         // The sweep's own kernel, so that the residual is the gradient the sweep solves with.
-        if (sweepOptions_.simd && !m_.tetBlocks.empty())
-            vertexForceHessianBlocks(s, m_.tetBlocks, st.CprevLanes.data(), int(i), st.force[i], H);
+        if (sweepOptions_.simd && !(m_.tetBlocks.empty() && m_.clothBlocks.empty()))
+            vertexForceHessianBlocks(s, {m_.tetBlocks, st.CprevLanes.data(), m_.clothBlocks}, int(i),
+                                     st.force[i], H);
         else
             vertexForceHessian(s, int(i), st.force[i], H);
         const double scale = floorLength(st.x.data(), s.dx, int(i), double(m_.restEdgeMax));

@@ -10,7 +10,7 @@
 #include "soft/cloth_collision.h"
 #include "soft/predict.h"
 #include "soft/state_update.h"
-#include "soft/tet_blocks.h"
+#include "soft/vertex_blocks.h"
 #include "soft/vertex_kernel.h"
 
 namespace vbd {
@@ -302,17 +302,17 @@ constexpr size_t kContactSweepGrain = 16;
 // color starts: elastic neighbours have other colors, so for them the snapshot equals the live x, while
 // same-color contact partners see each other's pre-color position (a Jacobi update inside the contact
 // coupling only). The step bound keeps every update penetration-free whatever the coupling does.
-// The tet terms come from the SIMD blocks (soft/tet_blocks.h) unless sweepOptions_.simd is off.
+// The tet and cloth terms come from the SIMD blocks (soft/vertex_blocks.h) unless sweepOptions_.simd is off.
 template <typename T>
 void SoftSolver::sweepT(SoftState<T>& st) {
     const CollisionState& cs = m_.collision;
     const bool bounded = cs.enabled;
     const bool snapshot = bounded && !cs.contacts.empty();
-    const bool blocks = sweepOptions_.simd && !m_.tetBlocks.empty();
+    const bool blocks = sweepOptions_.simd && !(m_.tetBlocks.empty() && m_.clothBlocks.empty());
     const size_t grain =
         sweepOptions_.grain > 0 ? sweepOptions_.grain : (snapshot ? kContactSweepGrain : kSweepGrain);
     SoftViewT<T> s = viewT(st);
-    const T* cprev = st.CprevLanes.data();
+    const VertexBlocks<T> vb{m_.tetBlocks, st.CprevLanes.data(), m_.clothBlocks};
     Vec3T<T>* x = st.x.data();
     Vec3T<T>* inc = incrementsOf(st);
     const Vec3T<T>* xPrev = st.xPrev.data();
@@ -334,8 +334,8 @@ void SoftSolver::sweepT(SoftState<T>& st) {
                 const int i = group[k];
                 Vec3T<T> f, dx;
                 Mat33T<T> H;
-                inContact_[size_t(i)] = blocks ? vertexForceHessianBlocks(s, m_.tetBlocks, cprev, i, f, H)
-                                               : vertexForceHessian(s, i, f, H);
+                inContact_[size_t(i)] =
+                    blocks ? vertexForceHessianBlocks(s, vb, i, f, H) : vertexForceHessian(s, i, f, H);
                 if (solveVertexSystem(H, f, dx)) moveVertex(x, inc, xPrev, i, dx);
                 if (bounded) {
                     const Vec3T<T> b =

@@ -102,8 +102,9 @@ class SoftSolver {
     void startHook(SweepHook& hook);
 
     // The CPU sweep's kernel and task size (tests and benchmarks; the defaults are the measured best):
-    // simd = the tet terms in SIMD packs from SoftModel::tetBlocks (soft/tet_blocks.h), otherwise the scalar
-    // kernel CUDA runs; grain = vertices per task, 0 for the default.
+    // simd = the tet and cloth terms in SIMD packs from SoftModel::tetBlocks and clothBlocks
+    // (soft/vertex_blocks.h), otherwise the scalar kernel CUDA runs; grain = vertices per task, 0 for the
+    // default.
     struct SweepOptions {
         bool simd = true;
         size_t grain = 0;

@@ -4,15 +4,57 @@
 // SoftModel::tetBlocks (one contiguous, lane-major record per 8 incidences) instead of the per-tet arrays.
 //
 // Order of the sums: inertia, then the tets summed per lane (lane l holds incidences l, l + W, ...) and the
-// lanes added pairwise, then vertexOtherTerms. The scalar kernel adds the tets one by one, so the two agree
-// to rounding of the tet sum's order (tests/scene/test_soft_simd.cpp bounds it), and each is the same for any
-// thread count: a vertex's sums never depend on the partition.
+// lanes added pairwise, then the cloth terms and vertexContactTerms (soft/vertex_blocks.h). The scalar kernel
+// adds the tets one by one, so the two agree to rounding of the tet sum's order
+// (tests/scene/test_soft_simd.cpp bounds it), and each is the same for any thread count: a vertex's sums
+// never depend on the partition.
 //
 // CPU only (backend/simd.h); CUDA runs the scalar kernel.
 #include "backend/simd.h"
 #include "soft/vertex_kernel.h"
 
 namespace vbd {
+
+// The positions an element's terms read (elementPositions of vertex_kernel.h) for W lanes of a block from
+// lane l0: x3[k][l] = 3 * index of element vertex k in lane l, N vertices. Inc: the increment form, relative
+// to vertex 0 (p_0 = 0).
+template <typename T, int W, int N, bool Inc, int L>
+VBD_SIMD_INLINE void blockPositions(const SoftViewT<T>& s, const int32_t (*x3)[L], int l0,
+                                    Vec3T<simd::Pack<T, W>>* p) {
+    using P = simd::Pack<T, W>;
+    using I = simd::Pack<int32_t, W>;
+    auto gathered = [&](const Vec3T<T>* a, const I& o) {
+        const T* xs = &a[0].x;
+        return Vec3T<P>(simd::gather<T, W>(xs, o), simd::gather<T, W>(xs + 1, o),
+                        simd::gather<T, W>(xs + 2, o));
+    };
+    if constexpr (Inc) {
+        const I o0 = simd::load<int32_t, W>(&x3[0][l0]);
+        const Vec3T<P> xp0 = gathered(s.xPrev, o0), dx0 = gathered(s.dx, o0);
+        p[0] = Vec3T<P>(P(T(0)));
+        for (int k = 1; k < N; ++k) {
+            const I o = simd::load<int32_t, W>(&x3[k][l0]);
+            p[k] = (gathered(s.xPrev, o) - xp0) + (gathered(s.dx, o) - dx0);
+        }
+    } else {
+        for (int k = 0; k < N; ++k) p[k] = gathered(s.x, simd::load<int32_t, W>(&x3[k][l0]));
+    }
+}
+
+// The lane sums of a vertex's packs added to its scalar f and H (lanes pairwise, simd::sum: a fixed order).
+template <typename T, int W>
+VBD_SIMD_INLINE void addLaneSums(const Vec3T<simd::Pack<T, W>>& fs, const Sym33T<simd::Pack<T, W>>& Hs,
+                                 Vec3T<T>& f, Mat33T<T>& H) {
+    f += Vec3T<T>(simd::sum(fs.x), simd::sum(fs.y), simd::sum(fs.z));
+    Sym33T<T> S = Sym33T<T>::upperOf(H);
+    S.xx += simd::sum(Hs.xx);
+    S.yy += simd::sum(Hs.yy);
+    S.zz += simd::sum(Hs.zz);
+    S.xy += simd::sum(Hs.xy);
+    S.xz += simd::sum(Hs.xz);
+    S.yz += simd::sum(Hs.yz);
+    H = S.full();
+}
 
 // Lanes per pack of the tet terms in scalar T: a native register of T, at most a block's 8 lanes (AVX2:
 // 8 floats or 4 doubles; AVX-512: 8 of either; SSE2: 4 or 2).
@@ -27,25 +69,9 @@ VBD_SIMD_INLINE void tetBlockTerms(const SoftViewT<T>& s, const TetBlock& b, con
                                    const Vec3T<simd::Pack<T, W>>& xi, const Vec3T<simd::Pack<T, W>>& xPrevI,
                                    Vec3T<simd::Pack<T, W>>& f, Sym33T<simd::Pack<T, W>>& H) {
     using P = simd::Pack<T, W>;
-    using I = simd::Pack<int32_t, W>;
     constexpr int L = TetBlock::kLanes;
-    auto gathered = [&](const Vec3T<T>* a, const I& o) {
-        const T* xs = &a[0].x;
-        return Vec3T<P>(simd::gather<T, W>(xs, o), simd::gather<T, W>(xs + 1, o),
-                        simd::gather<T, W>(xs + 2, o));
-    };
     Vec3T<P> p[4];
-    if constexpr (Inc) {
-        const I o0 = simd::load<int32_t, W>(&b.x3[0][l0]);
-        const Vec3T<P> xp0 = gathered(s.xPrev, o0), dx0 = gathered(s.dx, o0);
-        p[0] = Vec3T<P>(P(T(0)));
-        for (int k = 1; k < 4; ++k) {
-            const I o = simd::load<int32_t, W>(&b.x3[k][l0]);
-            p[k] = (gathered(s.xPrev, o) - xp0) + (gathered(s.dx, o) - dx0);
-        }
-    } else {
-        for (int k = 0; k < 4; ++k) p[k] = gathered(s.x, simd::load<int32_t, W>(&b.x3[k][l0]));
-    }
+    blockPositions<T, W, 4, Inc>(s, b.x3, l0, p);
     Mat33T<P> Dinv;
     for (int r = 0; r < 3; ++r)
         for (int c = 0; c < 3; ++c) Dinv.m[r][c] = simd::load<T, W>(&b.DmInv[3 * r + c][l0]);
@@ -92,19 +118,11 @@ VBD_SIMD_INLINE void tetBlocksSum(const SoftViewT<T>& s, const TetBlocks& tb, co
     for (int k = 0; k < count; k += TetBlock::kLanes, ++b, cp += TetBlocks::kCprevPerBlock)
         for (int l0 = 0; l0 < TetBlock::kLanes && k + l0 < count; l0 += W)
             tetBlockTerms<T, W, Damped, Inc>(s, *b, cp, l0, xi, xPrevI, fs, Hs);
-    f += Vec3T<T>(simd::sum(fs.x), simd::sum(fs.y), simd::sum(fs.z));
-    Sym33T<T> S = Sym33T<T>::upperOf(H);
-    S.xx += simd::sum(Hs.xx);
-    S.yy += simd::sum(Hs.yy);
-    S.zz += simd::sum(Hs.zz);
-    S.xy += simd::sum(Hs.xy);
-    S.xz += simd::sum(Hs.xz);
-    S.yz += simd::sum(Hs.yz);
-    H = S.full();
+    addLaneSums(fs, Hs, f, H);
 }
 
-// vertexForceHessian of vertex i with its tet terms from blocks (vertex i must have blocks or no tets);
-// cprevLanes: SoftState::CprevLanes.
+// The tet terms of vertex i from its blocks, the damping variant chosen per model (vertex i must have blocks
+// or no tets); cprevLanes: SoftState::CprevLanes.
 template <typename T, bool Inc>
 VBD_SIMD_INLINE void tetBlocksSumOf(const SoftViewT<T>& s, const TetBlocks& tb, const T* cprevLanes, int i,
                                     Vec3T<T>& f, Mat33T<T>& H) {
@@ -114,17 +132,6 @@ VBD_SIMD_INLINE void tetBlocksSumOf(const SoftViewT<T>& s, const TetBlocks& tb, 
         tetBlocksSum<T, kRuntime, Inc>(s, tb, cprevLanes, i, f, H);
     else
         tetBlocksSum<T, kUndamped, Inc>(s, tb, cprevLanes, i, f, H);
-}
-
-template <typename T>
-VBD_SIMD_INLINE bool vertexForceHessianBlocks(const SoftViewT<T>& s, const TetBlocks& tb, const T* cprevLanes,
-                                              int i, Vec3T<T>& f, Mat33T<T>& H) {
-    vertexInertia(s, i, f, H);
-    if (incrementForm(s))  // float states only: the double instantiation never compiles the Inc path
-        tetBlocksSumOf<T, sizeof(T) == sizeof(float)>(s, tb, cprevLanes, i, f, H);
-    else
-        tetBlocksSumOf<T, false>(s, tb, cprevLanes, i, f, H);
-    return vertexOtherTerms(s, i, f, H);
 }
 
 }  // namespace vbd

@@ -199,12 +199,10 @@ VBD_HD void vertexInertia(const SoftViewT<T>& s, int i, Vec3T<T>& f, Mat33T<T>& 
     H = Mat33T<T>::diag(mh2);
 }
 
-// Every term of vertex i after inertia and tets: membranes, hinges, colliders (grown by a cloth vertex's
-// contact thickness), self contacts, moving rigid bodies and the picking spring. Returns whether vertex i
-// touches a collider or a contact partner.
+// The cloth terms of vertex i, one incidence at a time: its membranes, then its hinges. (The CPU sweep
+// evaluates them in SIMD packs instead, soft/cloth_blocks.h.)
 template <typename T>
-VBD_HD bool vertexOtherTerms(const SoftViewT<T>& s, int i, Vec3T<T>& f, Mat33T<T>& H) {
-    const T h = T(s.h);
+VBD_HD void vertexClothTerms(const SoftViewT<T>& s, int i, Vec3T<T>& f, Mat33T<T>& H) {
     for (int k = s.vtriOffsets[i]; k < s.vtriOffsets[i + 1]; ++k) {
         const int item = s.vtriItems[k];
         triVertexTerms(s, item >> 2, item & 3, f, H);
@@ -213,6 +211,14 @@ VBD_HD bool vertexOtherTerms(const SoftViewT<T>& s, int i, Vec3T<T>& f, Mat33T<T
         const int item = s.vhItems[k];
         hingeVertexTerms(s, item >> 2, item & 3, f, H);
     }
+}
+
+// The terms of vertex i after its elements: colliders (grown by a cloth vertex's contact thickness), self
+// contacts, moving rigid bodies and the picking spring. Returns whether vertex i touches a collider or a
+// contact partner.
+template <typename T>
+VBD_HD bool vertexContactTerms(const SoftViewT<T>& s, int i, Vec3T<T>& f, Mat33T<T>& H) {
+    const T h = T(s.h);
     bool contact = false;
     const float off = s.colliderOffset ? s.colliderOffset[i] : 0.f;
     for (int c = 0; c < s.numColliders; ++c) {
@@ -242,9 +248,18 @@ VBD_HD bool vertexOtherTerms(const SoftViewT<T>& s, int i, Vec3T<T>& f, Mat33T<T
     return contact;
 }
 
+// Every term of vertex i after inertia and tets: the cloth terms, then the contact terms. Returns whether
+// vertex i touches a collider or a contact partner.
+template <typename T>
+VBD_HD bool vertexOtherTerms(const SoftViewT<T>& s, int i, Vec3T<T>& f, Mat33T<T>& H) {
+    vertexClothTerms(s, i, f, H);
+    return vertexContactTerms(s, i, f, H);
+}
+
 // Full local force and block of vertex i in scalar T: inertia, tets (one incidence at a time, in the order of
 // the vertex's tet list), then vertexOtherTerms. Returns whether vertex i touches a collider or a contact
-// partner. The CPU sweep computes the same sums with the tets in SIMD packs (soft/tet_blocks.h).
+// partner. The CPU sweep computes the same sums with the tets and the cloth in SIMD packs
+// (soft/vertex_blocks.h).
 template <typename T>
 VBD_HD bool vertexForceHessian(const SoftViewT<T>& s, int i, Vec3T<T>& f, Mat33T<T>& H) {
     vertexInertia(s, i, f, H);

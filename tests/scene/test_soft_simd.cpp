@@ -10,7 +10,7 @@
 
 #include "backend/parallel.h"
 #include "soft/soft_solver.h"
-#include "soft/tet_blocks.h"
+#include "soft/vertex_blocks.h"
 
 #include "scene_util.h"
 
@@ -104,7 +104,8 @@ void checkKernels(DampingModel damping) {
             Vec3T<T> fs, fb;
             Mat33T<T> Hs, Hb;
             const bool cs = vertexForceHessian(s, i, fs, Hs);
-            const bool cb = vertexForceHessianBlocks(s, m.tetBlocks, st.CprevLanes.data(), i, fb, Hb);
+            const bool cb =
+                vertexForceHessianBlocks(s, {m.tetBlocks, st.CprevLanes.data(), m.clothBlocks}, i, fb, Hb);
             ASSERT_EQ(cs, cb);
             touching += cs;
             // sum_k |term_k| per component: inertia, each tet term alone, the collider terms.
