@@ -1,4 +1,5 @@
 // SoftModel::clothBlocks from the triangle and hinge arrays (soft_model.h describes the layout).
+#include "soft/lane_blocks.h"
 #include "soft/soft_model.h"
 
 namespace vbd {
@@ -45,44 +46,13 @@ void fillHingeLane(const SoftModel& m, HingeBlock& b, int l, int i, int item) {
     b.kd[l] = m.hingeKd[e];
 }
 
-// The blocks of one incidence list (vertex -> items) in sweep order.
-template <typename Block, typename Fill>
-void buildBlocks(const SoftModel& m, const Csr& adj, std::vector<Block>& blocks, std::vector<int>& first,
-                 std::vector<int>& count, Fill fill) {
-    constexpr int L = Block::kLanes;
-    const int n = m.numVertices();
-    first.assign(size_t(n), -1);
-    count.assign(size_t(n), 0);
-    if (adj.offsets.size() != size_t(n) + 1) return;
-    size_t total = 0;
-    for (const auto& group : m.colorGroups)
-        for (int i : group) total += size_t((adj.end(i) - adj.begin(i) + L - 1) / L);
-    blocks.resize(total);
-    int next = 0;
-    for (const auto& group : m.colorGroups) {
-        for (int i : group) {
-            const int begin = adj.begin(i), cnt = adj.end(i) - begin;
-            if (cnt == 0) continue;
-            first[size_t(i)] = next;
-            count[size_t(i)] = cnt;
-            for (int k = 0; k < cnt; k += L) {
-                Block& b = blocks[size_t(next++)];
-                for (int l = 0; l < L; ++l) {
-                    const int item = begin + k + l;  // index into adj.items (int, like its offsets)
-                    fill(m, b, l, i, k + l < cnt ? adj.items[size_t(item)] : -1);
-                }
-            }
-        }
-    }
-}
-
 }  // namespace
 
 void buildClothBlocks(SoftModel& m) {
     ClothBlocks& cb = m.clothBlocks;
     cb = ClothBlocks{};
-    buildBlocks(m, m.vertexTris, cb.tris, cb.triFirst, cb.triCount, fillTriLane);
-    buildBlocks(m, m.vertexHinges, cb.hinges, cb.hingeFirst, cb.hingeCount, fillHingeLane);
+    buildLaneBlocks(m, m.vertexTris, cb.tris, cb.triFirst, cb.triCount, fillTriLane);
+    buildLaneBlocks(m, m.vertexHinges, cb.hinges, cb.hingeFirst, cb.hingeCount, fillHingeLane);
     for (float kd : m.triKd) cb.damped = cb.damped || kd > 0.f;
     for (float kd : m.hingeKd) cb.damped = cb.damped || kd > 0.f;
 }

@@ -1,6 +1,7 @@
 // SoftModel::tetBlocks from the per-tet arrays (soft_model.h describes the layout).
 #include <cmath>
 
+#include "soft/lane_blocks.h"
 #include "soft/soft_model.h"
 
 namespace vbd {
@@ -33,34 +34,10 @@ void fillLane(const SoftModel& m, TetBlock& b, int l, int i, int item) {
 }  // namespace
 
 void buildTetBlocks(SoftModel& m) {
-    constexpr int L = TetBlock::kLanes;
     TetBlocks& tb = m.tetBlocks;
-    const int n = m.numVertices();
     tb = TetBlocks{};
-    tb.first.assign(size_t(n), -1);
-    tb.count.assign(size_t(n), 0);
-    if (m.tets.empty()) return;
     for (float kd : m.kd) tb.damped = tb.damped || kd > 0.f;
-    size_t total = 0;
-    for (const auto& group : m.colorGroups)
-        for (int i : group) total += size_t((m.vertexTets.end(i) - m.vertexTets.begin(i) + L - 1) / L);
-    tb.blocks.resize(total);
-    int next = 0;
-    for (const auto& group : m.colorGroups) {
-        for (int i : group) {
-            const int begin = m.vertexTets.begin(i), cnt = m.vertexTets.end(i) - begin;
-            if (cnt == 0) continue;
-            tb.first[size_t(i)] = next;
-            tb.count[size_t(i)] = cnt;
-            for (int k = 0; k < cnt; k += L) {
-                TetBlock& b = tb.blocks[size_t(next++)];
-                for (int l = 0; l < L; ++l) {
-                    const int item = begin + k + l;  // index into vertexTets.items (int, like its offsets)
-                    fillLane(m, b, l, i, k + l < cnt ? m.vertexTets.items[size_t(item)] : -1);
-                }
-            }
-        }
-    }
+    buildLaneBlocks(m, m.vertexTets, tb.blocks, tb.first, tb.count, fillLane);
 }
 
 }  // namespace vbd
