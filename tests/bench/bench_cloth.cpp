@@ -10,6 +10,7 @@
 
 #include <chrono>
 
+#include "../scene/cloth_drape.h"
 #include "backend/parallel.h"
 #include "scene/scene.h"
 #include "soft/soft_solver.h"
@@ -19,29 +20,9 @@ using namespace vbd;
 namespace {
 
 SceneDesc drape(int cells, bool self) {
-    SceneDesc s;
+    SceneDesc s = vbdtest::clothOverSphere(1.2f, cells, self);
     s.dt = 1.0 / 60.0;
     s.solver.iterations = 10;
-    s.solver.diagnostics = false;
-    s.ground.enabled = true;
-    ClothDesc c;
-    c.min = Vec3(-0.6f, 0.9f, -0.6f);
-    c.size = {1.2, 1.2};
-    c.cells = {cells, cells};
-    c.material.youngs = 1e5;
-    c.material.density = 200;
-    c.material.thickness = 1e-3;
-    c.material.bending = 1e-5;
-    c.material.damping = 0.01;
-    c.material.bendingDamping = 0.01;
-    c.selfCollision = self;
-    s.cloths.push_back(c);
-    RigidBodyDesc sphere;
-    sphere.shape = ShapeType::Sphere;
-    sphere.radius = 0.3;
-    sphere.position = Vec3(0, 0.5f, 0);
-    sphere.fixed = true;
-    s.rigidBodies.push_back(sphere);
     return s;
 }
 

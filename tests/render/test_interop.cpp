@@ -60,6 +60,44 @@ bool isOpenFd(int fd) {
     return fd >= 0 && fstat(fd, &st) == 0;
 }
 
+// Steps `world` 30 frames and draws each from `interop`'s slot f % 2 (check(f) runs after the step and the
+// interop update: what must hold of the frame's device data); every tenth frame is drawn again from the CPU
+// upload `cpu` of the same World. Returns the largest per-channel difference of those frames, and counts the
+// differing channels in *differ.
+template <typename Check>
+int interopAgainstCpuFrames(Context& ctx, vbd::World& world, SceneGpu& interop, SceneGpu& cpu, long* differ,
+                            const Check& check) {
+    OffscreenTarget target(ctx, kW, kH);
+    Renderer renderer(ctx, target.pass());
+    OrbitCamera cam;
+    glm::vec3 lo, hi;
+    sceneBounds(world, lo, hi);
+    cam.frame(lo, hi, float(kW) / float(kH));
+    DrawOptions opt;
+    auto draw = [&](const SceneGpu& g, uint32_t s) {
+        return [&, s](VkCommandBuffer cb) { renderer.draw(cb, g, s, cam, VkRect2D{{0, 0}, {kW, kH}}, opt); };
+    };
+    int worst = 0;
+    *differ = 0;
+    for (int f = 1; f <= 30; ++f) {
+        world.step();
+        const uint32_t slot = uint32_t(f % 2);
+        interop.update(world, opt, slot);
+        check(f, slot);
+        if (::testing::Test::HasFatalFailure()) return worst;
+        const Pixels a = target.render(kClearColor, draw(interop, slot), interop.frameSync(slot));
+        if (f % 10 != 0) continue;
+        cpu.update(world, opt, 0);
+        const Pixels b = target.render(kClearColor, draw(cpu, 0));
+        for (size_t i = 0; i < a.rgba.size(); ++i) {
+            const int d = std::abs(int(a.rgba[i]) - int(b.rgba[i]));
+            worst = std::max(worst, d);
+            *differ += d > 0;
+        }
+    }
+    return worst;
+}
+
 TEST_F(Interop, ExportableVertexBufferWhereTheDeviceOffersIt) {
     const std::string why = exportableMemoryUnavailable(*ctx, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT);
     if (!why.empty()) GTEST_SKIP() << "no exportable memory: " << why;
@@ -202,37 +240,17 @@ TEST_F(Interop, FrameFromCudaWrittenBodyInstancesEqualsTheCpuFrame) {
     if (!p.compiled) GTEST_SKIP() << "built without CUDA (nvcc was not found at configure time)";
     if (p.devices <= 0) GTEST_SKIP() << "no CUDA device: " << p.error;
     auto world = vbd::World::create(rigidPyramid(vbd::Backend::Cuda));
-    OffscreenTarget target(*ctx, kW, kH);
-    Renderer renderer(*ctx, target.pass());
     SceneGpu interop(*ctx, *world, 2, true);
     if (!interop.interopVertices()) GTEST_SKIP() << interop.vertexLine();
     EXPECT_NE(interop.vertexLine().find("rigid body instances too"), std::string::npos)
         << interop.vertexLine();
     SceneGpu cpu(*ctx, *world, 1, false);
-    OrbitCamera cam;
-    glm::vec3 lo, hi;
-    sceneBounds(*world, lo, hi);
-    cam.frame(lo, hi, float(kW) / float(kH));
-    DrawOptions opt;
-    for (int f = 1; f <= 30; ++f) {
-        world->step();
-        ASSERT_TRUE(world->deviceBodies().current);
-        const uint32_t slot = uint32_t(f % 2);
-        interop.update(*world, opt, slot);
+    long differ = 0;
+    interopAgainstCpuFrames(*ctx, *world, interop, cpu, &differ, [&](int f, uint32_t slot) {
+        ASSERT_TRUE(world->deviceBodies().current) << "frame " << f;
         ASSERT_NE(interop.frameSync(slot).externalInstances, VkBuffer(VK_NULL_HANDLE)) << "frame " << f;
-        auto draw = [&](const SceneGpu& g, uint32_t s) {
-            return [&, s](VkCommandBuffer cb) {
-                renderer.draw(cb, g, s, cam, VkRect2D{{0, 0}, {kW, kH}}, opt);
-            };
-        };
-        const Pixels a = target.render(kClearColor, draw(interop, slot), interop.frameSync(slot));
-        if (f % 10 != 0) continue;
-        cpu.update(*world, opt, 0);
-        const Pixels b = target.render(kClearColor, draw(cpu, 0));
-        long differ = 0;
-        for (size_t i = 0; i < a.rgba.size(); ++i) differ += a.rgba[i] != b.rgba[i];
-        EXPECT_EQ(differ, 0) << "frame " << f;
-    }
+    });
+    EXPECT_EQ(differ, 0);
 }
 
 // Where it runs: the CUDA step's World, drawn once from the interop buffer and once from the CPU upload of
@@ -245,39 +263,14 @@ TEST_F(Interop, FrameFromTheCudaWrittenBufferEqualsTheCpuFrame) {
     if (!p.compiled) GTEST_SKIP() << "built without CUDA (nvcc was not found at configure time)";
     if (p.devices <= 0) GTEST_SKIP() << "no CUDA device: " << p.error;
     auto world = vbd::World::create(cubeScene(vbd::Backend::Cuda));
-    OffscreenTarget target(*ctx, kW, kH);
-    Renderer renderer(*ctx, target.pass());
     SceneGpu interop(*ctx, *world, 2, true);
     if (!interop.interopVertices()) GTEST_SKIP() << interop.vertexLine();
     SceneGpu cpu(*ctx, *world, 1, false);
-    OrbitCamera cam;
-    glm::vec3 lo, hi;
-    sceneBounds(*world, lo, hi);
-    cam.frame(lo, hi, float(kW) / float(kH));
-    DrawOptions opt;
-    for (int f = 1; f <= 30; ++f) {
-        world->step();
-        ASSERT_TRUE(world->deviceParticles().current);
-        const uint32_t slot = uint32_t(f % 2);
-        interop.update(*world, opt, slot);
-        auto draw = [&](const SceneGpu& g, uint32_t s) {
-            return [&, s](VkCommandBuffer cb) {
-                renderer.draw(cb, g, s, cam, VkRect2D{{0, 0}, {kW, kH}}, opt);
-            };
-        };
-        const Pixels a = target.render(kClearColor, draw(interop, slot), interop.frameSync(slot));
-        if (f % 10 != 0) continue;
-        cpu.update(*world, opt, 0);
-        const Pixels b = target.render(kClearColor, draw(cpu, 0));
-        int worst = 0;
-        long differ = 0;
-        for (size_t i = 0; i < a.rgba.size(); ++i) {
-            const int d = std::abs(int(a.rgba[i]) - int(b.rgba[i]));
-            worst = std::max(worst, d);
-            differ += d > 0;
-        }
-        EXPECT_LE(worst, 2) << "frame " << f << ": " << differ << " channels differ";
-    }
+    long differ = 0;
+    const int worst = interopAgainstCpuFrames(*ctx, *world, interop, cpu, &differ, [&](int f, uint32_t) {
+        ASSERT_TRUE(world->deviceParticles().current) << "frame " << f;
+    });
+    EXPECT_LE(worst, 2) << differ << " channels differ";
 }
 
 // The window's path (gui/core/interop_slots.h) where it runs: the simulation thread steps the CUDA World

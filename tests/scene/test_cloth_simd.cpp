@@ -13,6 +13,7 @@
 #include "soft/soft_solver.h"
 #include "soft/vertex_blocks.h"
 
+#include "cloth_drape.h"
 #include "scene_util.h"
 
 using namespace vbd;
@@ -24,29 +25,9 @@ const Vec3 kGravity(0, -9.81f, 0);
 // A 16 x 16 sheet draped over a fixed sphere (folds: hinges bent both ways), internal damping of membranes
 // and hinges, the ground below.
 SceneDesc drapeScene(Precision p, DampingModel damping) {
-    SceneDesc s;
+    SceneDesc s = vbdtest::clothOverSphere(1.0f, 16, false);
     s.solver.precision = p;
     s.solver.damping = damping;
-    s.solver.diagnostics = false;
-    s.ground.enabled = true;
-    ClothDesc c;
-    c.min = Vec3(-0.5f, 0.9f, -0.5f);
-    c.size = {1.0, 1.0};
-    c.cells = {16, 16};
-    c.material.youngs = 1e5;
-    c.material.density = 200;
-    c.material.thickness = 1e-3;
-    c.material.bending = 1e-5;
-    c.material.damping = 0.01;
-    c.material.bendingDamping = 0.01;
-    c.selfCollision = false;
-    s.cloths.push_back(c);
-    RigidBodyDesc sphere;
-    sphere.shape = ShapeType::Sphere;
-    sphere.radius = 0.3;
-    sphere.position = Vec3(0, 0.5f, 0);
-    sphere.fixed = true;
-    s.rigidBodies.push_back(sphere);
     return s;
 }
 
