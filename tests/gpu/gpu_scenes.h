@@ -57,4 +57,25 @@ inline std::string noCudaDevice() {
     return "";
 }
 
+// The residual heat map's device checks: a beam (bending, fixed end) in double and float, a cube on the
+// ground (collider), cloth without self-collision (membranes, bending).
+struct FieldCase {
+    const char* scene;
+    vbd::Precision precision;
+};
+inline std::vector<FieldCase> residualFieldCases() {
+    return {{"beam_sag.json", vbd::Precision::Double},
+            {"beam_sag.json", vbd::Precision::Float},
+            {"cube_drop.json", vbd::Precision::Double},
+            {"cloth_hanging.json", vbd::Precision::Float}};
+}
+// The case's scene with the override `set` and self-collision off; `what` names it for failure messages.
+inline vbd::SceneDesc residualFieldScene(const FieldCase& c, const char* set, std::string& what) {
+    vbd::SceneDesc d = vbd::loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/" + c.scene, {set});
+    for (auto& cl : d.cloths) cl.selfCollision = false;
+    d.solver.precision = c.precision;
+    what = std::string(c.scene) + " " + set + (c.precision == vbd::Precision::Double ? " double" : " float");
+    return d;
+}
+
 }  // namespace vbdtest

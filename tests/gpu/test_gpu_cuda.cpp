@@ -133,20 +133,10 @@ void expectFieldOfFinalIterate(const std::vector<float>& field, double residualF
 // plus 4x the residual floor for states whose residual is round-off (cube_drop falling: |F| ~ floor).
 TEST(GpuCuda, ResidualFieldParity) {
     if (const std::string why = vbdtest::noCudaDevice(); !why.empty()) GTEST_SKIP() << why;
-    struct Case {
-        const char* scene;
-        Precision precision;
-    };
-    for (const Case c :
-         {Case{"beam_sag.json", Precision::Double}, Case{"beam_sag.json", Precision::Float},
-          Case{"cube_drop.json", Precision::Double}, Case{"cloth_hanging.json", Precision::Float}}) {
+    for (const vbdtest::FieldCase& c : vbdtest::residualFieldCases()) {
         for (const char* sets : {"solver.diagnostics=true", "solver.diagnostics=false"}) {
-            SceneDesc d =
-                vbd::loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/" + c.scene, {sets});
-            for (auto& cl : d.cloths) cl.selfCollision = false;
-            d.solver.precision = c.precision;
-            const std::string what =
-                std::string(c.scene) + " " + sets + (c.precision == Precision::Double ? " double" : " float");
+            std::string what;
+            const SceneDesc d = vbdtest::residualFieldScene(c, sets, what);
             ThreadLimit oneThread(1);
             SoftSolver a, b;
             for (SoftSolver* s : {&a, &b}) {

@@ -174,21 +174,11 @@ void expectSameField(const SoftSolver& cpu, const SoftSolver& dev, const std::st
 // ground (collider), cloth without self-collision (membranes, bending), with the per-sweep diagnostics on
 // (the field of the last sweep's reduction) and off (the end-of-step reduction), and with a tolerance stop.
 TEST(GpuHostPipeline, ResidualFieldEqualsTheCpuSolversField) {
-    struct Case {
-        const char* scene;
-        Precision precision;
-    };
-    for (const Case c :
-         {Case{"beam_sag.json", Precision::Double}, Case{"beam_sag.json", Precision::Float},
-          Case{"cube_drop.json", Precision::Double}, Case{"cloth_hanging.json", Precision::Float}}) {
+    for (const vbdtest::FieldCase& c : vbdtest::residualFieldCases()) {
         for (const char* sets :
              {"solver.diagnostics=true", "solver.diagnostics=false", "solver.tolerance=1e-2"}) {
-            SceneDesc d =
-                vbd::loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/" + c.scene, {sets});
-            for (auto& cl : d.cloths) cl.selfCollision = false;
-            d.solver.precision = c.precision;
-            const std::string what =
-                std::string(c.scene) + " " + sets + (c.precision == Precision::Double ? " double" : " float");
+            std::string what;
+            const SceneDesc d = vbdtest::residualFieldScene(c, sets, what);
             Pair p(d);
             p.stepper->setResidualField(true);
             for (int s = 0; s < 3; ++s) {
