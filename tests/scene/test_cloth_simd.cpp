@@ -14,6 +14,7 @@
 #include "soft/vertex_blocks.h"
 
 #include "cloth_drape.h"
+#include "reorder_bound.h"
 #include "scene_util.h"
 
 using namespace vbd;
@@ -147,24 +148,15 @@ void checkKernels(DampingModel damping, bool increments) {
             Vec3T<T> f0;
             Mat33T<T> H0;
             vertexInertia(s, i, f0, H0);
-            Vec3d fAbs(std::fabs(double(f0.x)), std::fabs(double(f0.y)), std::fabs(double(f0.z)));
-            Mat33d HAbs;
-            for (int r = 0; r < 3; ++r)
-                for (int c = 0; c < 3; ++c) HAbs.m[r][c] = std::fabs(double(H0.m[r][c]));
-            int terms = 1;
-            auto addAbs = [&](const Vec3T<T>& f, const Mat33T<T>& H) {
-                for (int c = 0; c < 3; ++c) fAbs[c] += std::fabs(double(f[c]));
-                for (int r = 0; r < 3; ++r)
-                    for (int c = 0; c < 3; ++c) HAbs.m[r][c] += std::fabs(double(H.m[r][c]));
-                ++terms;
-            };
+            vbdtest::AbsTermSums<T> sums;
+            sums.add(f0, H0);
             double fScale = 0, HScale = 0, fk, Hk;
             for (int k = m.vertexTris.begin(i); k < m.vertexTris.end(i); ++k) {
                 const int item = m.vertexTris.items[size_t(k)];
                 Vec3T<T> f(T(0));
                 Mat33T<T> H;
                 triVertexTerms(s, item >> 2, item & 3, f, H);
-                addAbs(f, H);
+                sums.add(f, H);
                 triScale(s, xe.data(), item >> 2, item & 3, fk, Hk);
                 fScale += fk;
                 HScale += Hk;
@@ -174,7 +166,7 @@ void checkKernels(DampingModel damping, bool increments) {
                 Vec3T<T> f(T(0));
                 Mat33T<T> H;
                 hingeVertexTerms(s, item >> 2, item & 3, f, H);
-                addAbs(f, H);
+                sums.add(f, H);
                 hingeScale(s, xe.data(), item >> 2, item & 3, fk, Hk);
                 fScale += fk;
                 HScale += Hk;
@@ -183,10 +175,10 @@ void checkKernels(DampingModel damping, bool increments) {
             Vec3T<T> fo(T(0));
             Mat33T<T> Ho;
             vertexContactTerms(s, i, fo, Ho);
-            addAbs(fo, Ho);
-            const double gamma = 2.0 * (terms + 2) * u / (1.0 - (terms + 2) * u), term = 40 * u;
+            sums.add(fo, Ho);
+            const double gamma = sums.gamma(u), term = 40 * u;
             for (int c = 0; c < 3; ++c) {
-                const double bound = gamma * fAbs[c] + term * fScale;
+                const double bound = gamma * sums.f[c] + term * fScale;
                 ASSERT_LE(std::fabs(double(fb[c]) - double(fs[c])), bound)
                     << "vertex " << i << " f[" << c << "]";
                 worst = std::max(worst, std::fabs(double(fb[c]) - double(fs[c])) / bound);
@@ -194,7 +186,7 @@ void checkKernels(DampingModel damping, bool increments) {
             for (int r = 0; r < 3; ++r)
                 for (int c = 0; c < 3; ++c)
                     ASSERT_LE(std::fabs(double(Hb.m[r][c]) - double(Hs.m[r][c])),
-                              gamma * HAbs.m[r][c] + term * HScale)
+                              gamma * sums.H.m[r][c] + term * HScale)
                         << "vertex " << i << " H(" << r << "," << c << ")";
             ++checked;
         }
