@@ -202,9 +202,7 @@ Eigen::VectorXd EnvelopeCholesky::solve(const Eigen::VectorXd& b) const {
         const int fi = first_[size_t(i)];
         // The last kW entries of y were written by the previous rows as scalars: read them as scalars (a
         // vector load of a just-stored scalar cannot be forwarded and waits for the store to retire).
-        const int near = std::min(kW, i - fi);
-        double s = dotRun(Li, y + fi, i - fi - near);
-        for (int k = i - near; k < i; ++k) s += Li[k - fi] * y[k];
+        const double s = dotRun(Li, y + fi, i - fi);
         y[i] = (y[i] - s) * invDiag_[size_t(i)];
     }
     for (int i = n_ - 1; i >= 0; --i) {

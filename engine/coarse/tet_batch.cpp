@@ -123,28 +123,32 @@ VBD_SIMD_INLINE TetConstants<P> lanesConstants(const TetLaneBlock& b, int l0) {
 }
 
 // One pack of the gradient pass: F, the stress, the four vertex gradients added to their vertices' sums;
-// returns the lanes' largest |F - F_ref|^2.
+// returns the lanes' largest |F - F_ref|^2. Damped (internal damping with some k_d > 0) is a template
+// argument: the undamped variant then holds no damping terms (register pressure: fewer spills), and equals
+// the damped one with k_d = 0 on every lane, which skips them.
+template <bool Damped>
 [[gnu::flatten]] double gradientLanes(const TetLaneBlock& b, const TetLaneReference& ref, const int32_t* c9,
-                                      int l0, const double* xs, const std::vector<Mat33d>& cprev, bool damped,
-                                      double h, bool internal, double* gs) {
+                                      int l0, const double* xs, const std::vector<Mat33d>& cprev, double h,
+                                      double* gs) {
     const Mat33T<P> F = lanesF(b, l0, xs);
-    const Mat33T<P> S =
-        tetStress(F, lanesCprev(c9, l0, cprev, damped), lanesConstants(b, l0), P(h), internal);
+    // The watch first, so that F need not stay in registers through the stress and the scatter (fewer
+    // spills).
+    const P change = (F - loadMat(ref.F, l0)).frobenius2();
+    const Mat33T<P> S = tetStress(F, lanesCprev(c9, l0, cprev, Damped), lanesConstants(b, l0), P(h), Damped);
     const Mat33T<P> Dinv = loadMat(b.Dinv, l0);
     for (int a = 0; a < 4; ++a)
         scatterAdd(S * tetVertexWeight(Dinv, a), &b.x3[a][l0], unsigned(b.gathered[a]) >> l0, gs);
-    const P change = (F - loadMat(ref.F, l0)).frobenius2();
     double most = 0;
     for (int l = 0; l < kW; ++l) most = std::max(most, change[l]);
     return most;
 }
 
-// One pack of the energy change: adds the lanes' tetEnergyDelta to s in lane order.
+// One pack of the energy change: adds the lanes' tetEnergyDelta to s in lane order (Damped as above).
+template <bool Damped>
 [[gnu::flatten]] void deltaLanes(const TetLaneBlock& b, const int32_t* c9, int l0, const double* xs,
-                                 const double* ds, const std::vector<Mat33d>& cprev, bool damped, double h,
-                                 bool internal, P& s) {
-    const P d = tetEnergyDelta(lanesF(b, l0, xs), lanesF(b, l0, ds), lanesCprev(c9, l0, cprev, damped),
-                               lanesConstants(b, l0), P(h), internal);
+                                 const double* ds, const std::vector<Mat33d>& cprev, double h, P& s) {
+    const P d = tetEnergyDelta(lanesF(b, l0, xs), lanesF(b, l0, ds), lanesCprev(c9, l0, cprev, Damped),
+                               lanesConstants(b, l0), P(h), Damped);
     s += d;
 }
 
@@ -217,11 +221,14 @@ double TetBatch::addGradient(const std::vector<Vec3d>& x, const std::vector<Mat3
     for (size_t c = 0; c + 1 < colorStart_.size(); ++c) {
         const size_t b0 = colorStart_[c];
         parallelFor(colorStart_[c + 1] - b0, [&](size_t k) {
+            const size_t bk = b0 + k;
             double most = 0;
             for (int l0 = 0; l0 < kL; l0 += kW)
-                most = std::max(most, gradientLanes(blocks_[b0 + k], ref_[b0 + k], &c9_[(b0 + k) * kL], l0,
-                                                    &x[0].x, cprev, damped, h, internal, &g[0].x));
-            change_[b0 + k] = most;
+                most = std::max(most, damped ? gradientLanes<true>(blocks_[bk], ref_[bk], &c9_[bk * kL], l0,
+                                                                   &x[0].x, cprev, h, &g[0].x)
+                                             : gradientLanes<false>(blocks_[bk], ref_[bk], &c9_[bk * kL], l0,
+                                                                    &x[0].x, cprev, h, &g[0].x));
+            change_[bk] = most;
         });
     }
     return *std::max_element(change_.begin(), change_.end());
@@ -247,8 +254,12 @@ double TetBatch::deltaEnergy(const std::vector<Vec3d>& x, const std::vector<Vec3
             P s(0.0);
             const size_t end = std::min(blocks_.size(), (g + 1) * kSumBlocks);
             for (size_t k = g * kSumBlocks; k < end; ++k)
-                for (int l0 = 0; l0 < kL; l0 += kW)
-                    deltaLanes(blocks_[k], &c9_[k * kL], l0, &x[0].x, &d[0].x, cprev, damped, h, internal, s);
+                for (int l0 = 0; l0 < kL; l0 += kW) {
+                    if (damped)
+                        deltaLanes<true>(blocks_[k], &c9_[k * kL], l0, &x[0].x, &d[0].x, cprev, h, s);
+                    else
+                        deltaLanes<false>(blocks_[k], &c9_[k * kL], l0, &x[0].x, &d[0].x, cprev, h, s);
+                }
             return simd::sum(s);
         },
         1);
