@@ -201,9 +201,9 @@ Eigen::VectorXd EnvelopeCholesky::solve(const Eigen::VectorXd& b) const {
         const double* Li = values_.data() + start_[size_t(i)];
         const int fi = first_[size_t(i)];
         // One dot product over the whole run. (Reading the last kW entries, just stored by the rows before,
-        // as scalars, so that no vector load waits for a just-stored scalar, was 12 % slower: BM_EnvelopeSolve
-        // 40.7 -> 35.7 us without it; a column copy of L making the backward solve a dot product too, 30 %
-        // slower, and blocking the forward solve 4 to 16 rows at a time, no faster.)
+        // as scalars, so that no vector load waits for a just-stored scalar, was 12 % slower:
+        // BM_EnvelopeSolve 40.7 -> 35.7 us without it; a column copy of L making the backward solve a dot
+        // product too, 30 % slower, and blocking the forward solve 4 to 16 rows at a time, no faster.)
         const double s = dotRun(Li, y + fi, i - fi);
         y[i] = (y[i] - s) * invDiag_[size_t(i)];
     }
