@@ -198,8 +198,38 @@ void BM_EnvelopeSolve(benchmark::State& st) {
     st.counters["envelope"] = double(chol.envelopeSize());
 }
 
+void BM_HangingBarSteps(benchmark::State& st) {
+    ThreadLimit one(1);
+    SceneDesc sd = loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/hanging_bar_40.json");
+    sd.solver.diagnostics = false;
+    sd.solver.coarse.enabled = st.range(0) != 0;
+    sd.solver.coarse.basis = CoarseBasis::Aggregate;
+    constexpr int kSteps = 120;
+    double factorizations = 0, setupMs = 0, wallMs = 0;
+    for (auto _ : st) {
+        st.PauseTiming();
+        coarse::CoarseCorrection hook;
+        hook.configure(sd.solver.coarse);
+        SoftSolver s;
+        s.build(sd);
+        s.setParams(sd.solver);
+        if (st.range(0)) s.setSweepHook(&hook);
+        st.ResumeTiming();
+        const auto t0 = std::chrono::steady_clock::now();
+        for (int k = 0; k < kSteps; ++k) s.step(float(sd.dt), sd.gravity);
+        wallMs += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        factorizations += hook.stats().factorizations;
+        setupMs += hook.stats().setupMs;
+    }
+    const double runs = double(std::max<int64_t>(1, st.iterations()));
+    st.counters["ms_per_step"] = wallMs / (runs * kSteps);
+    st.counters["factorizations_per_step"] = factorizations / (runs * kSteps);
+    st.counters["factor_ms_per_step"] = setupMs / (runs * kSteps);
+}
+
 }  // namespace
 
+BENCHMARK(BM_HangingBarSteps)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->Iterations(2);
 BENCHMARK(BM_EnvelopeSolve)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_CantileverIterate)
     ->Args({1, 0})
