@@ -52,14 +52,20 @@ struct Pair {
         // The floor's |H|_F^2 is summed in T, and the host compiler may contract its squares into FMAs
         // differently where it inlines the kernel (one rounding of T: 6e-8 relative in float).
         EXPECT_LT(rel(a.residualFloor, b.residualFloor), 1e-6);
-        EXPECT_LT(rel(a.energy, b.energy), 1e-9);
+        // G's collider penalties are evaluated in T (energy/contact.h colliderEnergy: 1/2 k g^2), and the
+        // same contraction freedom applies to them: in float each term may differ by a rounding or two
+        // (~1.2e-7 of the term) between the two call sites, and G >= its penalty part (every term of G is
+        // >= 0). Seen on an Intel Xeon build (-march=native): mesh_drop, float, up to 1.2e-7; in double
+        // the sums agree to 1e-9 as before.
+        const double energyTol = d.solver.precision == Precision::Float ? 1e-6 : 1e-9;
+        EXPECT_LT(rel(a.energy, b.energy), energyTol);
         const auto& ia = cpu.iterations();
         const auto& ib = stepper->iterations();
         EXPECT_EQ(ia.size(), ib.size());
         for (size_t k = 0; k < std::min(ia.size(), ib.size()); ++k) {
             EXPECT_EQ(ia[k].iteration, ib[k].iteration);
             EXPECT_LT(rel(ia[k].residual, ib[k].residual), 1e-9);
-            EXPECT_LT(rel(ia[k].energy, ib[k].energy), 1e-9);
+            EXPECT_LT(rel(ia[k].energy, ib[k].energy), energyTol);
         }
         EXPECT_EQ(cpu.clock(), dev.clock());
         double worst = 0;
