@@ -66,6 +66,25 @@ VBD_HD Mat33T<T> tetStress(const Mat33T<T>& F, const Mat33T<T>& Cprev, const Tet
     return P * c.V;
 }
 
+// tr H_aa, the trace of the sweep's block of vertex a (tet_fused.h: V (mu |m|^2 I + lambda w w^T), w =
+// cof(F) m, plus with internal damping (V k_d / h)(mu |m|^2 F F^T + lambda (F m)(F m)^T)):
+//   V (3 mu |m|^2 + lambda |w|^2) + (V k_d / h)(mu |m|^2 |F|^2 + lambda |F m|^2).
+// cofF = cofactor(F), formed once per tet by the caller. Every summand is positive semidefinite, so for the
+// sum H_T over a vertex's tets tr H_T / sqrt(3) <= |H_T|_F <= tr H_T: the residual's rounding floor reads
+// this instead of the block (soft_potential.cpp).
+template <typename T>
+VBD_HD T tetVertexBlockTrace(const Mat33T<T>& F, const Mat33T<T>& cofF, const Vec3T<T>& m,
+                             const TetConstants<T>& c, T h, bool internal) {
+    const T mm = dot(m, m);
+    const Vec3T<T> w = cofF * m;
+    T t = c.V * (T(3) * c.mu * mm + c.lambda * dot(w, w));
+    if (internal && anyPositive(c.kd)) {
+        const Vec3T<T> Fm = F * m;
+        t += c.V * c.kd / h * (c.mu * mm * F.frobenius2() + c.lambda * dot(Fm, Fm));
+    }
+    return t;
+}
+
 // E_e(F + dF) - E_e(F) from dF itself, without forming either energy (exact identities):
 //   mu/2 (|F + dF|^2 - |F|^2)          = mu (F : dF + |dF|^2 / 2)
 //   lambda/2 ((J' - a)^2 - (J - a)^2)  = lambda dJ (J - a + dJ / 2),  dJ = cof F : dF + F : cof dF + det dF
