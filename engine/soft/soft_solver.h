@@ -17,6 +17,7 @@
 #include "soft/soft_model.h"
 #include "soft/soft_state.h"
 #include "soft/sweep_hook.h"
+#include "soft/tet_lanes.h"
 
 namespace vbd {
 
@@ -111,6 +112,9 @@ class SoftSolver {
         // The float state in the increment form (soft/state_update.h); off: absolute float positions (the
         // float-floor experiment compares the two). The double state is always absolute.
         bool floatIncrement = true;
+        // The residual's tet terms once per tet (soft/tet_residual.h; with simd, internal or no damping);
+        // off: the sweep's per-vertex kernel.
+        bool tetResidual = true;
     };
     void setSweepOptions(const SweepOptions& o) { sweepOptions_ = o; }
     const SweepOptions& sweepOptions() const { return sweepOptions_; }
@@ -199,6 +203,7 @@ class SoftSolver {
     double bodyContactEnergy(const SoftState<T>& st) const;
 
     SoftModel m_;
+    TetLanes tetLanes_;  // the model's tets colored, for the residual (soft/tet_residual.h)
     SolverDesc params_;
     float h_ = 1.f / 60.f;
     double time_ = 0;

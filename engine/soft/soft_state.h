@@ -36,6 +36,8 @@ struct SoftState {
     std::vector<T> hingeThetaPrev;                 // dihedral angle at x_prev per bending hinge
     std::vector<Vec3T<T>> chebPrev, chebPrevPrev;  // Chebyshev history
     std::vector<Vec3T<T>> force;                   // scratch: f = -grad G per vertex
+    std::vector<Vec3T<T>> tetForce;                // scratch: its tet terms (soft/tet_residual.h)
+    std::vector<T> tetTrace;                       // scratch: tr of the tet blocks per vertex (ditto)
     // The increment form (soft/state_update.h), chosen before seed(): dx = x - x_prev and dy = y - x_prev
     // stored next to x = fl(x_prev + dx). Empty in the absolute form.
     bool increments = false;
