@@ -172,7 +172,7 @@ void SoftSolver::build(const SceneDesc& scene) {
         std::vector<int> all(static_cast<size_t>(n)), tets(m_.tets.size());
         std::iota(all.begin(), all.end(), 0);
         std::iota(tets.begin(), tets.end(), 0);
-        tetLanes_.build(m_, tets, all);  // every tet, gathered at the free vertices
+        m_.tetLanes.build(m_, tets, all);  // every tet, gathered at the free vertices
     }
     m_.restEdgeMax = longestRestEdge(m_);
     residual_.assign(size_t(n), 0.f);

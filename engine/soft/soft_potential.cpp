@@ -42,17 +42,18 @@ void SoftSolver::computeForces(SoftState<T>& st) {
         const double scale = floorLength(st.x.data(), s.dx, i, double(m_.restEdgeMax));
         return double(H.frobenius2()) * (u * scale) * (u * scale);
     };
-    if (blocks && sweepOptions_.tetResidual && !tetLanes_.empty() && params_.damping != DampingModel::Naive) {
-        st.tetForce.assign(size_t(n), Vec3T<T>(T(0)));
-        st.tetTrace.assign(size_t(n), T(0));
+    if (blocks && sweepOptions_.tetResidual && !m_.tetLanes.empty() &&
+        params_.damping != DampingModel::Naive) {
+        st.tetSums.assign(4 * size_t(n), T(0));
         // The sweep's task size when a test sets it (every color split between threads), else 64 blocks.
         const size_t grain = sweepOptions_.grain > 0 ? sweepOptions_.grain : 64;
-        addTetForces(tetLanes_, s, st.tetForce.data(), st.tetTrace.data(), grain);
+        addTetForces(m_.tetLanes, s, st.CprevTetLanes.data(), st.tetSums.data(), grain);
         parallelFor(size_t(n), [&](size_t i) {
             if (m_.fixed[i]) return;
+            const T* t = &st.tetSums[4 * i];
             Mat33T<T> H;
-            vertexForceBlocksTetsGiven(s, m_.clothBlocks, int(i), st.tetForce[i], st.force[i], H);
-            floor2_[i] = floorOf(int(i), H + Mat33T<T>::diag(st.tetTrace[i] / T(3)));
+            vertexForceBlocksTetsGiven(s, m_.clothBlocks, int(i), Vec3T<T>(t[0], t[1], t[2]), st.force[i], H);
+            floor2_[i] = floorOf(int(i), H + Mat33T<T>::diag(t[3] / T(3)));
         });
         return;
     }

@@ -17,7 +17,6 @@
 #include "soft/soft_model.h"
 #include "soft/soft_state.h"
 #include "soft/sweep_hook.h"
-#include "soft/tet_lanes.h"
 
 namespace vbd {
 
@@ -203,7 +202,6 @@ class SoftSolver {
     double bodyContactEnergy(const SoftState<T>& st) const;
 
     SoftModel m_;
-    TetLanes tetLanes_;  // the model's tets colored, for the residual (soft/tet_residual.h)
     SolverDesc params_;
     float h_ = 1.f / 60.f;
     double time_ = 0;

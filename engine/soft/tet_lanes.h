@@ -4,15 +4,15 @@
 // gradient and energy change, coarse/tet_batch.h; the solver's residual, soft/tet_residual.h). The sweep
 // itself needs each vertex's terms alone and reads its per-incidence TetBlocks instead (soft_model.h).
 //
-// Layout: blocks of kLanes tets as structure of arrays, a lane per tet (the model's single-precision rest
-// data, read into lanes of the caller's scalar as it is used: a block is under 1 KB, and a pass streams the
-// blocks, so their size is its memory traffic). The tets are colored so that no two of one color share a
-// vertex, and ordered by color, each color padded to whole blocks (padding lanes have volume 0 and write
-// nothing). A pass adds each tet's four vertex terms straight into the per-vertex sums, color after color:
-// within a color no two lanes or blocks touch one vertex, so blocks run in parallel without atomics, and
-// each vertex receives its terms in color order, the same for any thread count. (Writing the 4 x 24 bytes of
-// every tet to per-incidence slots and gathering them per vertex streamed twice the batch's size through
-// memory.)
+// Layout (TetLanes, soft_model.h): blocks of kLanes tets as structure of arrays, a lane per tet (the model's
+// single-precision rest data, read into lanes of the caller's scalar as it is used: a block is under 1 KB,
+// and a pass streams the blocks, so their size is its memory traffic). The tets are colored so that no two of
+// one color share a vertex, and ordered by color, each color padded to whole blocks (padding lanes have
+// volume 0 and write nothing). A pass adds each tet's four vertex terms straight into the per-vertex sums,
+// color after color: within a color no two lanes or blocks touch one vertex, so blocks run in parallel
+// without atomics, and each vertex receives its terms in color order, the same for any thread count. (Writing
+// the 4 x 24 bytes of every tet to per-incidence slots and gathering them per vertex streamed twice the
+// batch's size through memory.)
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -23,32 +23,6 @@
 #include "soft/soft_model.h"
 
 namespace vbd {
-
-struct TetLaneBlock {
-    static constexpr int kLanes = 8;
-    int32_t x3[4][kLanes];  // 3 x vertex index of the tet's vertices
-    uint8_t gathered[4];    // bit l: lane l's vertex a receives its terms (not padding, a gathered vertex)
-    float Dinv[9][kLanes];  // Dm^{-1}, row-major
-    float V[kLanes], mu[kLanes], lambda[kLanes], kd[kLanes];
-};
-
-struct TetLanes {
-    std::vector<TetLaneBlock> blocks;
-    std::vector<size_t> colorStart;  // blocks of color c: [colorStart[c], colorStart[c + 1])
-    std::vector<int32_t> c9;         // per lane: 9 x tet index (the offset of its C_prev; padding: tet 0)
-    int tets = 0;
-    bool damped = false;  // some tet has k_d > 0
-    bool empty() const { return blocks.empty(); }
-    // elems: the tets; gathered: the vertices whose sums receive terms (the free ones among them).
-    void build(const SoftModel& m, const std::vector<int>& elems, const std::vector<int>& gathered);
-    // fn(block index) for every block, color after color, the blocks of a color in parallel (grain: blocks
-    // per task).
-    template <typename Fn>
-    void forEachBlock(Fn&& fn, size_t grain = 64) const {
-        for (size_t c = 0; c + 1 < colorStart.size(); ++c)
-            parallelFor(colorStart[c + 1] - colorStart[c], [&](size_t k) { fn(colorStart[c] + k); }, grain);
-    }
-};
 
 // Lanes per pack in scalar T: a native register of T, at most a block.
 template <typename T>
@@ -100,25 +74,29 @@ VBD_SIMD_INLINE Vec3T<simd::Pack<T, W>> gatherLaneVec(const T* base, const int32
     return {simd::gather<T, W>(base, o), simd::gather<T, W>(base + 1, o), simd::gather<T, W>(base + 2, o)};
 }
 
-// The Vec3T<T> at gs + x3[l] += (gx, gy, gz) of lane l, for the lanes whose bit is set in `lanes` (distinct
-// vertices: one color).
-template <typename T, int W>
-VBD_SIMD_INLINE void scatterAddLanes(const Vec3T<simd::Pack<T, W>>& ga, const int32_t* x3, unsigned lanes,
-                                     T* gs) {
+// Four = false: the Vec3T<T> at gs + x3[l] += (gx, gy, gz) of lane l; Four = true: the T[4] at gs + 4 v +=
+// (gx, gy, gz, w) of lane l, v = x3[l] / 3 (a per-vertex sum and one more quantity in one 32-byte record).
+// For the lanes whose bit is set in `lanes` (distinct vertices: one color).
+template <typename T, int W, bool Four>
+VBD_SIMD_INLINE void scatterAddLanesOf(const Vec3T<simd::Pack<T, W>>& ga, const simd::Pack<T, W>& w,
+                                       const int32_t* x3, unsigned lanes, T* gs) {
 #if defined(__AVX512F__) && defined(__AVX512VL__)
     if constexpr (std::is_same_v<T, double> && W == 8) {
-        // The transpose of gatherLaneVec: lanes (x y z 0) two per register, then a 3-double load-add-store
-        // per lane (extracting 24 scalars went through the stack).
-        const __mmask8 all = 0xFF;
-        const __m512d zero = _mm512_setzero_pd();
-        __m512d c[3];
+        // The transpose of gatherLaneVec: lanes (x y z w) two per register (w = 0 for three), then a 3- or
+        // 4-double load-add-store per lane (extracting 24 scalars went through the stack).
+        const __mmask8 all = 0xFF, keep = Four ? 0xF : 7;
+        __m512d c[4];
         std::memcpy(&c[0], &ga.x.v, sizeof(c[0]));
         std::memcpy(&c[1], &ga.y.v, sizeof(c[1]));
         std::memcpy(&c[2], &ga.z.v, sizeof(c[2]));
+        if constexpr (Four)
+            std::memcpy(&c[3], &w.v, sizeof(c[3]));
+        else
+            c[3] = _mm512_setzero_pd();
         const __m512d t0 = _mm512_maskz_unpacklo_pd(all, c[0], c[1]),
                       t1 = _mm512_maskz_unpackhi_pd(all, c[0], c[1]);
-        const __m512d t2 = _mm512_maskz_unpacklo_pd(all, c[2], zero),
-                      t3 = _mm512_maskz_unpackhi_pd(all, c[2], zero);
+        const __m512d t2 = _mm512_maskz_unpacklo_pd(all, c[2], c[3]),
+                      t3 = _mm512_maskz_unpackhi_pd(all, c[2], c[3]);
         const __m512i lo = _mm512_setr_epi64(0, 1, 8, 9, 2, 3, 10, 11);
         const __m512i hi = _mm512_setr_epi64(4, 5, 12, 13, 6, 7, 14, 15);
         // u[0]: lanes 0, 2; u[1]: 1, 3; u[2]: 4, 6; u[3]: 5, 7.
@@ -127,21 +105,29 @@ VBD_SIMD_INLINE void scatterAddLanes(const Vec3T<simd::Pack<T, W>>& ga, const in
             _mm512_maskz_permutex2var_pd(all, t0, hi, t2), _mm512_maskz_permutex2var_pd(all, t1, hi, t3)};
         for (int l = 0; l < 8; ++l) {
             if (!(lanes >> l & 1u)) continue;
-            const __m512d& w = u[(l & 1) + 2 * (l >> 2)];
-            const __m256d add = (l & 2) ? _mm512_maskz_extractf64x4_pd(__mmask8(0xF), w, 1)
-                                        : _mm512_maskz_extractf64x4_pd(__mmask8(0xF), w, 0);
-            double* p = gs + x3[l];
-            _mm256_mask_storeu_pd(p, __mmask8(7), _mm256_add_pd(_mm256_maskz_loadu_pd(__mmask8(7), p), add));
+            const __m512d& v = u[(l & 1) + 2 * (l >> 2)];
+            const __m256d add = (l & 2) ? _mm512_maskz_extractf64x4_pd(__mmask8(0xF), v, 1)
+                                        : _mm512_maskz_extractf64x4_pd(__mmask8(0xF), v, 0);
+            double* p = gs + (Four ? x3[l] / 3 * 4 : x3[l]);
+            _mm256_mask_storeu_pd(p, keep, _mm256_add_pd(_mm256_maskz_loadu_pd(keep, p), add));
         }
         return;
     }
 #endif
     for (int l = 0; l < W; ++l)
         if (lanes >> l & 1u) {
-            gs[x3[l]] += ga.x[l];
-            gs[x3[l] + 1] += ga.y[l];
-            gs[x3[l] + 2] += ga.z[l];
+            T* p = gs + (Four ? x3[l] / 3 * 4 : x3[l]);
+            p[0] += ga.x[l];
+            p[1] += ga.y[l];
+            p[2] += ga.z[l];
+            if constexpr (Four) p[3] += w[l];
         }
+}
+
+template <typename T, int W>
+VBD_SIMD_INLINE void scatterAddLanes(const Vec3T<simd::Pack<T, W>>& ga, const int32_t* x3, unsigned lanes,
+                                     T* gs) {
+    scatterAddLanesOf<T, W, false>(ga, simd::Pack<T, W>(T(0)), x3, lanes, gs);
 }
 
 }  // namespace vbd

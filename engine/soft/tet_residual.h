@@ -11,13 +11,14 @@
 // damping's tet term reads the vertex's own motion x_a - x_prev,a, which is not a function of the tet's F,
 // and its models keep the per-vertex kernel.
 #include "soft/soft_model.h"
-#include "soft/tet_lanes.h"
 
 namespace vbd {
 
-// f[v] -= g_a and trace[v] += tr H_aa (tetVertexBlockTrace: the rounding floor's stiffness) for vertex a of
-// every tet of `tl` whose vertex is gathered, at the view's state; grain: blocks per task.
+// For vertex a of every tet of `tl` whose vertex is gathered, at the view's state: sums[4 v .. 4 v + 2] -=
+// g_a and sums[4 v + 3] += tr H_aa (tetBlockTraceForm: the rounding floor's stiffness), v the vertex (a
+// record of 4 T per vertex: one 32-byte store per term in double). cprevLanes: C_prev in the lanes' order
+// (SoftState::CprevTetLanes); grain: blocks per task.
 template <typename T>
-void addTetForces(const TetLanes& tl, const SoftViewT<T>& s, Vec3T<T>* f, T* trace, size_t grain = 64);
+void addTetForces(const TetLanes& tl, const SoftViewT<T>& s, const T* cprevLanes, T* sums, size_t grain = 64);
 
 }  // namespace vbd

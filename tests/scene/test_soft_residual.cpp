@@ -76,7 +76,8 @@ double termScale(const SoftViewT<T>& v, int e, int a) {
         const Mat33d C = F.transposed() * F, Cp(v.Cprev[e]);
         double E = 0;  // the largest |Edot_ij| before its subtraction: (|C_ij| + |Cprev_ij|) / 2h
         for (int r = 0; r < 3; ++r)
-            for (int c = 0; c < 3; ++c) E = std::max(E, (std::fabs(C.m[r][c]) + std::fabs(Cp.m[r][c])) / (2 * h));
+            for (int c = 0; c < 3; ++c)
+                E = std::max(E, (std::fabs(C.m[r][c]) + std::fabs(Cp.m[r][c])) / (2 * h));
         scale += 3.0 * V * kd * nF * (2 * mu + 3 * std::fabs(lam - mu)) * E * m;
     }
     return scale;
@@ -140,7 +141,8 @@ void checkResidual(DampingModel damping, bool floatIncrement) {
         const double gamma = sums.gamma(u), term = 40 * u;
         double d2 = 0;
         for (int c = 0; c < 3; ++c) {
-            const double b = gamma * sums.f[c] + term * scale, d = std::fabs(fNew[size_t(i)][c] - fOld[size_t(i)][c]);
+            const double b = gamma * sums.f[c] + term * scale,
+                         d = std::fabs(fNew[size_t(i)][c] - fOld[size_t(i)][c]);
             ASSERT_LE(d, b) << "vertex " << i << " f[" << c << "]";
             worst = std::max(worst, d / b);
             bound2 += b * b;

@@ -36,8 +36,8 @@ TEST(TetFused, EqualsReferenceNeoHookeanPlusInternalDamping) {
     }
 }
 
-// The residual's per-tet pass (soft/tet_residual.h) reads tetStress and tetVertexBlockTrace instead of the
-// fused per-vertex terms: the gradient -f_a and the block's trace agree with them to rounding.
+// The residual's per-tet pass (soft/tet_residual.h) reads tetStress and tetBlockTraceForm instead of the
+// fused per-vertex terms: the gradient -f_a and the block's trace m^T M m agree with them to rounding.
 TEST(TetFused, StressAndBlockTraceEqualTheFusedTerms) {
     std::mt19937 rng(22);
     for (int trial = 0; trial < 200; ++trial) {
@@ -55,7 +55,7 @@ TEST(TetFused, StressAndBlockTraceEqualTheFusedTerms) {
             Vec3d f(0, 0, 0);
             Mat33d H;
             tetVertexFused(F, m, r.volume, mu, lam, Cp, kd, h, f, H);
-            const double t = tetVertexBlockTrace(F, cofactor(F), m, c, h, true);
+            const double t = dot(m, tetBlockTraceForm(F, c, 1 / h, true) * m);
             EXPECT_LT(norm(S * m + f), 1e-12 * (1 + norm(f)));
             EXPECT_LT(std::fabs(t - H.trace()), 1e-12 * (1 + std::fabs(H.trace())));
             // Without damping (internal = false) both drop the damping terms.
@@ -63,7 +63,7 @@ TEST(TetFused, StressAndBlockTraceEqualTheFusedTerms) {
             Mat33d H0;
             tetVertexFused(F, m, r.volume, mu, lam, Cp, 0.0, h, f0, H0);
             EXPECT_LT(norm(tetStress(F, Cp, c, h, false) * m + f0), 1e-12 * (1 + norm(f0)));
-            EXPECT_LT(std::fabs(tetVertexBlockTrace(F, cofactor(F), m, c, h, false) - H0.trace()),
+            EXPECT_LT(std::fabs(dot(m, tetBlockTraceForm(F, c, 1 / h, false) * m) - H0.trace()),
                       1e-12 * (1 + std::fabs(H0.trace())));
         }
     }
