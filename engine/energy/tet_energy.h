@@ -66,6 +66,27 @@ VBD_HD Mat33T<T> tetStress(const Mat33T<T>& F, const Mat33T<T>& Cprev, const Tet
     return P * c.V;
 }
 
+// The trace of the sweep's per-vertex tet block (tet_fused.h) as a quadratic form: tr H_aa = m^T M m for
+// every vertex a of the tet (m = m^a), with
+//   H_aa    = V (mu |m|^2 I + lambda w w^T) + (V k_d / h)(mu |m|^2 F F^T + lambda (F m)(F m)^T),  w = cof(F)
+//   m, tr H_aa = V (3 mu |m|^2 + lambda m^T cof^T cof m) + (V k_d / h)(mu |m|^2 |F|^2 + lambda m^T F^T F m),
+//   M       = V ((3 mu + (k_d / h) mu |F|^2) I + lambda cof^T cof + (k_d / h) lambda F^T F)   (symmetric).
+// Every summand of H_aa is positive semidefinite, so for a vertex's sum H_T over its tets
+// tr H_T / sqrt(3) <= |H_T|_F <= tr H_T: the residual's rounding floor reads this instead of the block
+// (soft_potential.cpp), M once per tet.
+template <typename T>
+VBD_HD Mat33T<T> tetBlockTraceForm(const Mat33T<T>& F, const TetConstants<T>& c, T invH, bool internal) {
+    const Mat33T<T> cof = cofactor(F);
+    T d = T(3) * c.mu;
+    Mat33T<T> M = cof.transposed() * cof * c.lambda;
+    if (internal && anyPositive(c.kd)) {
+        const T k = c.kd * invH;
+        d += k * c.mu * F.frobenius2();
+        M += F.transposed() * F * (k * c.lambda);
+    }
+    return (M + Mat33T<T>::diag(d)) * c.V;
+}
+
 // E_e(F + dF) - E_e(F) from dF itself, without forming either energy (exact identities):
 //   mu/2 (|F + dF|^2 - |F|^2)          = mu (F : dF + |dF|^2 / 2)
 //   lambda/2 ((J' - a)^2 - (J - a)^2)  = lambda dJ (J - a + dJ / 2),  dJ = cof F : dF + F : cof dF + det dF

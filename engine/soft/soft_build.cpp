@@ -2,6 +2,7 @@
 // kinematic vertices, static colliders and the vertex coloring.
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include "coloring/coloring.h"
 #include "energy/material.h"
@@ -167,6 +168,12 @@ void SoftSolver::build(const SceneDesc& scene) {
     }
     buildTetBlocks(m_);
     buildClothBlocks(m_);
+    {
+        std::vector<int> all(static_cast<size_t>(n)), tets(m_.tets.size());
+        std::iota(all.begin(), all.end(), 0);
+        std::iota(tets.begin(), tets.end(), 0);
+        m_.tetLanes.build(m_, tets, all);  // every tet, gathered at the free vertices
+    }
     m_.restEdgeMax = longestRestEdge(m_);
     residual_.assign(size_t(n), 0.f);
     inContact_.assign(size_t(n), 0);

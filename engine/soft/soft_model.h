@@ -55,6 +55,44 @@ struct TetBlocks {
     size_t cprevSize() const { return blocks.size() * size_t(kCprevPerBlock); }
 };
 
+struct SoftModel;
+
+// Every tet once, for passes that evaluate each tet once and add its four vertex terms into per-vertex sums
+// (the residual, soft/tet_residual.h; the coarse correction's tets, coarse/tet_batch.h): blocks of kLanes
+// tets, a lane per tet, the tets colored so that no two of one color share a vertex and ordered by color,
+// each color padded to whole blocks (padding lanes: volume 0, gathering nothing). soft/tet_lanes.h evaluates
+// them and describes why.
+struct TetLaneBlock {
+    static constexpr int kLanes = 8;
+    int32_t x3[4][kLanes];  // 3 x vertex index of the tet's vertices
+    uint8_t gathered[4];    // bit l: lane l's vertex a receives its terms (not padding, a gathered vertex)
+    float Dinv[9][kLanes];  // Dm^{-1}, row-major
+    float V[kLanes], mu[kLanes], lambda[kLanes], kd[kLanes];
+};
+
+struct TetLanes {
+    std::vector<TetLaneBlock> blocks;
+    std::vector<size_t> colorStart;  // blocks of color c: [colorStart[c], colorStart[c + 1])
+    std::vector<int32_t> c9;         // per lane: 9 x tet index (the offset of its C_prev; padding: tet 0)
+    int tets = 0;
+    bool damped = false;  // some tet has k_d > 0
+    bool empty() const { return blocks.empty(); }
+    // elems: the tets; gathered: the vertices whose sums receive terms (the free ones among them).
+    void build(const SoftModel& m, const std::vector<int>& elems, const std::vector<int>& gathered);
+    // fn(block index) for every block, color after color, the blocks of a color in parallel (grain: blocks
+    // per task).
+    template <typename Fn>
+    void forEachBlock(Fn&& fn, size_t grain = 64) const {
+        for (size_t c = 0; c + 1 < colorStart.size(); ++c)
+            parallelFor(
+                colorStart[c + 1] - colorStart[c], [&](size_t k) { fn(colorStart[c] + k); }, grain);
+    }
+    // C_prev of every lane when damped (SoftState::CprevTetLanes): per block, the upper triangle (00, 01, 02,
+    // 11, 12, 22) of each lane's tet's C_prev, entry-major; nothing when undamped.
+    static constexpr int kCprevPerBlock = 6 * TetLaneBlock::kLanes;
+    size_t cprevSize() const { return damped ? blocks.size() * size_t(kCprevPerBlock) : 0; }
+};
+
 // The CPU sweep's copy of the cloth elements, per vertex (soft/cloth_blocks.h evaluates it), in the layout of
 // TetBlock: vertex i's membrane incidences (item = 4 * tri + a) and hinge incidences (item = 4 * hinge + a)
 // in lane-major blocks of kLanes, in sweep order, with everything one evaluation reads except positions and
@@ -108,6 +146,27 @@ void fillCprevLanes(const TetBlocks& tb, const std::vector<Mat33T<T>>& Cprev, st
     });
 }
 
+// Copies the per-tet C_prev into TetLanes order (as fillCprevLanes): the residual's pass then loads each
+// block's C_prev contiguously instead of gathering it by tet from an array larger than L2 twice a step.
+template <typename T>
+void fillCprevTetLanes(const TetLanes& tl, const std::vector<Mat33T<T>>& Cprev, std::vector<T>& out) {
+    out.resize(tl.cprevSize());
+    if (out.empty()) return;
+    parallelFor(tl.blocks.size(), [&](size_t b) {
+        constexpr int L = TetLaneBlock::kLanes;
+        T* o = out.data() + b * size_t(TetLanes::kCprevPerBlock);
+        for (int l = 0; l < L; ++l) {
+            const Mat33T<T>& C = Cprev[size_t(tl.c9[b * L + size_t(l)] / 9)];
+            o[0 * L + l] = C.m[0][0];
+            o[1 * L + l] = C.m[0][1];
+            o[2 * L + l] = C.m[0][2];
+            o[3 * L + l] = C.m[1][1];
+            o[4 * L + l] = C.m[1][2];
+            o[5 * L + l] = C.m[2][2];
+        }
+    });
+}
+
 struct SoftModel {
     // Particles: the published state (float) and the initial positions x0 (kinematic reference)
     std::vector<Vec3> x, v, xPrev, y, x0;
@@ -124,6 +183,7 @@ struct SoftModel {
     std::vector<float> volume, mu, lambda, kd;  // Neo-Hookean mu, lambda_NH; damping k_d (s)
     Csr vertexTets;                             // vertex -> 4*tet + local
     TetBlocks tetBlocks;                        // the free vertices' incidences for the CPU sweep
+    TetLanes tetLanes;                          // every tet, gathered at the free vertices (the residual)
     float restEdgeMax = 0;                      // longest rest edge of any tet or triangle (rounding floors)
 
     // Cloth membranes (stable Neo-Hookean triangles, energy/membrane.h)

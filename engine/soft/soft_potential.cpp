@@ -10,6 +10,7 @@
 #include "soft/cloth_build.h"
 #include "soft/soft_solver.h"
 #include "soft/state_update.h"
+#include "soft/tet_residual.h"
 #include "soft/vertex_blocks.h"
 #include "soft/vertex_kernel.h"
 
@@ -22,6 +23,14 @@ namespace vbd {
 // |x_i|_inf (or, for a float state in the increment form, max(|dx_i|_inf, longest rest edge):
 // soft/state_update.h floorLength): an order of magnitude below which |grad G| of this state cannot be
 // resolved.
+//
+// With the SIMD kernel and internal or no damping the tet terms come once per tet (soft/tet_residual.h) and
+// every other term from the sweep's kernel with its tets left out, in the kernel's order. That pass forms no
+// tet blocks: H_i is then the other terms' block plus the isotropic block of the tets' trace, (tr H_T / 3) I.
+// H_T, the tets' sum, is positive semidefinite, so |(tr H_T / 3) I|_F = tr H_T / sqrt(3) lies between
+// |H_T|_F / sqrt(3) and |H_T|_F, equal when H_T is isotropic (many tets around a vertex nearly are): the
+// floor keeps its order of magnitude (the tets' part at most sqrt(3) low; 0.9999 of the full block's on the
+// test beam, tests/scene/test_soft_residual.cpp).
 template <typename T>
 void SoftSolver::computeForces(SoftState<T>& st) {
     const SoftViewT<T> s = viewT(st);
@@ -29,17 +38,36 @@ void SoftSolver::computeForces(SoftState<T>& st) {
     constexpr double u = 0.5 * double(std::numeric_limits<T>::epsilon());
     st.force.assign(size_t(n), Vec3T<T>(T(0)));
     floor2_.assign(size_t(n), 0.0);
+    const bool blocks = sweepOptions_.simd && !(m_.tetBlocks.empty() && m_.clothBlocks.empty());
+    auto floorOf = [&](int i, const Mat33T<T>& H) {
+        const double scale = floorLength(st.x.data(), s.dx, i, double(m_.restEdgeMax));
+        return double(H.frobenius2()) * (u * scale) * (u * scale);
+    };
+    if (blocks && sweepOptions_.tetResidual && !m_.tetLanes.empty() &&
+        params_.damping != DampingModel::Naive) {
+        st.tetSums.assign(4 * size_t(n), T(0));
+        // The sweep's task size when a test sets it (every color split between threads), else 64 blocks.
+        const size_t grain = sweepOptions_.grain > 0 ? sweepOptions_.grain : 64;
+        addTetForces(m_.tetLanes, s, st.CprevTetLanes.data(), st.tetSums.data(), grain);
+        parallelFor(size_t(n), [&](size_t i) {
+            if (m_.fixed[i]) return;
+            const T* t = &st.tetSums[4 * i];
+            Mat33T<T> H;
+            vertexForceBlocksTetsGiven(s, m_.clothBlocks, int(i), Vec3T<T>(t[0], t[1], t[2]), st.force[i], H);
+            floor2_[i] = floorOf(int(i), H + Mat33T<T>::diag(t[3] / T(3)));
+        });
+        return;
+    }
     parallelFor(size_t(n), [&](size_t i) {
         if (m_.fixed[i]) return;
         Mat33T<T> H;
         // The sweep's own kernel, so that the residual is the gradient the sweep solves with.
-        if (sweepOptions_.simd && !(m_.tetBlocks.empty() && m_.clothBlocks.empty()))
+        if (blocks)
             vertexForceHessianBlocks(s, {m_.tetBlocks, st.CprevLanes.data(), m_.clothBlocks}, int(i),
                                      st.force[i], H);
         else
             vertexForceHessian(s, int(i), st.force[i], H);
-        const double scale = floorLength(st.x.data(), s.dx, int(i), double(m_.restEdgeMax));
-        floor2_[i] = double(H.frobenius2()) * (u * scale) * (u * scale);
+        floor2_[i] = floorOf(int(i), H);
     });
 }
 

@@ -287,6 +287,7 @@ void SoftSolver::refreshCprev(SoftState<T>& st) {
             tetCprev(st.xPrev[t[0]], st.xPrev[t[1]], st.xPrev[t[2]], st.xPrev[t[3]], Mat33T<T>(m_.DmInv[e]));
     });
     fillCprevLanes(m_.tetBlocks, st.Cprev, st.CprevLanes);
+    fillCprevTetLanes(m_.tetLanes, st.Cprev, st.CprevTetLanes);
 }
 
 // Vertices per task: large enough that TBB's per-task cost and false sharing at chunk edges (x, the contact

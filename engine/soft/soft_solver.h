@@ -111,6 +111,9 @@ class SoftSolver {
         // The float state in the increment form (soft/state_update.h); off: absolute float positions (the
         // float-floor experiment compares the two). The double state is always absolute.
         bool floatIncrement = true;
+        // The residual's tet terms once per tet (soft/tet_residual.h; with simd, internal or no damping);
+        // off: the sweep's per-vertex kernel.
+        bool tetResidual = true;
     };
     void setSweepOptions(const SweepOptions& o) { sweepOptions_ = o; }
     const SweepOptions& sweepOptions() const { return sweepOptions_; }

@@ -32,10 +32,13 @@ struct SoftState {
     std::vector<Vec3T<T>> vLast;                   // velocity of the step before (adaptive initial guess)
     std::vector<Mat33T<T>> Cprev;                  // F^T F at x_prev per tet (internal damping reference)
     std::vector<T> CprevLanes;                     // Cprev in SoftModel::tetBlocks' order (the CPU sweep's)
+    std::vector<T> CprevTetLanes;                  // Cprev in SoftModel::tetLanes' order (the residual's)
     std::vector<std::array<T, 3>> triCprev;        // (C00, C01, C11) at x_prev per membrane triangle
     std::vector<T> hingeThetaPrev;                 // dihedral angle at x_prev per bending hinge
     std::vector<Vec3T<T>> chebPrev, chebPrevPrev;  // Chebyshev history
     std::vector<Vec3T<T>> force;                   // scratch: f = -grad G per vertex
+    std::vector<T> tetSums;                        // scratch: its tet terms and blocks' trace, 4 per vertex
+                                                   // (soft/tet_residual.h)
     // The increment form (soft/state_update.h), chosen before seed(): dx = x - x_prev and dy = y - x_prev
     // stored next to x = fl(x_prev + dx). Empty in the absolute form.
     bool increments = false;
@@ -45,6 +48,7 @@ struct SoftState {
         return x.size() == m.x.size() && v.size() == m.v.size() && xPrev.size() == m.xPrev.size() &&
                y.size() == m.y.size() && vLast.size() == m.vLast.size() && Cprev.size() == m.tets.size() &&
                CprevLanes.size() == m.tetBlocks.cprevSize() &&
+               CprevTetLanes.size() == m.tetLanes.cprevSize() &&
                (!increments || (dx.size() == x.size() && dy.size() == x.size()));
     }
 
@@ -78,6 +82,7 @@ struct SoftState {
         }
         Cprev.assign(m.tets.size(), Mat33T<T>::identity());
         fillCprevLanes(m.tetBlocks, Cprev, CprevLanes);
+        fillCprevTetLanes(m.tetLanes, Cprev, CprevTetLanes);
         triCprev.assign(m.tris.size(), {T(1), T(0), T(1)});
         hingeThetaPrev.assign(m.hingeTheta0.begin(), m.hingeTheta0.end());
         chebPrev.clear();

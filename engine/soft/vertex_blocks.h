@@ -38,4 +38,18 @@ VBD_SIMD_INLINE bool vertexForceHessianBlocks(const SoftViewT<T>& s, const Verte
     return vertexContactTerms(s, i, f, H);
 }
 
+// vertexForceHessianBlocks with the tet terms' force fTets summed elsewhere (the residual's per-tet pass,
+// soft/tet_residual.h) in their place in the order; H holds every block but the tets'.
+template <typename T>
+VBD_SIMD_INLINE bool vertexForceBlocksTetsGiven(const SoftViewT<T>& s, const ClothBlocks& cloth, int i,
+                                                const Vec3T<T>& fTets, Vec3T<T>& f, Mat33T<T>& H) {
+    vertexInertia(s, i, f, H);
+    f += fTets;
+    if (incrementForm(s))
+        clothTermsOf<T, sizeof(T) == sizeof(float)>(s, cloth, i, f, H);
+    else
+        clothTermsOf<T, false>(s, cloth, i, f, H);
+    return vertexContactTerms(s, i, f, H);
+}
+
 }  // namespace vbd

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "energy/damping.h"
+#include "energy/tet_energy.h"
 #include "energy/tet_fused.h"
 #include "fd_util.h"
 
@@ -31,6 +32,39 @@ TEST(TetFused, EqualsReferenceNeoHookeanPlusInternalDamping) {
             // Same terms, different association: roundoff only (1e-12 relative in double).
             EXPECT_LT(norm(f - fr), 1e-12 * (1 + norm(fr)));
             EXPECT_LT(maxAbs(H - Hr), 1e-12 * (1 + maxAbs(Hr)));
+        }
+    }
+}
+
+// The residual's per-tet pass (soft/tet_residual.h) reads tetStress and tetBlockTraceForm instead of the
+// fused per-vertex terms: the gradient -f_a and the block's trace m^T M m agree with them to rounding.
+TEST(TetFused, StressAndBlockTraceEqualTheFusedTerms) {
+    std::mt19937 rng(22);
+    for (int trial = 0; trial < 200; ++trial) {
+        RestTet r = randomRestTet(rng);
+        const Mat33d F = Mat33d::identity() +
+                         Mat33d::fromCols(randomVec(rng, 0.7), randomVec(rng, 0.7), randomVec(rng, 0.7));
+        const Mat33d Fp = Mat33d::identity() +
+                          Mat33d::fromCols(randomVec(rng, 0.5), randomVec(rng, 0.5), randomVec(rng, 0.5));
+        const double mu = 3, lam = 11, kd = trial % 2 ? 0.05 : 0.0, h = 0.01;
+        const TetConstants<double> c{r.volume, mu, lam, kd};
+        const Mat33d Cp = Fp.transposed() * Fp;
+        const Mat33d S = tetStress(F, Cp, c, h, true);
+        for (int a = 0; a < 4; ++a) {
+            const Vec3d m = tetVertexWeight(r.DmInv, a);
+            Vec3d f(0, 0, 0);
+            Mat33d H;
+            tetVertexFused(F, m, r.volume, mu, lam, Cp, kd, h, f, H);
+            const double t = dot(m, tetBlockTraceForm(F, c, 1 / h, true) * m);
+            EXPECT_LT(norm(S * m + f), 1e-12 * (1 + norm(f)));
+            EXPECT_LT(std::fabs(t - H.trace()), 1e-12 * (1 + std::fabs(H.trace())));
+            // Without damping (internal = false) both drop the damping terms.
+            Vec3d f0(0, 0, 0);
+            Mat33d H0;
+            tetVertexFused(F, m, r.volume, mu, lam, Cp, 0.0, h, f0, H0);
+            EXPECT_LT(norm(tetStress(F, Cp, c, h, false) * m + f0), 1e-12 * (1 + norm(f0)));
+            EXPECT_LT(std::fabs(dot(m, tetBlockTraceForm(F, c, 1 / h, false) * m) - H0.trace()),
+                      1e-12 * (1 + std::fabs(H0.trace())));
         }
     }
 }

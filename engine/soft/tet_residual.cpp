@@ -1,0 +1,81 @@
+#include "soft/tet_residual.h"
+
+#include "soft/tet_blocks.h"
+#include "soft/tet_lanes.h"
+
+namespace vbd {
+
+namespace {
+
+constexpr int kL = TetLaneBlock::kLanes;
+
+// W lanes of block b from lane l0. Inc: the increment form; Damped: the internal damping's terms (some tet
+// has k_d > 0; lanes with k_d = 0 add exact zeros).
+template <typename T, int W, bool Inc, bool Damped>
+[[gnu::flatten]] void tetLaneForces(const TetLaneBlock& b, const T* cprev, int l0, const SoftViewT<T>& s,
+                                    T* sums) {
+    using P = simd::Pack<T, W>;
+    Vec3T<P> p[4];
+    if constexpr (Inc) {
+        blockPositions<T, W, 4, true>(s, b.x3, l0, p);
+    } else {
+        for (int k = 0; k < 4; ++k) p[k] = gatherLaneVec<T, W>(&s.x[0].x, &b.x3[k][l0]);
+    }
+    const Mat33T<P> Dinv = loadLaneMat<T, W>(b.Dinv, l0);
+    const Mat33T<P> F = tetDeformationGradient(p[0], p[1], p[2], p[3], Dinv);
+    Mat33T<P> C;
+    if constexpr (Damped) {  // the symmetric C_prev from its upper triangle
+        C.m[0][0] = simd::load<T, W>(cprev + 0 * kL + l0);
+        C.m[0][1] = C.m[1][0] = simd::load<T, W>(cprev + 1 * kL + l0);
+        C.m[0][2] = C.m[2][0] = simd::load<T, W>(cprev + 2 * kL + l0);
+        C.m[1][1] = simd::load<T, W>(cprev + 3 * kL + l0);
+        C.m[1][2] = C.m[2][1] = simd::load<T, W>(cprev + 4 * kL + l0);
+        C.m[2][2] = simd::load<T, W>(cprev + 5 * kL + l0);
+    }
+    const TetConstants<P> c = loadLaneConstants<T, W>(b, l0);
+    const Mat33T<P> S = tetStress(F, C, c, P(T(s.h)), Damped);
+    const Mat33T<P> M = tetBlockTraceForm(F, c, P(T(1) / T(s.h)), Damped);
+    for (int a = 0; a < 4; ++a) {
+        const Vec3T<P> m = tetVertexWeight(Dinv, a);
+        scatterAddLanesOf<T, W, true>(-(S * m), dot(m, M * m), &b.x3[a][l0], unsigned(b.gathered[a]) >> l0,
+                                      sums);
+    }
+}
+
+template <typename T, bool Inc, bool Damped>
+void tetForcesOf(const TetLanes& tl, const SoftViewT<T>& s, const T* cprevLanes, T* sums, size_t grain) {
+    constexpr int W = kTetLaneWidth<T>;
+    tl.forEachBlock(
+        [&](size_t k) {
+            const T* cp = Damped ? cprevLanes + k * TetLanes::kCprevPerBlock : nullptr;
+            for (int l0 = 0; l0 < kL; l0 += W)
+                tetLaneForces<T, W, Inc, Damped>(tl.blocks[k], cp, l0, s, sums);
+        },
+        grain);
+}
+
+}  // namespace
+
+template <typename T>
+void addTetForces(const TetLanes& tl, const SoftViewT<T>& s, const T* cprevLanes, T* sums, size_t grain) {
+    if (tl.empty()) return;
+    const bool damped = s.damping == DampingModel::Internal && tl.damped;
+    if constexpr (sizeof(T) == sizeof(float)) {
+        if (incrementForm(s)) {
+            if (damped)
+                tetForcesOf<T, true, true>(tl, s, cprevLanes, sums, grain);
+            else
+                tetForcesOf<T, true, false>(tl, s, cprevLanes, sums, grain);
+            return;
+        }
+    }
+    if (damped)
+        tetForcesOf<T, false, true>(tl, s, cprevLanes, sums, grain);
+    else
+        tetForcesOf<T, false, false>(tl, s, cprevLanes, sums, grain);
+}
+
+template void addTetForces<float>(const TetLanes&, const SoftViewT<float>&, const float*, float*, size_t);
+template void addTetForces<double>(const TetLanes&, const SoftViewT<double>&, const double*, double*, size_t);
+
+}  // namespace vbd

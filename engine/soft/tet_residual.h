@@ -1,0 +1,24 @@
+#pragma once
+// The tet terms of the solver's residual |grad G| (SoftSolver::computeForces) once per tet instead of once
+// per incidence: each tet's stress dE_e/dF (tetStress) on SIMD lanes over tets, its four vertex gradients
+// g_a = (dE_e/dF) m^a added into per-vertex sums in color order (soft/tet_lanes.h: no atomics, the same sums
+// for any thread count). The sweep's per-vertex kernel forms F and the stress's products for each of a tet's
+// four vertices; the residual needs no block, so one evaluation per tet gives the same gradient to rounding
+// (tests/scene/test_soft_residual.cpp bounds the difference).
+//
+// The positions are the sweep's (blockPositions: x, or in the increment form the differences of x_prev and
+// dx relative to the tet's first vertex), so F is the kernel's. Internal damping or none: the naive
+// damping's tet term reads the vertex's own motion x_a - x_prev,a, which is not a function of the tet's F,
+// and its models keep the per-vertex kernel.
+#include "soft/soft_model.h"
+
+namespace vbd {
+
+// For vertex a of every tet of `tl` whose vertex is gathered, at the view's state: sums[4 v .. 4 v + 2] -=
+// g_a and sums[4 v + 3] += tr H_aa (tetBlockTraceForm: the rounding floor's stiffness), v the vertex (a
+// record of 4 T per vertex: one 32-byte store per term in double). cprevLanes: C_prev in the lanes' order
+// (SoftState::CprevTetLanes); grain: blocks per task.
+template <typename T>
+void addTetForces(const TetLanes& tl, const SoftViewT<T>& s, const T* cprevLanes, T* sums, size_t grain = 64);
+
+}  // namespace vbd
