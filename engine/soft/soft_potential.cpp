@@ -97,6 +97,25 @@ double SoftSolver::bodyContactEnergy(const SoftState<T>& st) const {
     });
 }
 
+// The tets' energy on the tet lanes (soft/tet_residual.h tetEnergySum; with the internal damping potential
+// when `damping`) into `out`, where they apply: a double state, the SIMD path, and when damped the step's
+// C_prev in lane order (SoftState::CprevTetLanes, filled by beginStep). False: the caller's scalar loop.
+template <typename T>
+bool SoftSolver::laneTetEnergy(const SoftState<T>& st, bool damping, double& out) const {
+    if constexpr (std::is_same_v<T, double>) {
+        const TetLanes& tl = m_.tetLanes;
+        const bool damped = damping && tl.damped;
+        if (!sweepOptions_.simd || !sweepOptions_.tetResidual || tl.empty() ||
+            (damped && st.CprevTetLanes.size() != tl.cprevSize()))
+            return false;
+        out = tetEnergySum(tl, viewT(st), st.CprevTetLanes.data(), damped);
+        return true;
+    } else {
+        (void)st, (void)damping, (void)out;
+        return false;
+    }
+}
+
 // G summed in double for either state; the collider penalties are evaluated in the state's scalar.
 template <typename T>
 double SoftSolver::incrementalPotentialT(const SoftState<T>& st) const {
@@ -116,23 +135,25 @@ double SoftSolver::incrementalPotentialT(const SoftState<T>& st) const {
                           }) +
         bodyContactEnergy(st);
     // Tets: E_e of energy/tet_energy.h in double, with C_prev from x_prev (not the state's C_prev, which in
-    // float is rounded).
+    // float is rounded). A double state's C_prev is that one: there the tet lanes sum it (laneTetEnergy).
     const bool internal = params_.damping == DampingModel::Internal;
-    const double elastic = reduceSum<double>(m_.tets.size(), [&](size_t e) {
-        const auto& t = m_.tets[e];
-        const Mat33d Dinv(m_.DmInv[e]);
-        const Mat33d F = tetDeformationGradient(Vec3d(st.x[t[0]]), Vec3d(st.x[t[1]]), Vec3d(st.x[t[2]]),
-                                                Vec3d(st.x[t[3]]), Dinv);
-        const TetConstants<double> c{double(m_.volume[e]), double(m_.mu[e]), double(m_.lambda[e]),
-                                     double(m_.kd[e])};
-        Mat33d Cp;
-        if (internal && c.kd > 0) {
-            const Mat33d Fp = tetDeformationGradient(Vec3d(st.xPrev[t[0]]), Vec3d(st.xPrev[t[1]]),
-                                                     Vec3d(st.xPrev[t[2]]), Vec3d(st.xPrev[t[3]]), Dinv);
-            Cp = Fp.transposed() * Fp;
-        }
-        return tetEnergy(F, Cp, c, double(h_), internal);
-    });
+    double lanes = 0;
+    const double elastic =
+        laneTetEnergy(st, internal, lanes) ? lanes : reduceSum<double>(m_.tets.size(), [&](size_t e) {
+            const auto& t = m_.tets[e];
+            const Mat33d Dinv(m_.DmInv[e]);
+            const Mat33d F = tetDeformationGradient(Vec3d(st.x[t[0]]), Vec3d(st.x[t[1]]), Vec3d(st.x[t[2]]),
+                                                    Vec3d(st.x[t[3]]), Dinv);
+            const TetConstants<double> c{double(m_.volume[e]), double(m_.mu[e]), double(m_.lambda[e]),
+                                         double(m_.kd[e])};
+            Mat33d Cp;
+            if (internal && c.kd > 0) {
+                const Mat33d Fp = tetDeformationGradient(Vec3d(st.xPrev[t[0]]), Vec3d(st.xPrev[t[1]]),
+                                                         Vec3d(st.xPrev[t[2]]), Vec3d(st.xPrev[t[3]]), Dinv);
+                Cp = Fp.transposed() * Fp;
+            }
+            return tetEnergy(F, Cp, c, double(h_), internal);
+        });
     double drag = 0;
     if (drag_.vertex >= 0 && drag_.vertex < n)
         drag = 0.5 * drag_.stiffness * squaredNorm(Vec3d(st.x[size_t(drag_.vertex)]) - Vec3d(drag_.target));
@@ -162,7 +183,8 @@ EnergyParts SoftSolver::energyParts(const SoftState<T>& st, const Vec3& gravity)
         return c;
     });
     e.contact += bodyContactEnergy(st);
-    e.elastic = reduceSum<double>(m_.tets.size(), [&](size_t k) {
+    double lanes = 0;
+    e.elastic = laneTetEnergy(st, false, lanes) ? lanes : reduceSum<double>(m_.tets.size(), [&](size_t k) {
         const auto& t = m_.tets[k];
         const Mat33d F = tetDeformationGradient(Vec3d(st.x[t[0]]), Vec3d(st.x[t[1]]), Vec3d(st.x[t[2]]),
                                                 Vec3d(st.x[t[3]]), Mat33d(m_.DmInv[k]));

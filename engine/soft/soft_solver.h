@@ -194,6 +194,9 @@ class SoftSolver {
     void computeForces(SoftState<T>& st);
     template <typename T>
     double residualNormT(SoftState<T>& st);
+    // The tets' part of G or of the elastic energy on the tet lanes (soft_potential.cpp).
+    template <typename T>
+    bool laneTetEnergy(const SoftState<T>& st, bool damping, double& out) const;
     template <typename T>
     double incrementalPotentialT(const SoftState<T>& st) const;
     template <typename T>

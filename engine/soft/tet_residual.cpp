@@ -1,5 +1,7 @@
 #include "soft/tet_residual.h"
 
+#include <algorithm>
+
 #include "soft/tet_blocks.h"
 #include "soft/tet_lanes.h"
 
@@ -54,7 +56,53 @@ void tetForcesOf(const TetLanes& tl, const SoftViewT<T>& s, const T* cprevLanes,
         grain);
 }
 
+// W lanes of block b from lane l0: their E_e (Damped as in tetLaneForces).
+template <int W, bool Damped>
+[[gnu::flatten]] simd::Pack<double, W> tetLaneEnergies(const TetLaneBlock& b, const double* cprev, int l0,
+                                                       const SoftViewT<double>& s) {
+    using P = simd::Pack<double, W>;
+    Vec3T<P> p[4];
+    for (int k = 0; k < 4; ++k) p[k] = gatherLaneVec<double, W>(&s.x[0].x, &b.x3[k][l0]);
+    const Mat33T<P> F = tetDeformationGradient(p[0], p[1], p[2], p[3], loadLaneMat<double, W>(b.Dinv, l0));
+    Mat33T<P> C;
+    if constexpr (Damped) {
+        C.m[0][0] = simd::load<double, W>(cprev + 0 * kL + l0);
+        C.m[0][1] = C.m[1][0] = simd::load<double, W>(cprev + 1 * kL + l0);
+        C.m[0][2] = C.m[2][0] = simd::load<double, W>(cprev + 2 * kL + l0);
+        C.m[1][1] = simd::load<double, W>(cprev + 3 * kL + l0);
+        C.m[1][2] = C.m[2][1] = simd::load<double, W>(cprev + 4 * kL + l0);
+        C.m[2][2] = simd::load<double, W>(cprev + 5 * kL + l0);
+    }
+    return tetEnergy(F, C, loadLaneConstants<double, W>(b, l0), P(s.h), Damped);
+}
+
+// Blocks per group of the energy sum (reduceSum's block over the blocks).
+constexpr size_t kEnergyGroup = 128;
+
+template <bool Damped>
+double tetEnergySumOf(const TetLanes& tl, const SoftViewT<double>& s, const double* cprevLanes) {
+    constexpr int W = kTetLaneWidth<double>;
+    const size_t nb = tl.blocks.size(), groups = (nb + kEnergyGroup - 1) / kEnergyGroup;
+    return reduceSum<double>(
+        groups,
+        [&](size_t g) {
+            simd::Pack<double, W> sum(0.0);
+            for (size_t k = g * kEnergyGroup; k < std::min(nb, (g + 1) * kEnergyGroup); ++k) {
+                const double* cp = Damped ? cprevLanes + k * TetLanes::kCprevPerBlock : nullptr;
+                for (int l0 = 0; l0 < kL; l0 += W) sum += tetLaneEnergies<W, Damped>(tl.blocks[k], cp, l0, s);
+            }
+            return simd::sum(sum);
+        },
+        1);
+}
+
 }  // namespace
+
+double tetEnergySum(const TetLanes& tl, const SoftViewT<double>& s, const double* cprevLanes, bool damping) {
+    if (tl.empty()) return 0.0;
+    return damping && tl.damped ? tetEnergySumOf<true>(tl, s, cprevLanes)
+                                : tetEnergySumOf<false>(tl, s, cprevLanes);
+}
 
 template <typename T>
 void addTetForces(const TetLanes& tl, const SoftViewT<T>& s, const T* cprevLanes, T* sums, size_t grain) {

@@ -21,4 +21,11 @@ namespace vbd {
 template <typename T>
 void addTetForces(const TetLanes& tl, const SoftViewT<T>& s, const T* cprevLanes, T* sums, size_t grain = 64);
 
+// sum over the tets of E_e (energy/tet_energy.h tetEnergy: V psi(F), plus the internal damping potential when
+// `damping` and some k_d > 0; cprevLanes as above) at the double state's x: the tet part of G and of the
+// elastic energy, which the scalar loops of soft_potential.cpp evaluated one tet at a time. Summed per lane
+// within fixed groups of blocks, the lanes pairwise (simd::sum) and the groups in order: the same sum for any
+// thread count; it differs from the scalar loop's in the last bits (another order).
+double tetEnergySum(const TetLanes& tl, const SoftViewT<double>& s, const double* cprevLanes, bool damping);
+
 }  // namespace vbd

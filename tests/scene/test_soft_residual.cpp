@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "backend/parallel.h"
+#include "energy/tet_energy.h"
 #include "soft/soft_solver.h"
 #include "soft/vertex_blocks.h"
 
@@ -201,6 +202,51 @@ TEST(SoftResidual, StepResidualsAndFloorAgree) {
     }
 }
 
+// G's and the elastic energy's tet part on the tet lanes (tetEnergySum) against the scalar loop over tets,
+// double state, internal damping (its potential is in G): the same terms in another order and another
+// contraction of each tet's products. They differ by at most (2 n + 64) u S: n u S for either summation order
+// (S the sum of the terms' intermediate sizes, n the number of tets) plus a few roundings of each tet's
+// intermediates. Per tet, psi = mu/2 (|F|^2 - 3) + lambda/2 (J - alpha)^2 - mu^2 / 2 lambda: the first term's
+// products are ~mu |F|^2, and J (a sum of products of three entries, ~|F|_F^3) is rounded before it is
+// squared with J - alpha, so the second contributes ~lambda |J - alpha| (|F|_F^3 + alpha); the damping
+// potential (>= 0) its own size. Leaving the damping potential out would move G by its sum (printed).
+TEST(SoftResidual, TetEnergyOnLanesMatchesTheScalarLoop) {
+    SoftSolver solver;
+    solver.build(beamScene(Precision::Double, DampingModel::Internal));
+    for (int k = 0; k < 5; ++k) solver.step(1.f / 60.f, kGravity);
+    ASSERT_FALSE(solver.model().tetLanes.empty());
+    ASSERT_TRUE(solver.model().tetLanes.damped);
+    solver.setSweepOptions(options(true));
+    const double g1 = solver.incrementalPotential(), e1 = solver.mechanicalEnergy(kGravity).elastic;
+    solver.setSweepOptions(options(false));
+    const double g0 = solver.incrementalPotential(), e0 = solver.mechanicalEnergy(kGravity).elastic;
+
+    const SoftModel& m = solver.model();
+    const SoftState<double>& st = stateOf<double>(solver);
+    double S = 0, dampingSum = 0;
+    for (size_t e = 0; e < m.tets.size(); ++e) {
+        const auto& t = m.tets[e];
+        const Mat33d F =
+            tetDeformationGradient(st.x[t[0]], st.x[t[1]], st.x[t[2]], st.x[t[3]], Mat33d(m.DmInv[e]));
+        const double mu = m.mu[e], lam = m.lambda[e], alpha = 1 + mu / lam, V = m.volume[e];
+        const TetConstants<double> c{V, mu, lam, double(m.kd[e])};
+        const double h = 1.0 / 60.0;
+        const double damping = tetEnergy(F, st.Cprev[e], c, h, true) - tetEnergy(F, st.Cprev[e], c, h, false);
+        const double f = std::sqrt(F.frobenius2());
+        S += V * (mu * (F.frobenius2() + 3) + lam * std::fabs(F.det() - alpha) * (f * f * f + alpha) +
+                  mu * mu / lam) +
+             std::fabs(damping);
+        dampingSum += damping;
+    }
+    const double u = 0.5 * std::numeric_limits<double>::epsilon();
+    const double bound = (2.0 * double(m.tets.size()) + 64) * u * S;
+    std::printf("[ lanes ] |dG| = %.3g, |dE| = %.3g, bound %.3g; the damping potential's sum %.3g J\n",
+                std::fabs(g1 - g0), std::fabs(e1 - e0), bound, dampingSum);
+    EXPECT_LE(std::fabs(g1 - g0), bound);
+    EXPECT_LE(std::fabs(e1 - e0), bound);
+    EXPECT_GT(dampingSum, 100 * bound);  // a lost damping term would fail the first check
+}
+
 // The naive damping keeps the kernel (its tet term reads the vertex's own motion): the same bits.
 TEST(SoftResidual, NaiveDampingKeepsTheKernel) {
     SoftSolver solver;
@@ -225,7 +271,8 @@ TEST(SoftResidual, BitIdenticalForAnyThreadCount) {
             solver.setSweepOptions(options(true, true, 1));
             for (int t = 0; t < 6; ++t) {
                 const SoftStepStats s = solver.step(1.f / 60.f, kGravity);
-                r[k].insert(r[k].end(), {s.residualInitial, s.residualFinal, s.residualFloor});
+                r[k].insert(r[k].end(), {s.residualInitial, s.residualFinal, s.residualFloor, s.energy,
+                                         solver.mechanicalEnergy(kGravity).elastic});
             }
             field[k] = solver.vertexResidual();
         }
