@@ -205,7 +205,8 @@ std::pair<int, int> pairKey(int a, int b) {
 }
 
 float minFeatureSize(const Collider& c) {
-    if (c.type == ShapeType::Box) return std::fmin(std::fmin(c.half.x, c.half.y), c.half.z);
+    if (c.type == ShapeType::Box)
+        return std::min({c.half.x, c.half.y, c.half.z});  // > 0: as fmin, no libm call
     return c.radius;
 }
 
