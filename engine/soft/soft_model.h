@@ -125,17 +125,15 @@ struct ClothBlocks {
     bool empty() const { return tris.empty() && hinges.empty(); }
 };
 
-// Copies the per-tet C_prev into the blocks' order. Streaming this copy costs the sweep less than gathering
-// C_prev by tet: a color's pass reads every tet once, scattered over an array larger than L2.
-template <typename T>
-void fillCprevLanes(const TetBlocks& tb, const std::vector<Mat33T<T>>& Cprev, std::vector<T>& out) {
-    out.resize(tb.cprevSize());
-    parallelFor(tb.blocks.size(), [&](size_t b) {
-        const TetBlock& blk = tb.blocks[b];
-        T* o = out.data() + b * size_t(TetBlocks::kCprevPerBlock);
-        for (int l = 0; l < TetBlock::kLanes; ++l) {
-            const Mat33T<T>& C = Cprev[size_t(blk.item[l] >> 2)];
-            constexpr int L = TetBlock::kLanes;
+// out, per block of L lanes: the upper triangle (00, 01, 02, 11, 12, 22) of C_prev of tet tetOf(b, l) for
+// each lane l, entry-major (6 L values per block, the layout both lane loaders read).
+template <int L, typename T, typename TetOf>
+void fillCprevUpper(size_t blocks, const std::vector<Mat33T<T>>& Cprev, std::vector<T>& out,
+                    const TetOf& tetOf) {
+    parallelFor(blocks, [&](size_t b) {
+        T* o = out.data() + b * size_t(6 * L);
+        for (int l = 0; l < L; ++l) {
+            const Mat33T<T>& C = Cprev[tetOf(b, l)];
             o[0 * L + l] = C.m[0][0];
             o[1 * L + l] = C.m[0][1];
             o[2 * L + l] = C.m[0][2];
@@ -146,25 +144,26 @@ void fillCprevLanes(const TetBlocks& tb, const std::vector<Mat33T<T>>& Cprev, st
     });
 }
 
+// Copies the per-tet C_prev into the blocks' order. Streaming this copy costs the sweep less than gathering
+// C_prev by tet: a color's pass reads every tet once, scattered over an array larger than L2.
+template <typename T>
+void fillCprevLanes(const TetBlocks& tb, const std::vector<Mat33T<T>>& Cprev, std::vector<T>& out) {
+    static_assert(TetBlocks::kCprevPerBlock == 6 * TetBlock::kLanes);
+    out.resize(tb.cprevSize());
+    fillCprevUpper<TetBlock::kLanes>(tb.blocks.size(), Cprev, out,
+                                     [&](size_t b, int l) { return size_t(tb.blocks[b].item[l] >> 2); });
+}
+
 // Copies the per-tet C_prev into TetLanes order (as fillCprevLanes): the residual's pass then loads each
 // block's C_prev contiguously instead of gathering it by tet from an array larger than L2 twice a step.
 template <typename T>
 void fillCprevTetLanes(const TetLanes& tl, const std::vector<Mat33T<T>>& Cprev, std::vector<T>& out) {
+    static_assert(TetLanes::kCprevPerBlock == 6 * TetLaneBlock::kLanes);
     out.resize(tl.cprevSize());
     if (out.empty()) return;
-    parallelFor(tl.blocks.size(), [&](size_t b) {
-        constexpr int L = TetLaneBlock::kLanes;
-        T* o = out.data() + b * size_t(TetLanes::kCprevPerBlock);
-        for (int l = 0; l < L; ++l) {
-            const Mat33T<T>& C = Cprev[size_t(tl.c9[b * L + size_t(l)] / 9)];
-            o[0 * L + l] = C.m[0][0];
-            o[1 * L + l] = C.m[0][1];
-            o[2 * L + l] = C.m[0][2];
-            o[3 * L + l] = C.m[1][1];
-            o[4 * L + l] = C.m[1][2];
-            o[5 * L + l] = C.m[2][2];
-        }
-    });
+    constexpr size_t L = TetLaneBlock::kLanes;
+    fillCprevUpper<TetLaneBlock::kLanes>(
+        tl.blocks.size(), Cprev, out, [&](size_t b, int l) { return size_t(tl.c9[b * L + size_t(l)] / 9); });
 }
 
 struct SoftModel {

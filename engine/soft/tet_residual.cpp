@@ -11,6 +11,19 @@ namespace {
 
 constexpr int kL = TetLaneBlock::kLanes;
 
+// The symmetric C_prev of W lanes from l0, from the block's upper triangle (fillCprevUpper's layout).
+template <typename T, int W>
+VBD_SIMD_INLINE Mat33T<simd::Pack<T, W>> laneCprev(const T* cprev, int l0) {
+    Mat33T<simd::Pack<T, W>> C;
+    C.m[0][0] = simd::load<T, W>(cprev + 0 * kL + l0);
+    C.m[0][1] = C.m[1][0] = simd::load<T, W>(cprev + 1 * kL + l0);
+    C.m[0][2] = C.m[2][0] = simd::load<T, W>(cprev + 2 * kL + l0);
+    C.m[1][1] = simd::load<T, W>(cprev + 3 * kL + l0);
+    C.m[1][2] = C.m[2][1] = simd::load<T, W>(cprev + 4 * kL + l0);
+    C.m[2][2] = simd::load<T, W>(cprev + 5 * kL + l0);
+    return C;
+}
+
 // W lanes of block b from lane l0. Inc: the increment form; Damped: the internal damping's terms (some tet
 // has k_d > 0; lanes with k_d = 0 add exact zeros).
 template <typename T, int W, bool Inc, bool Damped>
@@ -26,14 +39,7 @@ template <typename T, int W, bool Inc, bool Damped>
     const Mat33T<P> Dinv = loadLaneMat<T, W>(b.Dinv, l0);
     const Mat33T<P> F = tetDeformationGradient(p[0], p[1], p[2], p[3], Dinv);
     Mat33T<P> C;
-    if constexpr (Damped) {  // the symmetric C_prev from its upper triangle
-        C.m[0][0] = simd::load<T, W>(cprev + 0 * kL + l0);
-        C.m[0][1] = C.m[1][0] = simd::load<T, W>(cprev + 1 * kL + l0);
-        C.m[0][2] = C.m[2][0] = simd::load<T, W>(cprev + 2 * kL + l0);
-        C.m[1][1] = simd::load<T, W>(cprev + 3 * kL + l0);
-        C.m[1][2] = C.m[2][1] = simd::load<T, W>(cprev + 4 * kL + l0);
-        C.m[2][2] = simd::load<T, W>(cprev + 5 * kL + l0);
-    }
+    if constexpr (Damped) C = laneCprev<T, W>(cprev, l0);
     const TetConstants<P> c = loadLaneConstants<T, W>(b, l0);
     const Mat33T<P> S = tetStress(F, C, c, P(T(s.h)), Damped);
     const Mat33T<P> M = tetBlockTraceForm(F, c, P(T(1) / T(s.h)), Damped);
@@ -65,14 +71,7 @@ template <int W, bool Damped>
     for (int k = 0; k < 4; ++k) p[k] = gatherLaneVec<double, W>(&s.x[0].x, &b.x3[k][l0]);
     const Mat33T<P> F = tetDeformationGradient(p[0], p[1], p[2], p[3], loadLaneMat<double, W>(b.Dinv, l0));
     Mat33T<P> C;
-    if constexpr (Damped) {
-        C.m[0][0] = simd::load<double, W>(cprev + 0 * kL + l0);
-        C.m[0][1] = C.m[1][0] = simd::load<double, W>(cprev + 1 * kL + l0);
-        C.m[0][2] = C.m[2][0] = simd::load<double, W>(cprev + 2 * kL + l0);
-        C.m[1][1] = simd::load<double, W>(cprev + 3 * kL + l0);
-        C.m[1][2] = C.m[2][1] = simd::load<double, W>(cprev + 4 * kL + l0);
-        C.m[2][2] = simd::load<double, W>(cprev + 5 * kL + l0);
-    }
+    if constexpr (Damped) C = laneCprev<double, W>(cprev, l0);
     return tetEnergy(F, C, loadLaneConstants<double, W>(b, l0), P(s.h), Damped);
 }
 

@@ -32,6 +32,31 @@ inline vbd::SoftBodyDesc clampedBar(int nx, int ny, int nz) {
     return b;
 }
 
+// clampedBar(nx, 3, 3) with damping 0.02 over the ground plane at `ground` (its bottom is at y = 1: a ground
+// above that presses into its lower layer from the start): tets, every damping model, collider contact and
+// friction in the same vertex sums (the SIMD-against-scalar and residual tests).
+inline vbd::SceneDesc pressedBeam(vbd::Precision p, vbd::DampingModel damping, double ground = 1.001,
+                                  int nx = 12) {
+    vbd::SceneDesc s;
+    s.ground.height = ground;
+    s.solver.precision = p;
+    s.solver.damping = damping;
+    s.solver.diagnostics = false;
+    vbd::SoftBodyDesc b = clampedBar(nx, 3, 3);
+    b.material.damping = 0.02;
+    s.softBodies.push_back(b);
+    return s;
+}
+
+// The solver's iterate in T.
+template <typename T>
+const vbd::SoftState<T>& stateOf(vbd::SoftSolver& s) {
+    if constexpr (std::is_same_v<T, double>)
+        return s.doubleState();
+    else
+        return s.floatState();
+}
+
 // Every position equal to the bit (determinism across thread counts).
 inline void expectBitIdentical(const std::vector<vbd::Vec3>& a, const std::vector<vbd::Vec3>& b) {
     ASSERT_EQ(a.size(), b.size());

@@ -32,13 +32,7 @@ SceneDesc drapeScene(Precision p, DampingModel damping) {
     return s;
 }
 
-template <typename T>
-const SoftState<T>& stateOf(SoftSolver& s) {
-    if constexpr (std::is_same_v<T, double>)
-        return s.doubleState();
-    else
-        return s.floatState();
-}
+using vbdtest::stateOf;
 
 double len(const Vec3d& v) { return norm(v); }
 

@@ -27,24 +27,9 @@ const Vec3 kGravity(0, -9.81f, 0);
 // The sagging, damped cantilever of test_soft_simd.cpp, its lowest layer pressed into the ground plane
 // (collider contact and friction in the vertex sums).
 SceneDesc beamScene(Precision p, DampingModel damping, int nx = 12) {
-    SceneDesc s;
-    s.ground.height = 1.001;
-    s.solver.precision = p;
-    s.solver.damping = damping;
-    s.solver.diagnostics = false;
-    SoftBodyDesc b = clampedBar(nx, 3, 3);
-    b.material.damping = 0.02;
-    s.softBodies.push_back(b);
-    return s;
+    return vbdtest::pressedBeam(p, damping, 1.001, nx);
 }
-
-template <typename T>
-const SoftState<T>& stateOf(SoftSolver& s) {
-    if constexpr (std::is_same_v<T, double>)
-        return s.doubleState();
-    else
-        return s.floatState();
-}
+using vbdtest::stateOf;
 
 SoftSolver::SweepOptions options(bool tetResidual, bool floatIncrement = true, size_t grain = 0) {
     SoftSolver::SweepOptions o;

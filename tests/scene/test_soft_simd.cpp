@@ -22,28 +22,10 @@ namespace {
 
 const Vec3 kGravity(0, -9.81f, 0);
 
-// A 1 x 0.25 x 0.25 m cantilever over the ground plane at `ground` (its bottom is at y = 1: a ground above
-// that presses into its lower layer from the start): tets, every damping model, collider contact and
-// friction in the same vertex sums.
 SceneDesc beamScene(Precision p, DampingModel damping, double ground = 1.001) {
-    SceneDesc s;
-    s.ground.height = ground;
-    s.solver.precision = p;
-    s.solver.damping = damping;
-    s.solver.diagnostics = false;
-    SoftBodyDesc b = clampedBar(12, 3, 3);
-    b.material.damping = 0.02;
-    s.softBodies.push_back(b);
-    return s;
+    return vbdtest::pressedBeam(p, damping, ground);
 }
-
-template <typename T>
-const SoftState<T>& stateOf(SoftSolver& s) {
-    if constexpr (std::is_same_v<T, double>)
-        return s.doubleState();
-    else
-        return s.floatState();
-}
+using vbdtest::stateOf;
 
 // What SoftSolver::viewT builds: the parameters and the state's arrays.
 

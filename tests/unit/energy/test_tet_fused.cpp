@@ -9,15 +9,35 @@
 using namespace vbd;
 using namespace vbdtest;
 
+namespace {
+
+// A random rest tet, F and F_prev near the identity, and k_d > 0 on every other trial.
+struct TetCase {
+    RestTet r;
+    Mat33d F, Fp;
+    double kd;
+};
+
+TetCase randomCase(std::mt19937& rng, int trial) {
+    TetCase c;
+    c.r = randomRestTet(rng);
+    c.F =
+        Mat33d::identity() + Mat33d::fromCols(randomVec(rng, 0.7), randomVec(rng, 0.7), randomVec(rng, 0.7));
+    c.Fp =
+        Mat33d::identity() + Mat33d::fromCols(randomVec(rng, 0.5), randomVec(rng, 0.5), randomVec(rng, 0.5));
+    c.kd = trial % 2 ? 0.05 : 0.0;
+    return c;
+}
+
+}  // namespace
+
 TEST(TetFused, EqualsReferenceNeoHookeanPlusInternalDamping) {
     std::mt19937 rng(21);
     for (int trial = 0; trial < 200; ++trial) {
-        RestTet r = randomRestTet(rng);
-        const Mat33d F = Mat33d::identity() +
-                         Mat33d::fromCols(randomVec(rng, 0.7), randomVec(rng, 0.7), randomVec(rng, 0.7));
-        const Mat33d Fp = Mat33d::identity() +
-                          Mat33d::fromCols(randomVec(rng, 0.5), randomVec(rng, 0.5), randomVec(rng, 0.5));
-        const double mu = 3, lam = 11, kd = trial % 2 ? 0.05 : 0.0, h = 0.01;
+        const TetCase tc = randomCase(rng, trial);
+        const RestTet& r = tc.r;
+        const Mat33d &F = tc.F, &Fp = tc.Fp;
+        const double mu = 3, lam = 11, kd = tc.kd, h = 0.01;
         for (int a = 0; a < 4; ++a) {
             const Vec3d m = tetVertexWeight(r.DmInv, a);
             Vec3d fe, fd(0, 0, 0);
@@ -41,12 +61,10 @@ TEST(TetFused, EqualsReferenceNeoHookeanPlusInternalDamping) {
 TEST(TetFused, StressAndBlockTraceEqualTheFusedTerms) {
     std::mt19937 rng(22);
     for (int trial = 0; trial < 200; ++trial) {
-        RestTet r = randomRestTet(rng);
-        const Mat33d F = Mat33d::identity() +
-                         Mat33d::fromCols(randomVec(rng, 0.7), randomVec(rng, 0.7), randomVec(rng, 0.7));
-        const Mat33d Fp = Mat33d::identity() +
-                          Mat33d::fromCols(randomVec(rng, 0.5), randomVec(rng, 0.5), randomVec(rng, 0.5));
-        const double mu = 3, lam = 11, kd = trial % 2 ? 0.05 : 0.0, h = 0.01;
+        const TetCase tc = randomCase(rng, trial);
+        const RestTet& r = tc.r;
+        const Mat33d &F = tc.F, &Fp = tc.Fp;
+        const double mu = 3, lam = 11, kd = tc.kd, h = 0.01;
         const TetConstants<double> c{r.volume, mu, lam, kd};
         const Mat33d Cp = Fp.transposed() * Fp;
         const Mat33d S = tetStress(F, Cp, c, h, true);
