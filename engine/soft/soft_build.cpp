@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "coloring/coloring.h"
+#include "coloring/share_order.h"
 #include "energy/material.h"
 #include "math/error.h"
 #include "mesh/box_grid.h"
@@ -166,6 +167,7 @@ void SoftSolver::build(const SceneDesc& scene) {
             if (!m_.fixed[size_t(v)]) free.push_back(v);
         if (!free.empty()) m_.colorGroups.push_back(std::move(free));
     }
+    orderGroupsForShares(g, m_.x, m_.colorGroups);
     buildTetBlocks(m_);
     buildClothBlocks(m_);
     {

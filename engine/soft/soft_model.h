@@ -212,7 +212,8 @@ struct SoftModel {
 
     // Coloring
     std::vector<int> color;
-    std::vector<std::vector<int>> colorGroups;  // free vertices only, ascending
+    std::vector<std::vector<int>>
+        colorGroups;  // free vertices only, ascending, or in Morton order (coloring/share_order.h)
 
     int numVertices() const { return int(x.size()); }
 };

@@ -290,11 +290,11 @@ void SoftSolver::refreshCprev(SoftState<T>& st) {
     fillCprevTetLanes(m_.tetLanes, st.Cprev, st.CprevTetLanes);
 }
 
-// Vertices per task: large enough that TBB's per-task cost and false sharing at chunk edges (x, the contact
-// flags) stay small against the local solves, small enough to balance a color of a few hundred.
-constexpr size_t kSweepGrain = 128;
-// With cloth contacts the local solves are costlier and less uniform: smaller tasks balance better.
-constexpr size_t kContactSweepGrain = 16;
+// Smallest chunk of a color a thread claims (backend/thread_team.h): 16 vertices are 1-3 µs of local solves
+// against ~0.05 µs per claim; the hanging bar's colors (120 vertices) still split, and 4, 8 and 16 measured
+// the same on it and on the cube (fifth session; with TBB's tasks the grain was 128, and the bar's colors ran
+// on one thread).
+constexpr size_t kSweepGrain = 16;
 
 // One colored Gauss-Seidel sweep. Vertices of one color share no element: their local solves are
 // independent, and each writes only its own x (gather, no atomics), so the result is the same for any thread
@@ -310,8 +310,7 @@ void SoftSolver::sweepT(SoftState<T>& st) {
     const bool bounded = cs.enabled;
     const bool snapshot = bounded && !cs.contacts.empty();
     const bool blocks = sweepOptions_.simd && !(m_.tetBlocks.empty() && m_.clothBlocks.empty());
-    const size_t grain =
-        sweepOptions_.grain > 0 ? sweepOptions_.grain : (snapshot ? kContactSweepGrain : kSweepGrain);
+    const size_t grain = sweepOptions_.grain > 0 ? sweepOptions_.grain : kSweepGrain;
     SoftViewT<T> s = viewT(st);
     const VertexBlocks<T> vb{m_.tetBlocks, st.CprevLanes.data(), m_.clothBlocks};
     Vec3T<T>* x = st.x.data();
@@ -335,8 +334,12 @@ void SoftSolver::sweepT(SoftState<T>& st) {
                 const int i = group[k];
                 Vec3T<T> f, dx;
                 Mat33T<T> H;
-                inContact_[size_t(i)] =
+                const char touching =
                     blocks ? vertexForceHessianBlocks(s, vb, i, f, H) : vertexForceHessian(s, i, f, H);
+                // Written only when it changes: the flags of both threads' vertices share cache lines
+                // (a color's share is compact in space, not in index), and a store on every visit made
+                // each one a line transfer between the cores.
+                if (inContact_[size_t(i)] != touching) inContact_[size_t(i)] = touching;
                 if (solveVertexSystem(H, f, dx)) moveVertex(x, inc, xPrev, i, dx);
                 if (bounded) {
                     const Vec3T<T> b =
