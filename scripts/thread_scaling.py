@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""Two threads against one: per-step time of `vbdlab sim` on 1 and 2 threads, alternating, medians.
+
+  scripts/thread_scaling.py [--bin build/bin/vbdlab[,OTHER]] [--reps 3] [SCENE:ITERATIONS:FRAMES ...]
+
+SCENE is a file of tests/peer/scenes (the peer harness's models). The time per step is the mean
+`step_ms` of metrics.csv over frames 2..N (World::step with the per-frame metrics, diagnostics off: the
+peer harness's "ours" column); each configuration runs --reps times, alternating binaries and thread
+counts, and the median is reported. Several binaries (comma-separated) compare builds in one run; the
+machine is shared and noisy, so compare ratios measured together.
+"""
+import argparse
+import csv
+import os
+import shutil
+import statistics
+import subprocess
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+DEFAULT = ["hanging_bar:40:120", "hanging_bar:300:40", "cube_drop:10:120", "cloth_64:10:30", "beam_10k:10:20",
+           "pyramid_10:10:150"]
+
+
+def step_ms(binary, scene, iters, frames, threads):
+    out = tempfile.mkdtemp(prefix="vbd_scaling_")
+    try:
+        subprocess.run([binary, "sim", os.path.join(ROOT, "tests", "peer", "scenes", scene + ".json"), "--frames",
+                        str(frames), "--out", out, "--threads", str(threads), "--set", "solver.diagnostics=false",
+                        "--set", f"solver.iterations={iters}"], check=True, capture_output=True)
+        with open(os.path.join(out, "metrics.csv")) as f:
+            rows = list(csv.DictReader(f))
+        return statistics.mean(float(r["step_ms"]) for r in rows[1:])
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bin", default=os.path.join(ROOT, "build", "bin", "vbdlab"))
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("scenes", nargs="*", default=DEFAULT)
+    a = ap.parse_args()
+    bins = a.bin.split(",")
+    print("scene,iterations,binary,ms_1_thread,ms_2_threads,ratio")
+    for spec in a.scenes:
+        scene, iters, frames = spec.split(":")
+        t = {}
+        for _ in range(a.reps):
+            for b in bins:
+                for threads in (1, 2):
+                    t.setdefault((b, threads), []).append(step_ms(b, scene, iters, frames, threads))
+        for b in bins:
+            one, two = statistics.median(t[(b, 1)]), statistics.median(t[(b, 2)])
+            print(f"{scene},{iters},{b},{one:.3f},{two:.3f},{one / two:.2f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
