@@ -63,9 +63,9 @@ class Team {
         participants_ = std::clamp(participants, 1, size());
         error_ = nullptr;
         for (int q = 0; q < participants_; ++q)
-            lanes_[size_t(q)].share.store(pack(n * size_t(q) / size_t(participants_),
-                                                n * size_t(q + 1) / size_t(participants_)),
-                                           std::memory_order_relaxed);
+            lanes_[size_t(q)].share.store(
+                pack(n * size_t(q) / size_t(participants_), n * size_t(q + 1) / size_t(participants_)),
+                std::memory_order_relaxed);
         epoch_ += 1;
         state_.store(epoch_ << 1 | 1, std::memory_order_seq_cst);
         if (sleepers_.load(std::memory_order_seq_cst) > 0) {
@@ -131,7 +131,8 @@ class Team {
         while (first(r) < last(r)) {
             const size_t begin = first(r), left = last(r) - begin;
             const size_t count = std::min(left, std::max(minChunk, left / 4));
-            if (!own.compare_exchange_weak(r, pack(begin + count, last(r)), std::memory_order_relaxed)) continue;
+            if (!own.compare_exchange_weak(r, pack(begin + count, last(r)), std::memory_order_relaxed))
+                continue;
             if (!runChunk(begin, begin + count)) return;
             r = own.load(std::memory_order_relaxed);
         }
@@ -164,7 +165,8 @@ class Team {
         } catch (...) {
             std::lock_guard<std::mutex> lock(mutex_);
             if (!error_) error_ = std::current_exception();
-            for (int q = 0; q < participants_; ++q) lanes_[size_t(q)].share.store(0, std::memory_order_relaxed);
+            for (int q = 0; q < participants_; ++q)
+                lanes_[size_t(q)].share.store(0, std::memory_order_relaxed);
             return false;
         }
     }

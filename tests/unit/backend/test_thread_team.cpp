@@ -18,7 +18,8 @@ namespace {
 // Runs a loop of n counting visits per index; true when each index was visited exactly once.
 bool eachOnce(size_t n, size_t grain) {
     std::vector<std::atomic<int>> visits(n);
-    parallelFor(n, [&](size_t i) { visits[i].fetch_add(1, std::memory_order_relaxed); }, grain);
+    parallelFor(
+        n, [&](size_t i) { visits[i].fetch_add(1, std::memory_order_relaxed); }, grain);
     for (size_t i = 0; i < n; ++i)
         if (visits[i].load() != 1) return false;
     return true;
@@ -29,8 +30,8 @@ bool eachOnce(size_t n, size_t grain) {
 TEST(ThreadTeam, EveryIndexExactlyOnce) {
     for (int threads : {1, 2, 3, 8}) {
         ThreadLimit limit(threads);
-        for (size_t n : {size_t(0), size_t(1), size_t(2), size_t(3), size_t(7), size_t(64), size_t(65), size_t(127),
-                         size_t(1000), size_t(4099), size_t(100000)})
+        for (size_t n : {size_t(0), size_t(1), size_t(2), size_t(3), size_t(7), size_t(64), size_t(65),
+                         size_t(127), size_t(1000), size_t(4099), size_t(100000)})
             for (size_t grain : {size_t(1), size_t(4), size_t(16), size_t(128)})
                 ASSERT_TRUE(eachOnce(n, grain)) << "threads " << threads << " n " << n << " grain " << grain;
     }
@@ -42,7 +43,8 @@ TEST(ThreadTeam, BackToBackLoopsSeeEachOthersWrites) {
     ThreadLimit limit(2);
     std::vector<int> a(97, 0);
     for (int round = 1; round <= 5000; ++round)
-        parallelFor(a.size(), [&](size_t i) { a[i] += 1; }, 1);
+        parallelFor(
+            a.size(), [&](size_t i) { a[i] += 1; }, 1);
     for (int v : a) ASSERT_EQ(v, 5000);
 }
 
@@ -52,7 +54,8 @@ TEST(ThreadTeam, NestedLoopsRunSeriallyAndCompletely) {
     parallelFor(
         64,
         [&](size_t i) {
-            parallelFor(50, [&](size_t j) { visits[i * 50 + j].fetch_add(1, std::memory_order_relaxed); }, 1);
+            parallelFor(
+                50, [&](size_t j) { visits[i * 50 + j].fetch_add(1, std::memory_order_relaxed); }, 1);
         },
         1);
     for (auto& v : visits) ASSERT_EQ(v.load(), 1);
@@ -93,7 +96,8 @@ TEST(ThreadTeam, LimitOfOneRunsOnTheCaller) {
     {
         ThreadLimit one(1);
         std::vector<std::thread::id> who(5000);
-        parallelFor(who.size(), [&](size_t i) { who[i] = std::this_thread::get_id(); }, 1);
+        parallelFor(
+            who.size(), [&](size_t i) { who[i] = std::this_thread::get_id(); }, 1);
         for (const auto& id : who) ASSERT_EQ(id, std::this_thread::get_id());
     }
     EXPECT_EQ(detail::threadLimit, 2);
