@@ -77,7 +77,14 @@ class Team {
         state_.store(epoch_ << 1, std::memory_order_seq_cst);
         for (size_t q = 1; q < lanes_.size(); ++q)
             if (lanes_[q].joined.load(std::memory_order_seq_cst) == open)
-                while (lanes_[q].finished.load(std::memory_order_acquire) != open) cpuRelax();
+                for (int k = 0; lanes_[q].finished.load(std::memory_order_acquire) != open; ++k) {
+                    // A chunk takes µs; a much longer wait means the worker lost its core (more runnable
+                    // threads than cores: ctest -j, other programs): give it the caller's.
+                    if (k < 4096)
+                        cpuRelax();
+                    else
+                        std::this_thread::yield();
+                }
         std::exception_ptr error = error_;
         tlInLoop = false;
         busy_.store(false, std::memory_order_release);
