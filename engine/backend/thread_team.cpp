@@ -58,7 +58,6 @@ class Team {
         tlInLoop = true;
         fn_ = fn;
         ctx_ = ctx;
-        n_ = n;
         minChunk_ = std::max<size_t>(minChunk, 1);
         participants_ = std::clamp(participants, 1, size());
         error_ = nullptr;
@@ -222,7 +221,7 @@ class Team {
     alignas(64) std::atomic<uint64_t> state_{0};
     ChunkFn fn_ = nullptr;
     const void* ctx_ = nullptr;
-    size_t n_ = 0, minChunk_ = 1;
+    size_t minChunk_ = 1;
     int participants_ = 1;
     std::atomic<bool> busy_{false};
     uint64_t epoch_ = 0;

@@ -2,7 +2,7 @@
 // A persistent team of worker threads for parallelFor's loops.
 //
 // Why not one TBB parallel_for per loop: a VBD step is a chain of short loops (one per color and
-// iteration: the hanging bar runs 200 of ~100 vertices per step, ~13 µs each on one thread), and a TBB
+// iteration: the hanging bar runs ~170 of ~120 vertices per step, ~15 µs each on one thread), and a TBB
 // fork and join costs several µs on top of a partition that cannot be finer than its task grain, so
 // two threads gained nothing there (docs/peers.md). The team's workers stay awake between loops (a short
 // spin, then they sleep) and a loop is published by one atomic store. Participant p owns the p-th
