@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "gpu/cuda_soft.h"
-#include "math/chol33.h"
 #include "math/error.h"
+#include "math/ldl33.h"
 #include "soft/vertex_kernel.h"
 
 namespace vbd {

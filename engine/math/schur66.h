@@ -10,10 +10,10 @@
 //
 //   S dw = f_ang - H_al H_ll^{-1} f_lin,   S = H_aa - H_al H_ll^{-1} H_al^T,
 //
-// two successive 3x3 SPD solves with the packed Cholesky of chol33.h. Before factorizing, H_aa is
+// two successive 3x3 SPD solves with the LDL^T factors of ldl33.h. Before factorizing, H_aa is
 // regularized by 1e-9 (tr(H_aa)/3 + 1) on its diagonal, as the seed's solve_rigid_body does, so that
 // a body whose angular block is (numerically) singular still gets a finite step.
-#include "math/chol33.h"
+#include "math/ldl33.h"
 
 namespace vbd {
 
@@ -41,20 +41,20 @@ VBD_HD bool schurSolve66(Block66T<T> b, Vec3T<T>& dx, Vec3T<T>& dw) {
     b.haa.m[0][0] += eps;
     b.haa.m[1][1] += eps;
     b.haa.m[2][2] += eps;
-    Chol33T<T> lm = chol33(b.hll);
+    const Ldl33T<T> lm = ldl33(b.hll);
     if (!lm.ok) return false;
     // X = H_ll^{-1} H_al^T column by column: column c of H_al^T is row c of H_al.
-    Mat33T<T> minvCt = Mat33T<T>::fromCols(chol33Solve(lm, b.hal.row(0)), chol33Solve(lm, b.hal.row(1)),
-                                           chol33Solve(lm, b.hal.row(2)));
+    Mat33T<T> minvCt = Mat33T<T>::fromCols(ldl33Solve(lm, b.hal.row(0)), ldl33Solve(lm, b.hal.row(1)),
+                                           ldl33Solve(lm, b.hal.row(2)));
     Mat33T<T> s = b.haa - b.hal * minvCt;
-    // S is symmetric in exact arithmetic; symmetrize so chol33 (which reads the lower triangle)
+    // S is symmetric in exact arithmetic; symmetrize so ldl33 (which reads the lower triangle)
     // sees the average of both rounding errors.
     for (int r = 0; r < 3; ++r)
         for (int c = 0; c < r; ++c) s.m[r][c] = s.m[c][r] = T(0.5) * (s.m[r][c] + s.m[c][r]);
-    Chol33T<T> ls = chol33(s);
+    const Ldl33T<T> ls = ldl33(s);
     if (!ls.ok) return false;
-    Vec3T<T> w = chol33Solve(ls, b.fang - b.hal * chol33Solve(lm, b.flin));
-    Vec3T<T> x = chol33Solve(lm, b.flin - b.hal.transposed() * w);
+    Vec3T<T> w = ldl33Solve(ls, b.fang - b.hal * ldl33Solve(lm, b.flin));
+    Vec3T<T> x = ldl33Solve(lm, b.flin - b.hal.transposed() * w);
     if (!isFinite(w) || !isFinite(x)) return false;
     dw = w;
     dx = x;

@@ -9,7 +9,7 @@
 #include "energy/membrane.h"
 #include "energy/neo_hookean.h"
 #include "energy/tet_fused.h"
-#include "math/chol33.h"
+#include "math/ldl33.h"
 #include "soft/cloth_contact.h"
 #include "soft/soft_model.h"
 
@@ -280,35 +280,16 @@ VBD_HD float residualFieldValue(const Vec3T<T>& f) {
     return float(norm(f));
 }
 
-// The VBD update dx = H^-1 f of one vertex, by an LDL^T factorization of the symmetric H (its lower triangle
-// is read): three divisions and no square root, where the packed Cholesky of chol33.h takes three square
-// roots and nine divisions in one dependency chain -- this solve follows every vertex's force sum, so its
-// latency is on the sweep's critical path. Same positivity test as chol33 (each pivot d_k = the Schur
-// complement chol33 takes the root of must exceed 1e-12 of the diagonal's scale), so the same vertices are
-// skipped: returns false and dx = 0 when H is not numerically positive definite (the vertex keeps its
-// position this sweep, which never increases the energy) or dx is not finite.
+// The VBD update dx = H^-1 f of one vertex by the LDL^T of math/ldl33.h: three divisions and no square root
+// (this solve follows every vertex's force sum, so its latency is on the sweep's critical path). Returns
+// false and dx = 0 when H is not numerically positive definite (the vertex keeps its position this sweep,
+// which never increases the energy) or dx is not finite.
 template <typename T>
 VBD_HD bool solveVertexSystem(const Mat33T<T>& H, const Vec3T<T>& f, Vec3T<T>& dx) {
     dx = Vec3T<T>(T(0));
-    const T scale = (H.m[0][0] > T(0) ? H.m[0][0] : T(0)) + (H.m[1][1] > T(0) ? H.m[1][1] : T(0)) +
-                    (H.m[2][2] > T(0) ? H.m[2][2] : T(0));
-    const T tiny = scale * T(1e-12) + T(1e-30);
-    const T d0 = H.m[0][0];
-    if (!(d0 > tiny)) return false;
-    const T r0 = T(1) / d0;
-    const T l10 = H.m[1][0] * r0, l20 = H.m[2][0] * r0;
-    const T d1 = H.m[1][1] - l10 * H.m[1][0];
-    if (!(d1 > tiny)) return false;
-    const T r1 = T(1) / d1;
-    const T t21 = H.m[2][1] - l20 * H.m[1][0];
-    const T l21 = t21 * r1;
-    const T d2 = H.m[2][2] - l20 * H.m[2][0] - l21 * t21;
-    if (!(d2 > tiny)) return false;
-    const T r2 = T(1) / d2;
-    // L y = f, then D z = y, then L^T x = z
-    const T y0 = f.x, y1 = f.y - l10 * y0, y2 = f.z - l20 * y0 - l21 * y1;
-    const T x2 = y2 * r2, x1 = y1 * r1 - l21 * x2, x0 = y0 * r0 - l10 * x1 - l20 * x2;
-    const Vec3T<T> r{x0, x1, x2};
+    const Ldl33T<T> c = ldl33(H);
+    if (!c.ok) return false;
+    const Vec3T<T> r = ldl33Solve(c, f);
     if (!isFinite(r)) return false;
     dx = r;
     return true;
