@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include "backend/parallel.h"
+#include "backend/phases.h"
 #include "backend/timer.h"
 #include "math/error.h"
 #include "soft/cloth_build.h"
@@ -317,37 +318,41 @@ void SoftSolver::sweepT(SoftState<T>& st) {
     Vec3T<T>* inc = incrementsOf(st);
     const Vec3T<T>* xPrev = st.xPrev.data();
     std::vector<Vec3T<T>>& xRead = snapshotOf<T>();
-    for (const auto& group : m_.colorGroups) {
-        if (snapshot) {
-            xRead = st.x;
-            s.x = xRead.data();
-            if constexpr (std::is_same_v<T, float>) {
-                if (inc) {
-                    dxRead_ = st.dx;
-                    s.dx = dxRead_.data();
-                }
+    auto update = [&](int i) {
+        Vec3T<T> f, dx;
+        Mat33T<T> H;
+        const char touching =
+            blocks ? vertexForceHessianBlocks(s, vb, i, f, H) : vertexForceHessian(s, i, f, H);
+        // Written only when it changes: the flags of both threads' vertices share cache lines (a color's
+        // share is compact in space, not in index), and a store on every visit made each one a line
+        // transfer between the cores.
+        if (inContact_[size_t(i)] != touching) inContact_[size_t(i)] = touching;
+        if (solveVertexSystem(H, f, dx)) moveVertex(x, inc, xPrev, i, dx);
+        if (bounded) {
+            const Vec3T<T> b = boundToBall(x[i], cs.xc[size_t(i)], cs.ref[size_t(i)], cs.bound[size_t(i)]);
+            if (!sameValue(b, x[i])) placeVertex(x, inc, xPrev, i, b);
+        }
+    };
+    const auto& groups = m_.colorGroups;
+    if (!snapshot) {
+        // The colors as the phases of one team loop (backend/phases.h): a barrier between colors instead of a
+        // loop each.
+        parallelPhases(
+            groups.size(), [&](size_t c) { return groups[c].size(); },
+            [&](size_t c, size_t k) { update(groups[c][k]); }, grain);
+        return;
+    }
+    for (const auto& group : groups) {
+        xRead = st.x;
+        s.x = xRead.data();
+        if constexpr (std::is_same_v<T, float>) {
+            if (inc) {
+                dxRead_ = st.dx;
+                s.dx = dxRead_.data();
             }
         }
         parallelFor(
-            group.size(),
-            [&](size_t k) {
-                const int i = group[k];
-                Vec3T<T> f, dx;
-                Mat33T<T> H;
-                const char touching =
-                    blocks ? vertexForceHessianBlocks(s, vb, i, f, H) : vertexForceHessian(s, i, f, H);
-                // Written only when it changes: the flags of both threads' vertices share cache lines
-                // (a color's share is compact in space, not in index), and a store on every visit made
-                // each one a line transfer between the cores.
-                if (inContact_[size_t(i)] != touching) inContact_[size_t(i)] = touching;
-                if (solveVertexSystem(H, f, dx)) moveVertex(x, inc, xPrev, i, dx);
-                if (bounded) {
-                    const Vec3T<T> b =
-                        boundToBall(x[i], cs.xc[size_t(i)], cs.ref[size_t(i)], cs.bound[size_t(i)]);
-                    if (!sameValue(b, x[i])) placeVertex(x, inc, xPrev, i, b);
-                }
-            },
-            grain);
+            group.size(), [&](size_t k) { update(group[k]); }, grain);
     }
 }
 
