@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "backend/parallel.h"
+#include "backend/phases.h"
 #include "energy/body_contact.h"
 #include "energy/contact.h"
 #include "energy/membrane.h"
@@ -79,13 +80,15 @@ struct TetLanes {
     bool empty() const { return blocks.empty(); }
     // elems: the tets; gathered: the vertices whose sums receive terms (the free ones among them).
     void build(const SoftModel& m, const std::vector<int>& elems, const std::vector<int>& gathered);
-    // fn(block index) for every block, color after color, the blocks of a color in parallel (grain: blocks
-    // per task).
+    // fn(block index) for every block, color after color, the blocks of a color in parallel: the colors are
+    // the phases of one team loop (backend/phases.h), split between threads when the largest has at least two
+    // shares of `grain` blocks.
     template <typename Fn>
     void forEachBlock(Fn&& fn, size_t grain = 64) const {
-        for (size_t c = 0; c + 1 < colorStart.size(); ++c)
-            parallelFor(
-                colorStart[c + 1] - colorStart[c], [&](size_t k) { fn(colorStart[c] + k); }, grain);
+        const size_t colors = colorStart.empty() ? 0 : colorStart.size() - 1;
+        parallelPhases(
+            colors, [&](size_t c) { return colorStart[c + 1] - colorStart[c]; },
+            [&](size_t c, size_t k) { fn(colorStart[c] + k); }, grain);
     }
     // C_prev of every lane when damped (SoftState::CprevTetLanes): per block, the upper triangle (00, 01, 02,
     // 11, 12, 22) of each lane's tet's C_prev, entry-major; nothing when undamped.

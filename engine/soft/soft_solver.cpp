@@ -342,18 +342,35 @@ void SoftSolver::sweepT(SoftState<T>& st) {
             [&](size_t c, size_t k) { update(groups[c][k]); }, grain);
         return;
     }
-    for (const auto& group : groups) {
-        xRead = st.x;
-        s.x = xRead.data();
+    // With the snapshot: phase 0 copies x (and dx) whole, phase 2c + 1 updates color c reading the copy, and
+    // phase 2c + 2 copies what color c changed, its own vertices, so that the copy equals the live x again
+    // when color c + 1 starts (a full copy before every color, as this was, moved n vertices per color on one
+    // thread).
+    const bool copyDx = std::is_same_v<T, float> && inc != nullptr;
+    xRead.resize(st.x.size());
+    if (copyDx) dxRead_.resize(st.x.size());
+    auto copyVertex = [&](size_t i) {
+        xRead[i] = st.x[i];
         if constexpr (std::is_same_v<T, float>) {
-            if (inc) {
-                dxRead_ = st.dx;
-                s.dx = dxRead_.data();
-            }
+            if (copyDx) dxRead_[i] = st.dx[i];
         }
-        parallelFor(
-            group.size(), [&](size_t k) { update(group[k]); }, grain);
+    };
+    s.x = xRead.data();
+    if constexpr (std::is_same_v<T, float>) {
+        if (copyDx) s.dx = dxRead_.data();
     }
+    const size_t phases = 2 * groups.size();
+    parallelPhases(
+        phases, [&](size_t p) { return p == 0 ? st.x.size() : groups[(p - 1) / 2].size(); },
+        [&](size_t p, size_t k) {
+            if (p == 0)
+                copyVertex(k);
+            else if (p % 2 == 1)
+                update(groups[p / 2][k]);
+            else
+                copyVertex(size_t(groups[p / 2 - 1][k]));
+        },
+        grain);
 }
 
 // Chebyshev semi-iterative acceleration (Wang 2015, as in Gaia): with x^ the sweep result,
