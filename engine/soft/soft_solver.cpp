@@ -118,8 +118,23 @@ void iterateInDouble(const SoftState<T>& st, std::vector<Vec3d>& out) {
 
 SoftStepStats SoftSolver::step(float h, const Vec3& gravity) {
     beginStep(h, gravity);
-    for (int it = 1; it <= params_.iterations && !converged(); ++it) iterate(it);
+    if (sweepsFuse()) {
+        // Every iteration is a bare sweep: one phase chain for all of them (backend/phases.h), the same
+        // sweeps in the same order without a team loop's publish and join between them.
+        ScopedTimer t(stats_.solveMs);
+        withState([&](auto& st) { sweepT(st, params_.iterations); });
+        stats_.iterations = params_.iterations;
+    } else {
+        for (int it = 1; it <= params_.iterations && !converged(); ++it) iterate(it);
+    }
     return endStep();
+}
+
+// iterate() runs only the sweep when there are no contacts to re-detect, no Chebyshev step, no hook, and
+// neither the diagnostics nor a tolerance reads the residual after each sweep.
+bool SoftSolver::sweepsFuse() const {
+    return m_.numVertices() > 0 && params_.iterations > 1 && !cloth_.active(m_) &&
+           !(params_.chebyshevRho > 0) && !hook_ && !params_.diagnostics && !(params_.tolerance > 0);
 }
 
 void SoftSolver::beginStep(float h, const Vec3& gravity) {
@@ -306,7 +321,7 @@ constexpr size_t kSweepGrain = 16;
 // coupling only). The step bound keeps every update penetration-free whatever the coupling does.
 // The tet and cloth terms come from the SIMD blocks (soft/vertex_blocks.h) unless sweepOptions_.simd is off.
 template <typename T>
-void SoftSolver::sweepT(SoftState<T>& st) {
+void SoftSolver::sweepT(SoftState<T>& st, int sweeps) {
     const CollisionState& cs = m_.collision;
     const bool bounded = cs.enabled;
     const bool snapshot = bounded && !cs.contacts.empty();
@@ -337,11 +352,13 @@ void SoftSolver::sweepT(SoftState<T>& st) {
     if (!snapshot) {
         // The colors as the phases of one team loop (backend/phases.h): a barrier between colors instead of a
         // loop each.
+        const size_t colors = groups.size();
         parallelPhases(
-            groups.size(), [&](size_t c) { return groups[c].size(); },
-            [&](size_t c, size_t k) { update(groups[c][k]); }, grain);
+            colors * size_t(sweeps), [&](size_t p) { return groups[p % colors].size(); },
+            [&](size_t p, size_t k) { update(groups[p % colors][k]); }, grain);
         return;
     }
+    // (sweepsFuse keeps the snapshot's sweeps apart: contacts are re-detected between them.)
     // With the snapshot: phase 0 copies x (and dx) whole, phase 2c + 1 updates color c reading the copy, and
     // phase 2c + 2 copies what color c changed, its own vertices, so that the copy equals the live x again
     // when color c + 1 starts (a full copy before every color, as this was, moved n vertices per color on one

@@ -50,6 +50,8 @@ class SoftSolver {
     SoftStepStats step(float h, const Vec3& gravity);
     void beginStep(float h, const Vec3& gravity);
     void iterate(int iteration);
+    // Whether step() may run all its sweeps as one chain (nothing runs between two sweeps).
+    bool sweepsFuse() const;
     bool converged() const;
     SoftStepStats endStep();
 
@@ -178,7 +180,7 @@ class SoftSolver {
     template <typename T>
     void refreshCprev(SoftState<T>& st);
     template <typename T>
-    void sweepT(SoftState<T>& st);
+    void sweepT(SoftState<T>& st, int sweeps = 1);
     template <typename T>
     void accelerate(SoftState<T>& st, int iteration);
     template <typename T>
