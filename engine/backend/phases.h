@@ -22,6 +22,13 @@
 // later barrier is impossible (nobody passes barrier 0 before every slot has run phase 0). So the caller
 // alone always completes the chain, and a slot that has been claimed is being run.
 //
+// Early start (split). A slot may begin phase p before the other slots have finished phase p - 1 with the
+// indices its caller marks independent of them: split(p, s, slots, b, e) = m says that indices [b, m) of slot
+// s's share [b, e) neither read what another slot writes in earlier phases nor are read by another slot (a
+// vertex of a sweep whose neighbours all belong to the same slot), so they run first, then the slot waits,
+// then [m, e) runs. The barrier's latency and a phase's imbalance then hide behind that work. The default
+// split (m = b) is a plain barrier. The caller's split must be computed for the given slot count.
+//
 // Determinism: as parallelFor's, every index of a phase writes only its own outputs and reads what earlier
 // phases wrote, so the result does not depend on the number of slots. An exception in a body stops every
 // slot at its next barrier and is rethrown to the caller.
@@ -54,10 +61,11 @@ struct alignas(64) PhaseSlot {
 // leave the rest idle during a chain.
 constexpr int kMaxPhaseSlots = 32;
 
-template <typename SizeFn, typename BodyFn>
+template <typename SizeFn, typename BodyFn, typename SplitFn>
 struct PhaseChain {
     const SizeFn& size;
     const BodyFn& body;
+    const SplitFn& split;
     size_t phases;
     int slots;
     PhaseSlot slot[kMaxPhaseSlots];
@@ -65,38 +73,40 @@ struct PhaseChain {
     std::atomic<bool> errorSet{false};
     std::exception_ptr error;
 
-    PhaseChain(const SizeFn& s, const BodyFn& b, size_t phases_, int slots_)
-        : size(s), body(b), phases(phases_), slots(slots_) {}
+    PhaseChain(const SizeFn& s, const BodyFn& b, const SplitFn& sp, size_t phases_, int slots_)
+        : size(s), body(b), split(sp), phases(phases_), slots(slots_) {}
 
     bool claim(int s) {
         int expected = 0;
         return slot[s].owner.compare_exchange_strong(expected, 1, std::memory_order_acq_rel);
     }
 
-    void runShare(int s, size_t p) {
+    // The part of slot s's share of phase p that runs before (early) or after the wait for phase p - 1.
+    // Phase 0 waits for nothing: all of it is early.
+    void runPart(int s, size_t p, bool early) {
         const size_t n = size(p);
         const size_t b = n * size_t(s) / size_t(slots), e = n * size_t(s + 1) / size_t(slots);
-        for (size_t i = b; i < e; ++i) body(p, i);
+        const size_t m = p == 0 ? e : std::clamp(size_t(split(p, s, slots, b, e)), b, e);
+        for (size_t i = early ? b : m, end = early ? m : e; i < end; ++i) body(p, i);
     }
 
-    // Runs slot s (claimed by this thread) and any slot it finds unclaimed at the first barrier.
+    // Runs slot s (claimed by this thread), and any slot it finds unclaimed at the first wait: nobody
+    // passes the wait of phase 1 before every slot has run phase 0, so that is the only place one can be.
     void run(int s) {
         int own[kMaxPhaseSlots];
         int owned = 0;
         own[owned++] = s;
         try {
             for (size_t p = 0; p < phases; ++p) {
-                for (int k = 0; k < owned; ++k) {
-                    runShare(own[k], p);
-                    slot[own[k]].arrived.store(p + 1, std::memory_order_release);
-                }
-                for (int t = 0; t < slots; ++t) {
-                    for (int spins = 0; slot[t].arrived.load(std::memory_order_acquire) < p + 1; ++spins) {
+                for (int k = 0; k < owned; ++k) runPart(own[k], p, true);
+                for (int t = 0; p > 0 && t < slots; ++t) {
+                    for (int spins = 0; slot[t].arrived.load(std::memory_order_acquire) < p; ++spins) {
                         if (failed.load(std::memory_order_relaxed)) return;
-                        if (p == 0 && slot[t].owner.load(std::memory_order_relaxed) == 0 && claim(t)) {
+                        if (p == 1 && slot[t].owner.load(std::memory_order_relaxed) == 0 && claim(t)) {
                             own[owned++] = t;
-                            runShare(t, 0);
+                            runPart(t, 0, true);
                             slot[t].arrived.store(1, std::memory_order_release);
+                            runPart(t, 1, true);
                             break;
                         }
                         // A phase share takes µs; a much longer wait means its thread lost its core.
@@ -105,6 +115,10 @@ struct PhaseChain {
                         else
                             std::this_thread::yield();
                     }
+                }
+                for (int k = 0; k < owned; ++k) {
+                    runPart(own[k], p, false);
+                    slot[own[k]].arrived.store(p + 1, std::memory_order_release);
                 }
             }
         } catch (...) {
@@ -117,21 +131,36 @@ struct PhaseChain {
 
 }  // namespace detail
 
-template <typename SizeFn, typename BodyFn>
-void parallelPhases(size_t phases, const SizeFn& size, const BodyFn& body, size_t minShare = 16) {
+// The plain barrier: nothing of a phase starts before the phase before it has finished everywhere.
+struct NoEarlyStart {
+    size_t operator()(size_t, int, int, size_t b, size_t) const { return b; }
+};
+
+// The number of slots parallelPhases splits a chain into, for a largest phase of `largest` indices (a
+// caller's split is computed for it): the threads allowed, at most kMaxPhaseSlots, and at most one per
+// minShare indices of the largest phase; 1 (serial) inside a team loop.
+inline int phaseSlots(size_t largest, size_t minShare) {
+    if (insideTeamLoop()) return 1;
     const int threads = detail::threadLimit > 0 ? detail::threadLimit : teamSize();
+    const size_t share = std::max<size_t>(minShare, 1);
+    return int(std::min<size_t>({size_t(std::max(threads, 1)), size_t(detail::kMaxPhaseSlots),
+                                 std::max<size_t>(largest / share, 1)}));
+}
+
+template <typename SizeFn, typename BodyFn, typename SplitFn = NoEarlyStart>
+void parallelPhases(size_t phases, const SizeFn& size, const BodyFn& body, size_t minShare = 16,
+                    const SplitFn& split = SplitFn()) {
     size_t largest = 0;
     for (size_t p = 0; p < phases; ++p) largest = std::max(largest, size_t(size(p)));
     const size_t share = std::max<size_t>(minShare, 1);
-    const int slots = int(std::min<size_t>({size_t(std::max(threads, 1)), size_t(detail::kMaxPhaseSlots),
-                                            std::max<size_t>(largest / share, 1)}));
-    if (slots <= 1 || insideTeamLoop()) {
+    const int slots = phaseSlots(largest, share);
+    if (slots <= 1) {
         for (size_t p = 0; p < phases; ++p)
             for (size_t i = 0, n = size(p); i < n; ++i) body(p, i);
         return;
     }
-    using Chain = detail::PhaseChain<SizeFn, BodyFn>;
-    Chain chain(size, body, phases, slots);
+    using Chain = detail::PhaseChain<SizeFn, BodyFn, SplitFn>;
+    Chain chain(size, body, split, phases, slots);
     const ChunkFn fn = [](const void* ctx, size_t begin, size_t end) {
         Chain& c = *static_cast<Chain*>(const_cast<void*>(ctx));
         for (size_t s = begin; s < end; ++s)

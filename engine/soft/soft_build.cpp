@@ -101,6 +101,8 @@ void appendParticle(SoftModel& m, const Vec3& p, const Vec3& v, int body,
 
 void SoftSolver::build(const SceneDesc& scene) {
     m_ = SoftModel{};
+    splitSlots_ = 0;  // prepareSplit orders the new colors when a sweep first needs it
+    interior_.clear();
     params_ = scene.solver;
     h_ = float(scene.dt / scene.substeps);
     time_ = 0;
@@ -168,6 +170,7 @@ void SoftSolver::build(const SceneDesc& scene) {
         if (!free.empty()) m_.colorGroups.push_back(std::move(free));
     }
     orderGroupsForShares(g, m_.x, m_.colorGroups);
+    m_.vertexGraph = std::move(g);
     buildTetBlocks(m_);
     buildClothBlocks(m_);
     {

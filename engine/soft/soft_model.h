@@ -214,6 +214,8 @@ struct SoftModel {
     std::vector<int> bodyRowOffsets;       // per vertex + 1: its rows in bodyRows (empty: no coupling)
 
     // Coloring
+    Csr vertexGraph;  // the vertices that share an element (tet, triangle, hinge stencil): what the colors
+                      // separate
     std::vector<int> color;
     std::vector<std::vector<int>>
         colorGroups;  // free vertices only, ascending, or in Morton order (coloring/share_order.h)

@@ -46,10 +46,11 @@ void SoftSolver::computeForces(SoftState<T>& st) {
     if (blocks && sweepOptions_.tetResidual && !m_.tetLanes.empty() &&
         params_.damping != DampingModel::Naive) {
         st.tetSums.assign(4 * size_t(n), T(0));
-        // The sweep's task size when a test sets it (every color split between threads), else shares of at
-        // least 2 blocks (16 tets, ~2 µs): the tet colors of the bar and the cube are ~8 blocks, which shares
-        // of 64 left on the calling thread (8 % of the cube's step on 2 threads, perf).
-        const size_t grain = sweepOptions_.grain > 0 ? sweepOptions_.grain : 2;
+        // The sweep's task size when a test sets it (every color split between threads), else 64 blocks. The
+        // tets need ~30 colors (a vertex of a box grid is in 24 tets), so a small model's colors are a few
+        // blocks of ~2 µs each: split between two threads (shares of 2 blocks) the barriers ate the gain, the
+        // bar's pass took 74k cycles against 55k on one thread (the cube's 97k against 100k; rdtsc).
+        const size_t grain = sweepOptions_.grain > 0 ? sweepOptions_.grain : 64;
         addTetForces(m_.tetLanes, s, st.CprevTetLanes.data(), st.tetSums.data(), grain);
         parallelFor(size_t(n), [&](size_t i) {
             if (m_.fixed[i]) return;

@@ -351,11 +351,19 @@ void SoftSolver::sweepT(SoftState<T>& st, int sweeps) {
     const auto& groups = m_.colorGroups;
     if (!snapshot) {
         // The colors as the phases of one team loop (backend/phases.h): a barrier between colors instead of a
-        // loop each.
+        // loop each, and each slot starts a color with its interior vertices before it waits for the others
+        // to finish the color before (prepareSplit).
         const size_t colors = groups.size();
+        size_t largest = 0;
+        for (const auto& g : groups) largest = std::max(largest, g.size());
+        const int slots = phaseSlots(largest, grain);
+        if (slots > 1 && slots != splitSlots_) prepareSplit(slots);
         parallelPhases(
             colors * size_t(sweeps), [&](size_t p) { return groups[p % colors].size(); },
-            [&](size_t p, size_t k) { update(groups[p % colors][k]); }, grain);
+            [&](size_t p, size_t k) { update(groups[p % colors][k]); }, grain,
+            [&](size_t p, int slot, int n, size_t b, size_t) {
+                return n == splitSlots_ ? b + interior_[p % colors][size_t(slot)] : b;
+            });
         return;
     }
     // (sweepsFuse keeps the snapshot's sweeps apart: contacts are re-detected between them.)
@@ -388,6 +396,42 @@ void SoftSolver::sweepT(SoftState<T>& st, int sweeps) {
                 copyVertex(size_t(groups[p / 2 - 1][k]));
         },
         grain);
+}
+
+// Orders each color's shares for `slots` slots (the contiguous shares of backend/phases.h): within a share,
+// the vertices whose neighbours all belong to the same slot (any color; fixed vertices, never written, do not
+// count) first, in their previous order, then those with a neighbour in another slot. The interior ones
+// neither read nor are read by another slot, so a slot may update them while the others still finish the
+// color before. The order inside a color changes no result (its vertices are independent).
+void SoftSolver::prepareSplit(int slots) {
+    auto& groups = m_.colorGroups;
+    const Csr& g = m_.vertexGraph;
+    std::vector<int> slotOf(size_t(m_.numVertices()), -1);
+    auto shareOf = [&](size_t n, int s) {
+        return std::make_pair(n * size_t(s) / size_t(slots), n * size_t(s + 1) / size_t(slots));
+    };
+    for (const auto& group : groups)
+        for (int s = 0; s < slots; ++s) {
+            const auto [b, e] = shareOf(group.size(), s);
+            for (size_t k = b; k < e; ++k) slotOf[size_t(group[k])] = s;
+        }
+    auto interior = [&](int v, int s) {
+        if (g.rows() != m_.numVertices()) return false;
+        for (int k = g.begin(v); k < g.end(v); ++k) {
+            const int o = slotOf[size_t(g.items[size_t(k)])];
+            if (o >= 0 && o != s) return false;
+        }
+        return true;
+    };
+    interior_.assign(groups.size(), std::vector<size_t>(size_t(slots), 0));
+    for (size_t c = 0; c < groups.size(); ++c)
+        for (int s = 0; s < slots; ++s) {
+            const auto [b, e] = shareOf(groups[c].size(), s);
+            const auto first = groups[c].begin() + long(b), last = groups[c].begin() + long(e);
+            const auto mid = std::stable_partition(first, last, [&](int v) { return interior(v, s); });
+            interior_[c][size_t(s)] = size_t(mid - first);
+        }
+    splitSlots_ = slots;
 }
 
 // Chebyshev semi-iterative acceleration (Wang 2015, as in Gaia): with x^ the sweep result,

@@ -169,6 +169,12 @@ class SoftSolver {
             return xRead_;
     }
     std::vector<Vec3> dxRead_;  // the increments' snapshot (float increment form)
+    // The sweep's early start (backend/phases.h) for splitSlots_ slots: colorGroups is ordered so that each
+    // slot's share of a color lists first the vertices whose neighbours all lie in that slot's shares
+    // (interior_[color][slot] of them), then the others.
+    int splitSlots_ = 0;
+    std::vector<std::vector<size_t>> interior_;
+    void prepareSplit(int slots);
 
     // Stages (soft_solver.cpp), each one template for both precisions.
     template <typename T>

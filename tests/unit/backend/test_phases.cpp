@@ -126,3 +126,71 @@ TEST(Phases, NestedChainRunsSerially) {
         1);
     for (auto& v : visits) ASSERT_EQ(v.load(), 1);
 }
+
+namespace {
+
+// A Gauss-Seidel chain on a path of n vertices colored by parity (the sweep in miniature): phase p updates
+// the vertices of color p % 2 from their two neighbours. split marks as early the indices of a slot's share
+// whose neighbours lie in the same slot's shares, as SoftSolver::prepareSplit does (without reordering: the
+// early ones must come first, so the share is scanned for its first vertex with a foreign neighbour).
+struct PathChain {
+    int n;
+    std::vector<std::vector<int>> groups;  // color 0: even vertices, color 1: odd ones
+    explicit PathChain(int n_) : n(n_), groups(2) {
+        for (int v = 0; v < n; ++v) groups[size_t(v % 2)].push_back(v);
+    }
+    // The slot of each vertex for `slots` shares per color.
+    std::vector<int> slotOf(int slots) const {
+        std::vector<int> s(static_cast<size_t>(n));
+        for (const auto& g : groups)
+            for (int k = 0; k < slots; ++k)
+                for (size_t i = g.size() * size_t(k) / size_t(slots);
+                     i < g.size() * size_t(k + 1) / size_t(slots); ++i)
+                    s[size_t(g[i])] = k;
+        return s;
+    }
+    std::vector<double> run(int sweeps) const {
+        std::vector<double> x(static_cast<size_t>(n));
+        for (int v = 0; v < n; ++v) x[size_t(v)] = double((v * 37) % 11);
+        std::vector<std::vector<int>> slotsOf(kMaxSlotsTested + 1);
+        for (int s = 1; s <= kMaxSlotsTested; ++s) slotsOf[size_t(s)] = slotOf(s);
+        parallelPhases(
+            size_t(2 * sweeps), [&](size_t p) { return groups[p % 2].size(); },
+            [&](size_t p, size_t i) {
+                const int v = groups[p % 2][i];
+                const double l = v > 0 ? x[size_t(v - 1)] : 0.0, r = v + 1 < n ? x[size_t(v + 1)] : 0.0;
+                x[size_t(v)] = 0.5 * (l + r) + 1.0;
+            },
+            4,
+            [&](size_t p, int slot, int slots, size_t b, size_t e) {
+                const std::vector<int>& so = slotsOf[size_t(slots)];
+                size_t m = b;
+                for (; m < e; ++m) {
+                    const int v = groups[p % 2][m];
+                    const bool foreign =
+                        (v > 0 && so[size_t(v - 1)] != slot) || (v + 1 < n && so[size_t(v + 1)] != slot);
+                    if (foreign) break;
+                }
+                return m;
+            });
+        return x;
+    }
+    static constexpr int kMaxSlotsTested = 8;
+};
+
+}  // namespace
+
+// The early start must not change a bit: the interior of a share neither reads nor is read by another slot.
+TEST(Phases, EarlyStartGivesTheSerialChain) {
+    const PathChain chain(2000);
+    std::vector<double> want;
+    {
+        ThreadLimit one(1);
+        want = chain.run(30);
+    }
+    for (int threads : {2, 3, 8}) {
+        ThreadLimit limit(threads);
+        for (int r = 0; r < 50; ++r)
+            ASSERT_EQ(chain.run(30), want) << "threads " << threads << " round " << r;
+    }
+}
