@@ -4,7 +4,8 @@
   scripts/thread_scaling.py [--bin build/bin/vbdlab[,OTHER]] [--reps 3] [SCENE:ITERATIONS:FRAMES ...]
 
 SCENE is a file of tests/peer/scenes (the peer harness's models). The time per step is the mean
-`step_ms` of metrics.csv over frames 2..N (World::step with the per-frame metrics, diagnostics off: the
+`step_ms` of metrics.csv over frames 2..N (and, in the median_* columns, the median frame: a frame in which
+the host took a core away from one of the two threads costs the 2-thread mean more than the 1-thread one) (World::step with the per-frame metrics, diagnostics off: the
 peer harness's "ours" column); each configuration runs --reps times, alternating binaries and thread
 counts, and the median is reported. Several binaries (comma-separated) compare builds in one run; the
 machine is shared and noisy, so compare ratios measured together.
@@ -24,6 +25,7 @@ DEFAULT = ["hanging_bar:40:120", "hanging_bar:300:40", "cube_drop:10:120", "clot
 
 
 def step_ms(binary, scene, iters, frames, threads):
+    """(mean, median) of step_ms over frames 2..N of one run."""
     out = tempfile.mkdtemp(prefix="vbd_scaling_")
     try:
         subprocess.run([binary, "sim", os.path.join(ROOT, "tests", "peer", "scenes", scene + ".json"), "--frames",
@@ -31,7 +33,8 @@ def step_ms(binary, scene, iters, frames, threads):
                         "--set", f"solver.iterations={iters}"], check=True, capture_output=True)
         with open(os.path.join(out, "metrics.csv")) as f:
             rows = list(csv.DictReader(f))
-        return statistics.mean(float(r["step_ms"]) for r in rows[1:])
+        ms = [float(r["step_ms"]) for r in rows[1:]]
+        return statistics.mean(ms), statistics.median(ms)
     finally:
         shutil.rmtree(out, ignore_errors=True)
 
@@ -43,7 +46,7 @@ def main():
     ap.add_argument("scenes", nargs="*", default=DEFAULT)
     a = ap.parse_args()
     bins = a.bin.split(",")
-    print("scene,iterations,binary,ms_1_thread,ms_2_threads,ratio")
+    print("scene,iterations,binary,ms_1_thread,ms_2_threads,ratio,median_ms_1_thread,median_ms_2_threads,median_ratio")
     for spec in a.scenes:
         scene, iters, frames = spec.split(":")
         t = {}
@@ -52,8 +55,12 @@ def main():
                 for threads in (1, 2):
                     t.setdefault((b, threads), []).append(step_ms(b, scene, iters, frames, threads))
         for b in bins:
-            one, two = statistics.median(t[(b, 1)]), statistics.median(t[(b, 2)])
-            print(f"{scene},{iters},{b},{one:.3f},{two:.3f},{one / two:.2f}", flush=True)
+            one = statistics.median(m for m, _ in t[(b, 1)])
+            two = statistics.median(m for m, _ in t[(b, 2)])
+            one_m = statistics.median(d for _, d in t[(b, 1)])
+            two_m = statistics.median(d for _, d in t[(b, 2)])
+            print(f"{scene},{iters},{b},{one:.3f},{two:.3f},{one / two:.2f},{one_m:.3f},{two_m:.3f},{one_m / two_m:.2f}",
+                  flush=True)
 
 
 if __name__ == "__main__":
