@@ -17,10 +17,11 @@
 // of the body in its cache), without stealing: a phase's imbalance is paid at its barrier.
 //
 // Progress. A slot is claimed by whichever thread gets to it first; the team loop runs one index per slot.
-// A thread waiting at the first barrier for a slot nobody has claimed (its worker is asleep, preempted, or
-// busy elsewhere) claims it and runs it itself, from then on together with its own; a slot unclaimed at a
-// later barrier is impossible (nobody passes barrier 0 before every slot has run phase 0). So the caller
-// alone always completes the chain, and a slot that has been claimed is being run.
+// A thread waiting before phase 1 for a slot nobody has claimed (its worker is asleep, preempted, or busy
+// elsewhere) claims it and runs it itself, from then on together with its own; a slot unclaimed at a later
+// wait is impossible (nobody passes the wait of phase 1 before every slot has run phase 0). So the caller
+// alone always completes the chain, and a slot that has been claimed is being run (if its thread loses its
+// core, the others wait for it: a claimed slot is not taken over).
 //
 // Early start (split). A slot may begin phase p before the other slots have finished phase p - 1 with the
 // indices its caller marks independent of them: split(p, s, slots, b, e) = m says that indices [b, m) of slot
