@@ -131,20 +131,23 @@ struct ClothBlocks {
 // out, per block of L lanes: the upper triangle (00, 01, 02, 11, 12, 22) of C_prev of tet tetOf(b, l) for
 // each lane l, entry-major (6 L values per block, the layout both lane loaders read).
 template <int L, typename T, typename TetOf>
+void cprevUpperBlock(size_t b, const std::vector<Mat33T<T>>& Cprev, T* out, const TetOf& tetOf) {
+    T* o = out + b * size_t(6 * L);
+    for (int l = 0; l < L; ++l) {
+        const Mat33T<T>& C = Cprev[tetOf(b, l)];
+        o[0 * L + l] = C.m[0][0];
+        o[1 * L + l] = C.m[0][1];
+        o[2 * L + l] = C.m[0][2];
+        o[3 * L + l] = C.m[1][1];
+        o[4 * L + l] = C.m[1][2];
+        o[5 * L + l] = C.m[2][2];
+    }
+}
+
+template <int L, typename T, typename TetOf>
 void fillCprevUpper(size_t blocks, const std::vector<Mat33T<T>>& Cprev, std::vector<T>& out,
                     const TetOf& tetOf) {
-    parallelFor(blocks, [&](size_t b) {
-        T* o = out.data() + b * size_t(6 * L);
-        for (int l = 0; l < L; ++l) {
-            const Mat33T<T>& C = Cprev[tetOf(b, l)];
-            o[0 * L + l] = C.m[0][0];
-            o[1 * L + l] = C.m[0][1];
-            o[2 * L + l] = C.m[0][2];
-            o[3 * L + l] = C.m[1][1];
-            o[4 * L + l] = C.m[1][2];
-            o[5 * L + l] = C.m[2][2];
-        }
-    });
+    parallelFor(blocks, [&](size_t b) { cprevUpperBlock<L>(b, Cprev, out.data(), tetOf); });
 }
 
 // Copies the per-tet C_prev into the blocks' order. Streaming this copy costs the sweep less than gathering

@@ -45,19 +45,26 @@ void SoftSolver::computeForces(SoftState<T>& st) {
     };
     if (blocks && sweepOptions_.tetResidual && !m_.tetLanes.empty() &&
         params_.damping != DampingModel::Naive) {
-        st.tetSums.assign(4 * size_t(n), T(0));
-        // The sweep's task size when a test sets it (every color split between threads), else 64 blocks. The
-        // tets need ~30 colors (a vertex of a box grid is in 24 tets), so a small model's colors are a few
-        // blocks of ~2 µs each: split between two threads (shares of 2 blocks) the barriers ate the gain, the
-        // bar's pass took 74k cycles against 55k on one thread (the cube's 97k against 100k; rdtsc).
-        const size_t grain = sweepOptions_.grain > 0 ? sweepOptions_.grain : 64;
-        addTetForces(m_.tetLanes, s, st.CprevTetLanes.data(), st.tetSums.data(), grain);
+        const int parts =
+            sweepOptions_.residualParts > 0 ? sweepOptions_.residualParts : tetResidualParts(m_.tetLanes);
+        const size_t stride = 4 * size_t(n);
+        if (parts <= 1)
+            st.tetSums.assign(stride, T(0));
+        else
+            st.tetSums.resize(stride * size_t(parts));  // each part zeroes its own sums
+        // The sweep's task size when a test sets it (every color split between threads).
+        const size_t grain = sweepOptions_.grain > 0 ? sweepOptions_.grain : kResidualColorGrain;
+        addTetForces(m_.tetLanes, s, st.CprevTetLanes.data(), st.tetSums.data(), stride, parts, grain);
         parallelFor(size_t(n), [&](size_t i) {
             if (m_.fixed[i]) return;
             const T* t = &st.tetSums[4 * i];
+            T sum[4] = {t[0], t[1], t[2], t[3]};
+            for (int p = 1; p < parts; ++p)  // the parts in order
+                for (int k = 0; k < 4; ++k) sum[k] += t[size_t(p) * stride + size_t(k)];
             Mat33T<T> H;
-            vertexForceBlocksTetsGiven(s, m_.clothBlocks, int(i), Vec3T<T>(t[0], t[1], t[2]), st.force[i], H);
-            floor2_[i] = floorOf(int(i), H + Mat33T<T>::diag(t[3] / T(3)));
+            vertexForceBlocksTetsGiven(s, m_.clothBlocks, int(i), Vec3T<T>(sum[0], sum[1], sum[2]),
+                                       st.force[i], H);
+            floor2_[i] = floorOf(int(i), H + Mat33T<T>::diag(sum[3] / T(3)));
         });
         return;
     }

@@ -296,14 +296,32 @@ void SoftSolver::predictIncrements(SoftState<T>& st, T h, T tNext, const Vec3T<T
 // C_prev = F_prev^T F_prev per tet, the internal damping's reference (damping.h).
 template <typename T>
 void SoftSolver::refreshCprev(SoftState<T>& st) {
+    const TetBlocks& tb = m_.tetBlocks;
+    const TetLanes& tl = m_.tetLanes;
     st.Cprev.resize(m_.tets.size());
-    parallelFor(m_.tets.size(), [&](size_t e) {
-        const auto& t = m_.tets[e];
-        st.Cprev[e] =
-            tetCprev(st.xPrev[t[0]], st.xPrev[t[1]], st.xPrev[t[2]], st.xPrev[t[3]], Mat33T<T>(m_.DmInv[e]));
-    });
-    fillCprevLanes(m_.tetBlocks, st.Cprev, st.CprevLanes);
-    fillCprevTetLanes(m_.tetLanes, st.Cprev, st.CprevTetLanes);
+    st.CprevLanes.resize(tb.cprevSize());
+    st.CprevTetLanes.resize(tl.cprevSize());
+    const size_t nb = tb.blocks.size(), nl = tl.cprevSize() > 0 ? tl.blocks.size() : 0;
+    constexpr int L = TetBlock::kLanes, LL = TetLaneBlock::kLanes;
+    // Two phases of one team loop (backend/phases.h): each tet's C_prev, then its copies in the sweep's
+    // blocks and the tet lanes (soft_model.h fillCprevLanes, fillCprevTetLanes).
+    parallelPhases(
+        2, [&](size_t p) { return p == 0 ? m_.tets.size() : nb + nl; },
+        [&](size_t p, size_t e) {
+            if (p == 0) {
+                const auto& t = m_.tets[e];
+                st.Cprev[e] = tetCprev(st.xPrev[t[0]], st.xPrev[t[1]], st.xPrev[t[2]], st.xPrev[t[3]],
+                                       Mat33T<T>(m_.DmInv[e]));
+            } else if (e < nb) {
+                cprevUpperBlock<L>(e, st.Cprev, st.CprevLanes.data(),
+                                   [&](size_t b, int l) { return size_t(tb.blocks[b].item[l] >> 2); });
+            } else {
+                cprevUpperBlock<LL>(e - nb, st.Cprev, st.CprevTetLanes.data(), [&](size_t b, int l) {
+                    return size_t(tl.c9[b * size_t(LL) + size_t(l)] / 9);
+                });
+            }
+        },
+        64);
 }
 
 // Smallest chunk of a color a thread claims (backend/thread_team.h): 16 vertices are 1-3 µs of local solves

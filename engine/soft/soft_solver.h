@@ -116,6 +116,9 @@ class SoftSolver {
         // The residual's tet terms once per tet (soft/tet_residual.h; with simd, internal or no damping);
         // off: the sweep's per-vertex kernel.
         bool tetResidual = true;
+        // How the per-tet pass splits between threads (soft/tet_residual.h): 0, by the model's size
+        // (tetResidualParts); 1, color after color; k > 1, k parts.
+        int residualParts = 0;
     };
     void setSweepOptions(const SweepOptions& o) { sweepOptions_ = o; }
     const SweepOptions& sweepOptions() const { return sweepOptions_; }

@@ -51,15 +51,28 @@ template <typename T, int W, bool Inc, bool Damped>
 }
 
 template <typename T, bool Inc, bool Damped>
-void tetForcesOf(const TetLanes& tl, const SoftViewT<T>& s, const T* cprevLanes, T* sums, size_t grain) {
+void tetForcesOf(const TetLanes& tl, const SoftViewT<T>& s, const T* cprevLanes, T* sums, size_t stride,
+                 int parts, size_t grain) {
     constexpr int W = kTetLaneWidth<T>;
-    tl.forEachBlock(
-        [&](size_t k) {
-            const T* cp = Damped ? cprevLanes + k * TetLanes::kCprevPerBlock : nullptr;
-            for (int l0 = 0; l0 < kL; l0 += W)
-                tetLaneForces<T, W, Inc, Damped>(tl.blocks[k], cp, l0, s, sums);
+    auto block = [&](size_t k, T* out) {
+        const T* cp = Damped ? cprevLanes + k * TetLanes::kCprevPerBlock : nullptr;
+        for (int l0 = 0; l0 < kL; l0 += W) tetLaneForces<T, W, Inc, Damped>(tl.blocks[k], cp, l0, s, out);
+    };
+    if (parts <= 1) {
+        tl.forEachBlock([&](size_t k) { block(k, sums); }, grain);
+        return;
+    }
+    // Part p: blocks [nb p / parts, nb (p + 1) / parts) in order into its own sums, which it zeroes (each
+    // part's buffer then sits in the cache of the thread that adds into it).
+    const size_t nb = tl.blocks.size(), P = size_t(parts);
+    parallelFor(
+        P,
+        [&](size_t p) {
+            T* out = sums + p * stride;
+            std::fill(out, out + stride, T(0));
+            for (size_t k = nb * p / P; k < nb * (p + 1) / P; ++k) block(k, out);
         },
-        grain);
+        1);
 }
 
 // W lanes of block b from lane l0: their E_e (Damped as in tetLaneForces).
@@ -103,26 +116,36 @@ double tetEnergySum(const TetLanes& tl, const SoftViewT<double>& s, const double
                                 : tetEnergySumOf<false>(tl, s, cprevLanes);
 }
 
+int tetResidualParts(const TetLanes& tl) {
+    size_t largest = 0;
+    for (size_t c = 0; c + 1 < tl.colorStart.size(); ++c)
+        largest = std::max(largest, tl.colorStart[c + 1] - tl.colorStart[c]);
+    return largest < 2 * kResidualColorGrain ? kResidualParts : 1;
+}
+
 template <typename T>
-void addTetForces(const TetLanes& tl, const SoftViewT<T>& s, const T* cprevLanes, T* sums, size_t grain) {
+void addTetForces(const TetLanes& tl, const SoftViewT<T>& s, const T* cprevLanes, T* sums, size_t stride,
+                  int parts, size_t grain) {
     if (tl.empty()) return;
     const bool damped = s.damping == DampingModel::Internal && tl.damped;
     if constexpr (sizeof(T) == sizeof(float)) {
         if (incrementForm(s)) {
             if (damped)
-                tetForcesOf<T, true, true>(tl, s, cprevLanes, sums, grain);
+                tetForcesOf<T, true, true>(tl, s, cprevLanes, sums, stride, parts, grain);
             else
-                tetForcesOf<T, true, false>(tl, s, cprevLanes, sums, grain);
+                tetForcesOf<T, true, false>(tl, s, cprevLanes, sums, stride, parts, grain);
             return;
         }
     }
     if (damped)
-        tetForcesOf<T, false, true>(tl, s, cprevLanes, sums, grain);
+        tetForcesOf<T, false, true>(tl, s, cprevLanes, sums, stride, parts, grain);
     else
-        tetForcesOf<T, false, false>(tl, s, cprevLanes, sums, grain);
+        tetForcesOf<T, false, false>(tl, s, cprevLanes, sums, stride, parts, grain);
 }
 
-template void addTetForces<float>(const TetLanes&, const SoftViewT<float>&, const float*, float*, size_t);
-template void addTetForces<double>(const TetLanes&, const SoftViewT<double>&, const double*, double*, size_t);
+template void addTetForces<float>(const TetLanes&, const SoftViewT<float>&, const float*, float*, size_t, int,
+                                  size_t);
+template void addTetForces<double>(const TetLanes&, const SoftViewT<double>&, const double*, double*, size_t,
+                                   int, size_t);
 
 }  // namespace vbd

@@ -1,7 +1,7 @@
 // The residual's per-tet pass (soft/tet_residual.h: each tet's stress once, its vertex gradients added in
-// color order) against the sweep's per-vertex kernel (soft/vertex_blocks.h), the residual's definition: the
-// same gradient to the rounding of another summation order and another association of each tet's terms; and
-// bit-identical for any thread count.
+// color order or in contiguous parts) against the sweep's per-vertex kernel (soft/vertex_blocks.h), the
+// residual's definition: the same gradient to the rounding of another summation order and another association
+// of each tet's terms; and bit-identical for any thread count.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,6 +12,7 @@
 #include "backend/parallel.h"
 #include "energy/tet_energy.h"
 #include "soft/soft_solver.h"
+#include "soft/tet_residual.h"
 #include "soft/vertex_blocks.h"
 
 #include "reorder_bound.h"
@@ -31,9 +32,11 @@ SceneDesc beamScene(Precision p, DampingModel damping, int nx = 12) {
 }
 using vbdtest::stateOf;
 
-SoftSolver::SweepOptions options(bool tetResidual, bool floatIncrement = true, size_t grain = 0) {
+SoftSolver::SweepOptions options(bool tetResidual, bool floatIncrement = true, size_t grain = 0,
+                                 int parts = 0) {
     SoftSolver::SweepOptions o;
     o.grain = grain;
+    o.residualParts = parts;
     o.floatIncrement = floatIncrement;
     o.tetResidual = tetResidual;
     return o;
@@ -77,16 +80,19 @@ double termScale(const SoftViewT<T>& v, int e, int a) {
 // |f| then differs by at most the norm of the per-component bounds (triangle inequality) plus its own
 // double sum's rounding, the heat map's float |f_i| by its bound plus the float rounding of two norms. A
 // wrong tet, a lost lane or a double-counted vertex would miss this by orders of magnitude.
+// parts: the pass's split (SweepOptions::residualParts; the test beam's colors are small, so 0 means parts):
+// colors with one block per task, or contiguous parts with their own sums, each term once either way.
 template <typename T>
-void checkResidual(DampingModel damping, bool floatIncrement) {
+void checkResidual(DampingModel damping, bool floatIncrement, int parts = 0) {
     SoftSolver solver;
     solver.build(beamScene(std::is_same_v<T, double> ? Precision::Double : Precision::Float, damping));
-    solver.setSweepOptions(options(true, floatIncrement));
+    const size_t grain = parts == 1 ? 1 : 0;
+    solver.setSweepOptions(options(true, floatIncrement, grain, parts));
     for (int k = 0; k < 8; ++k) solver.step(1.f / 60.f, kGravity);  // bent, moving, touching the ground
     solver.beginStep(1.f / 60.f, kGravity);
     solver.iterate(1);  // mid-step: x != x_prev, C_prev from this step
     std::vector<Vec3d> fNew, fOld;
-    solver.setSweepOptions(options(true, floatIncrement));
+    solver.setSweepOptions(options(true, floatIncrement, grain, parts));
     const double rNew = solver.residualNorm();
     const std::vector<float> fieldNew = solver.vertexResidual();
     solver.forces(fNew);
@@ -145,16 +151,31 @@ void checkResidual(DampingModel damping, bool floatIncrement) {
     EXPECT_GT(rOld, 0.0);
     EXPECT_GT(checked, 100);
     EXPECT_GT(touching, 0);  // the collider terms were part of the sums
-    std::printf("[ %s%s, damping %d ] largest |f_tets - f_kernel| / bound: %.3g, residual %.6e vs %.6e\n",
-                std::is_same_v<T, double> ? "double" : "float",
-                std::is_same_v<T, float> && !floatIncrement ? " absolute" : "", int(damping), worst, rNew,
-                rOld);
+    std::printf(
+        "[ %s%s, damping %d, parts %d ] largest |f_tets - f_kernel| / bound: %.3g, residual %.6e vs "
+        "%.6e\n",
+        std::is_same_v<T, double> ? "double" : "float",
+        std::is_same_v<T, float> && !floatIncrement ? " absolute" : "", int(damping), parts, worst, rNew,
+        rOld);
 }
 
 TEST(SoftResidual, PerTetMatchesKernelInternalDamping) {
     checkResidual<double>(DampingModel::Internal, true);
     checkResidual<float>(DampingModel::Internal, true);
     checkResidual<float>(DampingModel::Internal, false);
+}
+
+// Either split of the pass between threads (soft/tet_residual.h tetResidualParts) against the kernel: a part
+// that skipped or repeated a block, or a sum of the parts that lost one, misses the bound by orders of
+// magnitude.
+TEST(SoftResidual, PerTetMatchesKernelInColorsAndInParts) {
+    SoftSolver solver;
+    solver.build(beamScene(Precision::Double, DampingModel::Internal));
+    EXPECT_EQ(tetResidualParts(solver.model().tetLanes), kResidualParts);  // a small model: parts
+    for (int parts : {1, 2, 3, 5}) {
+        checkResidual<double>(DampingModel::Internal, true, parts);
+        checkResidual<float>(DampingModel::Internal, true, parts);
+    }
 }
 
 TEST(SoftResidual, PerTetMatchesKernelNoDamping) {
@@ -243,30 +264,32 @@ TEST(SoftResidual, NaiveDampingKeepsTheKernel) {
     EXPECT_EQ(solver.residualNorm(), a);
 }
 
-// Bit-identical residuals, floor and field for one, two and three threads, float and double, with one block
-// per task so that every color is split between the threads.
+// Bit-identical residuals, floor and field for one, two and three threads, float and double: in colors with
+// one block per task, so that every color is split between the threads, and in two and three parts.
 TEST(SoftResidual, BitIdenticalForAnyThreadCount) {
-    for (Precision p : {Precision::Float, Precision::Double}) {
-        std::vector<double> r[3];
-        std::vector<float> field[3];
-        for (int k = 0; k < 3; ++k) {
-            ThreadLimit limit(k + 1);
-            SoftSolver solver;
-            solver.build(beamScene(p, DampingModel::Internal, 24));
-            solver.setSweepOptions(options(true, true, 1));
-            for (int t = 0; t < 6; ++t) {
-                const SoftStepStats s = solver.step(1.f / 60.f, kGravity);
-                r[k].insert(r[k].end(), {s.residualInitial, s.residualFinal, s.residualFloor, s.energy,
-                                         solver.mechanicalEnergy(kGravity).elastic});
+    for (int parts : {1, 2, 3})
+        for (Precision p : {Precision::Float, Precision::Double}) {
+            std::vector<double> r[3];
+            std::vector<float> field[3];
+            for (int k = 0; k < 3; ++k) {
+                ThreadLimit limit(k + 1);
+                SoftSolver solver;
+                solver.build(beamScene(p, DampingModel::Internal, 24));
+                solver.setSweepOptions(options(true, true, parts == 1 ? 1 : 0, parts));
+                for (int t = 0; t < 6; ++t) {
+                    const SoftStepStats s = solver.step(1.f / 60.f, kGravity);
+                    r[k].insert(r[k].end(), {s.residualInitial, s.residualFinal, s.residualFloor, s.energy,
+                                             solver.mechanicalEnergy(kGravity).elastic});
+                }
+                field[k] = solver.vertexResidual();
             }
-            field[k] = solver.vertexResidual();
+            for (int k = 1; k < 3; ++k) {
+                ASSERT_EQ(r[k].size(), r[0].size());
+                for (size_t j = 0; j < r[0].size(); ++j)
+                    ASSERT_EQ(r[k][j], r[0][j]) << "threads " << k + 1 << ", parts " << parts;
+                ASSERT_EQ(field[k], field[0]);
+            }
         }
-        for (int k = 1; k < 3; ++k) {
-            ASSERT_EQ(r[k].size(), r[0].size());
-            for (size_t j = 0; j < r[0].size(); ++j) ASSERT_EQ(r[k][j], r[0][j]) << "threads " << k + 1;
-            ASSERT_EQ(field[k], field[0]);
-        }
-    }
 }
 
 }  // namespace
