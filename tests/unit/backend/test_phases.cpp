@@ -5,12 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <set>
 #include <stdexcept>
-#include <thread>
 #include <vector>
 
 #include "backend/phases.h"
+
+#include "threads_seen.h"
 
 using namespace vbd;
 
@@ -96,20 +96,11 @@ TEST(Phases, ExceptionReachesCallerAndTeamStaysUsable) {
 TEST(Phases, WorkersTakePart) {
     if (teamSize() < 2) GTEST_SKIP() << "one hardware thread: no workers";
     ThreadLimit limit(2);
-    std::set<std::thread::id> seen;
-    std::vector<std::thread::id> who(256);
-    for (int r = 0; r < 200 && seen.size() < 2; ++r) {
-        parallelPhases(
-            3, [&](size_t) { return who.size(); },
-            [&](size_t, size_t i) {
-                volatile double s = 0;
-                for (int k = 0; k < 2000; ++k) s = s + 1e-3;
-                who[i] = std::this_thread::get_id();
-            },
-            1);
-        seen.insert(who.begin(), who.end());
-    }
-    EXPECT_GE(seen.size(), 2u);
+    EXPECT_GE(vbdtest::threadsSeen([](size_t n, const auto& mark) {
+                  parallelPhases(
+                      3, [n](size_t) { return n; }, [&](size_t, size_t i) { mark(i); }, 1);
+              }),
+              2u);
 }
 
 // Inside a team loop (a nested call) the chain runs serially on that thread, and completely.

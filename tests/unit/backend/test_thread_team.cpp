@@ -4,12 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <set>
 #include <stdexcept>
 #include <thread>
 #include <vector>
 
 #include "backend/parallel.h"
+
+#include "threads_seen.h"
 
 using namespace vbd;
 
@@ -110,20 +111,7 @@ TEST(ThreadTeam, LimitOfOneRunsOnTheCaller) {
 TEST(ThreadTeam, WorkersTakePart) {
     if (teamSize() < 2) GTEST_SKIP() << "one hardware thread: no workers";
     ThreadLimit limit(2);
-    std::set<std::thread::id> seen;
-    std::vector<std::thread::id> who(256);
-    for (int r = 0; r < 200 && seen.size() < 2; ++r) {
-        parallelFor(
-            who.size(),
-            [&](size_t i) {
-                volatile double s = 0;
-                for (int k = 0; k < 2000; ++k) s = s + 1e-3;
-                who[i] = std::this_thread::get_id();
-            },
-            1);
-        seen.insert(who.begin(), who.end());
-    }
-    EXPECT_GE(seen.size(), 2u);
+    EXPECT_GE(vbdtest::threadsSeen([](size_t n, const auto& mark) { parallelFor(n, mark, 1); }), 2u);
 }
 
 // reduceSum adds fixed blocks in a fixed order: the same bits for every thread count.
