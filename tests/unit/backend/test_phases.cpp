@@ -146,10 +146,10 @@ struct PathChain {
         std::vector<std::vector<int>> slotsOf(kMaxSlotsTested + 1);
         for (int s = 1; s <= kMaxSlotsTested; ++s) slotsOf[size_t(s)] = slotOf(s);
         parallelPhases(
-            size_t(2 * sweeps), [&](size_t p) { return groups[p % 2].size(); },
+            2 * size_t(sweeps), [&](size_t p) { return groups[p % 2].size(); },
             [&](size_t p, size_t i) {
                 const int v = groups[p % 2][i];
-                const double l = v > 0 ? x[size_t(v - 1)] : 0.0, r = v + 1 < n ? x[size_t(v + 1)] : 0.0;
+                const double l = v > 0 ? x[size_t(v) - 1] : 0.0, r = v + 1 < n ? x[size_t(v) + 1] : 0.0;
                 x[size_t(v)] = 0.5 * (l + r) + 1.0;
             },
             4,
@@ -159,7 +159,7 @@ struct PathChain {
                 for (; m < e; ++m) {
                     const int v = groups[p % 2][m];
                     const bool foreign =
-                        (v > 0 && so[size_t(v - 1)] != slot) || (v + 1 < n && so[size_t(v + 1)] != slot);
+                        (v > 0 && so[size_t(v) - 1] != slot) || (v + 1 < n && so[size_t(v) + 1] != slot);
                     if (foreign) break;
                 }
                 return m;

@@ -69,7 +69,7 @@ TEST(ThreadTeam, ConcurrentCallers) {
     auto caller = [&] {
         ThreadLimit limit(2);
         for (int r = 0; r < 300; ++r)
-            if (!eachOnce(size_t(500 + r), 8)) ok = false;
+            if (!eachOnce(500 + size_t(r), 8)) ok = false;
     };
     std::thread a(caller), b(caller);
     a.join();
