@@ -144,32 +144,38 @@ void cprevUpperBlock(size_t b, const std::vector<Mat33T<T>>& Cprev, T* out, cons
     }
 }
 
-template <int L, typename T, typename TetOf>
-void fillCprevUpper(size_t blocks, const std::vector<Mat33T<T>>& Cprev, std::vector<T>& out,
-                    const TetOf& tetOf) {
-    parallelFor(blocks, [&](size_t b) { cprevUpperBlock<L>(b, Cprev, out.data(), tetOf); });
+// Block b of fillCprevLanes (the sweep's blocks: lane l holds the tet of incidence item[l]) and of
+// fillCprevTetLanes (the tet lanes: lane l holds tet c9 / 9); refreshCprev runs them as a phase of its own.
+template <typename T>
+void cprevLanesBlock(const TetBlocks& tb, const std::vector<Mat33T<T>>& Cprev, T* out, size_t b) {
+    static_assert(TetBlocks::kCprevPerBlock == 6 * TetBlock::kLanes);
+    cprevUpperBlock<TetBlock::kLanes>(b, Cprev, out,
+                                      [&](size_t k, int l) { return size_t(tb.blocks[k].item[l] >> 2); });
+}
+
+template <typename T>
+void cprevTetLanesBlock(const TetLanes& tl, const std::vector<Mat33T<T>>& Cprev, T* out, size_t b) {
+    static_assert(TetLanes::kCprevPerBlock == 6 * TetLaneBlock::kLanes);
+    constexpr size_t L = TetLaneBlock::kLanes;
+    cprevUpperBlock<TetLaneBlock::kLanes>(
+        b, Cprev, out, [&](size_t k, int l) { return size_t(tl.c9[k * L + size_t(l)] / 9); });
 }
 
 // Copies the per-tet C_prev into the blocks' order. Streaming this copy costs the sweep less than gathering
 // C_prev by tet: a color's pass reads every tet once, scattered over an array larger than L2.
 template <typename T>
 void fillCprevLanes(const TetBlocks& tb, const std::vector<Mat33T<T>>& Cprev, std::vector<T>& out) {
-    static_assert(TetBlocks::kCprevPerBlock == 6 * TetBlock::kLanes);
     out.resize(tb.cprevSize());
-    fillCprevUpper<TetBlock::kLanes>(tb.blocks.size(), Cprev, out,
-                                     [&](size_t b, int l) { return size_t(tb.blocks[b].item[l] >> 2); });
+    parallelFor(tb.blocks.size(), [&](size_t b) { cprevLanesBlock(tb, Cprev, out.data(), b); });
 }
 
 // Copies the per-tet C_prev into TetLanes order (as fillCprevLanes): the residual's pass then loads each
 // block's C_prev contiguously instead of gathering it by tet from an array larger than L2 twice a step.
 template <typename T>
 void fillCprevTetLanes(const TetLanes& tl, const std::vector<Mat33T<T>>& Cprev, std::vector<T>& out) {
-    static_assert(TetLanes::kCprevPerBlock == 6 * TetLaneBlock::kLanes);
     out.resize(tl.cprevSize());
     if (out.empty()) return;
-    constexpr size_t L = TetLaneBlock::kLanes;
-    fillCprevUpper<TetLaneBlock::kLanes>(
-        tl.blocks.size(), Cprev, out, [&](size_t b, int l) { return size_t(tl.c9[b * L + size_t(l)] / 9); });
+    parallelFor(tl.blocks.size(), [&](size_t b) { cprevTetLanesBlock(tl, Cprev, out.data(), b); });
 }
 
 struct SoftModel {

@@ -302,7 +302,6 @@ void SoftSolver::refreshCprev(SoftState<T>& st) {
     st.CprevLanes.resize(tb.cprevSize());
     st.CprevTetLanes.resize(tl.cprevSize());
     const size_t nb = tb.blocks.size(), nl = tl.cprevSize() > 0 ? tl.blocks.size() : 0;
-    constexpr int L = TetBlock::kLanes, LL = TetLaneBlock::kLanes;
     // Two phases of one team loop (backend/phases.h): each tet's C_prev, then its copies in the sweep's
     // blocks and the tet lanes (soft_model.h fillCprevLanes, fillCprevTetLanes).
     parallelPhases(
@@ -313,12 +312,9 @@ void SoftSolver::refreshCprev(SoftState<T>& st) {
                 st.Cprev[e] = tetCprev(st.xPrev[t[0]], st.xPrev[t[1]], st.xPrev[t[2]], st.xPrev[t[3]],
                                        Mat33T<T>(m_.DmInv[e]));
             } else if (e < nb) {
-                cprevUpperBlock<L>(e, st.Cprev, st.CprevLanes.data(),
-                                   [&](size_t b, int l) { return size_t(tb.blocks[b].item[l] >> 2); });
+                cprevLanesBlock(tb, st.Cprev, st.CprevLanes.data(), e);
             } else {
-                cprevUpperBlock<LL>(e - nb, st.Cprev, st.CprevTetLanes.data(), [&](size_t b, int l) {
-                    return size_t(tl.c9[b * size_t(LL) + size_t(l)] / 9);
-                });
+                cprevTetLanesBlock(tl, st.Cprev, st.CprevTetLanes.data(), e - nb);
             }
         },
         64);

@@ -11,7 +11,7 @@ namespace {
 
 constexpr int kL = TetLaneBlock::kLanes;
 
-// The symmetric C_prev of W lanes from l0, from the block's upper triangle (fillCprevUpper's layout).
+// The symmetric C_prev of W lanes from l0, from the block's upper triangle (cprevUpperBlock's layout).
 template <typename T, int W>
 VBD_SIMD_INLINE Mat33T<simd::Pack<T, W>> laneCprev(const T* cprev, int l0) {
     Mat33T<simd::Pack<T, W>> C;

@@ -26,7 +26,7 @@ constexpr int kResidualParts = 2;
 // has two tasks of kResidualColorGrain blocks; else kResidualParts parts, each a contiguous range of the
 // blocks run in order into its own sums, which the caller adds in part order. A part needs no barrier
 // between colors (one thread adds all of its terms), at the price of its own n-vertex buffer: on the cube the
-// pass went from 115k cycles on either thread count to 60k on two.
+// pass went from 115k cycles on either thread count to 64k on two (rdtsc).
 int tetResidualParts(const TetLanes& tl);
 
 // For vertex a of every tet of `tl` whose vertex is gathered, at the view's state: sums[4 v .. 4 v + 2] -=
