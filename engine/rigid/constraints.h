@@ -23,6 +23,7 @@
 // carries I/h^2 ~ 1e-7 of its magnitude, below float resolution.
 #include <cstdint>
 
+#include "math/lanes.h"
 #include "math/schur66.h"
 #include "rigid/rigid_body.h"
 
@@ -111,6 +112,11 @@ VBD_HD void addRow(Block66d& __restrict blk, const Vec3d& jl, const Vec3d& ja, d
     blk.haa += outer(ja, ja) * k;
 }
 
+// min(x, bound) for a bound that is not NaN: std::fmin's result (glibc: x where x <= bound, NaN x gives
+// the bound, fmin(-0, +0) = -0) without its libm call, which GCC does not inline without
+// -ffinite-math-only (the calls were ~1% of the pile's step).
+VBD_HD double minBound(double x, double bound) { return x <= bound ? x : bound; }
+
 // ---- contacts ----
 
 // World points of a contact: material anchors (pA, pB) and the normal row's core points.
@@ -129,43 +135,72 @@ VBD_HD ContactPoints contactPoints(const Contact& c, const BodyPose* s) {
     return p;
 }
 
-// Stabilized constraint values (normal, tangent 1, tangent 2) at the current poses.
-VBD_HD void contactC(const Contact& c, const BodyPose* s, double alpha, ContactPoints& p, double C[3]) {
-    p = contactPoints(c, s);
-    const Vec3d n = toD(c.n);
-    const double c0n = double(c.c0n);
-    C[0] = dot(n, p.nB - p.nA) - alpha * (c0n < 0 ? c0n : 0.0);
+// ---- the contact rows, templated on the scalar ----
+// S is double for one contact (the scalar path, and the CUDA kernels) or a SIMD pack of doubles holding
+// several contacts of one body (rigid/contact_lanes.h, host only). A value branch of the scalar code is a
+// select on a lane mask here and a branch taken while any lane needs it (math/lanes.h), so that every lane
+// does what the scalar path does, operation for operation: a lane's results are the scalar ones to the bit
+// (test_contact_lanes checks it), and the fused dual update (which reads C from the assembly) stays equal
+// to the separate pass.
+
+// Stabilized rows (normal, tangent 1, tangent 2) from the contact's world points: material anchors pA, pB
+// and the normal row's core points nA, nB.
+template <typename S>
+VBD_HD void contactRows(const Vec3T<S>& n, const Vec3T<S>& t1, const Vec3T<S>& t2, const Vec3T<S>& pA,
+                        const Vec3T<S>& pB, const Vec3T<S>& nA, const Vec3T<S>& nB, const Vec3T<S>& d0,
+                        const S& c0n, const S& alpha, S C[3]) {
+    C[0] = dot(n, nB - nA) - alpha * select(S(0.0) > c0n, c0n, S(0.0));
     // Tangential rows: slip since the anchors were made, of which the part that existed at the
     // start of the step is only corrected by (1 - alpha).
-    const Vec3d dt = (p.pB - p.pA) - toD(c.d0) * alpha;
-    C[1] = dot(toD(c.t1), dt);
-    C[2] = dot(toD(c.t2), dt);
+    const Vec3T<S> dt = (pB - pA) - d0 * alpha;
+    C[1] = dot(t1, dt);
+    C[2] = dot(t2, dt);
 }
 
 // Normal force clamped to push only; friction as a cone: the tangential pair is rescaled onto the
-// disk of radius mu |F_n| (sliding) when it leaves it. slide = bound / |f_t| < 1 while sliding,
+// disk of radius mu |lambda_n| (sliding) when it leaves it. slide = bound / |f_t| < 1 while sliding,
 // 1 while sticking.
-VBD_HD void contactForce(const Contact& c, const double C[3], double F[3], double* slide = nullptr) {
-    const double fn = double(c.k[0]) * C[0] + double(c.lambda[0]);
-    F[0] = fn < 0 ? fn : 0.0;
-    double f1 = double(c.k[1]) * C[1] + double(c.lambda[1]);
-    double f2 = double(c.k[2]) * C[2] + double(c.lambda[2]);
-    // The cone radius is mu |lambda_n| with the multiplier of the last dual update (as the AVBD
-    // 2D demo bounds its friction rows), not the current normal force: within a sweep the
-    // friction force is then the gradient of a convex function of the slip alone (the
-    // projection of k C_t + lambda_t onto a fixed disk). Bounding by the current F_n couples the
-    // tangential force to the normal displacement through mu k_n, a non-symmetric term the
-    // block Hessian cannot carry, and a tipping box on a ramp diverged within one step.
-    const double bound = double(c.mu) * (-double(c.lambda[0]));
-    const double t = std::sqrt(f1 * f1 + f2 * f2);
-    double s = 1.0;
-    if (t > bound) {
-        s = t > 0 ? bound / t : 0.0;
+//
+// The cone radius is mu |lambda_n| with the multiplier of the last dual update (as the AVBD 2D demo
+// bounds its friction rows), not the current normal force: within a sweep the friction force is then
+// the gradient of a convex function of the slip alone (the projection of k C_t + lambda_t onto a fixed
+// disk). Bounding by the current F_n couples the tangential force to the normal displacement through
+// mu k_n, a non-symmetric term the block Hessian cannot carry, and a tipping box on a ramp diverged
+// within one step.
+template <typename S>
+VBD_HD void contactForceRows(const S k[3], const S lambda[3], const S& mu, const S C[3], S F[3], S& slide) {
+    const S fn = k[0] * C[0] + lambda[0];
+    F[0] = select(S(0.0) > fn, fn, S(0.0));
+    S f1 = k[1] * C[1] + lambda[1];
+    S f2 = k[2] * C[2] + lambda[2];
+    const S bound = mu * (-lambda[0]);
+    const S t = sqrtOf(f1 * f1 + f2 * f2);
+    S s(1.0);
+    const auto out = t > bound;
+    if (anyLane(out)) {
+        // A lane inside the cone keeps s = 1 (f * 1 is exact); t = 0 with bound < 0 cannot occur for a
+        // pushing multiplier, the divisor is guarded all the same.
+        const auto pos = t > S(0.0);
+        s = select(out, select(pos, bound / select(pos, t, S(1.0)), S(0.0)), S(1.0));
         f1 *= s;
         f2 *= s;
     }
     F[1] = f1;
     F[2] = f2;
+    slide = s;
+}
+
+// Stabilized constraint values (normal, tangent 1, tangent 2) at the current poses.
+VBD_HD void contactC(const Contact& c, const BodyPose* s, double alpha, ContactPoints& p, double C[3]) {
+    p = contactPoints(c, s);
+    contactRows(toD(c.n), toD(c.t1), toD(c.t2), p.pA, p.pB, p.nA, p.nB, toD(c.d0), double(c.c0n), alpha, C);
+}
+
+VBD_HD void contactForce(const Contact& c, const double C[3], double F[3], double* slide = nullptr) {
+    const double k[3] = {double(c.k[0]), double(c.k[1]), double(c.k[2])};
+    const double lambda[3] = {double(c.lambda[0]), double(c.lambda[1]), double(c.lambda[2])};
+    double s;
+    contactForceRows(k, lambda, double(c.mu), C, F, s);
     if (slide) *slide = s;
 }
 
@@ -189,22 +224,35 @@ VBD_HD void contactForce(const Contact& c, const double C[3], double F[3], doubl
 // boxes creep (4 cm in 1 s), 1 (the AVBD demos) makes sliding friction 7-10% too weak, 0.1 is
 // within 2% of Coulomb for both.
 constexpr double kSlipStiff = 0.1;
-VBD_HD void addContact(Block66d& __restrict blk, const Contact& c, int self, const Vec3d& com,
-                       const ContactPoints& p, const double F[3], double slide) {
-    const bool sideB = self == c.b;
-    const double sg = sideB ? 1.0 : -1.0;
-    const Vec3d n = toD(c.n), t1 = toD(c.t1), t2 = toD(c.t2);
-    // Rows at the material point in the seed's block form: with K = sum_i k_i d_i d_i^T over the
-    // rows' directions, H_ll = K, H_al = [r]x K, H_aa = [r]x K [r]x^T
+
+// One contact's terms of a body's block, before they are added: force and torque, the columns of
+// K = sum_i k_i d_i d_i^T over the rows' directions (H_ll), the columns of [r]x K (H_al) and the rows of
+// [r]x K [r]x^T (H_aa). Computed apart from the block and then added (addContactTerms), so that the lanes
+// of a pack are added in the contact order of the scalar path.
+template <typename S>
+struct ContactTerms {
+    Vec3T<S> f, tau;
+    Vec3T<S> k0, k1, k2;  // columns of K
+    Vec3T<S> m0, m1, m2;  // columns of [r]x K
+    Vec3T<S> h0, h1, h2;  // rows of [r]x K [r]x^T
+};
+
+// The terms of a contact on the side with sign sg (+1: body B, -1: body A) and lever arm r (material point
+// minus the body's centre); flat: the normal row acts at the material point (else the caller adds it as a
+// row of its own at the core point).
+template <typename S>
+VBD_HD void contactTerms(const Vec3T<S>& n, const Vec3T<S>& t1, const Vec3T<S>& t2, const S& sg,
+                         const Vec3T<S>& r, const S F[3], const S& slide, const S k[3], bool flat,
+                         ContactTerms<S>& out) {
+    // Rows at the material point in the seed's block form: H_ll = K, H_al = [r]x K, H_aa = [r]x K [r]x^T
     // (evaluate_rigid_contact_from_collision). Column j of [r]x K is r x K_j; row i of H_aa is
     // r x (row i of H_al). The normal row joins them when its core point is the material point
     // (flat sides); on a curved side it acts at the core point with its own lever arm.
-    const Vec3d r = (sideB ? p.pB : p.pA) - com;
-    const Vec3d ft = t1 * F[1] + t2 * F[2];
+    const Vec3T<S> ft = t1 * F[1] + t2 * F[2];
     // K is symmetric: accumulate its 6 entries (xx, xy, xz, yy, yz, zz).
-    double K[6] = {0, 0, 0, 0, 0, 0};
-    auto acc = [&K](const Vec3d& d, double k) {
-        const double kx = k * d.x, ky = k * d.y, kz = k * d.z;
+    S K[6] = {S(0.0), S(0.0), S(0.0), S(0.0), S(0.0), S(0.0)};
+    auto acc = [&K](const Vec3T<S>& d, const S& kk) {
+        const S kx = kk * d.x, ky = kk * d.y, kz = kk * d.z;
         K[0] += kx * d.x;
         K[1] += kx * d.y;
         K[2] += kx * d.z;
@@ -212,45 +260,76 @@ VBD_HD void addContact(Block66d& __restrict blk, const Contact& c, int self, con
         K[4] += ky * d.z;
         K[5] += kz * d.z;
     };
-    const bool flat = (sideB ? c.radB : c.radA) == 0.0f;
-    Vec3d f = ft * (-sg);
+    Vec3T<S> f = ft * (-sg);
     if (flat) {
         f -= n * (F[0] * sg);
-        acc(n, double(c.k[0]));
-    } else {
-        const Vec3d rn = (sideB ? p.nB : p.nA) - com;
-        addRow(blk, n * sg, cross(rn, n) * sg, F[0], double(c.k[0]));
+        acc(n, k[0]);
     }
-    blk.flin += f;
-    blk.fang += cross(r, f);
-    if (slide >= 1.0) {
-        acc(t1, double(c.k[1]));
-        acc(t2, double(c.k[2]));
-    } else {
-        const double ftn = norm(ft);
-        const Vec3d along = ftn > 0 ? ft / ftn : t1;
-        const double kt = 0.5 * (double(c.k[1]) + double(c.k[2]));
-        acc(cross(n, along), kt * slide);
-        acc(along, kSlipStiff * kt);
+    out.f = f;
+    out.tau = cross(r, f);
+    // Tangent rows: sticking, t1 and t2 with their penalties; sliding, across and along the slip.
+    Vec3T<S> d1 = t1, d2 = t2;
+    S w1 = k[1], w2 = k[2];
+    const auto sliding = S(1.0) > slide;
+    if (anyLane(sliding)) {
+        const S ftn = sqrtOf(dot(ft, ft));
+        const auto pos = ftn > S(0.0);
+        const Vec3T<S> along = select(pos, ft / select(pos, ftn, S(1.0)), t1);
+        const S kt = S(0.5) * (k[1] + k[2]);
+        d1 = select(sliding, cross(n, along), t1);
+        w1 = select(sliding, kt * slide, k[1]);
+        d2 = select(sliding, along, t2);
+        w2 = select(sliding, S(kSlipStiff) * kt, k[2]);
     }
-    const Vec3d k0(K[0], K[1], K[2]), k1(K[1], K[3], K[4]), k2(K[2], K[4], K[5]);
-    const Vec3d m0 = cross(r, k0), m1 = cross(r, k1), m2 = cross(r, k2);  // columns of [r]x K
+    acc(d1, w1);
+    acc(d2, w2);
+    out.k0 = Vec3T<S>(K[0], K[1], K[2]);
+    out.k1 = Vec3T<S>(K[1], K[3], K[4]);
+    out.k2 = Vec3T<S>(K[2], K[4], K[5]);
+    out.m0 = cross(r, out.k0);
+    out.m1 = cross(r, out.k1);
+    out.m2 = cross(r, out.k2);
+    // Row a of H_aa = r x (row a of H_al); H_aa is symmetric.
+    out.h0 = cross(r, Vec3T<S>(out.m0.x, out.m1.x, out.m2.x));
+    out.h1 = cross(r, Vec3T<S>(out.m0.y, out.m1.y, out.m2.y));
+    out.h2 = cross(r, Vec3T<S>(out.m0.z, out.m1.z, out.m2.z));
+}
+
+VBD_HD void addContactTerms(Block66d& __restrict blk, const ContactTerms<double>& t) {
+    blk.flin += t.f;
+    blk.fang += t.tau;
     Mat33d& hll = blk.hll;
     Mat33d& hal = blk.hal;
     Mat33d& haa = blk.haa;
+    const Vec3d h[3] = {t.h0, t.h1, t.h2};
     for (int a = 0; a < 3; ++a) {
-        hll.m[a][0] += k0[a];
-        hll.m[a][1] += k1[a];
-        hll.m[a][2] += k2[a];
-        hal.m[a][0] += m0[a];
-        hal.m[a][1] += m1[a];
-        hal.m[a][2] += m2[a];
-        // Row a of H_aa = r x (row a of H_al); H_aa is symmetric.
-        const Vec3d h = cross(r, Vec3d(m0[a], m1[a], m2[a]));
-        haa.m[a][0] += h.x;
-        haa.m[a][1] += h.y;
-        haa.m[a][2] += h.z;
+        hll.m[a][0] += t.k0[a];
+        hll.m[a][1] += t.k1[a];
+        hll.m[a][2] += t.k2[a];
+        hal.m[a][0] += t.m0[a];
+        hal.m[a][1] += t.m1[a];
+        hal.m[a][2] += t.m2[a];
+        haa.m[a][0] += h[a].x;
+        haa.m[a][1] += h[a].y;
+        haa.m[a][2] += h[a].z;
     }
+}
+
+VBD_HD void addContact(Block66d& __restrict blk, const Contact& c, int self, const Vec3d& com,
+                       const ContactPoints& p, const double F[3], double slide) {
+    const bool sideB = self == c.b;
+    const double sg = sideB ? 1.0 : -1.0;
+    const Vec3d n = toD(c.n);
+    const Vec3d r = (sideB ? p.pB : p.pA) - com;
+    const bool flat = (sideB ? c.radB : c.radA) == 0.0f;
+    if (!flat) {
+        const Vec3d rn = (sideB ? p.nB : p.nA) - com;
+        addRow(blk, n * sg, cross(rn, n) * sg, F[0], double(c.k[0]));
+    }
+    const double k[3] = {double(c.k[0]), double(c.k[1]), double(c.k[2])};
+    ContactTerms<double> t;
+    contactTerms(n, toD(c.t1), toD(c.t2), sg, r, F, slide, k, flat, t);
+    addContactTerms(blk, t);
 }
 
 // Dual and penalty update of one contact after a sweep; C are the stabilized rows of contactC.
@@ -283,8 +362,8 @@ VBD_HD void addContact(Block66d& __restrict blk, const Contact& c, int self, con
 VBD_HD void contactDual(Contact& c, const double C[3], double alpha, double beta, double kMax) {
     const double c0 = double(c.c0n) < 0 ? double(c.c0n) : 0.0;
     const double cn = C[0] - (1.0 - alpha) * c0;
-    const double ln = std::fmin(double(c.k[0]) * cn + double(c.lambda[0]), 0.0);
-    if (ln < 0) c.k[0] = float(std::fmin(double(c.k[0]) + beta * std::fabs(cn), kMax));
+    const double ln = minBound(double(c.k[0]) * cn + double(c.lambda[0]), 0.0);
+    if (ln < 0) c.k[0] = float(minBound(double(c.k[0]) + beta * std::fabs(cn), kMax));
     c.lambda[0] = float(ln);
     const double f1 = double(c.k[1]) * C[1] + double(c.lambda[1]);
     const double f2 = double(c.k[2]) * C[2] + double(c.lambda[2]);
@@ -292,8 +371,8 @@ VBD_HD void contactDual(Contact& c, const double C[3], double alpha, double beta
     if (t < bound) {
         c.lambda[1] = float(f1);
         c.lambda[2] = float(f2);
-        c.k[1] = float(std::fmin(double(c.k[1]) + beta * std::fabs(C[1]), kMax));
-        c.k[2] = float(std::fmin(double(c.k[2]) + beta * std::fabs(C[2]), kMax));
+        c.k[1] = float(minBound(double(c.k[1]) + beta * std::fabs(C[1]), kMax));
+        c.k[2] = float(minBound(double(c.k[2]) + beta * std::fabs(C[2]), kMax));
         c.stick = 1;
     } else {
         const double s = t > 0 ? bound / t : 0.0;
@@ -424,7 +503,7 @@ VBD_HD void jointDual(Joint& j, const BodyPose* s, double alpha, double beta, do
         const double C = jointCUsed(j, r, i, alpha);
         const double f = jointForce(j, r, i, C);
         j.lambda[i] = float(f);
-        if (!r.oneSided || f < 0) j.k[i] = float(std::fmin(double(j.k[i]) + beta * std::fabs(C), kMax));
+        if (!r.oneSided || f < 0) j.k[i] = float(minBound(double(j.k[i]) + beta * std::fabs(C), kMax));
     }
 }
 
