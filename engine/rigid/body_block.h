@@ -17,6 +17,9 @@
 // contracts as it likes (test_gpu_cuda_rigid says how far that may move a body, and why).
 #include "math/hd.h"
 #include "rigid/constraints.h"
+#if !defined(__CUDACC__)
+#include "rigid/contact_lanes.h"
+#endif
 #include "rigid/gyroscopic.h"
 #include "rigid/rigid_body.h"
 
@@ -133,6 +136,11 @@ VBD_HD_NOINLINE void assembleRigidBody(const RigidView& v, int body, float h, Bl
     // I_world = R diag(I) R^T; the rows of diag(I) R^T are I_k times the columns of R.
     blk.haa = R * Mat33d::fromRows(R.col(0) * In.x, R.col(1) * In.y, R.col(2) * In.z) * ih2;
     const double alpha = v.alpha;
+#if !defined(__CUDACC__)
+    // On the CPU the contacts go through SIMD packs (rigid/contact_lanes.h).
+    addContactRowsLanes(v.contacts, v.contactItems, v.contactOffsets[i], v.contactOffsets[i + 1], v.pose,
+                        body, v.dualOwner, dual, alpha, v.beta, v.kMax, blk);
+#else
     for (int k = v.contactOffsets[i]; k < v.contactOffsets[i + 1]; ++k) {
         const int ci = v.contactItems[k];
         Contact& c = v.contacts[ci];
@@ -145,6 +153,7 @@ VBD_HD_NOINLINE void assembleRigidBody(const RigidView& v, int body, float h, Bl
         contactForce(c, C, F, &slide);
         addContact(blk, c, body, x, cp, F, slide);
     }
+#endif
     for (int k = v.jointOffsets[i]; k < v.jointOffsets[i + 1]; ++k)
         addJoint(blk, v.joints[v.jointItems[k]], body, v.pose, alpha);
     if (v.external && i < v.numExternal) {
@@ -189,9 +198,17 @@ VBD_HD_NOINLINE void solveRigidBody(const RigidView& v, int body, float h, bool 
 
 // ---- dual and penalty updates after a sweep ----
 
+// C as the sweep's fused update computes it: on the CPU a flat contact's through the lanes' instructions.
 VBD_HD_NOINLINE void contactDualUpdate(const RigidView& v, int k) {
-    ContactPoints cp;
     double C[3];
+#if !defined(__CUDACC__)
+    if (lanesContact(v.contacts[k])) {
+        contactCLanes(v.contacts[k], v.pose, v.alpha, C);
+        contactDual(v.contacts[k], C, v.alpha, v.beta, v.kMax);
+        return;
+    }
+#endif
+    ContactPoints cp;
     contactC(v.contacts[k], v.pose, v.alpha, cp, C);
     contactDual(v.contacts[k], C, v.alpha, v.beta, v.kMax);
 }

@@ -700,7 +700,16 @@ void RigidSolver::iterate(int it) {
     // ~0.05 µs): a pyramid color of ~105 bodies at 32 left up to 20 bodies' imbalance.
     for (const std::vector<int>& group : colorGroups_)
         parallelFor(
-            group.size(), [&](size_t k) { solveRigidBody(v, group[k], h, dualInSweep); }, 4);
+            group.size(),
+            [&](size_t k) {
+                if (k + 1 < group.size()) {
+                    const int next = group[k + 1];
+                    prefetchContacts(v.contacts, v.contactItems, v.contactOffsets[next],
+                                     v.contactOffsets[next + 1]);
+                }
+                solveRigidBody(v, group[k], h, dualInSweep);
+            },
+            4);
     lap(stageMs_.solve);
     dualUpdate(!fuse || it + 1 == params_.iterations);
     lap(stageMs_.dual);

@@ -1,0 +1,201 @@
+#include "rigid/contact_lanes.h"
+
+#include <cstddef>
+#include <utility>
+
+#include "rigid/body_block.h"
+
+namespace vbd {
+
+namespace {
+
+using P = simd::Pack<double, kContactLanes>;
+using Mask = simd::Mask<kContactLanes>;
+
+// A pack whose lane l is get(l) (built from scalars in registers: a lane loop through memory would stall
+// on store forwarding when the pack is read back).
+template <class Get, std::size_t... L>
+VBD_SIMD_INLINE P packOf(const Get& get, std::index_sequence<L...>) {
+    return P::fromVec(typename P::Vec{get(int(L))...});
+}
+template <class Get>
+VBD_SIMD_INLINE P pack(const Get& get) {
+    return packOf(get, std::make_index_sequence<kContactLanes>());
+}
+template <class Get>
+VBD_SIMD_INLINE Vec3T<P> pack3(const Get& get) {
+    return {pack([&](int l) { return double(get(l).x); }), pack([&](int l) { return double(get(l).y); }),
+            pack([&](int l) { return double(get(l).z); })};
+}
+
+VBD_SIMD_INLINE void accumulate(ContactTerms<P>& sum, const ContactTerms<P>& t) {
+    sum.f += t.f;
+    sum.tau += t.tau;
+    sum.k0 += t.k0;
+    sum.k1 += t.k1;
+    sum.k2 += t.k2;
+    sum.m0 += t.m0;
+    sum.m1 += t.m1;
+    sum.m2 += t.m2;
+    sum.h0 += t.h0;
+    sum.h1 += t.h1;
+    sum.h2 += t.h2;
+}
+
+VBD_SIMD_INLINE Vec3d laneSum(const Vec3T<P>& v) { return {simd::sum(v.x), simd::sum(v.y), simd::sum(v.z)}; }
+
+const BodyPose kNoPose{Vec3d(0.0), Quatd::identity(), Mat33d()};
+
+// Both anchors' world points and the stabilized rows of the lanes' contacts (contactPoints and contactC for
+// flat sides: the normal row's points are the material points). Out of line: the fused and the separate
+// dual update read C from these very instructions (see the header).
+struct LanesGeometry {
+    Vec3T<P> xA, xB, rA, rB, n, t1, t2, d0;
+    Mat33T<P> RA, RB;
+    Mask groundA;  // A is the ground: rA is a world point
+    P c0n;
+};
+
+[[gnu::noinline]] void contactLanesC(const LanesGeometry& g, double alpha, Vec3T<P>& pA, Vec3T<P>& pB, P C[3]) {
+    pA = select(g.groundA, g.rA, g.xA + g.RA * g.rA);
+    pB = g.xB + g.RB * g.rB;
+    contactRows(g.n, g.t1, g.t2, pA, pB, pA, pB, g.d0, g.c0n, P(alpha), C);
+}
+
+// The contacts' own fields (normal, tangents, anchors, slip origin, start gap) into g.
+VBD_SIMD_INLINE void gatherContacts(const Contact* const* cs, LanesGeometry& g) {
+    g.rA = pack3([&](int l) { return cs[l]->rA; });
+    g.rB = pack3([&](int l) { return cs[l]->rB; });
+    g.n = pack3([&](int l) { return cs[l]->n; });
+    g.t1 = pack3([&](int l) { return cs[l]->t1; });
+    g.t2 = pack3([&](int l) { return cs[l]->t2; });
+    g.d0 = pack3([&](int l) { return cs[l]->d0; });
+    g.c0n = pack([&](int l) { return double(cs[l]->c0n); });
+    g.groundA = pack([&](int l) { return cs[l]->a < 0 ? 1.0 : 0.0; }) > P(0.0);
+}
+
+VBD_SIMD_INLINE void gatherPose(const BodyPose* const* ps, Vec3T<P>& x, Mat33T<P>& R) {
+    x = pack3([&](int l) { return ps[l]->x; });
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) R.m[r][c] = pack([&](int l) { return ps[l]->R.m[r][c]; });
+}
+
+// The flat contacts items[k0 .. k0 + m) of `self` (m <= kContactLanes) into the lanes' sums.
+VBD_SIMD_INLINE void addPack(Contact* contacts, const int* items, int k0, int m, const BodyPose* pose, int self,
+                             const Vec3T<P>& xs, const Mat33T<P>& Rs, const int* dualOwner, bool dual,
+                             double alpha, double beta, double kMax, ContactTerms<P>& sum) {
+    // Lanes past m repeat the pack's first contact; they are neither updated nor added.
+    Contact* cs[kContactLanes];
+    const BodyPose* other[kContactLanes];
+    for (int l = 0; l < kContactLanes; ++l) {
+        cs[l] = &contacts[items[k0 + (l < m ? l : 0)]];
+        const int o = cs[l]->b == self ? cs[l]->a : cs[l]->b;
+        other[l] = o >= 0 ? &pose[o] : &kNoPose;
+    }
+    LanesGeometry g;
+    gatherContacts(cs, g);
+    // The body's own pose is the same in every lane; the other side's is gathered.
+    const P sg = pack([&](int l) { return cs[l]->b == self ? 1.0 : -1.0; });
+    const Mask sideB = sg > P(0.0);
+    Vec3T<P> xo;
+    Mat33T<P> Ro;
+    gatherPose(other, xo, Ro);
+    g.xA = select(sideB, xo, xs);
+    g.xB = select(sideB, xs, xo);
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) {
+            g.RA.m[r][c] = select(sideB, Ro.m[r][c], Rs.m[r][c]);
+            g.RB.m[r][c] = select(sideB, Rs.m[r][c], Ro.m[r][c]);
+        }
+    Vec3T<P> pA, pB;
+    P C[3];
+    contactLanesC(g, alpha, pA, pB, C);
+    // The previous sweep's dual update of the contacts this body owns (assembleRigidBody), then the
+    // penalties and multipliers it left.
+    if (dual)
+        for (int l = 0; l < m; ++l)
+            if (dualOwner[items[k0 + l]] == self) {
+                const double Cl[3] = {C[0][l], C[1][l], C[2][l]};
+                contactDualFused(*cs[l], Cl, alpha, beta, kMax);
+            }
+    P kk[3], lam[3];
+    for (int r = 0; r < 3; ++r) {
+        kk[r] = pack([&](int l) { return double(cs[l]->k[r]); });
+        lam[r] = pack([&](int l) { return double(cs[l]->lambda[r]); });
+    }
+    const P mu = pack([&](int l) { return double(cs[l]->mu); });
+    P F[3], slide;
+    contactForceRows(kk, lam, mu, C, F, slide);
+    if (m < kContactLanes) {
+        // Lanes past m add exact zeros: no force, no penalty.
+        const Mask valid = pack([&](int l) { return l < m ? 1.0 : 0.0; }) > P(0.0);
+        for (int r = 0; r < 3; ++r) {
+            F[r] = select(valid, F[r], P(0.0));
+            kk[r] = select(valid, kk[r], P(0.0));
+        }
+    }
+    ContactTerms<P> t;
+    contactTerms(g.n, g.t1, g.t2, sg, select(sideB, pB, pA) - xs, F, slide, kk, true, t);
+    accumulate(sum, t);
+}
+
+}  // namespace
+
+void addContactRowsLanes(Contact* contacts, const int* items, int begin, int end, const BodyPose* pose, int self,
+                         const int* dualOwner, bool dual, double alpha, double beta, double kMax, Block66d& blk) {
+    const BodyPose& me = pose[self];
+    const Vec3T<P> xs(P(me.x.x), P(me.x.y), P(me.x.z));
+    Mat33T<P> Rs;
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) Rs.m[r][c] = P(me.R.m[r][c]);
+    // Runs of flat contacts in packs, summed lane by lane; a curved contact ends the run and takes the scalar
+    // rows, added to the block at once.
+    ContactTerms<P> sum;
+    const Vec3T<P> zero(P(0.0));
+    sum = {zero, zero, zero, zero, zero, zero, zero, zero, zero, zero, zero};
+    bool any = false;
+    int k = begin;
+    while (k < end) {
+        int m = 0;
+        while (m < kContactLanes && k + m < end && lanesContact(contacts[items[k + m]])) ++m;
+        if (m > 0) {
+            addPack(contacts, items, k, m, pose, self, xs, Rs, dualOwner, dual, alpha, beta, kMax, sum);
+            any = true;
+            k += m;
+            continue;
+        }
+        Contact& c = contacts[items[k]];
+        ContactPoints cp;
+        double C[3], F[3], slide;
+        contactC(c, pose, alpha, cp, C);
+        if (dual && dualOwner[items[k]] == self) contactDualFused(c, C, alpha, beta, kMax);
+        contactForce(c, C, F, &slide);
+        addContact(blk, c, self, me.x, cp, F, slide);
+        ++k;
+    }
+    if (any)
+        addContactTerms(blk, {laneSum(sum.f), laneSum(sum.tau), laneSum(sum.k0), laneSum(sum.k1), laneSum(sum.k2),
+                              laneSum(sum.m0), laneSum(sum.m1), laneSum(sum.m2), laneSum(sum.h0), laneSum(sum.h1),
+                              laneSum(sum.h2)});
+}
+
+void contactCLanes(const Contact& c, const BodyPose* pose, double alpha, double C[3]) {
+    const Contact* cs[kContactLanes];
+    const BodyPose* pa[kContactLanes];
+    const BodyPose* pb[kContactLanes];
+    for (int l = 0; l < kContactLanes; ++l) {
+        cs[l] = &c;
+        pa[l] = c.a >= 0 ? &pose[c.a] : &kNoPose;
+        pb[l] = &pose[c.b];
+    }
+    LanesGeometry g;
+    gatherContacts(cs, g);
+    gatherPose(pa, g.xA, g.RA);
+    gatherPose(pb, g.xB, g.RB);
+    Vec3T<P> pA, pB;
+    P Cl[3];
+    contactLanesC(g, alpha, pA, pB, Cl);
+    for (int r = 0; r < 3; ++r) C[r] = Cl[r][0];
+}
+
+}  // namespace vbd

@@ -1,0 +1,57 @@
+#pragma once
+// The contact rows of one body's block, several contacts at a time: the rows' math of rigid/constraints.h
+// (contactRows, contactForceRows, contactTerms) run on SIMD packs of doubles, one contact per lane. Host
+// only (backend/simd.h); rigid/body_block.h calls it in place of its per-contact loop.
+//
+// Why. A box in the 10,000-box pile or the pyramid reads 7-15 contacts per block, and the per-contact
+// arithmetic (two anchor transforms, the cone's square root, K, [r]x K and [r]x K [r]x^T: ~250 flops) was
+// three quarters of the solve, all of it scalar double. In packs the solve took 10-12% less (bench_rigid:
+// the pyramid's 1.36 -> 1.20 ms on 1 thread, the pile's 86 -> 77 ms); the rest of the per-contact time
+// waits for the contact records (200 bytes, read through the body's list), which RigidSolver::iterate
+// prefetches one body ahead (the pile's solve 77 -> 70 ms; 15 MB of contacts do not stay in cache).
+//
+// Which bits. A lane computes what the scalar path computes for its contact, operation for operation, but
+// GCC contracts a * b + c into FMAs differently in a pack than in the scalar code (C's tangent rows differ
+// in the last bit), so the lanes are not the scalar path's bits. What must agree to the bit is C of a
+// contact wherever a dual update reads it: inside the sweep (the fused update, assembleRigidBody) and in
+// the separate pass (contactDualUpdate, after the last sweep or with diagnostics on), or the step would
+// depend on the diagnostics switch. Both therefore compute a flat contact's C with one out-of-line
+// function on packs (contactLanesC), whichever lane the contact sits in; a curved contact (sphere,
+// capsule: its normal row acts at the core point) takes the scalar contactC in both places.
+//
+// Sums. Each lane sums the terms of its contacts, the lanes are then added pairwise (simd::sum) and the
+// curved contacts' terms go to the block directly. The packs are cut from the body's contact list, whose
+// order is fixed by the contact list (RigidSolver::buildAdjacency), so the block is the same for any thread
+// count; test_contact_lanes compares it with the scalar loop (relative differences ~1e-11).
+#include "backend/simd.h"
+#include "rigid/constraints.h"
+
+namespace vbd {
+
+// Lanes per pack: 4 doubles (AVX2, and AVX-512, whose 8 would leave most of a box's 7-15 contacts in
+// half-empty packs), 2 on SSE2.
+constexpr int kContactLanes = simd::nativeLanes<double>(4);
+
+// Whether a contact goes through the lanes: both sides flat (box, ground).
+VBD_HD bool lanesContact(const Contact& c) { return c.radA == 0.0f && c.radB == 0.0f; }
+
+// The contact rows of `self` for its contacts items[begin, end): each contact's dual update first where
+// `dual` and self owns it (dualOwner), then its terms added to blk, in list order.
+void addContactRowsLanes(Contact* contacts, const int* items, int begin, int end, const BodyPose* pose, int self,
+                         const int* dualOwner, bool dual, double alpha, double beta, double kMax, Block66d& blk);
+
+// Prefetches the contact records items[begin, end) (200 bytes each: four or five cache lines).
+inline void prefetchContacts(const Contact* contacts, const int* items, int begin, int end) {
+    for (int k = begin; k < end; ++k) {
+        const char* c = reinterpret_cast<const char*>(&contacts[items[k]]);
+        __builtin_prefetch(c);
+        __builtin_prefetch(c + 64);
+        __builtin_prefetch(c + 128);
+        __builtin_prefetch(c + sizeof(Contact) - 1);
+    }
+}
+
+// C of one flat contact, with the instructions addContactRowsLanes uses (the separate dual pass).
+void contactCLanes(const Contact& c, const BodyPose* pose, double alpha, double C[3]);
+
+}  // namespace vbd

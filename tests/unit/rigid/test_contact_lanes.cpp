@@ -1,0 +1,184 @@
+// The SIMD contact rows (rigid/contact_lanes.h) against the scalar loop of rigid/body_block.h, for lists of
+// every length around the pack width, with ground contacts, both sides of a contact, sticking and sliding
+// friction, separated and penetrating gaps, curved contacts among flat ones, and bodies that own some of
+// their contacts' dual updates.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "rigid/body_block.h"
+#include "rigid/contact_lanes.h"
+
+namespace vbd {
+namespace {
+
+struct Fixture {
+    std::vector<BodyPose> pose;
+    std::vector<Contact> contacts;
+    std::vector<int> items, owner;
+};
+
+// Body 0 touches `count` contacts with bodies 1..5 or the ground, in random configurations.
+Fixture makeFixture(int count, std::mt19937& rng) {
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    auto v3 = [&] { return Vec3d(u(rng), u(rng), u(rng)); };
+    Fixture f;
+    for (int b = 0; b < 6; ++b)
+        f.pose.push_back(makePose(v3() * 2.0, normalized(Quatd(v3(), 1.0 + u(rng)))));
+    for (int i = 0; i < count; ++i) {
+        Contact c;
+        const int draw = int(rng() % 6), other = draw == 0 ? -1 : draw;  // -1: the ground
+        const bool selfIsB = other < 0 || rng() % 2 == 0;
+        c.a = selfIsB ? other : 0;
+        c.b = selfIsB ? 0 : other;
+        c.n = normalized(v3());
+        c.t1 = normalized(cross(c.n, Vec3d(0.3, 1, 0.2)));
+        c.t2 = cross(c.n, c.t1);
+        c.rA = Vec3(v3() * 0.5);
+        c.rB = Vec3(v3() * 0.5);
+        c.d0 = Vec3(v3() * 0.01);
+        c.c0n = float(u(rng) * 0.01);
+        c.mu = float(0.5 + 0.4 * u(rng));
+        for (int r = 0; r < 3; ++r) c.k[r] = float(1e5 * (1.5 + u(rng)));
+        // Pushing multipliers of several sizes (sliding where the slip force leaves mu |lambda_n|), and a
+        // few that do not push at all.
+        c.lambda[0] = rng() % 5 == 0 ? 0.0f : float(-200.0 * (1.0 + u(rng)));
+        c.lambda[1] = float(100.0 * u(rng));
+        c.lambda[2] = float(100.0 * u(rng));
+        c.kMin = 1e4f;
+        if (rng() % 2 == 0) {
+            // Touching: B's anchor at A's world point, a slip of ~1e-4 m, so that k C_t + lambda_t
+            // (~10 N) stays inside the cone (mu |lambda_n| ~ 100 N): sticking.
+            const Vec3d pA = anchorWorld(f.pose.data(), c.a, c.rA);
+            const BodyPose& pb = f.pose[size_t(c.b)];
+            c.rB = Vec3(pb.R.transposed() * (pA - pb.x));
+            c.d0 = Vec3(v3() * 1e-4);
+        }
+        f.contacts.push_back(c);
+        f.items.push_back(i);
+        f.owner.push_back(rng() % 2 == 0 ? 0 : other);
+    }
+    std::shuffle(f.items.begin(), f.items.end(), rng);
+    return f;
+}
+
+// The scalar loop of assembleRigidBody.
+void scalarRows(Fixture& f, bool dual, double alpha, Block66d& blk) {
+    for (int k = 0; k < int(f.items.size()); ++k) {
+        Contact& c = f.contacts[size_t(f.items[size_t(k)])];
+        ContactPoints cp;
+        double C[3], F[3], slide;
+        contactC(c, f.pose.data(), alpha, cp, C);
+        if (dual && f.owner[size_t(f.items[size_t(k)])] == 0) contactDualFused(c, C, alpha, 1e5, 1e10);
+        contactForce(c, C, F, &slide);
+        addContact(blk, c, 0, f.pose[0].x, cp, F, slide);
+    }
+}
+
+// Largest |a - b| over the block's parts, each relative to the part's largest entry in a. The torque's
+// scale is at least the largest force times 1 m (the fixture's lever arms): a torque that cancels to
+// ~1e-12 N m is compared with what its terms were made of.
+double blockDiff(const Block66d& a, const Block66d& b) {
+    auto part = [](const double* x, const double* y, int n, double floor) {
+        double scale = floor, d = 0;
+        for (int i = 0; i < n; ++i) {
+            scale = std::max(scale, std::fabs(x[i]));
+            d = std::max(d, std::fabs(x[i] - y[i]));
+        }
+        return scale > 0 ? d / scale : d;
+    };
+    const double force = std::max({std::fabs(a.flin.x), std::fabs(a.flin.y), std::fabs(a.flin.z)});
+    return std::max({part(&a.hll.m[0][0], &b.hll.m[0][0], 9, 0.0), part(&a.hal.m[0][0], &b.hal.m[0][0], 9, 0.0),
+                     part(&a.haa.m[0][0], &b.haa.m[0][0], 9, 0.0), part(&a.flin.x, &b.flin.x, 3, 0.0),
+                     part(&a.fang.x, &b.fang.x, 3, force * 1.0)});
+}
+
+// The lanes against the scalar loop. They differ only by how GCC contracts a * b + c (the header says
+// why): a few ulps of the anchors' coordinates in C (~1e-16 m here), times penalties of ~1e5, against
+// forces of 1e2-1e3 N and block entries of 1e4-1e6: relative differences of ~1e-13. The bound 1e-10
+// leaves room for cancellation in a part's sum and fails for any wrong term (a missing or doubled contact
+// moves a part by ~10%). The multipliers are floats, k C + lambda rounded: one float ulp (6e-8 relative),
+// plus k times C's difference (taken as 1e-14 m) where k C and lambda cancel.
+TEST(ContactLanes, AgreeWithTheScalarLoop) {
+    std::mt19937 rng(7);
+    int sliding = 0, total = 0;
+    double worst = 0;
+    for (int count = 1; count <= 3 * kContactLanes + 1; ++count)
+        for (int trial = 0; trial < 40; ++trial)
+            for (bool dual : {false, true})
+                for (bool curved : {false, true}) {
+                    Fixture s = makeFixture(count, rng);
+                    if (curved) s.contacts[size_t(count / 2)].radB = 0.1f;  // one sphere-like side
+                    Fixture l = s;
+                    Block66d bs, bl;
+                    bs.clear();
+                    bl.clear();
+                    scalarRows(s, dual, 0.99, bs);
+                    addContactRowsLanes(l.contacts.data(), l.items.data(), 0, count, l.pose.data(), 0,
+                                        l.owner.data(), dual, 0.99, 1e5, 1e10, bl);
+                    const double d = blockDiff(bs, bl);
+                    worst = std::max(worst, d);
+                    ASSERT_LT(d, 1e-10) << count << " contacts, trial " << trial;
+                    for (size_t c = 0; c < s.contacts.size(); ++c)
+                        for (int r = 0; r < 3; ++r) {
+                            const Contact &a = s.contacts[c], &b = l.contacts[c];
+                            ASSERT_NEAR(a.k[r], b.k[r], 1.2e-7 * std::fabs(a.k[r]));
+                            ASSERT_NEAR(a.lambda[r], b.lambda[r], 1.2e-7 * std::fabs(a.lambda[r]) + 1e-14 * double(a.k[r]));
+                        }
+                    for (const Contact& c : s.contacts) {
+                        double C[3], F[3], slide;
+                        ContactPoints cp;
+                        contactC(c, s.pose.data(), 0.99, cp, C);
+                        contactForce(c, C, F, &slide);
+                        sliding += slide < 1.0;
+                        ++total;
+                    }
+                }
+    std::printf("lanes against the scalar loop: largest relative difference %.2e\n", worst);
+    // Both friction branches were exercised (the lanes' selects in contactTerms and contactForceRows).
+    EXPECT_GT(sliding, total / 10);
+    EXPECT_LT(sliding, total - total / 10);
+}
+
+// What must hold to the bit: the dual update fused into the assembly and the separate pass
+// (contactDualUpdate: contactCLanes, then contactDual) leave every owned contact the same, whichever lane
+// of which pack the contact sat in. Otherwise the step would depend on the diagnostics switch.
+TEST(ContactLanes, FusedDualUpdateEqualsTheSeparatePass) {
+    std::mt19937 rng(11);
+    for (int count = 1; count <= 3 * kContactLanes + 1; ++count)
+        for (int trial = 0; trial < 40; ++trial) {
+            Fixture fused = makeFixture(count, rng);
+            if (trial % 4 == 0) fused.contacts[0].radA = 0.2f;  // a curved contact: scalar C in both
+            Fixture separate = fused;
+            Block66d blk;
+            blk.clear();
+            addContactRowsLanes(fused.contacts.data(), fused.items.data(), 0, count, fused.pose.data(), 0,
+                                fused.owner.data(), true, 0.99, 1e5, 1e10, blk);
+            int owned = 0;
+            for (size_t c = 0; c < separate.contacts.size(); ++c) {
+                if (separate.owner[c] != 0) continue;
+                ++owned;
+                Contact& ct = separate.contacts[c];
+                double C[3];
+                if (lanesContact(ct)) {
+                    contactCLanes(ct, separate.pose.data(), 0.99, C);
+                } else {
+                    ContactPoints cp;
+                    contactC(ct, separate.pose.data(), 0.99, cp, C);
+                }
+                contactDual(ct, C, 0.99, 1e5, 1e10);
+            }
+            ASSERT_EQ(std::memcmp(fused.contacts.data(), separate.contacts.data(),
+                                  fused.contacts.size() * sizeof(Contact)),
+                      0)
+                << count << " contacts (" << owned << " owned), trial " << trial;
+        }
+}
+
+}  // namespace
+}  // namespace vbd
