@@ -9,6 +9,7 @@
 // CPU only: never included by a file nvcc compiles.
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 
 #include <cmath>
@@ -136,6 +137,19 @@ VBD_SIMD_COMPARE(!=)
 template <typename T, int W>
 VBD_SIMD_INLINE Pack<T, W> maxZero(const Pack<T, W>& p) {
     return select(p > Pack<T, W>(T(0)), p, Pack<T, W>(T(0)));
+}
+
+// |p| per lane, as std::fabs: the sign bit cleared (-0 gives +0, NaN stays NaN).
+template <typename T, int W>
+VBD_SIMD_INLINE Pack<T, W> absOf(const Pack<T, W>& p) {
+    typedef std::conditional_t<sizeof(T) == 8, int64_t, int32_t> I;
+    typedef I IV __attribute__((vector_size(W * sizeof(T))));
+    IV bits;
+    std::memcpy(&bits, &p.v, sizeof(IV));
+    bits &= IV{} + std::numeric_limits<I>::max();
+    Pack<T, W> r;
+    std::memcpy(&r.v, &bits, sizeof(IV));
+    return r;
 }
 
 // Correctly rounded per lane (IEEE sqrt, like std::sqrt): the same bits as the scalar path.

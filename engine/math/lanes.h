@@ -40,6 +40,9 @@ inline bool anyLane(const M& c) {
 VBD_HD float maxZero(float x) { return x > 0.f ? x : 0.f; }
 VBD_HD double maxZero(double x) { return x > 0.0 ? x : 0.0; }
 
+VBD_HD float absOf(float x) { return std::fabs(x); }
+VBD_HD double absOf(double x) { return std::fabs(x); }
+
 VBD_HD float sqrtOf(float x) { return std::sqrt(x); }
 VBD_HD double sqrtOf(double x) { return std::sqrt(x); }
 

@@ -198,13 +198,12 @@ VBD_HD_NOINLINE void solveRigidBody(const RigidView& v, int body, float h, bool 
 
 // ---- dual and penalty updates after a sweep ----
 
-// C as the sweep's fused update computes it: on the CPU a flat contact's through the lanes' instructions.
+// As the sweep's fused update does it: on the CPU a flat contact through the lanes' instructions.
 VBD_HD_NOINLINE void contactDualUpdate(const RigidView& v, int k) {
     double C[3];
 #if !defined(__CUDACC__)
     if (lanesContact(v.contacts[k])) {
-        contactCLanes(v.contacts[k], v.pose, v.alpha, C);
-        contactDual(v.contacts[k], C, v.alpha, v.beta, v.kMax);
+        contactDualLanes(v.contacts[k], v.pose, v.alpha, v.beta, v.kMax);
         return;
     }
 #endif

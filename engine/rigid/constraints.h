@@ -115,7 +115,10 @@ VBD_HD void addRow(Block66d& __restrict blk, const Vec3d& jl, const Vec3d& ja, d
 // min(x, bound) for a bound that is not NaN: std::fmin's result (glibc: x where x <= bound, NaN x gives
 // the bound, fmin(-0, +0) = -0) without its libm call, which GCC does not inline without
 // -ffinite-math-only (the calls were ~1% of the pile's step).
-VBD_HD double minBound(double x, double bound) { return x <= bound ? x : bound; }
+template <typename S>
+VBD_HD S minBound(const S& x, const S& bound) {
+    return select(x <= bound, x, bound);
+}
 
 // ---- contacts ----
 
@@ -359,27 +362,44 @@ VBD_HD void addContact(Block66d& __restrict blk, const Contact& c, int self, con
 // interface on the pyramid), and two boxes started half inside each other on frictional ground
 // separate only until k (1 - alpha)|C0| no longer beats friction (3.5 cm of overlap left of
 // 25 cm; AVBD's integral pushed through to 1 mm).
+//
+// Templated on the scalar as the rows are (the lanes: rigid/contact_lanes.h): from C and the contact's
+// start gap, friction, penalties and multipliers, the new penalties and multipliers (rounded to the
+// contact's floats by the caller) and whether the friction sticks.
+template <typename S>
+VBD_HD auto contactDualRows(const S C[3], const S& c0n, const S& mu, const S k[3], const S lambda[3],
+                            double alpha, double beta, double kMax, S kOut[3], S lambdaOut[3]) {
+    const S c0 = select(S(0.0) > c0n, c0n, S(0.0));
+    const S cn = C[0] - S(1.0 - alpha) * c0;
+    const S ln = minBound(k[0] * cn + lambda[0], S(0.0));
+    kOut[0] = select(S(0.0) > ln, minBound(k[0] + S(beta) * absOf(cn), S(kMax)), k[0]);
+    lambdaOut[0] = ln;
+    const S f1 = k[1] * C[1] + lambda[1];
+    const S f2 = k[2] * C[2] + lambda[2];
+    const S bound = mu * (-ln), t = sqrtOf(f1 * f1 + f2 * f2);
+    // Inside the cone: the multipliers take the force and the penalties grow; on its rim (sliding) the
+    // force is scaled onto it and the penalties stay.
+    const auto stick = bound > t;
+    kOut[1] = select(stick, minBound(k[1] + S(beta) * absOf(C[1]), S(kMax)), k[1]);
+    kOut[2] = select(stick, minBound(k[2] + S(beta) * absOf(C[2]), S(kMax)), k[2]);
+    const auto pos = t > S(0.0);
+    const S s = select(pos, bound / select(pos, t, S(1.0)), S(0.0));
+    lambdaOut[1] = select(stick, f1, f1 * s);
+    lambdaOut[2] = select(stick, f2, f2 * s);
+    return stick;
+}
+
 VBD_HD void contactDual(Contact& c, const double C[3], double alpha, double beta, double kMax) {
-    const double c0 = double(c.c0n) < 0 ? double(c.c0n) : 0.0;
-    const double cn = C[0] - (1.0 - alpha) * c0;
-    const double ln = minBound(double(c.k[0]) * cn + double(c.lambda[0]), 0.0);
-    if (ln < 0) c.k[0] = float(minBound(double(c.k[0]) + beta * std::fabs(cn), kMax));
-    c.lambda[0] = float(ln);
-    const double f1 = double(c.k[1]) * C[1] + double(c.lambda[1]);
-    const double f2 = double(c.k[2]) * C[2] + double(c.lambda[2]);
-    const double bound = double(c.mu) * (-ln), t = std::sqrt(f1 * f1 + f2 * f2);
-    if (t < bound) {
-        c.lambda[1] = float(f1);
-        c.lambda[2] = float(f2);
-        c.k[1] = float(minBound(double(c.k[1]) + beta * std::fabs(C[1]), kMax));
-        c.k[2] = float(minBound(double(c.k[2]) + beta * std::fabs(C[2]), kMax));
-        c.stick = 1;
-    } else {
-        const double s = t > 0 ? bound / t : 0.0;
-        c.lambda[1] = float(f1 * s);
-        c.lambda[2] = float(f2 * s);
-        c.stick = 0;
+    const double k[3] = {double(c.k[0]), double(c.k[1]), double(c.k[2])};
+    const double lambda[3] = {double(c.lambda[0]), double(c.lambda[1]), double(c.lambda[2])};
+    double kOut[3], lambdaOut[3];
+    const bool stick =
+        contactDualRows(C, double(c.c0n), double(c.mu), k, lambda, alpha, beta, kMax, kOut, lambdaOut);
+    for (int r = 0; r < 3; ++r) {
+        c.k[r] = float(kOut[r]);
+        c.lambda[r] = float(lambdaOut[r]);
     }
+    c.stick = stick ? 1 : 0;
 }
 
 // ---- joints ----

@@ -56,10 +56,35 @@ struct LanesGeometry {
     P c0n;
 };
 
-[[gnu::noinline]] void contactLanesC(const LanesGeometry& g, double alpha, Vec3T<P>& pA, Vec3T<P>& pB, P C[3]) {
+[[gnu::noinline]] void contactLanesC(const LanesGeometry& g, double alpha, Vec3T<P>& pA, Vec3T<P>& pB,
+                                     P C[3]) {
     pA = select(g.groundA, g.rA, g.xA + g.RA * g.rA);
     pB = g.xB + g.RB * g.rB;
     contactRows(g.n, g.t1, g.t2, pA, pB, pA, pB, g.d0, g.c0n, P(alpha), C);
+}
+
+// The dual update of the lanes' contacts from their C (contactDual on packs): new penalties, multipliers and
+// stick flags, stored into the contacts of the lanes in `update`. Out of line for the reason above: the
+// fused update in the sweep and the separate pass run these instructions.
+[[gnu::noinline]] void contactLanesDual(Contact* const* cs, const P C[3], Mask update, double alpha,
+                                        double beta, double kMax) {
+    P k[3], lambda[3], kOut[3], lambdaOut[3];
+    for (int r = 0; r < 3; ++r) {
+        k[r] = pack([&](int l) { return double(cs[l]->k[r]); });
+        lambda[r] = pack([&](int l) { return double(cs[l]->lambda[r]); });
+    }
+    const P c0n = pack([&](int l) { return double(cs[l]->c0n); });
+    const P mu = pack([&](int l) { return double(cs[l]->mu); });
+    const Mask stick = contactDualRows(C, c0n, mu, k, lambda, alpha, beta, kMax, kOut, lambdaOut);
+    for (int l = 0; l < kContactLanes; ++l) {
+        if (update[l] == 0) continue;
+        Contact& c = *cs[l];
+        for (int r = 0; r < 3; ++r) {
+            c.k[r] = float(kOut[r][l]);
+            c.lambda[r] = float(lambdaOut[r][l]);
+        }
+        c.stick = stick[l] != 0 ? 1 : 0;
+    }
 }
 
 // The contacts' own fields (normal, tangents, anchors, slip origin, start gap) into g.
@@ -81,9 +106,9 @@ VBD_SIMD_INLINE void gatherPose(const BodyPose* const* ps, Vec3T<P>& x, Mat33T<P
 }
 
 // The flat contacts items[k0 .. k0 + m) of `self` (m <= kContactLanes) into the lanes' sums.
-VBD_SIMD_INLINE void addPack(Contact* contacts, const int* items, int k0, int m, const BodyPose* pose, int self,
-                             const Vec3T<P>& xs, const Mat33T<P>& Rs, const int* dualOwner, bool dual,
-                             double alpha, double beta, double kMax, ContactTerms<P>& sum) {
+VBD_SIMD_INLINE void addPack(Contact* contacts, const int* items, int k0, int m, const BodyPose* pose,
+                             int self, const Vec3T<P>& xs, const Mat33T<P>& Rs, const int* dualOwner,
+                             bool dual, double alpha, double beta, double kMax, ContactTerms<P>& sum) {
     // Lanes past m repeat the pack's first contact; they are neither updated nor added.
     Contact* cs[kContactLanes];
     const BodyPose* other[kContactLanes];
@@ -112,12 +137,11 @@ VBD_SIMD_INLINE void addPack(Contact* contacts, const int* items, int k0, int m,
     contactLanesC(g, alpha, pA, pB, C);
     // The previous sweep's dual update of the contacts this body owns (assembleRigidBody), then the
     // penalties and multipliers it left.
-    if (dual)
-        for (int l = 0; l < m; ++l)
-            if (dualOwner[items[k0 + l]] == self) {
-                const double Cl[3] = {C[0][l], C[1][l], C[2][l]};
-                contactDualFused(*cs[l], Cl, alpha, beta, kMax);
-            }
+    if (dual) {
+        const Mask owned =
+            pack([&](int l) { return l < m && dualOwner[items[k0 + l]] == self ? 1.0 : 0.0; }) > P(0.0);
+        if (anyLane(owned)) contactLanesDual(cs, C, owned, alpha, beta, kMax);
+    }
     P kk[3], lam[3];
     for (int r = 0; r < 3; ++r) {
         kk[r] = pack([&](int l) { return double(cs[l]->k[r]); });
@@ -141,8 +165,9 @@ VBD_SIMD_INLINE void addPack(Contact* contacts, const int* items, int k0, int m,
 
 }  // namespace
 
-void addContactRowsLanes(Contact* contacts, const int* items, int begin, int end, const BodyPose* pose, int self,
-                         const int* dualOwner, bool dual, double alpha, double beta, double kMax, Block66d& blk) {
+void addContactRowsLanes(Contact* contacts, const int* items, int begin, int end, const BodyPose* pose,
+                         int self, const int* dualOwner, bool dual, double alpha, double beta, double kMax,
+                         Block66d& blk) {
     const BodyPose& me = pose[self];
     const Vec3T<P> xs(P(me.x.x), P(me.x.y), P(me.x.z));
     Mat33T<P> Rs;
@@ -174,13 +199,13 @@ void addContactRowsLanes(Contact* contacts, const int* items, int begin, int end
         ++k;
     }
     if (any)
-        addContactTerms(blk, {laneSum(sum.f), laneSum(sum.tau), laneSum(sum.k0), laneSum(sum.k1), laneSum(sum.k2),
-                              laneSum(sum.m0), laneSum(sum.m1), laneSum(sum.m2), laneSum(sum.h0), laneSum(sum.h1),
-                              laneSum(sum.h2)});
+        addContactTerms(blk, {laneSum(sum.f), laneSum(sum.tau), laneSum(sum.k0), laneSum(sum.k1),
+                              laneSum(sum.k2), laneSum(sum.m0), laneSum(sum.m1), laneSum(sum.m2),
+                              laneSum(sum.h0), laneSum(sum.h1), laneSum(sum.h2)});
 }
 
-void contactCLanes(const Contact& c, const BodyPose* pose, double alpha, double C[3]) {
-    const Contact* cs[kContactLanes];
+void contactDualLanes(Contact& c, const BodyPose* pose, double alpha, double beta, double kMax) {
+    Contact* cs[kContactLanes];
     const BodyPose* pa[kContactLanes];
     const BodyPose* pb[kContactLanes];
     for (int l = 0; l < kContactLanes; ++l) {
@@ -193,9 +218,10 @@ void contactCLanes(const Contact& c, const BodyPose* pose, double alpha, double 
     gatherPose(pa, g.xA, g.RA);
     gatherPose(pb, g.xB, g.RB);
     Vec3T<P> pA, pB;
-    P Cl[3];
-    contactLanesC(g, alpha, pA, pB, Cl);
-    for (int r = 0; r < 3; ++r) C[r] = Cl[r][0];
+    P C[3];
+    contactLanesC(g, alpha, pA, pB, C);
+    const Mask first = pack([&](int l) { return l == 0 ? 1.0 : 0.0; }) > P(0.0);
+    contactLanesDual(cs, C, first, alpha, beta, kMax);
 }
 
 }  // namespace vbd

@@ -4,20 +4,22 @@
 // only (backend/simd.h); rigid/body_block.h calls it in place of its per-contact loop.
 //
 // Why. A box in the 10,000-box pile or the pyramid reads 7-15 contacts per block, and the per-contact
-// arithmetic (two anchor transforms, the cone's square root, K, [r]x K and [r]x K [r]x^T: ~250 flops) was
-// three quarters of the solve, all of it scalar double. In packs the solve took 10-12% less (bench_rigid:
-// the pyramid's 1.36 -> 1.20 ms on 1 thread, the pile's 86 -> 77 ms); the rest of the per-contact time
-// waits for the contact records (200 bytes, read through the body's list), which RigidSolver::iterate
-// prefetches one body ahead (the pile's solve 77 -> 70 ms; 15 MB of contacts do not stay in cache).
+// arithmetic (two anchor transforms, the cone's square root, K, [r]x K and [r]x K [r]x^T: ~250 flops) and
+// the dual update fused into the sweep (a square root and a stick/slip branch the predictor misses) were
+// three quarters of the solve, all of it scalar double. bench_rigid, 1 thread: the pile's solve 86 -> 63 ms
+// and the pyramid's 1.36 -> 1.11 ms per step (the rows in packs 86 -> 77, the prefetch 77 -> 70, the dual
+// in packs 70 -> 63). The rest of the per-contact time mostly waits for the contact records (200 bytes,
+// read through the body's list), which RigidSolver::iterate prefetches one body ahead.
 //
 // Which bits. A lane computes what the scalar path computes for its contact, operation for operation, but
 // GCC contracts a * b + c into FMAs differently in a pack than in the scalar code (C's tangent rows differ
-// in the last bit), so the lanes are not the scalar path's bits. What must agree to the bit is C of a
-// contact wherever a dual update reads it: inside the sweep (the fused update, assembleRigidBody) and in
-// the separate pass (contactDualUpdate, after the last sweep or with diagnostics on), or the step would
-// depend on the diagnostics switch. Both therefore compute a flat contact's C with one out-of-line
-// function on packs (contactLanesC), whichever lane the contact sits in; a curved contact (sphere,
-// capsule: its normal row acts at the core point) takes the scalar contactC in both places.
+// in the last bit), so the lanes are not the scalar path's bits. What must agree to the bit is a contact's
+// dual update wherever it runs: inside the sweep (fused, assembleRigidBody) and in the separate pass
+// (contactDualUpdate, after the last sweep or with diagnostics on), or the step would depend on the
+// diagnostics switch. Both therefore compute a flat contact's C and its update with out-of-line functions
+// on packs (contactLanesC, contactLanesDual), whichever lane the contact sits in; a curved contact
+// (sphere, capsule: its normal row acts at the core point) takes the scalar contactC and contactDual in
+// both places.
 //
 // Sums. Each lane sums the terms of its contacts, the lanes are then added pairwise (simd::sum) and the
 // curved contacts' terms go to the block directly. The packs are cut from the body's contact list, whose
@@ -37,8 +39,9 @@ VBD_HD bool lanesContact(const Contact& c) { return c.radA == 0.0f && c.radB == 
 
 // The contact rows of `self` for its contacts items[begin, end): each contact's dual update first where
 // `dual` and self owns it (dualOwner), then its terms added to blk, in list order.
-void addContactRowsLanes(Contact* contacts, const int* items, int begin, int end, const BodyPose* pose, int self,
-                         const int* dualOwner, bool dual, double alpha, double beta, double kMax, Block66d& blk);
+void addContactRowsLanes(Contact* contacts, const int* items, int begin, int end, const BodyPose* pose,
+                         int self, const int* dualOwner, bool dual, double alpha, double beta, double kMax,
+                         Block66d& blk);
 
 // Prefetches the contact records items[begin, end) (200 bytes each: four or five cache lines).
 inline void prefetchContacts(const Contact* contacts, const int* items, int begin, int end) {
@@ -51,7 +54,7 @@ inline void prefetchContacts(const Contact* contacts, const int* items, int begi
     }
 }
 
-// C of one flat contact, with the instructions addContactRowsLanes uses (the separate dual pass).
-void contactCLanes(const Contact& c, const BodyPose* pose, double alpha, double C[3]);
+// The dual update of one flat contact with the instructions addContactRowsLanes uses (the separate pass).
+void contactDualLanes(Contact& c, const BodyPose* pose, double alpha, double beta, double kMax);
 
 }  // namespace vbd

@@ -28,8 +28,7 @@ Fixture makeFixture(int count, std::mt19937& rng) {
     std::uniform_real_distribution<double> u(-1.0, 1.0);
     auto v3 = [&] { return Vec3d(u(rng), u(rng), u(rng)); };
     Fixture f;
-    for (int b = 0; b < 6; ++b)
-        f.pose.push_back(makePose(v3() * 2.0, normalized(Quatd(v3(), 1.0 + u(rng)))));
+    for (int b = 0; b < 6; ++b) f.pose.push_back(makePose(v3() * 2.0, normalized(Quatd(v3(), 1.0 + u(rng)))));
     for (int i = 0; i < count; ++i) {
         Contact c;
         const int draw = int(rng() % 6), other = draw == 0 ? -1 : draw;  // -1: the ground
@@ -93,7 +92,8 @@ double blockDiff(const Block66d& a, const Block66d& b) {
         return scale > 0 ? d / scale : d;
     };
     const double force = std::max({std::fabs(a.flin.x), std::fabs(a.flin.y), std::fabs(a.flin.z)});
-    return std::max({part(&a.hll.m[0][0], &b.hll.m[0][0], 9, 0.0), part(&a.hal.m[0][0], &b.hal.m[0][0], 9, 0.0),
+    return std::max({part(&a.hll.m[0][0], &b.hll.m[0][0], 9, 0.0),
+                     part(&a.hal.m[0][0], &b.hal.m[0][0], 9, 0.0),
                      part(&a.haa.m[0][0], &b.haa.m[0][0], 9, 0.0), part(&a.flin.x, &b.flin.x, 3, 0.0),
                      part(&a.fang.x, &b.fang.x, 3, force * 1.0)});
 }
@@ -128,7 +128,8 @@ TEST(ContactLanes, AgreeWithTheScalarLoop) {
                         for (int r = 0; r < 3; ++r) {
                             const Contact &a = s.contacts[c], &b = l.contacts[c];
                             ASSERT_NEAR(a.k[r], b.k[r], 1.2e-7 * std::fabs(a.k[r]));
-                            ASSERT_NEAR(a.lambda[r], b.lambda[r], 1.2e-7 * std::fabs(a.lambda[r]) + 1e-14 * double(a.k[r]));
+                            ASSERT_NEAR(a.lambda[r], b.lambda[r],
+                                        1.2e-7 * std::fabs(a.lambda[r]) + 1e-14 * double(a.k[r]));
                         }
                     for (const Contact& c : s.contacts) {
                         double C[3], F[3], slide;
@@ -146,8 +147,9 @@ TEST(ContactLanes, AgreeWithTheScalarLoop) {
 }
 
 // What must hold to the bit: the dual update fused into the assembly and the separate pass
-// (contactDualUpdate: contactCLanes, then contactDual) leave every owned contact the same, whichever lane
-// of which pack the contact sat in. Otherwise the step would depend on the diagnostics switch.
+// (contactDualUpdate: contactDualLanes, or the scalar contactC and contactDual for a curved contact) leave
+// every owned contact the same, whichever lane of which pack the contact sat in. Otherwise the step would
+// depend on the diagnostics switch.
 TEST(ContactLanes, FusedDualUpdateEqualsTheSeparatePass) {
     std::mt19937 rng(11);
     for (int count = 1; count <= 3 * kContactLanes + 1; ++count)
@@ -164,14 +166,14 @@ TEST(ContactLanes, FusedDualUpdateEqualsTheSeparatePass) {
                 if (separate.owner[c] != 0) continue;
                 ++owned;
                 Contact& ct = separate.contacts[c];
-                double C[3];
                 if (lanesContact(ct)) {
-                    contactCLanes(ct, separate.pose.data(), 0.99, C);
+                    contactDualLanes(ct, separate.pose.data(), 0.99, 1e5, 1e10);
                 } else {
+                    double C[3];
                     ContactPoints cp;
                     contactC(ct, separate.pose.data(), 0.99, cp, C);
+                    contactDual(ct, C, 0.99, 1e5, 1e10);
                 }
-                contactDual(ct, C, 0.99, 1e5, 1e10);
             }
             ASSERT_EQ(std::memcmp(fused.contacts.data(), separate.contacts.data(),
                                   fused.contacts.size() * sizeof(Contact)),
