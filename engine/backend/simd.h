@@ -11,6 +11,7 @@
 #include <cstring>
 #include <limits>
 #include <type_traits>
+#include <utility>
 
 #include <cmath>
 
@@ -89,6 +90,20 @@ VBD_SIMD_INLINE Pack<T, W> operator+(T s, const Pack<T, W>& p) {
 template <typename T, int W>
 VBD_SIMD_INLINE Pack<T, W> operator-(T s, const Pack<T, W>& p) {
     return Pack<T, W>(s) - p;
+}
+
+namespace detail {
+template <typename T, int W, class Get, std::size_t... L>
+VBD_SIMD_INLINE Pack<T, W> lanesOf(const Get& get, std::index_sequence<L...>) {
+    return Pack<T, W>::fromVec(typename Pack<T, W>::Vec{get(int(L))...});
+}
+}  // namespace detail
+
+// The pack whose lane l is get(l), built from scalars in registers (a lane loop through memory would stall
+// on store forwarding when the pack is read back).
+template <typename T, int W, class Get>
+VBD_SIMD_INLINE Pack<T, W> lanesOf(const Get& get) {
+    return detail::lanesOf<T, W>(get, std::make_index_sequence<size_t(W)>());
 }
 
 // Whether any lane is > 0 (a branch the math takes per scalar, e.g. "damping on", taken for all lanes when

@@ -198,18 +198,16 @@ VBD_HD_NOINLINE void solveRigidBody(const RigidView& v, int body, float h, bool 
 
 // ---- dual and penalty updates after a sweep ----
 
-// As the sweep's fused update does it: on the CPU a flat contact through the lanes' instructions.
+// As the sweep's fused update does it: on the CPU through the lanes' instructions (rigid/contact_lanes.h).
 VBD_HD_NOINLINE void contactDualUpdate(const RigidView& v, int k) {
-    double C[3];
 #if !defined(__CUDACC__)
-    if (lanesContact(v.contacts[k])) {
-        contactDualLanes(v.contacts[k], v.pose, v.alpha, v.beta, v.kMax);
-        return;
-    }
-#endif
+    contactDualLanes(v.contacts, k, k + 1, v.pose, v.alpha, v.beta, v.kMax);
+#else
+    double C[3];
     ContactPoints cp;
     contactC(v.contacts[k], v.pose, v.alpha, cp, C);
     contactDual(v.contacts[k], C, v.alpha, v.beta, v.kMax);
+#endif
 }
 
 VBD_HD_NOINLINE void jointDualUpdate(const RigidView& v, int j) {

@@ -1,8 +1,5 @@
 #include "rigid/contact_lanes.h"
 
-#include <cstddef>
-#include <utility>
-
 #include "rigid/body_block.h"
 
 namespace vbd {
@@ -12,15 +9,9 @@ namespace {
 using P = simd::Pack<double, kContactLanes>;
 using Mask = simd::Mask<kContactLanes>;
 
-// A pack whose lane l is get(l) (built from scalars in registers: a lane loop through memory would stall
-// on store forwarding when the pack is read back).
-template <class Get, std::size_t... L>
-VBD_SIMD_INLINE P packOf(const Get& get, std::index_sequence<L...>) {
-    return P::fromVec(typename P::Vec{get(int(L))...});
-}
 template <class Get>
 VBD_SIMD_INLINE P pack(const Get& get) {
-    return packOf(get, std::make_index_sequence<kContactLanes>());
+    return simd::lanesOf<double, kContactLanes>(get);
 }
 template <class Get>
 VBD_SIMD_INLINE Vec3T<P> pack3(const Get& get) {
@@ -204,24 +195,42 @@ void addContactRowsLanes(Contact* contacts, const int* items, int begin, int end
                               laneSum(sum.h0), laneSum(sum.h1), laneSum(sum.h2)});
 }
 
-void contactDualLanes(Contact& c, const BodyPose* pose, double alpha, double beta, double kMax) {
-    Contact* cs[kContactLanes];
-    const BodyPose* pa[kContactLanes];
-    const BodyPose* pb[kContactLanes];
-    for (int l = 0; l < kContactLanes; ++l) {
-        cs[l] = &c;
-        pa[l] = c.a >= 0 ? &pose[c.a] : &kNoPose;
-        pb[l] = &pose[c.b];
+void contactDualLanes(Contact* contacts, int begin, int end, const BodyPose* pose, double alpha, double beta,
+                      double kMax) {
+    int k = begin;
+    while (k < end) {
+        int m = 0;
+        while (m < kContactLanes && k + m < end && lanesContact(contacts[k + m])) ++m;
+        if (m == 0) {
+            // A curved contact: the scalar C and update, as the sweep's fused update does it.
+            Contact& c = contacts[k];
+            ContactPoints cp;
+            double C[3];
+            contactC(c, pose, alpha, cp, C);
+            contactDual(c, C, alpha, beta, kMax);
+            ++k;
+            continue;
+        }
+        // Lanes past m repeat the first contact and are not stored.
+        Contact* cs[kContactLanes];
+        const BodyPose* pa[kContactLanes];
+        const BodyPose* pb[kContactLanes];
+        for (int l = 0; l < kContactLanes; ++l) {
+            cs[l] = &contacts[k + (l < m ? l : 0)];
+            pa[l] = cs[l]->a >= 0 ? &pose[cs[l]->a] : &kNoPose;
+            pb[l] = &pose[cs[l]->b];
+        }
+        LanesGeometry g;
+        gatherContacts(cs, g);
+        gatherPose(pa, g.xA, g.RA);
+        gatherPose(pb, g.xB, g.RB);
+        Vec3T<P> pA, pB;
+        P C[3];
+        contactLanesC(g, alpha, pA, pB, C);
+        const Mask valid = pack([&](int l) { return l < m ? 1.0 : 0.0; }) > P(0.0);
+        contactLanesDual(cs, C, valid, alpha, beta, kMax);
+        k += m;
     }
-    LanesGeometry g;
-    gatherContacts(cs, g);
-    gatherPose(pa, g.xA, g.RA);
-    gatherPose(pb, g.xB, g.RB);
-    Vec3T<P> pA, pB;
-    P C[3];
-    contactLanesC(g, alpha, pA, pB, C);
-    const Mask first = pack([&](int l) { return l == 0 ? 1.0 : 0.0; }) > P(0.0);
-    contactLanesDual(cs, C, first, alpha, beta, kMax);
 }
 
 }  // namespace vbd

@@ -54,7 +54,11 @@ inline void prefetchContacts(const Contact* contacts, const int* items, int begi
     }
 }
 
-// The dual update of one flat contact with the instructions addContactRowsLanes uses (the separate pass).
-void contactDualLanes(Contact& c, const BodyPose* pose, double alpha, double beta, double kMax);
+// The separate dual pass over contacts[begin, end), with the instructions of the fused update in
+// addContactRowsLanes: consecutive flat contacts in packs, curved ones through the scalar contactC and
+// contactDual. A contact's result does not depend on its lane, so one contact at a time (the host executor
+// of the device stages) and the solver's packs of consecutive contacts agree to the bit.
+void contactDualLanes(Contact* contacts, int begin, int end, const BodyPose* pose, double alpha, double beta,
+                      double kMax);
 
 }  // namespace vbd

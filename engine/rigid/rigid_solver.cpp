@@ -600,7 +600,13 @@ RigidView RigidSolver::view() {
 
 void RigidSolver::dualUpdate(bool contacts) {
     const RigidView v = view();
-    if (contacts) parallelFor(contacts_.size(), [&](size_t k) { contactDualUpdate(v, int(k)); });
+    // Contacts in runs of consecutive ones, one pack each (contactDualUpdate's results, to the bit).
+    const size_t n = contacts_.size(), runs = (n + kContactLanes - 1) / kContactLanes;
+    if (contacts)
+        parallelFor(runs, [&](size_t r) {
+            const size_t k0 = r * kContactLanes, k1 = std::min(n, k0 + kContactLanes);
+            contactDualLanes(v.contacts, int(k0), int(k1), v.pose, v.alpha, v.beta, v.kMax);
+        });
     parallelFor(joints_.size(), [&](size_t j) { jointDualUpdate(v, int(j)); });
 }
 

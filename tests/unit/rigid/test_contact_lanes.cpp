@@ -147,9 +147,9 @@ TEST(ContactLanes, AgreeWithTheScalarLoop) {
 }
 
 // What must hold to the bit: the dual update fused into the assembly and the separate pass
-// (contactDualUpdate: contactDualLanes, or the scalar contactC and contactDual for a curved contact) leave
-// every owned contact the same, whichever lane of which pack the contact sat in. Otherwise the step would
-// depend on the diagnostics switch.
+// (contactDualUpdate: contactDualLanes, whose curved contacts take the scalar contactC and contactDual)
+// leave every owned contact the same, whichever lane of which pack the contact sat in. Otherwise the step
+// would depend on the diagnostics switch.
 TEST(ContactLanes, FusedDualUpdateEqualsTheSeparatePass) {
     std::mt19937 rng(11);
     for (int count = 1; count <= 3 * kContactLanes + 1; ++count)
@@ -166,20 +166,34 @@ TEST(ContactLanes, FusedDualUpdateEqualsTheSeparatePass) {
                 if (separate.owner[c] != 0) continue;
                 ++owned;
                 Contact& ct = separate.contacts[c];
-                if (lanesContact(ct)) {
-                    contactDualLanes(ct, separate.pose.data(), 0.99, 1e5, 1e10);
-                } else {
-                    double C[3];
-                    ContactPoints cp;
-                    contactC(ct, separate.pose.data(), 0.99, cp, C);
-                    contactDual(ct, C, 0.99, 1e5, 1e10);
-                }
+                contactDualLanes(&ct, 0, 1, separate.pose.data(), 0.99, 1e5, 1e10);
             }
             ASSERT_EQ(std::memcmp(fused.contacts.data(), separate.contacts.data(),
                                   fused.contacts.size() * sizeof(Contact)),
                       0)
                 << count << " contacts (" << owned << " owned), trial " << trial;
         }
+}
+
+// The solver's separate pass takes consecutive contacts a pack at a time, the host executor of the device
+// stages one contact at a time (lane 0): the same bits, curved contacts among them included.
+TEST(ContactLanes, SeparatePassInPacksEqualsOneContactAtATime) {
+    std::mt19937 rng(5);
+    for (int trial = 0; trial < 20; ++trial) {
+        Fixture packs = makeFixture(3 * kContactLanes + 2, rng);
+        packs.contacts[size_t(trial % 7)].radA = 0.3f;
+        const Fixture single0 = packs;
+        Fixture single = packs;
+        const int n = int(packs.contacts.size());
+        contactDualLanes(packs.contacts.data(), 0, n, packs.pose.data(), 0.99, 1e5, 1e10);
+        for (int k = 0; k < n; ++k)
+            contactDualLanes(single.contacts.data(), k, k + 1, single.pose.data(), 0.99, 1e5, 1e10);
+        ASSERT_EQ(std::memcmp(packs.contacts.data(), single.contacts.data(), size_t(n) * sizeof(Contact)), 0)
+            << "trial " << trial;
+        // And the pass did update them (not a comparison of two untouched lists).
+        EXPECT_NE(std::memcmp(packs.contacts.data(), single0.contacts.data(), size_t(n) * sizeof(Contact)),
+                  0);
+    }
 }
 
 }  // namespace
