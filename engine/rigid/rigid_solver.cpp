@@ -508,9 +508,14 @@ void RigidSolver::buildAdjacency() {
     csrByBody(
         n,
         [&](auto&& f) {
-            for (int c = 0; c < int(contacts_.size()); ++c) {
-                if (dyn(contacts_[size_t(c)].a)) f(contacts_[size_t(c)].a, c);
-                if (dyn(contacts_[size_t(c)].b)) f(contacts_[size_t(c)].b, c);
+            // By manifold (its contacts are consecutive and share a and b): the contact order, without
+            // reading the 200-byte records (15 MB on the pile).
+            for (const ManifoldRange& m : manifolds_) {
+                const bool dynA = dyn(m.a), dynB = dyn(m.b);
+                for (int c = int(m.first); c < int(m.first + m.count); ++c) {
+                    if (dynA) f(m.a, c);
+                    if (dynB) f(m.b, c);
+                }
             }
         },
         contactOffsets_, contactItems_);
@@ -526,10 +531,15 @@ void RigidSolver::buildAdjacency() {
     colorBodies();
     // The body of each contact that applies its fused dual update (iterate()): the one solved first.
     dualOwner_.resize(contacts_.size());
-    for (size_t c = 0; c < contacts_.size(); ++c) {
-        const Contact& ct = contacts_[c];
-        dualOwner_[c] = !dyn(ct.a) || colorOf_[size_t(ct.b)] < colorOf_[size_t(ct.a)] ? ct.b : ct.a;
-    }
+    parallelFor(
+        manifolds_.size(),
+        [&](size_t k) {
+            const ManifoldRange& m = manifolds_[k];
+            const int owner = !dyn(m.a) || colorOf_[size_t(m.b)] < colorOf_[size_t(m.a)] ? m.b : m.a;
+            std::fill(dualOwner_.begin() + std::ptrdiff_t(m.first),
+                      dualOwner_.begin() + std::ptrdiff_t(m.first + m.count), owner);
+        },
+        256);
 }
 
 // Coloring. Contacts enter the coloring together with joints: two bodies of one color are
