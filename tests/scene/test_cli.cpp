@@ -215,6 +215,7 @@ TEST(Cli, SimWritesRigidBodyVelocities) {
     // And the position is the matching free-fall drop, y0 - g t^2 / 2 - g h t / 2 for BDF1.
     const double h = 0.0166667;
     EXPECT_NEAR(b["position"][1].get<double>(), 5.0 - 0.5 * 9.81 * t * t - 0.5 * 9.81 * h * t, 1e-5);
+    fs::remove_all(dir);
 }
 
 // A run that passes validation but diverges stops with exit 1 and a message naming the frame and what went
