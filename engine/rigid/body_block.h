@@ -15,6 +15,11 @@
 // inlined, on the host side too: an out-of-line copy from a .cu file (compiled without the C++ flags'
 // -march=native) could otherwise be the one the linker keeps for the CPU's calls. On the device nvcc
 // contracts as it likes (test_gpu_cuda_rigid says how far that may move a body, and why).
+//
+// On the CPU the contact rows of an assembly and the contacts' dual updates run on SIMD packs, four contacts
+// at a time (rigid/contact_lanes.h: the same templated row math of rigid/constraints.h); the device and the
+// scalar loop below (nvcc) take one contact at a time. The host executor calls these same functions, so it
+// stays bit-identical to RigidSolver.
 #include "math/hd.h"
 #include "rigid/constraints.h"
 #if !defined(__CUDACC__)
