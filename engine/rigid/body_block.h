@@ -121,6 +121,20 @@ VBD_HD_NOINLINE void contactDualFused(Contact& c, const double C[3], double alph
     contactDual(c, C, alpha, beta, kMax);
 }
 
+// One contact's rows added to the block of `self` (centre com), one contact at a time: the device's loop,
+// and the CPU's for a curved contact (rigid/contact_lanes.h). applyDual: first the previous sweep's dual
+// update of this contact, by the first of its bodies to be solved in this sweep (RigidSolver::iterate): both
+// bodies still stand where that sweep left them.
+VBD_HD void addContactRow(Contact& c, int self, const Vec3d& com, const BodyPose* pose, bool applyDual,
+                          double alpha, double beta, double kMax, Block66d& blk) {
+    ContactPoints cp;
+    double C[3], F[3], slide;
+    contactC(c, pose, alpha, cp, C);
+    if (applyDual) contactDualFused(c, C, alpha, beta, kMax);
+    contactForce(c, C, F, &slide);
+    addContact(blk, c, self, com, cp, F, slide);
+}
+
 // Inertial springs to the frozen targets plus every adjacent contact and joint row, the external block and
 // the picking spring. dual: first apply the previous sweep's dual update to the contacts this body owns.
 VBD_HD_NOINLINE void assembleRigidBody(const RigidView& v, int body, float h, Block66d& blk, bool dual) {
@@ -148,15 +162,8 @@ VBD_HD_NOINLINE void assembleRigidBody(const RigidView& v, int body, float h, Bl
 #else
     for (int k = v.contactOffsets[i]; k < v.contactOffsets[i + 1]; ++k) {
         const int ci = v.contactItems[k];
-        Contact& c = v.contacts[ci];
-        ContactPoints cp;
-        double C[3], F[3], slide;
-        contactC(c, v.pose, alpha, cp, C);
-        // The previous sweep's dual update of this contact, by the first of its bodies to be solved in
-        // this sweep (RigidSolver::iterate): both bodies still stand where that sweep left them.
-        if (dual && v.dualOwner[ci] == body) contactDualFused(c, C, alpha, v.beta, v.kMax);
-        contactForce(c, C, F, &slide);
-        addContact(blk, c, body, x, cp, F, slide);
+        addContactRow(v.contacts[ci], body, x, v.pose, dual && v.dualOwner[ci] == body, alpha, v.beta, v.kMax,
+                      blk);
     }
 #endif
     for (int k = v.jointOffsets[i]; k < v.jointOffsets[i + 1]; ++k)

@@ -19,6 +19,11 @@ VBD_SIMD_INLINE Vec3T<P> pack3(const Get& get) {
             pack([&](int l) { return double(get(l).z); })};
 }
 
+// The mask of lanes 0 .. m - 1: the pack's contacts; lanes past m repeat its first contact.
+VBD_SIMD_INLINE Mask firstLanes(int m) {
+    return pack([&](int l) { return l < m ? 1.0 : 0.0; }) > P(0.0);
+}
+
 VBD_SIMD_INLINE void accumulate(ContactTerms<P>& sum, const ContactTerms<P>& t) {
     sum.f += t.f;
     sum.tau += t.tau;
@@ -147,7 +152,7 @@ VBD_SIMD_INLINE void gatherPose(const BodyPose* const* ps, Vec3T<P>& x, Mat33T<P
     contactForceRows(kk, lam, mu, C, F, slide);
     if (m < kContactLanes) {
         // Lanes past m add exact zeros: no force, no penalty.
-        const Mask valid = pack([&](int l) { return l < m ? 1.0 : 0.0; }) > P(0.0);
+        const Mask valid = firstLanes(m);
         for (int r = 0; r < 3; ++r) {
             F[r] = select(valid, F[r], P(0.0));
             kk[r] = select(valid, kk[r], P(0.0));
@@ -184,13 +189,8 @@ void addContactRowsLanes(Contact* contacts, const int* items, int begin, int end
             k += m;
             continue;
         }
-        Contact& c = contacts[items[k]];
-        ContactPoints cp;
-        double C[3], F[3], slide;
-        contactC(c, pose, alpha, cp, C);
-        if (dual && dualOwner[items[k]] == self) contactDualFused(c, C, alpha, beta, kMax);
-        contactForce(c, C, F, &slide);
-        addContact(blk, c, self, me.x, cp, F, slide);
+        addContactRow(contacts[items[k]], self, me.x, pose, dual && dualOwner[items[k]] == self, alpha, beta,
+                      kMax, blk);
         ++k;
     }
     if (any)
@@ -231,8 +231,7 @@ void contactDualLanes(Contact* contacts, int begin, int end, const BodyPose* pos
         Vec3T<P> pA, pB;
         P C[3];
         contactLanesC(g, alpha, pA, pB, C);
-        const Mask valid = pack([&](int l) { return l < m ? 1.0 : 0.0; }) > P(0.0);
-        contactLanesDual(cs, C, valid, alpha, beta, kMax);
+        contactLanesDual(cs, C, firstLanes(m), alpha, beta, kMax);
         k += m;
     }
 }

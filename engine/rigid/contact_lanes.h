@@ -38,7 +38,8 @@ constexpr int kContactLanes = simd::nativeLanes<double>(4);
 VBD_HD bool lanesContact(const Contact& c) { return c.radA == 0.0f && c.radB == 0.0f; }
 
 // The contact rows of `self` for its contacts items[begin, end): each contact's dual update first where
-// `dual` and self owns it (dualOwner), then its terms added to blk, in list order.
+// `dual` and self owns it (dualOwner), then its terms added to blk (flat contacts summed per lane, the lanes
+// added at the end; curved ones one at a time, see "Sums" above).
 void addContactRowsLanes(Contact* contacts, const int* items, int begin, int end, const BodyPose* pose,
                          int self, const int* dualOwner, bool dual, double alpha, double beta, double kMax,
                          Block66d& blk);
