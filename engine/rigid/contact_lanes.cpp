@@ -101,45 +101,51 @@ VBD_SIMD_INLINE void gatherPose(const BodyPose* const* ps, Vec3T<P>& x, Mat33T<P
         for (int c = 0; c < 3; ++c) R.m[r][c] = pack([&](int l) { return ps[l]->R.m[r][c]; });
 }
 
-// The flat contacts items[k0 .. k0 + m) of `self` (m <= kContactLanes) into the lanes' sums. Flattened:
-// contactTerms on packs out of line passed its eleven 3-vectors of packs through memory (bench_rigid,
-// 2 threads: the pyramid 0.75-0.80 -> 0.69-0.73 ms, the pile's solve 30-32 -> 28-29 ms); contactLanesC
-// and contactLanesDual stay out of line (noinline), as they must.
-[[gnu::flatten]] inline void addPack(Contact* contacts, const int* items, int k0, int m, const BodyPose* pose,
-                                     int self, const Vec3T<P>& xs, const Mat33T<P>& Rs, const int* dualOwner,
-                                     bool dual, double alpha, double beta, double kMax,
-                                     ContactTerms<P>& sum) {
+// The pose of a body in every lane.
+VBD_SIMD_INLINE void broadcastPose(const BodyPose& p, Vec3T<P>& x, Mat33T<P>& R) {
+    x = Vec3T<P>(P(p.x.x), P(p.x.y), P(p.x.z));
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) R.m[r][c] = P(p.R.m[r][c]);
+}
+
+// The contacts contacts[ci .. ci + m) (m <= kContactLanes) of `self`, one manifold's (sameManifold: one
+// pair, one normal frame, one friction coefficient), into the lanes' sums. The pair's other pose, the frame
+// and mu are broadcast; only the anchors, the slip origin, the start gap and the dual state differ by lane.
+// Flattened: contactTerms on packs out of line passed its eleven 3-vectors of packs through memory
+// (bench_rigid, 2 threads: the pyramid 0.75-0.80 -> 0.69-0.73 ms, the pile's solve 30-32 -> 28-29 ms);
+// contactLanesC and contactLanesDual stay out of line (noinline), as they must.
+[[gnu::flatten]] inline void addPack(Contact* contacts, int ci, int m, const BodyPose* pose, int self,
+                                     const Vec3T<P>& xs, const Mat33T<P>& Rs, const int* dualOwner, bool dual,
+                                     double alpha, double beta, double kMax, ContactTerms<P>& sum) {
     // Lanes past m repeat the pack's first contact; they are neither updated nor added.
     Contact* cs[kContactLanes];
-    const BodyPose* other[kContactLanes];
-    for (int l = 0; l < kContactLanes; ++l) {
-        cs[l] = &contacts[items[k0 + (l < m ? l : 0)]];
-        const int o = cs[l]->b == self ? cs[l]->a : cs[l]->b;
-        other[l] = o >= 0 ? &pose[o] : &kNoPose;
-    }
+    for (int l = 0; l < kContactLanes; ++l) cs[l] = &contacts[ci + (l < m ? l : 0)];
+    const Contact& c0 = *cs[0];
+    const bool sideB = c0.b == self;
+    const int o = sideB ? c0.a : c0.b;
     LanesGeometry g;
-    gatherContacts(cs, g);
-    // The body's own pose is the same in every lane; the other side's is gathered.
-    const P sg = pack([&](int l) { return cs[l]->b == self ? 1.0 : -1.0; });
-    const Mask sideB = sg > P(0.0);
+    g.rA = pack3([&](int l) { return cs[l]->rA; });
+    g.rB = pack3([&](int l) { return cs[l]->rB; });
+    g.d0 = pack3([&](int l) { return cs[l]->d0; });
+    g.c0n = pack([&](int l) { return double(cs[l]->c0n); });
+    g.n = Vec3T<P>(P(c0.n.x), P(c0.n.y), P(c0.n.z));
+    g.t1 = Vec3T<P>(P(c0.t1.x), P(c0.t1.y), P(c0.t1.z));
+    g.t2 = Vec3T<P>(P(c0.t2.x), P(c0.t2.y), P(c0.t2.z));
+    g.groundA = P(c0.a < 0 ? 1.0 : 0.0) > P(0.0);
     Vec3T<P> xo;
     Mat33T<P> Ro;
-    gatherPose(other, xo, Ro);
-    g.xA = select(sideB, xo, xs);
-    g.xB = select(sideB, xs, xo);
-    for (int r = 0; r < 3; ++r)
-        for (int c = 0; c < 3; ++c) {
-            g.RA.m[r][c] = select(sideB, Ro.m[r][c], Rs.m[r][c]);
-            g.RB.m[r][c] = select(sideB, Rs.m[r][c], Ro.m[r][c]);
-        }
+    broadcastPose(o >= 0 ? pose[o] : kNoPose, xo, Ro);
+    g.xA = sideB ? xo : xs;
+    g.RA = sideB ? Ro : Rs;
+    g.xB = sideB ? xs : xo;
+    g.RB = sideB ? Rs : Ro;
     Vec3T<P> pA, pB;
     P C[3];
     contactLanesC(g, alpha, pA, pB, C);
     // The previous sweep's dual update of the contacts this body owns (assembleRigidBody), then the
     // penalties and multipliers it left.
     if (dual) {
-        const Mask owned =
-            pack([&](int l) { return l < m && dualOwner[items[k0 + l]] == self ? 1.0 : 0.0; }) > P(0.0);
+        const Mask owned = pack([&](int l) { return l < m && dualOwner[ci + l] == self ? 1.0 : 0.0; }) > P(0.0);
         if (anyLane(owned)) contactLanesDual(cs, C, owned, alpha, beta, kMax);
     }
     P kk[3], lam[3];
@@ -147,7 +153,7 @@ VBD_SIMD_INLINE void gatherPose(const BodyPose* const* ps, Vec3T<P>& x, Mat33T<P
         kk[r] = pack([&](int l) { return double(cs[l]->k[r]); });
         lam[r] = pack([&](int l) { return double(cs[l]->lambda[r]); });
     }
-    const P mu = pack([&](int l) { return double(cs[l]->mu); });
+    const P mu(double(c0.mu));
     P F[3], slide;
     contactForceRows(kk, lam, mu, C, F, slide);
     if (m < kContactLanes) {
@@ -159,7 +165,7 @@ VBD_SIMD_INLINE void gatherPose(const BodyPose* const* ps, Vec3T<P>& x, Mat33T<P
         }
     }
     ContactTerms<P> t;
-    contactTerms(g.n, g.t1, g.t2, sg, select(sideB, pB, pA) - xs, F, slide, kk, true, t);
+    contactTerms(g.n, g.t1, g.t2, P(sideB ? 1.0 : -1.0), (sideB ? pB : pA) - xs, F, slide, kk, true, t);
     accumulate(sum, t);
 }
 
@@ -169,29 +175,31 @@ void addContactRowsLanes(Contact* contacts, const int* items, int begin, int end
                          int self, const int* dualOwner, bool dual, double alpha, double beta, double kMax,
                          Block66d& blk) {
     const BodyPose& me = pose[self];
-    const Vec3T<P> xs(P(me.x.x), P(me.x.y), P(me.x.z));
+    Vec3T<P> xs;
     Mat33T<P> Rs;
-    for (int r = 0; r < 3; ++r)
-        for (int c = 0; c < 3; ++c) Rs.m[r][c] = P(me.R.m[r][c]);
-    // Runs of flat contacts in packs, summed lane by lane; a curved contact ends the run and takes the scalar
-    // rows, added to the block at once.
+    broadcastPose(me, xs, Rs);
+    // Packs of one manifold's flat contacts, summed lane by lane; a curved contact takes the scalar rows,
+    // added to the block at once.
     ContactTerms<P> sum;
     const Vec3T<P> zero(P(0.0));
     sum = {zero, zero, zero, zero, zero, zero, zero, zero, zero, zero, zero};
     bool any = false;
     int k = begin;
     while (k < end) {
-        int m = 0;
-        while (m < kContactLanes && k + m < end && lanesContact(contacts[items[k + m]])) ++m;
-        if (m > 0) {
-            addPack(contacts, items, k, m, pose, self, xs, Rs, dualOwner, dual, alpha, beta, kMax, sum);
-            any = true;
-            k += m;
+        const int ci = items[k];
+        const Contact& c0 = contacts[ci];
+        if (!lanesContact(c0)) {
+            addContactRow(contacts[ci], self, me.x, pose, dual && dualOwner[ci] == self, alpha, beta, kMax,
+                          blk);
+            ++k;
             continue;
         }
-        addContactRow(contacts[items[k]], self, me.x, pose, dual && dualOwner[items[k]] == self, alpha, beta,
-                      kMax, blk);
-        ++k;
+        int m = 1;
+        while (m < kContactLanes && k + m < end && items[k + m] == ci + m && sameManifold(contacts[ci + m], c0))
+            ++m;
+        addPack(contacts, ci, m, pose, self, xs, Rs, dualOwner, dual, alpha, beta, kMax, sum);
+        any = true;
+        k += m;
     }
     if (any)
         addContactTerms(blk, {laneSum(sum.f), laneSum(sum.tau), laneSum(sum.k0), laneSum(sum.k1),

@@ -21,6 +21,12 @@
 // (sphere, capsule: its normal row acts at the core point) takes the scalar contactC and contactDual in
 // both places.
 //
+// Packs. A pack holds up to four contacts of one manifold (sameManifold), so the other body's pose, the
+// normal frame and mu are broadcast instead of gathered lane by lane; on the 10,000-box pile 90% of the
+// manifolds have four points and the rest two, so cutting along manifolds costs 4% more packs than cutting
+// the body's list in fours. bench_rigid, 2 threads, alternating runs: the pyramid 0.75 -> 0.72-0.73 ms, the
+// pile unchanged (its solve is not bound by the gathers).
+//
 // Sums. Each lane sums the terms of its contacts, the lanes are then added pairwise (simd::sum) and the
 // curved contacts' terms go to the block directly. The packs are cut from the body's contact list, whose
 // order is fixed by the contact list (RigidSolver::buildAdjacency), so the block is the same for any thread
@@ -36,6 +42,17 @@ constexpr int kContactLanes = simd::nativeLanes<double>(4);
 
 // Whether a contact goes through the lanes: both sides flat (box, ground).
 VBD_HD bool lanesContact(const Contact& c) { return c.radA == 0.0f && c.radB == 0.0f; }
+
+// Whether the flat contact `c` may share a pack with `first`: both of one manifold, as the packs of
+// addContactRowsLanes are cut. The pack broadcasts the pair's other pose, the normal frame and the friction
+// coefficient from its first contact; RigidSolver::freshContact gives every contact of a manifold the
+// manifold's (one normal, its tangentBasis, the pair's mu), so the test holds along a manifold and fails at
+// its end. It is checked rather than assumed: a list that breaks the rule gets smaller packs, not wrong rows.
+inline bool sameManifold(const Contact& c, const Contact& first) {
+    auto same = [](const Vec3d& u, const Vec3d& v) { return u.x == v.x && u.y == v.y && u.z == v.z; };
+    return lanesContact(c) && c.a == first.a && c.b == first.b && c.mu == first.mu && same(c.n, first.n) &&
+           same(c.t1, first.t1) && same(c.t2, first.t2);
+}
 
 // The contact rows of `self` for its contacts items[begin, end): each contact's dual update first where
 // `dual` and self owns it (dualOwner), then its terms added to blk (flat contacts summed per lane, the lanes

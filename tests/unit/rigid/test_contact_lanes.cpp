@@ -23,46 +23,59 @@ struct Fixture {
     std::vector<int> items, owner;
 };
 
-// Body 0 touches `count` contacts with bodies 1..5 or the ground, in random configurations.
+// Body 0 touches `count` contacts with bodies 1..5 or the ground, in random configurations, made as the
+// narrow phase makes them: manifolds of 1-4 consecutive contacts that share the pair, the normal frame and
+// mu (the lanes' packs are cut along them). Body 0's list holds each manifold's contacts in order, the
+// manifolds shuffled. One manifold in eight has a contact whose normal differs from the rest (a list that
+// breaks the rule: its pack must end there).
 Fixture makeFixture(int count, std::mt19937& rng) {
     std::uniform_real_distribution<double> u(-1.0, 1.0);
     auto v3 = [&] { return Vec3d(u(rng), u(rng), u(rng)); };
     Fixture f;
     for (int b = 0; b < 6; ++b) f.pose.push_back(makePose(v3() * 2.0, normalized(Quatd(v3(), 1.0 + u(rng)))));
-    for (int i = 0; i < count; ++i) {
-        Contact c;
+    std::vector<std::vector<int>> manifolds;
+    while (int(f.contacts.size()) < count) {
+        const int size = std::min(1 + int(rng() % 4), count - int(f.contacts.size()));
         const int draw = int(rng() % 6), other = draw == 0 ? -1 : draw;  // -1: the ground
         const bool selfIsB = other < 0 || rng() % 2 == 0;
-        c.a = selfIsB ? other : 0;
-        c.b = selfIsB ? 0 : other;
-        c.n = normalized(v3());
-        c.t1 = normalized(cross(c.n, Vec3d(0.3, 1, 0.2)));
-        c.t2 = cross(c.n, c.t1);
-        c.rA = Vec3(v3() * 0.5);
-        c.rB = Vec3(v3() * 0.5);
-        c.d0 = Vec3(v3() * 0.01);
-        c.c0n = float(u(rng) * 0.01);
-        c.mu = float(0.5 + 0.4 * u(rng));
-        for (int r = 0; r < 3; ++r) c.k[r] = float(1e5 * (1.5 + u(rng)));
-        // Pushing multipliers of several sizes (sliding where the slip force leaves mu |lambda_n|), and a
-        // few that do not push at all.
-        c.lambda[0] = rng() % 5 == 0 ? 0.0f : float(-200.0 * (1.0 + u(rng)));
-        c.lambda[1] = float(100.0 * u(rng));
-        c.lambda[2] = float(100.0 * u(rng));
-        c.kMin = 1e4f;
-        if (rng() % 2 == 0) {
-            // Touching: B's anchor at A's world point, a slip of ~1e-4 m, so that k C_t + lambda_t
-            // (~10 N) stays inside the cone (mu |lambda_n| ~ 100 N): sticking.
-            const Vec3d pA = anchorWorld(f.pose.data(), c.a, c.rA);
-            const BodyPose& pb = f.pose[size_t(c.b)];
-            c.rB = Vec3(pb.R.transposed() * (pA - pb.x));
-            c.d0 = Vec3(v3() * 1e-4);
+        Contact frame;
+        frame.a = selfIsB ? other : 0;
+        frame.b = selfIsB ? 0 : other;
+        frame.n = normalized(v3());
+        frame.t1 = normalized(cross(frame.n, Vec3d(0.3, 1, 0.2)));
+        frame.t2 = cross(frame.n, frame.t1);
+        frame.mu = float(0.5 + 0.4 * u(rng));
+        const int odd = rng() % 8 == 0 ? int(rng() % unsigned(size)) : -1;
+        manifolds.emplace_back();
+        for (int p = 0; p < size; ++p) {
+            Contact c = frame;
+            if (p == odd) c.n = normalized(c.n + Vec3d(0.0, 1e-3, 0.0));
+            c.rA = Vec3(v3() * 0.5);
+            c.rB = Vec3(v3() * 0.5);
+            c.d0 = Vec3(v3() * 0.01);
+            c.c0n = float(u(rng) * 0.01);
+            for (int r = 0; r < 3; ++r) c.k[r] = float(1e5 * (1.5 + u(rng)));
+            // Pushing multipliers of several sizes (sliding where the slip force leaves mu |lambda_n|), and
+            // a few that do not push at all.
+            c.lambda[0] = rng() % 5 == 0 ? 0.0f : float(-200.0 * (1.0 + u(rng)));
+            c.lambda[1] = float(100.0 * u(rng));
+            c.lambda[2] = float(100.0 * u(rng));
+            c.kMin = 1e4f;
+            if (rng() % 2 == 0) {
+                // Touching: B's anchor at A's world point, a slip of ~1e-4 m, so that k C_t + lambda_t
+                // (~10 N) stays inside the cone (mu |lambda_n| ~ 100 N): sticking.
+                const Vec3d pA = anchorWorld(f.pose.data(), c.a, c.rA);
+                const BodyPose& pb = f.pose[size_t(c.b)];
+                c.rB = Vec3(pb.R.transposed() * (pA - pb.x));
+                c.d0 = Vec3(v3() * 1e-4);
+            }
+            manifolds.back().push_back(int(f.contacts.size()));
+            f.contacts.push_back(c);
+            f.owner.push_back(rng() % 2 == 0 ? 0 : other);
         }
-        f.contacts.push_back(c);
-        f.items.push_back(i);
-        f.owner.push_back(rng() % 2 == 0 ? 0 : other);
     }
-    std::shuffle(f.items.begin(), f.items.end(), rng);
+    std::shuffle(manifolds.begin(), manifolds.end(), rng);
+    for (const auto& m : manifolds) f.items.insert(f.items.end(), m.begin(), m.end());
     return f;
 }
 
@@ -79,9 +92,10 @@ void scalarRows(Fixture& f, bool dual, double alpha, Block66d& blk) {
     }
 }
 
-// Largest |a - b| over the block's parts, each relative to the part's largest entry in a. The torque's
-// scale is at least the largest force times 1 m (the fixture's lever arms): a torque that cancels to
-// ~1e-12 N m is compared with what its terms were made of.
+// Largest |a - b| over the block's parts, each relative to the part's largest entry in a. A force is made
+// of terms k C + lambda of 10-1000 N that may cancel (a lone contact nearly in balance leaves 1e-2 N): its
+// scale is at least 1 N, and the torque's at least that force scale times 1 m (the fixture's lever arms).
+// A part that cancels is so compared with what its terms were made of.
 double blockDiff(const Block66d& a, const Block66d& b) {
     auto part = [](const double* x, const double* y, int n, double floor) {
         double scale = floor, d = 0;
@@ -91,10 +105,10 @@ double blockDiff(const Block66d& a, const Block66d& b) {
         }
         return scale > 0 ? d / scale : d;
     };
-    const double force = std::max({std::fabs(a.flin.x), std::fabs(a.flin.y), std::fabs(a.flin.z)});
+    const double force = std::max({1.0, std::fabs(a.flin.x), std::fabs(a.flin.y), std::fabs(a.flin.z)});
     return std::max({part(&a.hll.m[0][0], &b.hll.m[0][0], 9, 0.0),
                      part(&a.hal.m[0][0], &b.hal.m[0][0], 9, 0.0),
-                     part(&a.haa.m[0][0], &b.haa.m[0][0], 9, 0.0), part(&a.flin.x, &b.flin.x, 3, 0.0),
+                     part(&a.haa.m[0][0], &b.haa.m[0][0], 9, 0.0), part(&a.flin.x, &b.flin.x, 3, 1.0),
                      part(&a.fang.x, &b.fang.x, 3, force * 1.0)});
 }
 
