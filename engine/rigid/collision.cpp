@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include <tbb/parallel_sort.h>
-
 #include "backend/parallel.h"
 
 namespace vbd {
@@ -125,9 +123,9 @@ namespace {
 // most 8 cells.
 class BroadGrid {
   public:
-    explicit BroadGrid(const std::vector<Aabb>& boxes) {
+    BroadGrid(const std::vector<Aabb>& boxes, std::vector<float>& ext) {
         const size_t n = boxes.size();
-        std::vector<float> ext(n);
+        ext.resize(n);
         for (size_t i = 0; i < n; ++i) {
             Vec3 d = boxes[i].hi - boxes[i].lo;
             ext[i] = std::max(d.x, std::max(d.y, d.z));
@@ -148,6 +146,15 @@ class BroadGrid {
         return key(cellOf(std::max(a.lo.x, b.lo.x)), cellOf(std::max(a.lo.y, b.lo.y)),
                    cellOf(std::max(a.lo.z, b.lo.z)));
     }
+    // The cells a box touches, as [lo, hi] per axis.
+    void range(const Aabb& b, int lo[3], int hi[3]) const {
+        lo[0] = cellOf(b.lo.x);
+        lo[1] = cellOf(b.lo.y);
+        lo[2] = cellOf(b.lo.z);
+        hi[0] = cellOf(b.hi.x);
+        hi[1] = cellOf(b.hi.y);
+        hi[2] = cellOf(b.hi.z);
+    }
 
   private:
     float inv_ = 1;
@@ -158,47 +165,68 @@ bool overlap(const Aabb& a, const Aabb& b) {
            b.lo.z <= a.hi.z;
 }
 
-// (cell key, box) for every cell a box touches, grouped by a hash of the cell key: a counting sort into
-// 2^b buckets (b such that there are at least twice as many buckets as entries), boxes in ascending order
-// within a bucket. A bucket may hold several cells, which pairsInBucket tells apart by their keys. (A
-// comparison sort of the entries was half of the 10,000-box pile's broad phase.) Boxes touching more than
-// 64 cells go to `big` instead (ascending) and are tested against all others. bucketStart: the first entry
-// of each non-empty bucket, and entries.size() last.
-std::vector<std::pair<uint64_t, int>> cellEntries(const std::vector<Aabb>& boxes, const BroadGrid& g,
-                                                  std::vector<int>& big, std::vector<size_t>& bucketStart) {
-    std::vector<std::pair<uint64_t, int>> raw;
-    raw.reserve(boxes.size() * 4);
-    for (int i = 0; i < int(boxes.size()); ++i) {
-        const Aabb& b = boxes[size_t(i)];
-        int x0 = g.cellOf(b.lo.x), x1 = g.cellOf(b.hi.x), y0 = g.cellOf(b.lo.y), y1 = g.cellOf(b.hi.y),
-            z0 = g.cellOf(b.lo.z), z1 = g.cellOf(b.hi.z);
-        if (double(x1 - x0 + 1) * (y1 - y0 + 1) * (z1 - z0 + 1) > 64.0) {
-            big.push_back(i);
-            continue;
+constexpr int kMaxCells = 64;  // a box touching more cells is `big`
+
+// (cell key, box) for every cell a box touches (s.raw, boxes in ascending order), then grouped by a hash of
+// the cell key into s.entries: a counting sort into 2^b buckets (b such that there are at least twice as
+// many buckets as entries), boxes in ascending order within a bucket. A bucket may hold several cells,
+// which pairsInBucket tells apart by their keys. (A comparison sort of the entries was half of the
+// 10,000-box pile's broad phase.) Boxes touching more than 64 cells go to s.big instead (ascending) and are
+// tested against all others. s.bucketStart: the first entry of each non-empty bucket, and the entry count
+// last. The cells are counted and written box by box in parallel, at offsets from a prefix sum.
+void cellEntries(const std::vector<Aabb>& boxes, const BroadGrid& g, BroadPhaseScratch& s) {
+    const int n = int(boxes.size());
+    s.cellCount.resize(size_t(n) + 1);
+    parallelFor(
+        size_t(n),
+        [&](size_t i) {
+            int lo[3], hi[3];
+            g.range(boxes[i], lo, hi);
+            const double cells = double(hi[0] - lo[0] + 1) * (hi[1] - lo[1] + 1) * (hi[2] - lo[2] + 1);
+            s.cellCount[i + 1] = cells > kMaxCells ? -1 : int(cells);
+        },
+        1024);
+    s.big.clear();
+    s.cellCount[0] = 0;
+    for (int i = 0; i < n; ++i) {
+        int& c = s.cellCount[size_t(i) + 1];
+        if (c < 0) {
+            s.big.push_back(i);
+            c = 0;
         }
-        for (int x = x0; x <= x1; ++x)
-            for (int y = y0; y <= y1; ++y)
-                for (int z = z0; z <= z1; ++z) raw.push_back({BroadGrid::key(x, y, z), i});
+        c += s.cellCount[size_t(i)];
     }
+    s.raw.resize(size_t(s.cellCount[size_t(n)]));
+    parallelFor(
+        size_t(n),
+        [&](size_t i) {
+            int lo[3], hi[3];
+            g.range(boxes[i], lo, hi);
+            size_t out = size_t(s.cellCount[i]);
+            if (out == size_t(s.cellCount[i + 1])) return;  // big, or no cell
+            for (int x = lo[0]; x <= hi[0]; ++x)
+                for (int y = lo[1]; y <= hi[1]; ++y)
+                    for (int z = lo[2]; z <= hi[2]; ++z) s.raw[out++] = {BroadGrid::key(x, y, z), int(i)};
+        },
+        1024);
     int bits = 4;
-    while ((size_t(1) << bits) < 2 * raw.size() && bits < 30) ++bits;
+    while ((size_t(1) << bits) < 2 * s.raw.size() && bits < 30) ++bits;
     // Fibonacci hashing: the top bits of key * 2^64 / phi.
     auto bucketOf = [bits](uint64_t key) { return size_t((key * 0x9E3779B97F4A7C15ull) >> (64 - bits)); };
-    std::vector<size_t> count((size_t(1) << bits) + 1, 0);
-    for (const auto& e : raw) ++count[bucketOf(e.first) + 1];
+    std::vector<size_t>& count = s.bucketCount;
+    count.assign((size_t(1) << bits) + 1, 0);
+    for (const auto& e : s.raw) ++count[bucketOf(e.first) + 1];
     for (size_t b = 1; b < count.size(); ++b) count[b] += count[b - 1];
-    bucketStart.clear();
+    s.bucketStart.clear();
     for (size_t b = 0; b + 1 < count.size(); ++b)
-        if (count[b + 1] > count[b]) bucketStart.push_back(count[b]);
-    bucketStart.push_back(raw.size());
-    std::vector<std::pair<uint64_t, int>> entries(raw.size());
-    for (const auto& e : raw) entries[count[bucketOf(e.first)]++] = e;
-    return entries;
+        if (count[b + 1] > count[b]) s.bucketStart.push_back(count[b]);
+    s.bucketStart.push_back(s.raw.size());
+    s.entries.resize(s.raw.size());
+    for (const auto& e : s.raw) s.entries[count[bucketOf(e.first)]++] = e;
 }
 
-// Overlapping pairs among the boxes of one bucket, entries[s, e), box pairs of one cell only; a pair is
-// reported only in the cell holding the min corner of the two boxes' overlap, so once however many cells
-// both touch.
+// Pairs of the boxes in entries[s, e) that share a cell, reported only by the cell holding the min corner
+// of their overlap (once per pair). Lower index first.
 void pairsInBucket(const std::vector<Aabb>& boxes, const BroadGrid& g,
                    const std::vector<std::pair<uint64_t, int>>& entries, size_t s, size_t e,
                    std::vector<std::pair<int, int>>& pairs) {
@@ -226,34 +254,59 @@ void pairsWithBig(const std::vector<Aabb>& boxes, const std::vector<int>& big,
         }
 }
 
+// The pairs of s.unsorted into `pairs`, sorted and without duplicates: a counting sort by the first index
+// (the pairs of one box are contiguous), then each box's few partners sorted apart, in parallel. (A
+// comparison sort of the whole list was a third of the pile's broad phase.)
+void sortPairs(int n, BroadPhaseScratch& s, std::vector<std::pair<int, int>>& pairs) {
+    std::vector<int>& start = s.pairStart;
+    start.assign(size_t(n) + 1, 0);
+    for (const auto& p : s.unsorted) ++start[size_t(p.first) + 1];
+    for (int i = 0; i < n; ++i) start[size_t(i) + 1] += start[size_t(i)];
+    pairs.resize(s.unsorted.size());
+    for (const auto& p : s.unsorted) pairs[size_t(start[size_t(p.first)]++)] = p;
+    // start[i] is now the end of box i's run, the beginning of box i + 1's.
+    parallelFor(
+        size_t(n),
+        [&](size_t i) {
+            const auto b = pairs.begin() + (i == 0 ? 0 : start[i - 1]), e = pairs.begin() + start[i];
+            std::sort(b, e);
+        },
+        512);
+    pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+}
+
 }  // namespace
 
-void broadPhase(const std::vector<Aabb>& boxes, std::vector<std::pair<int, int>>& pairs) {
+void broadPhase(const std::vector<Aabb>& boxes, std::vector<std::pair<int, int>>& pairs,
+                BroadPhaseScratch& scratch) {
     pairs.clear();
     if (boxes.size() < 2) return;
-    const BroadGrid g(boxes);
-    std::vector<int> big;
-    std::vector<size_t> bucketStart;
-    const auto entries = cellEntries(boxes, g, big, bucketStart);
+    const BroadGrid g(boxes, scratch.extent);
+    cellEntries(boxes, g, scratch);
     // Buckets in chunks of kBuckets, each chunk's pairs into its own list; the lists are joined in chunk
     // order and sorted, so the result does not depend on the schedule.
     constexpr size_t kBuckets = 256;
+    const std::vector<size_t>& bucketStart = scratch.bucketStart;
     const size_t buckets = bucketStart.size() - 1;
-    std::vector<std::vector<std::pair<int, int>>> part((buckets + kBuckets - 1) / kBuckets);
+    std::vector<std::vector<std::pair<int, int>>>& part = scratch.part;
+    part.resize((buckets + kBuckets - 1) / kBuckets);
     parallelFor(
         part.size(),
         [&](size_t c) {
+            part[c].clear();
             for (size_t k = c * kBuckets; k < std::min(buckets, (c + 1) * kBuckets); ++k)
-                pairsInBucket(boxes, g, entries, bucketStart[k], bucketStart[k + 1], part[c]);
+                pairsInBucket(boxes, g, scratch.entries, bucketStart[k], bucketStart[k + 1], part[c]);
         },
         1);
-    size_t total = 0;
-    for (const auto& p : part) total += p.size();
-    pairs.reserve(total);
-    for (const auto& p : part) pairs.insert(pairs.end(), p.begin(), p.end());
-    pairsWithBig(boxes, big, pairs);
-    tbb::parallel_sort(pairs.begin(), pairs.end());
-    pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+    scratch.unsorted.clear();
+    for (const auto& p : part) scratch.unsorted.insert(scratch.unsorted.end(), p.begin(), p.end());
+    pairsWithBig(boxes, scratch.big, scratch.unsorted);
+    sortPairs(int(boxes.size()), scratch, pairs);
+}
+
+void broadPhase(const std::vector<Aabb>& boxes, std::vector<std::pair<int, int>>& pairs) {
+    BroadPhaseScratch scratch;
+    broadPhase(boxes, pairs, scratch);
 }
 
 int reduceManifold(ManifoldPoint* pts, const float* sep, int count, const Vec3& n) {

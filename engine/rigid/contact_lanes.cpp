@@ -145,7 +145,8 @@ VBD_SIMD_INLINE void broadcastPose(const BodyPose& p, Vec3T<P>& x, Mat33T<P>& R)
     // The previous sweep's dual update of the contacts this body owns (assembleRigidBody), then the
     // penalties and multipliers it left.
     if (dual) {
-        const Mask owned = pack([&](int l) { return l < m && dualOwner[ci + l] == self ? 1.0 : 0.0; }) > P(0.0);
+        const Mask owned =
+            pack([&](int l) { return l < m && dualOwner[ci + l] == self ? 1.0 : 0.0; }) > P(0.0);
         if (anyLane(owned)) contactLanesDual(cs, C, owned, alpha, beta, kMax);
     }
     P kk[3], lam[3];
@@ -195,7 +196,8 @@ void addContactRowsLanes(Contact* contacts, const int* items, int begin, int end
             continue;
         }
         int m = 1;
-        while (m < kContactLanes && k + m < end && items[k + m] == ci + m && sameManifold(contacts[ci + m], c0))
+        while (m < kContactLanes && k + m < end && items[k + m] == ci + m &&
+               sameManifold(contacts[ci + m], c0))
             ++m;
         addPack(contacts, ci, m, pose, self, xs, Rs, dualOwner, dual, alpha, beta, kMax, sum);
         any = true;

@@ -237,22 +237,18 @@ struct RigidSolver::PairCoefficients {
 };
 
 void RigidSolver::detectCollisions(float h) {
-    std::vector<float> margin;
-    std::vector<Aabb> boxes;
-    std::vector<std::pair<int, int>> overlaps;
     {
         ScopedTimer t(stageMs_.broad);
-        speculativeBounds(h, margin, boxes);
-        broadPhase(boxes, overlaps);
+        speculativeBounds(h, margin_, boxes_);
+        broadPhase(boxes_, overlaps_, broadScratch_);
     }
-    std::vector<std::pair<int, int>> pairs;
     {
         ScopedTimer t(stageMs_.narrow);
-        pairs = candidatePairs(boxes, overlaps);
-        narrowPhase(pairs, margin, manifoldBuffer_);
+        candidatePairs(boxes_, overlaps_, pairs_);
+        narrowPhase(pairs_, margin_, manifoldBuffer_);
     }
     ScopedTimer t(stageMs_.contacts);
-    matchContacts(pairs, manifoldBuffer_, h);
+    matchContacts(pairs_, manifoldBuffer_, h);
 }
 
 // Speculative margin: a contact is made if the gap can close within the step (|v| h plus the
@@ -278,10 +274,10 @@ void RigidSolver::speculativeBounds(float h, std::vector<float>& margin, std::ve
 // Ground pairs first (a = -1), then body pairs in sorted order: the contact order, and with it
 // every result, is independent of the thread count. Pairs of two fixed bodies and jointed pairs
 // make no contact.
-std::vector<std::pair<int, int>> RigidSolver::candidatePairs(
-    const std::vector<Aabb>& boxes, const std::vector<std::pair<int, int>>& overlaps) const {
-    std::vector<std::pair<int, int>> pairs;
-    pairs.reserve(overlaps.size() + boxes.size());
+void RigidSolver::candidatePairs(const std::vector<Aabb>& boxes,
+                                 const std::vector<std::pair<int, int>>& overlaps,
+                                 std::vector<std::pair<int, int>>& pairs) const {
+    pairs.clear();
     if (groundEnabled_)
         for (int i = 0; i < numBodies(); ++i)
             if (!fixed_[size_t(i)] && boxes[size_t(i)].lo.y <= groundHeight_) pairs.push_back({-1, i});
@@ -294,7 +290,6 @@ std::vector<std::pair<int, int>> RigidSolver::candidatePairs(
         else
             pairs.push_back(p);
     }
-    return pairs;
 }
 
 // mans: one manifold per pair, in a buffer kept across steps (a fresh one cost page faults every step).
@@ -325,7 +320,8 @@ void RigidSolver::narrowPhase(const std::vector<std::pair<int, int>>& pairs, con
 // pairs are processed in parallel.
 void RigidSolver::matchContacts(const std::vector<std::pair<int, int>>& pairs,
                                 const std::vector<Manifold>& mans, float h) {
-    std::vector<size_t> first(pairs.size() + 1, 0);
+    std::vector<size_t>& first = firstContact_;
+    first.assign(pairs.size() + 1, 0);
     for (size_t k = 0; k < pairs.size(); ++k) first[k + 1] = first[k] + size_t(mans[k].count);
     // The new list goes into last step's spare buffer: a fresh 15 MB vector per step (the 10,000-box pile)
     // cost page faults and a zeroing pass. manifoldContacts resets every record it writes.

@@ -135,8 +135,8 @@ class RigidSolver {
 
     // The steps of detectCollisions (rigid_contacts.cpp).
     void speculativeBounds(float h, std::vector<float>& margin, std::vector<Aabb>& boxes) const;
-    std::vector<std::pair<int, int>> candidatePairs(const std::vector<Aabb>& boxes,
-                                                    const std::vector<std::pair<int, int>>& overlaps) const;
+    void candidatePairs(const std::vector<Aabb>& boxes, const std::vector<std::pair<int, int>>& overlaps,
+                        std::vector<std::pair<int, int>>& pairs) const;
     void narrowPhase(const std::vector<std::pair<int, int>>& pairs, const std::vector<float>& margin,
                      std::vector<Manifold>& mans) const;
     void matchContacts(const std::vector<std::pair<int, int>>& pairs, const std::vector<Manifold>& mans,
@@ -173,6 +173,14 @@ class RigidSolver {
     std::vector<Contact> contacts_;
     std::vector<Contact> spareContacts_;    // last step's list, reused as the next one's storage
     std::vector<Manifold> manifoldBuffer_;  // the narrow phase's output, reused every step
+    // Detection's per-step arrays, kept across steps (fresh ones cost page faults every step): margins and
+    // bounding boxes, the broad phase's overlaps and working arrays, the candidate pairs, each pair's first
+    // contact.
+    std::vector<float> margin_;
+    std::vector<Aabb> boxes_;
+    std::vector<std::pair<int, int>> overlaps_, pairs_;
+    BroadPhaseScratch broadScratch_;
+    std::vector<size_t> firstContact_;
     // Contacts grouped by pair, in contact order: contacts_[first, first + count) belong to (a, b).
     struct ManifoldRange {
         int a, b;

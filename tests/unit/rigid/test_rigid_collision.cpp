@@ -145,6 +145,18 @@ TEST(RigidCollision, FeatureKeysPersistUnderSmallMotion) {
     EXPECT_EQ(std::unique(ka.begin(), ka.end()), ka.end());  // unique inside the manifold
 }
 
+std::vector<std::pair<int, int>> bruteForcePairs(const std::vector<Aabb>& boxes) {
+    std::vector<std::pair<int, int>> brute;
+    for (int i = 0; i < int(boxes.size()); ++i)
+        for (int j = i + 1; j < int(boxes.size()); ++j) {
+            const Aabb &a = boxes[size_t(i)], &b = boxes[size_t(j)];
+            if (a.lo.x <= b.hi.x && b.lo.x <= a.hi.x && a.lo.y <= b.hi.y && b.lo.y <= a.hi.y &&
+                a.lo.z <= b.hi.z && b.lo.z <= a.hi.z)
+                brute.push_back({i, j});
+        }
+    return brute;
+}
+
 TEST(RigidCollision, BroadPhaseMatchesBruteForce) {
     std::mt19937 rng(11);
     std::uniform_real_distribution<float> pos(0, 20), ext(0.1f, 0.8f);
@@ -154,17 +166,33 @@ TEST(RigidCollision, BroadPhaseMatchesBruteForce) {
         boxes.push_back({c - e, c + e});
     }
     boxes.push_back({Vec3(-1, -1, -1), Vec3(25, 0.5f, 25)});  // a big slab, handled off-grid
-    std::vector<std::pair<int, int>> pairs, brute;
+    std::vector<std::pair<int, int>> pairs;
     broadPhase(boxes, pairs);
-    for (int i = 0; i < int(boxes.size()); ++i)
-        for (int j = i + 1; j < int(boxes.size()); ++j) {
-            const Aabb &a = boxes[size_t(i)], &b = boxes[size_t(j)];
-            if (a.lo.x <= b.hi.x && b.lo.x <= a.hi.x && a.lo.y <= b.hi.y && b.lo.y <= a.hi.y &&
-                a.lo.z <= b.hi.z && b.lo.z <= a.hi.z)
-                brute.push_back({i, j});
-        }
+    const auto brute = bruteForcePairs(boxes);
     EXPECT_GT(brute.size(), 500u);  // the test exercises many overlaps
     EXPECT_EQ(pairs, brute);
+}
+
+// The solver keeps the broad phase's working arrays across steps: a scratch left by a larger or a smaller
+// scene, with more or fewer big boxes, must not leak into the next result.
+TEST(RigidCollision, BroadPhaseScratchReusedAcrossSizes) {
+    std::mt19937 rng(3);
+    std::uniform_real_distribution<float> pos(0, 20), ext(0.1f, 0.8f);
+    BroadPhaseScratch scratch;
+    std::vector<std::pair<int, int>> pairs;
+    for (int n : {1500, 200, 2500, 2, 700}) {
+        std::vector<Aabb> boxes;
+        for (int i = 0; i < n; ++i) {
+            Vec3 c(pos(rng), pos(rng) * 0.3f, pos(rng)), e(ext(rng), ext(rng), ext(rng));
+            boxes.push_back({c - e, c + e});
+        }
+        // Big slabs at random places in the list, 0-2 of them.
+        for (int b = 0; b < n % 3; ++b)
+            boxes.insert(boxes.begin() + long(rng() % boxes.size()),
+                         {Vec3(-1, -1 + b, -1), Vec3(25, 0.5f + b, 25)});
+        broadPhase(boxes, pairs, scratch);
+        EXPECT_EQ(pairs, bruteForcePairs(boxes)) << n << " boxes";
+    }
 }
 
 }  // namespace
