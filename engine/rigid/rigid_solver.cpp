@@ -230,10 +230,11 @@ void coreAnchor(const Collider* shape, const Vec3& material, Vec3& core, float& 
 
 // What every contact of one pair shares.
 struct RigidSolver::PairCoefficients {
-    float kMin;  // penalty floor and warm-start floor
-    float mu;    // friction coefficient
-    bool flat;   // both features flat (box or ground): sticking anchors may carry
-    double ag;   // alpha gamma, the warm-start factor of the tangential multipliers
+    float kMin;       // penalty floor and warm-start floor
+    float mu;         // friction coefficient
+    bool flat;        // both features flat (box or ground): sticking anchors may carry
+    double ag;        // alpha gamma, the warm-start factor of the tangential multipliers
+    Vec3d n, t1, t2;  // the manifold's normal (A -> B) and tangents
 };
 
 void RigidSolver::detectCollisions(float h) {
@@ -379,7 +380,10 @@ void RigidSolver::matchContacts(const std::vector<std::pair<int, int>>& pairs,
 // The contacts of one manifold into out[0 .. m.count).
 [[gnu::always_inline]] inline void RigidSolver::manifoldContacts(int a, int b, const Manifold& m, float h,
                                                                  Contact* out) const {
-    const PairCoefficients pc = pairCoefficients(a, b, h);
+    PairCoefficients pc = pairCoefficients(a, b, h);
+    // The manifold's normal frame, shared by its contacts (the SIMD rows broadcast it: sameManifold).
+    pc.n = normalized(Vec3d(m.normal));
+    tangentBasis(pc.n, pc.t1, pc.t2);
     const ManifoldRange* old = lastManifold(a, b);
     for (int p = 0; p < m.count; ++p) {
         Contact& c = out[p];
@@ -409,8 +413,9 @@ void RigidSolver::matchContacts(const std::vector<std::pair<int, int>>& pairs,
     c.a = a;
     c.b = b;
     c.key = m.pts[p].key;
-    c.n = normalized(Vec3d(m.normal));
-    tangentBasis(c.n, c.t1, c.t2);
+    c.n = pc.n;
+    c.t1 = pc.t1;
+    c.t2 = pc.t2;
     c.mu = pc.mu;
     c.kMin = pc.kMin;
     c.rA = materialAnchor(a, m.pts[p].pA);
