@@ -327,6 +327,13 @@ void RigidSolver::matchContacts(const std::vector<std::pair<int, int>>& pairs,
     // The new list goes into last step's spare buffer: a fresh 15 MB vector per step (the 10,000-box pile)
     // cost page faults and a zeroing pass. manifoldContacts resets every record it writes.
     std::vector<Contact>& next = spareContacts_;
+    if (next.capacity() < first.back()) {
+        // Growing (a pile landing: 44,000 -> 84,000 contacts within 10 steps): last-but-one step's records
+        // are dead, so they are dropped rather than copied into the larger buffer, and the buffer gets half
+        // again as much room, so that it is not reallocated (copied, its pages faulted in) every step.
+        std::vector<Contact>().swap(next);
+        next.reserve(first.back() + first.back() / 2);
+    }
     next.resize(first.back());
     parallelFor(
         pairs.size(),
