@@ -203,9 +203,10 @@ VBD_HD_NOINLINE void solveRigidBody(const RigidView& v, int body, float h, bool 
     Vec3d dx, dw;
     if (!solveRigidBlock(blk, dx, dw)) return;
     BodyPose& p = v.pose[body];
-    // Small-angle pose update: dq = normalize(dw/2, 1), applied on the left (world frame).
-    const Quatd dq = normalized(Quatd(dw * 0.5, 1.0));
-    p = makePose(p.x + dx, normalized(dq * p.q));
+    // Small-angle pose update: dq = normalize(dw/2, 1), applied on the left (world frame). One normalization
+    // of the product instead of one of dq and one of the product: the same direction, and the pile's step has
+    // one square root and one division less on each body's chain (100,000 per step).
+    p = makePose(p.x + dx, normalized(Quatd(dw * 0.5, 1.0) * p.q));
 }
 
 // ---- dual and penalty updates after a sweep ----
