@@ -115,23 +115,43 @@ bool searchFaceAxes(const BoxFrame& self, const BoxFrame& other, const Vec3& d, 
     return true;
 }
 
-// The 9 edge-edge axes n = ax_A[i] x ax_B[j] (skipped when near parallel: the cross product is noise).
+// The 9 edge-edge axes L = ax_A[i] x ax_B[j] (skipped when near parallel: the cross product is noise), from
+// the cosines C[i][j] = ax_A[i] . ax_B[j] and tA = d in A's frame (Gottschalk's OBB test) rather than from
+// each axis's unit vector. With (i, i1, i2) and (j, j1, j2) cyclic:
+//   ax_A[i1] . L = -C[i2][j], ax_A[i2] . L = C[i1][j]   (ax_A[i] . L = 0),
+//   ax_B[j1] . L = C[i][j2],  ax_B[j2] . L = -C[i][j1]  (ax_B[j] . L = 0),
+//   d . L = tA[i2] C[i1][j] - tA[i1] C[i2][j],
+// so the separation (|d . L| - r_A - r_B) / |L| needs |L| and a dozen flops, and only the deepest axis's
+// unit vector is formed. (The unit vector of every axis and six dot products with it were a third of the
+// pile's box-box time.)
 bool searchEdgeAxes(const BoxFrame& A, const BoxFrame& B, const Vec3& d, float margin, AxisSearch& r) {
+    float C[3][3], absC[3][3];
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) {
-            Vec3 n = cross(A.ax[i], B.ax[j]);
-            float l = norm(n);
-            if (l < 1e-3f) continue;
-            n /= l;
-            float ra = 0, rb = 0;
-            for (int k = 0; k < 3; ++k) {
-                ra += A.h[k] * std::fabs(dot(A.ax[k], n));
-                rb += B.h[k] * std::fabs(dot(B.ax[k], n));
-            }
-            float s = std::fabs(dot(d, n)) - (ra + rb);
-            if (s > margin) return false;
-            if (s > r.sE) r.sE = s, r.eA = i, r.eB = j, r.nE = n;
+            C[i][j] = dot(A.ax[i], B.ax[j]);
+            absC[i][j] = std::fabs(C[i][j]);
         }
+    const float tA[3] = {dot(d, A.ax[0]), dot(d, A.ax[1]), dot(d, A.ax[2])};
+    int bi = -1, bj = -1;
+    for (int i = 0; i < 3; ++i) {
+        const int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
+        for (int j = 0; j < 3; ++j) {
+            const int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+            // |L| from the cross product itself: 1 - C^2 loses the digits that matter near parallel.
+            const float l = norm(cross(A.ax[i], B.ax[j]));
+            if (l < 1e-3f) continue;
+            const float ra = A.h[i1] * absC[i2][j] + A.h[i2] * absC[i1][j];
+            const float rb = B.h[j1] * absC[i][j2] + B.h[j2] * absC[i][j1];
+            const float s = (std::fabs(tA[i2] * C[i1][j] - tA[i1] * C[i2][j]) - (ra + rb)) / l;
+            if (s > margin) return false;
+            if (s > r.sE) r.sE = s, bi = i, bj = j;
+        }
+    }
+    if (bi >= 0) {
+        r.eA = bi;
+        r.eB = bj;
+        r.nE = normalized(cross(A.ax[bi], B.ax[bj]));
+    }
     return true;
 }
 
