@@ -298,6 +298,12 @@ void RigidSolver::candidatePairs(const std::vector<Aabb>& boxes,
 // reset wrote all 128 bytes of each of the pile's 79,000 records, most of them pairs that do not touch).
 void RigidSolver::narrowPhase(const std::vector<std::pair<int, int>>& pairs, const std::vector<float>& margin,
                               std::vector<Manifold>& mans) const {
+    if (mans.capacity() < pairs.size()) {
+        // Growing: last step's records are dead (not copied), and half again as much room (as matchContacts
+        // does for the contacts).
+        std::vector<Manifold>().swap(mans);
+        mans.reserve(pairs.size() + pairs.size() / 2);
+    }
     mans.resize(pairs.size());
     parallelFor(
         pairs.size(),
