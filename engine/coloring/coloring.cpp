@@ -237,11 +237,16 @@ std::vector<int> colorGraph(const Graph& g, ColoringMethod method) {
     if (method == ColoringMethod::SmallestLast) {
         order = smallestLastOrder(g);
     } else if (method == ColoringMethod::GreedyDegree) {
-        // Largest degree first (Welsh-Powell), ties by index.
+        // Largest degree first (Welsh-Powell), ties by index: a counting sort on the degree, the order of a
+        // stable sort by decreasing degree in O(n) (the rigid solver recolors its bodies every step).
+        int maxDegree = 0;
+        for (int v = 0; v < n; ++v) maxDegree = std::max(maxDegree, int(g.end(v) - g.begin(v)));
+        std::vector<int> start(size_t(maxDegree) + 2, 0);
+        for (int v = 0; v < n; ++v) ++start[size_t(maxDegree - int(g.end(v) - g.begin(v))) + 1];
+        for (size_t k = 1; k < start.size(); ++k) start[k] += start[k - 1];
         order.resize(static_cast<size_t>(n));
-        std::iota(order.begin(), order.end(), 0);
-        std::stable_sort(order.begin(), order.end(),
-                         [&](int a, int b) { return g.end(a) - g.begin(a) > g.end(b) - g.begin(b); });
+        for (int v = 0; v < n; ++v)
+            order[size_t(start[size_t(maxDegree - int(g.end(v) - g.begin(v)))]++)] = v;
     } else {
         order = maximumCardinalityOrder(g);
     }

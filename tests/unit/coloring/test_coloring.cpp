@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 
 #include "coloring/coloring.h"
@@ -177,6 +178,44 @@ TEST(Coloring, DeterministicAndIndependentOfTetOrder) {
         balanceColors(g, b);
         EXPECT_EQ(a, b);
     }
+}
+
+// GreedyDegree is Welsh-Powell: vertices by decreasing degree, ties by index, each given its smallest free
+// color. The library orders them by a counting sort on the degree; the reference here by std::stable_sort.
+// Random graphs with many equal degrees (the ties decide the order), and the tet mesh.
+TEST(Coloring, GreedyDegreeIsWelshPowellInIndexOrderOfTies) {
+    auto reference = [](const Graph& g) {
+        std::vector<int> order(size_t(g.rows()));
+        for (int v = 0; v < g.rows(); ++v) order[size_t(v)] = v;
+        std::stable_sort(order.begin(), order.end(),
+                         [&](int a, int b) { return g.end(a) - g.begin(a) > g.end(b) - g.begin(b); });
+        std::vector<int> color(size_t(g.rows()), -1);
+        for (int v : order) {
+            std::vector<char> used(size_t(g.rows()) + 1, 0);
+            for (int j = g.begin(v); j < g.end(v); ++j)
+                if (color[size_t(g.items[size_t(j)])] >= 0)
+                    used[size_t(color[size_t(g.items[size_t(j)])])] = 1;
+            int c = 0;
+            while (used[size_t(c)]) ++c;
+            color[size_t(v)] = c;
+        }
+        return color;
+    };
+    unsigned state = 12345;
+    auto next = [&state] { return state = state * 1664525u + 1013904223u; };
+    for (int trial = 0; trial < 20; ++trial) {
+        const int n = 50 + int(next() % 300);
+        std::vector<std::array<int, 2>> edges;
+        for (int e = 0; e < 2 * n; ++e) {
+            const int a = int(next() % unsigned(n)), b = int(next() % unsigned(n));
+            if (a != b) edges.push_back({a, b});
+        }
+        const Graph g = graphFromElements(n, edges);
+        EXPECT_EQ(colorGraph(g, ColoringMethod::GreedyDegree), reference(g)) << "trial " << trial;
+    }
+    const TetMesh m = makeBoxGrid({0, 0, 0}, {1, 1, 1}, {6, 4, 3}, 5);
+    const Graph g = vertexGraphFromTets(int(m.X.size()), m.tets);
+    EXPECT_EQ(colorGraph(g, ColoringMethod::GreedyDegree), reference(g));
 }
 
 TEST(Coloring, BalancingReportsHonestlyWhenTheTargetIsUnreachable) {
