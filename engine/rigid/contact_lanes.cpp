@@ -83,15 +83,20 @@ struct LanesGeometry {
     }
 }
 
-// The contacts' own fields (normal, tangents, anchors, slip origin, start gap) into g.
-VBD_SIMD_INLINE void gatherContacts(const Contact* const* cs, LanesGeometry& g) {
+// What differs between the contacts of one manifold: anchors, slip origins and start gaps, lane by lane.
+VBD_SIMD_INLINE void gatherAnchors(const Contact* const* cs, LanesGeometry& g) {
     g.rA = pack3([&](int l) { return cs[l]->rA; });
     g.rB = pack3([&](int l) { return cs[l]->rB; });
+    g.d0 = pack3([&](int l) { return cs[l]->d0; });
+    g.c0n = pack([&](int l) { return double(cs[l]->c0n); });
+}
+
+// The contacts' own fields (normal, tangents, anchors, slip origin, start gap) into g.
+VBD_SIMD_INLINE void gatherContacts(const Contact* const* cs, LanesGeometry& g) {
+    gatherAnchors(cs, g);
     g.n = pack3([&](int l) { return cs[l]->n; });
     g.t1 = pack3([&](int l) { return cs[l]->t1; });
     g.t2 = pack3([&](int l) { return cs[l]->t2; });
-    g.d0 = pack3([&](int l) { return cs[l]->d0; });
-    g.c0n = pack([&](int l) { return double(cs[l]->c0n); });
     g.groundA = pack([&](int l) { return cs[l]->a < 0 ? 1.0 : 0.0; }) > P(0.0);
 }
 
@@ -124,10 +129,7 @@ VBD_SIMD_INLINE void broadcastPose(const BodyPose& p, Vec3T<P>& x, Mat33T<P>& R)
     const bool sideB = c0.b == self;
     const int o = sideB ? c0.a : c0.b;
     LanesGeometry g;
-    g.rA = pack3([&](int l) { return cs[l]->rA; });
-    g.rB = pack3([&](int l) { return cs[l]->rB; });
-    g.d0 = pack3([&](int l) { return cs[l]->d0; });
-    g.c0n = pack([&](int l) { return double(cs[l]->c0n); });
+    gatherAnchors(cs, g);
     g.n = Vec3T<P>(P(c0.n.x), P(c0.n.y), P(c0.n.z));
     g.t1 = Vec3T<P>(P(c0.t1.x), P(c0.t1.y), P(c0.t1.z));
     g.t2 = Vec3T<P>(P(c0.t2.x), P(c0.t2.y), P(c0.t2.z));

@@ -40,6 +40,19 @@ Vec3 anyPerpendicular(const Vec3& a) {
     return normalized(std::fabs(a.x) < 0.6f ? cross(a, Vec3(1, 0, 0)) : cross(a, Vec3(0, 1, 0)));
 }
 
+// Sizes a per-step buffer to n records whose old contents are dead. When it must grow, the old records are
+// dropped rather than copied into the larger allocation, and it gets half again as much room, so that a
+// growing scene (a pile landing: 44,000 -> 84,000 contacts within 10 steps) does not reallocate it (copy it,
+// fault its pages in) every step.
+template <class T>
+void resizeDiscarding(std::vector<T>& v, size_t n) {
+    if (v.capacity() < n) {
+        std::vector<T>().swap(v);
+        v.reserve(n + n / 2);
+    }
+    v.resize(n);
+}
+
 // CSR lists by body: each(f) calls f(body, item) for every (body, item) incidence, twice in the same
 // order (once to count, once to fill), so a body's items keep the order of `each`.
 template <class Each>
@@ -298,13 +311,7 @@ void RigidSolver::candidatePairs(const std::vector<Aabb>& boxes,
 // reset wrote all 128 bytes of each of the pile's 79,000 records, most of them pairs that do not touch).
 void RigidSolver::narrowPhase(const std::vector<std::pair<int, int>>& pairs, const std::vector<float>& margin,
                               std::vector<Manifold>& mans) const {
-    if (mans.capacity() < pairs.size()) {
-        // Growing: last step's records are dead (not copied), and half again as much room (as matchContacts
-        // does for the contacts).
-        std::vector<Manifold>().swap(mans);
-        mans.reserve(pairs.size() + pairs.size() / 2);
-    }
-    mans.resize(pairs.size());
+    resizeDiscarding(mans, pairs.size());
     parallelFor(
         pairs.size(),
         [&](size_t k) {
@@ -334,14 +341,7 @@ void RigidSolver::matchContacts(const std::vector<std::pair<int, int>>& pairs,
     // The new list goes into last step's spare buffer: a fresh 15 MB vector per step (the 10,000-box pile)
     // cost page faults and a zeroing pass. manifoldContacts resets every record it writes.
     std::vector<Contact>& next = spareContacts_;
-    if (next.capacity() < first.back()) {
-        // Growing (a pile landing: 44,000 -> 84,000 contacts within 10 steps): last-but-one step's records
-        // are dead, so they are dropped rather than copied into the larger buffer, and the buffer gets half
-        // again as much room, so that it is not reallocated (copied, its pages faulted in) every step.
-        std::vector<Contact>().swap(next);
-        next.reserve(first.back() + first.back() / 2);
-    }
-    next.resize(first.back());
+    resizeDiscarding(next, first.back());
     parallelFor(
         pairs.size(),
         [&](size_t k) {

@@ -133,7 +133,7 @@ class RigidSolver {
     void finalizeVelocities(float h);
     void recordIteration(int it, float h);
 
-    // The steps of detectCollisions (rigid_contacts.cpp).
+    // The steps of detectCollisions (rigid_solver.cpp).
     void speculativeBounds(float h, std::vector<float>& margin, std::vector<Aabb>& boxes) const;
     void candidatePairs(const std::vector<Aabb>& boxes, const std::vector<std::pair<int, int>>& overlaps,
                         std::vector<std::pair<int, int>>& pairs) const;
