@@ -43,8 +43,8 @@ VBD_SIMD_INLINE Vec3d laneSum(const Vec3T<P>& v) { return {simd::sum(v.x), simd:
 const BodyPose kNoPose{Vec3d(0.0), Quatd::identity(), Mat33d()};
 
 // Both anchors' world points and the stabilized rows of the lanes' contacts (contactPoints and contactC for
-// flat sides: the normal row's points are the material points). Out of line: the fused and the separate
-// dual update read C from these very instructions (see the header).
+// flat sides: the normal row's points are the material points). The fused and the separate dual update read
+// C from this one function (see the header: inlined into both).
 struct LanesGeometry {
     Vec3T<P> xA, xB, rA, rB, n, t1, t2, d0;
     Mat33T<P> RA, RB;
@@ -52,18 +52,17 @@ struct LanesGeometry {
     P c0n;
 };
 
-[[gnu::noinline]] void contactLanesC(const LanesGeometry& g, double alpha, Vec3T<P>& pA, Vec3T<P>& pB,
-                                     P C[3]) {
+VBD_SIMD_INLINE void contactLanesC(const LanesGeometry& g, double alpha, Vec3T<P>& pA, Vec3T<P>& pB, P C[3]) {
     pA = select(g.groundA, g.rA, g.xA + g.RA * g.rA);
     pB = g.xB + g.RB * g.rB;
     contactRows(g.n, g.t1, g.t2, pA, pB, pA, pB, g.d0, g.c0n, P(alpha), C);
 }
 
 // The dual update of the lanes' contacts from their C (contactDual on packs): new penalties, multipliers and
-// stick flags, stored into the contacts of the lanes in `update`. Out of line for the reason above: the
-// fused update in the sweep and the separate pass run these instructions.
-[[gnu::noinline]] void contactLanesDual(Contact* const* cs, const P C[3], Mask update, double alpha,
-                                        double beta, double kMax) {
+// stick flags, stored into the contacts of the lanes in `update`. The fused update in the sweep and the
+// separate pass both run this function (see the header).
+VBD_SIMD_INLINE void contactLanesDual(Contact* const* cs, const P C[3], Mask update, double alpha,
+                                      double beta, double kMax) {
     P k[3], lambda[3], kOut[3], lambdaOut[3];
     for (int r = 0; r < 3; ++r) {
         k[r] = pack([&](int l) { return double(cs[l]->k[r]); });
@@ -118,7 +117,7 @@ VBD_SIMD_INLINE void broadcastPose(const BodyPose& p, Vec3T<P>& x, Mat33T<P>& R)
 // and mu are broadcast; only the anchors, the slip origin, the start gap and the dual state differ by lane.
 // Flattened: contactTerms on packs out of line passed its eleven 3-vectors of packs through memory
 // (bench_rigid, 2 threads: the pyramid 0.75-0.80 -> 0.69-0.73 ms, the pile's solve 30-32 -> 28-29 ms);
-// contactLanesC and contactLanesDual stay out of line (noinline), as they must.
+// contactLanesC and contactLanesDual are inlined as well (see the header).
 [[gnu::flatten]] inline void addPack(Contact* contacts, int ci, int m, const BodyPose* pose, int self,
                                      const Vec3T<P>& xs, const Mat33T<P>& Rs, const int* dualOwner, bool dual,
                                      double alpha, double beta, double kMax, ContactTerms<P>& sum) {
