@@ -137,7 +137,9 @@ VBD_HD void addContactRow(Contact& c, int self, const Vec3d& com, const BodyPose
 
 // Inertial springs to the frozen targets plus every adjacent contact and joint row, the external block and
 // the picking spring. dual: first apply the previous sweep's dual update to the contacts this body owns.
-VBD_HD_NOINLINE void assembleRigidBody(const RigidView& v, int body, float h, Block66d& blk, bool dual) {
+// next: the body solved after this one on this thread (-1: none), whose contacts the CPU prefetches.
+VBD_HD_NOINLINE void assembleRigidBody(const RigidView& v, int body, float h, Block66d& blk, bool dual,
+                                       int next = -1) {
     const int i = body;
     const double ih2 = 1.0 / (double(h) * double(h));
     const Vec3d x = v.pose[i].x;
@@ -157,9 +159,13 @@ VBD_HD_NOINLINE void assembleRigidBody(const RigidView& v, int body, float h, Bl
     const double alpha = v.alpha;
 #if !defined(__CUDACC__)
     // On the CPU the contacts go through SIMD packs (rigid/contact_lanes.h).
+    const int aheadBegin = next >= 0 ? v.contactOffsets[next] : 0;
+    const int aheadEnd = next >= 0 ? v.contactOffsets[next + 1] : 0;
     addContactRowsLanes(v.contacts, v.contactItems, v.contactOffsets[i], v.contactOffsets[i + 1], v.pose,
-                        body, v.dualOwner, dual, alpha, v.beta, v.kMax, blk);
+                        body, v.dualOwner, dual, alpha, v.beta, v.kMax, blk, v.contactItems + aheadBegin,
+                        aheadEnd - aheadBegin);
 #else
+    (void)next;
     for (int k = v.contactOffsets[i]; k < v.contactOffsets[i + 1]; ++k) {
         const int ci = v.contactItems[k];
         addContactRow(v.contacts[ci], body, x, v.pose, dual && v.dualOwner[ci] == body, alpha, v.beta, v.kMax,
@@ -195,10 +201,10 @@ VBD_HD_NOINLINE bool solveRigidBlock(const Block66d& blk, Vec3d& dx, Vec3d& dw) 
 
 // Assembles and solves the body's block, records |f|^2 + |tau|^2 and moves the body. Bodies of one color
 // share no contact or joint (RigidSolver::colorBodies), so a color's bodies run concurrently: each reads
-// only poses of other colors and writes its own pose and the contacts it owns.
-VBD_HD_NOINLINE void solveRigidBody(const RigidView& v, int body, float h, bool dual) {
+// only poses of other colors and writes its own pose and the contacts it owns. next: see assembleRigidBody.
+VBD_HD_NOINLINE void solveRigidBody(const RigidView& v, int body, float h, bool dual, int next = -1) {
     Block66d blk;
-    assembleRigidBody(v, body, h, blk, dual);
+    assembleRigidBody(v, body, h, blk, dual, next);
     v.force2[body] = squaredNorm(blk.flin) + squaredNorm(blk.fang);
     Vec3d dx, dw;
     if (!solveRigidBlock(blk, dx, dw)) return;

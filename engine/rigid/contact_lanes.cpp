@@ -1,5 +1,7 @@
 #include "rigid/contact_lanes.h"
 
+#include <algorithm>
+
 #include "rigid/body_block.h"
 
 namespace vbd {
@@ -175,7 +177,13 @@ VBD_SIMD_INLINE void broadcastPose(const BodyPose& p, Vec3T<P>& x, Mat33T<P>& R)
 
 void addContactRowsLanes(Contact* contacts, const int* items, int begin, int end, const BodyPose* pose,
                          int self, const int* dualOwner, bool dual, double alpha, double beta, double kMax,
-                         Block66d& blk) {
+                         Block66d& blk, const int* ahead, int aheadCount) {
+    // The next body's records, issued up to `target` (see the header).
+    int issued = 0;
+    auto prefetchTo = [&](int target) {
+        for (; issued < target; ++issued) prefetchContact(contacts[ahead[issued]]);
+    };
+    const long n = end - begin;
     const BodyPose& me = pose[self];
     Vec3T<P> xs;
     Mat33T<P> Rs;
@@ -188,6 +196,8 @@ void addContactRowsLanes(Contact* contacts, const int* items, int begin, int end
     bool any = false;
     int k = begin;
     while (k < end) {
+        // Through the pack starting here: its share of the next body's records, one pack's worth early.
+        prefetchTo(int(aheadCount * std::min(n, long(k - begin + kContactLanes)) / n));
         const int ci = items[k];
         const Contact& c0 = contacts[ci];
         if (!lanesContact(c0)) {
@@ -204,6 +214,7 @@ void addContactRowsLanes(Contact* contacts, const int* items, int begin, int end
         any = true;
         k += m;
     }
+    prefetchTo(aheadCount);
     if (any)
         addContactTerms(blk, {laneSum(sum.f), laneSum(sum.tau), laneSum(sum.k0), laneSum(sum.k1),
                               laneSum(sum.k2), laneSum(sum.m0), laneSum(sum.m1), laneSum(sum.m2),

@@ -9,7 +9,8 @@
 // three quarters of the solve, all of it scalar double. bench_rigid, 1 thread: the pile's solve 86 -> 63 ms
 // and the pyramid's 1.36 -> 1.11 ms per step (the rows in packs 86 -> 77, the prefetch 77 -> 70, the dual
 // in packs 70 -> 63). The rest of the per-contact time mostly waits for the contact records (200 bytes,
-// read through the body's list), which RigidSolver::iterate prefetches one body ahead.
+// read through the body's list); while a body's packs run, the next body's records are prefetched
+// (addContactRowsLanes: `ahead`).
 //
 // Which bits. A lane computes what the scalar path computes for its contact, operation for operation, but
 // GCC contracts a * b + c into FMAs differently in a pack than in the scalar code (C's tangent rows differ
@@ -61,23 +62,27 @@ inline bool sameManifold(const Contact& c, const Contact& first) {
            same(c.t1, first.t1) && same(c.t2, first.t2);
 }
 
+// Prefetches a contact record (200 bytes: four or five cache lines).
+inline void prefetchContact(const Contact& contact) {
+    const char* c = reinterpret_cast<const char*>(&contact);
+    __builtin_prefetch(c);
+    __builtin_prefetch(c + 64);
+    __builtin_prefetch(c + 128);
+    __builtin_prefetch(c + sizeof(Contact) - 1);
+}
+
 // The contact rows of `self` for its contacts items[begin, end): each contact's dual update first where
 // `dual` and self owns it (dualOwner), then its terms added to blk (flat contacts summed per lane, the lanes
 // added at the end; curved ones one at a time, see "Sums" above).
+//
+// ahead[0, aheadCount): the contacts of the body solved after this one (or none), prefetched while this
+// body's packs run, a share before each pack in proportion to the packs done. Issued all at once before the
+// body, as they were, the pile's ~45 lines per body filled the core's line fill buffers and the sweep stalled
+// at the prefetch instructions (7% of the pile's samples on 1 thread); spread, they overlap the arithmetic
+// (bench_rigid, 2 threads, 4 alternating runs: the pile's solve 29.1-29.9 -> 27.7-29.1 ms).
 void addContactRowsLanes(Contact* contacts, const int* items, int begin, int end, const BodyPose* pose,
                          int self, const int* dualOwner, bool dual, double alpha, double beta, double kMax,
-                         Block66d& blk);
-
-// Prefetches the contact records items[begin, end) (200 bytes each: four or five cache lines).
-inline void prefetchContacts(const Contact* contacts, const int* items, int begin, int end) {
-    for (int k = begin; k < end; ++k) {
-        const char* c = reinterpret_cast<const char*>(&contacts[items[k]]);
-        __builtin_prefetch(c);
-        __builtin_prefetch(c + 64);
-        __builtin_prefetch(c + 128);
-        __builtin_prefetch(c + sizeof(Contact) - 1);
-    }
-}
+                         Block66d& blk, const int* ahead = nullptr, int aheadCount = 0);
 
 // The separate dual pass over contacts[begin, end), with the instructions of the fused update in
 // addContactRowsLanes: consecutive flat contacts in packs, curved ones through the scalar contactC and

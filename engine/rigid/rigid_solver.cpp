@@ -733,12 +733,7 @@ void RigidSolver::iterate(int it) {
         parallelFor(
             group.size(),
             [&](size_t k) {
-                if (k + 1 < group.size()) {
-                    const int next = group[k + 1];
-                    prefetchContacts(v.contacts, v.contactItems, v.contactOffsets[next],
-                                     v.contactOffsets[next + 1]);
-                }
-                solveRigidBody(v, group[k], h, dualInSweep);
+                solveRigidBody(v, group[k], h, dualInSweep, k + 1 < group.size() ? group[k + 1] : -1);
             },
             4);
     lap(stageMs_.solve);
