@@ -24,10 +24,12 @@
 // ran one compiled copy; but the sweep then passed their ~30 packs of geometry and results through memory on
 // every pack's critical path (bench_rigid, 2 threads, 3 alternating runs: the pile's solve 33.3-36.1 ->
 // 31.2-31.9 ms, the pyramid 0.76-0.85 -> 0.69-0.72 ms). Inlined, GCC contracts their expression trees alike
-// in both callers, and the tests hold that to the bit, in the -O3 build and in the sanitizers' -O1 build:
-// test_contact_lanes (FusedDualUpdateEqualsTheSeparatePass) and test_rigid_stacks
-// (DeterministicAcrossThreadCounts: diagnostics on against off); scripts/compare_states.sh found every
-// built-in scene byte-identical to the out-of-line build.
+// in both callers. test_rigid_stacks (DeterministicAcrossThreadCounts: a 400-box pile run with diagnostics
+// on against off, compared to the bit) holds that in the -O3 build and in the sanitizers' -O1 build: it
+// fails when the separate pass's alpha moves by 1e-12. test_contact_lanes
+// (FusedDualUpdateEqualsTheSeparatePass) compares the float records after one update, which round such a
+// difference away. scripts/compare_states.sh found every built-in scene byte-identical to the out-of-line
+// build.
 //
 // Packs. A pack holds up to four contacts of one manifold (sameManifold), so the other body's pose, the
 // normal frame and mu are broadcast instead of gathered lane by lane; on the 10,000-box pile 90% of the
@@ -79,7 +81,8 @@ inline void prefetchContact(const Contact& contact) {
 // body's packs run, a share before each pack in proportion to the packs done. Issued all at once before the
 // body, as they were, the pile's ~45 lines per body filled the core's line fill buffers and the sweep stalled
 // at the prefetch instructions (7% of the pile's samples on 1 thread); spread, they overlap the arithmetic
-// (bench_rigid, 2 threads, 4 alternating runs: the pile's solve 29.1-29.9 -> 27.7-29.1 ms).
+// (bench_rigid, 2 threads, alternating runs against the commit before: the pile's solve 29.1-32.2 ->
+// 27.7-30.5 ms).
 void addContactRowsLanes(Contact* contacts, const int* items, int begin, int end, const BodyPose* pose,
                          int self, const int* dualOwner, bool dual, double alpha, double beta, double kMax,
                          Block66d& blk, const int* ahead = nullptr, int aheadCount = 0);
