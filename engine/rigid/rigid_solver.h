@@ -138,9 +138,9 @@ class RigidSolver {
     void candidatePairs(const std::vector<Aabb>& boxes, const std::vector<std::pair<int, int>>& overlaps,
                         std::vector<std::pair<int, int>>& pairs) const;
     void narrowPhase(const std::vector<std::pair<int, int>>& pairs, const std::vector<float>& margin,
-                     std::vector<Manifold>& mans) const;
+                     std::vector<Manifold>& mans, std::vector<size_t>& count) const;
     void matchContacts(const std::vector<std::pair<int, int>>& pairs, const std::vector<Manifold>& mans,
-                       float h);
+                       std::vector<size_t>& first, float h);
     PairCoefficients pairCoefficients(int a, int b, float h) const;
     const ManifoldRange* lastManifold(int a, int b) const;
     Vec3 materialAnchor(int body, const Vec3& world) const;
@@ -185,8 +185,9 @@ class RigidSolver {
     struct ManifoldRange {
         int a, b;
         size_t first, count;
+        size_t pair;  // its index in the step's candidate pairs (the narrow phase's manifold)
     };
-    std::vector<ManifoldRange> manifolds_;
+    std::vector<ManifoldRange> manifolds_, spareManifolds_;
     std::vector<Joint> joints_;
     std::vector<std::pair<int, int>> jointPairs_;  // sorted (min, max) of jointed dynamic pairs
 
