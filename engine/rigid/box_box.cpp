@@ -223,8 +223,12 @@ int faceManifold(const BoxFrame& R, const BoxFrame& I, int iRef, bool refIsB, co
 }  // namespace
 
 int collideBoxBox(const Vec3& ha, const Pose& xa, const Vec3& hb, const Pose& xb, float margin, Manifold& m) {
+    return collideBoxBox(ha, xa, toMatrix(xa.q), hb, xb, toMatrix(xb.q), margin, m);
+}
+
+int collideBoxBox(const Vec3& ha, const Pose& xa, const Mat33& Ra, const Vec3& hb, const Pose& xb,
+                  const Mat33& Rb, float margin, Manifold& m) {
     m.count = 0;
-    const Mat33 Ra = toMatrix(xa.q), Rb = toMatrix(xb.q);
     BoxFrame A{xa.p, {Ra.col(0), Ra.col(1), Ra.col(2)}, ha};
     BoxFrame B{xb.p, {Rb.col(0), Rb.col(1), Rb.col(2)}, hb};
     const Vec3 d = xb.p - xa.p;

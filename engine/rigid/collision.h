@@ -59,6 +59,9 @@ int collidePlane(float height, const Collider& b, const Pose& xb, float margin, 
 
 // Box-box by SAT and face clipping (box_box.cpp).
 int collideBoxBox(const Vec3& ha, const Pose& xa, const Vec3& hb, const Pose& xb, float margin, Manifold& m);
+// The same with the rotation matrices toMatrix(xa.q), toMatrix(xb.q) given.
+int collideBoxBox(const Vec3& ha, const Pose& xa, const Mat33& Ra, const Vec3& hb, const Pose& xb,
+                  const Mat33& Rb, float margin, Manifold& m);
 
 // Keeps the 4 points of a larger set that span the largest area (deepest first), used by the
 // face clipper and the plane-box test. sep[i] is each point's separation.

@@ -278,15 +278,20 @@ void RigidSolver::detectCollisions(float h) {
 // Speculative margin: a contact is made if the gap can close within the step (|v| h plus the
 // rotation sweep) or is within 2% of the smaller feature. A contact with a positive gap only
 // pushes once the gap would close (C_used < 0), so a generous margin costs time, not accuracy.
-void RigidSolver::speculativeBounds(float h, std::vector<float>& margin, std::vector<Aabb>& boxes) const {
+void RigidSolver::speculativeBounds(float h, std::vector<float>& margin, std::vector<Aabb>& boxes) {
     const size_t n = state_.size();
     margin.resize(n);
     boxes.resize(n);
+    rot_.resize(n);
     parallelFor(
         n,
         [&](size_t i) {
             const RigidBodyState& s = state_[i];
             const Collider& c = shape_[i];
+            // Once per body for the narrow phase's box-box pairs, which converted both quaternions per pair
+            // (the pile: ~8 pairs per box). bench_rigid, 2 threads, alternating: narrow 4.8-4.9 -> 4.5-4.7
+            // ms.
+            rot_[i] = toMatrix(s.rotation);
             float m = 0.02f * minFeatureSize(c);
             if (!fixed_[i]) m += h * (norm(s.velocity) + norm(s.angularVelocity) * boundingRadius(c));
             margin[i] = m;
@@ -337,8 +342,14 @@ void RigidSolver::narrowPhase(const std::vector<std::pair<int, int>>& pairs, con
                              mans[k]);
             } else {
                 const RigidBodyState& sa = state_[size_t(a)];
-                collide(shape_[size_t(a)], {sa.position, sa.rotation}, shape_[size_t(b)],
-                        {sb.position, sb.rotation}, margin[size_t(a)] + margin[size_t(b)], mans[k]);
+                const Collider &ca = shape_[size_t(a)], &cb = shape_[size_t(b)];
+                if (ca.type == ShapeType::Box && cb.type == ShapeType::Box)
+                    collideBoxBox(ca.half, {sa.position, sa.rotation}, rot_[size_t(a)], cb.half,
+                                  {sb.position, sb.rotation}, rot_[size_t(b)],
+                                  margin[size_t(a)] + margin[size_t(b)], mans[k]);
+                else
+                    collide(ca, {sa.position, sa.rotation}, cb, {sb.position, sb.rotation},
+                            margin[size_t(a)] + margin[size_t(b)], mans[k]);
             }
             count[k + 1] = size_t(mans[k].count);
         },

@@ -134,7 +134,7 @@ class RigidSolver {
     void recordIteration(int it, float h);
 
     // The steps of detectCollisions (rigid_solver.cpp).
-    void speculativeBounds(float h, std::vector<float>& margin, std::vector<Aabb>& boxes) const;
+    void speculativeBounds(float h, std::vector<float>& margin, std::vector<Aabb>& boxes);
     void candidatePairs(const std::vector<Aabb>& boxes, const std::vector<std::pair<int, int>>& overlaps,
                         std::vector<std::pair<int, int>>& pairs) const;
     void narrowPhase(const std::vector<std::pair<int, int>>& pairs, const std::vector<float>& margin,
@@ -178,6 +178,7 @@ class RigidSolver {
     // contact.
     std::vector<float> margin_;
     std::vector<Aabb> boxes_;
+    std::vector<Mat33> rot_;  // rotation matrices of the start-of-step poses (the narrow phase's box-box)
     std::vector<std::pair<int, int>> overlaps_, pairs_;
     BroadPhaseScratch broadScratch_;
     std::vector<size_t> firstContact_;
