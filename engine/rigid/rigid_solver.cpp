@@ -271,8 +271,14 @@ void RigidSolver::detectCollisions(float h) {
         candidatePairs(boxes_, overlaps_, pairs_);
         narrowPhase(pairs_, margin_, manifoldBuffer_, firstContact_);
     }
-    ScopedTimer t(stageMs_.contacts);
-    matchContacts(pairs_, manifoldBuffer_, firstContact_, h);
+    double contactsMs = 0;
+    {
+        ScopedTimer t(contactsMs);
+        matchContacts(pairs_, manifoldBuffer_, firstContact_, h);
+    }
+    // The lists' own time (matchContacts put it in stageMs_.adjacency), taken out of the stage they
+    // overlapped: the stages still add up to the step.
+    stageMs_.contacts += contactsMs - stageMs_.adjacency;
 }
 
 // Speculative margin: a contact is made if the gap can close within the step (|v| h plus the
@@ -375,15 +381,26 @@ void RigidSolver::matchContacts(const std::vector<std::pair<int, int>>& pairs,
     for (size_t k = 0; k < pairs.size(); ++k)
         if (first[k + 1] > first[k])
             touching.push_back({pairs[k].first, pairs[k].second, first[k], first[k + 1] - first[k], k});
+    // Index 0 builds the per-body lists and the coloring (buildAdjacency: serial, ~1 ms on the pile), which
+    // read only the new pairs and point counts, while the other thread matches; index i > 0 matches touching
+    // pair i - 1. On one thread: the lists, then the pairs in order. Either way every record and list is the
+    // same.
+    double adjacencyMs = 0;
     parallelFor(
-        touching.size(),
+        touching.size() + 1,
         [&](size_t i) {
-            const ManifoldRange& r = touching[i];
+            if (i == 0) {
+                ScopedTimer t(adjacencyMs);
+                buildAdjacency(touching, first.back());
+                return;
+            }
+            const ManifoldRange& r = touching[i - 1];
             manifoldContacts(r.a, r.b, mans[r.pair], h, &next[r.first]);
         },
         32);
     manifolds_.swap(touching);
     contacts_.swap(next);
+    stageMs_.adjacency += adjacencyMs;
 }
 
 [[gnu::always_inline]] inline RigidSolver::PairCoefficients RigidSolver::pairCoefficients(int a, int b,
@@ -547,7 +564,7 @@ void RigidSolver::predict(float h) {
 
 // Per-body lists (CSR) of the rows a body's block reads, then the body coloring, then the owner of
 // each contact's fused dual update.
-void RigidSolver::buildAdjacency() {
+void RigidSolver::buildAdjacency(const std::vector<ManifoldRange>& manifolds, size_t contactCount) {
     const int n = numBodies();
     auto dyn = [&](int b) { return b >= 0 && !fixed_[size_t(b)]; };
     csrByBody(
@@ -555,7 +572,7 @@ void RigidSolver::buildAdjacency() {
         [&](auto&& f) {
             // By manifold (its contacts are consecutive and share a and b): the contact order, without
             // reading the 200-byte records (15 MB on the pile).
-            for (const ManifoldRange& m : manifolds_) {
+            for (const ManifoldRange& m : manifolds) {
                 const bool dynA = dyn(m.a), dynB = dyn(m.b);
                 for (int c = int(m.first); c < int(m.first + m.count); ++c) {
                     if (dynA) f(m.a, c);
@@ -573,13 +590,13 @@ void RigidSolver::buildAdjacency() {
             }
         },
         jointOffsets_, jointItems_);
-    colorBodies();
+    colorBodies(manifolds);
     // The body of each contact that applies its fused dual update (iterate()): the one solved first.
-    dualOwner_.resize(contacts_.size());
+    dualOwner_.resize(contactCount);
     parallelFor(
-        manifolds_.size(),
+        manifolds.size(),
         [&](size_t k) {
-            const ManifoldRange& m = manifolds_[k];
+            const ManifoldRange& m = manifolds[k];
             const int owner = !dyn(m.a) || colorOf_[size_t(m.b)] < colorOf_[size_t(m.a)] ? m.b : m.a;
             std::fill(dualOwner_.begin() + std::ptrdiff_t(m.first),
                       dualOwner_.begin() + std::ptrdiff_t(m.first + m.count), owner);
@@ -593,11 +610,11 @@ void RigidSolver::buildAdjacency() {
 // only bodies of other colors, which is the exact Gauss-Seidel order of a serial sweep and
 // bitwise identical for any thread count. (Newton colors by joints only and accepts the race;
 // our recoloring each step costs O(contacts).)
-void RigidSolver::colorBodies() {
+void RigidSolver::colorBodies(const std::vector<ManifoldRange>& manifolds) {
     const int n = numBodies();
     std::vector<std::pair<int, int>> edges;
-    edges.reserve(manifolds_.size() + joints_.size());
-    for (const ManifoldRange& m : manifolds_)
+    edges.reserve(manifolds.size() + joints_.size());
+    for (const ManifoldRange& m : manifolds)
         if (m.a >= 0 && !fixed_[size_t(m.a)]) edges.push_back({m.a, m.b});
     for (const Joint& j : joints_)
         if (j.a >= 0 && !fixed_[size_t(j.a)]) edges.push_back({j.a, j.b});
@@ -718,10 +735,8 @@ void RigidSolver::beginStages(float h, bool forward) {
     clock = StageClock();
     warmStart();
     if (forward) predict(h);
-    clock.lap(stageMs_.other);
-    buildAdjacency();
     iterations_.clear();
-    clock.lap(stageMs_.adjacency);
+    clock.lap(stageMs_.other);
 }
 
 void RigidSolver::beginStep(float h) {

@@ -10,7 +10,8 @@
 //                        targets x*, R*;
 //                        the iterate starts at VBD's adaptive guess (solver.initial_guess), or at
 //                        the target as in the seed ("inertial")
-//   buildAdjacency()     per-body CSR lists of contacts and joints, body coloring
+//   buildAdjacency()     per-body CSR lists of contacts and joints, body coloring (inside
+//                        detectCollisions, beside the matching)
 //   for each iteration:  for each color: solve every body's 6x6 block (parallel inside a color)
 //                        dualUpdate()  (lambda, k after each sweep; without diagnostics the
 //                        contacts' update is applied inside the next sweep, same bits)
@@ -47,7 +48,8 @@ struct RigidStageMs {
     double broad = 0;      // bounding boxes and the grid broad phase
     double narrow = 0;     // manifolds of the candidate pairs
     double contacts = 0;   // matching against last step's contacts (warm start), contact records
-    double adjacency = 0;  // per-body contact/joint lists and the coloring
+    double adjacency = 0;  // per-body contact/joint lists and the coloring (run beside the matching: its time
+                           // is taken out of `contacts`, so that the stages add up to the step)
     double solve = 0;      // the colored block sweeps
     double dual = 0;       // dual updates between sweeps
     double other = 0;      // poses, joint warm start, forward step, velocities, diagnostics
@@ -126,8 +128,11 @@ class RigidSolver {
     void detectCollisions(float h);
     void warmStart();
     void predict(float h);
-    void buildAdjacency();
-    void colorBodies();                       // colorGroups_, colorOf_ from the contact and joint pairs
+    // Per-body lists of the contacts in `manifolds` (contactCount records) and of the joints, the coloring
+    // and the contacts' dual owners; run by matchContacts beside the matching.
+    void buildAdjacency(const std::vector<ManifoldRange>& manifolds, size_t contactCount);
+    // colorGroups_, colorOf_ from the contact and joint pairs
+    void colorBodies(const std::vector<ManifoldRange>& manifolds);
     void beginStages(float h, bool forward);  // beginStep without the diagnostics of iteration 0
     void dualUpdate(bool contacts);           // joints always; contacts unless fused into the next sweep
     void finalizeVelocities(float h);
