@@ -41,7 +41,8 @@ struct BroadPhaseScratch {
     std::vector<float> extent;
     std::vector<int> cellCount, big, pairStart;
     std::vector<std::pair<uint64_t, int>> raw, entries;
-    std::vector<size_t> bucketCount, bucketStart;
+    std::vector<uint32_t> bucketCount;
+    std::vector<size_t> bucketStart;
     std::vector<std::vector<std::pair<int, int>>> part;
     std::vector<std::pair<int, int>> unsorted;
 };
