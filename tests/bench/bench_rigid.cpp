@@ -4,7 +4,8 @@
 //   pile:    10,000 boxes in columns, after 0.5 s of falling and landing.
 // Counter body_iterations = bodies x iterations per step, reported per second; *_ms counters split
 // the step into stages (RigidStageMs: broad phase, narrow phase, contact matching, adjacency and
-// coloring, sweeps, dual updates, the rest), averaged over the timed steps.
+// coloring, sweeps, dual updates, the rest), averaged over the timed steps; page_faults counts the process's
+// minor page faults per timed step (buffers growing inside the window).
 // Run: build/bin/bench_rigid --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
