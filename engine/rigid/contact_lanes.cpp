@@ -158,8 +158,8 @@ VBD_SIMD_INLINE void broadcastPose(const BodyPose& p, Vec3T<P>& x, Mat33T<P>& R)
         lam[r] = pack([&](int l) { return double(cs[l]->lambda[r]); });
     }
     const P mu(double(c0.mu));
-    P F[3], slide;
-    contactForceRows(kk, lam, mu, C, F, slide);
+    P F[3], slide, rimInv;
+    contactForceRows(kk, lam, mu, C, F, slide, rimInv);
     if (m < kContactLanes) {
         // Lanes past m add exact zeros: no force, no penalty.
         const Mask valid = firstLanes(m);
@@ -169,7 +169,8 @@ VBD_SIMD_INLINE void broadcastPose(const BodyPose& p, Vec3T<P>& x, Mat33T<P>& R)
         }
     }
     ContactTerms<P> t;
-    contactTerms(g.n, g.t1, g.t2, P(sideB ? 1.0 : -1.0), (sideB ? pB : pA) - xs, F, slide, kk, true, t);
+    contactTerms(g.n, g.t1, g.t2, P(sideB ? 1.0 : -1.0), (sideB ? pB : pA) - xs, F, slide, rimInv, kk, true,
+                 t);
     accumulate(sum, t);
 }
 

@@ -84,11 +84,11 @@ void scalarRows(Fixture& f, bool dual, double alpha, Block66d& blk) {
     for (int k = 0; k < int(f.items.size()); ++k) {
         Contact& c = f.contacts[size_t(f.items[size_t(k)])];
         ContactPoints cp;
-        double C[3], F[3], slide;
+        double C[3], F[3], slide, rimInv;
         contactC(c, f.pose.data(), alpha, cp, C);
         if (dual && f.owner[size_t(f.items[size_t(k)])] == 0) contactDualFused(c, C, alpha, 1e5, 1e10);
-        contactForce(c, C, F, &slide);
-        addContact(blk, c, 0, f.pose[0].x, cp, F, slide);
+        contactForce(c, C, F, &slide, &rimInv);
+        addContact(blk, c, 0, f.pose[0].x, cp, F, slide, rimInv);
     }
 }
 
@@ -208,6 +208,69 @@ TEST(ContactLanes, SeparatePassInPacksEqualsOneContactAtATime) {
         EXPECT_NE(std::memcmp(packs.contacts.data(), single0.contacts.data(), size_t(n) * sizeof(Contact)),
                   0);
     }
+}
+
+// The sliding friction's Hessian takes the slip direction as (t1 F1 + t2 F2) rimInv (contactForceRows,
+// contactTerms): the rescaled tangential force has length |mu lambda_n| while sliding, so 1 / |mu lambda_n|
+// normalizes it without a second square root. Checked on the scalar rows against the definition, the force
+// normalized by its own length:
+// - sliding with a nonzero force: |F_t| rimInv = 1 within 1e-14 (s = bound / t, F_i = f_i s, the squares,
+//   their sum and the root: a few roundings of 1.1e-16 each);
+// - sticking, or no tangential force (lambda_n = 0, the cone closed; or no slip and no multiplier): rimInv =
+//   0, and the Hessian falls back to t1 as before;
+// - the terms' K against K built from the normalized force: relative 1e-13 of K's largest entry (the slip
+//   direction differs from the normalized one by ~1e-15, times penalties that span a factor 10).
+TEST(ContactLanes, SlidingDirectionIsTheUnitTangentialForce) {
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    int sliding = 0, closed = 0, sticking = 0;
+    for (int trial = 0; trial < 4000; ++trial) {
+        const Vec3d n = normalized(Vec3d(u(rng), u(rng), u(rng)));
+        const Vec3d t1 = normalized(cross(n, Vec3d(0.3, 1, 0.2))), t2 = cross(n, t1);
+        const double k[3] = {1e5 * (1.5 + u(rng)), 1e5 * (1.5 + u(rng)), 1e5 * (1.5 + u(rng))};
+        // 0, 1: a pushing multiplier; 2: lambda_n = 0; 3: a tiny slip (sticking); 4: a pulling multiplier
+        // (bound < 0, which the dual update never leaves) with no tangential force at all: the cone test
+        // passes (0 > bound), the force stays zero, and so must rimInv.
+        const int kind = trial % 5;
+        const double ln = kind == 2 ? 0.0 : (kind == 4 ? 50.0 : -200.0) * (1.0 + u(rng));
+        const double lambda[3] = {ln, kind == 4 ? 0.0 : 100.0 * u(rng), kind == 4 ? 0.0 : 100.0 * u(rng)};
+        const double slip = kind == 3 ? 1e-6 : (kind == 4 ? 0.0 : 1e-2);
+        const double C[3] = {1e-3 * u(rng), slip * u(rng), slip * u(rng)};
+        const double mu = 0.5 + 0.4 * u(rng);
+        double F[3], slide, rimInv;
+        contactForceRows(k, lambda, mu, C, F, slide, rimInv);
+        const double ft = std::hypot(F[1], F[2]);
+        if (slide < 1.0 && ft > 0.0) {
+            ++sliding;
+            ASSERT_NEAR(ft * rimInv, 1.0, 1e-14) << "trial " << trial;
+        } else {
+            (ft == 0.0 ? closed : sticking) += 1;
+            ASSERT_EQ(rimInv, 0.0) << "trial " << trial;
+        }
+        ContactTerms<double> t;
+        contactTerms(n, t1, t2, 1.0, Vec3d(0.2, -0.1, 0.3), F, slide, rimInv, k, true, t);
+        // K from the definition: k_n n n^T, then the tangent rows along t1, t2 (sticking) or across and
+        // along the normalized force (sliding; t1 where the force is zero).
+        const Vec3d f = t1 * F[1] + t2 * F[2];
+        const Vec3d along = ft > 0.0 ? f / norm(f) : t1;
+        const double kt = 0.5 * (k[1] + k[2]);
+        const bool slides = slide < 1.0;
+        const Vec3d d1 = slides ? cross(n, along) : t1, d2 = slides ? along : t2;
+        const double w1 = slides ? kt * slide : k[1], w2 = slides ? kSlipStiff * kt : k[2];
+        const Vec3d col[3] = {t.k0, t.k1, t.k2};
+        double scale = 0, diff = 0;
+        for (int a = 0; a < 3; ++a)
+            for (int b = 0; b < 3; ++b) {
+                const double ref = k[0] * n[a] * n[b] + w1 * d1[a] * d1[b] + w2 * d2[a] * d2[b];
+                scale = std::max(scale, std::fabs(ref));
+                diff = std::max(diff, std::fabs(col[b][a] - ref));
+            }
+        ASSERT_LT(diff, 1e-13 * scale) << "trial " << trial;
+    }
+    // Every case was drawn often (4000 trials, each kind 800 times).
+    EXPECT_GT(sliding, 300);
+    EXPECT_GT(closed, 300);
+    EXPECT_GT(sticking, 300);
 }
 
 }  // namespace
