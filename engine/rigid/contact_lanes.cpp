@@ -60,12 +60,18 @@ VBD_SIMD_INLINE void contactLanesC(const LanesGeometry& g, double alpha, Vec3T<P
     contactRows(g.n, g.t1, g.t2, pA, pB, pA, pB, g.d0, g.c0n, P(alpha), C);
 }
 
+// x rounded to float and back, lane by lane: what a contact's float field returns for a double stored in it.
+VBD_SIMD_INLINE P viaFloat(const P& x) {
+    typedef float F __attribute__((vector_size(kContactLanes * sizeof(float))));
+    return P::fromVec(__builtin_convertvector(__builtin_convertvector(x.v, F), P::Vec));
+}
+
 // The dual update of the lanes' contacts from their C (contactDual on packs): new penalties, multipliers and
 // stick flags, stored into the contacts of the lanes in `update`. The fused update in the sweep and the
 // separate pass both run this function (see the header).
 VBD_SIMD_INLINE void contactLanesDual(Contact* const* cs, const P C[3], Mask update, double alpha,
-                                      double beta, double kMax) {
-    P k[3], lambda[3], kOut[3], lambdaOut[3];
+                                      double beta, double kMax, P kOut[3], P lambdaOut[3]) {
+    P k[3], lambda[3];
     for (int r = 0; r < 3; ++r) {
         k[r] = pack([&](int l) { return double(cs[l]->k[r]); });
         lambda[r] = pack([&](int l) { return double(cs[l]->lambda[r]); });
@@ -73,6 +79,11 @@ VBD_SIMD_INLINE void contactLanesDual(Contact* const* cs, const P C[3], Mask upd
     const P c0n = pack([&](int l) { return double(cs[l]->c0n); });
     const P mu = pack([&](int l) { return double(cs[l]->mu); });
     const Mask stick = contactDualRows(C, c0n, mu, k, lambda, alpha, beta, kMax, kOut, lambdaOut);
+    // What the records will hold: the new values rounded to their floats.
+    for (int r = 0; r < 3; ++r) {
+        kOut[r] = viaFloat(kOut[r]);
+        lambdaOut[r] = viaFloat(lambdaOut[r]);
+    }
     for (int l = 0; l < kContactLanes; ++l) {
         if (update[l] == 0) continue;
         Contact& c = *cs[l];
@@ -147,15 +158,24 @@ VBD_SIMD_INLINE void broadcastPose(const BodyPose& p, Vec3T<P>& x, Mat33T<P>& R)
     contactLanesC(g, alpha, pA, pB, C);
     // The previous sweep's dual update of the contacts this body owns (assembleRigidBody), then the
     // penalties and multipliers it left.
-    if (dual) {
-        const Mask owned =
-            pack([&](int l) { return l < m && dualOwner[ci + l] == self ? 1.0 : 0.0; }) > P(0.0);
-        if (anyLane(owned)) contactLanesDual(cs, C, owned, alpha, beta, kMax);
-    }
+    // The owned lanes take the updated values from the update's registers (rounded as the records round
+    // them), not back from the records: a reload waited for the stores, on the chain from C to the force.
     P kk[3], lam[3];
     for (int r = 0; r < 3; ++r) {
         kk[r] = pack([&](int l) { return double(cs[l]->k[r]); });
         lam[r] = pack([&](int l) { return double(cs[l]->lambda[r]); });
+    }
+    if (dual) {
+        const Mask owned =
+            pack([&](int l) { return l < m && dualOwner[ci + l] == self ? 1.0 : 0.0; }) > P(0.0);
+        if (anyLane(owned)) {
+            P kNew[3], lamNew[3];
+            contactLanesDual(cs, C, owned, alpha, beta, kMax, kNew, lamNew);
+            for (int r = 0; r < 3; ++r) {
+                kk[r] = select(owned, kNew[r], kk[r]);
+                lam[r] = select(owned, lamNew[r], lam[r]);
+            }
+        }
     }
     const P mu(double(c0.mu));
     P F[3], slide, rimInv;
@@ -254,7 +274,8 @@ void contactDualLanes(Contact* contacts, int begin, int end, const BodyPose* pos
         Vec3T<P> pA, pB;
         P C[3];
         contactLanesC(g, alpha, pA, pB, C);
-        contactLanesDual(cs, C, firstLanes(m), alpha, beta, kMax);
+        P kNew[3], lamNew[3];
+        contactLanesDual(cs, C, firstLanes(m), alpha, beta, kMax, kNew, lamNew);
         k += m;
     }
 }
