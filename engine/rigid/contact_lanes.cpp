@@ -67,8 +67,9 @@ VBD_SIMD_INLINE P viaFloat(const P& x) {
 }
 
 // The dual update of the lanes' contacts from their C (contactDual on packs): new penalties, multipliers and
-// stick flags, stored into the contacts of the lanes in `update`. The fused update in the sweep and the
-// separate pass both run this function (see the header).
+// stick flags, stored into the contacts of the lanes in `update`; kOut, lambdaOut: the new penalties and
+// multipliers of every lane as the records hold them (rounded to float), for the force rows that follow in
+// the sweep. The fused update in the sweep and the separate pass both run this function (see the header).
 VBD_SIMD_INLINE void contactLanesDual(Contact* const* cs, const P C[3], Mask update, double alpha,
                                       double beta, double kMax, P kOut[3], P lambdaOut[3]) {
     P k[3], lambda[3];
