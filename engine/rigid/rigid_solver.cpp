@@ -263,7 +263,7 @@ struct RigidSolver::PairCoefficients {
 void RigidSolver::detectCollisions(float h) {
     {
         ScopedTimer t(stageMs_.broad);
-        speculativeBounds(h, margin_, boxes_);
+        speculativeBounds(h, margin_, boxes_, rot_);
         broadPhase(boxes_, overlaps_, broadScratch_);
     }
     {
@@ -284,11 +284,12 @@ void RigidSolver::detectCollisions(float h) {
 // Speculative margin: a contact is made if the gap can close within the step (|v| h plus the
 // rotation sweep) or is within 2% of the smaller feature. A contact with a positive gap only
 // pushes once the gap would close (C_used < 0), so a generous margin costs time, not accuracy.
-void RigidSolver::speculativeBounds(float h, std::vector<float>& margin, std::vector<Aabb>& boxes) {
+void RigidSolver::speculativeBounds(float h, std::vector<float>& margin, std::vector<Aabb>& boxes,
+                                    std::vector<Mat33>& rot) const {
     const size_t n = state_.size();
     margin.resize(n);
     boxes.resize(n);
-    rot_.resize(n);
+    rot.resize(n);
     parallelFor(
         n,
         [&](size_t i) {
@@ -297,7 +298,7 @@ void RigidSolver::speculativeBounds(float h, std::vector<float>& margin, std::ve
             // Once per body for the narrow phase's box-box pairs, which converted both quaternions per pair
             // (the pile: ~8 pairs per box). bench_rigid, 2 threads, alternating: narrow 4.8-4.9 -> 4.5-4.7
             // ms.
-            rot_[i] = toMatrix(s.rotation);
+            rot[i] = toMatrix(s.rotation);
             float m = 0.02f * minFeatureSize(c);
             if (!fixed_[i]) m += h * (norm(s.velocity) + norm(s.angularVelocity) * boundingRadius(c));
             margin[i] = m;

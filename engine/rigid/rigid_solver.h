@@ -139,7 +139,9 @@ class RigidSolver {
     void recordIteration(int it, float h);
 
     // The steps of detectCollisions (rigid_solver.cpp).
-    void speculativeBounds(float h, std::vector<float>& margin, std::vector<Aabb>& boxes);
+    // margin, boxes and rotation matrices of every body at the start-of-step poses
+    void speculativeBounds(float h, std::vector<float>& margin, std::vector<Aabb>& boxes,
+                           std::vector<Mat33>& rot) const;
     void candidatePairs(const std::vector<Aabb>& boxes, const std::vector<std::pair<int, int>>& overlaps,
                         std::vector<std::pair<int, int>>& pairs) const;
     void narrowPhase(const std::vector<std::pair<int, int>>& pairs, const std::vector<float>& margin,
