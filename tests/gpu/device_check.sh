@@ -4,15 +4,18 @@
 #
 #   1. Here, on a machine with the Debian packages and network (no GPU needed), once:
 #        tests/gpu/device_check.sh --prepare
-#      downloads the build dependencies the device image lacks into .devdeps/debs (about 8 MB of .deb:
-#      Eigen, TBB, TetGen, assimp, nlohmann-json, CLI11, GoogleTest, Google Benchmark), the Vulkan/EGL loader
-#      packages into .gl/ (the device README's recipe), and builds a portable vbdlab with the renderer
-#      (baseline x86-64, CUDA sm_90 + PTX) into .devdeps/render/ with the shared libraries it needs that a
-#      CUDA image lacks. Both folders are git-ignored: name them in the run's carry.
+#      downloads the Vulkan/EGL loader packages into .gl/ (the device README's recipe) and the build
+#      dependencies the device image lacks into .devdeps/debs (Eigen, TBB, TetGen, assimp, nlohmann-json, CLI11,
+#      GoogleTest, Google Benchmark: for the fallback build there), and builds every binary the run needs
+#      (baseline x86-64, CUDA sm_90 + PTX, Release, the app included) into .devdeps/bin with the shared
+#      libraries they need that a CUDA image lacks in .devdeps/lib, packed as .devdeps/prebuilt.tar.xz (unpacked
+#      by the run). Both folders are git-ignored: name them in
+#      the run's carry. Building there instead costs minutes of the lease on the CUDA translation units.
 #   2. On the device machine, from the repository root:
 #        run(command="tests/gpu/device_check.sh", carry=[".devdeps", ".gl"], timeout_s=540)
-#      unpacks the packages into /opt/vbd-deps (never into /, except the loaders as the README says), builds
-#      Release with CUDA for sm_90 + PTX (engine, GPU tests, bench_gpu, vbdlab without the GUI), runs
+#      uses the prebuilt binaries where they run there (else unpacks the packages into /opt/vbd-deps -- never
+#      into /, except the loaders as the README says -- and builds Release with CUDA for sm_90 + PTX: engine,
+#      GPU tests, bench_gpu, vbdlab without the GUI), runs
 #        - the GPU tests: CPU/GPU parity over every built-in scene the device step supports (test_gpu_cuda),
 #          the host-pipeline and backend tests, the older sweep parity test
 #        - vbdlab sim --backend cuda on cube_drop (the World path, metrics written), against --backend cpu
@@ -43,6 +46,12 @@ ENGINE_DEBS=(googletest libgtest-dev libbenchmark-dev libbenchmark1debian libcli
   libassimp5 libdraco-dev libdraco7 libminizip-dev libminizip1 nlohmann-json3-dev zlib1g-dev)
 GL_DEBS=(libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2)
 
+# Every binary the device run needs, built here once (the device's 16 cores would spend minutes of the lease on
+# the CUDA translation units). They name this checkout's path (VBD_SOURCE_DIR, VBD_BINARY_DIR) for assets and
+# for vbdlab: the device run links that path to its own checkout.
+PREBUILT_TARGETS=(test_gpu_cuda test_gpu_host_pipeline test_gpu_backend test_cuda_parity test_gpu_interop
+  test_gpu_rigid_host test_gpu_cuda_rigid test_interop bench_gpu bench_interop vbdlab)
+
 prepare() {
   set -e
   mkdir -p .devdeps/debs .gl /tmp/amd64/partial
@@ -52,17 +61,23 @@ prepare() {
   apt-get $o update -qq
   (cd .devdeps/debs && rm -f ./*.deb && apt-get $o download "${ENGINE_DEBS[@]}")
   (cd .gl && rm -f ./*.deb && apt-get $o download "${GL_DEBS[@]}")
-  # The portable renderer: baseline ISA (the device's CPU is not this one), CUDA for sm_90 + PTX.
+  # Baseline ISA (the device's CPU is not this one), CUDA for sm_90 + PTX, Release, the app included.
   [ -x /usr/local/cuda/bin/nvcc ] && export PATH="/usr/local/cuda/bin:$PATH"
-  cmake -S . -B build-portable -G Ninja -DCMAKE_BUILD_TYPE=Release -DVBD_NATIVE=OFF -DVBD_BUILD_TESTS=OFF \
-    -DVBD_BUILD_BENCH=OFF -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
-  cmake --build build-portable -j "${VBD_JOBS:-$(nproc)}" --target vbdlab
-  rm -rf .devdeps/render && mkdir -p .devdeps/render/lib
-  cp build-portable/bin/vbdlab .devdeps/render/ && strip .devdeps/render/vbdlab
-  # Its shared libraries except the C/C++ runtime (the device's own, newer) and the Vulkan/GL loaders (.gl/).
-  ldd build-portable/bin/vbdlab | awk '/=> \//{print $3}' |
+  cmake -S . -B build-portable -G Ninja -DCMAKE_BUILD_TYPE=Release -DVBD_NATIVE=OFF -DVBD_WERROR=OFF \
+    -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
+  cmake --build build-portable -j "${VBD_JOBS:-$(nproc)}" --target "${PREBUILT_TARGETS[@]}"
+  rm -rf .devdeps/bin .devdeps/lib .devdeps/render && mkdir -p .devdeps/bin .devdeps/lib
+  local t
+  for t in "${PREBUILT_TARGETS[@]}"; do
+    cp "build-portable/bin/$t" .devdeps/bin/ && strip .devdeps/bin/$t
+  done
+  # Their shared libraries except the C/C++ runtime (the device's own, newer) and the Vulkan/GL loaders (.gl/).
+  for t in "${PREBUILT_TARGETS[@]}"; do ldd "build-portable/bin/$t"; done | awk '/=> \//{print $3}' | sort -u |
     grep -Ev '/(libc|libm|libdl|librt|libpthread|ld-linux[^/]*|libstdc\+\+|libgcc_s|libvulkan|libGL[^/]*|libEGL|libGLX|libOpenGL|libGLdispatch)\.so' |
-    while read -r lib; do cp -L "$lib" .devdeps/render/lib/; done
+    while read -r lib; do cp -L "$lib" .devdeps/lib/; done
+  pwd >.devdeps/source_dir
+  # Packed: 50 MB of binaries and libraries are 9 MB as xz, and the tool carries 64 MB in all.
+  tar -C .devdeps -cJf .devdeps/prebuilt.tar.xz bin lib && rm -rf .devdeps/bin .devdeps/lib
   du -sh .devdeps .gl
   echo "device_check: prepared; run on the device with carry [.devdeps, .gl]"
 }
@@ -93,14 +108,44 @@ command -v nvcc >/dev/null || export PATH="/usr/local/cuda/bin:$PATH"
 say "nvcc: $(nvcc --version 2>/dev/null | tail -1)"
 say "cpu: $(nproc) cores; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
 
+# Our binaries run with the libraries --prepare brought (.devdeps/lib) ahead of the system's; python3 and the
+# system tools do not see them (vt = time-boxed run of one of ours).
+RUNLIB="$ROOT/.devdeps/lib"
+vt() { local s=$1; shift; timeout "$s" env LD_LIBRARY_PATH="$RUNLIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$@"; }
+RVBD=.devdeps/bin/vbdlab  # the prebuilt vbdlab with the renderer (the fallback build has no app)
+
+phase "prebuilt binaries (tests/gpu/device_check.sh --prepare)"
+BUILD=${DEVICE_CHECK_BUILD:-build-device}  # DEVICE_CHECK_BUILD=build DEVICE_CHECK_NO_BUILD=1: a dry run
+PREBUILT=0
+[ -f .devdeps/prebuilt.tar.xz ] && [ ! -d .devdeps/bin ] && tar -C .devdeps -xJf .devdeps/prebuilt.tar.xz
+if [ -z "${DEVICE_CHECK_NO_BUILD:-}" ] && [ -x .devdeps/bin/test_gpu_cuda ] && [ -f .devdeps/source_dir ]; then
+  SRC=$(cat .devdeps/source_dir)
+  # The binaries read assets under VBD_SOURCE_DIR and start VBD_BINARY_DIR/bin/vbdlab: link both here.
+  if [ "$SRC" != "$ROOT" ] && [ ! -e "$SRC" ]; then mkdir -p "$(dirname "$SRC")" && ln -s "$ROOT" "$SRC"; fi
+  [ -e build-portable/bin ] || { mkdir -p build-portable && ln -s "$ROOT/.devdeps/bin" build-portable/bin; }
+  missing=$(vt 20 ldd .devdeps/bin/test_gpu_cuda 2>&1 | grep 'not found')
+  if [ -z "$missing" ] && vt 60 .devdeps/bin/test_gpu_backend --gtest_list_tests >"$LOGS/prebuilt.log" 2>&1; then
+    PREBUILT=1
+    BUILD=build-portable
+    say "prebuilt binaries run here (source dir $SRC -> $ROOT)"
+  else
+    say "prebuilt binaries do not run here: ${missing:-$(tail -3 "$LOGS/prebuilt.log")}; building"
+  fi
+else
+  say "no prebuilt binaries (.devdeps/bin): building"
+fi
+row build prebuilt "$PREBUILT" "" info
+
 phase "dependencies"
 PREFIX=/opt/vbd-deps
-if [ -d .devdeps/debs ]; then
+if [ $PREBUILT = 1 ]; then
+  say "engine packages: not needed (prebuilt)"
+elif [ -d .devdeps/debs ]; then
   mkdir -p "$PREFIX"
   for f in .devdeps/debs/*.deb; do dpkg -x "$f" "$PREFIX"; done
   python3 tests/gpu/relocate_prefix.py "$PREFIX" | tee -a "$SUMMARY"  # their CMake files name /usr/...
   export CMAKE_PREFIX_PATH="$PREFIX/usr${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
-  export LD_LIBRARY_PATH="$PREFIX/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  RUNLIB="$RUNLIB:$PREFIX/usr/lib/x86_64-linux-gnu"
   export CPATH="$PREFIX/usr/include${CPATH:+:$CPATH}"
   say "unpacked $(ls .devdeps/debs/*.deb | wc -l) packages into $PREFIX"
 else
@@ -123,12 +168,11 @@ if [ -f "$ICD" ] && ! ls /usr/share/vulkan/icd.d/nvidia_icd.json /etc/vulkan/icd
 fi
 
 phase "build (Release, CUDA sm_90 + PTX)"
-BUILD=${DEVICE_CHECK_BUILD:-build-device}  # DEVICE_CHECK_BUILD=build DEVICE_CHECK_NO_BUILD=1: a dry run
 BUILD_OK=1
-TARGETS=(test_gpu_cuda test_gpu_host_pipeline test_gpu_backend test_cuda_parity test_gpu_interop bench_gpu bench_interop
-  vbdlab)
-if [ -n "${DEVICE_CHECK_NO_BUILD:-}" ]; then
-  say "build: skipped (DEVICE_CHECK_NO_BUILD), using $BUILD"
+TARGETS=(test_gpu_cuda test_gpu_host_pipeline test_gpu_backend test_cuda_parity test_gpu_interop test_gpu_rigid_host
+  test_gpu_cuda_rigid bench_gpu bench_interop vbdlab)
+if [ -n "${DEVICE_CHECK_NO_BUILD:-}" ] || [ $PREBUILT = 1 ]; then
+  say "build: skipped ($([ $PREBUILT = 1 ] && echo prebuilt || echo DEVICE_CHECK_NO_BUILD)), using $BUILD"
 elif ! timeout 300 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
   -DVBD_BUILD_APP=OFF -DVBD_WERROR=OFF >"$LOGS/build.log" 2>&1 ||
   ! timeout 300 cmake --build "$BUILD" -j "$(nproc)" --target "${TARGETS[@]}" >>"$LOGS/build.log" 2>&1; then
@@ -142,7 +186,7 @@ grep -q 'sm_90' <(cuobjdump --list-elf "$BUILD/bin/test_gpu_cuda" 2>/dev/null) &
 
 run_test() {  # name, timeout
   local t=$1 log="$LOGS/test_$1.log"
-  timeout "$2" "$BUILD/bin/$t" --gtest_color=no >"$log" 2>&1
+  vt "$2" "$BUILD/bin/$t" --gtest_color=no >"$log" 2>&1
   local rc=$?
   local pass skip fail
   pass=$(grep -c '^\[       OK \]' "$log")
@@ -151,6 +195,18 @@ run_test() {  # name, timeout
   say "$t: rc $rc, $pass passed, $fail failed, $skip skipped lines"
   row test "$t" "$pass/$fail/$skip" "passed/failed/skipped" "$([ $rc = 0 ] && echo ok || echo failed)"
   [ $rc = 0 ] || { FAILED=1; grep -B2 -A6 'Failure' "$log" | head -40 | tee -a "$SUMMARY"; }
+  # The first test that fails with a CUDA error or a crash is run again under compute-sanitizer (memcheck),
+  # alone: the kernel and the address of a bad access, in the summary (one per run: it is slow).
+  if [ $rc != 0 ] && [ -z "${SANITIZED:-}" ] && command -v compute-sanitizer >/dev/null &&
+    { [ $rc -ge 128 ] || grep -q 'cuda[A-Z][A-Za-z]*\|CUDA' "$log"; }; then
+    SANITIZED=1
+    local first
+    first=$(sed -n 's/^\[  FAILED  \] \([A-Za-z0-9_./]*\) (.*/\1/p' "$log" | head -1)
+    say "compute-sanitizer memcheck on $t --gtest_filter=${first:-*}:"
+    vt 120 compute-sanitizer --tool memcheck --print-limit 5 "$BUILD/bin/$t" --gtest_filter="${first:-*}" \
+      >"$LOGS/sanitizer_$t.log" 2>&1
+    grep -E '=========|Failure|error' "$LOGS/sanitizer_$t.log" | head -30 | tee -a "$SUMMARY"
+  fi
 }
 
 if [ $BUILD_OK = 1 ]; then
@@ -160,12 +216,14 @@ if [ $BUILD_OK = 1 ]; then
   run_test test_cuda_parity 60
   run_test test_gpu_cuda 180
   run_test test_gpu_interop 60  # interop: UUID matching, the record kernel on the host, import refusal
+  # The renderer's interop tests (tests/render: the exported buffers, the window's slot path without a window).
+  if [ -x "$BUILD/bin/test_interop" ]; then run_test test_interop 120; else say "test_interop: not in this build"; fi
   grep '^  parity' "$LOGS/test_test_gpu_cuda.log" | tee -a "$SUMMARY" |
     awk '{printf "parity,%s %s,%s,m,measured\n", $2, $3, $7}' >>"$CSV"
 
   # ---- rigid bodies on the device (issue 16, rigid part): parity and the 10,000-box pile --------------------
   phase "rigid bodies: host-executor and CUDA parity, BM_GpuRigidPile"
-  if [ -z "${DEVICE_CHECK_NO_BUILD:-}" ] &&
+  if [ -z "${DEVICE_CHECK_NO_BUILD:-}" ] && [ $PREBUILT = 0 ] &&
     ! timeout 240 cmake --build "$BUILD" -j "$(nproc)" --target test_gpu_rigid_host test_gpu_cuda_rigid \
       >>"$LOGS/build.log" 2>&1; then
     say "rigid tests: build FAILED"
@@ -180,7 +238,7 @@ if [ $BUILD_OK = 1 ]; then
   # The World path: a rigid-only scene with --backend cuda (its line, its bodies against --backend cpu).
   for b in cpu cuda; do
     rm -rf "/tmp/vbd_rsim_$b"
-    timeout 120 "$BUILD/bin/vbdlab" sim assets/scenes/rigid_pyramid.json --frames 60 --backend $b \
+    vt 120 "$BUILD/bin/vbdlab" sim assets/scenes/rigid_pyramid.json --frames 60 --backend $b \
       --out "/tmp/vbd_rsim_$b" 2>"/tmp/vbd_rsim_$b.err"
     rc=$?
     say "rigid sim --backend $b: rc $rc : $(grep -m1 'backend' /tmp/vbd_rsim_$b.err)"
@@ -202,7 +260,7 @@ EOF2
         /tmp/vbd_rsim_$b/metrics.csv | tee -a "$SUMMARY"
     done
   fi
-  timeout 120 "$BUILD/bin/bench_gpu" --benchmark_filter='BM_GpuRigidPile' --benchmark_repetitions=3 \
+  vt 120 "$BUILD/bin/bench_gpu" --benchmark_filter='BM_GpuRigidPile' --benchmark_repetitions=3 \
     --benchmark_report_aggregates_only=true --benchmark_format=csv >"$LOGS/bench_rigid.csv" 2>"$LOGS/bench_rigid.err"
   say "bench_gpu BM_GpuRigidPile: rc $?"
   head -1 "$LOGS/bench_rigid.csv" | tee -a "$SUMMARY"
@@ -213,7 +271,7 @@ EOF2
   phase "vbdlab sim --backend cuda (the World path)"
   for b in cpu cuda; do
     rm -rf "/tmp/vbd_sim_$b"
-    timeout 120 "$BUILD/bin/vbdlab" sim assets/scenes/cube_drop.json --frames 60 --backend $b \
+    vt 120 "$BUILD/bin/vbdlab" sim assets/scenes/cube_drop.json --frames 60 --backend $b \
       --out "/tmp/vbd_sim_$b" 2>"/tmp/vbd_sim_$b.err"
     rc=$?
     say "sim --backend $b: rc $rc : $(grep -m1 'backend' /tmp/vbd_sim_$b.err)"
@@ -239,9 +297,9 @@ fi
 
 phase "render check (CPU vs CUDA backend, same frame)"
 RENDER_OK=0
-if [ -x .devdeps/render/vbdlab ]; then
+if [ -x "$RVBD" ]; then
   for b in cpu cuda; do
-    LD_LIBRARY_PATH=".devdeps/render/lib:${LD_LIBRARY_PATH:-}" timeout 120 .devdeps/render/vbdlab render \
+    vt 120 "$RVBD" render \
       assets/scenes/cube_drop.json --frames 30 --width 640 --height 360 --backend $b --out "/tmp/vbd_render_$b" \
       >"$LOGS/render_$b.log" 2>&1
     say "render --backend $b: rc $? $(grep -m1 backend "$LOGS/render_$b.log")"
@@ -271,7 +329,7 @@ EOF
     "$([ $RENDER_OK = 1 ] && echo ok || echo failed)"
   [ $RENDER_OK = 1 ] || FAILED=1
 else
-  say "render: not run (no .devdeps/render/vbdlab: run --prepare here and carry .devdeps)"
+  say "render: not run (no .devdeps/bin/vbdlab: run --prepare here and carry .devdeps)"
   row render cube_drop "" "" not_run
 fi
 
@@ -279,11 +337,11 @@ fi
 # beam_sag rendered with --field residual on both backends (and once without a field on the CPU: the pixels the
 # heat map colours are where the two CPU frames differ). A stale or empty device field recolours the whole beam.
 phase "residual heat map render check (beam_sag --field residual, CPU vs CUDA backend)"
-if [ -x .devdeps/render/vbdlab ]; then
+if [ -x "$RVBD" ]; then
   for run in "cpu residual" "cuda residual" "cpu none"; do
     read -r b f <<<"$run"
     rm -rf "/tmp/vbd_field_${b}_$f" /tmp/vbd_field_diff  # a second run in one lease compares only its frames
-    LD_LIBRARY_PATH=".devdeps/render/lib:${LD_LIBRARY_PATH:-}" timeout 120 .devdeps/render/vbdlab render \
+    vt 120 "$RVBD" render \
       assets/scenes/beam_sag.json --frames 20 --width 640 --height 360 --backend "$b" --field "$f" \
       --out "/tmp/vbd_field_${b}_$f" >"$LOGS/field_${b}_$f.log" 2>&1
     rc=$?
@@ -318,7 +376,7 @@ EOF
     "$([ $ok = 1 ] && echo ok || echo failed)"
   [ $ok = 1 ] || FAILED=1
 else
-  say "residual render: not run (no .devdeps/render/vbdlab: run --prepare here and carry .devdeps)"
+  say "residual render: not run (no .devdeps/bin/vbdlab: run --prepare here and carry .devdeps)"
   row render beam_sag_residual "" "" not_run
 fi
 
@@ -329,7 +387,7 @@ phase "interop render check (CUDA-written vertex and instance buffers vs CPU upl
 interop_scene() {  # $1 scene name, $2 text the interop run's vertex-buffer line must contain
   local scene=$1 need=$2 v rc ms ok
   for v in cpu interop; do
-    LD_LIBRARY_PATH=".devdeps/render/lib:${LD_LIBRARY_PATH:-}" timeout 120 .devdeps/render/vbdlab render \
+    vt 120 "$RVBD" render \
       "assets/scenes/$scene.json" --frames 30 --width 640 --height 360 --backend cuda --vertices $v \
       --out "/tmp/vbd_interop_${scene}_$v" >"$LOGS/interop_${scene}_$v.log" 2>&1
     rc=$?
@@ -368,11 +426,11 @@ EOF
     "$([ $ok = 1 ] && echo ok || echo failed)"
   [ $ok = 1 ] || FAILED=1
 }
-if [ -x .devdeps/render/vbdlab ]; then
+if [ -x "$RVBD" ]; then
   interop_scene cube_drop "CUDA-Vulkan interop"
   interop_scene rigid_pyramid "rigid body instances too"
 else
-  say "interop render: not run (no .devdeps/render/vbdlab: run --prepare here and carry .devdeps)"
+  say "interop render: not run (no .devdeps/bin/vbdlab: run --prepare here and carry .devdeps)"
   row interop cube_drop "" "" not_run
   row interop rigid_pyramid "" "" not_run
 fi
@@ -381,10 +439,10 @@ fi
 # runs (Vulkan then presents through Xvfb, which the NVIDIA driver may refuse: the line says so); the device
 # image has none, so it is reported as not run. test_interop's WindowFrameWrittenByTheSimulationThread... test
 # checks the same path without a window where the render tests are built with a CUDA device.
-if [ -x .devdeps/render/vbdlab ] && command -v xvfb-run >/dev/null; then
+if [ -x "$RVBD" ] && command -v xvfb-run >/dev/null; then
   printf '[{"speed": "max"}, {"frame": 0, "set": {"solver.backend": "cuda"}}, {"frame": 30, "quit": true}]' >/tmp/vbd_window_actions.json
-  LD_LIBRARY_PATH=".devdeps/render/lib:${LD_LIBRARY_PATH:-}" timeout 120 xvfb-run -a -s "-screen 0 1280x720x24" \
-    .devdeps/render/vbdlab --scene assets/scenes/cube_drop.json --actions /tmp/vbd_window_actions.json \
+  vt 120 xvfb-run -a -s "-screen 0 1280x720x24" \
+    "$RVBD" --scene assets/scenes/cube_drop.json --actions /tmp/vbd_window_actions.json \
     >"$LOGS/interop_window.log" 2>&1
   rc=$?
   say "window --actions, solver.backend = cuda: rc $rc; $(grep 'window (left)' "$LOGS/interop_window.log" | tail -1)"
@@ -396,7 +454,7 @@ else
 fi
 if [ $BUILD_OK = 1 ]; then
   # The record kernels alone (22k / 149k vertices, double state) against the CPU fill they replace.
-  timeout 90 "$BUILD/bin/bench_interop" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+  vt 90 "$BUILD/bin/bench_interop" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
     --benchmark_format=csv >"$LOGS/bench_interop.csv" 2>"$LOGS/bench_interop.err"
   say "bench_interop: rc $?"
   grep '_median' "$LOGS/bench_interop.csv" | cut -d, -f1,3,4 | tee -a "$SUMMARY" |
@@ -405,10 +463,10 @@ fi
 
 if [ $BUILD_OK = 1 ]; then
   phase "bench_gpu"
-  left=$((470 - (SECONDS - T0)))
+  left=$((${DEVICE_CHECK_BUDGET_S:-430} - (SECONDS - T0)))
   [ $left -lt 60 ] && left=60
-  timeout "$left" "$BUILD/bin/bench_gpu" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
-    --benchmark_min_time=0.2s --benchmark_format=csv >"$OUT/bench_gpu.csv" 2>"$LOGS/bench_gpu.err"
+  vt "$left" "$BUILD/bin/bench_gpu" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+    --benchmark_min_time=0.1 --benchmark_format=csv >"$OUT/bench_gpu.csv" 2>"$LOGS/bench_gpu.err"
   say "bench_gpu: rc $? (time box ${left} s)"
   grep '_median' "$OUT/bench_gpu.csv" | cut -d, -f1,3,4 | tee -a "$SUMMARY" |
     awk -F, '{printf "bench,%s,%s,ms,measured\n", $1, $2}' >>"$CSV"
