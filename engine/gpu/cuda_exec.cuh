@@ -7,6 +7,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "gpu/step_plan.h"
 
@@ -19,10 +20,30 @@ inline void cudaCheck(cudaError_t e, const char* what, const char* file, int lin
 }
 #define VBD_CUDA(x) ::vbd::cudaCheck((x), #x, __FILE__, __LINE__)
 
+// The resident blocks per multiprocessor a functor asks of its kernel: __launch_bounds__' second argument,
+// which caps the registers at 65536 / (kBlockSize * blocks) so that that many blocks fit. 1 (the compiler's
+// choice) unless the functor names kMinBlocks (SweepTileStage).
+template <typename F, typename = void>
+struct MinBlocksOf {
+    static constexpr int value = 1;
+};
+template <typename F>
+struct MinBlocksOf<F, std::void_t<decltype(F::kMinBlocks)>> {
+    static constexpr int value = F::kMinBlocks;
+};
+
 // One thread per index; a functor writes only entries of its own index (gpu/step_stages.h).
 template <typename F>
 __global__ void __launch_bounds__(kBlockSize) forEachKernel(F f, int n) {
     // 64-bit: the last block's indices pass INT_MAX when n is within a block of it.
+    const long long i = (long long)blockIdx.x * kBlockSize + threadIdx.x;
+    if (i < n) f(int(i));
+}
+// The same built for MinBlocks resident blocks per multiprocessor. (A second kernel, not a defaulted
+// argument of the first: ptxas gave the sweep 96 registers under __launch_bounds__(256, 1) against 80
+// under __launch_bounds__(256).)
+template <typename F, int MinBlocks>
+__global__ void __launch_bounds__(kBlockSize, MinBlocks) forEachKernelCapped(F f, int n) {
     const long long i = (long long)blockIdx.x * kBlockSize + threadIdx.x;
     if (i < n) f(int(i));
 }
@@ -71,6 +92,7 @@ __global__ void __launch_bounds__(kBlockSize)
 
 class CudaExec {
   public:
+    static constexpr bool kTiles = true;  // the sweep's default: defaultLanesPerVertex (gpu/step_plan.h)
     CudaExec() {
         VBD_CUDA(cudaSetDevice(0));
         VBD_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
@@ -107,7 +129,10 @@ class CudaExec {
     template <typename F>
     void forEach(int n, const F& f) {
         if (n <= 0) return;
-        forEachKernel<<<blocksFor(n), kBlockSize, 0, stream_>>>(f, n);
+        if constexpr (MinBlocksOf<F>::value > 1)
+            forEachKernelCapped<F, MinBlocksOf<F>::value><<<blocksFor(n), kBlockSize, 0, stream_>>>(f, n);
+        else
+            forEachKernel<<<blocksFor(n), kBlockSize, 0, stream_>>>(f, n);
         VBD_CUDA(cudaGetLastError());
     }
     template <typename F, typename R>

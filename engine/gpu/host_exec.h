@@ -11,6 +11,8 @@
 namespace vbd {
 
 struct HostExec {
+    static constexpr bool kTiles =
+        false;  // a tile's first lane does the whole vertex here: 1 lane, SweepStage's order
     template <typename U>
     U* alloc(size_t n) {
         if (n == 0) return nullptr;

@@ -144,13 +144,27 @@ class PipelineStepper final : public SoftStepper {
         return stats;
     }
 
-    void setWarpPerVertex(bool on) override {
-        if (on == warpPerVertex_) return;
-        warpPerVertex_ = on;
+    void setLanesPerVertex(int lanes) override {
+        if (lanes != 1 && lanes != 4 && lanes != 8 && lanes != 16 && lanes != 32)
+            throw std::invalid_argument("setLanesPerVertex: 1, 4, 8, 16 or 32 lanes, not " +
+                                        std::to_string(lanes));
+        if (lanes == lanesPerVertex_) return;
+        lanesPerVertex_ = lanes;
         ex_.drain();
         ex_.dropGraph();
         graphReady_ = false;
     }
+    int lanesPerVertex() const override { return lanesPerVertex_; }
+    void setSweepMinBlocks(int blocks) override {
+        if (blocks < 1 || blocks > 4)
+            throw std::invalid_argument("setSweepMinBlocks: 1 to 4 blocks, not " + std::to_string(blocks));
+        if (blocks == sweepMinBlocks_) return;
+        sweepMinBlocks_ = blocks;
+        ex_.drain();
+        ex_.dropGraph();
+        graphReady_ = false;
+    }
+    int sweepMinBlocks() const override { return sweepMinBlocks_; }
     void setResidualField(bool wanted) override {
         if (wanted == fieldWanted_) return;
         fieldWanted_ = wanted;
@@ -319,14 +333,49 @@ class PipelineStepper final : public SoftStepper {
         if (plan_.chebyshevRho > 0) ex_.forEach(plan_.n, ChebyshevStartStage<T>{a_});
     }
 
+    template <int kLanes, int kMinBlocks = 1>
+    void issueTiles(const int* verts, int count) {
+        using Stage = SweepTileStage<T, kLanes, kMinBlocks>;
+        ex_.forEach(int(Stage::threadsFor(count)), Stage{a_, scalars_, verts, count});
+    }
+    // The register budget is a build-time property of a kernel: one instantiation per choice, for the tile
+    // widths that benchmark fastest (4 and 8); the others keep the compiler's choice.
+    template <int kLanes>
+    void issueTilesOccupancy(const int* verts, int count) {
+        switch (sweepMinBlocks_) {
+            case 2:
+                issueTiles<kLanes, 2>(verts, count);
+                break;
+            case 3:
+                issueTiles<kLanes, 3>(verts, count);
+                break;
+            case 4:
+                issueTiles<kLanes, 4>(verts, count);
+                break;
+            default:
+                issueTiles<kLanes, 1>(verts, count);
+        }
+    }
     void issueIteration(int k) {
         for (int c = 0; c < plan_.numColors(); ++c) {
             const int* verts = colorVerts_ + plan_.colorOffsets[size_t(c)];
-            if (warpPerVertex_)
-                ex_.forEach(plan_.colorSize(c) * SweepWarpStage<T>::kLanes,
-                            SweepWarpStage<T>{a_, scalars_, verts});
-            else
-                ex_.forEach(plan_.colorSize(c), SweepStage<T>{a_, scalars_, verts});
+            const int count = plan_.colorSize(c);
+            switch (lanesPerVertex_) {
+                case 4:
+                    issueTilesOccupancy<4>(verts, count);
+                    break;
+                case 8:
+                    issueTilesOccupancy<8>(verts, count);
+                    break;
+                case 16:
+                    issueTiles<16>(verts, count);
+                    break;
+                case 32:
+                    issueTiles<32>(verts, count);
+                    break;
+                default:
+                    ex_.forEach(count, SweepStage<T>{a_, scalars_, verts});
+            }
         }
         if (plan_.chebyshevRho > 0)
             ex_.forEach(plan_.n, ChebyshevStage<T>{a_, T(plan_.chebyshevWeights[size_t(k)]), k});
@@ -353,7 +402,8 @@ class PipelineStepper final : public SoftStepper {
     SoftState<T> mirror_;  // the published state of the last step, in T (edits show as differences)
     std::vector<IterationRecord> its_;
     bool configured_ = false, seeded_ = false, hasVLast_ = false, graphReady_ = false, stepped_ = false;
-    bool warpPerVertex_ = false;
+    int lanesPerVertex_ = Exec::kTiles ? defaultLanesPerVertex(sizeof(T) == sizeof(double)) : 1;
+    int sweepMinBlocks_ = Exec::kTiles ? defaultSweepMinBlocks(sizeof(T) == sizeof(double)) : 1;
     bool fieldWanted_ = false;  // setResidualField
 };
 

@@ -23,8 +23,18 @@ class SoftStepper {
     // state. Advances the solver's clock. publish = false leaves the model as it was (benchmarks of the
     // device step alone; the next step then goes on from the device state).
     virtual SoftStepStats step(SoftSolver& solver, float h, const Vec3& gravity, bool publish = true) = 0;
-    // The sweep's layout: a thread per vertex (default) or a warp per vertex (gpu/step_stages.h).
-    virtual void setWarpPerVertex(bool on) = 0;
+    // The sweep's layout: lanes per vertex, 1 (a thread per vertex) or a tile of 4, 8, 16 or 32 lanes (a
+    // warp) per vertex (gpu/step_stages.h SweepTileStage). Unless set: defaultLanesPerVertex on CUDA, 1 on
+    // the host executor (where a tile's first lane does the whole vertex: 1 lane is the CPU solver's order,
+    // bit for bit). Throws std::invalid_argument for another width.
+    virtual void setLanesPerVertex(int lanes) = 0;
+    virtual int lanesPerVertex() const = 0;
+    // The tile sweep's register budget on CUDA, as resident blocks per multiprocessor its kernel is built for
+    // (1: the compiler's choice; 2 to 4 cap the registers, for 4 and 8 lanes per vertex; no effect on the
+    // host executor or on the results). Unless set: defaultSweepMinBlocks on CUDA (2 in double, 1 in float),
+    // 1 on the host executor. Throws std::invalid_argument outside 1..4.
+    virtual void setSweepMinBlocks(int blocks) = 0;
+    virtual int sweepMinBlocks() const = 0;
     virtual const std::vector<IterationRecord>& iterations() const = 0;
     virtual void clearIterations() = 0;
     // The residual heat map (SoftSolver::vertexResidual, |grad_i G| of the step's final iterate). Wanted: the

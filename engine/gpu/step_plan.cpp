@@ -51,9 +51,9 @@ StepPlan makeStepPlan(const SoftModel& m, const SolverDesc& s) {
         p.colorVerts.insert(p.colorVerts.end(), g.begin(), g.end());
         p.colorOffsets.push_back(int(p.colorVerts.size()));
     }
-    // The warp-per-vertex sweep launches 32 threads per vertex of a color, indexed by int.
+    // The tile sweep launches up to 32 threads per vertex of a color (a warp per vertex), indexed by int.
     for (int c = 0; c < p.numColors(); ++c)
-        if (p.colorSize(c) > INT_MAX / 32)
+        if (p.colorSize(c) > (INT_MAX - 31) / 32)
             throw std::runtime_error("device step: a color of more than 2^26 vertices");
     p.iterations = s.iterations;
     p.chebyshevRho = s.chebyshevRho;

@@ -171,48 +171,64 @@ struct SweepStage {
     }
 };
 
-// Sum over the 32 lanes of a warp, into lane 0 (device); the identity on the host, where lane 0 alone
-// evaluates the whole vertex (SweepWarpStage).
-template <typename T>
-VBD_HD T warpSum(T v) {
+// Sum over a tile of kLanes consecutive lanes of a warp (kLanes a power of two <= 32), into the tile's first
+// lane (device); the identity on the host, where the tile's first lane alone evaluates the whole vertex
+// (SweepTileStage). Every lane of the warp takes part (full mask); shfl_down with width kLanes reads only
+// inside the tile.
+template <int kLanes, typename T>
+VBD_HD T tileSum(T v) {
 #ifdef __CUDA_ARCH__
-    for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
+    for (int off = kLanes / 2; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off, kLanes);
 #endif
     return v;
 }
 
-// The sweep with a warp per vertex (the VBD authors' layout): the 32 lanes split the vertex's tets, each
-// summing its share of the tet terms (the shared tetVertexTerms), a shuffle reduction adds the 9 sums into
-// lane 0, which adds inertia and the other terms (vertexOtherTerms) and solves. Index t = 32 k + lane.
-// Launched over 32 x (vertices of the color) threads, a multiple of the warp, so every warp is whole and the
-// shuffles' full mask is right. Same terms as SweepStage summed in another order (per-lane partial sums).
-// On the host lane 0 does every tet (the other lanes return), which is SweepStage's order.
-template <typename T>
-struct SweepWarpStage {
-    static constexpr int kLanes = 32;
+// The sweep with a tile of kLanes lanes per vertex (kLanes = 32: a warp per vertex, the VBD authors'
+// layout): the tile's lanes split the vertex's tets, each summing its share of the tet terms (the shared
+// tetVertexTerms), a shuffle reduction adds the 9 sums into the tile's first lane, which adds inertia and the
+// other terms (vertexOtherTerms) and solves; a warp thus solves 32 / kLanes vertices at once. Index
+// t = kLanes k + lane. Launched over threadsFor(count) threads, rounded up to whole warps so that the
+// shuffles' full mask is right: tiles past the color's count sum zeros and solve nothing. Same terms as
+// SweepStage summed in another order (per-lane partial sums). The width is chosen by benchmark
+// (bench_gpu BM_GpuSoftStep, docs/gpu.md): few lanes leave the tet loop serial, many leave lanes idle (a
+// vertex has ~20 tets) and serialize the solve. On the host the tile's first lane does every tet (the other
+// lanes return).
+//
+// kMinBlocks: the resident blocks per multiprocessor its CUDA kernel is built for (gpu/cuda_exec.cuh
+// MinBlocksOf): more blocks, fewer registers per thread and more warps to hide the gathers' latency, or
+// spills. Chosen by benchmark as the lanes (bench_gpu BM_GpuSoftStepOccupancy).
+template <typename T, int kLanes, int MinBlocks = 1>
+struct SweepTileStage {
+    static_assert(kLanes >= 2 && kLanes <= 32 && (kLanes & (kLanes - 1)) == 0, "a power-of-two tile");
+    static constexpr int kMinBlocks = MinBlocks;
     StepArrays<T> a;
     const StepScalars* s;
-    const int* verts;
+    const int* verts;  // this color's vertices
+    int count;         // how many
+    static long long threadsFor(int count) { return ((long long)count * kLanes + 31) & ~31LL; }
     VBD_HD void operator()(int t) const {
-        const int lane = t % kLanes;
-        const int i = verts[t / kLanes];
+        const int lane = t % kLanes, k = t / kLanes;
+        const bool active = k < count;
+        const int i = active ? verts[k] : 0;
         const SoftViewT<T> v = stepView(a, *s);
 #ifdef __CUDA_ARCH__
         const int first = v.vtOffsets[i] + lane, stride = kLanes;
+        const int end = active ? v.vtOffsets[i + 1] : 0;
 #else
-        if (lane != 0) return;
+        if (lane != 0 || !active) return;
         const int first = v.vtOffsets[i], stride = 1;
+        const int end = v.vtOffsets[i + 1];
 #endif
         Vec3T<T> ft(T(0));
         Sym33T<T> St;
-        for (int j = first; j < v.vtOffsets[i + 1]; j += stride) {
+        for (int j = first; j < end; j += stride) {
             const int item = v.vtItems[j];
             tetVertexTerms(v, item >> 2, item & 3, ft, St);
         }
-        ft = Vec3T<T>(warpSum(ft.x), warpSum(ft.y), warpSum(ft.z));
-        St = Sym33T<T>{warpSum(St.xx), warpSum(St.yy), warpSum(St.zz),
-                       warpSum(St.xy), warpSum(St.xz), warpSum(St.yz)};
-        if (lane != 0) return;
+        ft = Vec3T<T>(tileSum<kLanes>(ft.x), tileSum<kLanes>(ft.y), tileSum<kLanes>(ft.z));
+        St = Sym33T<T>{tileSum<kLanes>(St.xx), tileSum<kLanes>(St.yy), tileSum<kLanes>(St.zz),
+                       tileSum<kLanes>(St.xy), tileSum<kLanes>(St.xz), tileSum<kLanes>(St.yz)};
+        if (lane != 0 || !active) return;
         Vec3T<T> f, dx;
         Mat33T<T> H;
         vertexInertia(v, i, f, H);

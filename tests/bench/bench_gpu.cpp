@@ -5,10 +5,15 @@
 //           230k vertices, 12 incidences per vertex against this grid's 19 -- the same 2.8M incidences a
 //           sweep)
 //   size 2: 74^3 cells, 421,875 vertices, 2,026,120 tets (~2M)
-//   BM_GpuSoftStep/size/iterations/double/warp: one substep h = 1/120 s, whole step on the device (one graph
-//     launch), diagnostics off, state not published (the interop path's cost). warp = 1: a warp per vertex
-//     (step_stages.h SweepWarpStage), else a thread per vertex. Counters: ms per step, incidences per second
-//     and a model of the bytes a step moves (model_GBps, below) against BM_GpuCopy's measured bandwidth.
+//   BM_GpuSoftStep/size/iterations/double/lanes: one substep h = 1/120 s, whole step on the device (one graph
+//     launch), diagnostics off, state not published (the interop path's cost). lanes: per vertex in the
+//     sweep, 1 (a thread per vertex, SweepStage) or a tile of 4 to 32 (SweepTileStage; 32 = a warp per
+//     vertex, the 0 = the default, defaultLanesPerVertex: 8). Counters: ms per step, lanes, incidences per
+//     second and a model of the bytes a step moves (model_GBps, below) against BM_GpuCopy's measured
+//     bandwidth.
+//   BM_GpuSoftStepOccupancy/double/lanes/blocks: size 1 at 120 iterations with the tile kernel built for that
+//     many resident blocks per multiprocessor (SoftStepper::setSweepMinBlocks: registers capped for more
+//     warps).
 //   BM_GpuSoftStepPublished: the same at size 1 with the state downloaded and published every step (what the
 //     World does today: the host copy interop removes).
 //   BM_GpuCopy: device-to-device cudaMemcpy of 1 GiB, counting bytes read + written (the card's achievable
@@ -29,6 +34,7 @@
 #include "gpu/backend_choice.h"
 #include "gpu/rigid_stepper.h"
 #include "gpu/soft_stepper.h"
+#include "gpu/step_plan.h"
 #include "rigid/rigid_scenes.h"
 #include "scene/scene.h"
 #include "soft/soft_solver.h"
@@ -87,12 +93,14 @@ double sweepBytes(const SoftModel& m, bool dbl) {
     return 4.0 * double(m.tets.size()) * perIncidence + double(m.numVertices()) * perVertex;
 }
 
-void runSteps(benchmark::State& st, int size, int iterations, bool dbl, bool warp, bool publish) {
+void runSteps(benchmark::State& st, int size, int iterations, bool dbl, int lanes, bool publish,
+              int minBlocks = 0) {  // 0: the stepper's default
     if (skipWithoutDevice(st)) return;
     SoftSolver& solver = solverFor(size, iterations, dbl ? Precision::Double : Precision::Float);
     std::unique_ptr<SoftStepper> dev = makeCudaStepper(dbl ? Precision::Double : Precision::Float);
     dev->configure(solver);
-    dev->setWarpPerVertex(warp);
+    if (lanes > 0) dev->setLanesPerVertex(lanes);
+    if (minBlocks > 0) dev->setSweepMinBlocks(minBlocks);
     const Vec3 g(0, -9.81f, 0);
     const float h = 1.f / 120.f;
     dev->step(solver, h, g, publish);  // captures the graph
@@ -101,29 +109,40 @@ void runSteps(benchmark::State& st, int size, int iterations, bool dbl, bool war
     st.counters["vertices"] = double(m.numVertices());
     st.counters["tets"] = double(m.tets.size());
     st.counters["colors"] = double(m.colorGroups.size());
+    st.counters["lanes"] = dev->lanesPerVertex();
+    st.counters["min_blocks"] = dev->sweepMinBlocks();
     st.counters["incidences"] = benchmark::Counter(4.0 * double(m.tets.size()) * iterations,
                                                    benchmark::Counter::kIsIterationInvariantRate);
     st.counters["model_GBps"] = benchmark::Counter(sweepBytes(m, dbl) * iterations * 1e-9,
                                                    benchmark::Counter::kIsIterationInvariantRate);
 }
 
-// args: size, iterations, double, warp
+// args: size, iterations, double, lanes
 void BM_GpuSoftStep(benchmark::State& st) {
-    runSteps(st, int(st.range(0)), int(st.range(1)), st.range(2) != 0, st.range(3) != 0, false);
+    runSteps(st, int(st.range(0)), int(st.range(1)), st.range(2) != 0, int(st.range(3)), false);
 }
 BENCHMARK(BM_GpuSoftStep)
-    ->ArgNames({"size", "iters", "double", "warp"})
+    ->ArgNames({"size", "iters", "double", "lanes"})
     ->ArgsProduct({{0, 1, 2}, {10, 100}, {0, 1}, {0}})
-    ->Args({1, 120, 0, 0})  // the paper's frame: 700k tets, 120 iterations, h = 1/120 s
-    ->Args({1, 120, 1, 0})
-    ->Args({1, 120, 0, 1})
-    ->Args({1, 120, 1, 1})
-    ->Args({0, 100, 0, 1})
-    ->Args({2, 100, 0, 1})
+    // The lanes per vertex, chosen by these: the paper's frame (700k tets, 120 iterations, h = 1/120 s) and
+    // the other two sizes at 100 iterations.
+    ->ArgsProduct({{1}, {120}, {0, 1}, {1, 4, 8, 16, 32}})
+    ->ArgsProduct({{0, 2}, {100}, {0}, {1, 4, 8, 16}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
-void BM_GpuSoftStepPublished(benchmark::State& st) { runSteps(st, 1, 120, st.range(0) != 0, false, true); }
+// The tile sweep's register budget (SoftStepper::setSweepMinBlocks) at the paper's frame. args: double,
+// lanes, resident blocks per multiprocessor the kernel is built for (1: the compiler's choice).
+void BM_GpuSoftStepOccupancy(benchmark::State& st) {
+    runSteps(st, 1, 120, st.range(0) != 0, int(st.range(1)), false, int(st.range(2)));
+}
+BENCHMARK(BM_GpuSoftStepOccupancy)
+    ->ArgNames({"double", "lanes", "blocks"})
+    ->ArgsProduct({{0, 1}, {4, 8}, {1, 2, 3, 4}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+void BM_GpuSoftStepPublished(benchmark::State& st) { runSteps(st, 1, 120, st.range(0) != 0, 0, true); }
 BENCHMARK(BM_GpuSoftStepPublished)
     ->ArgNames({"double"})
     ->Arg(0)

@@ -144,13 +144,28 @@ TEST(GpuHostPipeline, ReseedsAfterAnEditAndFollowsTheDrag) {
     EXPECT_EQ(p.step(), 0.0);
 }
 
-// The warp-per-vertex sweep on the host: lane 0 evaluates the whole vertex (the other 31 return), so the
-// orchestration of 32 x n launches, the lane split and the vertex lookup t / 32 give SweepStage's bits.
-TEST(GpuHostPipeline, WarpPerVertexLayout) {
+// The tile sweeps on the host: a tile's first lane evaluates the whole vertex (the others return), so the
+// orchestration of whole-warp launches (tiles past the color's count idle), the lane split and the vertex
+// lookup t / lanes are exercised at every width. The tile sums the tets before adding inertia (SweepStage
+// adds them in the other order), so positions agree to rounding, not bit for bit: 1e-12 relative to the
+// displacement over 3 steps of a double state. Another width is refused.
+TEST(GpuHostPipeline, TilePerVertexLayout) {
     SceneDesc d = vbd::loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/beam_sag.json", {});
+    for (int lanes : {1, 4, 8, 16, 32}) {
+        Pair p(d);
+        p.stepper->setLanesPerVertex(lanes);
+        EXPECT_EQ(p.stepper->lanesPerVertex(), lanes);
+        for (int s = 0; s < 3; ++s) EXPECT_LT(p.step(), 1e-12) << lanes << " lanes, step " << s;
+    }
     Pair p(d);
-    p.stepper->setWarpPerVertex(true);
-    for (int s = 0; s < 3; ++s) EXPECT_EQ(p.step(), 0.0) << "step " << s;
+    EXPECT_EQ(p.stepper->lanesPerVertex(), 1);  // the host executor's default: the CPU solver's order
+    EXPECT_THROW(p.stepper->setLanesPerVertex(3), std::invalid_argument);
+    EXPECT_THROW(p.stepper->setLanesPerVertex(64), std::invalid_argument);
+    EXPECT_EQ(p.stepper->sweepMinBlocks(), 1);
+    p.stepper->setSweepMinBlocks(4);
+    EXPECT_EQ(p.stepper->sweepMinBlocks(), 4);
+    EXPECT_THROW(p.stepper->setSweepMinBlocks(0), std::invalid_argument);
+    EXPECT_THROW(p.stepper->setSweepMinBlocks(5), std::invalid_argument);
 }
 
 // Cloth (membranes, bending and their damping; C_prev and theta_prev per step; G's cloth part) on every
