@@ -44,9 +44,9 @@ VBD_SIMD_INLINE TetConstants<simd::Pack<T, W>> loadLaneConstants(const TetLaneBl
 // Lane l: the Vec3T<T> at base + idx[l] (idx holds 3 x vertex index).
 template <typename T, int W>
 VBD_SIMD_INLINE Vec3T<simd::Pack<T, W>> gatherLaneVec(const T* base, const int32_t* idx) {
-    using P = simd::Pack<T, W>;
 #if defined(__AVX512F__) && defined(__AVX512VL__)
     if constexpr (std::is_same_v<T, double> && W == 8) {
+        using P = simd::Pack<T, W>;
         // Eight 3-double loads transposed in registers: three 8-lane gathers cost about twice as much (each
         // lane a separate load through the gather unit; measured on Zen 4 in bench_coarse).
         auto two = [&](int l) {  // [v_l (x y z 0) | v_{l+4} (x y z 0)]
