@@ -92,7 +92,7 @@ __global__ void __launch_bounds__(kBlockSize)
 
 class CudaExec {
   public:
-    static constexpr bool kTiles = true;  // the sweep's default: defaultLanesPerVertex (gpu/step_plan.h)
+    static constexpr bool kTiles = true;  // the sweep's default: kDefaultLanesPerVertex (gpu/step_plan.h)
     CudaExec() {
         VBD_CUDA(cudaSetDevice(0));
         VBD_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));

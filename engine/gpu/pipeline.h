@@ -150,9 +150,7 @@ class PipelineStepper final : public SoftStepper {
                                         std::to_string(lanes));
         if (lanes == lanesPerVertex_) return;
         lanesPerVertex_ = lanes;
-        ex_.drain();
-        ex_.dropGraph();
-        graphReady_ = false;
+        dropCapturedStep();
     }
     int lanesPerVertex() const override { return lanesPerVertex_; }
     void setSweepMinBlocks(int blocks) override {
@@ -160,9 +158,7 @@ class PipelineStepper final : public SoftStepper {
             throw std::invalid_argument("setSweepMinBlocks: 1 to 4 blocks, not " + std::to_string(blocks));
         if (blocks == sweepMinBlocks_) return;
         sweepMinBlocks_ = blocks;
-        ex_.drain();
-        ex_.dropGraph();
-        graphReady_ = false;
+        dropCapturedStep();
     }
     int sweepMinBlocks() const override { return sweepMinBlocks_; }
     void setResidualField(bool wanted) override {
@@ -170,9 +166,7 @@ class PipelineStepper final : public SoftStepper {
         fieldWanted_ = wanted;
         if (!configured_) return;  // configure allocates it
         // The captured graph holds the functors' copies of a_ (the field pointer among them).
-        ex_.drain();
-        ex_.dropGraph();
-        graphReady_ = false;
+        dropCapturedStep();
         if (wanted) {
             a_.residualField = alloc<float>(size_t(plan_.n));
         } else {
@@ -229,6 +223,12 @@ class PipelineStepper final : public SoftStepper {
         if (it == owned_.end()) return;  // not ours
         owned_.erase(it);
         ex_.release(p);
+    }
+    // The captured step's graph is stale (another kernel or another array): the next step captures again.
+    void dropCapturedStep() {
+        ex_.drain();
+        ex_.dropGraph();
+        graphReady_ = false;
     }
     void release() {
         ex_.drain();  // never throws (also called from the destructor)
@@ -402,7 +402,7 @@ class PipelineStepper final : public SoftStepper {
     SoftState<T> mirror_;  // the published state of the last step, in T (edits show as differences)
     std::vector<IterationRecord> its_;
     bool configured_ = false, seeded_ = false, hasVLast_ = false, graphReady_ = false, stepped_ = false;
-    int lanesPerVertex_ = Exec::kTiles ? defaultLanesPerVertex(sizeof(T) == sizeof(double)) : 1;
+    int lanesPerVertex_ = Exec::kTiles ? kDefaultLanesPerVertex : 1;
     int sweepMinBlocks_ = Exec::kTiles ? defaultSweepMinBlocks(sizeof(T) == sizeof(double)) : 1;
     bool fieldWanted_ = false;  // setResidualField
 };

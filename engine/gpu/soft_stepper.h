@@ -24,7 +24,7 @@ class SoftStepper {
     // device step alone; the next step then goes on from the device state).
     virtual SoftStepStats step(SoftSolver& solver, float h, const Vec3& gravity, bool publish = true) = 0;
     // The sweep's layout: lanes per vertex, 1 (a thread per vertex) or a tile of 4, 8, 16 or 32 lanes (a
-    // warp) per vertex (gpu/step_stages.h SweepTileStage). Unless set: defaultLanesPerVertex on CUDA, 1 on
+    // warp) per vertex (gpu/step_stages.h SweepTileStage). Unless set: kDefaultLanesPerVertex on CUDA, 1 on
     // the host executor (where a tile's first lane does the whole vertex: 1 lane is the CPU solver's order,
     // bit for bit). Throws std::invalid_argument for another width.
     virtual void setLanesPerVertex(int lanes) = 0;

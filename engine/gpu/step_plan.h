@@ -20,12 +20,12 @@ std::string deviceStepUnsupported(const SoftModel& m, const SolverDesc& s);
 // Threads per block of every per-index launch (a multiple of the warp, and the reduction's shared array).
 constexpr int kBlockSize = 256;
 
-// The CUDA sweep's layout unless set (SoftStepper::setLanesPerVertex, setSweepMinBlocks), by the state's
-// precision: the fastest measured on an H200 at 700k tets and 120 iterations (docs/gpu.md, "Lanes per
-// vertex"): 8 lanes per vertex in both; the double kernel built for 2 resident blocks per multiprocessor
-// (148 registers capped at 128: 36.1 ms against 41.9-44.7 ms uncapped), the float kernel left to the
-// compiler (80 registers; capped at 64 it spills and gains nothing measurable).
-constexpr int defaultLanesPerVertex(bool /*doubleState*/) { return 8; }
+// The CUDA sweep's layout unless set (SoftStepper::setLanesPerVertex, setSweepMinBlocks): the fastest
+// measured on an H200 at 700k tets and 120 iterations (docs/gpu.md, "Lanes per vertex"): 8 lanes per vertex
+// in either precision; the double kernel built for 2 resident blocks per multiprocessor (148 registers
+// capped at 128: 36.1 ms against 41.9-44.7 ms uncapped), the float kernel left to the compiler (80
+// registers; capped at 64 it spills and gains nothing measurable).
+constexpr int kDefaultLanesPerVertex = 8;
 constexpr int defaultSweepMinBlocks(bool doubleState) { return doubleState ? 2 : 1; }
 
 // Blocks of kBlockSize covering n indices (n >= 0; 0 blocks for n = 0: nothing is launched).

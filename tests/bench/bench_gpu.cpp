@@ -8,9 +8,9 @@
 //   BM_GpuSoftStep/size/iterations/double/lanes: one substep h = 1/120 s, whole step on the device (one graph
 //     launch), diagnostics off, state not published (the interop path's cost). lanes: per vertex in the
 //     sweep, 1 (a thread per vertex, SweepStage) or a tile of 4 to 32 (SweepTileStage; 32 = a warp per
-//     vertex, the 0 = the default, defaultLanesPerVertex: 8). Counters: ms per step, lanes, incidences per
-//     second and a model of the bytes a step moves (model_GBps, below) against BM_GpuCopy's measured
-//     bandwidth.
+//     vertex); 0 = the stepper's default (kDefaultLanesPerVertex, 8). Counters: ms per step, lanes,
+//     incidences per second and a model of the bytes a step moves (model_GBps, below) against BM_GpuCopy's
+//     measured bandwidth.
 //   BM_GpuSoftStepOccupancy/double/lanes/blocks: size 1 at 120 iterations with the tile kernel built for that
 //     many resident blocks per multiprocessor (SoftStepper::setSweepMinBlocks: registers capped for more
 //     warps).
