@@ -11,6 +11,7 @@
 //
 // CPU only (backend/simd.h); CUDA runs the scalar kernel.
 #include "backend/simd.h"
+#include "soft/tet_lanes.h"
 #include "soft/vertex_kernel.h"
 
 namespace vbd {
@@ -22,22 +23,14 @@ template <typename T, int W, int N, bool Inc, int L>
 VBD_SIMD_INLINE void blockPositions(const SoftViewT<T>& s, const int32_t (*x3)[L], int l0,
                                     Vec3T<simd::Pack<T, W>>* p) {
     using P = simd::Pack<T, W>;
-    using I = simd::Pack<int32_t, W>;
-    auto gathered = [&](const Vec3T<T>* a, const I& o) {
-        const T* xs = &a[0].x;
-        return Vec3T<P>(simd::gather<T, W>(xs, o), simd::gather<T, W>(xs + 1, o),
-                        simd::gather<T, W>(xs + 2, o));
-    };
+    auto gathered = [&](const Vec3T<T>* a, const int32_t* idx) { return gatherLaneVec<T, W>(&a[0].x, idx); };
     if constexpr (Inc) {
-        const I o0 = simd::load<int32_t, W>(&x3[0][l0]);
-        const Vec3T<P> xp0 = gathered(s.xPrev, o0), dx0 = gathered(s.dx, o0);
+        const Vec3T<P> xp0 = gathered(s.xPrev, &x3[0][l0]), dx0 = gathered(s.dx, &x3[0][l0]);
         p[0] = Vec3T<P>(P(T(0)));
-        for (int k = 1; k < N; ++k) {
-            const I o = simd::load<int32_t, W>(&x3[k][l0]);
-            p[k] = (gathered(s.xPrev, o) - xp0) + (gathered(s.dx, o) - dx0);
-        }
+        for (int k = 1; k < N; ++k)
+            p[k] = (gathered(s.xPrev, &x3[k][l0]) - xp0) + (gathered(s.dx, &x3[k][l0]) - dx0);
     } else {
-        for (int k = 0; k < N; ++k) p[k] = gathered(s.x, simd::load<int32_t, W>(&x3[k][l0]));
+        for (int k = 0; k < N; ++k) p[k] = gathered(s.x, &x3[k][l0]);
     }
 }
 

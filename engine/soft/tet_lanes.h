@@ -41,7 +41,8 @@ VBD_SIMD_INLINE TetConstants<simd::Pack<T, W>> loadLaneConstants(const TetLaneBl
             simd::load<T, W>(&b.kd[l0])};
 }
 
-// Lane l: the Vec3T<T> at base + idx[l] (idx holds 3 x vertex index).
+// Lane l: the Vec3T<T> at base + idx[l] (idx holds 3 x vertex index). Reads exactly the 3 W values
+// (masked loads: the last vertex of an array may end at its page); tests/scene/test_lane_gather.cpp.
 template <typename T, int W>
 VBD_SIMD_INLINE Vec3T<simd::Pack<T, W>> gatherLaneVec(const T* base, const int32_t* idx) {
 #if defined(__AVX512F__) && defined(__AVX512VL__)
@@ -65,6 +66,32 @@ VBD_SIMD_INLINE Vec3T<simd::Pack<T, W>> gatherLaneVec(const T* base, const int32
         const __m512d c[3] = {_mm512_maskz_permutex2var_pd(all, t0, even, t2),
                               _mm512_maskz_permutex2var_pd(all, t1, even, t3),
                               _mm512_maskz_permutex2var_pd(all, t0, odd, t2)};
+        Vec3T<P> v;
+        for (int k = 0; k < 3; ++k) std::memcpy(&v[k].v, &c[k], sizeof(c[k]));
+        return v;
+    }
+#endif
+#if defined(__AVX2__)
+    if constexpr (std::is_same_v<T, float> && W == 8) {
+        using P = simd::Pack<T, W>;
+        // The same transpose for eight floats: (x y z 0) of v_l and v_{l+4} in the two halves of a register,
+        // then a 4 x 4 transpose within each half. Three 8-lane gathers (24 lane loads) cost 1.4x this
+        // sweep's time in the float increment form, which reads two arrays (bench_soft BM_Sweep, Zen 4).
+        auto two = [&](int l) {
+#if defined(__AVX512F__) && defined(__AVX512VL__)
+            const __m128 lo = _mm_maskz_loadu_ps(__mmask8(7), base + idx[l]);
+            const __m128 hi = _mm_maskz_loadu_ps(__mmask8(7), base + idx[l + 4]);
+#else
+            const __m128i m3 = _mm_setr_epi32(-1, -1, -1, 0);
+            const __m128 lo = _mm_maskload_ps(base + idx[l], m3), hi = _mm_maskload_ps(base + idx[l + 4], m3);
+#endif
+            return _mm256_insertf128_ps(_mm256_castps128_ps256(lo), hi, 1);
+        };
+        const __m256 r0 = two(0), r1 = two(1), r2 = two(2), r3 = two(3);
+        const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+        const __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+        const __m256 c[3] = {_mm256_shuffle_ps(t0, t2, 0x44), _mm256_shuffle_ps(t0, t2, 0xEE),
+                             _mm256_shuffle_ps(t1, t3, 0x44)};
         Vec3T<P> v;
         for (int k = 0; k < 3; ++k) std::memcpy(&v[k].v, &c[k], sizeof(c[k]));
         return v;
