@@ -56,10 +56,12 @@ constexpr int kTetLanes = simd::nativeLanes<T>(TetBlock::kLanes);
 
 // W lanes of block b from lane l0: their tet terms added to the per-lane sums f and H. cprev: the block's
 // C_prev entries (SoftState::CprevLanes); xi, xPrevI: the block's vertex (the naive damping's own position,
-// the same for every lane). Inc: the state is in the increment form (elementPositions of vertex_kernel.h).
+// the same for every lane); h, 1/h as packs. Inc: the state is in the increment form (elementPositions of
+// vertex_kernel.h).
 template <typename T, int W, int Damped, bool Inc>
 VBD_SIMD_INLINE void tetBlockTerms(const SoftViewT<T>& s, const TetBlock& b, const T* cprev, int l0,
                                    const Vec3T<simd::Pack<T, W>>& xi, const Vec3T<simd::Pack<T, W>>& xPrevI,
+                                   const simd::Pack<T, W>& h, const simd::Pack<T, W>& invH,
                                    Vec3T<simd::Pack<T, W>>& f, Sym33T<simd::Pack<T, W>>& H) {
     using P = simd::Pack<T, W>;
     constexpr int L = TetBlock::kLanes;
@@ -88,7 +90,7 @@ VBD_SIMD_INLINE void tetBlockTerms(const SoftViewT<T>& s, const TetBlock& b, con
     }
     tetIncidenceTerms<P, Damped>(F, m, simd::load<T, W>(b.volume + l0), simd::load<T, W>(b.mu + l0),
                                  simd::load<T, W>(b.lambda + l0), simd::load<T, W>(b.kd + l0), Cprev,
-                                 P(T(s.h)), P(T(1) / T(s.h)), s.damping, xi, xPrevI, f, H);
+                                 h, invH, s.damping, xi, xPrevI, f, H);
 }
 
 // The tet terms of vertex i from its blocks, added to f and H (Damped: whether the internal damping terms are
@@ -105,12 +107,13 @@ VBD_SIMD_INLINE void tetBlocksSum(const SoftViewT<T>& s, const TetBlocks& tb, co
     Vec3T<T> xOwn, xPrevOwn;
     ownMotionPair(s, i, xOwn, xPrevOwn);
     const Vec3T<P> xi(xOwn), xPrevI(xPrevOwn);
+    const P h(T(s.h)), invH(T(1) / T(s.h));  // once per vertex (a division in the loop was not hoisted)
     const size_t first = size_t(tb.first[size_t(i)]);
     const TetBlock* b = tb.blocks.data() + first;
     const T* cp = cprevLanes + first * size_t(TetBlocks::kCprevPerBlock);
     for (int k = 0; k < count; k += TetBlock::kLanes, ++b, cp += TetBlocks::kCprevPerBlock)
         for (int l0 = 0; l0 < TetBlock::kLanes && k + l0 < count; l0 += W)
-            tetBlockTerms<T, W, Damped, Inc>(s, *b, cp, l0, xi, xPrevI, fs, Hs);
+            tetBlockTerms<T, W, Damped, Inc>(s, *b, cp, l0, xi, xPrevI, h, invH, fs, Hs);
     addLaneSums(fs, Hs, f, H);
 }
 
