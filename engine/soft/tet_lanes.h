@@ -75,8 +75,9 @@ VBD_SIMD_INLINE Vec3T<simd::Pack<T, W>> gatherLaneVec(const T* base, const int32
     if constexpr (std::is_same_v<T, float> && W == 8) {
         using P = simd::Pack<T, W>;
         // The same transpose for eight floats: (x y z 0) of v_l and v_{l+4} in the two halves of a register,
-        // then a 4 x 4 transpose within each half. Three 8-lane gathers (24 lane loads) cost 1.4x this
-        // sweep's time in the float increment form, which reads two arrays (bench_soft BM_Sweep, Zen 4).
+        // then a 4 x 4 transpose within each half. With three 8-lane gathers per vertex instead, the float
+        // sweep (increment form: two arrays per vertex) took 1.45x as long (bench_soft BM_Sweep, 10k beam,
+        // Zen 4).
         auto two = [&](int l) {
 #if defined(__AVX512F__) && defined(__AVX512VL__)
             const __m128 lo = _mm_maskz_loadu_ps(__mmask8(7), base + idx[l]);
