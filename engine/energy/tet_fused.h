@@ -67,9 +67,9 @@ VBD_FUSED_INLINE void tetVertexFused(const Mat33T<T>& F, const Vec3T<T>& m, T V,
     const Vec3T<T> w = c0 * m.x + c1 * m.y + c2 * m.z;   // cof(F) m
     const T mm = dot(m, m);
     // f_a = -V (mu F m + s w) = -(V mu) F m - (V s) w; H_aa = V (mu |m|^2 I + lambda w w^T). The scalar
-    // factors are multiplied first (V mu, V s, V lambda w), so that each vector term is one fused multiply-add
-    // per component (the double sweep's loop: 73 multiplies per pack where the factors applied term by term
-    // took 79).
+    // factors are multiplied first (V mu, V s, V lambda w), so that each vector term is one fused
+    // multiply-add per component (the double sweep's loop: 73 multiplies per pack where the factors applied
+    // term by term took 79).
     const T vmu = V * mu, vs = V * s;
     f.x -= vmu * Fm.x + vs * w.x;
     f.y -= vmu * Fm.y + vs * w.y;

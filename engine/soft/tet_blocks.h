@@ -89,8 +89,8 @@ VBD_SIMD_INLINE void tetBlockTerms(const SoftViewT<T>& s, const TetBlock& b, con
         Cprev.m[2][2] = simd::load<T, W>(cprev + 5 * L + l0);
     }
     tetIncidenceTerms<P, Damped>(F, m, simd::load<T, W>(b.volume + l0), simd::load<T, W>(b.mu + l0),
-                                 simd::load<T, W>(b.lambda + l0), simd::load<T, W>(b.kd + l0), Cprev,
-                                 h, invH, s.damping, xi, xPrevI, f, H);
+                                 simd::load<T, W>(b.lambda + l0), simd::load<T, W>(b.kd + l0), Cprev, h, invH,
+                                 s.damping, xi, xPrevI, f, H);
 }
 
 // The tet terms of vertex i from its blocks, added to f and H (Damped: whether the internal damping terms are
