@@ -7,6 +7,11 @@
 // is published (rounded to float); before the next one it is compared with the published arrays, and any
 // difference -- an edit -- reseeds the state from them (losing only the sub-float digits of that one state).
 // In float the comparison is exact equality, so a float run behaves as if it iterated on the model itself.
+//
+// The comparison reads a float copy of what was last published (published), not the state: x is the array
+// the sweep writes, and a serial pass over it before each sweep() left every line of it shared with the
+// caller's core, so that each write of the next sweep on another core waited for an invalidation (the
+// 10k beam's 2-thread double sweep: the worker's share took 15% longer than the caller's equal share).
 #include <array>
 #include <vector>
 
@@ -43,6 +48,7 @@ struct SoftState {
     // stored next to x = fl(x_prev + dx). Empty in the absolute form.
     bool increments = false;
     std::vector<Vec3T<T>> dx, dy;
+    std::vector<Vec3> publishedX, publishedV;  // m.x and m.v as last published or seeded from
 
     bool ready(const SoftModel& m) const {
         return x.size() == m.x.size() && v.size() == m.v.size() && xPrev.size() == m.xPrev.size() &&
@@ -52,19 +58,22 @@ struct SoftState {
                (!increments || (dx.size() == x.size() && dy.size() == x.size()));
     }
 
-    // Whether the published x and v still equal this state rounded to float (no edit since publish()).
+    // Whether the published x and v still equal this state rounded to float (no edit since publish()): the
+    // arrays equal what publish() wrote (every change of x and v outside a step is published).
     bool matchesPublished(const SoftModel& m) const {
-        for (size_t i = 0; i < m.x.size(); ++i) {
-            const Vec3 xf(x[i]), vf(v[i]);
-            if (xf.x != m.x[i].x || xf.y != m.x[i].y || xf.z != m.x[i].z || vf.x != m.v[i].x ||
-                vf.y != m.v[i].y || vf.z != m.v[i].z)
-                return false;
-        }
-        return true;
+        auto same = [](const std::vector<Vec3>& a, const std::vector<Vec3>& b) {
+            if (a.size() != b.size()) return false;
+            for (size_t i = 0; i < a.size(); ++i)
+                if (a[i].x != b[i].x || a[i].y != b[i].y || a[i].z != b[i].z) return false;
+            return true;
+        };
+        return same(m.x, publishedX) && same(m.v, publishedV);
     }
 
     // Starts the state from the published arrays. C_prev restarts at F^T F of the published x_prev.
     void seed(const SoftModel& m) {
+        publishedX = m.x;
+        publishedV = m.v;
         x = widened(m.x);
         v = widened(m.v);
         xPrev = widened(m.xPrev);
@@ -94,14 +103,17 @@ struct SoftState {
         if (!ready(m) || !matchesPublished(m)) seed(m);
     }
 
-    void publishPositions(SoftModel& m) const {
-        parallelFor(m.x.size(), [&](size_t i) { m.x[i] = Vec3(x[i]); });
+    void publishPositions(SoftModel& m) {
+        publishedX.resize(m.x.size());
+        parallelFor(m.x.size(), [&](size_t i) { m.x[i] = publishedX[i] = Vec3(x[i]); });
     }
 
-    void publish(SoftModel& m) const {
+    void publish(SoftModel& m) {
+        publishedX.resize(m.x.size());
+        publishedV.resize(m.v.size());
         parallelFor(m.x.size(), [&](size_t i) {
-            m.x[i] = Vec3(x[i]);
-            m.v[i] = Vec3(v[i]);
+            m.x[i] = publishedX[i] = Vec3(x[i]);
+            m.v[i] = publishedV[i] = Vec3(v[i]);
             m.xPrev[i] = Vec3(xPrev[i]);
             m.y[i] = Vec3(y[i]);
         });
