@@ -196,7 +196,10 @@ VBD_HD void vertexInertia(const SoftViewT<T>& s, int i, Vec3T<T>& f, Mat33T<T>& 
     const T h = T(s.h);
     const T mh2 = T(s.mass[i]) / (h * h);
     f = (incrementForm(s) ? s.dy[i] - s.dx[i] : s.y[i] - s.x[i]) * mh2;
-    H = Mat33T<T>::diag(mh2);
+    // Entry by entry, not H = diag(mh2): the temporary's copy was a 64-byte load of stores of other widths,
+    // which cannot be forwarded and waited for every older store of the sweep to reach the cache.
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) H.m[r][c] = r == c ? mh2 : T(0);
 }
 
 // The cloth terms of vertex i, one incidence at a time: its membranes, then its hinges. (The CPU sweep
