@@ -49,10 +49,15 @@ VBD_SIMD_INLINE void addLaneSums(const Vec3T<simd::Pack<T, W>>& fs, const Sym33T
     H = S.full();
 }
 
-// Lanes per pack of the tet terms in scalar T: a native register of T, at most a block's 8 lanes (AVX2:
-// 8 floats or 4 doubles; AVX-512: 8 of either; SSE2: 4 or 2).
+// Lanes per pack of the tet terms in scalar T: a native register of T of at most 32 bytes, at most a block's
+// 8 lanes (AVX2 and AVX-512: 8 floats or 4 doubles; SSE2: 4 or 2). Not 8 doubles in a 512-bit register: a
+// pack's terms are one long dependency chain (positions, F, cof F, J, the force and block) of ~470
+// instructions in 8-double form, more than the core's reorder window, so the sweep ran at the chain's
+// latency; two 4-double packs per block are two chains half as wide, and the 10k beam's double sweep went
+// from 71 to 81 M evaluations/s on one Zen 4 core (bench_soft BM_Sweep, alternating runs). GCC's own
+// default for these targets is 256-bit vectors for the same reason.
 template <typename T>
-constexpr int kTetLanes = simd::nativeLanes<T>(TetBlock::kLanes);
+constexpr int kTetLanes = std::min(simd::nativeLanes<T>(TetBlock::kLanes), 32 / int(sizeof(T)));
 
 // W lanes of block b from lane l0: their tet terms added to the per-lane sums f and H. cprev: the block's
 // C_prev entries (SoftState::CprevLanes); xi, xPrevI: the block's vertex (the naive damping's own position,

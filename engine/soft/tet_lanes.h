@@ -72,6 +72,25 @@ VBD_SIMD_INLINE Vec3T<simd::Pack<T, W>> gatherLaneVec(const T* base, const int32
     }
 #endif
 #if defined(__AVX2__)
+    if constexpr (std::is_same_v<T, double> && W == 4) {
+        using P = simd::Pack<T, W>;
+        // The sweep's 4-double packs (soft/tet_blocks.h kTetLanes): (x y z 0) per lane, a 4 x 4 transpose.
+        auto row = [&](int l) {
+#if defined(__AVX512F__) && defined(__AVX512VL__)
+            return _mm256_maskz_loadu_pd(__mmask8(7), base + idx[l]);
+#else
+            return _mm256_maskload_pd(base + idx[l], _mm256_setr_epi64x(-1, -1, -1, 0));
+#endif
+        };
+        const __m256d r0 = row(0), r1 = row(1), r2 = row(2), r3 = row(3);
+        const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
+        const __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+        const __m256d c[3] = {_mm256_permute2f128_pd(t0, t2, 0x20), _mm256_permute2f128_pd(t1, t3, 0x20),
+                              _mm256_permute2f128_pd(t0, t2, 0x31)};
+        Vec3T<P> v;
+        for (int k = 0; k < 3; ++k) std::memcpy(&v[k].v, &c[k], sizeof(c[k]));
+        return v;
+    }
     if constexpr (std::is_same_v<T, float> && W == 8) {
         using P = simd::Pack<T, W>;
         // The same transpose for eight floats: (x y z 0) of v_l and v_{l+4} in the two halves of a register,

@@ -1,8 +1,9 @@
 // gatherLaneVec (soft/tet_lanes.h): the SIMD sweep reads the positions of W tet vertices as W short loads
-// transposed in registers (AVX-512 for 8 doubles, AVX2/AVX-512 for 8 floats) where the portable path gathers
-// each coordinate lane by lane. Loads only move bits, so the two must agree exactly -- and the 3-element
-// masked loads must not read past a vertex: the positions here end at a page followed by an inaccessible one,
-// so a 4th element read from the last vertex faults.
+// transposed in registers (AVX-512 for 8 doubles, AVX2/AVX-512 for 4 doubles and 8 floats) where the portable
+// path gathers each coordinate lane by lane; checked at both widths the CPU kernels use (the per-tet passes'
+// kTetLaneWidth, the sweep's kTetLanes). Loads only move bits, so the two must agree exactly -- and the
+// 3-element masked loads must not read past a vertex: the positions here end at a page followed by an
+// inaccessible one, so a 4th element read from the last vertex faults.
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -10,6 +11,7 @@
 #include <cstdint>
 #include <random>
 
+#include "soft/tet_blocks.h"
 #include "soft/tet_lanes.h"
 
 using namespace vbd;
@@ -31,9 +33,8 @@ struct GuardedPositions {
     ~GuardedPositions() { munmap(map, 2 * page); }
 };
 
-template <typename T>
+template <typename T, int W>
 void checkGather() {
-    constexpr int W = kTetLaneWidth<T>;
     constexpr int n = 53;
     GuardedPositions<T> g(n);
     std::mt19937 rng(7);
@@ -57,6 +58,12 @@ void checkGather() {
 
 }  // namespace
 
-TEST(LaneGather, DoubleLanesEqualTheScalarLoadsAndStayInsideTheArray) { checkGather<double>(); }
+TEST(LaneGather, DoubleLanesEqualTheScalarLoadsAndStayInsideTheArray) {
+    checkGather<double, kTetLaneWidth<double>>();
+    checkGather<double, kTetLanes<double>>();
+}
 
-TEST(LaneGather, FloatLanesEqualTheScalarLoadsAndStayInsideTheArray) { checkGather<float>(); }
+TEST(LaneGather, FloatLanesEqualTheScalarLoadsAndStayInsideTheArray) {
+    checkGather<float, kTetLaneWidth<float>>();
+    checkGather<float, kTetLanes<float>>();
+}
