@@ -14,7 +14,9 @@
 //
 // Shares. Slot s runs the indices [n s / P, n (s + 1) / P) of every phase, the same contiguous shares the
 // team gives a loop (thread_team.cpp: the loops of a step index the same vertices, so a thread keeps its part
-// of the body in its cache), without stealing: a phase's imbalance is paid at its barrier.
+// of the body in its cache), without stealing: a phase's imbalance is paid at its barrier. A caller whose
+// indices cost unequal work passes its own contiguous shares instead: share(p, s, slots, n) = the first index
+// of slot s in phase p (EvenShares is the default above).
 //
 // Progress. A slot is claimed by whichever thread gets to it first; the team loop runs one index per slot.
 // A thread waiting before phase 1 for a slot nobody has claimed (its worker is asleep, preempted, or busy
@@ -62,11 +64,12 @@ struct alignas(64) PhaseSlot {
 // leave the rest idle during a chain.
 constexpr int kMaxPhaseSlots = 32;
 
-template <typename SizeFn, typename BodyFn, typename SplitFn>
+template <typename SizeFn, typename BodyFn, typename SplitFn, typename ShareFn>
 struct PhaseChain {
     const SizeFn& size;
     const BodyFn& body;
     const SplitFn& split;
+    const ShareFn& share;
     size_t phases;
     int slots;
     PhaseSlot slot[kMaxPhaseSlots];
@@ -74,8 +77,9 @@ struct PhaseChain {
     std::atomic<bool> errorSet{false};
     std::exception_ptr error;
 
-    PhaseChain(const SizeFn& s, const BodyFn& b, const SplitFn& sp, size_t phases_, int slots_)
-        : size(s), body(b), split(sp), phases(phases_), slots(slots_) {}
+    PhaseChain(const SizeFn& s, const BodyFn& b, const SplitFn& sp, const ShareFn& sh, size_t phases_,
+               int slots_)
+        : size(s), body(b), split(sp), share(sh), phases(phases_), slots(slots_) {}
 
     bool claim(int s) {
         int expected = 0;
@@ -86,7 +90,8 @@ struct PhaseChain {
     // Phase 0 waits for nothing: all of it is early.
     void runPart(int s, size_t p, bool early) {
         const size_t n = size(p);
-        const size_t b = n * size_t(s) / size_t(slots), e = n * size_t(s + 1) / size_t(slots);
+        const size_t b = std::min(size_t(share(p, s, slots, n)), n);
+        const size_t e = s + 1 == slots ? n : std::clamp(size_t(share(p, s + 1, slots, n)), b, n);
         const size_t m = p == 0 ? e : std::clamp(size_t(split(p, s, slots, b, e)), b, e);
         for (size_t i = early ? b : m, end = early ? m : e; i < end; ++i) body(p, i);
     }
@@ -137,6 +142,11 @@ struct NoEarlyStart {
     size_t operator()(size_t, int, int, size_t b, size_t) const { return b; }
 };
 
+// Equal counts of indices per slot.
+struct EvenShares {
+    size_t operator()(size_t, int s, int slots, size_t n) const { return n * size_t(s) / size_t(slots); }
+};
+
 // The number of slots parallelPhases splits a chain into, for a largest phase of `largest` indices (a
 // caller's split is computed for it): the threads allowed, at most kMaxPhaseSlots, and at most one per
 // minShare indices of the largest phase; 1 (serial) inside a team loop.
@@ -148,9 +158,9 @@ inline int phaseSlots(size_t largest, size_t minShare) {
                                  std::max<size_t>(largest / share, 1)}));
 }
 
-template <typename SizeFn, typename BodyFn, typename SplitFn = NoEarlyStart>
+template <typename SizeFn, typename BodyFn, typename SplitFn = NoEarlyStart, typename ShareFn = EvenShares>
 void parallelPhases(size_t phases, const SizeFn& size, const BodyFn& body, size_t minShare = 16,
-                    const SplitFn& split = SplitFn()) {
+                    const SplitFn& split = SplitFn(), const ShareFn& shares = ShareFn()) {
     size_t largest = 0;
     for (size_t p = 0; p < phases; ++p) largest = std::max(largest, size_t(size(p)));
     const size_t share = std::max<size_t>(minShare, 1);
@@ -160,8 +170,8 @@ void parallelPhases(size_t phases, const SizeFn& size, const BodyFn& body, size_
             for (size_t i = 0, n = size(p); i < n; ++i) body(p, i);
         return;
     }
-    using Chain = detail::PhaseChain<SizeFn, BodyFn, SplitFn>;
-    Chain chain(size, body, split, phases, slots);
+    using Chain = detail::PhaseChain<SizeFn, BodyFn, SplitFn, ShareFn>;
+    Chain chain(size, body, split, shares, phases, slots);
     const ChunkFn fn = [](const void* ctx, size_t begin, size_t end) {
         Chain& c = *static_cast<Chain*>(const_cast<void*>(ctx));
         for (size_t s = begin; s < end; ++s)

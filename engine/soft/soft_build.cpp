@@ -103,6 +103,7 @@ void SoftSolver::build(const SceneDesc& scene) {
     m_ = SoftModel{};
     splitSlots_ = 0;  // prepareSplit orders the new colors when a sweep first needs it
     interior_.clear();
+    shareBegin_.clear();
     params_ = scene.solver;
     h_ = float(scene.dt / scene.substeps);
     time_ = 0;

@@ -377,6 +377,10 @@ void SoftSolver::sweepT(SoftState<T>& st, int sweeps) {
             [&](size_t p, size_t k) { update(groups[p % colors][k]); }, grain,
             [&](size_t p, int slot, int n, size_t b, size_t) {
                 return n == splitSlots_ ? b + interior_[p % colors][size_t(slot)] : b;
+            },
+            [&](size_t p, int slot, int n, size_t size) {
+                return n == splitSlots_ ? shareBegin_[p % colors][size_t(slot)]
+                                        : EvenShares()(p, slot, n, size);
             });
         return;
     }
@@ -412,22 +416,46 @@ void SoftSolver::sweepT(SoftState<T>& st, int sweeps) {
         grain);
 }
 
-// Orders each color's shares for `slots` slots (the contiguous shares of backend/phases.h): within a share,
-// the vertices whose neighbours all belong to the same slot (any color; fixed vertices, never written, do not
-// count) first, in their previous order, then those with a neighbour in another slot. The interior ones
-// neither read nor are read by another slot, so a slot may update them while the others still finish the
-// color before. The order inside a color changes no result (its vertices are independent).
+// Splits each color into `slots` contiguous shares of about equal work (backend/phases.h), and orders each
+// share: the vertices whose neighbours all belong to the same slot (any color; fixed vertices, never
+// written, do not count) first, in their previous order, then those with a neighbour in another slot. The
+// interior ones neither read nor are read by another slot, so a slot may update them while the others still
+// finish the color before. The order inside a color changes no result (its vertices are independent).
+//
+// Work per vertex: its element incidences (tets, triangles, hinges) plus kVertexCost for the inertia, the
+// 3x3 solve and the write. Equal counts of vertices were unequal work where the colors are small: the
+// hanging bar's 120-vertex colors split 639 against 702 tet incidences, and the caller waited 5% of the
+// 2-thread step at the barriers (perf).
 void SoftSolver::prepareSplit(int slots) {
+    constexpr size_t kVertexCost = 4;  // about one 4-lane pack of tet terms
     auto& groups = m_.colorGroups;
     const Csr& g = m_.vertexGraph;
-    std::vector<int> slotOf(size_t(m_.numVertices()), -1);
-    auto shareOf = [&](size_t n, int s) {
-        return std::make_pair(n * size_t(s) / size_t(slots), n * size_t(s + 1) / size_t(slots));
+    auto work = [&](int v) {
+        auto count = [v](const Csr& c) { return c.rows() > v ? size_t(c.end(v) - c.begin(v)) : size_t(0); };
+        return kVertexCost + count(m_.vertexTets) + count(m_.vertexTris) + count(m_.vertexHinges);
     };
-    for (const auto& group : groups)
+    shareBegin_.assign(groups.size(), std::vector<size_t>(size_t(slots) + 1, 0));
+    for (size_t c = 0; c < groups.size(); ++c) {
+        // Slot s starts at the first vertex whose work before it reaches s / slots of the color's total.
+        size_t total = 0;
+        for (int v : groups[c]) total += work(v);
+        std::vector<size_t>& begin = shareBegin_[c];
+        size_t before = 0, k = 0;
+        for (int s = 1; s < slots; ++s) {
+            while (k < groups[c].size() && before * size_t(slots) < total * size_t(s))
+                before += work(groups[c][k++]);
+            begin[size_t(s)] = k;
+        }
+        begin[size_t(slots)] = groups[c].size();
+    }
+    std::vector<int> slotOf(size_t(m_.numVertices()), -1);
+    auto shareOf = [&](size_t c, int s) {
+        return std::make_pair(shareBegin_[c][size_t(s)], shareBegin_[c][size_t(s) + 1]);
+    };
+    for (size_t c = 0; c < groups.size(); ++c)
         for (int s = 0; s < slots; ++s) {
-            const auto [b, e] = shareOf(group.size(), s);
-            for (size_t k = b; k < e; ++k) slotOf[size_t(group[k])] = s;
+            const auto [b, e] = shareOf(c, s);
+            for (size_t k = b; k < e; ++k) slotOf[size_t(groups[c][k])] = s;
         }
     auto interior = [&](int v, int s) {
         if (g.rows() != m_.numVertices()) return false;
@@ -440,7 +468,7 @@ void SoftSolver::prepareSplit(int slots) {
     interior_.assign(groups.size(), std::vector<size_t>(size_t(slots), 0));
     for (size_t c = 0; c < groups.size(); ++c)
         for (int s = 0; s < slots; ++s) {
-            const auto [b, e] = shareOf(groups[c].size(), s);
+            const auto [b, e] = shareOf(c, s);
             const auto first = groups[c].begin() + long(b), last = groups[c].begin() + long(e);
             const auto mid = std::stable_partition(first, last, [&](int v) { return interior(v, s); });
             interior_[c][size_t(s)] = size_t(mid - first);

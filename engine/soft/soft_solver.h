@@ -172,10 +172,11 @@ class SoftSolver {
             return xRead_;
     }
     std::vector<Vec3> dxRead_;  // the increments' snapshot (float increment form)
-    // The sweep's early start (backend/phases.h) for splitSlots_ slots: colorGroups is ordered so that each
-    // slot's share of a color lists first the vertices whose neighbours all lie in that slot's shares
-    // (interior_[color][slot] of them), then the others.
+    // The sweep's shares and early start (backend/phases.h) for splitSlots_ slots: slot s of color c runs
+    // colorGroups[c][shareBegin_[c][s], shareBegin_[c][s + 1]) (about equal work), which lists first the
+    // vertices whose neighbours all lie in that slot's shares (interior_[c][s] of them), then the others.
     int splitSlots_ = 0;
+    std::vector<std::vector<size_t>> shareBegin_;
     std::vector<std::vector<size_t>> interior_;
     void prepareSplit(int slots);
 
