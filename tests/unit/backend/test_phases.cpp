@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "backend/phases.h"
@@ -101,6 +102,43 @@ TEST(Phases, WorkersTakePart) {
                       3, [n](size_t) { return n; }, [&](size_t, size_t i) { mark(i); }, 1);
               }),
               2u);
+}
+
+// A caller's shares (SoftSolver's shares of equal work): each index runs once per phase, each share on one
+// thread, and the chain gives the serial result. Slot 0 gets a tenth of every phase here, so the even halves
+// would change threads inside slot 1's share; a run where both threads took part shows it.
+TEST(Phases, CallersSharesAreTheSlotsRanges) {
+    if (teamSize() < 2) GTEST_SKIP() << "one hardware thread: no workers";
+    ThreadLimit limit(2);
+    const size_t phases = 3, n = 400;
+    auto shares = [](size_t, int s, int slots, size_t size) {
+        return s == 0 ? size_t(0) : size / 10 + (size - size / 10) * size_t(s - 1) / size_t(slots - 1);
+    };
+    bool sawTwo = false;
+    for (int r = 0; r < 200 && !sawTwo; ++r) {
+        std::vector<std::vector<std::thread::id>> who(phases, std::vector<std::thread::id>(n));
+        std::vector<std::vector<std::atomic<int>>> visits(phases);
+        for (auto& v : visits) v = std::vector<std::atomic<int>>(n);
+        parallelPhases(
+            phases, [n](size_t) { return n; },
+            [&](size_t p, size_t i) {
+                volatile double spin = 0;
+                for (int k = 0; k < 500; ++k) spin = spin + 1e-3;
+                visits[p][i].fetch_add(1);
+                who[p][i] = std::this_thread::get_id();
+            },
+            1, NoEarlyStart(), shares);
+        for (size_t p = 0; p < phases; ++p) {
+            for (size_t i = 0; i < n; ++i)
+                ASSERT_EQ(visits[p][i].load(), 1) << "phase " << p << " index " << i;
+            for (size_t i = 1; i < n; ++i) {
+                if (i == n / 10) continue;  // the one place the thread may change
+                ASSERT_EQ(who[p][i], who[p][i - 1]) << "phase " << p << " index " << i;
+            }
+            sawTwo = sawTwo || who[p][0] != who[p][n - 1];
+        }
+    }
+    EXPECT_TRUE(sawTwo) << "the worker never took part";
 }
 
 // Inside a team loop (a nested call) the chain runs serially on that thread, and completely.
