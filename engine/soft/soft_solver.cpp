@@ -375,13 +375,8 @@ void SoftSolver::sweepT(SoftState<T>& st, int sweeps) {
         parallelPhases(
             colors * size_t(sweeps), [&](size_t p) { return groups[p % colors].size(); },
             [&](size_t p, size_t k) { update(groups[p % colors][k]); }, grain,
-            [&](size_t p, int slot, int n, size_t b, size_t) {
-                return n == splitSlots_ ? b + interior_[p % colors][size_t(slot)] : b;
-            },
-            [&](size_t p, int slot, int n, size_t size) {
-                return n == splitSlots_ ? shareBegin_[p % colors][size_t(slot)]
-                                        : EvenShares()(p, slot, n, size);
-            });
+            [&](size_t p, int slot, int n, size_t b, size_t) { return splitAt(p % colors, slot, n, b); },
+            [&](size_t p, int slot, int n, size_t size) { return shareStart(p % colors, slot, n, size); });
         return;
     }
     // (sweepsFuse keeps the snapshot's sweeps apart: contacts are re-detected between them.)
@@ -414,6 +409,16 @@ void SoftSolver::sweepT(SoftState<T>& st, int sweeps) {
                 copyVertex(size_t(groups[p / 2 - 1][k]));
         },
         grain);
+}
+
+// Where slot `slot` of `slots` starts color c (its share from prepareSplit when it was computed for that many
+// slots, else the even one), and where the share [b, ...) stops being interior.
+size_t SoftSolver::shareStart(size_t c, int slot, int slots, size_t size) const {
+    return slots == splitSlots_ ? shareBegin_[c][size_t(slot)] : EvenShares()(c, slot, slots, size);
+}
+
+size_t SoftSolver::splitAt(size_t c, int slot, int slots, size_t b) const {
+    return slots == splitSlots_ ? b + interior_[c][size_t(slot)] : b;
 }
 
 // Splits each color into `slots` contiguous shares of about equal work (backend/phases.h), and orders each

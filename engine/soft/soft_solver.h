@@ -179,6 +179,8 @@ class SoftSolver {
     std::vector<std::vector<size_t>> shareBegin_;
     std::vector<std::vector<size_t>> interior_;
     void prepareSplit(int slots);
+    size_t shareStart(size_t color, int slot, int slots, size_t size) const;
+    size_t splitAt(size_t color, int slot, int slots, size_t b) const;
 
     // Stages (soft_solver.cpp), each one template for both precisions.
     template <typename T>
