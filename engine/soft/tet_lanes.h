@@ -41,13 +41,21 @@ VBD_SIMD_INLINE TetConstants<simd::Pack<T, W>> loadLaneConstants(const TetLaneBl
             simd::load<T, W>(&b.kd[l0])};
 }
 
+// The three registers of a transposed load (x, y and z of every lane) as a Vec3T of packs.
+template <typename T, int W, typename R>
+VBD_SIMD_INLINE Vec3T<simd::Pack<T, W>> columnsOf(const R (&c)[3]) {
+    static_assert(sizeof(R) == sizeof(simd::Pack<T, W>), "one register per pack");
+    Vec3T<simd::Pack<T, W>> v;
+    for (int k = 0; k < 3; ++k) std::memcpy(&v[k].v, &c[k], sizeof(c[k]));
+    return v;
+}
+
 // Lane l: the Vec3T<T> at base + idx[l] (idx holds 3 x vertex index). Reads exactly the 3 W values
 // (masked loads: the last vertex of an array may end at its page); tests/scene/test_lane_gather.cpp.
 template <typename T, int W>
 VBD_SIMD_INLINE Vec3T<simd::Pack<T, W>> gatherLaneVec(const T* base, const int32_t* idx) {
 #if defined(__AVX512F__) && defined(__AVX512VL__)
     if constexpr (std::is_same_v<T, double> && W == 8) {
-        using P = simd::Pack<T, W>;
         // Eight 3-double loads transposed in registers: three 8-lane gathers cost about twice as much (each
         // lane a separate load through the gather unit; measured on Zen 4 in bench_coarse).
         auto two = [&](int l) {  // [v_l (x y z 0) | v_{l+4} (x y z 0)]
@@ -66,14 +74,11 @@ VBD_SIMD_INLINE Vec3T<simd::Pack<T, W>> gatherLaneVec(const T* base, const int32
         const __m512d c[3] = {_mm512_maskz_permutex2var_pd(all, t0, even, t2),
                               _mm512_maskz_permutex2var_pd(all, t1, even, t3),
                               _mm512_maskz_permutex2var_pd(all, t0, odd, t2)};
-        Vec3T<P> v;
-        for (int k = 0; k < 3; ++k) std::memcpy(&v[k].v, &c[k], sizeof(c[k]));
-        return v;
+        return columnsOf<T, W>(c);
     }
 #endif
 #if defined(__AVX2__)
     if constexpr (std::is_same_v<T, double> && W == 4) {
-        using P = simd::Pack<T, W>;
         // The sweep's 4-double packs (soft/tet_blocks.h kTetLanes): (x y z 0) per lane, a 4 x 4 transpose.
         auto row = [&](int l) {
 #if defined(__AVX512F__) && defined(__AVX512VL__)
@@ -87,12 +92,9 @@ VBD_SIMD_INLINE Vec3T<simd::Pack<T, W>> gatherLaneVec(const T* base, const int32
         const __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
         const __m256d c[3] = {_mm256_permute2f128_pd(t0, t2, 0x20), _mm256_permute2f128_pd(t1, t3, 0x20),
                               _mm256_permute2f128_pd(t0, t2, 0x31)};
-        Vec3T<P> v;
-        for (int k = 0; k < 3; ++k) std::memcpy(&v[k].v, &c[k], sizeof(c[k]));
-        return v;
+        return columnsOf<T, W>(c);
     }
     if constexpr (std::is_same_v<T, float> && W == 8) {
-        using P = simd::Pack<T, W>;
         // The same transpose for eight floats: (x y z 0) of v_l and v_{l+4} in the two halves of a register,
         // then a 4 x 4 transpose within each half. With three 8-lane gathers per vertex instead, the float
         // sweep (increment form: two arrays per vertex) took 1.45x as long (bench_soft BM_Sweep, 10k beam,
@@ -112,9 +114,7 @@ VBD_SIMD_INLINE Vec3T<simd::Pack<T, W>> gatherLaneVec(const T* base, const int32
         const __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
         const __m256 c[3] = {_mm256_shuffle_ps(t0, t2, 0x44), _mm256_shuffle_ps(t0, t2, 0xEE),
                              _mm256_shuffle_ps(t1, t3, 0x44)};
-        Vec3T<P> v;
-        for (int k = 0; k < 3; ++k) std::memcpy(&v[k].v, &c[k], sizeof(c[k]));
-        return v;
+        return columnsOf<T, W>(c);
     }
 #endif
     const simd::Pack<int32_t, W> o = simd::load<int32_t, W>(idx);
