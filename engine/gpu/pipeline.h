@@ -104,6 +104,7 @@ class PipelineStepper final : public SoftStepper {
         SoftModel& m = solver.model();
         if (!configured_ || plan_.n != m.numVertices() || plan_.numTets != int(m.tets.size()))
             configure(solver);
+        if (recordsWanted_ != (records_ != nullptr)) placeRecords(m);
         SoftStepStats stats;
         if (plan_.n == 0) return stats;
         const auto t0 = std::chrono::steady_clock::now();
@@ -161,6 +162,8 @@ class PipelineStepper final : public SoftStepper {
         dropCapturedStep();
     }
     int sweepMinBlocks() const override { return sweepMinBlocks_; }
+    void setIncidenceRecords(bool on) override { recordsWanted_ = on; }  // placed by the next step
+    bool incidenceRecords() const override { return recordsWanted_; }
     void setResidualField(bool wanted) override {
         if (wanted == fieldWanted_) return;
         fieldWanted_ = wanted;
@@ -224,6 +227,22 @@ class PipelineStepper final : public SoftStepper {
         owned_.erase(it);
         ex_.release(p);
     }
+    // The tile sweep's incidence records (gpu/incidence_records.h) copied to the executor, or freed: as
+    // setIncidenceRecords asked. The captured graph's functors hold the pointers: dropped.
+    void placeRecords(const SoftModel& m) {
+        dropCapturedStep();
+        releaseOwned(const_cast<IncidenceRecord*>(records_));
+        releaseOwned(const_cast<float*>(recordKd_));
+        records_ = nullptr;
+        recordKd_ = nullptr;
+        if (!recordsWanted_ || m.vertexTets.items.empty()) return;
+        std::vector<IncidenceRecord> rec;
+        std::vector<float> kd;
+        buildIncidenceRecords(m, rec, kd);
+        records_ = copyOf(rec.data(), rec.size());
+        recordKd_ = copyOf(kd.data(), kd.size());
+        ex_.sync();  // the host vectors go out of scope
+    }
     // The captured step's graph is stale (another kernel or another array): the next step captures again.
     void dropCapturedStep() {
         ex_.drain();
@@ -235,6 +254,8 @@ class PipelineStepper final : public SoftStepper {
         ex_.dropGraph();
         for (void* p : owned_) ex_.release(p);
         owned_.clear();
+        records_ = nullptr;
+        recordKd_ = nullptr;
         configured_ = false;
         graphReady_ = false;
     }
@@ -335,8 +356,14 @@ class PipelineStepper final : public SoftStepper {
 
     template <int kLanes, int kMinBlocks = 1>
     void issueTiles(const int* verts, int count) {
-        using Stage = SweepTileStage<T, kLanes, kMinBlocks>;
-        ex_.forEach(int(Stage::threadsFor(count)), Stage{a_, scalars_, verts, count});
+        if (records_) {
+            using Stage = SweepTileStage<T, kLanes, kMinBlocks, true>;
+            ex_.forEach(int(Stage::threadsFor(count)),
+                        Stage{a_, scalars_, verts, count, records_, recordKd_});
+        } else {
+            using Stage = SweepTileStage<T, kLanes, kMinBlocks>;
+            ex_.forEach(int(Stage::threadsFor(count)), Stage{a_, scalars_, verts, count});
+        }
     }
     // The register budget is a build-time property of a kernel: one instantiation per choice, for the tile
     // widths that benchmark fastest (4 and 8); the others keep the compiler's choice.
@@ -404,7 +431,10 @@ class PipelineStepper final : public SoftStepper {
     bool configured_ = false, seeded_ = false, hasVLast_ = false, graphReady_ = false, stepped_ = false;
     int lanesPerVertex_ = Exec::kTiles ? kDefaultLanesPerVertex : 1;
     int sweepMinBlocks_ = Exec::kTiles ? defaultSweepMinBlocks(sizeof(T) == sizeof(double)) : 1;
-    bool fieldWanted_ = false;  // setResidualField
+    bool fieldWanted_ = false;    // setResidualField
+    bool recordsWanted_ = false;  // setIncidenceRecords
+    const IncidenceRecord* records_ = nullptr;
+    const float* recordKd_ = nullptr;
 };
 
 }  // namespace vbd

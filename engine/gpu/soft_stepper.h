@@ -35,6 +35,11 @@ class SoftStepper {
     // 1 on the host executor. Throws std::invalid_argument outside 1..4.
     virtual void setSweepMinBlocks(int blocks) = 0;
     virtual int sweepMinBlocks() const = 0;
+    // The tile sweep reads each incidence's copy of its tet's indices and constants (gpu/incidence_records.h:
+    // one dependent load fewer, four times the tets' memory) instead of the tet arrays. Placed (or freed) by
+    // the next step; the results are the same bit for bit. Default off. No effect with 1 lane per vertex.
+    virtual void setIncidenceRecords(bool on) = 0;
+    virtual bool incidenceRecords() const = 0;
     virtual const std::vector<IterationRecord>& iterations() const = 0;
     virtual void clearIterations() = 0;
     // The residual heat map (SoftSolver::vertexResidual, |grad_i G| of the step's final iterate). Wanted: the

@@ -21,6 +21,7 @@
 #include <limits>
 
 #include "energy/tet_energy.h"
+#include "gpu/incidence_records.h"
 #include "math/quat.h"
 #include "soft/predict.h"
 #include "soft/soft_model.h"
@@ -197,14 +198,20 @@ VBD_HD T tileSum(T v) {
 // kMinBlocks: the resident blocks per multiprocessor its CUDA kernel is built for (gpu/cuda_exec.cuh
 // MinBlocksOf): more blocks, fewer registers per thread and more warps to hide the gathers' latency, or
 // spills. Chosen by benchmark as the lanes (bench_gpu BM_GpuSoftStepOccupancy).
-template <typename T, int kLanes, int MinBlocks = 1>
+//
+// kRecords: the tet's indices and constants come from the incidence's own record (gpu/incidence_records.h,
+// read beside the item) instead of the tet arrays at the item's e (read after it). The same values: the
+// same result bit for bit; chosen by benchmark (bench_gpu BM_GpuSoftStepRecords).
+template <typename T, int kLanes, int MinBlocks = 1, bool kRecords = false>
 struct SweepTileStage {
     static_assert(kLanes >= 2 && kLanes <= 32 && (kLanes & (kLanes - 1)) == 0, "a power-of-two tile");
     static constexpr int kMinBlocks = MinBlocks;
     StepArrays<T> a;
     const StepScalars* s;
-    const int* verts;  // this color's vertices
-    int count;         // how many
+    const int* verts;                          // this color's vertices
+    int count;                                 // how many
+    const IncidenceRecord* records = nullptr;  // kRecords: one per entry of the vertex-tet lists
+    const float* recordKd = nullptr;           // and its k_d
     static long long threadsFor(int count) { return ((long long)count * kLanes + 31) & ~31LL; }
     VBD_HD void operator()(int t) const {
         const int lane = t % kLanes, k = t / kLanes;
@@ -223,7 +230,13 @@ struct SweepTileStage {
         Sym33T<T> St;
         for (int j = first; j < end; j += stride) {
             const int item = v.vtItems[j];
-            tetVertexTerms(v, item >> 2, item & 3, ft, St);
+            if constexpr (kRecords) {
+                const IncidenceRecord r = loadIncidenceRecord(records + j);
+                tetVertexTermsOf(v, r.tet, r.DmInv, r.volume, r.mu, r.lambda, recordKd[j], item >> 2,
+                                 item & 3, ft, St);
+            } else {
+                tetVertexTerms(v, item >> 2, item & 3, ft, St);
+            }
         }
         ft = Vec3T<T>(tileSum<kLanes>(ft.x), tileSum<kLanes>(ft.y), tileSum<kLanes>(ft.z));
         St = Sym33T<T>{tileSum<kLanes>(St.xx), tileSum<kLanes>(St.yy), tileSum<kLanes>(St.zz),

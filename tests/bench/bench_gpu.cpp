@@ -14,6 +14,10 @@
 //   BM_GpuSoftStepOccupancy/double/lanes/blocks: size 1 at 120 iterations with the tile kernel built for that
 //     many resident blocks per multiprocessor (SoftStepper::setSweepMinBlocks: registers capped for more
 //     warps).
+//   BM_GpuSoftStepRecords/size/iters/double/lanes/blocks/records/absolute: the tile sweep reading the
+//   incidence
+//     records (records 1, gpu/incidence_records.h) or the tet arrays (0), the same results; absolute 1: a
+//     float state without the increment form (what that form costs on the device).
 //   BM_GpuSoftStepPublished: the same at size 1 with the state downloaded and published every step (what the
 //     World does today: the host copy interop removes).
 //   BM_GpuCopy: device-to-device cudaMemcpy of 1 GiB, counting bytes read + written (the card's achievable
@@ -94,13 +98,17 @@ double sweepBytes(const SoftModel& m, bool dbl) {
 }
 
 void runSteps(benchmark::State& st, int size, int iterations, bool dbl, int lanes, bool publish,
-              int minBlocks = 0) {  // 0: the stepper's default
+              int minBlocks = 0, bool records = false, bool absoluteFloat = false) {  // 0: the default
     if (skipWithoutDevice(st)) return;
     SoftSolver& solver = solverFor(size, iterations, dbl ? Precision::Double : Precision::Float);
+    SoftSolver::SweepOptions options = solver.sweepOptions();
+    options.floatIncrement = !absoluteFloat;  // cached solvers: set on every run
+    solver.setSweepOptions(options);
     std::unique_ptr<SoftStepper> dev = makeCudaStepper(dbl ? Precision::Double : Precision::Float);
     dev->configure(solver);
     if (lanes > 0) dev->setLanesPerVertex(lanes);
     if (minBlocks > 0) dev->setSweepMinBlocks(minBlocks);
+    dev->setIncidenceRecords(records);
     const Vec3 g(0, -9.81f, 0);
     const float h = 1.f / 120.f;
     dev->step(solver, h, g, publish);  // captures the graph
@@ -111,6 +119,8 @@ void runSteps(benchmark::State& st, int size, int iterations, bool dbl, int lane
     st.counters["colors"] = double(m.colorGroups.size());
     st.counters["lanes"] = dev->lanesPerVertex();
     st.counters["min_blocks"] = dev->sweepMinBlocks();
+    st.counters["records"] = dev->incidenceRecords() ? 1 : 0;
+    st.counters["increment"] = !dbl && !absoluteFloat ? 1 : 0;
     st.counters["incidences"] = benchmark::Counter(4.0 * double(m.tets.size()) * iterations,
                                                    benchmark::Counter::kIsIterationInvariantRate);
     st.counters["model_GBps"] = benchmark::Counter(sweepBytes(m, dbl) * iterations * 1e-9,
@@ -124,10 +134,10 @@ void BM_GpuSoftStep(benchmark::State& st) {
 BENCHMARK(BM_GpuSoftStep)
     ->ArgNames({"size", "iters", "double", "lanes"})
     ->ArgsProduct({{0, 1, 2}, {10, 100}, {0, 1}, {0}})
-    // The lanes per vertex, chosen by these: the paper's frame (700k tets, 120 iterations, h = 1/120 s) and
-    // the other two sizes at 100 iterations.
-    ->ArgsProduct({{1}, {120}, {0, 1}, {1, 4, 8, 16, 32}})
-    ->ArgsProduct({{0, 2}, {100}, {0}, {1, 4, 8, 16}})
+    // The lanes per vertex, chosen by these: the paper's frame (700k tets, 120 iterations, h = 1/120 s). (1
+    // and 32 lanes, 2.6x and 1.7x slower than 8 in float in two runs, and the other sizes' widths are out of
+    // the device check's time: docs/gpu.md has them.)
+    ->ArgsProduct({{1}, {120}, {0, 1}, {4, 8, 16}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
@@ -138,7 +148,24 @@ void BM_GpuSoftStepOccupancy(benchmark::State& st) {
 }
 BENCHMARK(BM_GpuSoftStepOccupancy)
     ->ArgNames({"double", "lanes", "blocks"})
-    ->ArgsProduct({{0, 1}, {4, 8}, {1, 2, 3, 4}})
+    ->ArgsProduct({{0, 1}, {8}, {1, 2}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// The incidence records (gpu/incidence_records.h) against the tet arrays, at the paper's frame and at 2M
+// tets; and what the float state's increment form costs (absolute 1: x read directly, one position array
+// instead of x_prev and dx). args: size, iterations, double, lanes, resident blocks (0: the default),
+// records, absolute.
+void BM_GpuSoftStepRecords(benchmark::State& st) {
+    runSteps(st, int(st.range(0)), int(st.range(1)), st.range(2) != 0, int(st.range(3)), false,
+             int(st.range(4)), st.range(5) != 0, st.range(6) != 0);
+}
+BENCHMARK(BM_GpuSoftStepRecords)
+    ->ArgNames({"size", "iters", "double", "lanes", "blocks", "records", "absolute"})
+    ->ArgsProduct({{1}, {120}, {0, 1}, {4, 8, 16}, {0}, {0, 1}, {0}})
+    ->ArgsProduct({{1}, {120}, {0}, {8}, {2}, {0, 1}, {0}})
+    ->ArgsProduct({{1}, {120}, {0}, {8}, {0}, {0, 1}, {1}})
+    ->ArgsProduct({{2}, {100}, {0}, {8}, {0}, {0, 1}, {0}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

@@ -502,16 +502,18 @@ if [ $BUILD_OK = 1 ] && [ $((SECONDS - T0)) -lt ${DEVICE_CHECK_BUDGET_S:-430} ];
   NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
   if [ -n "$NCU" ]; then
     : >"$OUT/ncu.txt"
-    for dbl in 0 1; do
+    # The default kernel in float and double, and the float kernel reading the incidence records.
+    for bm in "BM_GpuSoftStep/size:1/iters:10/double:0/lanes:0/real_time" \
+      "BM_GpuSoftStep/size:1/iters:10/double:1/lanes:0/real_time" \
+      "BM_GpuSoftStepRecords/size:1/iters:120/double:0/lanes:8/blocks:0/records:1/absolute:0/real_time"; do
       vt 90 "$NCU" --clock-control none --kernel-name-base demangled -k 'regex:SweepTile' --launch-skip 8 --launch-count 1 \
         --section SpeedOfLight --section Occupancy --section LaunchStats --section MemoryWorkloadAnalysis \
         --section WarpStateStats --section SchedulerStats \
-        "$BUILD/bin/bench_gpu" --benchmark_filter="BM_GpuSoftStep/size:1/iters:10/double:$dbl/lanes:0/real_time" \
-        --benchmark_min_time=0.01 >>"$OUT/ncu.txt" 2>&1
-      say "ncu (double $dbl): rc $?"
+        "$BUILD/bin/bench_gpu" --benchmark_filter="$bm" --benchmark_min_time=0.01 >>"$OUT/ncu.txt" 2>&1
+      say "ncu ($bm): rc $?"
     done
     grep -E 'SweepTile|Duration|Throughput|Hit Rate|Achieved Occupancy|Registers Per|Block Limit Reg|Stall|Warp Cycles Per Issued|Issued Warp' \
-      "$OUT/ncu.txt" | head -60 | tee -a "$SUMMARY"
+      "$OUT/ncu.txt" | head -90 | tee -a "$SUMMARY"
   else
     say "ncu: not found"
   fi

@@ -168,6 +168,54 @@ TEST(GpuHostPipeline, TilePerVertexLayout) {
     EXPECT_THROW(p.stepper->setSweepMinBlocks(5), std::invalid_argument);
 }
 
+// The incidence records (gpu/incidence_records.h) hold the tet arrays' own values, so the record sweep must
+// give the tet arrays' sweep bit for bit: positions, velocities and v_last, at every tile width, in double
+// and in float's increment form, also when the records are placed and freed between steps. A record read at
+// another entry (checked: records + j + 1) or a wrong field moves the positions at once.
+TEST(GpuHostPipeline, IncidenceRecordsGiveTheTetArraysResult) {
+    ThreadLimit oneThread(1);
+    for (const char* scene : {"beam_sag", "mesh_drop"}) {
+        for (Precision prec : {Precision::Double, Precision::Float}) {
+            SceneDesc d =
+                vbd::loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/" + scene + ".json", {});
+            d.solver.precision = prec;
+            for (int lanes : {4, 8, 32}) {
+                SCOPED_TRACE(std::string(scene) + (prec == Precision::Double ? " double " : " float ") +
+                             std::to_string(lanes) + " lanes");
+                SoftSolver plain, rec;
+                for (SoftSolver* s : {&plain, &rec}) {
+                    s->build(d);
+                    s->setParams(d.solver);
+                }
+                std::unique_ptr<SoftStepper> a = makeHostPipelineStepper(prec),
+                                             b = makeHostPipelineStepper(prec);
+                a->configure(plain);
+                b->configure(rec);
+                a->setLanesPerVertex(lanes);
+                b->setLanesPerVertex(lanes);
+                EXPECT_FALSE(b->incidenceRecords());
+                const float h = float(d.dt / d.substeps);
+                for (int step = 0; step < 4; ++step) {
+                    b->setIncidenceRecords(step != 2);  // on, on, off (freed), on again (placed again)
+                    EXPECT_EQ(b->incidenceRecords(), step != 2);
+                    a->step(plain, h, d.gravity);
+                    b->step(rec, h, d.gravity);
+                    const SoftModel &ma = plain.model(), &mb = rec.model();
+                    double moved = 0, worst = 0;
+                    for (size_t i = 0; i < ma.x.size(); ++i) {
+                        moved = std::max(moved, double(norm(ma.x[i] - ma.xPrev[i])));
+                        worst = std::max(worst, double(norm(ma.x[i] - mb.x[i])));
+                        worst = std::max(worst, double(norm(ma.v[i] - mb.v[i])));
+                        worst = std::max(worst, double(norm(ma.vLast[i] - mb.vLast[i])));
+                    }
+                    EXPECT_GT(moved, 0.0) << "step " << step;  // the comparison is of a moving state
+                    EXPECT_EQ(worst, 0.0) << "step " << step;
+                }
+            }
+        }
+    }
+}
+
 // Cloth (membranes, bending and their damping; C_prev and theta_prev per step; G's cloth part) on every
 // built-in cloth scene with self-collision off, which the device step refuses. Cloth runs in float (the
 // CPU solver refuses double precision with cloth).
