@@ -5,10 +5,16 @@
 // Every runtime call is checked; a failure throws std::runtime_error naming the call, file and line.
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
+#include "gpu/staged_copies.h"
 #include "gpu/step_plan.h"
 
 namespace vbd {
@@ -90,14 +96,40 @@ __global__ void __launch_bounds__(kBlockSize)
     if (threadIdx.x == 0) *out = accumulate ? *out + buf[0] : buf[0];
 }
 
+// The staging area's operations on the executor's stream (gpu/staged_copies.h).
+struct CudaCopyOps {
+    cudaStream_t stream = nullptr;
+    void* allocPinned(size_t bytes) {
+        void* p = nullptr;
+        VBD_CUDA(cudaMallocHost(&p, bytes));
+        return p;
+    }
+    void freePinned(void* p) { cudaFreeHost(p); }
+    void toDevice(void* dst, const void* src, size_t bytes) {
+        VBD_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream));
+    }
+    void toHost(void* dst, const void* src, size_t bytes) {
+        VBD_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream));
+    }
+    void wait() { VBD_CUDA(cudaStreamSynchronize(stream)); }
+    bool capturing() const {
+        cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+        return cudaStreamIsCapturing(stream, &status) != cudaSuccess || status != cudaStreamCaptureStatusNone;
+    }
+};
+
+// Whether host-device copies are staged (gpu/staged_copies.h): yes unless VBD_CUDA_PAGEABLE=1 in the
+// environment (the benchmark compares the two).
+inline bool stagedCopiesWanted() {
+    const char* env = std::getenv("VBD_CUDA_PAGEABLE");
+    return !(env && env[0] == '1');
+}
+
 class CudaExec {
   public:
     static constexpr bool kTiles = true;  // the sweep's default: kDefaultLanesPerVertex (gpu/step_plan.h)
-    CudaExec() {
-        VBD_CUDA(cudaSetDevice(0));
-        VBD_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-    }
-    CudaExec(CudaExec&& o) noexcept : stream_(o.stream_), graph_(o.graph_) {
+    CudaExec() : stream_(newStream()), copies_(CudaCopyOps{stream_}, stagedCopiesWanted()) {}
+    CudaExec(CudaExec&& o) noexcept : stream_(o.stream_), graph_(o.graph_), copies_(std::move(o.copies_)) {
         o.stream_ = nullptr;
         o.graph_ = nullptr;
     }
@@ -105,6 +137,7 @@ class CudaExec {
     CudaExec& operator=(const CudaExec&) = delete;
     CudaExec& operator=(CudaExec&&) = delete;
     ~CudaExec() {
+        drain();
         dropGraph();
         if (stream_) cudaStreamDestroy(stream_);
     }
@@ -120,11 +153,11 @@ class CudaExec {
     void release(void* p) { cudaFree(p); }  // cudaFree synchronizes the device first
     template <typename U>
     void upload(U* dst, const U* src, size_t n) {
-        if (n) VBD_CUDA(cudaMemcpyAsync(dst, src, n * sizeof(U), cudaMemcpyHostToDevice, stream_));
+        copies_.upload(dst, src, n * sizeof(U));
     }
     template <typename U>
     void download(U* dst, const U* src, size_t n) {
-        if (n) VBD_CUDA(cudaMemcpyAsync(dst, src, n * sizeof(U), cudaMemcpyDeviceToHost, stream_));
+        copies_.download(dst, src, n * sizeof(U));
     }
     template <typename F>
     void forEach(int n, const F& f) {
@@ -146,9 +179,13 @@ class CudaExec {
                                                          accumulate ? 1 : 0);
         VBD_CUDA(cudaGetLastError());
     }
-    void sync() { VBD_CUDA(cudaStreamSynchronize(stream_)); }
+    void sync() {
+        VBD_CUDA(cudaStreamSynchronize(stream_));
+        copies_.idle();
+    }
     void drain() noexcept {
         if (stream_) cudaStreamSynchronize(stream_);
+        copies_.idle();  // memcpy only: the pending downloads' regions hold what their DMAs wrote
     }
     bool graphs() const { return true; }
     template <typename Issue>
@@ -179,8 +216,16 @@ class CudaExec {
     int device() const { return 0; }  // cudaSetDevice(0) in the constructor
 
   private:
+    static cudaStream_t newStream() {
+        VBD_CUDA(cudaSetDevice(0));
+        cudaStream_t s = nullptr;
+        VBD_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+        return s;
+    }
+
     cudaStream_t stream_ = nullptr;
     cudaGraphExec_t graph_ = nullptr;
+    StagedCopies<CudaCopyOps> copies_;
 };
 
 }  // namespace vbd

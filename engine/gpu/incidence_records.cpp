@@ -4,7 +4,8 @@
 
 namespace vbd {
 
-void buildIncidenceRecords(const SoftModel& m, std::vector<IncidenceRecord>& records, std::vector<float>& kd) {
+void buildIncidenceRecords(const SoftModel& m, std::vector<IncidenceRecord>& records,
+                           std::vector<float>& kd) {
     const std::vector<int>& items = m.vertexTets.items;
     records.resize(items.size());
     kd.resize(items.size());

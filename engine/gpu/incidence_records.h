@@ -1,11 +1,12 @@
 #pragma once
-// The tile sweep's streamed incidence records (gpu/step_stages.h SweepTileStage, kRecords): for entry j of the
-// vertex-tet lists (SoftModel::vertexTets, items 4 e + a), a copy of tet e's vertex indices and constants.
+// The tile sweep's streamed incidence records (gpu/step_stages.h SweepTileStage, kRecords): for entry j of
+// the vertex-tet lists (SoftModel::vertexTets, items 4 e + a), a copy of tet e's vertex indices and
+// constants.
 //
 // Why (docs/gpu.md, Nsight Compute on the H200): the sweep is latency-bound on its gathers. Per incidence it
 // read the item, then the tet's indices and constants at e, then the four positions: three dependent loads,
-// and the tet arrays gathered in the order of the color's vertices (L2 hit rate 48%). A launch reads every tet
-// once (a tet has one vertex of each of 4 colors), so copies in the lists' order cost no extra bytes per
+// and the tet arrays gathered in the order of the color's vertices (L2 hit rate 48%). A launch reads every
+// tet once (a tet has one vertex of each of 4 colors), so copies in the lists' order cost no extra bytes per
 // launch: the tile's lanes read consecutive records (coalesced, no padding: 64 bytes, four 16-byte loads),
 // independently of the item, and the positions follow one level sooner. The price is memory: each tet's
 // data four times (68 bytes per incidence: 190 MB for the 703k-tet paper mesh).

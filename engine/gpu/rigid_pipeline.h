@@ -49,6 +49,15 @@ class RigidPipeline final : public RigidStepper {
         const int n = solver.numBodies();
         const int nc = int(solver.contacts().size()), nj = int(solver.joints().size());
         const RigidView dv = upload(solver, hv, n, nc, nj);
+        auto lap = [&, mark = t0](double& ms) mutable {
+            if (!profiled_) return;
+            ex_.sync();
+            const auto now = std::chrono::steady_clock::now();
+            ms = std::chrono::duration<double, std::milli>(now - mark).count();
+            mark = now;
+        };
+        phases_ = PhaseMs{};
+        lap(phases_.upload);
         const int records = p.iterations + (p.diagnostics ? 1 : 0);
         results_.ensure(ex_, size_t(records) * 2);
         ex_.forEach(n, RigidPredictStage{dv, double(h)});
@@ -66,6 +75,7 @@ class RigidPipeline final : public RigidStepper {
         }
         ex_.forEach(n, RigidFinalizeStage{dv, 1.0 / double(h)});
         ex_.forEach(nc, RigidPackContactsStage{dv.contacts, duals_.p});
+        lap(phases_.kernels);
         download(hv, n, nc, nj);
         std::vector<double> res(size_t(records) * 2);
         ex_.download(res.data(), results_.p, res.size());
@@ -79,6 +89,7 @@ class RigidPipeline final : public RigidStepper {
             r.residual = std::sqrt(res[size_t(k) * 2]);
             if (p.diagnostics) r.energy = res[size_t(k) * 2 + 1];
         }
+        lap(phases_.download);
         solver.endStepFromDevice(
             std::move(its),
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
@@ -98,6 +109,8 @@ class RigidPipeline final : public RigidStepper {
         return d;
     }
 
+    void setProfiled(bool on) override { profiled_ = on; }
+    PhaseMs phaseMs() const override { return phases_; }
     Exec& exec() { return ex_; }
 
   private:
@@ -255,6 +268,8 @@ class RigidPipeline final : public RigidStepper {
     // The states the last step downloaded into the solver (state_ holds them on the executor): deviceBodies()
     // compares the solver's states with them.
     std::vector<RigidBodyState> published_;
+    bool profiled_ = false;
+    PhaseMs phases_;
 };
 
 }  // namespace vbd

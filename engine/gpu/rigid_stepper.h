@@ -24,6 +24,14 @@ class RigidStepper {
     // the step wrote back (compared with a host copy of them: any edit since, a CPU step, a rebuilt solver
     // with another body count, makes it false).
     virtual DeviceRigidBodies deviceBodies(const RigidSolver& solver) const = 0;
+    // The device part of the last step by phase (ms, host clock): the uploads, the kernels, the downloads
+    // (with the host's unpacking). Measured only while profiled: the executor is then synchronized between
+    // the phases, which takes away their overlap. Zeros otherwise.
+    struct PhaseMs {
+        double upload = 0, kernels = 0, download = 0;
+    };
+    virtual void setProfiled(bool on) = 0;
+    virtual PhaseMs phaseMs() const = 0;
 };
 
 // Why the device rigid step cannot run this solver's steps, or "": rows coupled to particles

@@ -32,6 +32,7 @@
 // --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
+#include <cstdlib>
 #include <map>
 #include <memory>
 
@@ -78,6 +79,19 @@ SoftSolver& solverFor(int size, int iterations, Precision p) {
     slot->setParams(d.solver);
     return *slot;
 }
+
+// VBD_CUDA_PAGEABLE for the executors made while it lives (gpu/cuda_exec.cuh reads it as one is made).
+struct PageableCopies {
+    explicit PageableCopies(bool on) {
+        if (on)
+            setenv("VBD_CUDA_PAGEABLE", "1", 1);
+        else
+            unsetenv("VBD_CUDA_PAGEABLE");
+    }
+    ~PageableCopies() { unsetenv("VBD_CUDA_PAGEABLE"); }
+    PageableCopies(const PageableCopies&) = delete;
+    PageableCopies& operator=(const PageableCopies&) = delete;
+};
 
 bool skipWithoutDevice(benchmark::State& st) {
     const CudaProbe& p = probeCuda();
@@ -169,11 +183,15 @@ BENCHMARK(BM_GpuSoftStepRecords)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
-void BM_GpuSoftStepPublished(benchmark::State& st) { runSteps(st, 1, 120, st.range(0) != 0, 0, true); }
+// args: double, pageable (1: the executor's copies direct from pageable memory, VBD_CUDA_PAGEABLE=1; 0:
+// staged through its page-locked area, gpu/staged_copies.h).
+void BM_GpuSoftStepPublished(benchmark::State& st) {
+    const PageableCopies copies(st.range(1) != 0);
+    runSteps(st, 1, 120, st.range(0) != 0, 0, true);
+}
 BENCHMARK(BM_GpuSoftStepPublished)
-    ->ArgNames({"double"})
-    ->Arg(0)
-    ->Arg(1)
+    ->ArgNames({"double", "pageable"})
+    ->ArgsProduct({{0, 1}, {0, 1}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
@@ -186,13 +204,18 @@ void BM_GpuCopy(benchmark::State& st) {
 }
 BENCHMARK(BM_GpuCopy)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// args: pageable (as BM_GpuSoftStepPublished), profiled (1: the device part split into upload, kernels and
+// download, RigidStepper::setProfiled; the syncs between them cost their overlap).
 void BM_GpuRigidPile(benchmark::State& st) {
     if (skipWithoutDevice(st)) return;
     SceneDesc sc = rigidPileScene(10000, 0.5f);
     sc.solver.iterations = 10;
     sc.solver.diagnostics = false;
     RigidSolver solver(sc);
+    const PageableCopies copies(st.range(0) != 0);
     std::unique_ptr<RigidStepper> dev = makeCudaRigidStepper();
+    dev->setProfiled(st.range(1) != 0);
+    RigidStepper::PhaseMs phases;
     const float h = 1.f / 60.f;
     for (int i = 0; i < 30; ++i) dev->step(solver, h);  // as bench_rigid's BM_PileStep: landed
     double cpu = 0, device = 0;
@@ -207,8 +230,15 @@ void BM_GpuRigidPile(benchmark::State& st) {
         sum.contacts += t.contacts;
         sum.adjacency += t.adjacency;
         sum.other += t.other;
+        const RigidStepper::PhaseMs p = dev->phaseMs();
+        phases.upload += p.upload;
+        phases.kernels += p.kernels;
+        phases.download += p.download;
     }
     const double n = double(st.iterations());
+    st.counters["upload_ms"] = phases.upload / n;
+    st.counters["kernels_ms"] = phases.kernels / n;
+    st.counters["download_ms"] = phases.download / n;
     st.counters["cpu_ms"] = cpu / n;
     st.counters["device_ms"] = device / n;
     // The CPU part by stage (on the device machine's host threads: 5.8-10.1 ms in all on 16 threads in the
@@ -223,7 +253,12 @@ void BM_GpuRigidPile(benchmark::State& st) {
     st.counters["body_iterations"] = benchmark::Counter(double(solver.numBodies()) * sc.solver.iterations,
                                                         benchmark::Counter::kIsIterationInvariantRate);
 }
-BENCHMARK(BM_GpuRigidPile)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(30);
+BENCHMARK(BM_GpuRigidPile)
+    ->ArgNames({"pageable", "profiled"})
+    ->ArgsProduct({{0, 1}, {0, 1}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(30);
 
 }  // namespace
 

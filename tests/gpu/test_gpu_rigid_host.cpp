@@ -117,6 +117,28 @@ TEST(GpuRigidHost, FusedDualUpdateAndInertialGuess) {
     }
 }
 
+// Profiled (the executor synchronized between the phases, each timed), the step is the same bit for bit; the
+// phases are reported while profiled and zero otherwise.
+TEST(GpuRigidHost, ProfiledPhasesChangeNothing) {
+    const SceneDesc d = loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/rigid_pyramid.json", {});
+    Pair p(d);
+    for (int s = 0; s < 20 && !testing::Test::HasFatalFailure(); ++s) {
+        p.stepper->setProfiled(s % 2 == 1);
+        p.step("pyramid step " + std::to_string(s));
+        const RigidStepper::PhaseMs t = p.stepper->phaseMs();
+        if (s % 2 == 1) {
+            EXPECT_GT(t.upload, 0.0);
+            EXPECT_GT(t.kernels, 0.0);
+            EXPECT_GT(t.download, 0.0);
+            // The phases lie inside the device part the solver reports (stageMs().solve starts before the
+            // upload and ends after the download).
+            EXPECT_LE(t.upload + t.kernels + t.download, p.dev.stageMs().solve + 1e-9);
+        } else {
+            EXPECT_EQ(t.upload + t.kernels + t.download, 0.0);
+        }
+    }
+}
+
 // The picking spring, a body placed by hand between steps (setState: the next upload carries it), and a
 // pile of 1,500 boxes: colors of hundreds of bodies, contact lists that grow between steps (the buffers
 // reallocate), and a residual summed over more than one 1,024-body block of reduceSum.
