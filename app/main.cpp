@@ -36,6 +36,9 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(0.0, 600.0));
     root.add_option("--screenshot-dir", gui.screenshotDir,
                     "With --lesson: save the window at the end of each step as DIR/NN-name-stepK.png");
+    root.add_flag("--headless", gui.headless,
+                  "No window: render the same frames into images that are never shown (needs --actions, "
+                  "--screenshot, --frames or --lesson with --autoplay; works without a display)");
     root.footer(
         "Without a command vbdlab opens the GUI; with no display it runs the scene headless and says where\n"
         "it wrote the output. Exit codes: 0 ok, 2 bad input, 1 other error.");
@@ -60,12 +63,11 @@ int main(int argc, char** argv) {
         const char* display = std::getenv("DISPLAY");
         const char* wayland = std::getenv("WAYLAND_DISPLAY");
         const bool haveDisplay = (display && *display) || (wayland && *wayland);
-        if (vbdgui::available() && haveDisplay) return vbdgui::runGui(gui);
+        if (vbdgui::available() && (haveDisplay || gui.headless)) return vbdgui::runGui(gui);
         if (!gui.screenshot.empty() || !gui.actions.empty() || !gui.lesson.empty()) {
             std::fprintf(stderr,
-                         "vbdlab: no display (%s): --screenshot, --actions and --lesson need a window; use "
-                         "`vbdlab render` for "
-                         "offscreen "
+                         "vbdlab: no display (%s): --screenshot, --actions and --lesson need a window; add "
+                         "--headless (the same frames without one), or use `vbdlab render` for offscreen "
                          "frames or `vbdlab sim` for headless runs\n",
                          vbdgui::available() ? "DISPLAY is not set" : "GUI not compiled in");
             return 2;

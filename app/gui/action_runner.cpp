@@ -139,7 +139,7 @@ void ActionRunner::update(GuiApp& app) {
         // Hold at this frame while the last action takes effect (simulation thread, GPU buffers, a drawn
         // frame, a pending screenshot, a window resize, single steps, a pause).
         bool hold = app.settling() || !app.state().screenshotRequest.empty() ||
-                    app.renderedFrames() < holdUntilRendered_ || glfwGetTime() < pauseUntil_;
+                    app.renderedFrames() < holdUntilRendered_ || wallSeconds() < pauseUntil_;
         if (waitFrame_ >= 0) hold |= frame < waitFrame_;
         if (windowWait_ > 0) {
             int w = 0, h = 0;
@@ -294,7 +294,7 @@ bool ActionRunner::execute(GuiApp& app, const Action& a) {
             s.perFramePlot = plotNamed(v.get<std::string>());
             break;
         case Verb::Pause:
-            pauseUntil_ = glfwGetTime() + v.get<double>();
+            pauseUntil_ = wallSeconds() + v.get<double>();
             break;
         case Verb::Quit: {
             app.stopRecording();

@@ -22,7 +22,19 @@ namespace vbdgui {
 
 bool available() { return true; }
 
+double wallSeconds() {
+    static const auto t0 = std::chrono::steady_clock::now();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 bool checkOptions(const GuiOptions& opt, std::string& error) {
+    if (opt.headless && opt.actions.empty() && opt.screenshot.empty() && opt.frames < 0 &&
+        !(opt.autoplay && !opt.lesson.empty())) {
+        error =
+            "--headless: needs a run that ends by itself (--actions, --screenshot, --frames, or --lesson "
+            "with --autoplay)";
+        return false;
+    }
     if (opt.lesson.empty() && (opt.autoplay || !opt.screenshotDir.empty())) {
         error = std::string(opt.autoplay ? "--autoplay" : "--screenshot-dir") + ": needs --lesson NAME";
         return false;
@@ -97,6 +109,11 @@ GuiApp::~GuiApp() {
 }
 
 void GuiApp::initWindow() {
+    if (opt_.headless) {  // no GLFW: the frames go into the headless images (render/targets.h)
+        headlessW_ = std::max(opt_.width, int(kMinWindowW));
+        headlessH_ = std::max(opt_.height, int(kMinWindowH));
+        return;
+    }
     if (!glfwInit())
         throw VulkanError("cannot open a window (glfwInit failed: is DISPLAY a running X server?)");
     if (!glfwVulkanSupported()) throw VulkanError("GLFW finds no Vulkan loader or driver");
@@ -115,16 +132,23 @@ void GuiApp::initWindow() {
 void GuiApp::initVulkan() {
     ContextOptions co;
     co.validation = validationRequested();
+    if (opt_.headless) {
+        ctx_ = std::make_unique<Context>(co);
+        swap_ = std::make_unique<Swapchain>(*ctx_, uint32_t(headlessW_), uint32_t(headlessH_),
+                                            Swapchain::Headless{kFramesInFlight});
+    }
     uint32_t n = 0;
-    const char** exts = glfwGetRequiredInstanceExtensions(&n);
-    co.instanceExtensions.assign(exts, exts + n);
-    co.swapchain = true;
-    co.makeSurface = &makeSurface;
-    co.surfaceUser = window_;
-    ctx_ = std::make_unique<Context>(co);
-    int w, h;
-    glfwGetFramebufferSize(window_, &w, &h);
-    swap_ = std::make_unique<Swapchain>(*ctx_, uint32_t(w), uint32_t(h));
+    if (!opt_.headless) {
+        const char** exts = glfwGetRequiredInstanceExtensions(&n);
+        co.instanceExtensions.assign(exts, exts + n);
+        co.swapchain = true;
+        co.makeSurface = &makeSurface;
+        co.surfaceUser = window_;
+        ctx_ = std::make_unique<Context>(co);
+        int w, h;
+        glfwGetFramebufferSize(window_, &w, &h);
+        swap_ = std::make_unique<Swapchain>(*ctx_, uint32_t(w), uint32_t(h));
+    }
     renderer_ = std::make_unique<Renderer>(*ctx_, swap_->pass());
     for (auto& f : frames_) {
         VkCommandBufferAllocateInfo ai =
@@ -148,7 +172,12 @@ void GuiApp::initImGui() {
     io.IniFilename = nullptr;  // layout is fixed by the app; no imgui.ini next to the user's files
     ImGui::StyleColorsDark();
     ImGui::GetStyle().WindowRounding = 0;
-    imguiGlfw_ = ImGui_ImplGlfw_InitForVulkan(window_, true);
+    if (!opt_.headless) {
+        imguiGlfw_ = ImGui_ImplGlfw_InitForVulkan(window_, true);
+    } else {  // buildUi sets the display size and the clock each frame; there is no input
+        io.BackendPlatformName = "vbdlab headless";
+        io.DisplaySize = ImVec2(float(headlessW_), float(headlessH_));
+    }
     VkDescriptorPoolSize sizes[] = {{VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 16}};
     auto dpi = vkInfo<VkDescriptorPoolCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO);
     dpi.flags = VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT;
@@ -172,13 +201,36 @@ void GuiApp::initImGui() {
     ImGui_ImplVulkan_DestroyFontUploadObjects();
 }
 
-void GuiApp::framebufferSize(int& w, int& h) const { glfwGetFramebufferSize(window_, &w, &h); }
+void GuiApp::framebufferSize(int& w, int& h) const {
+    if (!window_) {
+        w = headlessW_;
+        h = headlessH_;
+        return;
+    }
+    glfwGetFramebufferSize(window_, &w, &h);
+}
 
-void GuiApp::resizeWindow(int w, int h) { glfwSetWindowSize(window_, w, h); }
+void GuiApp::resizeWindow(int w, int h) {
+    if (!window_) {  // as the window manager would: never below the layouts' minimum (initWindow)
+        headlessW_ = std::max(w, int(kMinWindowW));
+        headlessH_ = std::max(h, int(kMinWindowH));
+        resized_ = true;
+        return;
+    }
+    glfwSetWindowSize(window_, w, h);
+}
 
 void GuiApp::buildUi() {
     ImGui_ImplVulkan_NewFrame();
-    ImGui_ImplGlfw_NewFrame();
+    if (window_) {
+        ImGui_ImplGlfw_NewFrame();
+    } else {
+        ImGuiIO& io = ImGui::GetIO();
+        io.DisplaySize = ImVec2(float(headlessW_), float(headlessH_));
+        const double now = wallSeconds();
+        io.DeltaTime = headlessClock_ > 0 ? float(std::max(now - headlessClock_, 1e-4)) : 1.0f / 60.0f;
+        headlessClock_ = now;
+    }
     // Until the pointer first moves, there is no mouse: a scripted run's screenshots show no tooltip of
     // wherever the (virtual) pointer happens to rest.
     ImGuiIO& io = ImGui::GetIO();
@@ -241,7 +293,7 @@ void GuiApp::accumulateTiming() {
 // One frame of the main loop: requests, simulation snapshots, actions, UI, render, captures. False when
 // the run is over (the --screenshot frame was written, or --frames reached).
 bool GuiApp::iterate() {
-    glfwPollEvents();
+    if (window_) glfwPollEvents();
     int fw, fh;
     framebufferSize(fw, fh);
     if (fw == 0 || fh == 0) {  // minimised: nothing to draw into
@@ -310,7 +362,7 @@ int GuiApp::run() {
     }
     sim_.setGate(Gate::Screenshot, targetFrames_);
     lastFrame_ = Clock::now();
-    while (!glfwWindowShouldClose(window_) && quitCode_ < 0 && iterate()) {
+    while ((!window_ || !glfwWindowShouldClose(window_)) && quitCode_ < 0 && iterate()) {
     }
     if (app_.rec.on) stopRecording();
     if (quitCode_ >= 0) reportTiming(sim_.frame());

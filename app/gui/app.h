@@ -29,6 +29,9 @@ class LessonPlayer;
 
 constexpr uint32_t kFramesInFlight = 2;
 
+// Seconds since the first call (steady clock): the actions' and lessons' pauses (no GLFW clock headless).
+double wallSeconds();
+
 struct FrameSlot {
     VkCommandBuffer cb = VK_NULL_HANDLE;
     VkFence fence = VK_NULL_HANDLE;
@@ -126,7 +129,9 @@ class GuiApp {
     SimRunner sim_;
     std::unique_ptr<ActionRunner> actions_;
     std::unique_ptr<LessonPlayer> lesson_;
-    GLFWwindow* window_ = nullptr;
+    GLFWwindow* window_ = nullptr;  // nullptr headless (GuiOptions::headless)
+    int headlessW_ = 0, headlessH_ = 0;
+    double headlessClock_ = 0;
     std::unique_ptr<Context> ctx_;
     std::unique_ptr<Swapchain> swap_;
     std::unique_ptr<Renderer> renderer_;

@@ -89,7 +89,7 @@ void GuiApp::readbackWindow(FrameSlot& f, uint32_t image, VkExtent2D ext, Pixels
         readback_ = ctx_->createBuffer(bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, true);
     }
     VkImage img = swap_->image(image);
-    transitionImage(f.cb, img, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_LAYOUT_PRESENT_SRC_KHR,
+    transitionImage(f.cb, img, VK_IMAGE_ASPECT_COLOR_BIT, swap_->finalLayout(),
                     VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
                     VK_ACCESS_TRANSFER_READ_BIT, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
                     VK_PIPELINE_STAGE_TRANSFER_BIT);
@@ -98,8 +98,8 @@ void GuiApp::readbackWindow(FrameSlot& f, uint32_t image, VkExtent2D ext, Pixels
     region.imageExtent = {ext.width, ext.height, 1};
     vkCmdCopyImageToBuffer(f.cb, img, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback_.buffer, 1, &region);
     transitionImage(f.cb, img, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-                    VK_IMAGE_LAYOUT_PRESENT_SRC_KHR, VK_ACCESS_TRANSFER_READ_BIT, 0,
-                    VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
+                    swap_->finalLayout(), VK_ACCESS_TRANSFER_READ_BIT, 0, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                    VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
     out.width = ext.width;
     out.height = ext.height;
 }
@@ -114,6 +114,15 @@ void GuiApp::recreateSwapchain() {
 // Waits for the slot's previous frame and acquires an image; false when the swapchain had to be rebuilt.
 bool GuiApp::acquire(FrameSlot& f, uint32_t& image) {
     VK_CHECK(vkWaitForFences(ctx_->device, 1, &f.fence, VK_TRUE, UINT64_MAX));
+    if (swap_->headless()) {  // one image per frame slot, free once the slot's fence signalled
+        if (resized_) {
+            resized_ = false;
+            recreateSwapchain();
+        }
+        image = frameIndex_ % swap_->imageCount();
+        VK_CHECK(vkResetFences(ctx_->device, 1, &f.fence));
+        return true;
+    }
     const VkResult r =
         vkAcquireNextImageKHR(ctx_->device, swap_->handle(), UINT64_MAX, f.acquired, VK_NULL_HANDLE, &image);
     if (r == VK_ERROR_OUT_OF_DATE_KHR) {
@@ -163,11 +172,20 @@ void GuiApp::recordWindow(FrameSlot& f, uint32_t image) {
 
 void GuiApp::submitAndPresent(FrameSlot& f, uint32_t image) {
     VkSemaphore done = swap_->renderDone(image);
-    // The swapchain's binary semaphores, then per lab drawn from an exported buffer: wait simDone at
-    // VERTEX_INPUT (CUDA wrote the records), signal renderDone (CUDA may write the slot again).
-    std::vector<VkSemaphore> waits{f.acquired}, signals{done};
-    std::vector<VkPipelineStageFlags> stages{VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT};
-    std::vector<uint64_t> waitValues{0}, signalValues{0};  // binary semaphores: ignored
+    // The swapchain's binary semaphores (none headless: nothing is acquired or presented), then per lab
+    // drawn from an exported buffer: wait simDone at VERTEX_INPUT (CUDA wrote the records), signal
+    // renderDone (CUDA may write the slot again).
+    const bool present = !swap_->headless();
+    std::vector<VkSemaphore> waits, signals;
+    std::vector<VkPipelineStageFlags> stages;
+    std::vector<uint64_t> waitValues, signalValues;  // 0 for the binary semaphores: ignored
+    if (present) {
+        waits.push_back(f.acquired);
+        stages.push_back(VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT);
+        waitValues.push_back(0);
+        signals.push_back(done);
+        signalValues.push_back(0);
+    }
     for (int l = 0; l < (app_.compare ? 2 : 1); ++l) {
         if (!app_.labs[l].gpu) continue;
         const FrameSync s = app_.labs[l].gpu->frameSync(frameIndex_);
@@ -184,7 +202,7 @@ void GuiApp::submitAndPresent(FrameSlot& f, uint32_t image) {
     tsi.signalSemaphoreValueCount = uint32_t(signalValues.size());
     tsi.pSignalSemaphoreValues = signalValues.data();
     auto si = vkInfo<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
-    if (waits.size() > 1) si.pNext = &tsi;
+    if (waits.size() > (present ? 1u : 0u)) si.pNext = &tsi;
     si.waitSemaphoreCount = uint32_t(waits.size());
     si.pWaitSemaphores = waits.data();
     si.pWaitDstStageMask = stages.data();
@@ -193,6 +211,7 @@ void GuiApp::submitAndPresent(FrameSlot& f, uint32_t image) {
     si.signalSemaphoreCount = uint32_t(signals.size());
     si.pSignalSemaphores = signals.data();
     VK_CHECK(vkQueueSubmit(ctx_->queue, 1, &si, f.fence));
+    if (!present) return;
     auto pi = vkInfo<VkPresentInfoKHR>(VK_STRUCTURE_TYPE_PRESENT_INFO_KHR);
     pi.waitSemaphoreCount = 1;
     pi.pWaitSemaphores = &done;

@@ -18,6 +18,10 @@ struct GuiOptions {
     bool autoplay = false;
     std::string screenshotDir;
     double stepPause = 1.5;
+    // No window: the same frames rendered into images that are read back but never shown (gui/app.h), for a
+    // machine without a display (scripted runs, recordings, the device check). Needs a run that ends by
+    // itself: --actions, --screenshot, --frames or --lesson with --autoplay.
+    bool headless = false;
 };
 
 // True if the GUI was compiled in.

@@ -311,10 +311,19 @@ void GuiApp::handleEvent(const SimEvent& e) {
             if (lab.world) lab.desc = lab.world->desc();
             if (e.ticket == pendingLoadTicket_) pendingLoadTicket_ = 0;
             break;
+        case SimEvent::SettingsRefused:
+            // The World kept its settings and goes on: the panels show them again.
+            app_.sceneError = e.message;
+            std::fprintf(stderr, "vbdlab: %s (keeping the current settings)\n", e.message.c_str());
+            if (lab.world) lab.desc.solver = lab.world->desc().solver;
+            break;
         case SimEvent::StepFailed:
             app_.sceneError = e.message;
             app_.timeline.playing = false;
+            std::fprintf(stderr, "vbdlab: error: %s (paused)\n", e.message.c_str());
             if (lab.world) lab.desc.solver = lab.world->desc().solver;  // the World kept its settings
+            // A scripted run would wait for frames that no longer come: it ends here (exit code 1).
+            if (actions_ || opt_.autoplay) quit(1);
             break;
     }
 }

@@ -54,10 +54,10 @@ void LessonPlayer::finishStep(GuiApp& app) {
             app.sim().setGate(Gate::Actions, -1);
             s.lesson.running = false;
             phase_ = autoplay_ ? Phase::Pause : Phase::Idle;
-            pauseUntil_ = glfwGetTime() + stepPause_;
+            pauseUntil_ = wallSeconds() + stepPause_;
             return;
         case Phase::Pause:
-            if (glfwGetTime() < pauseUntil_) return;
+            if (wallSeconds() < pauseUntil_) return;
             if (step_ + 1 < int(lesson_.steps.size())) {
                 startStep(app, step_ + 1);
             } else {

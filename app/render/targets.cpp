@@ -202,6 +202,15 @@ Swapchain::~Swapchain() {
     vkDestroyRenderPass(ctx_.device, pass_, nullptr);
 }
 
+Swapchain::Swapchain(const Context& ctx, uint32_t w, uint32_t h, Headless headless)
+    : ctx_(ctx), headlessFrames_(std::max(headless.frames, 1u)) {
+    format_ = VK_FORMAT_R8G8B8A8_UNORM;
+    canCopy_ = true;
+    minImages_ = headlessFrames_;
+    pass_ = makeRenderPass(ctx, format_, finalLayout());
+    recreate(w, h);
+}
+
 void Swapchain::destroyImages() {
     for (auto fb : framebuffers_) vkDestroyFramebuffer(ctx_.device, fb, nullptr);
     for (auto v : views_) vkDestroyImageView(ctx_.device, v, nullptr);
@@ -211,10 +220,33 @@ void Swapchain::destroyImages() {
     renderDone_.clear();
     images_.clear();
     ctx_.destroy(depth_);
+    for (Image& img : owned_) ctx_.destroy(img);
+    owned_.clear();
 }
 
 void Swapchain::recreate(uint32_t w, uint32_t h) {
     vkDeviceWaitIdle(ctx_.device);
+    if (headless()) {
+        if (w == 0 || h == 0) return;
+        destroyImages();
+        extent_ = {w, h};
+        for (uint32_t i = 0; i < headlessFrames_; ++i) {
+            owned_.push_back(ctx_.createImage(
+                w, h, format_, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+                VK_IMAGE_ASPECT_COLOR_BIT));
+            images_.push_back(owned_.back().image);
+        }
+        depth_ = ctx_.createImage(w, h, ctx_.depthFormat(), VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
+                                  VK_IMAGE_ASPECT_DEPTH_BIT);
+        for (const Image& img : owned_) {
+            framebuffers_.push_back(makeFramebuffer(ctx_, pass_, img.view, depth_.view, w, h));
+            auto sem = vkInfo<VkSemaphoreCreateInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO);
+            VkSemaphore s;
+            VK_CHECK(vkCreateSemaphore(ctx_.device, &sem, nullptr, &s));
+            renderDone_.push_back(s);
+        }
+        return;
+    }
     VkSurfaceCapabilitiesKHR caps;
     VK_CHECK(vkGetPhysicalDeviceSurfaceCapabilitiesKHR(ctx_.physical, ctx_.surface, &caps));
     if (caps.currentExtent.width != UINT32_MAX) {

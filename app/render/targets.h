@@ -47,9 +47,16 @@ class OffscreenTarget {
     VkFence fence_ = VK_NULL_HANDLE;
 };
 
+// The window's images. Headless (`vbdlab --headless`, no surface): the same interface over `frames` plain
+// images that the app renders into and reads back but never presents, so that the whole window frame (UI,
+// both labs, captures, the interop's semaphores) runs on a machine without a display.
 class Swapchain {
   public:
     Swapchain(const Context& ctx, uint32_t width, uint32_t height);
+    struct Headless {
+        uint32_t frames;
+    };
+    Swapchain(const Context& ctx, uint32_t width, uint32_t height, Headless headless);
     ~Swapchain();
     Swapchain(const Swapchain&) = delete;
     Swapchain& operator=(const Swapchain&) = delete;
@@ -67,6 +74,11 @@ class Swapchain {
     VkSemaphore renderDone(uint32_t i) const { return renderDone_[i]; }  // one per image (safe reuse)
     bool canCopy() const { return canCopy_; }  // images support TRANSFER_SRC (screenshots)
     bool bgr() const { return format_ == VK_FORMAT_B8G8R8A8_UNORM; }
+    bool headless() const { return headlessFrames_ > 0; }
+    // The layout the render pass leaves an image in: PRESENT_SRC for the window, TRANSFER_SRC headless.
+    VkImageLayout finalLayout() const {
+        return headless() ? VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL : VK_IMAGE_LAYOUT_PRESENT_SRC_KHR;
+    }
 
   private:
     void destroyImages();
@@ -83,6 +95,8 @@ class Swapchain {
     std::vector<VkSemaphore> renderDone_;
     Image depth_;
     bool canCopy_ = false;
+    uint32_t headlessFrames_ = 0;
+    std::vector<Image> owned_;  // headless: the images themselves
 };
 
 }  // namespace vbdgui

@@ -5,8 +5,8 @@
 // thread and returns only when the source is consumed (to pageable memory: when the copy is done): the rigid
 // pile's 11 MB of contacts a step and the soft state's publishing moved at the speed of one memcpy in chunks.
 // Staged, an upload is a parallel memcpy into the area and an asynchronous DMA at the bus's speed; a download
-// is a DMA into the area, copied out (in parallel) once the stream is idle. The callers' contract stays that of
-// the direct copy: an upload's source may change as soon as upload() returns; a download's destination is
+// is a DMA into the area, copied out (in parallel) once the stream is idle. The callers' contract stays that
+// of the direct copy: an upload's source may change as soon as upload() returns; a download's destination is
 // valid after the executor's sync().
 //
 // The area is handed out front to back and reset only when the stream is idle, so no region is written

@@ -229,6 +229,29 @@ TEST(AppActions, WindowVertexLineNamesWhyTheInteropDoesNotRun) {
     EXPECT_EQ(line.find("solver.backend = cpu"), std::string::npos) << line;
 }
 
+// Settings the World refuses at run time (here solver.backend: cuda where no CUDA device is usable) keep the
+// World's own, which goes on stepping: the run reaches its last action (it used to wait for frames that never
+// came: the refusal stopped playing). Run --headless, without a display. Where a device is usable the
+// backend switches instead, and the run ends the same way.
+TEST(AppActions, RefusedSettingsKeepTheWorldSteppingToTheLastAction) {
+    std::string why;
+    if (!haveVulkanDevice(why)) GTEST_SKIP() << "no Vulkan device: " << why;
+    const fs::path a = tmp("test_actions_refused_backend.json");
+    writeFile(a,
+              "[{\"speed\": \"max\"}, {\"frame\": 2, \"set\": {\"solver.backend\": \"cuda\"}},"
+              " {\"frame\": 8, \"quit\": true}]");
+    CommandResult r = runCommand("env -u DISPLAY -u WAYLAND_DISPLAY timeout 120 " + vbdlabExe() +
+                                 " --headless --scene " + kScenes + "cube_drop.json --actions " + a.string());
+    ASSERT_EQ(r.code, 0) << r.output;  // 124: timed out waiting for frame 8
+    EXPECT_NE(r.output.find("actions done at frame 8"), std::string::npos) << r.output;
+    if (r.output.find("keeping the current settings") != std::string::npos) {
+        EXPECT_NE(r.output.find("solver.backend: cuda: "), std::string::npos) << r.output;
+        EXPECT_EQ(r.output.find("(paused)"), std::string::npos) << r.output;
+    } else {
+        EXPECT_NE(r.output.find("CUDA backend"), std::string::npos) << r.output;
+    }
+}
+
 // Bad actions: exit code 2 naming the file, the action and the key, before any window (so without a
 // display too), and nothing created where the actions would have written.
 struct BadCase {

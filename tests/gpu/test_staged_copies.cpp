@@ -82,8 +82,8 @@ TEST(StagedCopies, UploadsKeepTheSourceAtTheCall) {
     c.idle();
     for (size_t k = 0; k < 5; ++k) EXPECT_EQ(device[k], expect[k]) << "upload " << k;
     EXPECT_EQ(st.direct, 0);
-    EXPECT_GE(st.waits, 2);          // the first area filled (8.4 MB of requests), then the 20 MB one
-    EXPECT_EQ(st.allocs, 2);         // 8 MiB, then max(20 MB, 16 MiB)
+    EXPECT_GE(st.waits, 2);   // the first area filled (8.4 MB of requests), then the 20 MB one
+    EXPECT_EQ(st.allocs, 2);  // 8 MiB, then max(20 MB, 16 MiB)
     EXPECT_GE(c.capacity(), words[4] * 4);
 }
 
@@ -117,7 +117,7 @@ TEST(StagedCopies, AFullAreaFinishesThePendingDownloadsFirst) {
     c.download(host.data(), dev.data(), dev.size() * 4);
     const std::vector<std::uint32_t> up = pattern(devUp.size(), 5);
     c.upload(devUp.data(), up.data(), up.size() * 4);  // 6 + 6 MB > 8 MiB: waits, copies out, reuses
-    EXPECT_EQ(host, dev);  // landed at the wait the full area forced
+    EXPECT_EQ(host, dev);                              // landed at the wait the full area forced
     FakeOps{&st}.wait();
     c.idle();
     EXPECT_EQ(devUp, up);

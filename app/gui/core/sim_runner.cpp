@@ -376,8 +376,14 @@ void SimRunner::stepLabs(int active) {
             cmds_[l]->solver = cmds_[l]->drag = cmds_[l]->bodyDrag = false;
             cmds_[l]->addBodies.clear();
         }
+        if (c.solver) {
+            try {
+                w->setSolver(c.solverDesc);
+            } catch (const std::exception& e) {  // e.g. solver.backend: cuda without a device
+                event({SimEvent::SettingsRefused, l, 0, e.what(), false});
+            }
+        }
         try {
-            if (c.solver) w->setSolver(c.solverDesc);
             if (c.drag) w->setDrag(c.particle, c.target, c.stiffness);
             if (c.bodyDrag) w->setBodyDrag(c.body, c.local, c.bodyTarget, c.bodyStiffness);
             for (const auto& b : c.addBodies) w->addRigidBody(b);

@@ -32,9 +32,11 @@ namespace vbdgui {
 
 using WorldFactory = std::function<std::unique_ptr<vbd::World>(const vbd::SceneDesc&, std::string* note)>;
 
-// What the UI learns about its requests: a World built (or refused), a run-time error.
+// What the UI learns about its requests: a World built (or refused), solver settings the World refused (it
+// keeps its own and goes on stepping: World::setSolver changes nothing then), a run-time error (playing
+// stops).
 struct SimEvent {
-    enum Kind { WorldReady, WorldRefused, StepFailed } kind = WorldReady;
+    enum Kind { WorldReady, WorldRefused, SettingsRefused, StepFailed } kind = WorldReady;
     int lab = 0;
     std::uint64_t ticket = 0;
     std::string message;   // refused / failed: why; ready: the factory's note ("" or e.g. "preview world")
