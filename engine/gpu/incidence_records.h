@@ -9,10 +9,13 @@
 // tet once (a tet has one vertex of each of 4 colors), so copies in the lists' order cost no extra bytes per
 // launch: the tile's lanes read consecutive records (coalesced, no padding: 64 bytes, four 16-byte loads),
 // independently of the item, and the positions follow one level sooner. The price is memory: each tet's
-// data four times (68 bytes per incidence: 190 MB for the 703k-tet paper mesh).
+// data four times (68 bytes per incidence, and C_prev's copy: 36 bytes in float, 72 in double; 290 MB in
+// float for the 703k-tet paper mesh).
 //
-// C_prev stays per tet (written every step) and is read at e. The values are the model's own, so the terms
-// are the same bit for bit (soft/vertex_kernel.h tetVertexTermsOf).
+// C_prev (written every step) gets the same treatment: the step's C_prev pass writes each tet's into its four
+// incidences' copies (cprevSlot), so that the sweep reads it in the lists' order as well; the per-tet array
+// stays for the residual and G. The values are the model's own, so the terms are the same bit for bit
+// (soft/vertex_kernel.h tetVertexTermsOf).
 #include <vector>
 
 #include "math/hd.h"
@@ -59,7 +62,9 @@ VBD_HD IncidenceRecord loadIncidenceRecord(const IncidenceRecord* p) {
 }
 
 // The records and the damping coefficients k_d (one per entry, apart: 4 more bytes would pad the record to
-// 80) of every entry of m.vertexTets, in its order.
-void buildIncidenceRecords(const SoftModel& m, std::vector<IncidenceRecord>& records, std::vector<float>& kd);
+// 80) of every entry of m.vertexTets, in its order; cprevSlot[4 e + a]: the entry of tet e's local vertex a,
+// or -1 when no list holds it.
+void buildIncidenceRecords(const SoftModel& m, std::vector<IncidenceRecord>& records, std::vector<float>& kd,
+                           std::vector<int>& cprevSlot);
 
 }  // namespace vbd

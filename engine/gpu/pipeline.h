@@ -104,7 +104,7 @@ class PipelineStepper final : public SoftStepper {
         SoftModel& m = solver.model();
         if (!configured_ || plan_.n != m.numVertices() || plan_.numTets != int(m.tets.size()))
             configure(solver);
-        if (recordsWanted_ != (records_ != nullptr)) placeRecords(m);
+        if (recordsWanted_ != (a_.records != nullptr)) placeRecords(m);
         SoftStepStats stats;
         if (plan_.n == 0) return stats;
         const auto t0 = std::chrono::steady_clock::now();
@@ -228,19 +228,28 @@ class PipelineStepper final : public SoftStepper {
         ex_.release(p);
     }
     // The tile sweep's incidence records (gpu/incidence_records.h) copied to the executor, or freed: as
-    // setIncidenceRecords asked. The captured graph's functors hold the pointers: dropped.
+    // setIncidenceRecords asked. The captured graph's functors hold the pointers: dropped. The records'
+    // C_prev copies are written by every step's CprevStage before its sweeps (so also when placed between
+    // steps).
     void placeRecords(const SoftModel& m) {
         dropCapturedStep();
-        releaseOwned(const_cast<IncidenceRecord*>(records_));
-        releaseOwned(const_cast<float*>(recordKd_));
-        records_ = nullptr;
-        recordKd_ = nullptr;
+        releaseOwned(const_cast<IncidenceRecord*>(a_.records));
+        releaseOwned(const_cast<float*>(a_.recordKd));
+        releaseOwned(a_.recordCprev);
+        releaseOwned(const_cast<int*>(a_.cprevSlot));
+        a_.records = nullptr;
+        a_.recordKd = nullptr;
+        a_.recordCprev = nullptr;
+        a_.cprevSlot = nullptr;
         if (!recordsWanted_ || m.vertexTets.items.empty()) return;
         std::vector<IncidenceRecord> rec;
         std::vector<float> kd;
-        buildIncidenceRecords(m, rec, kd);
-        records_ = copyOf(rec.data(), rec.size());
-        recordKd_ = copyOf(kd.data(), kd.size());
+        std::vector<int> slot;
+        buildIncidenceRecords(m, rec, kd, slot);
+        a_.records = copyOf(rec.data(), rec.size());
+        a_.recordKd = copyOf(kd.data(), kd.size());
+        a_.cprevSlot = copyOf(slot.data(), slot.size());
+        a_.recordCprev = alloc<Mat33T<T>>(rec.size());
         ex_.sync();  // the host vectors go out of scope
     }
     // The captured step's graph is stale (another kernel or another array): the next step captures again.
@@ -254,8 +263,6 @@ class PipelineStepper final : public SoftStepper {
         ex_.dropGraph();
         for (void* p : owned_) ex_.release(p);
         owned_.clear();
-        records_ = nullptr;
-        recordKd_ = nullptr;
         configured_ = false;
         graphReady_ = false;
     }
@@ -356,10 +363,9 @@ class PipelineStepper final : public SoftStepper {
 
     template <int kLanes, int kMinBlocks = 1>
     void issueTiles(const int* verts, int count) {
-        if (records_) {
+        if (a_.records) {
             using Stage = SweepTileStage<T, kLanes, kMinBlocks, true>;
-            ex_.forEach(int(Stage::threadsFor(count)),
-                        Stage{a_, scalars_, verts, count, records_, recordKd_});
+            ex_.forEach(int(Stage::threadsFor(count)), Stage{a_, scalars_, verts, count});
         } else {
             using Stage = SweepTileStage<T, kLanes, kMinBlocks>;
             ex_.forEach(int(Stage::threadsFor(count)), Stage{a_, scalars_, verts, count});
@@ -433,8 +439,6 @@ class PipelineStepper final : public SoftStepper {
     int sweepMinBlocks_ = Exec::kTiles ? defaultSweepMinBlocks(sizeof(T) == sizeof(double)) : 1;
     bool fieldWanted_ = false;    // setResidualField
     bool recordsWanted_ = false;  // setIncidenceRecords
-    const IncidenceRecord* records_ = nullptr;
-    const float* recordKd_ = nullptr;
 };
 
 }  // namespace vbd

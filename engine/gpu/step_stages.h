@@ -63,6 +63,13 @@ struct StepArrays {
     // The residual heat map (SoftSolver::vertexResidual), written by every residual evaluation; nullptr while
     // no reader wants it (gpu/soft_stepper.h setResidualField).
     float* residualField = nullptr;
+    // The tile sweep's incidence records (gpu/incidence_records.h; nullptr: not placed): per entry j of the
+    // vertex-tet lists the tet's indices and constants, its k_d, and a copy of its C_prev (written by
+    // CprevStage through cprevSlot[4 e + a] = j, -1 for an incidence no list holds).
+    const IncidenceRecord* records = nullptr;
+    const float* recordKd = nullptr;
+    Mat33T<T>* recordCprev = nullptr;
+    const int* cprevSlot = nullptr;
     char* inContact = nullptr;
     const char* fixed = nullptr;
     const int* kinematic = nullptr;
@@ -121,14 +128,21 @@ struct PredictStage {
     }
 };
 
-// C_prev = F_prev^T F_prev per tet (internal damping's reference; SoftSolver::refreshCprev).
+// C_prev = F_prev^T F_prev per tet (internal damping's reference; SoftSolver::refreshCprev), and into its
+// incidences' records when they are placed (the record sweep then reads it in the lists' order too).
 template <typename T>
 struct CprevStage {
     StepArrays<T> a;
     VBD_HD void operator()(int e) const {
         const std::array<int, 4>& t = a.view.tets[e];
-        a.Cprev[e] =
+        const Mat33T<T> C =
             tetCprev(a.xPrev[t[0]], a.xPrev[t[1]], a.xPrev[t[2]], a.xPrev[t[3]], Mat33T<T>(a.view.DmInv[e]));
+        a.Cprev[e] = C;
+        if (!a.cprevSlot) return;
+        for (int k = 0; k < 4; ++k) {
+            const int j = a.cprevSlot[4 * e + k];
+            if (j >= 0) a.recordCprev[j] = C;
+        }
     }
 };
 
@@ -199,19 +213,19 @@ VBD_HD T tileSum(T v) {
 // MinBlocksOf): more blocks, fewer registers per thread and more warps to hide the gathers' latency, or
 // spills. Chosen by benchmark as the lanes (bench_gpu BM_GpuSoftStepOccupancy).
 //
-// kRecords: the tet's indices and constants come from the incidence's own record (gpu/incidence_records.h,
-// read beside the item) instead of the tet arrays at the item's e (read after it). The same values: the
-// same result bit for bit; chosen by benchmark (bench_gpu BM_GpuSoftStepRecords).
+// kRecords: the tet's indices, constants and C_prev come from the incidence's own record
+// (gpu/incidence_records.h, StepArrays::records, read beside the item) instead of the tet arrays at the
+// item's e (read after it). The same values: the same result bit for bit; chosen by benchmark (bench_gpu
+// BM_GpuSoftStepRecords).
 template <typename T, int kLanes, int MinBlocks = 1, bool kRecords = false>
 struct SweepTileStage {
     static_assert(kLanes >= 2 && kLanes <= 32 && (kLanes & (kLanes - 1)) == 0, "a power-of-two tile");
     static constexpr int kMinBlocks = MinBlocks;
     StepArrays<T> a;
     const StepScalars* s;
-    const int* verts;                          // this color's vertices
-    int count;                                 // how many
-    const IncidenceRecord* records = nullptr;  // kRecords: one per entry of the vertex-tet lists
-    const float* recordKd = nullptr;           // and its k_d
+    const int* verts;  // this color's vertices
+    int count;         // how many
+
     static long long threadsFor(int count) { return ((long long)count * kLanes + 31) & ~31LL; }
     VBD_HD void operator()(int t) const {
         const int lane = t % kLanes, k = t / kLanes;
@@ -231,8 +245,8 @@ struct SweepTileStage {
         for (int j = first; j < end; j += stride) {
             const int item = v.vtItems[j];
             if constexpr (kRecords) {
-                const IncidenceRecord r = loadIncidenceRecord(records + j);
-                tetVertexTermsOf(v, r.tet, r.DmInv, r.volume, r.mu, r.lambda, recordKd[j], item >> 2,
+                const IncidenceRecord r = loadIncidenceRecord(a.records + j);
+                tetVertexTermsOf(v, r.tet, r.DmInv, r.volume, r.mu, r.lambda, a.recordKd[j], a.recordCprev[j],
                                  item & 3, ft, St);
             } else {
                 tetVertexTerms(v, item >> 2, item & 3, ft, St);

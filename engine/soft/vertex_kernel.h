@@ -95,24 +95,25 @@ VBD_HD void naiveDampingOf(const SoftViewT<T>& s, int i, const Mat33T<T>& He, T 
     naiveDampingVertex(He, xi, xPrevI, kd, h, fd, Hd);
 }
 
-// Tet e, local vertex a, in the state's scalar T, from the tet's vertex indices t and constants as the caller
-// read them (the view's per-tet arrays below, or the device sweep's per-incidence copies of them,
+// Tet e, local vertex a, in the state's scalar T, from the tet's vertex indices t, constants and C_prev as
+// the caller read them (the view's per-tet arrays below, or the device sweep's per-incidence copies of them,
 // gpu/incidence_records.h: the same values, so the same result bit for bit). The float parameters (DmInv, V,
 // mu, lambda, kd, h) are widened to T as they are read; for T = float every conversion is the identity.
 template <typename T>
 VBD_HD void tetVertexTermsOf(const SoftViewT<T>& s, const int* t, const Mat33& DmInv, float vol, float mu,
-                             float lam, float kd, int e, int a, Vec3T<T>& f, Sym33T<T>& H) {
+                             float lam, float kd, const Mat33T<T>& Cprev, int a, Vec3T<T>& f, Sym33T<T>& H) {
     const Mat33T<T> Dinv(DmInv);
     Vec3T<T> p[4], xa, xPrevA;
     elementPositions(s, t, 4, p);
     ownMotionPair(s, t[a], xa, xPrevA);
     const Mat33T<T> F = tetDeformationGradient(p[0], p[1], p[2], p[3], Dinv);
-    tetIncidenceTerms(F, tetVertexWeight(Dinv, a), T(vol), T(mu), T(lam), T(kd), s.Cprev[e], T(s.h),
-                      T(1) / T(s.h), s.damping, xa, xPrevA, f, H);
+    tetIncidenceTerms(F, tetVertexWeight(Dinv, a), T(vol), T(mu), T(lam), T(kd), Cprev, T(s.h), T(1) / T(s.h),
+                      s.damping, xa, xPrevA, f, H);
 }
 template <typename T>
 VBD_HD void tetVertexTerms(const SoftViewT<T>& s, int e, int a, Vec3T<T>& f, Sym33T<T>& H) {
-    tetVertexTermsOf(s, s.tets[e].data(), s.DmInv[e], s.volume[e], s.mu[e], s.lambda[e], s.kd[e], e, a, f, H);
+    tetVertexTermsOf(s, s.tets[e].data(), s.DmInv[e], s.volume[e], s.mu[e], s.lambda[e], s.kd[e], s.Cprev[e],
+                     a, f, H);
 }
 
 // Membrane triangle e, local vertex a: stable Neo-Hookean (clamped block) plus its damping.

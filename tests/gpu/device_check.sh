@@ -28,8 +28,11 @@
 #          --vertices cpu and with --vertices interop (the CUDA
 #          kernel writes the Vulkan vertex buffer), 30 frames compared pixel-wise, and the host time per frame
 #          between solver and renderer on both paths; bench_interop (the record kernels against the CPU fill)
-#        - bench_gpu (soft step at ~100k / ~700k / ~2M tets, 10 / 100 / 120 iterations, thread vs warp per
-#          vertex, copy bandwidth)
+#        - the app's window frames without a display (vbdlab --headless, 60 frames of cube_drop) on the CUDA
+#          and the CPU backend: the vertex-buffer path and the host time per frame outside solver and renderer
+#        - bench_gpu (soft step at ~100k / ~700k / ~2M tets, 10 / 100 / 120 iterations, lanes per vertex,
+#          incidence records, the float increment form, staged against pageable copies, the rigid pile by
+#          phase, copy bandwidth)
 #        - Nsight Compute on the sweep kernel at 700k tets (float and double; ncu.txt)
 #      and writes into $OUT (at most 7 files: the tool brings back 8): summary.txt, summary.csv
 #      (check,name,value,unit,status), bench_gpu.csv, render.png (CPU | CUDA | difference x8) or bench.png
