@@ -21,6 +21,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -67,8 +69,8 @@ class RigidPipeline final : public RigidStepper {
         for (int it = 0; it < p.iterations; ++it) {
             const bool dualInSweep = fuse && it > 0;
             for (size_t c = 0; c < colorStart_.size() - 1; ++c)
-                ex_.forEach(colorStart_[c + 1] - colorStart_[c],
-                            RigidSweepStage{dv, colors_.p + colorStart_[c], h, dualInSweep ? 1 : 0});
+                issueSweep(dv, colors_.p + colorStart_[c], colorStart_[c + 1] - colorStart_[c], h,
+                           dualInSweep);
             if (!fuse || it + 1 == p.iterations) ex_.forEach(nc, RigidContactDualStage{dv});
             ex_.forEach(nj, RigidJointDualStage{dv});
             record(dv, h, n, nc, nj, p.diagnostics, slot++);
@@ -110,6 +112,13 @@ class RigidPipeline final : public RigidStepper {
     }
 
     void setProfiled(bool on) override { profiled_ = on; }
+    void setLanesPerBody(int lanes) override {
+        if (lanes != 1 && lanes != 4 && lanes != 8 && lanes != 16 && lanes != 32)
+            throw std::invalid_argument("setLanesPerBody: 1, 4, 8, 16 or 32 lanes, not " +
+                                        std::to_string(lanes));
+        lanesPerBody_ = lanes;
+    }
+    int lanesPerBody() const override { return lanesPerBody_; }
     PhaseMs phaseMs() const override { return phases_; }
     Exec& exec() { return ex_; }
 
@@ -138,6 +147,31 @@ class RigidPipeline final : public RigidStepper {
         b.ensure(ex_, n);
         if (n) ex_.upload(b.p, src, n);
         return b.p;
+    }
+
+    template <int kLanes>
+    void issueTiles(const RigidView& dv, const int* bodies, int count, float h, bool dual) {
+        using Stage = RigidSweepTileStage<kLanes>;
+        if (count > 0) ex_.forEach(int(Stage::threadsFor(count)), Stage{dv, bodies, count, h, dual ? 1 : 0});
+    }
+    // One color's sweep in the chosen layout (setLanesPerBody).
+    void issueSweep(const RigidView& dv, const int* bodies, int count, float h, bool dual) {
+        switch (lanesPerBody_) {
+            case 4:
+                issueTiles<4>(dv, bodies, count, h, dual);
+                break;
+            case 8:
+                issueTiles<8>(dv, bodies, count, h, dual);
+                break;
+            case 16:
+                issueTiles<16>(dv, bodies, count, h, dual);
+                break;
+            case 32:
+                issueTiles<32>(dv, bodies, count, h, dual);
+                break;
+            default:
+                ex_.forEach(count, RigidSweepStage{dv, bodies, h, dual ? 1 : 0});
+        }
     }
 
     // Copies the step's inputs; returns the view over the copies.
@@ -270,6 +304,7 @@ class RigidPipeline final : public RigidStepper {
     std::vector<RigidBodyState> published_;
     bool profiled_ = false;
     PhaseMs phases_;
+    int lanesPerBody_ = 1;
 };
 
 }  // namespace vbd

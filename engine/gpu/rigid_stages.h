@@ -29,6 +29,74 @@ struct RigidSweepStage {
     VBD_HD void operator()(int k) const { solveRigidBody(v, bodies[k], h, dual != 0); }
 };
 
+// The sweep with a tile of kLanes lanes per body (the soft sweep's layout, gpu/step_stages.h SweepTileStage):
+// the tile's lanes split the body's contact list, each adding its share of the contact rows (the one
+// addRigidContactRows) into its own block; a shuffle reduction adds the 33 entries into the tile's first
+// lane, which starts from the inertial block, adds the sums, the joints, the external block and the picking
+// spring, and solves (solveAssembledRigidBody). Index t = kLanes k + lane; launched over threadsFor(count)
+// threads (whole warps: the shuffles' full mask), tiles past the color's count add zeros and solve nothing.
+// On the host the tile's first lane solves the whole body (solveRigidBody: the CPU's order, bit for bit) and
+// the others return. Why: a color of the 10,000-box pile is 2,500 bodies, 10 blocks of one thread per body on
+// a card of 132 multiprocessors, each thread adding ~11 contacts' rows in a chain.
+template <int kLanes>
+struct RigidSweepTileStage {
+    static_assert(kLanes >= 2 && kLanes <= 32 && (kLanes & (kLanes - 1)) == 0, "a power-of-two tile");
+    RigidView v;
+    const int* bodies;  // the color's bodies
+    int count;
+    float h;
+    int dual;
+    static long long threadsFor(int count) { return ((long long)count * kLanes + 31) & ~31LL; }
+    VBD_HD void operator()(int t) const {
+        const int lane = t % kLanes, k = t / kLanes;
+        const bool active = k < count;
+        const int body = active ? bodies[k] : 0;
+#ifdef __CUDA_ARCH__
+        Block66d part;
+        part.clear();
+        if (active)
+            addRigidContactRows(v, body, v.contactOffsets[body] + lane, v.contactOffsets[body + 1], kLanes,
+                                dual != 0, part);
+        tileSumBlock(part);
+        if (lane != 0 || !active) return;
+        Block66d blk;
+        rigidInertialBlock(v, body, h, blk);
+        blk.hll += part.hll;
+        blk.hal += part.hal;
+        blk.haa += part.haa;
+        blk.flin += part.flin;
+        blk.fang += part.fang;
+        addRigidOtherRows(v, body, blk);
+        solveAssembledRigidBody(v, body, blk);
+#else
+        if (lane != 0 || !active) return;
+        solveRigidBody(v, body, h, dual != 0);
+#endif
+    }
+
+  private:
+#ifdef __CUDA_ARCH__
+    // Sum over the tile into its first lane (every lane of the warp takes part; width kLanes keeps the
+    // shuffles inside the tile).
+    __device__ static double tileSum(double x) {
+        for (int off = kLanes / 2; off > 0; off >>= 1) x += __shfl_down_sync(0xffffffffu, x, off, kLanes);
+        return x;
+    }
+    __device__ static void tileSumBlock(Block66d& b) {
+        for (int r = 0; r < 3; ++r)
+            for (int c = 0; c < 3; ++c) {
+                b.hll.m[r][c] = tileSum(b.hll.m[r][c]);
+                b.hal.m[r][c] = tileSum(b.hal.m[r][c]);
+                b.haa.m[r][c] = tileSum(b.haa.m[r][c]);
+            }
+        for (int r = 0; r < 3; ++r) {
+            b.flin[r] = tileSum(b.flin[r]);
+            b.fang[r] = tileSum(b.fang[r]);
+        }
+    }
+#endif
+};
+
 struct RigidContactDualStage {
     RigidView v;
     VBD_HD void operator()(int k) const { contactDualUpdate(v, k); }

@@ -32,6 +32,12 @@ class RigidStepper {
     };
     virtual void setProfiled(bool on) = 0;
     virtual PhaseMs phaseMs() const = 0;
+    // The sweep's layout: lanes per body, 1 (a thread per body) or a tile of 4, 8, 16 or 32 lanes that split
+    // the body's contacts (gpu/rigid_stages.h RigidSweepTileStage). 1 unless set (the tile's speed is to be
+    // measured on a device); on the host executor a tile's first lane solves the whole body, so the results
+    // are the same. Throws std::invalid_argument for another width.
+    virtual void setLanesPerBody(int lanes) = 0;
+    virtual int lanesPerBody() const = 0;
 };
 
 // Why the device rigid step cannot run this solver's steps, or "": rows coupled to particles

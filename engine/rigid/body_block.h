@@ -135,12 +135,8 @@ VBD_HD void addContactRow(Contact& c, int self, const Vec3d& com, const BodyPose
     addContact(blk, c, self, com, cp, F, slide, rimInv);
 }
 
-// Inertial springs to the frozen targets plus every adjacent contact and joint row, the external block and
-// the picking spring. dual: first apply the previous sweep's dual update to the contacts this body owns.
-// next: the body solved after this one on this thread (-1: none), whose contacts the CPU prefetches.
-VBD_HD_NOINLINE void assembleRigidBody(const RigidView& v, int body, float h, Block66d& blk, bool dual,
-                                       int next = -1) {
-    const int i = body;
+// The inertial springs to the frozen targets: the block assembleRigidBody starts from (cleared first).
+VBD_HD void rigidInertialBlock(const RigidView& v, int i, float h, Block66d& blk) {
     const double ih2 = 1.0 / (double(h) * double(h));
     const Vec3d x = v.pose[i].x;
     const Quatd q = v.pose[i].q;
@@ -166,22 +162,25 @@ VBD_HD_NOINLINE void assembleRigidBody(const RigidView& v, int body, float h, Bl
             blk.haa.m[r][c] = (R.m[r][0] * (R.m[c][0] * Ik[0]) + R.m[r][1] * (R.m[c][1] * Ik[1]) +
                                R.m[r][2] * (R.m[c][2] * Ik[2])) *
                               ih2;
-    const double alpha = v.alpha;
-#if !defined(__CUDACC__)
-    // On the CPU the contacts go through SIMD packs (rigid/contact_lanes.h).
-    const int aheadBegin = next >= 0 ? v.contactOffsets[next] : 0;
-    const int aheadEnd = next >= 0 ? v.contactOffsets[next + 1] : 0;
-    addContactRowsLanes(v.contacts, v.contactItems, v.contactOffsets[i], v.contactOffsets[i + 1], v.pose,
-                        body, v.dualOwner, dual, alpha, v.beta, v.kMax, blk, v.contactItems + aheadBegin,
-                        aheadEnd - aheadBegin);
-#else
-    (void)next;
-    for (int k = v.contactOffsets[i]; k < v.contactOffsets[i + 1]; ++k) {
+}
+
+// The body's contact rows k = first, first + stride, ... < end of its list, one at a time (the device's loop;
+// the CPU's packs are in assembleRigidBody). dual: see assembleRigidBody.
+VBD_HD void addRigidContactRows(const RigidView& v, int body, int first, int end, int stride, bool dual,
+                                Block66d& blk) {
+    const Vec3d x = v.pose[body].x;
+    for (int k = first; k < end; k += stride) {
         const int ci = v.contactItems[k];
-        addContactRow(v.contacts[ci], body, x, v.pose, dual && v.dualOwner[ci] == body, alpha, v.beta, v.kMax,
-                      blk);
+        addContactRow(v.contacts[ci], body, x, v.pose, dual && v.dualOwner[ci] == body, v.alpha, v.beta,
+                      v.kMax, blk);
     }
-#endif
+}
+
+// The joint rows, the external block and the picking spring: what assembleRigidBody adds after the contacts.
+VBD_HD void addRigidOtherRows(const RigidView& v, int body, Block66d& blk) {
+    const int i = body;
+    const Vec3d x = v.pose[i].x;
+    const double alpha = v.alpha;
     for (int k = v.jointOffsets[i]; k < v.jointOffsets[i + 1]; ++k)
         addJoint(blk, v.joints[v.jointItems[k]], body, v.pose, alpha);
     if (v.external && i < v.numExternal) {
@@ -204,17 +203,36 @@ VBD_HD_NOINLINE void assembleRigidBody(const RigidView& v, int body, float h, Bl
     }
 }
 
+// Inertial springs to the frozen targets plus every adjacent contact and joint row, the external block and
+// the picking spring. dual: first apply the previous sweep's dual update to the contacts this body owns.
+// next: the body solved after this one on this thread (-1: none), whose contacts the CPU prefetches.
+VBD_HD_NOINLINE void assembleRigidBody(const RigidView& v, int body, float h, Block66d& blk, bool dual,
+                                       int next = -1) {
+    const int i = body;
+    rigidInertialBlock(v, i, h, blk);
+#if !defined(__CUDACC__)
+    const double alpha = v.alpha;
+    // On the CPU the contacts go through SIMD packs (rigid/contact_lanes.h).
+    const int aheadBegin = next >= 0 ? v.contactOffsets[next] : 0;
+    const int aheadEnd = next >= 0 ? v.contactOffsets[next + 1] : 0;
+    addContactRowsLanes(v.contacts, v.contactItems, v.contactOffsets[i], v.contactOffsets[i + 1], v.pose,
+                        body, v.dualOwner, dual, alpha, v.beta, v.kMax, blk, v.contactItems + aheadBegin,
+                        aheadEnd - aheadBegin);
+#else
+    (void)next;
+    addRigidContactRows(v, body, v.contactOffsets[i], v.contactOffsets[i + 1], 1, dual, blk);
+#endif
+    addRigidOtherRows(v, body, blk);
+}
+
 // schurSolve66 behind a call boundary (see the top of the file).
 VBD_HD_NOINLINE bool solveRigidBlock(const Block66d& blk, Vec3d& dx, Vec3d& dw) {
     return schurSolve66(blk, dx, dw);
 }
 
-// Assembles and solves the body's block, records |f|^2 + |tau|^2 and moves the body. Bodies of one color
-// share no contact or joint (RigidSolver::colorBodies), so a color's bodies run concurrently: each reads
-// only poses of other colors and writes its own pose and the contacts it owns. next: see assembleRigidBody.
-VBD_HD_NOINLINE void solveRigidBody(const RigidView& v, int body, float h, bool dual, int next = -1) {
-    Block66d blk;
-    assembleRigidBody(v, body, h, blk, dual, next);
+// The solve of a body whose block is assembled: records |f|^2 + |tau|^2 and moves the body (solveRigidBody's
+// second half; the device's tile sweep assembles the block across lanes first).
+VBD_HD void solveAssembledRigidBody(const RigidView& v, int body, const Block66d& blk) {
     v.force2[body] = squaredNorm(blk.flin) + squaredNorm(blk.fang);
     Vec3d dx, dw;
     if (!solveRigidBlock(blk, dx, dw)) return;
@@ -223,6 +241,15 @@ VBD_HD_NOINLINE void solveRigidBody(const RigidView& v, int body, float h, bool 
     // of the product instead of one of dq and one of the product: the same direction, and the pile's step has
     // one square root and one division less on each body's chain (100,000 per step).
     p = makePose(p.x + dx, normalized(Quatd(dw * 0.5, 1.0) * p.q));
+}
+
+// Assembles and solves the body's block. Bodies of one color share no contact or joint
+// (RigidSolver::colorBodies), so a color's bodies run concurrently: each reads only poses of other colors and
+// writes its own pose and the contacts it owns. next: see assembleRigidBody.
+VBD_HD_NOINLINE void solveRigidBody(const RigidView& v, int body, float h, bool dual, int next = -1) {
+    Block66d blk;
+    assembleRigidBody(v, body, h, blk, dual, next);
+    solveAssembledRigidBody(v, body, blk);
 }
 
 // ---- dual and penalty updates after a sweep ----

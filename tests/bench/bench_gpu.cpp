@@ -205,7 +205,8 @@ void BM_GpuCopy(benchmark::State& st) {
 BENCHMARK(BM_GpuCopy)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // args: pageable (as BM_GpuSoftStepPublished), profiled (1: the device part split into upload, kernels and
-// download, RigidStepper::setProfiled; the syncs between them cost their overlap).
+// download, RigidStepper::setProfiled; the syncs between them cost their overlap), lanes per body in the
+// sweep (1: a thread per body; 4, 8: a tile, RigidStepper::setLanesPerBody).
 void BM_GpuRigidPile(benchmark::State& st) {
     if (skipWithoutDevice(st)) return;
     SceneDesc sc = rigidPileScene(10000, 0.5f);
@@ -215,6 +216,7 @@ void BM_GpuRigidPile(benchmark::State& st) {
     const PageableCopies copies(st.range(0) != 0);
     std::unique_ptr<RigidStepper> dev = makeCudaRigidStepper();
     dev->setProfiled(st.range(1) != 0);
+    dev->setLanesPerBody(int(st.range(2)));
     RigidStepper::PhaseMs phases;
     const float h = 1.f / 60.f;
     for (int i = 0; i < 30; ++i) dev->step(solver, h);  // as bench_rigid's BM_PileStep: landed
@@ -249,13 +251,15 @@ void BM_GpuRigidPile(benchmark::State& st) {
     st.counters["adjacency_ms"] = sum.adjacency / n;
     st.counters["other_ms"] = sum.other / n;
     st.counters["contacts"] = double(solver.contacts().size());
+    st.counters["lanes"] = dev->lanesPerBody();
     st.counters["colors"] = solver.numColors();
     st.counters["body_iterations"] = benchmark::Counter(double(solver.numBodies()) * sc.solver.iterations,
                                                         benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_GpuRigidPile)
-    ->ArgNames({"pageable", "profiled"})
-    ->ArgsProduct({{0, 1}, {0, 1}})
+    ->ArgNames({"pageable", "profiled", "lanes"})
+    ->ArgsProduct({{0, 1}, {0, 1}, {1}})
+    ->ArgsProduct({{0}, {0, 1}, {4, 8}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->Iterations(30);

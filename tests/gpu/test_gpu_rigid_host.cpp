@@ -139,6 +139,27 @@ TEST(GpuRigidHost, ProfiledPhasesChangeNothing) {
     }
 }
 
+// The tile sweep's orchestration on the host (a tile's first lane solves its whole body, the others and the
+// tiles past a color's count return): the CPU step bit for bit at every width, with and without the fused
+// dual update; another width is refused.
+TEST(GpuRigidHost, TileLayoutIsTheCpuStep) {
+    for (const char* set : {"solver.diagnostics=true", "solver.diagnostics=false"}) {
+        const SceneDesc d =
+            loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/rigid_pyramid.json", {set});
+        for (int lanes : {4, 8, 16, 32}) {
+            Pair p(d);
+            p.stepper->setLanesPerBody(lanes);
+            EXPECT_EQ(p.stepper->lanesPerBody(), lanes);
+            for (int s = 0; s < 20 && !testing::Test::HasFatalFailure(); ++s)
+                p.step(std::string(set) + ", " + std::to_string(lanes) + " lanes, step " + std::to_string(s));
+        }
+    }
+    auto stepper = makeHostRigidStepper();
+    EXPECT_EQ(stepper->lanesPerBody(), 1);
+    EXPECT_THROW(stepper->setLanesPerBody(2), std::invalid_argument);
+    EXPECT_THROW(stepper->setLanesPerBody(64), std::invalid_argument);
+}
+
 // The picking spring, a body placed by hand between steps (setState: the next upload carries it), and a
 // pile of 1,500 boxes: colors of hundreds of bodies, contact lists that grow between steps (the buffers
 // reallocate), and a residual summed over more than one 1,024-body block of reduceSum.
