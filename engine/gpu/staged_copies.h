@@ -15,6 +15,8 @@
 // request's). Copies under kStagedBytes, copies issued while the stream is captured into a graph (a graph
 // must not hold the area's addresses) and a disabled stager go direct.
 //
+// Off unless VBD_CUDA_STAGED=1 (gpu/cuda_exec.cuh), until a device has measured it.
+//
 // Ops (the CUDA runtime on the executor's stream; a fake in test_staged_copies): allocPinned(bytes) /
 // freePinned(p); toDevice(dst, src, bytes) and toHost(dst, src, bytes), asynchronous on the stream; wait(),
 // the stream idle (throws on an error); capturing().

@@ -80,17 +80,17 @@ SoftSolver& solverFor(int size, int iterations, Precision p) {
     return *slot;
 }
 
-// VBD_CUDA_PAGEABLE for the executors made while it lives (gpu/cuda_exec.cuh reads it as one is made).
-struct PageableCopies {
-    explicit PageableCopies(bool on) {
+// VBD_CUDA_STAGED for the executors made while it lives (gpu/cuda_exec.cuh reads it as one is made).
+struct StagedCopiesEnv {
+    explicit StagedCopiesEnv(bool on) {
         if (on)
-            setenv("VBD_CUDA_PAGEABLE", "1", 1);
+            setenv("VBD_CUDA_STAGED", "1", 1);
         else
-            unsetenv("VBD_CUDA_PAGEABLE");
+            unsetenv("VBD_CUDA_STAGED");
     }
-    ~PageableCopies() { unsetenv("VBD_CUDA_PAGEABLE"); }
-    PageableCopies(const PageableCopies&) = delete;
-    PageableCopies& operator=(const PageableCopies&) = delete;
+    ~StagedCopiesEnv() { unsetenv("VBD_CUDA_STAGED"); }
+    StagedCopiesEnv(const StagedCopiesEnv&) = delete;
+    StagedCopiesEnv& operator=(const StagedCopiesEnv&) = delete;
 };
 
 bool skipWithoutDevice(benchmark::State& st) {
@@ -183,14 +183,14 @@ BENCHMARK(BM_GpuSoftStepRecords)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
-// args: double, pageable (1: the executor's copies direct from pageable memory, VBD_CUDA_PAGEABLE=1; 0:
-// staged through its page-locked area, gpu/staged_copies.h).
+// args: double, staged (1: the executor's copies through its page-locked area, gpu/staged_copies.h,
+// VBD_CUDA_STAGED=1; 0: direct from pageable memory, the default).
 void BM_GpuSoftStepPublished(benchmark::State& st) {
-    const PageableCopies copies(st.range(1) != 0);
+    const StagedCopiesEnv copies(st.range(1) != 0);
     runSteps(st, 1, 120, st.range(0) != 0, 0, true);
 }
 BENCHMARK(BM_GpuSoftStepPublished)
-    ->ArgNames({"double", "pageable"})
+    ->ArgNames({"double", "staged"})
     ->ArgsProduct({{0, 1}, {0, 1}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
@@ -204,7 +204,7 @@ void BM_GpuCopy(benchmark::State& st) {
 }
 BENCHMARK(BM_GpuCopy)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-// args: pageable (as BM_GpuSoftStepPublished), profiled (1: the device part split into upload, kernels and
+// args: staged (as BM_GpuSoftStepPublished), profiled (1: the device part split into upload, kernels and
 // download, RigidStepper::setProfiled; the syncs between them cost their overlap), lanes per body in the
 // sweep (1: a thread per body; 4, 8: a tile, RigidStepper::setLanesPerBody).
 void BM_GpuRigidPile(benchmark::State& st) {
@@ -213,7 +213,7 @@ void BM_GpuRigidPile(benchmark::State& st) {
     sc.solver.iterations = 10;
     sc.solver.diagnostics = false;
     RigidSolver solver(sc);
-    const PageableCopies copies(st.range(0) != 0);
+    const StagedCopiesEnv copies(st.range(0) != 0);
     std::unique_ptr<RigidStepper> dev = makeCudaRigidStepper();
     dev->setProfiled(st.range(1) != 0);
     dev->setLanesPerBody(int(st.range(2)));
@@ -257,7 +257,7 @@ void BM_GpuRigidPile(benchmark::State& st) {
                                                         benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_GpuRigidPile)
-    ->ArgNames({"pageable", "profiled", "lanes"})
+    ->ArgNames({"staged", "profiled", "lanes"})
     ->ArgsProduct({{0, 1}, {0, 1}, {1}})
     ->ArgsProduct({{0}, {0, 1}, {4, 8}})
     ->Unit(benchmark::kMillisecond)

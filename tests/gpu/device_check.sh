@@ -188,16 +188,16 @@ say "build: $([ $BUILD_OK = 1 ] && echo ok || echo FAILED) in $((SECONDS - T0)) 
 row build release "$BUILD_OK" "" "$([ $BUILD_OK = 1 ] && echo ok || echo failed)"
 grep -q 'sm_90' <(cuobjdump --list-elf "$BUILD/bin/test_gpu_cuda" 2>/dev/null) && say "sm_90 SASS present"
 
-run_test() {  # name, timeout
-  local t=$1 log="$LOGS/test_$1.log"
+run_test() {  # name, timeout[, a suffix for its log and summary line]
+  local t=$1 log="$LOGS/test_$1${3:-}.log"
   vt "$2" "$BUILD/bin/$t" --gtest_color=no >"$log" 2>&1
   local rc=$?
   local pass skip fail
   pass=$(grep -c '^\[       OK \]' "$log")
   skip=$(grep -c '^\[  SKIPPED \]' "$log")
   fail=$(grep -c '^\[  FAILED  \].*ms)' "$log")
-  say "$t: rc $rc, $pass passed, $fail failed, $skip skipped lines"
-  row test "$t" "$pass/$fail/$skip" "passed/failed/skipped" "$([ $rc = 0 ] && echo ok || echo failed)"
+    say "$t${3:-}: rc $rc, $pass passed, $fail failed, $skip skipped lines"
+  row test "$t${3:-}" "$pass/$fail/$skip" "passed/failed/skipped" "$([ $rc = 0 ] && echo ok || echo failed)"
   [ $rc = 0 ] || { FAILED=1; grep -B2 -A6 'Failure' "$log" | head -40 | tee -a "$SUMMARY"; }
   # The first test that fails with a CUDA error or a crash is run again under compute-sanitizer (memcheck),
   # alone: the kernel and the address of a bad access, in the summary (one per run: it is slow).
@@ -234,10 +234,17 @@ if [ $BUILD_OK = 1 ]; then
     row build rigid_tests 0 "" failed
     FAILED=1
   else
-    run_test test_gpu_rigid_host 180
+            run_test test_gpu_rigid_host 180
     run_test test_gpu_cuda_rigid 120
     grep '^  parity' "$LOGS/test_test_gpu_cuda_rigid.log" | tee -a "$SUMMARY" |
       awk '{printf "parity_rigid,%s,%s,m,measured\n", $2, $6}' >>"$CSV"
+    # The staged transfers (gpu/staged_copies.h, off by default until measured here): the CUDA parity tests
+    # of both steps again with them on (the soft step's publish, seeding and tolerance reads; the rigid step's
+    # per-step contact uploads and downloads).
+    export VBD_CUDA_STAGED=1
+    run_test test_gpu_cuda 180 _staged
+    run_test test_gpu_cuda_rigid 120 _staged
+    unset VBD_CUDA_STAGED
   fi
   # The World path: a rigid-only scene with --backend cuda (its line, its bodies against --backend cpu).
   for b in cpu cuda; do
