@@ -169,6 +169,10 @@ struct AppState {
     std::string loadPath;
     OrbitCamera camera;
     bool frameRequest = true;
+    // The framing asked for frames the World's first state (a load, the start, side by side turned on), not
+    // the current one (F, an action's camera frame): a run's camera then does not depend on how far the
+    // simulation had got when the UI first saw the new World.
+    bool frameInitialState = true;
     PickState pick;
     HoverState hover;
     RecordState rec;

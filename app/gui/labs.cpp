@@ -83,6 +83,7 @@ bool GuiApp::loadSceneFile(const std::string& path, std::string& error) {
     pendingScene_ = path;
     pendingLoadTicket_ = ~std::uint64_t(0);  // set to lab 0's ticket by rebuildLabs
     app_.frameRequest = true;
+    app_.frameInitialState = true;
     app_.inspectParticle = -1;
     return true;
 }
@@ -124,6 +125,7 @@ void GuiApp::setCompare(bool on) {
         b.draw = a.draw;
         a.rebuild = b.rebuild = Lab::Rebuild::Restart;
         app_.frameRequest = true;
+        app_.frameInitialState = true;
     } else {
         lastTicket_ = sim_.setWorld(1, nullptr);
         b.world.reset();
@@ -151,7 +153,12 @@ void GuiApp::applyRequests() {
     applyTimeline();
     if (app_.frameRequest && app_.labs[0].world && !settling()) {
         glm::vec3 lo, hi;
-        sceneBounds(*app_.labs[0].world, lo, hi);
+        const WorldSnapshot& w = *app_.labs[0].world;
+        if (app_.frameInitialState)
+            sceneBounds(w.fixedData().initialPositions, w.fixedData().initialBodies, w.desc(), lo, hi);
+        else
+            sceneBounds(w, lo, hi);
+        app_.frameInitialState = false;
         const Layout& l = app_.layout;
         app_.camera.frame(lo, hi, l.viewW / float(app_.compare ? 2 : 1) / std::max(l.viewH, 1.0f));
         app_.frameRequest = false;

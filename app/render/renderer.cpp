@@ -59,13 +59,18 @@ std::array<float, 3> bodyColor(size_t index, bool fixed) {
 }
 
 void sceneBounds(const vbd::World& world, glm::vec3& lo, glm::vec3& hi) {
+    sceneBounds(world.positions(), world.bodies(), world.desc(), lo, hi);
+}
+
+void sceneBounds(const std::vector<vbd::Vec3>& positions, const std::vector<vbd::RigidBodyView>& bodies,
+                 const vbd::SceneDesc& desc, glm::vec3& lo, glm::vec3& hi) {
     lo = glm::vec3(std::numeric_limits<float>::max());
     hi = -lo;
-    for (const auto& p : world.positions()) {
+    for (const auto& p : positions) {
         lo = glm::min(lo, toGlm(p));
         hi = glm::max(hi, toGlm(p));
     }
-    for (const auto& b : world.bodies()) {
+    for (const auto& b : bodies) {
         glm::vec3 r = b.shape == vbd::ShapeType::Box
                           ? 0.5f * glm::length(toGlm(b.size)) * glm::vec3(1)
                           : glm::vec3(b.radius + (b.shape == vbd::ShapeType::Capsule ? b.halfHeight : 0.0f));
@@ -74,7 +79,7 @@ void sceneBounds(const vbd::World& world, glm::vec3& lo, glm::vec3& hi) {
     }
     if (lo.x > hi.x) lo = glm::vec3(-1), hi = glm::vec3(1);
     // Things fall: keep the ground under the scene in the framed box.
-    const auto& g = world.desc().ground;
+    const auto& g = desc.ground;
     if (g.enabled && float(g.height) < lo.y) lo.y = float(g.height);
 }
 

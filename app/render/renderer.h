@@ -47,6 +47,10 @@ std::array<float, 3> bodyColor(size_t index, bool fixed);
 
 // Axis-aligned bounds of everything drawable in world (particles and bodies), down to the ground.
 void sceneBounds(const vbd::World& world, glm::vec3& lo, glm::vec3& hi);
+// The same from the particles' positions and the bodies' views of some state (e.g. a World's first,
+// gui/core/world_snapshot.h WorldStatic) and the scene's ground.
+void sceneBounds(const std::vector<vbd::Vec3>& positions, const std::vector<vbd::RigidBodyView>& bodies,
+                 const vbd::SceneDesc& desc, glm::vec3& lo, glm::vec3& hi);
 
 // A window frame drawn from the interop's exported buffer (gui/core/interop_slots.h): the slot the
 // simulation thread wrote, the value it signals on simDone, the value the frame's submit signals on

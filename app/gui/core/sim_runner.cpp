@@ -195,6 +195,8 @@ void SimRunner::install(int lab, std::unique_ptr<vbd::World> w, std::uint64_t ti
         auto fixed = std::make_shared<WorldStatic>();
         fixed->surfaces = w->surfaces();
         fixed->tags = materialTags(*w);  // rest positions: before any state is carried over
+        fixed->initialPositions = w->positions();
+        fixed->initialBodies = w->bodies();
         fixed->generation = ++generation_;
         static_[lab] = std::move(fixed);
         if (carryFrom) {

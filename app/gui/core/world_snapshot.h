@@ -40,6 +40,10 @@ struct WorldStatic {
     std::vector<vbd::SurfaceView> surfaces;
     std::vector<unsigned char> tags;  // MaterialTag per particle
     std::uint64_t generation = 0;     // increments with every World a lab gets
+    // The World's first state (before any carried state), which the camera frames after a load: framing
+    // whatever frame the UI first saw made a scripted run's camera depend on timing.
+    std::vector<vbd::Vec3> initialPositions;
+    std::vector<vbd::RigidBodyView> initialBodies;
 };
 
 class WorldSnapshot final : public vbd::World {
@@ -50,6 +54,7 @@ class WorldSnapshot final : public vbd::World {
                   std::vector<vbd::FrameMetrics> history, std::shared_ptr<std::mutex> cmdMutex,
                   std::shared_ptr<PendingCommands> cmds);
     void step() override {}
+    const WorldStatic& fixedData() const { return *static_; }
     const vbd::SceneDesc& desc() const override { return desc_; }
     double time() const override { return time_; }
     int frame() const override { return frame_; }
