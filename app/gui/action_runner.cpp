@@ -135,10 +135,14 @@ void ActionRunner::update(GuiApp& app) {
     if (failed_ || finished_) return;
     SimRunner& sim = app.sim();
     while (next_ < end_) {
-        const int frame = sim.frame();
+        // The frame drawn this UI frame (GuiApp::shownFrame), which the simulation thread may be one ahead
+        // of.
+        const int shown = app.shownFrame();
+        const int frame = shown >= 0 ? shown : sim.frame();
         // Hold at this frame while the last action takes effect (simulation thread, GPU buffers, a drawn
-        // frame, a pending screenshot, a window resize, single steps, a pause).
-        bool hold = app.settling() || !app.state().screenshotRequest.empty() ||
+        // frame, a pending screenshot, a window resize, single steps, a pause) or while the labs' snapshots
+        // show different frames.
+        bool hold = app.settling() || shown < 0 || !app.state().screenshotRequest.empty() ||
                     app.renderedFrames() < holdUntilRendered_ || wallSeconds() < pauseUntil_;
         if (waitFrame_ >= 0) hold |= frame < waitFrame_;
         if (windowWait_ > 0) {

@@ -308,10 +308,11 @@ bool GuiApp::iterate() {
     prepareDrawOptions();
     const bool recordDue = recordCaptureDue();
     buildUi();
-    const int nowFrame = sim_.frame();
+    const int nowFrame = shownFrame();
     // Screenshot once the scene reached its frame and ImGui has laid its windows out (a few frames).
     const bool screenshotMode = !opt_.screenshot.empty();
-    const bool shotNow = screenshotMode && nowFrame >= targetFrames_ && renderedFrames_ >= 3 && !settling();
+    const bool shotNow =
+        screenshotMode && nowFrame >= 0 && nowFrame >= targetFrames_ && renderedFrames_ >= 3 && !settling();
     CaptureRequest cap = recordDue ? recordCaptureRequest() : CaptureRequest{};
     cap.window |= shotNow || !app_.screenshotRequest.empty();
     CaptureResult px;

@@ -70,6 +70,11 @@ class GuiApp {
     // True while a request to the simulation thread or the GPU buffers has not caught up with it.
     bool settling() const;
     int renderedFrames() const { return renderedFrames_; }
+    // The frame this UI frame draws: lab 0's snapshot's, when every shown lab's snapshot is at it (the labs
+    // step in lockstep, but a poll may take one lab's snapshot before a publish and the other's after it);
+    // -1 otherwise or before the first snapshot. Screenshots and actions go by it, not by the simulation
+    // thread's newest frame, which may already be one ahead of what is drawn.
+    int shownFrame() const;
     void framebufferSize(int& w, int& h) const;
     // Starts / stops a recording take (recorder.cpp).
     void startRecording();

@@ -363,6 +363,13 @@ void GuiApp::prepareDrawOptions() {
     }
 }
 
+int GuiApp::shownFrame() const {
+    if (!app_.labs[0].world) return -1;
+    const int f = app_.labs[0].world->frame();
+    if (app_.compare && (!app_.labs[1].world || app_.labs[1].world->frame() != f)) return -1;
+    return f;
+}
+
 bool GuiApp::settling() const {
     if (seenTicket_ < lastTicket_) return true;
     for (int l = 0; l < (app_.compare ? 2 : 1); ++l) {
