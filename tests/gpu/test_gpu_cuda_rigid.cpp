@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -76,31 +77,45 @@ TEST(GpuCudaRigid, ParityOnEveryRigidOnlyBuiltInScene) {
     EXPECT_GE(scenes.size(), 8u);
 }
 
+namespace {
+
+// `steps` steps of d, each on the host executor and on the device from the same state; the largest position
+// and velocity differences of one step. Returns the host solver (its state after the steps).
+std::unique_ptr<RigidSolver> stepFromTheSameState(const SceneDesc& d, int steps, int lanesPerBody,
+                                                  double& worstDx, double& worstDv) {
+    auto a = std::make_unique<RigidSolver>(d);
+    auto host = makeHostRigidStepper();
+    auto dev = makeCudaRigidStepper();
+    dev->setLanesPerBody(lanesPerBody);
+    const float h = float(d.dt / d.substeps);
+    worstDx = worstDv = 0;
+    for (int s = 0; s < steps; ++s) {
+        RigidSolver b(*a);
+        host->step(*a, h);
+        dev->step(b, h);
+        double dx, dv;
+        differences(*a, b, dx, dv);
+        worstDx = std::max(worstDx, dx);
+        worstDv = std::max(worstDv, dv);
+    }
+    return a;
+}
+
+}  // namespace
+
 // A pile of 3,000 boxes while it lands: colors of about a thousand bodies, contact lists that grow (the
 // buffers reallocate), the fused dual update (diagnostics off). One step from the same state, as above.
 TEST(GpuCudaRigid, PileFromTheSameState) {
     if (const std::string why = vbdtest::noCudaDevice(); !why.empty()) GTEST_SKIP() << why;
     SceneDesc d = rigidPileScene(3000);
     d.solver.diagnostics = false;
-    RigidSolver a(d);
-    auto host = makeHostRigidStepper();
-    auto dev = makeCudaRigidStepper();
-    const float h = float(d.dt / d.substeps);
-    double worstDx = 0, worstDv = 0;
-    for (int s = 0; s < 40; ++s) {
-        RigidSolver b(a);
-        host->step(a, h);
-        dev->step(b, h);
-        double dx, dv;
-        differences(a, b, dx, dv);
-        worstDx = std::max(worstDx, dx);
-        worstDv = std::max(worstDv, dv);
-    }
+    double worstDx, worstDv;
+    const auto a = stepFromTheSameState(d, 40, 1, worstDx, worstDv);
     std::printf("  parity pile_3000 one step: |dx| %.3e m, |dv| %.3e m/s; %zu contacts at the end\n", worstDx,
-                worstDv, a.contacts().size());
+                worstDv, a->contacts().size());
     EXPECT_LT(worstDx, 1e-8);
     EXPECT_LT(worstDv, 1e-6);
-    EXPECT_GT(a.contacts().size(), 1000u);
+    EXPECT_GT(a->contacts().size(), 1000u);
 }
 
 // The tile sweep (gpu/rigid_stages.h RigidSweepTileStage: lanes split a body's contacts, a shuffle sums their
@@ -114,23 +129,10 @@ TEST(GpuCudaRigid, TileSweepFromTheSameState) {
         loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/rigid_pyramid.json", {});
     for (const SceneDesc* d : {static_cast<const SceneDesc*>(&pile), &pyramid}) {
         for (int lanes : {4, 8, 16, 32}) {
-            RigidSolver a(*d);
-            auto host = makeHostRigidStepper();
-            auto dev = makeCudaRigidStepper();
-            dev->setLanesPerBody(lanes);
-            const float h = float(d->dt / d->substeps);
-            double worstDx = 0, worstDv = 0;
-            for (int s = 0; s < 30; ++s) {
-                RigidSolver b(a);
-                host->step(a, h);
-                dev->step(b, h);
-                double dx, dv;
-                differences(a, b, dx, dv);
-                worstDx = std::max(worstDx, dx);
-                worstDv = std::max(worstDv, dv);
-            }
+            double worstDx, worstDv;
+            const auto a = stepFromTheSameState(*d, 30, lanes, worstDx, worstDv);
             std::printf("  parity tiles %d lanes, %d bodies, one step: |dx| %.3e m, |dv| %.3e m/s\n", lanes,
-                        a.numBodies(), worstDx, worstDv);
+                        a->numBodies(), worstDx, worstDv);
             EXPECT_LT(worstDx, 1e-8) << lanes << " lanes";
             EXPECT_LT(worstDv, 1e-6) << lanes << " lanes";
         }
