@@ -79,6 +79,12 @@ TEST(AppSmoke, NoDisplayNamesTheHeadlessCommands) {
     EXPECT_EQ(r.code, 2) << r.output;
     EXPECT_NE(r.output.find("vbdlab render"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("vbdlab sim"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("--headless"), std::string::npos) << r.output;
+    // --headless alone would run forever with nobody to close it: bad input, before anything starts.
+    CommandResult h =
+        runCommand("env -u DISPLAY -u WAYLAND_DISPLAY timeout 60 " + vbdlabExe() + " --headless");
+    EXPECT_EQ(h.code, 2) << h.output;
+    EXPECT_NE(h.output.find("--headless: needs a run that ends by itself"), std::string::npos) << h.output;
 }
 
 // --headless renders the window's frames without a display (render/targets.h): the same scene and panels as
