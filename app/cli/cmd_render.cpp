@@ -53,7 +53,12 @@ static int runRender(const RenderRun& r) {
     std::vector<std::string> sets = r.sets;
     if (!r.backend.empty()) sets.push_back("solver.backend=" + r.backend);  // validated with the scene
     vbd::SceneDesc desc = vbd::loadSceneFile(r.scene, sets);                // InputError -> exit code 2
-    std::unique_ptr<vbd::World> world = vbdgui::createWorld(desc);
+    std::unique_ptr<vbd::World> world;
+    try {
+        world = vbdgui::createWorld(desc);
+    } catch (const vbd::InputError& e) {
+        throw vbd::namingFile(e, r.scene);  // e.g. solver.backend: cuda without a device
+    }
     std::fprintf(stderr, "vbdlab: %s\n", world->backendLine().c_str());
     vbdgui::DrawOptions opt;
     opt.field = parseField(r.field);

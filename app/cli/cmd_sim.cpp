@@ -80,7 +80,12 @@ int runSim(const SimRun& r) {
     vbd::SceneDesc desc = vbd::loadSceneFile(r.scene, sets);
     for (const auto& w : vbd::lastSceneWarnings()) std::fprintf(stderr, "vbdlab: warning: %s\n", w.c_str());
     if (r.threads >= 0) desc.solver.threads = r.threads;
-    std::unique_ptr<vbd::World> world = vbd::World::create(desc);
+    std::unique_ptr<vbd::World> world;
+    try {
+        world = vbd::World::create(desc);
+    } catch (const vbd::InputError& e) {
+        throw vbd::namingFile(e, r.scene);  // e.g. solver.backend: cuda without a device
+    }
     std::fprintf(stderr, "vbdlab: %s\n", world->backendLine().c_str());
     if (r.frames < 0) throw vbd::InputError("", "--frames", "must be >= 0");
     fs::create_directories(r.out);

@@ -10,9 +10,13 @@ namespace vbd {
 class InputError : public std::runtime_error {
   public:
     InputError(std::string file, std::string key, std::string what)
-        : std::runtime_error(compose(file, key, what)), file_(std::move(file)), key_(std::move(key)) {}
+        : std::runtime_error(compose(file, key, what)),
+          file_(std::move(file)),
+          key_(std::move(key)),
+          detail_(std::move(what)) {}
     const std::string& file() const { return file_; }
     const std::string& key() const { return key_; }
+    const std::string& detail() const { return detail_; }  // what() without the file and key
 
   private:
     static std::string compose(const std::string& f, const std::string& k, const std::string& w) {
@@ -20,8 +24,14 @@ class InputError : public std::runtime_error {
         if (!k.empty()) s += ": " + k;
         return s + ": " + w;
     }
-    std::string file_, key_;
+    std::string file_, key_, detail_;
 };
+
+// e with `file` named where it names none (a refusal raised where only the description is known, e.g. the
+// World's solver.backend check): the caller that read the file knows it.
+inline InputError namingFile(const InputError& e, const std::string& file) {
+    return e.file().empty() ? InputError(file, e.key(), e.detail()) : e;
+}
 
 // "line L, column C" (1-based) of byte offset `byte` in text: the key of an InputError for a parse error
 // that reports only an offset (nlohmann::json's parse_error::byte).

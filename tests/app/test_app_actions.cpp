@@ -245,7 +245,7 @@ TEST(AppActions, RefusedSettingsKeepTheWorldSteppingToTheLastAction) {
     ASSERT_EQ(r.code, 0) << r.output;  // 124: timed out waiting for frame 8
     EXPECT_NE(r.output.find("actions done at frame 8"), std::string::npos) << r.output;
     if (r.output.find("keeping the current settings") != std::string::npos) {
-        EXPECT_NE(r.output.find("solver.backend: cuda: "), std::string::npos) << r.output;
+        EXPECT_NE(r.output.find("cube_drop.json: solver.backend: cuda: "), std::string::npos) << r.output;
         EXPECT_EQ(r.output.find("(paused)"), std::string::npos) << r.output;
     } else {
         EXPECT_NE(r.output.find("CUDA backend"), std::string::npos) << r.output;

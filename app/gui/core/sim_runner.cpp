@@ -8,6 +8,8 @@
 #include <unistd.h>
 #endif
 
+#include "math/error.h"
+
 namespace vbdgui {
 
 namespace {
@@ -381,7 +383,11 @@ void SimRunner::stepLabs(int active) {
         if (c.solver) {
             try {
                 w->setSolver(c.solverDesc);
-            } catch (const std::exception& e) {  // e.g. solver.backend: cuda without a device
+            } catch (const vbd::InputError& e) {  // e.g. solver.backend: cuda without a device
+                const vbd::SceneDesc& d = w->desc();
+                event({SimEvent::SettingsRefused, l, 0,
+                       vbd::namingFile(e, d.file.empty() ? d.name : d.file).what(), false});
+            } catch (const std::exception& e) {
                 event({SimEvent::SettingsRefused, l, 0, e.what(), false});
             }
         }
