@@ -105,14 +105,18 @@ TEST(Phases, WorkersTakePart) {
 }
 
 // A caller's shares (SoftSolver's shares of equal work): each index runs once per phase, each share on one
-// thread, and the chain gives the serial result. Slot 0 gets a tenth of every phase here, so the even halves
-// would change threads inside slot 1's share; a run where both threads took part shows it.
+// thread, and the chain gives the serial result. Slot 0 gets nine tenths of every phase here, so the even
+// halves would change threads inside slot 0's share; a run where both threads took part shows it. (Slot 0 had
+// a tenth before: the caller, done with it at once, took the worker's slot too whenever the worker woke late,
+// and under the sanitizer CI's load no run of 200 had the worker take part. With slot 0 nine times longer
+// the worker has that long to wake.)
 TEST(Phases, CallersSharesAreTheSlotsRanges) {
     if (teamSize() < 2) GTEST_SKIP() << "one hardware thread: no workers";
     ThreadLimit limit(2);
     const size_t phases = 3, n = 400;
     auto shares = [](size_t, int s, int slots, size_t size) {
-        return s == 0 ? size_t(0) : size / 10 + (size - size / 10) * size_t(s - 1) / size_t(slots - 1);
+        return s == 0 ? size_t(0)
+                      : size * 9 / 10 + (size - size * 9 / 10) * size_t(s - 1) / size_t(slots - 1);
     };
     bool sawTwo = false;
     for (int r = 0; r < 200 && !sawTwo; ++r) {
@@ -132,7 +136,7 @@ TEST(Phases, CallersSharesAreTheSlotsRanges) {
             for (size_t i = 0; i < n; ++i)
                 ASSERT_EQ(visits[p][i].load(), 1) << "phase " << p << " index " << i;
             for (size_t i = 1; i < n; ++i) {
-                if (i == n / 10) continue;  // the one place the thread may change
+                if (i == n * 9 / 10) continue;  // the one place the thread may change
                 ASSERT_EQ(who[p][i], who[p][i - 1]) << "phase " << p << " index " << i;
             }
             sawTwo = sawTwo || who[p][0] != who[p][n - 1];
