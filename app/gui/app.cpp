@@ -132,13 +132,12 @@ void GuiApp::initWindow() {
 void GuiApp::initVulkan() {
     ContextOptions co;
     co.validation = validationRequested();
-    if (opt_.headless) {
+    if (opt_.headless) {  // no surface: the frames go into plain images (render/targets.h)
         ctx_ = std::make_unique<Context>(co);
         swap_ = std::make_unique<Swapchain>(*ctx_, uint32_t(headlessW_), uint32_t(headlessH_),
                                             Swapchain::Headless{kFramesInFlight});
-    }
-    uint32_t n = 0;
-    if (!opt_.headless) {
+    } else {
+        uint32_t n = 0;
         const char** exts = glfwGetRequiredInstanceExtensions(&n);
         co.instanceExtensions.assign(exts, exts + n);
         co.swapchain = true;

@@ -5,14 +5,12 @@
 // Every runtime call is checked; a failure throws std::runtime_error naming the call, file and line.
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <cstdlib>
-#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
-#include <vector>
+
 
 #include "gpu/staged_copies.h"
 #include "gpu/step_plan.h"

@@ -104,7 +104,7 @@ class PipelineStepper final : public SoftStepper {
         SoftModel& m = solver.model();
         if (!configured_ || plan_.n != m.numVertices() || plan_.numTets != int(m.tets.size()))
             configure(solver);
-        if (recordsWanted_ != (a_.records != nullptr)) placeRecords(m);
+        if (recordsWanted_ != recordsPlaced_) placeRecords(m);
         SoftStepStats stats;
         if (plan_.n == 0) return stats;
         const auto t0 = std::chrono::steady_clock::now();
@@ -241,6 +241,8 @@ class PipelineStepper final : public SoftStepper {
         a_.recordKd = nullptr;
         a_.recordCprev = nullptr;
         a_.cprevSlot = nullptr;
+        recordsPlaced_ =
+            recordsWanted_;  // a model without tets has none to place: asked once, not every step
         if (!recordsWanted_ || m.vertexTets.items.empty()) return;
         std::vector<IncidenceRecord> rec;
         std::vector<float> kd;
@@ -263,6 +265,7 @@ class PipelineStepper final : public SoftStepper {
         ex_.dropGraph();
         for (void* p : owned_) ex_.release(p);
         owned_.clear();
+        recordsPlaced_ = false;
         configured_ = false;
         graphReady_ = false;
     }
@@ -439,6 +442,7 @@ class PipelineStepper final : public SoftStepper {
     int sweepMinBlocks_ = Exec::kTiles ? defaultSweepMinBlocks(sizeof(T) == sizeof(double)) : 1;
     bool fieldWanted_ = false;    // setResidualField
     bool recordsWanted_ = false;  // setIncidenceRecords
+    bool recordsPlaced_ = false;  // what placeRecords last did (records exist where the model has tets)
 };
 
 }  // namespace vbd

@@ -8,6 +8,7 @@
 // color), and reads poses of bodies of other colors only: bodies of one color share no contact or joint
 // (RigidSolver::colorBodies colors by both). The dual stages write their own contact or joint; the others
 // their own body.
+#include "gpu/tile_sum.h"
 #include "rigid/body_block.h"
 
 namespace vbd {
@@ -76,22 +77,17 @@ struct RigidSweepTileStage {
 
   private:
 #ifdef __CUDA_ARCH__
-    // Sum over the tile into its first lane (every lane of the warp takes part; width kLanes keeps the
-    // shuffles inside the tile).
-    __device__ static double tileSum(double x) {
-        for (int off = kLanes / 2; off > 0; off >>= 1) x += __shfl_down_sync(0xffffffffu, x, off, kLanes);
-        return x;
-    }
+    // Every entry of the block summed over the tile into its first lane (tileSum).
     __device__ static void tileSumBlock(Block66d& b) {
         for (int r = 0; r < 3; ++r)
             for (int c = 0; c < 3; ++c) {
-                b.hll.m[r][c] = tileSum(b.hll.m[r][c]);
-                b.hal.m[r][c] = tileSum(b.hal.m[r][c]);
-                b.haa.m[r][c] = tileSum(b.haa.m[r][c]);
+                b.hll.m[r][c] = tileSum<kLanes>(b.hll.m[r][c]);
+                b.hal.m[r][c] = tileSum<kLanes>(b.hal.m[r][c]);
+                b.haa.m[r][c] = tileSum<kLanes>(b.haa.m[r][c]);
             }
         for (int r = 0; r < 3; ++r) {
-            b.flin[r] = tileSum(b.flin[r]);
-            b.fang[r] = tileSum(b.fang[r]);
+            b.flin[r] = tileSum<kLanes>(b.flin[r]);
+            b.fang[r] = tileSum<kLanes>(b.fang[r]);
         }
     }
 #endif

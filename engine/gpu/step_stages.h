@@ -22,6 +22,7 @@
 
 #include "energy/tet_energy.h"
 #include "gpu/incidence_records.h"
+#include "gpu/tile_sum.h"
 #include "math/quat.h"
 #include "soft/predict.h"
 #include "soft/soft_model.h"
@@ -186,18 +187,6 @@ struct SweepStage {
     }
 };
 
-// Sum over a tile of kLanes consecutive lanes of a warp (kLanes a power of two <= 32), into the tile's first
-// lane (device); the identity on the host, where the tile's first lane alone evaluates the whole vertex
-// (SweepTileStage). Every lane of the warp takes part (full mask); shfl_down with width kLanes reads only
-// inside the tile.
-template <int kLanes, typename T>
-VBD_HD T tileSum(T v) {
-#ifdef __CUDA_ARCH__
-    for (int off = kLanes / 2; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off, kLanes);
-#endif
-    return v;
-}
-
 // The sweep with a tile of kLanes lanes per vertex (kLanes = 32: a warp per vertex, the VBD authors'
 // layout): the tile's lanes split the vertex's tets, each summing its share of the tet terms (the shared
 // tetVertexTerms), a shuffle reduction adds the 9 sums into the tile's first lane, which adds inertia and the
@@ -225,7 +214,6 @@ struct SweepTileStage {
     const StepScalars* s;
     const int* verts;  // this color's vertices
     int count;         // how many
-
     static long long threadsFor(int count) { return ((long long)count * kLanes + 31) & ~31LL; }
     VBD_HD void operator()(int t) const {
         const int lane = t % kLanes, k = t / kLanes;
