@@ -1,7 +1,11 @@
-// The device rigid step (gpu/rigid_pipeline.h) on CUDA: the stages of gpu/rigid_stages.h as kernels of
-// CudaExec, over the shared per-body code of rigid/body_block.h.
+// The device rigid step (gpu/rigid_pipeline.h) and narrow phase (gpu/narrow_pipeline.h) on CUDA: the stages
+// of gpu/rigid_stages.h as kernels of CudaExec, over the shared per-body code of rigid/body_block.h and the
+// narrow phase of rigid/narrow_phase.h.
+#include <cstdlib>
+
 #include "gpu/backend_choice.h"
 #include "gpu/cuda_exec.cuh"
+#include "gpu/narrow_pipeline.h"
 #include "gpu/rigid_pipeline.h"
 
 namespace vbd {
@@ -9,7 +13,19 @@ namespace vbd {
 std::unique_ptr<RigidStepper> makeCudaRigidStepper() {
     const CudaProbe& probe = probeCuda();
     if (probe.devices <= 0) throw std::runtime_error("no CUDA device: " + probe.error);
-    return std::make_unique<RigidPipeline<CudaExec>>();
+    auto stepper = std::make_unique<RigidPipeline<CudaExec>>();
+    // The narrow phase and the contact matching on the device (RigidStepper::setDeviceContacts) are off until
+    // a device has measured them: VBD_CUDA_DEVICE_CONTACTS=1 turns them on for the World (tests/gpu/
+    // device_check.sh runs the rigid scene both ways; bench_gpu BM_GpuRigidPile/contacts compares them).
+    const char* env = std::getenv("VBD_CUDA_DEVICE_CONTACTS");
+    stepper->setDeviceContacts(env && env[0] == '1');
+    return stepper;
+}
+
+std::unique_ptr<NarrowPhaseRunner> makeCudaNarrowPhase() {
+    const CudaProbe& probe = probeCuda();
+    if (probe.devices <= 0) throw std::runtime_error("no CUDA device: " + probe.error);
+    return std::make_unique<NarrowPipeline<CudaExec>>();
 }
 
 }  // namespace vbd

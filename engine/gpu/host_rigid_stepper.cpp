@@ -1,6 +1,7 @@
-// The device rigid step's orchestration on the host executor (gpu/host_exec.h), for the CPU-side tests, and
-// what the device rigid step refuses.
+// The device rigid step's orchestration and narrow phase on the host executor (gpu/host_exec.h), for the
+// CPU-side tests, and what the device rigid step refuses.
 #include "gpu/host_exec.h"
+#include "gpu/narrow_pipeline.h"
 #include "gpu/rigid_pipeline.h"
 
 namespace vbd {
@@ -12,5 +13,9 @@ std::string rigidDeviceStepUnsupported(const RigidSolver& solver) {
 }
 
 std::unique_ptr<RigidStepper> makeHostRigidStepper() { return std::make_unique<RigidPipeline<HostExec>>(); }
+
+std::unique_ptr<NarrowPhaseRunner> makeHostNarrowPhase() {
+    return std::make_unique<NarrowPipeline<HostExec>>();
+}
 
 }  // namespace vbd

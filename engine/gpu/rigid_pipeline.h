@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "backend/parallel.h"
+#include "gpu/exec_buffer.h"
 #include "gpu/rigid_stages.h"
 #include "gpu/rigid_stepper.h"
 #include "gpu/step_plan.h"
@@ -43,58 +44,16 @@ class RigidPipeline final : public RigidStepper {
     RigidPipeline& operator=(const RigidPipeline&) = delete;
 
     void step(RigidSolver& solver, float h) override {
-        ThreadLimit limit(solver.params().threads);
-        solver.beginStepForDevice(h);
-        const auto t0 = std::chrono::steady_clock::now();
-        const RigidView hv = solver.view();
-        const SolverDesc& p = solver.params();
-        const int n = solver.numBodies();
-        const int nc = int(solver.contacts().size()), nj = int(solver.joints().size());
-        const RigidView dv = upload(solver, hv, n, nc, nj);
-        auto lap = [&, mark = t0](double& ms) mutable {
-            if (!profiled_) return;
-            ex_.sync();
-            const auto now = std::chrono::steady_clock::now();
-            ms = std::chrono::duration<double, std::milli>(now - mark).count();
-            mark = now;
-        };
-        phases_ = PhaseMs{};
-        lap(phases_.upload);
-        const int records = p.iterations + (p.diagnostics ? 1 : 0);
-        results_.ensure(ex_, size_t(records) * 2);
-        ex_.forEach(n, RigidPredictStage{dv, double(h)});
-        int slot = 0;
-        if (p.diagnostics) record(dv, h, n, nc, nj, true, slot++);
-        const bool fuse = !p.diagnostics;
-        for (int it = 0; it < p.iterations; ++it) {
-            const bool dualInSweep = fuse && it > 0;
-            for (size_t c = 0; c < colorStart_.size() - 1; ++c)
-                issueSweep(dv, colors_.p + colorStart_[c], colorStart_[c + 1] - colorStart_[c], h,
-                           dualInSweep);
-            if (!fuse || it + 1 == p.iterations) ex_.forEach(nc, RigidContactDualStage{dv});
-            ex_.forEach(nj, RigidJointDualStage{dv});
-            record(dv, h, n, nc, nj, p.diagnostics, slot++);
+        if (!deviceContacts_) return stepOnce(solver, h);
+        try {
+            stepOnce(solver, h);
+        } catch (...) {
+            // The solver's contact records are written by the download at the end: after a failure they are
+            // not there, and neither is a kept copy to trust.
+            solver.dropContacts();
+            contactsVersion_ = 0;
+            throw;
         }
-        ex_.forEach(n, RigidFinalizeStage{dv, 1.0 / double(h)});
-        ex_.forEach(nc, RigidPackContactsStage{dv.contacts, duals_.p});
-        lap(phases_.kernels);
-        download(hv, n, nc, nj);
-        std::vector<double> res(size_t(records) * 2);
-        ex_.download(res.data(), results_.p, res.size());
-        ex_.sync();
-        published_.assign(hv.state, hv.state + n);
-        unpackDuals(hv.contacts, nc);
-        std::vector<IterationRecord> its(static_cast<size_t>(records));
-        for (int k = 0; k < records; ++k) {
-            IterationRecord& r = its[size_t(k)];
-            r.iteration = p.diagnostics ? k : k + 1;
-            r.residual = std::sqrt(res[size_t(k) * 2]);
-            if (p.diagnostics) r.energy = res[size_t(k) * 2 + 1];
-        }
-        lap(phases_.download);
-        solver.endStepFromDevice(
-            std::move(its),
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     }
 
     DeviceRigidBodies deviceBodies(const RigidSolver& solver) const override {
@@ -119,34 +78,94 @@ class RigidPipeline final : public RigidStepper {
         lanesPerBody_ = lanes;
     }
     int lanesPerBody() const override { return lanesPerBody_; }
+    void setDeviceContacts(bool on) override { deviceContacts_ = on; }
+    bool deviceContacts() const override { return deviceContacts_; }
     PhaseMs phaseMs() const override { return phases_; }
     Exec& exec() { return ex_; }
 
   private:
-    // An array of the executor's memory that keeps its capacity between steps (contacts come and go).
+    // One step (step() adds the failure handling of device contacts).
+    void stepOnce(RigidSolver& solver, float h) {
+        ThreadLimit limit(solver.params().threads);
+        phases_ = PhaseMs{};
+        auto t0 = std::chrono::steady_clock::now();
+        double detectMs = 0;  // the device detection's time: device time (solve), not the CPU's stages
+        if (deviceContacts_) {
+            detect(solver, h);
+            const auto t1 = std::chrono::steady_clock::now();
+            detectMs = std::chrono::duration<double, std::milli>(t1 - t0).count() - solver.stageMs().total();
+            if (profiled_) phases_.detect = std::chrono::duration<double, std::milli>(t1 - t0).count();
+            t0 = t1;
+        } else {
+            solver.beginStepForDevice(h);
+            t0 = std::chrono::steady_clock::now();
+        }
+        const RigidView hv = solver.view();
+        const SolverDesc& p = solver.params();
+        const int n = solver.numBodies();
+        const int nc = int(solver.contacts().size()), nj = int(solver.joints().size());
+        const RigidView dv = upload(solver, hv, n, nc, nj);
+        auto lap = [&, mark = t0](double& ms) mutable {
+            if (!profiled_) return;
+            ex_.sync();
+            const auto now = std::chrono::steady_clock::now();
+            ms = std::chrono::duration<double, std::milli>(now - mark).count();
+            mark = now;
+        };
+        if (deviceContacts_) match(solver, dv, h);  // before the forward step moves the working poses
+        lap(phases_.upload);
+        const int records = p.iterations + (p.diagnostics ? 1 : 0);
+        results_.ensure(ex_, size_t(records) * 2);
+        ex_.forEach(n, RigidPredictStage{dv, double(h)});
+        int slot = 0;
+        if (p.diagnostics) record(dv, h, n, nc, nj, true, slot++);
+        const bool fuse = !p.diagnostics;
+        for (int it = 0; it < p.iterations; ++it) {
+            const bool dualInSweep = fuse && it > 0;
+            for (size_t c = 0; c < colorStart_.size() - 1; ++c)
+                issueSweep(dv, colors_.p + colorStart_[c], colorStart_[c + 1] - colorStart_[c], h,
+                           dualInSweep);
+            if (!fuse || it + 1 == p.iterations) ex_.forEach(nc, RigidContactDualStage{dv});
+            ex_.forEach(nj, RigidJointDualStage{dv});
+            record(dv, h, n, nc, nj, p.diagnostics, slot++);
+        }
+        ex_.forEach(n, RigidFinalizeStage{dv, 1.0 / double(h)});
+        if (!deviceContacts_) ex_.forEach(nc, RigidPackContactsStage{dv.contacts, duals_.p});
+        lap(phases_.kernels);
+        download(hv, n, nc, nj);
+        std::vector<double> res(size_t(records) * 2);
+        ex_.download(res.data(), results_.p, res.size());
+        ex_.sync();
+        published_.assign(hv.state, hv.state + n);
+        if (deviceContacts_) {
+            // This step's contacts and ranges become the next step's warm start, kept here.
+            std::swap(contacts_, oldContacts_);
+            std::swap(ranges_, oldRanges_);
+            contactsVersion_ = solver.markContactsFromDevice();
+        } else {
+            unpackDuals(hv.contacts, nc);
+            contactsVersion_ = 0;
+        }
+        std::vector<IterationRecord> its(static_cast<size_t>(records));
+        for (int k = 0; k < records; ++k) {
+            IterationRecord& r = its[size_t(k)];
+            r.iteration = p.diagnostics ? k : k + 1;
+            r.residual = std::sqrt(res[size_t(k) * 2]);
+            if (p.diagnostics) r.energy = res[size_t(k) * 2 + 1];
+        }
+        lap(phases_.download);
+        solver.endStepFromDevice(
+            std::move(its),
+            detectMs +
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    }
+
     template <typename U>
-    struct Buffer {
-        U* p = nullptr;
-        size_t cap = 0;
-        void ensure(Exec& ex, size_t n) {
-            if (n <= cap) return;
-            ex.drain();
-            if (p) ex.release(p);
-            cap = n + n / 2;
-            p = ex.template alloc<U>(cap);
-        }
-        void free(Exec& ex) {
-            if (p) ex.release(p);
-            p = nullptr;
-            cap = 0;
-        }
-    };
+    using Buffer = ExecBuffer<Exec, U>;
 
     template <typename U>
     U* put(Buffer<U>& b, const U* src, size_t n) {
-        b.ensure(ex_, n);
-        if (n) ex_.upload(b.p, src, n);
-        return b.p;
+        return b.put(ex_, src, n);
     }
 
     template <int kLanes>
@@ -174,6 +193,62 @@ class RigidPipeline final : public RigidStepper {
         }
     }
 
+    // The detection with the narrow phase on the executor: the CPU's broad phase and candidate pairs, the
+    // pairs and the bodies up, one manifold per pair, the point counts down, the CPU's ranges, lists and
+    // coloring from them. Last step's contacts are uploaded first unless they are the ones this stepper
+    // kept (the solver's contacts are still those it wrote: contactsVersion).
+    void detect(RigidSolver& solver, float h) {
+        solver.beginDetectionForDevice(h);
+        const std::vector<std::pair<int, int>>& pairs = solver.candidatePairList();
+        const size_t n = size_t(solver.numBodies()), np = pairs.size();
+        if (solver.contactsVersion() != contactsVersion_ || contactsVersion_ == 0) {
+            oldContacts_.put(ex_, solver.contacts().data(), solver.contacts().size());
+            oldRanges_.put(ex_, solver.manifoldRanges().data(), solver.manifoldRanges().size());
+        }
+        numOldRanges_ = solver.manifoldRanges().size();
+        hostPairs_.resize(np);
+        for (size_t k = 0; k < np; ++k) hostPairs_[k] = {pairs[k].first, pairs[k].second};
+        shapes_.resize(n);
+        friction_.resize(n);
+        for (size_t i = 0; i < n; ++i) {
+            shapes_[i] = solver.collider(int(i));
+            friction_[i] = solver.friction(int(i));
+        }
+        const RigidBodyState* state = put(state_, solver.states().data(), n);
+        const Collider* shape = put(shape_, shapes_.data(), n);
+        put(bodyFriction_, friction_.data(), n);
+        const float* margin = put(margin_, solver.margins().data(), n);
+        const BodyPair* dp = put(pairs_, hostPairs_.data(), np);
+        rot_.ensure(ex_, n);
+        manifolds_.ensure(ex_, np);
+        counts_.ensure(ex_, np);
+        ex_.forEach(int(n), RigidRotationStage{state, rot_.p});
+        ex_.forEach(int(np), RigidNarrowStage{dp, state, rot_.p, shape, margin, solver.groundHeight(),
+                                              manifolds_.p, counts_.p});
+        hostCounts_.resize(np);
+        ex_.download(hostCounts_.data(), counts_.p, np);
+        ex_.sync();
+        solver.finishDetectionForDevice(hostCounts_.data());
+    }
+
+    // The contacts of the touching pairs on the executor, warm started from last step's (kept or uploaded by
+    // detect), into the step's contact buffer dv.contacts.
+    void match(const RigidSolver& solver, const RigidView& dv, float h) {
+        const std::vector<ManifoldRange>& touching = solver.manifoldRanges();
+        MatchView v = solver.matchView();
+        v.state = dv.state;
+        v.pose = dv.pose;
+        v.shape = shape_.p;
+        v.mass = dv.mass;
+        v.friction = bodyFriction_.p;
+        v.fixed = dv.fixed;
+        v.oldContacts = oldContacts_.p;
+        v.oldManifolds = oldRanges_.p;
+        v.numOldManifolds = numOldRanges_;
+        const ManifoldRange* dr = put(ranges_, touching.data(), touching.size());
+        ex_.forEach(int(touching.size()), RigidMatchStage{v, dr, manifolds_.p, h, dv.contacts});
+    }
+
     // Copies the step's inputs; returns the view over the copies.
     RigidView upload(const RigidSolver& solver, const RigidView& hv, int n, int nc, int nj) {
         const size_t N = size_t(n);
@@ -197,7 +272,12 @@ class RigidPipeline final : public RigidStepper {
         d.targetPos = targetPos_.p;
         d.targetRot = targetRot_.p;
         d.force2 = force2_.p;
-        d.contacts = put(contacts_, hv.contacts, size_t(nc));
+        if (deviceContacts_) {
+            contacts_.ensure(ex_, size_t(nc));  // written by match()
+            d.contacts = contacts_.p;
+        } else {
+            d.contacts = put(contacts_, hv.contacts, size_t(nc));
+        }
         d.joints = put(joints_, hv.joints, size_t(nj));
         d.contactOffsets = put(contactOffsets_, hv.contactOffsets, N + 1);
         d.contactItems = put(contactItems_, hv.contactItems, size_t(hv.contactOffsets[n]));
@@ -240,8 +320,12 @@ class RigidPipeline final : public RigidStepper {
         ex_.download(hv.prevPos, prevPos_.p, N);
         ex_.download(hv.prevRot, prevRot_.p, N);
         ex_.download(hv.prevVel, prevVel_.p, N);
-        hostDuals_.resize(size_t(nc));
-        ex_.download(hostDuals_.data(), duals_.p, size_t(nc));
+        if (deviceContacts_) {
+            ex_.download(hv.contacts, contacts_.p, size_t(nc));  // whole records: the matching made them here
+        } else {
+            hostDuals_.resize(size_t(nc));
+            ex_.download(hostDuals_.data(), duals_.p, size_t(nc));
+        }
         ex_.download(hv.joints, joints_.p, size_t(nj));
     }
 
@@ -272,6 +356,17 @@ class RigidPipeline final : public RigidStepper {
         force2_.free(ex_);
         energy_.free(ex_);
         contacts_.free(ex_);
+        oldContacts_.free(ex_);
+        ranges_.free(ex_);
+        oldRanges_.free(ex_);
+        shape_.free(ex_);
+        bodyFriction_.free(ex_);
+        margin_.free(ex_);
+        rot_.free(ex_);
+        pairs_.free(ex_);
+        manifolds_.free(ex_);
+        counts_.free(ex_);
+        contactsVersion_ = 0;
         duals_.free(ex_);
         joints_.free(ex_);
         contactOffsets_.free(ex_);
@@ -295,6 +390,24 @@ class RigidPipeline final : public RigidStepper {
     Buffer<char> fixed_;
     Buffer<Contact> contacts_;
     Buffer<ContactDualState> duals_;
+    // Device contacts (setDeviceContacts): the detection's inputs and outputs, and last step's contacts and
+    // ranges, the warm start of the next matching; contactsVersion_: the solver's contacts version when they
+    // were downloaded from contacts_ (now oldContacts_), 0 when there is no kept copy.
+    Buffer<Contact> oldContacts_;
+    Buffer<ManifoldRange> ranges_, oldRanges_;
+    Buffer<Collider> shape_;
+    Buffer<float> bodyFriction_, margin_;
+    Buffer<Mat33> rot_;
+    Buffer<BodyPair> pairs_;
+    Buffer<Manifold> manifolds_;
+    Buffer<int> counts_;
+    std::vector<BodyPair> hostPairs_;
+    std::vector<Collider> shapes_;
+    std::vector<float> friction_;
+    std::vector<int> hostCounts_;
+    size_t numOldRanges_ = 0;
+    uint64_t contactsVersion_ = 0;
+    bool deviceContacts_ = false;
     std::vector<ContactDualState> hostDuals_;
     Buffer<Joint> joints_;
     Buffer<int> contactOffsets_, contactItems_, jointOffsets_, jointItems_, dualOwner_, colors_;

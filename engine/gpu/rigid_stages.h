@@ -10,8 +10,53 @@
 // their own body.
 #include "gpu/tile_sum.h"
 #include "rigid/body_block.h"
+#include "rigid/contact_match.h"
+#include "rigid/narrow_phase.h"
 
 namespace vbd {
+
+// A candidate pair of the narrow phase: b a body, a a body or -1 for the ground plane.
+struct BodyPair {
+    int a, b;
+};
+
+// Rotation matrices of the bodies' rotations, once per body: the narrow phase's box-box pairs read each
+// body's ~8 times on a pile (RigidSolver::speculativeBounds computes the same rot_ for its narrow phase).
+struct RigidRotationStage {
+    const RigidBodyState* state;
+    Mat33* rot;
+    VBD_HD void operator()(int i) const { rot[i] = toMatrix(state[i].rotation); }
+};
+
+// One candidate pair's manifold and point count (collidePair: the code of RigidSolver::narrowPhase). Each
+// index writes its own manifold and count only.
+struct RigidNarrowStage {
+    const BodyPair* pairs;
+    const RigidBodyState* state;
+    const Mat33* rot;
+    const Collider* shape;
+    const float* margin;
+    float groundHeight;
+    Manifold* manifolds;
+    int* count;
+    VBD_HD void operator()(int k) const {
+        count[k] = collidePair(pairs[k].a, pairs[k].b, state, rot, shape, margin, groundHeight, manifolds[k]);
+    }
+};
+
+// The contacts of one touching pair (matchManifold: the code of RigidSolver::matchContacts), warm started
+// from last step's contacts of the view. Each index writes its pair's own slice out[first, first + count).
+struct RigidMatchStage {
+    MatchView v;
+    const ManifoldRange* touching;
+    const Manifold* manifolds;
+    float h;
+    Contact* out;
+    VBD_HD void operator()(int i) const {
+        const ManifoldRange& r = touching[i];
+        matchManifold(v, r.a, r.b, manifolds[r.pair], h, out + r.first);
+    }
+};
 
 // Forward step: x*, R*, x-, R- and the initial guess (predictRigidBody).
 struct RigidPredictStage {

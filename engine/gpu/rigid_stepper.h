@@ -2,11 +2,12 @@
 // A backend that runs the rigid bodies' solve (gpu/rigid_pipeline.h) for a RigidSolver: the World calls it
 // instead of RigidSolver::step when the soft step runs on the device. Broad and narrow phase, contact
 // matching and warm start, the per-body adjacency and the coloring stay on the CPU (RigidSolver::
-// beginStepForDevice); the forward step, the colored 6x6 block sweeps, the dual and penalty updates, the
-// diagnostics and the velocities run on the executor. The results (poses, velocities, the contacts'
-// multipliers and penalties the next step's matching warm-starts from, the joints', the iteration records)
-// are written back into the solver, so that everything that reads it (World, app, metrics, the next CPU
-// step) sees the state RigidSolver::step would have left. No CUDA types: the World and the tests include it.
+// beginStepForDevice; setDeviceContacts moves the narrow phase and the matching to the device); the forward
+// step, the colored 6x6 block sweeps, the dual and penalty updates, the diagnostics and the velocities run on
+// the executor. The results (poses, velocities, the contacts' multipliers and penalties the next step's
+// matching warm-starts from, the joints', the iteration records) are written back into the solver, so that
+// everything that reads it (World, app, metrics, the next CPU step) sees the state RigidSolver::step would
+// have left. No CUDA types: the World and the tests include it.
 #include <memory>
 #include <string>
 
@@ -28,6 +29,7 @@ class RigidStepper {
     // (with the host's unpacking). Measured only while profiled: the executor is then synchronized between
     // the phases, which takes away their overlap. Zeros otherwise.
     struct PhaseMs {
+        double detect = 0;  // with device contacts: pairs up, the narrow phase, counts down, the CPU's lists
         double upload = 0, kernels = 0, download = 0;
     };
     virtual void setProfiled(bool on) = 0;
@@ -38,6 +40,17 @@ class RigidStepper {
     // are the same. Throws std::invalid_argument for another width.
     virtual void setLanesPerBody(int lanes) = 0;
     virtual int lanesPerBody() const = 0;
+    // Where the narrow phase and the contact matching run. false (the default): on the CPU, in
+    // RigidSolver::beginStepForDevice, and every contact record is uploaded each step. true: on the executor
+    // (gpu/rigid_stages.h RigidRotationStage, RigidNarrowStage, RigidMatchStage: the CPU's collidePair and
+    // matchManifold), between the CPU's broad phase and its lists and coloring (RigidSolver::
+    // beginDetectionForDevice, finishDetectionForDevice), which read only the point counts downloaded in
+    // between; last step's contacts stay on the executor for the warm start while the solver's contacts are
+    // the ones this stepper wrote (RigidSolver::contactsVersion; otherwise they are uploaded first), and the
+    // step's contact records are downloaded whole into the solver for its readers. The same results as the
+    // CPU path on the host executor, bit for bit.
+    virtual void setDeviceContacts(bool on) = 0;
+    virtual bool deviceContacts() const = 0;
 };
 
 // Why the device rigid step cannot run this solver's steps, or "": rows coupled to particles

@@ -1,6 +1,7 @@
 #include "rigid/rigid_solver.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -96,9 +97,16 @@ Graph bodyGraph(int n, const std::vector<std::pair<int, int>>& edges) {
     return g;
 }
 
+// Contact-list versions, unique across solvers (RigidSolver::contactsVersion).
+uint64_t freshContactsVersion() {
+    static std::atomic<uint64_t> next{1};
+    return next.fetch_add(1, std::memory_order_relaxed);
+}
+
 }  // namespace
 
-RigidSolver::RigidSolver(const SceneDesc& scene) : file_(scene.file) {
+RigidSolver::RigidSolver(const SceneDesc& scene)
+    : file_(scene.file), contactsVersion_(freshContactsVersion()) {
     validateRigidScene(scene, &warnings_);
     for (const std::string& w : warnings_) std::fprintf(stderr, "warning: %s\n", w.c_str());
     params_ = scene.solver;
@@ -208,24 +216,9 @@ void RigidSolver::setDrag(int body, const Vec3& localPoint, const Vec3& target, 
 //   candidatePairs      ground pairs, then body pairs, in the order of pairKey
 //   narrowPhase         one manifold per candidate pair, in parallel
 //   matchContacts       contact records for every manifold point, warm started from a match
-// The per-contact steps (pairCoefficients .. setSlipOrigin) are [[gnu::always_inline]]: they were
-// one lambda before, and called out of line (or with the matching in a file of its own) GCC inlines
-// contactPoints differently in this translation unit and, with -march=native, fuses multiply-adds
-// differently: the coupled scene soft_vs_rigid then changed in its last bits. Inlined, every built-in
-// scene is bit-identical to the single lambda (scripts/compare_states.sh).
+//                       (rigid/contact_match.h matchManifold, one source with the device's)
 
 namespace {
-
-void tangentBasis(const Vec3d& n, Vec3d& t1, Vec3d& t2) {
-    t1 = normalized(std::fabs(n.x) < 0.6 ? cross(n, Vec3d(1, 0, 0)) : cross(n, Vec3d(0, 1, 0)));
-    t2 = cross(n, t1);
-}
-
-// The order of the contact list: ground pairs by body, then body pairs by (min, max) (a fixed
-// body is put on side A, which does not change the key).
-std::pair<int, int> pairKey(int a, int b) {
-    return a < 0 ? std::make_pair(-1, b) : std::make_pair(std::min(a, b), std::max(a, b));
-}
 
 float minFeatureSize(const Collider& c) {
     if (c.type == ShapeType::Box)
@@ -233,32 +226,7 @@ float minFeatureSize(const Collider& c) {
     return c.radius;
 }
 
-// Core anchor and radius of one side of a contact's normal row (Contact::cA says why): the material
-// point itself on a box or the ground, the center of a sphere, the nearest point of a capsule's
-// segment.
-void coreAnchor(const Collider* shape, const Vec3& material, Vec3& core, float& radius) {
-    core = material;
-    radius = 0;
-    if (!shape) return;
-    if (shape->type == ShapeType::Sphere) {
-        core = Vec3(0.0f);
-        radius = shape->radius;
-    } else if (shape->type == ShapeType::Capsule) {
-        core = Vec3(0, std::clamp(material.y, -shape->halfHeight, shape->halfHeight), 0);
-        radius = shape->radius;
-    }
-}
-
 }  // namespace
-
-// What every contact of one pair shares.
-struct RigidSolver::PairCoefficients {
-    float kMin;       // penalty floor and warm-start floor
-    float mu;         // friction coefficient
-    bool flat;        // both features flat (box or ground): sticking anchors may carry
-    double ag;        // alpha gamma, the warm-start factor of the tangential multipliers
-    Vec3d n, t1, t2;  // the manifold's normal (A -> B) and tangents
-};
 
 void RigidSolver::detectCollisions(float h) {
     {
@@ -342,22 +310,8 @@ void RigidSolver::narrowPhase(const std::vector<std::pair<int, int>>& pairs, con
     parallelFor(
         pairs.size(),
         [&](size_t k) {
-            const int a = pairs[k].first, b = pairs[k].second;
-            const RigidBodyState& sb = state_[size_t(b)];
-            if (a < 0) {
-                collidePlane(groundHeight_, shape_[size_t(b)], {sb.position, sb.rotation}, margin[size_t(b)],
-                             mans[k]);
-            } else {
-                const RigidBodyState& sa = state_[size_t(a)];
-                const Collider &ca = shape_[size_t(a)], &cb = shape_[size_t(b)];
-                if (ca.type == ShapeType::Box && cb.type == ShapeType::Box)
-                    collideBoxBox(ca.half, {sa.position, sa.rotation}, rot_[size_t(a)], cb.half,
-                                  {sb.position, sb.rotation}, rot_[size_t(b)],
-                                  margin[size_t(a)] + margin[size_t(b)], mans[k]);
-                else
-                    collide(ca, {sa.position, sa.rotation}, cb, {sb.position, sb.rotation},
-                            margin[size_t(a)] + margin[size_t(b)], mans[k]);
-            }
+            collidePair(pairs[k].first, pairs[k].second, state_.data(), rot_.data(), shape_.data(),
+                        margin.data(), groundHeight_, mans[k]);
             count[k + 1] = size_t(mans[k].count);
         },
         16);
@@ -387,6 +341,7 @@ void RigidSolver::matchContacts(const std::vector<std::pair<int, int>>& pairs,
     // pair i - 1. On one thread: the lists, then the pairs in order. Either way every record and list is the
     // same.
     double adjacencyMs = 0;
+    const MatchView mv = matchView();
     parallelFor(
         touching.size() + 1,
         [&](size_t i) {
@@ -396,7 +351,7 @@ void RigidSolver::matchContacts(const std::vector<std::pair<int, int>>& pairs,
                 return;
             }
             const ManifoldRange& r = touching[i - 1];
-            manifoldContacts(r.a, r.b, mans[r.pair], h, &next[r.first]);
+            matchManifold(mv, r.a, r.b, mans[r.pair], h, &next[r.first]);
         },
         32);
     manifolds_.swap(touching);
@@ -404,127 +359,25 @@ void RigidSolver::matchContacts(const std::vector<std::pair<int, int>>& pairs,
     stageMs_.adjacency += adjacencyMs;
 }
 
-[[gnu::always_inline]] inline RigidSolver::PairCoefficients RigidSolver::pairCoefficients(int a, int b,
-                                                                                          float h) const {
-    const double h2 = double(h) * double(h);
-    const bool aDyn = a >= 0 && !fixed_[size_t(a)];
-    const double mEff = aDyn ? std::min(mass_[size_t(a)], mass_[size_t(b)]) : mass_[size_t(b)];
-    PairCoefficients pc{};
-    // Penalty floor: at least the effective inertia m/h^2 of the lighter body. The scene's
-    // k_start (1e4 by default) is tuned for unit masses; for a 100 kg box (m/h^2 = 3.6e5) it
-    // would make every new contact a soft spring that takes tens of steps of dual updates
-    // to hold the weight. Much stiffer floors (10 m/h^2) slow Gauss-Seidel across a stack
-    // until it does not converge in 10 iterations.
-    pc.kMin = float(std::min(std::max(params_.kStart, mEff / h2), params_.kMax));
-    pc.mu = a < 0 ? std::sqrt(groundFriction_ * friction_[size_t(b)])
-                  : std::sqrt(friction_[size_t(a)] * friction_[size_t(b)]);
-    pc.flat = shape_[size_t(b)].type == ShapeType::Box && (a < 0 || shape_[size_t(a)].type == ShapeType::Box);
-    pc.ag = params_.alpha * params_.gamma;
-    return pc;
-}
-
-// Last step's contacts of the pair (a, b), or nullptr.
-[[gnu::always_inline]] inline const RigidSolver::ManifoldRange* RigidSolver::lastManifold(int a,
-                                                                                          int b) const {
-    const auto g = std::lower_bound(
-        manifolds_.begin(), manifolds_.end(), pairKey(a, b),
-        [](const ManifoldRange& r, const std::pair<int, int>& key) { return pairKey(r.a, r.b) < key; });
-    return g != manifolds_.end() && g->a == a && g->b == b ? &*g : nullptr;
-}
-
-// The point `world` in the frame of `body` at the start of the step (body < 0: the world point).
-[[gnu::always_inline]] inline Vec3 RigidSolver::materialAnchor(int body, const Vec3& world) const {
-    if (body < 0) return world;
-    const RigidBodyState& s = state_[size_t(body)];
-    return rotateInv(s.rotation, world - s.position);
-}
-
-// The contacts of one manifold into out[0 .. m.count).
-[[gnu::always_inline]] inline void RigidSolver::manifoldContacts(int a, int b, const Manifold& m, float h,
-                                                                 Contact* out) const {
-    PairCoefficients pc = pairCoefficients(a, b, h);
-    // The manifold's normal frame, shared by its contacts (the SIMD rows broadcast it: sameManifold).
-    pc.n = normalized(Vec3d(m.normal));
-    tangentBasis(pc.n, pc.t1, pc.t2);
-    const ManifoldRange* old = lastManifold(a, b);
-    for (int p = 0; p < m.count; ++p) {
-        Contact& c = out[p];
-        c = Contact();
-        freshContact(a, b, m, p, pc, c);
-        const Contact* found = nullptr;
-        if (old)
-            for (size_t q = old->first; q < old->first + old->count && !found; ++q)
-                if (contacts_[q].key == c.key) found = &contacts_[q];
-        // A contact whose normal turned by more than ~25 degrees (a sphere buried in a box
-        // crossing to another face's region) is a new contact: its old multiplier pushes in
-        // the wrong direction.
-        if (found && dot(found->n, c.n) > 0.9) warmStartContact(*found, pc, c);
-        setSlipOrigin(m.pts[p], c);
-        // Core anchors and radii of the normal row, and its gap at the start of the step.
-        coreAnchor(a >= 0 ? &shape_[size_t(a)] : nullptr, c.rA, c.cA, c.radA);
-        coreAnchor(&shape_[size_t(b)], c.rB, c.cB, c.radB);
-        const ContactPoints cp = contactPoints(c, pose_.data());
-        c.c0n = float(dot(c.n, cp.nB - cp.nA));
-    }
-}
-
-// A contact as the narrow phase found it: material anchors at the manifold's points, penalties at
-// the floor.
-[[gnu::always_inline]] inline void RigidSolver::freshContact(int a, int b, const Manifold& m, int p,
-                                                             const PairCoefficients& pc, Contact& c) const {
-    c.a = a;
-    c.b = b;
-    c.key = m.pts[p].key;
-    c.n = pc.n;
-    c.t1 = pc.t1;
-    c.t2 = pc.t2;
-    c.mu = pc.mu;
-    c.kMin = pc.kMin;
-    c.rA = materialAnchor(a, m.pts[p].pA);
-    c.rB = materialAnchor(b, m.pts[p].pB);
-    for (float& kk : c.k) kk = pc.kMin;
-    // A new contact starts with B's own weight shared over the manifold's points (when B
-    // rests on A: n . g < 0) rather than zero: with lambda_n = 0 the friction cone has
-    // radius 0 in the first sweep, and boxes of a freshly started pyramid slid 1-2 cm
-    // before their multipliers had built up.
-    c.lambda[0] = -float(std::max(0.0, -dot(c.n, Vec3d(gravity_))) * mass_[size_t(b)] / m.count);
-}
-
-// Warm start (AVBD eq. 19) from the matching contact `o` of last step: lambda <- alpha gamma lambda,
-// k <- clamp(gamma k, kMin, kMax), except the normal multiplier, kept in full (contactDual says why).
-// The tangential multiplier is re-expressed in the new tangent basis.
-[[gnu::always_inline]] inline void RigidSolver::warmStartContact(const Contact& o, const PairCoefficients& pc,
-                                                                 Contact& c) const {
-    c.lambda[0] = o.lambda[0];
-    const Vec3d lt = (o.t1 * double(o.lambda[1]) + o.t2 * double(o.lambda[2])) * pc.ag;
-    c.lambda[1] = float(dot(lt, c.t1));
-    c.lambda[2] = float(dot(lt, c.t2));
-    for (int r = 0; r < 3; ++r)
-        c.k[r] = float(std::clamp(params_.gamma * o.k[r], double(pc.kMin), params_.kMax));
-    // Static friction: a sticking contact keeps its old anchors, so the slip it has
-    // accumulated stays in d0 and keeps being resisted.
-    // Only between flat features: on a sphere or capsule a sticking contact rolls, and
-    // the material point under it changes every step (a kept anchor would climb
-    // around a rolling ball and the ball sank into the ground as it lost support).
-    if (o.stick && pc.flat) {
-        c.rA = o.rA;
-        c.rB = o.rB;
-        c.stick = 1;
-    }
-}
-
-// d0 = pB - pA of the material anchors, the origin of the friction rows' slip. A stale sticking
-// anchor that drifted too far (the bodies rolled or slid apart between frames) is replaced by the
-// fresh narrow-phase points.
-[[gnu::always_inline]] inline void RigidSolver::setSlipOrigin(const ManifoldPoint& pt, Contact& c) const {
-    Vec3d d0 = anchorWorld(pose_.data(), c.b, c.rB) - anchorWorld(pose_.data(), c.a, c.rA);
-    if (c.stick && squaredNorm(d0 - c.n * dot(c.n, d0)) > 1e-4) {
-        c.rA = materialAnchor(c.a, pt.pA);
-        c.rB = materialAnchor(c.b, pt.pB);
-        d0 = Vec3d(pt.pB - pt.pA);
-        c.stick = 0;
-    }
-    c.d0 = Vec3(d0);
+// The matching's view of this solver: the start-of-step states and poses, last step's contacts and ranges.
+MatchView RigidSolver::matchView() const {
+    MatchView v;
+    v.state = state_.data();
+    v.pose = pose_.data();
+    v.shape = shape_.data();
+    v.mass = mass_.data();
+    v.friction = friction_.data();
+    v.fixed = fixed_.data();
+    v.oldContacts = contacts_.data();
+    v.oldManifolds = manifolds_.data();
+    v.numOldManifolds = manifolds_.size();
+    v.gravity = gravity_;
+    v.groundFriction = groundFriction_;
+    v.kStart = params_.kStart;
+    v.kMax = params_.kMax;
+    v.alpha = params_.alpha;
+    v.gamma = params_.gamma;
+    return v;
 }
 
 void RigidSolver::warmStart() {
@@ -727,6 +580,7 @@ void RigidSolver::step(float h) {
 }
 
 void RigidSolver::beginStages(float h, bool forward) {
+    contactsVersion_ = freshContactsVersion();
     stageMs_ = RigidStageMs();
     StageClock clock;
     stepH_ = h;
@@ -749,6 +603,51 @@ void RigidSolver::beginStep(float h) {
 }
 
 void RigidSolver::beginStepForDevice(float h) { beginStages(h, false); }
+
+void RigidSolver::beginDetectionForDevice(float h) {
+    stageMs_ = RigidStageMs();
+    StageClock clock;
+    stepH_ = h;
+    syncPoses();
+    clock.lap(stageMs_.other);
+    {
+        ScopedTimer t(stageMs_.broad);
+        speculativeBounds(h, margin_, boxes_, rot_);
+        broadPhase(boxes_, overlaps_, broadScratch_);
+    }
+    ScopedTimer t(stageMs_.narrow);
+    candidatePairs(boxes_, overlaps_, pairs_);
+}
+
+// matchContacts without the records: the ranges from the counts, the lists and the coloring from the ranges.
+void RigidSolver::finishDetectionForDevice(const int* counts) {
+    StageClock clock;
+    std::vector<size_t>& first = firstContact_;
+    first.resize(pairs_.size() + 1);
+    first[0] = 0;
+    for (size_t k = 0; k < pairs_.size(); ++k) first[k + 1] = first[k] + size_t(counts[k]);
+    std::vector<ManifoldRange>& touching = spareManifolds_;
+    touching.clear();
+    for (size_t k = 0; k < pairs_.size(); ++k)
+        if (first[k + 1] > first[k])
+            touching.push_back({pairs_[k].first, pairs_[k].second, first[k], first[k + 1] - first[k], k});
+    resizeDiscarding(contacts_, first.back());
+    clock.lap(stageMs_.contacts);
+    buildAdjacency(touching, first.back());
+    manifolds_.swap(touching);
+    clock.lap(stageMs_.adjacency);
+    warmStart();
+    iterations_.clear();
+    clock.lap(stageMs_.other);
+}
+
+uint64_t RigidSolver::markContactsFromDevice() { return contactsVersion_ = freshContactsVersion(); }
+
+void RigidSolver::dropContacts() {
+    contacts_.clear();
+    manifolds_.clear();
+    contactsVersion_ = freshContactsVersion();
+}
 
 void RigidSolver::endStepFromDevice(std::vector<IterationRecord> its, double deviceMs) {
     for (IterationRecord& r : its) r.frame = stepCount_;

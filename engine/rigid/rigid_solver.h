@@ -37,6 +37,7 @@
 #include "rigid/body_block.h"
 #include "rigid/collision.h"
 #include "rigid/constraints.h"
+#include "rigid/contact_match.h"
 #include "rigid/rigid_body.h"
 #include "scene/scene_desc.h"
 #include "views/views.h"
@@ -76,6 +77,24 @@ class RigidSolver {
     // endStepFromDevice: endStep's bookkeeping with the device's iteration records (frame numbers are set
     // here) and its wall time (counted as solve).
     void beginStepForDevice(float h);
+    // The device step with the narrow phase and the contact matching on the device (RigidStepper::
+    // setDeviceContacts): beginStepForDevice in two parts around them. beginDetectionForDevice: poses,
+    // bounds, broad phase, candidate pairs (candidatePairList(), margins()). finishDetectionForDevice, from
+    // the device narrow phase's point count per candidate pair: the touching pairs' ranges, each with its
+    // first contact (manifoldRanges(), which the device matches), contacts() sized to their total (the caller
+    // writes the records: the device step's download), the per-body lists, the coloring and the dual owners,
+    // the joints' warm start. manifolds() is not written on this path.
+    void beginDetectionForDevice(float h);
+    void finishDetectionForDevice(const int* counts);
+    // A value that changes whenever this solver's contacts are rewritten on the CPU (every step that begins
+    // with beginStep or beginStepForDevice) and that no other solver holds (a copy shares it while the two
+    // contact lists are equal): a device step that keeps its own copy of the contacts between steps compares
+    // it with the one markContactsFromDevice gave it, to know that its copy is still this solver's.
+    uint64_t contactsVersion() const { return contactsVersion_; }
+    uint64_t markContactsFromDevice();  // a fresh version: the caller wrote contacts() from its copy
+    // Forgets the contacts and their ranges (a device step that failed after finishDetectionForDevice, whose
+    // records were never written): the next step makes them fresh, without a warm start.
+    void dropContacts();
     RigidView view();
     void endStepFromDevice(std::vector<IterationRecord> its, double deviceMs);
     const std::vector<std::vector<int>>& colorGroups() const { return colorGroups_; }
@@ -110,6 +129,19 @@ class RigidSolver {
     // Inspection for tests, the app and diagnostics.
     const std::vector<Contact>& contacts() const { return contacts_; }
     const std::vector<Joint>& joints() const { return joints_; }
+    // The last detection's narrow phase (tests and bench_gpu run the device's from the same input): the
+    // candidate pairs (a < 0: the ground plane at groundHeight()), the bodies' speculative margins, and one
+    // manifold per pair, of which only pts[0, count) are written. Valid from beginStep or beginStepForDevice
+    // (states() then still holds the start-of-step states the pairs were tested at) to the next detection.
+    const std::vector<std::pair<int, int>>& candidatePairList() const { return pairs_; }
+    const std::vector<float>& margins() const { return margin_; }
+    const std::vector<Manifold>& manifolds() const { return manifoldBuffer_; }
+    float groundHeight() const { return groundHeight_; }
+    // The matching's inputs (rigid/contact_match.h): the start-of-step states and poses, the bodies' masses,
+    // frictions, shapes and parameters, and last step's contacts and ranges (the ones contacts() and
+    // manifoldRanges() hold until the next detection matches against them).
+    MatchView matchView() const;
+    const std::vector<ManifoldRange>& manifoldRanges() const { return manifolds_; }
     const std::vector<std::string>& warnings() const { return warnings_; }
     int numColors() const { return int(colorGroups_.size()); }
     double mass(int body) const { return mass_[size_t(body)]; }
@@ -121,9 +153,6 @@ class RigidSolver {
     void setState(int body, const RigidBodyState& s);
 
   private:
-    struct ManifoldRange;
-    struct PairCoefficients;
-
     void syncPoses();
     void detectCollisions(float h);
     void warmStart();
@@ -148,13 +177,6 @@ class RigidSolver {
                      std::vector<Manifold>& mans, std::vector<size_t>& count) const;
     void matchContacts(const std::vector<std::pair<int, int>>& pairs, const std::vector<Manifold>& mans,
                        std::vector<size_t>& first, float h);
-    PairCoefficients pairCoefficients(int a, int b, float h) const;
-    const ManifoldRange* lastManifold(int a, int b) const;
-    Vec3 materialAnchor(int body, const Vec3& world) const;
-    void manifoldContacts(int a, int b, const Manifold& m, float h, Contact* out) const;
-    void freshContact(int a, int b, const Manifold& m, int p, const PairCoefficients& pc, Contact& c) const;
-    void warmStartContact(const Contact& o, const PairCoefficients& pc, Contact& c) const;
-    void setSlipOrigin(const ManifoldPoint& pt, Contact& c) const;
 
     std::string file_;
     SolverDesc params_;
@@ -189,12 +211,7 @@ class RigidSolver {
     std::vector<std::pair<int, int>> overlaps_, pairs_;
     BroadPhaseScratch broadScratch_;
     std::vector<size_t> firstContact_;
-    // Contacts grouped by pair, in contact order: contacts_[first, first + count) belong to (a, b).
-    struct ManifoldRange {
-        int a, b;
-        size_t first, count;
-        size_t pair;  // its index in the step's candidate pairs (the narrow phase's manifold)
-    };
+    // Contacts grouped by pair (rigid/contact_match.h), this step's and last step's storage.
     std::vector<ManifoldRange> manifolds_, spareManifolds_;
     std::vector<Joint> joints_;
     std::vector<std::pair<int, int>> jointPairs_;  // sorted (min, max) of jointed dynamic pairs
@@ -211,6 +228,7 @@ class RigidSolver {
     std::chrono::steady_clock::time_point clock_;  // the stage clock of the step in progress
     const std::vector<Block66d>* external_ = nullptr;
     int stepCount_ = 0;
+    uint64_t contactsVersion_ = 0;
     float stepH_ = 1.0f / 60.0f;
 
     RigidDrag drag_;

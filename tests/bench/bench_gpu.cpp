@@ -27,6 +27,13 @@
 //     part (broad and narrow phase, contact matching, adjacency and coloring) runs on all host threads as
 //     in the World; counters split the step: cpu_ms (those stages), device_ms (upload, forward step, the
 //     colored sweeps, dual updates, velocities, download), and the contacts and colors of the step.
+//   BM_GpuRigidNarrow/match/transfers: that pile's collision stages on the device (gpu/narrow_pipeline.h),
+//     from the CPU detection's own inputs. match 0: the narrow phase (one manifold per candidate pair, the
+//     CPU's collidePair); 1: the contact matching (the contacts of the touching pairs warm started from last
+//     step's, the CPU's matchManifold). transfers 0: the kernels alone (inputs resident, as in a device
+//     collision pipeline); 1: with the uploads of the inputs and the download of the manifolds or contacts.
+//     Counters: pairs, touching pairs, contacts, and cpu_ms: the CPU's stage of the same step on all host
+//     threads (narrow_ms or contacts_ms of RigidStageMs).
 // Every benchmark reports an error (and runs nothing) where there is no CUDA device;
 // tests/gpu/device_check.sh runs this on an H200. Run: build/bin/bench_gpu --benchmark_repetitions=3
 // --benchmark_report_aggregates_only=true
@@ -37,6 +44,7 @@
 #include <memory>
 
 #include "gpu/backend_choice.h"
+#include "gpu/narrow_phase_runner.h"
 #include "gpu/rigid_stepper.h"
 #include "gpu/soft_stepper.h"
 #include "gpu/step_plan.h"
@@ -204,9 +212,10 @@ void BM_GpuCopy(benchmark::State& st) {
 }
 BENCHMARK(BM_GpuCopy)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-// args: staged (as BM_GpuSoftStepPublished), profiled (1: the device part split into upload, kernels and
-// download, RigidStepper::setProfiled; the syncs between them cost their overlap), lanes per body in the
-// sweep (1: a thread per body; 4, 8: a tile, RigidStepper::setLanesPerBody).
+// args: staged (as BM_GpuSoftStepPublished), profiled (1: the device part split into detect, upload, kernels
+// and download, RigidStepper::setProfiled; the syncs between them cost their overlap), lanes per body in the
+// sweep (1: a thread per body; 4, 8: a tile, RigidStepper::setLanesPerBody), contacts (1: the narrow phase
+// and the contact matching on the device, RigidStepper::setDeviceContacts).
 void BM_GpuRigidPile(benchmark::State& st) {
     if (skipWithoutDevice(st)) return;
     SceneDesc sc = rigidPileScene(10000, 0.5f);
@@ -217,6 +226,7 @@ void BM_GpuRigidPile(benchmark::State& st) {
     std::unique_ptr<RigidStepper> dev = makeCudaRigidStepper();
     dev->setProfiled(st.range(1) != 0);
     dev->setLanesPerBody(int(st.range(2)));
+    dev->setDeviceContacts(st.range(3) != 0);
     RigidStepper::PhaseMs phases;
     const float h = 1.f / 60.f;
     for (int i = 0; i < 30; ++i) dev->step(solver, h);  // as bench_rigid's BM_PileStep: landed
@@ -233,11 +243,13 @@ void BM_GpuRigidPile(benchmark::State& st) {
         sum.adjacency += t.adjacency;
         sum.other += t.other;
         const RigidStepper::PhaseMs p = dev->phaseMs();
+        phases.detect += p.detect;
         phases.upload += p.upload;
         phases.kernels += p.kernels;
         phases.download += p.download;
     }
     const double n = double(st.iterations());
+    st.counters["detect_ms"] = phases.detect / n;
     st.counters["upload_ms"] = phases.upload / n;
     st.counters["kernels_ms"] = phases.kernels / n;
     st.counters["download_ms"] = phases.download / n;
@@ -257,12 +269,82 @@ void BM_GpuRigidPile(benchmark::State& st) {
                                                         benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_GpuRigidPile)
-    ->ArgNames({"staged", "profiled", "lanes"})
-    ->ArgsProduct({{0, 1}, {0, 1}, {1}})
-    ->ArgsProduct({{0}, {0, 1}, {4, 8}})
+    ->ArgNames({"staged", "profiled", "lanes", "contacts"})
+    ->ArgsProduct({{0, 1}, {0, 1}, {1}, {0}})
+    ->ArgsProduct({{0}, {0, 1}, {4, 8}, {0}})
+    ->ArgsProduct({{0, 1}, {0, 1}, {1}, {1}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->Iterations(30);
+
+// The pile's detection of one step, made once for every BM_GpuRigidNarrow run: 60 steps of landing
+// (BM_GpuRigidPile times steps 31 to 60), last step's contacts and ranges, then the next step's detection at
+// its start-of-step states.
+struct PileDetection {
+    SceneDesc sc = rigidPileScene(10000, 0.5f);
+    std::unique_ptr<RigidSolver> solver;
+    std::vector<Contact> oldContacts;
+    std::vector<ManifoldRange> oldRanges;
+    std::vector<Collider> shapes;
+    RigidStageMs cpu;  // the CPU's stages of that detection, on all host threads
+    PileDetection() {
+        sc.solver.iterations = 10;
+        sc.solver.diagnostics = false;
+        solver = std::make_unique<RigidSolver>(sc);
+        for (int i = 0; i < 60; ++i) solver->step(1.f / 60.f);
+        oldContacts = solver->contacts();
+        oldRanges = solver->manifoldRanges();
+        solver->beginStepForDevice(1.f / 60.f);
+        cpu = solver->stageMs();
+        for (int i = 0; i < solver->numBodies(); ++i) shapes.push_back(solver->collider(i));
+    }
+};
+
+// args: match 0 the narrow phase, 1 the contact matching (from the CPU's manifolds); transfers (above).
+void BM_GpuRigidNarrow(benchmark::State& st) {
+    if (skipWithoutDevice(st)) return;
+    static const PileDetection pile;
+    const RigidSolver& solver = *pile.solver;
+    const std::vector<Contact>& oldContacts = pile.oldContacts;
+    const std::vector<Collider>& shapes = pile.shapes;
+    const float h = 1.f / 60.f;
+    const bool match = st.range(0) != 0, transfers = st.range(1) != 0;
+    const double cpuMs = match ? pile.cpu.contacts : pile.cpu.narrow;
+    MatchView view = solver.matchView();
+    view.oldContacts = oldContacts.data();
+    view.oldManifolds = pile.oldRanges.data();
+    view.numOldManifolds = pile.oldRanges.size();
+    std::unique_ptr<NarrowPhaseRunner> dev = makeCudaNarrowPhase();
+    std::vector<Manifold> mans;
+    std::vector<int> count;
+    std::vector<Contact> contacts;
+    auto once = [&](bool all) {
+        if (all)
+            dev->upload(solver.states(), shapes, solver.margins(), solver.candidatePairList(),
+                        solver.groundHeight());
+        if (!match) {
+            dev->run();
+            if (all) dev->download(mans, count);
+        } else if (all) {
+            dev->setManifolds(solver.manifolds());
+            dev->match(view, oldContacts.size(), solver.manifoldRanges(), solver.contacts().size(), h,
+                       contacts);
+        } else {
+            dev->rematch(h);
+        }
+    };
+    once(true);
+    for (auto _ : st) once(transfers);
+    st.counters["pairs"] = double(solver.candidatePairList().size());
+    st.counters["touching"] = double(solver.manifoldRanges().size());
+    st.counters["contacts"] = double(solver.contacts().size());
+    st.counters["cpu_ms"] = cpuMs;
+}
+BENCHMARK(BM_GpuRigidNarrow)
+    ->ArgNames({"match", "transfers"})
+    ->ArgsProduct({{0, 1}, {0, 1}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
 

@@ -234,10 +234,13 @@ if [ $BUILD_OK = 1 ]; then
     row build rigid_tests 0 "" failed
     FAILED=1
   else
-            run_test test_gpu_rigid_host 180
+    run_test test_gpu_rigid_host 180
     run_test test_gpu_cuda_rigid 120
     grep '^  parity' "$LOGS/test_test_gpu_cuda_rigid.log" | tee -a "$SUMMARY" |
       awk '{printf "parity_rigid,%s,%s,m,measured\n", $2, $6}' >>"$CSV"
+    # The device narrow phase against the CPU's manifolds: pairs decided otherwise (ties) and the worst point.
+    grep '^  narrow phase' "$LOGS/test_test_gpu_cuda_rigid.log" | tee -a "$SUMMARY" |
+      awk '{printf "narrow_phase,%s,%s,rel,measured\n", $3, $NF}' >>"$CSV"
     # The staged transfers (gpu/staged_copies.h, off by default until measured here): the CUDA parity tests
     # of both steps again with them on (the soft step's publish, seeding and tolerance reads; the rigid step's
     # per-step contact uploads and downloads).
@@ -246,10 +249,12 @@ if [ $BUILD_OK = 1 ]; then
     run_test test_gpu_cuda_rigid 120 _staged
     unset VBD_CUDA_STAGED
   fi
-  # The World path: a rigid-only scene with --backend cuda (its line, its bodies against --backend cpu).
-  for b in cpu cuda; do
+  # The World path: a rigid-only scene with --backend cuda (its line, its bodies against --backend cpu), and
+  # with the narrow phase and contact matching on the device (cuda_dc: VBD_CUDA_DEVICE_CONTACTS=1).
+  for b in cpu cuda cuda_dc; do
     rm -rf "/tmp/vbd_rsim_$b"
-    vt 120 "$BUILD/bin/vbdlab" sim assets/scenes/rigid_pyramid.json --frames 60 --backend $b \
+    vt 120 env VBD_CUDA_DEVICE_CONTACTS=$([ $b = cuda_dc ] && echo 1 || echo 0) \
+      "$BUILD/bin/vbdlab" sim assets/scenes/rigid_pyramid.json --frames 60 --backend "${b%_dc}" \
       --out "/tmp/vbd_rsim_$b" 2>"/tmp/vbd_rsim_$b.err"
     rc=$?
     say "rigid sim --backend $b: rc $rc : $(grep -m1 'backend' /tmp/vbd_rsim_$b.err)"
@@ -258,15 +263,20 @@ if [ $BUILD_OK = 1 ]; then
   done
   if [ -f /tmp/vbd_rsim_cpu/final_state.json ] && [ -f /tmp/vbd_rsim_cuda/final_state.json ]; then
     python3 - <<'EOF2' | tee -a "$SUMMARY"
-import json, math
+import json, math, os
 a = json.load(open('/tmp/vbd_rsim_cpu/final_state.json'))['bodies']
-b = json.load(open('/tmp/vbd_rsim_cuda/final_state.json'))['bodies']
-d = max(math.dist(p['position'], q['position']) for p, q in zip(a, b))
-print(f"rigid sim pyramid 60 frames: max |x_cpu - x_cuda| = {d:.3e} m over {len(a)} bodies")
-open('/tmp/vbd_rsim_diff', 'w').write(f"{d:.6e}")
+for run in ('cuda', 'cuda_dc'):
+    f = f'/tmp/vbd_rsim_{run}/final_state.json'
+    if not os.path.exists(f):
+        continue
+    b = json.load(open(f))['bodies']
+    d = max(math.dist(p['position'], q['position']) for p, q in zip(a, b))
+    print(f"rigid sim pyramid 60 frames: max |x_cpu - x_{run}| = {d:.3e} m over {len(a)} bodies")
+    open(f'/tmp/vbd_rsim_diff_{run}', 'w').write(f"{d:.6e}")
 EOF2
-    row sim rigid_pyramid_60_frames "$(cat /tmp/vbd_rsim_diff 2>/dev/null)" m measured
-    for b in cpu cuda; do
+    row sim rigid_pyramid_60_frames "$(cat /tmp/vbd_rsim_diff_cuda 2>/dev/null)" m measured
+    row sim rigid_pyramid_60_frames_device_contacts "$(cat /tmp/vbd_rsim_diff_cuda_dc 2>/dev/null)" m measured
+    for b in cpu cuda cuda_dc; do
       awk -F, -v b=$b 'NR==1 {for (i = 1; i <= NF; i++) if ($i == "step_ms") c = i} NR>1 && c {s+=$c; n++} END {if (n) printf "rigid sim %s: mean step_ms %.3f over %d frames\n", b, s/n, n}' \
         /tmp/vbd_rsim_$b/metrics.csv | tee -a "$SUMMARY"
     done
@@ -276,6 +286,13 @@ EOF2
   say "bench_gpu BM_GpuRigidPile: rc $?"
   head -1 "$LOGS/bench_rigid.csv" | tee -a "$SUMMARY"
   grep '_median' "$LOGS/bench_rigid.csv" | tee -a "$SUMMARY" |
+    awk -F, '{printf "bench,%s,%s,ms,measured\n", $1, $3}' >>"$CSV"
+  # The pile's narrow phase on the device (its own CSV: the reporter aborts when a benchmark adds counters).
+  vt 60 "$BUILD/bin/bench_gpu" --benchmark_filter='BM_GpuRigidNarrow' --benchmark_repetitions=3 \
+    --benchmark_report_aggregates_only=true --benchmark_format=csv >"$LOGS/bench_narrow.csv" 2>"$LOGS/bench_narrow.err"
+  say "bench_gpu BM_GpuRigidNarrow: rc $?"
+  head -1 "$LOGS/bench_narrow.csv" | tee -a "$SUMMARY"
+  grep '_median' "$LOGS/bench_narrow.csv" | tee -a "$SUMMARY" |
     awk -F, '{printf "bench,%s,%s,ms,measured\n", $1, $3}' >>"$CSV"
   # ---- end of the rigid block ------------------------------------------------------------------------------
 

@@ -18,15 +18,18 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backend/parallel.h"
 #include "gpu/backend_choice.h"
+#include "gpu/narrow_phase_runner.h"
 #include "gpu/rigid_stepper.h"
 #include "rigid/rigid_scenes.h"
 #include "scene/scene.h"
 
 #include "gpu_scenes.h"
+#include "narrow_inputs.h"
 
 using namespace vbd;
 
@@ -82,11 +85,14 @@ namespace {
 // `steps` steps of d, each on the host executor and on the device from the same state; the largest position
 // and velocity differences of one step. Returns the host solver (its state after the steps).
 std::unique_ptr<RigidSolver> stepFromTheSameState(const SceneDesc& d, int steps, int lanesPerBody,
-                                                  double& worstDx, double& worstDv) {
+                                                  double& worstDx, double& worstDv,
+                                                  bool deviceContacts = false) {
     auto a = std::make_unique<RigidSolver>(d);
     auto host = makeHostRigidStepper();
     auto dev = makeCudaRigidStepper();
     dev->setLanesPerBody(lanesPerBody);
+    host->setDeviceContacts(deviceContacts);
+    dev->setDeviceContacts(deviceContacts);
     const float h = float(d.dt / d.substeps);
     worstDx = worstDv = 0;
     for (int s = 0; s < steps; ++s) {
@@ -137,4 +143,142 @@ TEST(GpuCudaRigid, TileSweepFromTheSameState) {
             EXPECT_LT(worstDv, 1e-6) << lanes << " lanes";
         }
     }
+}
+
+// The narrow phase on the device (gpu/narrow_pipeline.h: collidePair per candidate pair, the CPU's code)
+// against the CPU's manifolds from the same inputs (tests/gpu/narrow_inputs.h: every rigid-only built-in
+// scene, a landing pile, a cluster of every pair of shape types). nvcc contracts a * b + c into FMAs where
+// the host compiler does not: a point differs by a few roundings of its coordinates (float: ~6e-8 relative
+// each), so points and normals are bounded by 1e-5 (1 + |p|), some 80 roundings. A rounding can also flip a
+// decision that sits on a tie (an axis chosen, a point kept at the margin, a clip point against a vertex):
+// such pairs get another count or other feature keys, and are counted rather than compared; at most 0.5% of
+// the touching pairs may differ so (ties are made rare on purpose: face axes are preferred by a tolerance,
+// and the clip planes have a slack).
+TEST(GpuCudaRigid, NarrowPhaseOnTheDevice) {
+    if (const std::string why = vbdtest::noCudaDevice(); !why.empty()) GTEST_SKIP() << why;
+    const std::unique_ptr<NarrowPhaseRunner> runner = makeCudaNarrowPhase();
+    std::vector<Manifold> mans;
+    std::vector<int> count;
+    for (const vbdtest::NarrowInput& in : vbdtest::narrowInputs()) {
+        SCOPED_TRACE(in.name);
+        vbdtest::runNarrowPhase(*runner, in, mans, count);
+        ASSERT_EQ(mans.size(), in.pairs.size());
+        size_t touching = 0, decided = 0;
+        double worst = 0;  // largest point or normal difference over (1 + |p|)
+        for (size_t k = 0; k < in.pairs.size(); ++k) {
+            const Manifold &m = mans[k], &r = in.reference[k];
+            ASSERT_EQ(count[k], m.count) << "pair " << k;
+            if (r.count == 0 && m.count == 0) continue;
+            ++touching;
+            bool same = m.count == r.count;
+            for (int p = 0; same && p < r.count; ++p) same = m.pts[p].key == r.pts[p].key;
+            if (!same) {
+                ++decided;
+                continue;
+            }
+            worst = std::max(worst, double(norm(m.normal - r.normal)));
+            for (int p = 0; p < r.count; ++p)
+                for (const auto& [x, y] :
+                     {std::pair{m.pts[p].pA, r.pts[p].pA}, std::pair{m.pts[p].pB, r.pts[p].pB}})
+                    worst = std::max(worst, double(norm(x - y)) / (1.0 + double(norm(y))));
+        }
+        std::printf("  narrow phase %s: %zu pairs, %zu touching, %zu decided otherwise; worst %.2e\n",
+                    in.name.c_str(), in.pairs.size(), touching, decided, worst);
+        EXPECT_LT(worst, 1e-5);
+        EXPECT_LE(double(decided), 0.005 * double(touching));
+    }
+}
+
+// The contact matching on the device (RigidMatchStage: matchManifold, the CPU's code) from the CPU's own
+// manifolds and last step's contacts, against the solver's records. Pairs, bodies and keys come from the
+// manifolds and must be equal; every other field goes through float or double arithmetic that nvcc may
+// contract into FMAs (anchors rotated into the body frames, the tangent basis, the warm-started multipliers
+// re-expressed in it): a few roundings, bounded by 1e-5 (1 + |value|) as the narrow phase's points. A
+// sticking contact whose anchors drifted by about the 1 cm threshold may be decided otherwise: at most 0.1%
+// of the contacts may differ in `stick` (and are then not compared further).
+TEST(GpuCudaRigid, ContactMatchingOnTheDevice) {
+    if (const std::string why = vbdtest::noCudaDevice(); !why.empty()) GTEST_SKIP() << why;
+    const std::unique_ptr<NarrowPhaseRunner> runner = makeCudaNarrowPhase();
+    std::vector<Contact> out;
+    for (const vbdtest::NarrowInput& in : vbdtest::narrowInputs()) {
+        if (!in.hasMatch) continue;
+        SCOPED_TRACE(in.name);
+        runner->upload(in.state, in.shape, in.margin, in.pairs, in.ground);
+        runner->setManifolds(in.reference);
+        runner->match(in.view(), in.oldContacts.size(), in.touching, in.contacts.size(), in.h, out);
+        ASSERT_EQ(out.size(), in.contacts.size());
+        double worst = 0;
+        size_t stickOther = 0;
+        auto near = [&worst](double x, double y) {
+            worst = std::max(worst, std::fabs(x - y) / (1 + std::fabs(y)));
+        };
+        auto nearV = [&near](const auto& x, const auto& y) {
+            near(double(x.x), double(y.x));
+            near(double(x.y), double(y.y));
+            near(double(x.z), double(y.z));
+        };
+        for (size_t i = 0; i < out.size(); ++i) {
+            const Contact &p = out[i], &q = in.contacts[i];
+            ASSERT_TRUE(p.a == q.a && p.b == q.b && p.key == q.key) << "contact " << i;
+            if (p.stick != q.stick) {
+                ++stickOther;
+                continue;
+            }
+            for (const auto& [x, y] : {std::pair{p.n, q.n}, std::pair{p.t1, q.t1}, std::pair{p.t2, q.t2}})
+                nearV(x, y);
+            for (const auto& [x, y] : {std::pair{p.rA, q.rA}, std::pair{p.rB, q.rB}, std::pair{p.cA, q.cA},
+                                       std::pair{p.cB, q.cB}, std::pair{p.d0, q.d0}})
+                nearV(x, y);
+            near(p.radA, q.radA);
+            near(p.radB, q.radB);
+            near(p.c0n, q.c0n);
+            near(p.mu, q.mu);
+            near(p.kMin, q.kMin);
+            for (int r = 0; r < 3; ++r) {
+                near(p.k[r], q.k[r]);
+                near(p.lambda[r], q.lambda[r]);
+            }
+        }
+        std::printf("  contact matching %s: %zu contacts, %zu stick decided otherwise; worst %.2e\n",
+                    in.name.c_str(), out.size(), stickOther, worst);
+        EXPECT_LT(worst, 1e-5);
+        EXPECT_LE(double(stickOther), 0.001 * double(out.size()));
+    }
+}
+
+// The narrow phase and the contact matching on the device (RigidStepper::setDeviceContacts): one step from
+// the same state, as above, on the pile and the pyramid (each step a fresh copy: its contacts are uploaded as
+// the warm start), and a free run of the pyramid on each side (the device keeps its contacts between steps),
+// bounded as ParityOnEveryRigidOnlyBuiltInScene's runs. The narrow phase's and the matching's own differences
+// are bounded by NarrowPhaseOnTheDevice and ContactMatchingOnTheDevice; a tie decided otherwise there changes
+// a contact's count or anchor and, through the 6x6 solves, the poses by far less than these bounds allow.
+TEST(GpuCudaRigid, DeviceContactsStep) {
+    if (const std::string why = vbdtest::noCudaDevice(); !why.empty()) GTEST_SKIP() << why;
+    SceneDesc pile = rigidPileScene(3000);
+    pile.solver.diagnostics = false;
+    const SceneDesc pyramid =
+        loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/rigid_pyramid.json", {});
+    for (const SceneDesc* d : {static_cast<const SceneDesc*>(&pile), &pyramid}) {
+        double worstDx, worstDv;
+        const auto a = stepFromTheSameState(*d, 30, 1, worstDx, worstDv, true);
+        std::printf("  device contacts, %d bodies, one step: |dx| %.3e m, |dv| %.3e m/s\n", a->numBodies(),
+                    worstDx, worstDv);
+        EXPECT_LT(worstDx, 1e-8);
+        EXPECT_LT(worstDv, 1e-6);
+    }
+    RigidSolver a(pyramid), b(pyramid);
+    auto host = makeHostRigidStepper();
+    auto dev = makeCudaRigidStepper();
+    host->setDeviceContacts(true);
+    dev->setDeviceContacts(true);
+    const float h = float(pyramid.dt / pyramid.substeps);
+    for (int s = 0; s < 30; ++s) {
+        host->step(a, h);
+        dev->step(b, h);
+    }
+    double dx, dv;
+    differences(a, b, dx, dv);
+    std::printf("  device contacts, pyramid 30 steps: |dx| %.3e m\n", dx);
+    EXPECT_LT(dx, 1e-4);
+    EXPECT_EQ(a.contacts().size(), b.contacts().size());
 }

@@ -13,15 +13,19 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "backend/parallel.h"
+#include "gpu/narrow_phase_runner.h"
 #include "gpu/rigid_stepper.h"
 #include "rigid/rigid_scenes.h"
 #include "scene/scene.h"
 
 #include "gpu_scenes.h"
+#include "narrow_inputs.h"
 
 using namespace vbd;
 
@@ -219,4 +223,134 @@ TEST(GpuRigidHost, ACopyStepsAsTheOriginal) {
         ASSERT_TRUE(sameBits(a.states(), b.states())) << "step " << s;
         ASSERT_TRUE(sameContacts(a.contacts(), b.contacts())) << "step " << s;
     }
+}
+
+// The device narrow phase (gpu/narrow_pipeline.h: the rotation stage, then collidePair per candidate pair)
+// run by the host executor, from the inputs RigidSolver's own detection used: every manifold equals the
+// solver's bit for bit (count, normal, points and keys), on every rigid-only built-in scene, a landing pile,
+// and a cluster of boxes, spheres and capsules whose reference is the generic collide / collidePlane (so the
+// pair dispatch, the summed margins, the ground pairs and the swapped shape orders are checked too).
+TEST(GpuRigidHost, NarrowPhaseIsTheSolversBitForBit) {
+    const std::unique_ptr<NarrowPhaseRunner> runner = makeHostNarrowPhase();
+    std::vector<Manifold> mans;
+    std::vector<int> count;
+    int shapesSeen[3][3] = {};
+    size_t total = 0;  // touching pairs over all inputs
+    for (const vbdtest::NarrowInput& in : vbdtest::narrowInputs()) {
+        SCOPED_TRACE(in.name);
+        vbdtest::runNarrowPhase(*runner, in, mans, count);
+        ASSERT_EQ(mans.size(), in.pairs.size());
+        size_t touching = 0;
+        for (size_t k = 0; k < in.pairs.size(); ++k) {
+            const Manifold &m = mans[k], &r = in.reference[k];
+            ASSERT_EQ(count[k], r.count) << "pair " << k;
+            ASSERT_EQ(m.count, r.count) << "pair " << k;
+            if (r.count == 0) continue;
+            ++touching;
+            EXPECT_EQ(std::memcmp(&m.normal, &r.normal, sizeof(Vec3)), 0) << "pair " << k;
+            const auto [a, b] = in.pairs[k];
+            for (int p = 0; p < r.count; ++p) {
+                EXPECT_EQ(m.pts[p].key, r.pts[p].key) << "pair " << k << " point " << p;
+                EXPECT_EQ(std::memcmp(&m.pts[p].pA, &r.pts[p].pA, sizeof(Vec3)), 0) << "pair " << k;
+                EXPECT_EQ(std::memcmp(&m.pts[p].pB, &r.pts[p].pB, sizeof(Vec3)), 0) << "pair " << k;
+            }
+            if (a >= 0) ++shapesSeen[int(in.shape[size_t(a)].type)][int(in.shape[size_t(b)].type)];
+        }
+        std::printf("  %s: %zu candidate pairs, %zu touching\n", in.name.c_str(), in.pairs.size(), touching);
+        total += touching;
+    }
+    EXPECT_GT(total, 3000u);  // the pile's ~2,300 and the cluster's ~1,200, besides the scenes' ~480
+    // Every ordered pair of shape types touched somewhere (the cluster), so every branch of collide ran.
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) EXPECT_GT(shapesSeen[i][j], 0) << "shapes " << i << ", " << j;
+}
+
+// The device contact matching (RigidMatchStage: matchManifold per touching pair) run by the host executor
+// from the solver's own manifolds, last step's contacts and the start-of-step poses: every contact record
+// equals the solver's field by field, on every rigid-only built-in scene and a landing pile. Most of them
+// have a contact of the same pair and feature key last step, so the search of last step's ranges and keys and
+// the warm start are exercised, not only the fresh records.
+TEST(GpuRigidHost, ContactMatchingIsTheSolversBitForBit) {
+    const std::unique_ptr<NarrowPhaseRunner> runner = makeHostNarrowPhase();
+    std::vector<Contact> out;
+    size_t contacts = 0, warm = 0;
+    for (const vbdtest::NarrowInput& in : vbdtest::narrowInputs()) {
+        if (!in.hasMatch) continue;
+        SCOPED_TRACE(in.name);
+        runner->upload(in.state, in.shape, in.margin, in.pairs, in.ground);
+        runner->setManifolds(in.reference);
+        runner->match(in.view(), in.oldContacts.size(), in.touching, in.contacts.size(), in.h, out);
+        EXPECT_TRUE(sameContacts(out, in.contacts));
+        std::set<std::tuple<int, int, uint32_t>> old;
+        for (const Contact& c : in.oldContacts) old.insert({c.a, c.b, c.key});
+        for (const Contact& c : in.contacts) warm += old.count({c.a, c.b, c.key});
+        contacts += in.contacts.size();
+    }
+    std::printf("  %zu contacts matched, %zu of them with last step's pair and key\n", contacts, warm);
+    EXPECT_GT(contacts, 5000u);
+    EXPECT_GT(warm, contacts / 2);
+}
+
+// The step with the narrow phase and the contact matching on the executor (setDeviceContacts): the CPU step
+// bit for bit (states, working poses, every contact record, joints, iteration records) on every rigid-only
+// built-in scene for a second, with and without diagnostics, and on a landing pile. The warm start reads the
+// contacts the stepper kept while the solver's are the ones it wrote, and uploads the solver's otherwise:
+// after CPU steps of the same solver between device steps, a body edited by hand, a copy of the solver
+// stepped by the same stepper (the copy's contacts are the stepper's, then the original's are not), and a
+// stepper switched from the CPU detection. The kept copy is what a fault would most likely break: dropping
+// the version check (always keeping) makes the CPU-steps case fail.
+TEST(GpuRigidHost, DeviceContactsAreTheCpuStep) {
+    for (const char* set : {"solver.diagnostics=true", "solver.diagnostics=false"}) {
+        for (const std::string& f : vbdtest::rigidOnlyScenes()) {
+            const SceneDesc d = loadSceneFile(f, {set});
+            Pair p(d);
+            p.stepper->setDeviceContacts(true);
+            EXPECT_TRUE(p.stepper->deviceContacts());
+            const std::string name = std::filesystem::path(f).filename().string() + " " + set;
+            for (int s = 0; s < 60 && !testing::Test::HasFatalFailure(); ++s)
+                p.step(name + " step " + std::to_string(s));
+        }
+    }
+    const SceneDesc pyramid =
+        loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/rigid_pyramid.json", {});
+    {
+        Pair p(pyramid);
+        for (int s = 0; s < 10; ++s) p.step("CPU detection step " + std::to_string(s));
+        p.stepper->setDeviceContacts(true);  // switched on: the solver's contacts are uploaded once
+        for (int s = 0; s < 40 && !testing::Test::HasFatalFailure(); ++s) {
+            const std::string at = "mixed step " + std::to_string(s);
+            if (s % 7 ==
+                3) {  // a CPU step of the device-stepped solver: its contacts are no longer the kept ones
+                p.cpu.step(p.h);
+                p.dev.step(p.h);
+                continue;
+            }
+            if (s == 20)
+                for (RigidSolver* r : {&p.cpu, &p.dev}) {
+                    RigidBodyState st = r->states()[100];
+                    st.position.x += 0.05f;
+                    r->setState(100, st);
+                }
+            p.step(at);
+        }
+        // A copy stepped by the same stepper, then the original again.
+        RigidSolver copyCpu(p.cpu), copyDev(p.dev);
+        for (int s = 0; s < 3; ++s) {
+            copyCpu.step(p.h);
+            p.stepper->step(copyDev, p.h);
+        }
+        EXPECT_TRUE(sameContacts(copyCpu.contacts(), copyDev.contacts()));
+        for (int s = 0; s < 3; ++s) p.step("original after the copy, step " + std::to_string(s));
+    }
+    SceneDesc pile = rigidPileScene(1500);
+    pile.solver.diagnostics = false;
+    Pair p(pile);
+    p.stepper->setDeviceContacts(true);
+    for (int s = 0; s < 40; ++s) {  // as DragEditsAndAPile (its residual is summed in another order)
+        p.cpu.step(p.h);
+        p.stepper->step(p.dev, p.h);
+        ASSERT_TRUE(sameBits(p.cpu.states(), p.dev.states())) << "pile step " << s;
+        ASSERT_TRUE(sameContacts(p.cpu.contacts(), p.dev.contacts())) << "pile step " << s;
+    }
+    EXPECT_GT(p.cpu.contacts().size(), 1000u);
 }

@@ -1,3 +1,4 @@
+#pragma once
 // Box-box narrow phase: separating axis test over the 15 candidate axes (3 face normals of each box
 // and the 9 edge-edge cross products), then either face clipping (Sutherland-Hodgman of the
 // incident face against the side planes of the reference face) or a single edge-edge point.
@@ -6,19 +7,21 @@
 // separation by a tolerance, and B's face only if it beats A's. Without the bias, resting boxes
 // flip between nearly equal axes from frame to frame and their feature keys (hence their warm
 // started multipliers) are lost.
+// VBD_HD: one source for RigidSolver's narrow phase and the device's (gpu/rigid_stages.h RigidNarrowStage).
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-#include "rigid/collision.h"
+#include "math/hd.h"
+#include "rigid/manifold.h"
 
 namespace vbd {
 
-namespace {
+namespace box_box_detail {
 
 // fmax(-h, fmin(h, v)) for every v, NaN included (both give h), without the libm calls: std::fmin/fmax are
 // not inlined without -ffinite-math-only, and __fminf was ~5 % of the pyramid's step (perf, bench_rigid).
-inline float clampHalf(float v, float h) {
+VBD_HD float clampHalf(float v, float h) {
     const float m = v < h ? v : h;
     return -h < m ? m : -h;
 }
@@ -28,8 +31,8 @@ struct ClipPoint {
     uint32_t tag;  // 0..3: incident-face vertex; 4 + 4 * plane + (tag of the edge start & 3): clip point
 };
 
-int clipPlane(const ClipPoint* in, int n, const Vec3& origin, const Vec3& dir, float off, int plane,
-              ClipPoint* out) {
+VBD_HD int clipPlane(const ClipPoint* in, int n, const Vec3& origin, const Vec3& dir, float off, int plane,
+                     ClipPoint* out) {
     off *= 1.01f;
     int m = 0;
     for (int k = 0; k < n; ++k) {
@@ -55,8 +58,8 @@ struct BoxFrame {
 
 // Reference face = face `i` of box R with outward normal nRef (towards box I). Writes points with
 // pRef on R's face and pInc on I's surface, separation sep = nRef . (pInc - pRef).
-int faceContact(const BoxFrame& R, const BoxFrame& I, int i, const Vec3& nRef, float margin, uint32_t keyBase,
-                Vec3* pRef, Vec3* pInc, float* sep, uint32_t* keys) {
+VBD_HD int faceContact(const BoxFrame& R, const BoxFrame& I, int i, const Vec3& nRef, float margin,
+                       uint32_t keyBase, Vec3* pRef, Vec3* pInc, float* sep, uint32_t* keys) {
     int j = 0;
     float best = -1;
     for (int k = 0; k < 3; ++k) {
@@ -102,8 +105,9 @@ struct AxisSearch {
 // Face axes of `self` against `other`: separation |d . n| - (projected half extents), with absC the
 // |cosines| between the two frames (row i: self's axis i when selfIsA, else column i). Returns false
 // as soon as one axis separates by more than margin.
-bool searchFaceAxes(const BoxFrame& self, const BoxFrame& other, const Vec3& d, const float (&absC)[3][3],
-                    bool selfIsA, float margin, float& best, int& bestAxis) {
+VBD_HD bool searchFaceAxes(const BoxFrame& self, const BoxFrame& other, const Vec3& d,
+                           const float (&absC)[3][3], bool selfIsA, float margin, float& best,
+                           int& bestAxis) {
     for (int i = 0; i < 3; ++i) {
         const float c0 = selfIsA ? absC[i][0] : absC[0][i], c1 = selfIsA ? absC[i][1] : absC[1][i],
                     c2 = selfIsA ? absC[i][2] : absC[2][i];
@@ -124,7 +128,7 @@ bool searchFaceAxes(const BoxFrame& self, const BoxFrame& other, const Vec3& d, 
 // so the separation (|d . L| - r_A - r_B) / |L| needs |L| and a dozen flops, and only the deepest axis's
 // unit vector is formed. (The unit vector of every axis and six dot products with it were a third of the
 // pile's box-box time.)
-bool searchEdgeAxes(const BoxFrame& A, const BoxFrame& B, const Vec3& d, float margin, AxisSearch& r) {
+VBD_HD bool searchEdgeAxes(const BoxFrame& A, const BoxFrame& B, const Vec3& d, float margin, AxisSearch& r) {
     float C[3][3], absC[3][3];
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) {
@@ -158,7 +162,8 @@ bool searchEdgeAxes(const BoxFrame& A, const BoxFrame& B, const Vec3& d, float m
 // Edge-edge contact: one point pair, the closest points of A's edge eA and B's edge eB, each edge the
 // one of its box most extreme along nE (towards the other box). Its key names the edge pair and the
 // signs that pick the edges.
-int edgeContact(const BoxFrame& A, const BoxFrame& B, const Vec3& d, const AxisSearch& r, Manifold& m) {
+VBD_HD int edgeContact(const BoxFrame& A, const BoxFrame& B, const Vec3& d, const AxisSearch& r,
+                       Manifold& m) {
     const int eA = r.eA, eB = r.eB;
     Vec3 nE = r.nE;
     if (dot(d, nE) < 0) nE = -nE;
@@ -195,8 +200,8 @@ int edgeContact(const BoxFrame& A, const BoxFrame& B, const Vec3& d, const AxisS
 // Face contact with reference face iRef of box R (A when !refIsB), clipped and reduced to at most 4
 // points. With B's face as reference, its outward normal points towards A; the manifold normal
 // (A -> B) is its negation and the roles of the points swap.
-int faceManifold(const BoxFrame& R, const BoxFrame& I, int iRef, bool refIsB, const Vec3& d, float margin,
-                 Manifold& m) {
+VBD_HD int faceManifold(const BoxFrame& R, const BoxFrame& I, int iRef, bool refIsB, const Vec3& d,
+                        float margin, Manifold& m) {
     const bool towards = dot(d, R.ax[iRef]) > 0;  // R's axis iRef points from A to B
     Vec3 nRef, pRef[8], pInc[8];
     uint32_t base;
@@ -220,14 +225,12 @@ int faceManifold(const BoxFrame& R, const BoxFrame& I, int iRef, bool refIsB, co
     return n;
 }
 
-}  // namespace
+}  // namespace box_box_detail
 
-int collideBoxBox(const Vec3& ha, const Pose& xa, const Vec3& hb, const Pose& xb, float margin, Manifold& m) {
-    return collideBoxBox(ha, xa, toMatrix(xa.q), hb, xb, toMatrix(xb.q), margin, m);
-}
-
-int collideBoxBox(const Vec3& ha, const Pose& xa, const Mat33& Ra, const Vec3& hb, const Pose& xb,
-                  const Mat33& Rb, float margin, Manifold& m) {
+// Box-box with the rotation matrices toMatrix(xa.q), toMatrix(xb.q) given.
+VBD_HD_NOINLINE int collideBoxBox(const Vec3& ha, const Pose& xa, const Mat33& Ra, const Vec3& hb,
+                                  const Pose& xb, const Mat33& Rb, float margin, Manifold& m) {
+    using namespace box_box_detail;
     m.count = 0;
     BoxFrame A{xa.p, {Ra.col(0), Ra.col(1), Ra.col(2)}, ha};
     BoxFrame B{xb.p, {Rb.col(0), Rb.col(1), Rb.col(2)}, hb};
@@ -247,6 +250,12 @@ int collideBoxBox(const Vec3& ha, const Pose& xa, const Mat33& Ra, const Vec3& h
     if (r.sE > sFace + 0.02f * scale) return edgeContact(A, B, d, r, m);
     return useB ? faceManifold(B, A, r.iB, true, d, margin, m)
                 : faceManifold(A, B, r.iA, false, d, margin, m);
+}
+
+// The same, converting both quaternions.
+VBD_HD int collideBoxBox(const Vec3& ha, const Pose& xa, const Vec3& hb, const Pose& xb, float margin,
+                         Manifold& m) {
+    return collideBoxBox(ha, xa, toMatrix(xa.q), hb, xb, toMatrix(xb.q), margin, m);
 }
 
 }  // namespace vbd
