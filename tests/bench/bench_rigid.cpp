@@ -5,13 +5,16 @@
 // Counter body_iterations = bodies x iterations per step, reported per second; *_ms counters split
 // the step into stages (RigidStageMs: broad phase, narrow phase, contact matching, adjacency and
 // coloring, sweeps, dual updates, the rest), averaged over the timed steps; page_faults counts the process's
-// minor page faults per timed step (buffers growing inside the window).
+// minor page faults per timed step (buffers growing inside the window). BM_PileDetect: the pile's detection
+// alone, all of it on the CPU or the CPU's share when the narrow phase and the matching run on the device.
 // Run: build/bin/bench_rigid --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
 #include <sys/resource.h>
 
+#include <chrono>
 #include <memory>
+#include <vector>
 
 #include "backend/parallel.h"
 #include "rigid/rigid_scenes.h"
@@ -78,8 +81,85 @@ void BM_PileStep(benchmark::State& st) {
     runStep(st, sc, 30);
 }
 
+// The pile's detection on the CPU as the device step does it, timed alone (manual time) on the landed pile's
+// state (60 steps), detected again each iteration. args: threads; device 0: RigidSolver::beginStepForDevice
+// (broad phase, narrow phase, contact matching, lists and coloring: what the device step leaves to the CPU by
+// default); 1: what the CPU keeps when the narrow phase and the matching run on the device
+// (RigidStepper::setDeviceContacts): beginDetectionForDevice (poses, bounds, broad phase, candidate pairs)
+// and finishDetectionForDevice (ranges from the point counts, lists, coloring, dual owners, joint warm
+// start), the counts coming from the CPU's collidePair between the two, untimed.
+void BM_PileDetect(benchmark::State& st) {
+    ThreadLimit limit(int(st.range(0)));
+    static const SceneDesc base = rigidPileScene(10000, 0.5f);
+    SceneDesc sc = base;
+    sc.solver.iterations = 10;
+    sc.solver.diagnostics = false;
+    sc.solver.threads = int(st.range(0));
+    const bool device = st.range(1) != 0;
+    RigidSolver solver(sc);
+    for (int i = 0; i < 60; ++i) solver.step(kH);
+    std::vector<Mat33> rot(size_t(solver.numBodies()));
+    std::vector<Collider> shapes;
+    for (int i = 0; i < solver.numBodies(); ++i) shapes.push_back(solver.collider(i));
+    std::vector<int> counts;
+    std::vector<Manifold> mans;
+    RigidStageMs sum;
+    using Clock = std::chrono::steady_clock;
+    for (auto _ : st) {
+        if (!device) {
+            const auto t0 = Clock::now();
+            solver.beginStepForDevice(kH);
+            st.SetIterationTime(std::chrono::duration<double>(Clock::now() - t0).count());
+            const RigidStageMs& t = solver.stageMs();
+            sum.broad += t.broad;
+            sum.narrow += t.narrow;
+            sum.contacts += t.contacts;
+            sum.adjacency += t.adjacency;
+            sum.other += t.other;
+            continue;
+        }
+        const auto t0 = Clock::now();
+        solver.beginDetectionForDevice(kH);
+        const auto t1 = Clock::now();
+        const RigidStageMs first = solver.stageMs();
+        const auto& pairs = solver.candidatePairList();
+        for (size_t i = 0; i < rot.size(); ++i) rot[i] = toMatrix(solver.states()[i].rotation);
+        counts.resize(pairs.size());
+        mans.resize(pairs.size());
+        parallelFor(pairs.size(), [&](size_t k) {
+            counts[k] = collidePair(pairs[k].first, pairs[k].second, solver.states().data(), rot.data(),
+                                    shapes.data(), solver.margins().data(), solver.groundHeight(), mans[k]);
+        });
+        const auto t2 = Clock::now();
+        solver.finishDetectionForDevice(counts.data());
+        const auto t3 = Clock::now();
+        const RigidStageMs& t = solver.stageMs();
+        sum.broad += first.broad;
+        sum.narrow += first.narrow;
+        sum.contacts += t.contacts - first.contacts;
+        sum.adjacency += t.adjacency - first.adjacency;
+        sum.other += t.other;
+        st.SetIterationTime(std::chrono::duration<double>((t1 - t0) + (t3 - t2)).count());
+    }
+    // Per detection (ms): with device 1, narrow_ms is the candidate pairs alone and contacts_ms the ranges.
+    const double n = double(st.iterations());
+    st.counters["broad_ms"] = sum.broad / n;
+    st.counters["narrow_ms"] = sum.narrow / n;
+    st.counters["contacts_ms"] = sum.contacts / n;
+    st.counters["adjacency_ms"] = sum.adjacency / n;
+    st.counters["other_ms"] = sum.other / n;
+    st.counters["pairs"] = double(solver.candidatePairList().size());
+    st.counters["touching"] = double(solver.manifoldRanges().size());
+}
+
 }  // namespace
 
+BENCHMARK(BM_PileDetect)
+    ->ArgNames({"threads", "device"})
+    ->ArgsProduct({{1, 2}, {0, 1}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseManualTime()
+    ->Iterations(20);
 BENCHMARK(BM_PyramidStep)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_PileStep)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(20);
 

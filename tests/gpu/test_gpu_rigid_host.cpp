@@ -296,9 +296,9 @@ TEST(GpuRigidHost, ContactMatchingIsTheSolversBitForBit) {
 // built-in scene for a second, with and without diagnostics, and on a landing pile. The warm start reads the
 // contacts the stepper kept while the solver's are the ones it wrote, and uploads the solver's otherwise:
 // after CPU steps of the same solver between device steps, a body edited by hand, a copy of the solver
-// stepped by the same stepper (the copy's contacts are the stepper's, then the original's are not), and a
-// stepper switched from the CPU detection. The kept copy is what a fault would most likely break: dropping
-// the version check (always keeping) makes the CPU-steps case fail.
+// stepped by the same stepper (the copy's contacts are the stepper's, then the original's are not), another
+// scene's solver stepped by it, and a stepper switched from the CPU detection. The kept copy is what a fault
+// would most likely break: dropping the version check (always keeping) makes the CPU-steps case fail.
 TEST(GpuRigidHost, DeviceContactsAreTheCpuStep) {
     for (const char* set : {"solver.diagnostics=true", "solver.diagnostics=false"}) {
         for (const std::string& f : vbdtest::rigidOnlyScenes()) {
@@ -341,6 +341,17 @@ TEST(GpuRigidHost, DeviceContactsAreTheCpuStep) {
         }
         EXPECT_TRUE(sameContacts(copyCpu.contacts(), copyDev.contacts()));
         for (int s = 0; s < 3; ++s) p.step("original after the copy, step " + std::to_string(s));
+        // Another solver with another body count stepped by the same stepper (a rebuilt scene), then this
+        // one.
+        const SceneDesc stack = rigidStackScene(6);
+        RigidSolver otherCpu(stack), otherDev(stack);
+        for (int s = 0; s < 5; ++s) {
+            otherCpu.step(p.h);
+            p.stepper->step(otherDev, p.h);
+        }
+        EXPECT_TRUE(sameBits(otherCpu.states(), otherDev.states()));
+        EXPECT_TRUE(sameContacts(otherCpu.contacts(), otherDev.contacts()));
+        for (int s = 0; s < 3; ++s) p.step("original after another scene, step " + std::to_string(s));
     }
     SceneDesc pile = rigidPileScene(1500);
     pile.solver.diagnostics = false;
