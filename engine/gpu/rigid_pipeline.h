@@ -112,7 +112,6 @@ class RigidPipeline final : public RigidStepper {
             ms = std::chrono::duration<double, std::milli>(now - mark).count();
             mark = now;
         };
-        if (deviceContacts_) match(solver, dv, h);  // before the forward step moves the working poses
         lap(phases_.upload);
         const int records = p.iterations + (p.diagnostics ? 1 : 0);
         results_.ensure(ex_, size_t(records) * 2);
@@ -193,10 +192,11 @@ class RigidPipeline final : public RigidStepper {
         }
     }
 
-    // The detection with the narrow phase on the executor: the CPU's broad phase and candidate pairs, the
-    // pairs and the bodies up, one manifold per pair, the point counts down, the CPU's ranges, lists and
-    // coloring from them. Last step's contacts are uploaded first unless they are the ones this stepper
-    // kept (the solver's contacts are still those it wrote: contactsVersion).
+    // The detection with the narrow phase and the matching on the executor: the CPU's broad phase and
+    // candidate pairs, the pairs and the bodies up, one manifold per pair, the point counts down, the CPU's
+    // ranges from them, the matching issued, the CPU's lists and coloring meanwhile. Last step's contacts
+    // are uploaded first unless they are the ones this stepper kept (the solver's contacts are still those it
+    // wrote: contactsVersion).
     void detect(RigidSolver& solver, float h) {
         solver.beginDetectionForDevice(h);
         const std::vector<std::pair<int, int>>& pairs = solver.candidatePairList();
@@ -228,37 +228,53 @@ class RigidPipeline final : public RigidStepper {
         hostCounts_.resize(np);
         ex_.download(hostCounts_.data(), counts_.p, np);
         ex_.sync();
-        solver.finishDetectionForDevice(hostCounts_.data());
+        solver.rangesForDevice(hostCounts_.data());
+        // The matching needs only the ranges and the start-of-step bodies: issued now, it runs while the CPU
+        // builds the lists and the coloring (upload() then leaves these arrays as they are).
+        const RigidView hv = solver.view();
+        put(pose_, hv.pose, n);
+        put(mass_, hv.mass, n);
+        put(fixed_, hv.fixed, n);
+        contacts_.ensure(ex_, solver.contacts().size());
+        match(solver, h);
+        solver.listsForDevice();
     }
 
-    // The contacts of the touching pairs on the executor, warm started from last step's (kept or uploaded by
-    // detect), into the step's contact buffer dv.contacts.
-    void match(const RigidSolver& solver, const RigidView& dv, float h) {
+    // The contacts of the touching pairs on the executor into contacts_, warm started from last step's (kept
+    // or uploaded by detect).
+    void match(const RigidSolver& solver, float h) {
         const std::vector<ManifoldRange>& touching = solver.manifoldRanges();
         MatchView v = solver.matchView();
-        v.state = dv.state;
-        v.pose = dv.pose;
+        v.state = state_.p;
+        v.pose = pose_.p;
         v.shape = shape_.p;
-        v.mass = dv.mass;
+        v.mass = mass_.p;
         v.friction = bodyFriction_.p;
-        v.fixed = dv.fixed;
+        v.fixed = fixed_.p;
         v.oldContacts = oldContacts_.p;
         v.oldManifolds = oldRanges_.p;
         v.numOldManifolds = numOldRanges_;
         const ManifoldRange* dr = put(ranges_, touching.data(), touching.size());
-        ex_.forEach(int(touching.size()), RigidMatchStage{v, dr, manifolds_.p, h, dv.contacts});
+        ex_.forEach(int(touching.size()), RigidMatchStage{v, dr, manifolds_.p, h, contacts_.p});
     }
 
     // Copies the step's inputs; returns the view over the copies.
     RigidView upload(const RigidSolver& solver, const RigidView& hv, int n, int nc, int nj) {
         const size_t N = size_t(n);
-        RigidView d = hv;  // parameters, drag, gravity; every pointer replaced below
-        d.state = put(state_, hv.state, N);
-        d.pose = put(pose_, hv.pose, N);
+        RigidView d = hv;       // parameters, drag, gravity; every pointer replaced below
+        if (deviceContacts_) {  // placed by detect() for the matching
+            d.state = state_.p;
+            d.pose = pose_.p;
+            d.mass = mass_.p;
+            d.fixed = fixed_.p;
+        } else {
+            d.state = put(state_, hv.state, N);
+            d.pose = put(pose_, hv.pose, N);
+            d.mass = put(mass_, hv.mass, N);
+            d.fixed = put(fixed_, hv.fixed, N);
+        }
         d.prevVel = put(prevVel_, hv.prevVel, N);
-        d.mass = put(mass_, hv.mass, N);
         d.inertia = put(inertia_, hv.inertia, N);
-        d.fixed = put(fixed_, hv.fixed, N);
         // Written on the device before they are read (forward step, sweeps, diagnostics): no upload.
         prevPos_.ensure(ex_, N);
         prevRot_.ensure(ex_, N);
@@ -273,8 +289,7 @@ class RigidPipeline final : public RigidStepper {
         d.targetRot = targetRot_.p;
         d.force2 = force2_.p;
         if (deviceContacts_) {
-            contacts_.ensure(ex_, size_t(nc));  // written by match()
-            d.contacts = contacts_.p;
+            d.contacts = contacts_.p;  // sized and written by detect()
         } else {
             d.contacts = put(contacts_, hv.contacts, size_t(nc));
         }

@@ -43,12 +43,12 @@ class RigidStepper {
     // Where the narrow phase and the contact matching run. false (the default): on the CPU, in
     // RigidSolver::beginStepForDevice, and every contact record is uploaded each step. true: on the executor
     // (gpu/rigid_stages.h RigidRotationStage, RigidNarrowStage, RigidMatchStage: the CPU's collidePair and
-    // matchManifold), between the CPU's broad phase and its lists and coloring (RigidSolver::
-    // beginDetectionForDevice, finishDetectionForDevice), which read only the point counts downloaded in
-    // between; last step's contacts stay on the executor for the warm start while the solver's contacts are
-    // the ones this stepper wrote (RigidSolver::contactsVersion; otherwise they are uploaded first), and the
-    // step's contact records are downloaded whole into the solver for its readers. The same results as the
-    // CPU path on the host executor, bit for bit.
+    // matchManifold), between the CPU's broad phase and its ranges, lists and coloring (RigidSolver::
+    // beginDetectionForDevice, rangesForDevice, listsForDevice), which read only the point counts downloaded
+    // in between. Last step's contacts stay on the executor for the warm start while the solver's contacts
+    // are the ones this stepper wrote (RigidSolver::contactsVersion; otherwise they are uploaded first), and
+    // the step's contact records are downloaded whole into the solver for its readers. On the host executor
+    // the results are the CPU path's, bit for bit.
     virtual void setDeviceContacts(bool on) = 0;
     virtual bool deviceContacts() const = 0;
 };

@@ -619,8 +619,9 @@ void RigidSolver::beginDetectionForDevice(float h) {
     candidatePairs(boxes_, overlaps_, pairs_);
 }
 
-// matchContacts without the records: the ranges from the counts, the lists and the coloring from the ranges.
-void RigidSolver::finishDetectionForDevice(const int* counts) {
+// matchContacts without the records: the ranges from the counts (rangesForDevice), then the lists and the
+// coloring from the ranges (listsForDevice).
+void RigidSolver::rangesForDevice(const int* counts) {
     StageClock clock;
     std::vector<size_t>& first = firstContact_;
     first.resize(pairs_.size() + 1);
@@ -632,9 +633,13 @@ void RigidSolver::finishDetectionForDevice(const int* counts) {
         if (first[k + 1] > first[k])
             touching.push_back({pairs_[k].first, pairs_[k].second, first[k], first[k + 1] - first[k], k});
     resizeDiscarding(contacts_, first.back());
-    clock.lap(stageMs_.contacts);
-    buildAdjacency(touching, first.back());
     manifolds_.swap(touching);
+    clock.lap(stageMs_.contacts);
+}
+
+void RigidSolver::listsForDevice() {
+    StageClock clock;
+    buildAdjacency(manifolds_, contacts_.size());
     clock.lap(stageMs_.adjacency);
     warmStart();
     iterations_.clear();

@@ -78,22 +78,23 @@ class RigidSolver {
     // here) and its wall time (counted as solve).
     void beginStepForDevice(float h);
     // The device step with the narrow phase and the contact matching on the device (RigidStepper::
-    // setDeviceContacts): beginStepForDevice in two parts around them. beginDetectionForDevice: poses,
-    // bounds, broad phase, candidate pairs (candidatePairList(), margins()). finishDetectionForDevice, from
-    // the device narrow phase's point count per candidate pair: the touching pairs' ranges, each with its
-    // first contact (manifoldRanges(), which the device matches), contacts() sized to their total (the caller
-    // writes the records: the device step's download), the per-body lists, the coloring and the dual owners,
-    // the joints' warm start. manifolds() is not written on this path.
+    // setDeviceContacts): beginStepForDevice in three parts around them. beginDetectionForDevice: poses,
+    // bounds, broad phase, candidate pairs (candidatePairList(), margins()). rangesForDevice, from the device
+    // narrow phase's point count per candidate pair: the touching pairs' ranges, each with its first contact
+    // (manifoldRanges(), which the device matches), and contacts() sized to their total (the caller writes
+    // the records: the device step's download). listsForDevice: the per-body lists, the coloring and the
+    // dual owners from the ranges, the joints' warm start. manifolds() is not written on this path.
     void beginDetectionForDevice(float h);
-    void finishDetectionForDevice(const int* counts);
+    void rangesForDevice(const int* counts);
+    void listsForDevice();
     // A value that changes whenever this solver's contacts are rewritten on the CPU (every step that begins
     // with beginStep or beginStepForDevice) and that no other solver holds (a copy shares it while the two
     // contact lists are equal): a device step that keeps its own copy of the contacts between steps compares
     // it with the one markContactsFromDevice gave it, to know that its copy is still this solver's.
     uint64_t contactsVersion() const { return contactsVersion_; }
     uint64_t markContactsFromDevice();  // a fresh version: the caller wrote contacts() from its copy
-    // Forgets the contacts and their ranges (a device step that failed after finishDetectionForDevice, whose
-    // records were never written): the next step makes them fresh, without a warm start.
+    // Forgets the contacts and their ranges (a device step that failed after rangesForDevice, whose records
+    // were never written): the next step makes them fresh, without a warm start.
     void dropContacts();
     RigidView view();
     void endStepFromDevice(std::vector<IterationRecord> its, double deviceMs);

@@ -85,9 +85,9 @@ void BM_PileStep(benchmark::State& st) {
 // state (60 steps), detected again each iteration. args: threads; device 0: RigidSolver::beginStepForDevice
 // (broad phase, narrow phase, contact matching, lists and coloring: what the device step leaves to the CPU by
 // default); 1: what the CPU keeps when the narrow phase and the matching run on the device
-// (RigidStepper::setDeviceContacts): beginDetectionForDevice (poses, bounds, broad phase, candidate pairs)
-// and finishDetectionForDevice (ranges from the point counts, lists, coloring, dual owners, joint warm
-// start), the counts coming from the CPU's collidePair between the two, untimed.
+// (RigidStepper::setDeviceContacts): beginDetectionForDevice (poses, bounds, broad phase, candidate pairs),
+// rangesForDevice (the ranges from the point counts) and listsForDevice (lists, coloring, dual owners, joint
+// warm start), the counts coming from the CPU's collidePair, untimed.
 void BM_PileDetect(benchmark::State& st) {
     ThreadLimit limit(int(st.range(0)));
     static const SceneDesc base = rigidPileScene(10000, 0.5f);
@@ -131,7 +131,8 @@ void BM_PileDetect(benchmark::State& st) {
                                     shapes.data(), solver.margins().data(), solver.groundHeight(), mans[k]);
         });
         const auto t2 = Clock::now();
-        solver.finishDetectionForDevice(counts.data());
+        solver.rangesForDevice(counts.data());
+        solver.listsForDevice();
         const auto t3 = Clock::now();
         const RigidStageMs& t = solver.stageMs();
         sum.broad += first.broad;
