@@ -55,6 +55,16 @@ struct RigidStageMs {
     double dual = 0;       // dual updates between sweeps
     double other = 0;      // poses, joint warm start, forward step, velocities, diagnostics
     double total() const { return broad + narrow + contacts + adjacency + solve + dual + other; }
+    RigidStageMs& operator+=(const RigidStageMs& o) {
+        broad += o.broad;
+        narrow += o.narrow;
+        contacts += o.contacts;
+        adjacency += o.adjacency;
+        solve += o.solve;
+        dual += o.dual;
+        other += o.other;
+        return *this;
+    }
 };
 
 class RigidSolver {

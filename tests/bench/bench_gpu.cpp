@@ -237,11 +237,7 @@ void BM_GpuRigidPile(benchmark::State& st) {
         const RigidStageMs& t = solver.stageMs();
         cpu += t.broad + t.narrow + t.contacts + t.adjacency + t.other;
         device += t.solve;
-        sum.broad += t.broad;
-        sum.narrow += t.narrow;
-        sum.contacts += t.contacts;
-        sum.adjacency += t.adjacency;
-        sum.other += t.other;
+        sum += t;
         const RigidStepper::PhaseMs p = dev->phaseMs();
         phases.detect += p.detect;
         phases.upload += p.upload;

@@ -46,14 +46,7 @@ void runStep(benchmark::State& st, const SceneDesc& base, int warmSteps) {
     const long faults0 = minorFaults();
     for (auto _ : st) {
         solver.step(kH);
-        const RigidStageMs& t = solver.stageMs();
-        sum.broad += t.broad;
-        sum.narrow += t.narrow;
-        sum.contacts += t.contacts;
-        sum.adjacency += t.adjacency;
-        sum.solve += t.solve;
-        sum.dual += t.dual;
-        sum.other += t.other;
+        sum += solver.stageMs();
     }
     // Per-step stage times (ms), averaged over the timed steps.
     const double n = double(st.iterations());
@@ -110,18 +103,12 @@ void BM_PileDetect(benchmark::State& st) {
             const auto t0 = Clock::now();
             solver.beginStepForDevice(kH);
             st.SetIterationTime(std::chrono::duration<double>(Clock::now() - t0).count());
-            const RigidStageMs& t = solver.stageMs();
-            sum.broad += t.broad;
-            sum.narrow += t.narrow;
-            sum.contacts += t.contacts;
-            sum.adjacency += t.adjacency;
-            sum.other += t.other;
+            sum += solver.stageMs();
             continue;
         }
         const auto t0 = Clock::now();
         solver.beginDetectionForDevice(kH);
         const auto t1 = Clock::now();
-        const RigidStageMs first = solver.stageMs();
         const auto& pairs = solver.candidatePairList();
         for (size_t i = 0; i < rot.size(); ++i) rot[i] = toMatrix(solver.states()[i].rotation);
         counts.resize(pairs.size());
@@ -134,12 +121,7 @@ void BM_PileDetect(benchmark::State& st) {
         solver.rangesForDevice(counts.data());
         solver.listsForDevice();
         const auto t3 = Clock::now();
-        const RigidStageMs& t = solver.stageMs();
-        sum.broad += first.broad;
-        sum.narrow += first.narrow;
-        sum.contacts += t.contacts - first.contacts;
-        sum.adjacency += t.adjacency - first.adjacency;
-        sum.other += t.other;
+        sum += solver.stageMs();  // the three parts' stages (beginDetectionForDevice starts them at zero)
         st.SetIterationTime(std::chrono::duration<double>((t1 - t0) + (t3 - t2)).count());
     }
     // Per detection (ms): with device 1, narrow_ms is the candidate pairs alone and contacts_ms the ranges.

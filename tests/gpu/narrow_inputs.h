@@ -142,6 +142,14 @@ inline void runNarrowPhase(vbd::NarrowPhaseRunner& runner, const NarrowInput& in
     runner.download(mans, count);
 }
 
+// The runner's contact records for a solver's input (hasMatch), from the solver's own manifolds.
+inline void runMatching(vbd::NarrowPhaseRunner& runner, const NarrowInput& in,
+                        std::vector<vbd::Contact>& out) {
+    runner.upload(in.state, in.shape, in.margin, in.pairs, in.ground);
+    runner.setManifolds(in.reference);
+    runner.match(in.view(), in.oldContacts.size(), in.touching, in.contacts.size(), in.h, out);
+}
+
 // Every rigid-only built-in scene after one second, a 1,500-box pile while it lands, the shape cluster.
 inline std::vector<NarrowInput> narrowInputs() {
     std::vector<NarrowInput> out;

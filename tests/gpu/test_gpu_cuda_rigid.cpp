@@ -203,9 +203,7 @@ TEST(GpuCudaRigid, ContactMatchingOnTheDevice) {
     for (const vbdtest::NarrowInput& in : vbdtest::narrowInputs()) {
         if (!in.hasMatch) continue;
         SCOPED_TRACE(in.name);
-        runner->upload(in.state, in.shape, in.margin, in.pairs, in.ground);
-        runner->setManifolds(in.reference);
-        runner->match(in.view(), in.oldContacts.size(), in.touching, in.contacts.size(), in.h, out);
+        vbdtest::runMatching(*runner, in, out);
         ASSERT_EQ(out.size(), in.contacts.size());
         double worst = 0;
         size_t stickOther = 0;

@@ -277,9 +277,7 @@ TEST(GpuRigidHost, ContactMatchingIsTheSolversBitForBit) {
     for (const vbdtest::NarrowInput& in : vbdtest::narrowInputs()) {
         if (!in.hasMatch) continue;
         SCOPED_TRACE(in.name);
-        runner->upload(in.state, in.shape, in.margin, in.pairs, in.ground);
-        runner->setManifolds(in.reference);
-        runner->match(in.view(), in.oldContacts.size(), in.touching, in.contacts.size(), in.h, out);
+        vbdtest::runMatching(*runner, in, out);
         EXPECT_TRUE(sameContacts(out, in.contacts));
         std::set<std::tuple<int, int, uint32_t>> old;
         for (const Contact& c : in.oldContacts) old.insert({c.a, c.b, c.key});
