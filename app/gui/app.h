@@ -157,7 +157,8 @@ class GuiApp {
     ImVec2 firstMouse_{0, 0};
     vbd::ScalarField postedField_[2] = {vbd::ScalarField::None, vbd::ScalarField::None};
     int postedInspect_ = -1;
-    DrawOptions effectiveDraw_[2];  // this frame's drawing options (shared colour scale applied)
+    bool postedContacts_[2] = {false, false};  // the contact markers each lab's snapshots carry
+    DrawOptions effectiveDraw_[2];             // this frame's drawing options (shared colour scale applied)
     int quitCode_ = -1;
     int targetFrames_ = -1;  // --frames (with --screenshot: the frame of the shot)
     using Clock = std::chrono::steady_clock;

@@ -225,6 +225,11 @@ void GuiApp::applyTimeline() {
         postedInspect_ = app_.inspectParticle;
     }
     for (int l = 0; l < labs; ++l) {
+        if (postedContacts_[l] == app_.labs[l].draw.contacts) continue;
+        lastTicket_ = sim_.showContacts(l, app_.labs[l].draw.contacts);
+        postedContacts_[l] = app_.labs[l].draw.contacts;
+    }
+    for (int l = 0; l < labs; ++l) {
         Lab& lab = app_.labs[l];
         if (lab.solverDirty && lab.world) {
             lab.world->setSolver(guiSolver(lab.desc.solver));  // queued for the worker's next step

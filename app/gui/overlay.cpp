@@ -316,7 +316,7 @@ std::string statusText(const AppState& app) {
             s += t.speed == 1 ? "  real time" : "  x" + formatNumber(t.speed) + " real time";
         }
     }
-    const size_t n = w.positions().size(), bodies = w.bodies().size(), contacts = w.contacts().size();
+    const size_t n = w.positions().size(), bodies = w.bodies().size(), contacts = w.contactCount();
     s += "  |  " + w.backendLine();  // which backend steps the soft bodies, and why (solver.backend)
     // Which path fills the particle vertex buffer and why (docs/gpu.md "Interop"); with the interop, a frame
     // the simulation thread did not write on the device (a CPU step, an edit) is uploaded from the snapshot.

@@ -15,6 +15,8 @@
 //           v_last, the contacts' multipliers, penalties and sticking flags (the next matching warm-starts
 //           from them; 28 of a contact's 200 bytes, the rest is read only) and the joints; the results
 //           array, read once per step. (x*, R* and force2 live inside a step: RigidSolver rebuilds them.)
+//           With device contacts (detect()) the records are made on the device and stay there: the solver's
+//           are deferred (rigid/contact_list.h) and fetched by its first reader on the host.
 // No CUDA graph: the contact list, the CSR lists and the colors change every step, so the launch sequence
 // does too (about iterations x colors + 10 launches a step).
 #include <algorithm>
@@ -78,7 +80,10 @@ class RigidPipeline final : public RigidStepper {
         lanesPerBody_ = lanes;
     }
     int lanesPerBody() const override { return lanesPerBody_; }
-    void setDeviceContacts(bool on) override { deviceContacts_ = on; }
+    void setDeviceContacts(bool on) override {
+        if (!on) deliverLent();
+        deviceContacts_ = on;
+    }
     bool deviceContacts() const override { return deviceContacts_; }
     PhaseMs phaseMs() const override { return phases_; }
     Exec& exec() { return ex_; }
@@ -103,7 +108,7 @@ class RigidPipeline final : public RigidStepper {
         const RigidView hv = solver.view();
         const SolverDesc& p = solver.params();
         const int n = solver.numBodies();
-        const int nc = int(solver.contacts().size()), nj = int(solver.joints().size());
+        const int nc = int(solver.contactCount()), nj = int(solver.joints().size());
         const RigidView dv = upload(solver, hv, n, nc, nj);
         auto lap = [&, mark = t0](double& ms) mutable {
             if (!profiled_) return;
@@ -137,10 +142,15 @@ class RigidPipeline final : public RigidStepper {
         ex_.sync();
         published_.assign(hv.state, hv.state + n);
         if (deviceContacts_) {
-            // This step's contacts and ranges become the next step's warm start, kept here.
+            // This step's contacts and ranges become the next step's warm start, kept here; the solver's
+            // records are fetched from there when the host first reads them (deliverLent before reuse).
             std::swap(contacts_, oldContacts_);
             std::swap(ranges_, oldRanges_);
             contactsVersion_ = solver.markContactsFromDevice();
+            lent_ = solver.deferContacts([this](Contact* dst, size_t count) {
+                ex_.download(dst, oldContacts_.p, count);
+                ex_.sync();
+            });
         } else {
             unpackDuals(hv.contacts, nc);
             contactsVersion_ = 0;
@@ -202,10 +212,15 @@ class RigidPipeline final : public RigidStepper {
         const std::vector<std::pair<int, int>>& pairs = solver.candidatePairList();
         const size_t n = size_t(solver.numBodies()), np = pairs.size();
         if (solver.contactsVersion() != contactsVersion_ || contactsVersion_ == 0) {
-            oldContacts_.put(ex_, solver.contacts().data(), solver.contacts().size());
-            oldRanges_.put(ex_, solver.manifoldRanges().data(), solver.manifoldRanges().size());
+            // Another solver's records may still wait in the memory the upload reuses.
+            deliverLent();
+            const MatchView old = solver.matchView();  // fetches the solver's records if they are pending
+            oldContacts_.put(ex_, old.oldContacts, solver.contactCount());
+            oldRanges_.put(ex_, old.oldManifolds, old.numOldManifolds);
+            numOldRanges_ = old.numOldManifolds;
+        } else {
+            numOldRanges_ = solver.manifoldRanges().size();  // the solver's records: our oldContacts_
         }
-        numOldRanges_ = solver.manifoldRanges().size();
         hostPairs_.resize(np);
         for (size_t k = 0; k < np; ++k) hostPairs_[k] = {pairs[k].first, pairs[k].second};
         shapes_.resize(n);
@@ -235,7 +250,7 @@ class RigidPipeline final : public RigidStepper {
         put(pose_, hv.pose, n);
         put(mass_, hv.mass, n);
         put(fixed_, hv.fixed, n);
-        contacts_.ensure(ex_, solver.contacts().size());
+        contacts_.ensure(ex_, solver.contactCount());
         match(solver, h);
         solver.listsForDevice();
     }
@@ -335,9 +350,7 @@ class RigidPipeline final : public RigidStepper {
         ex_.download(hv.prevPos, prevPos_.p, N);
         ex_.download(hv.prevRot, prevRot_.p, N);
         ex_.download(hv.prevVel, prevVel_.p, N);
-        if (deviceContacts_) {
-            ex_.download(hv.contacts, contacts_.p, size_t(nc));  // whole records: the matching made them here
-        } else {
+        if (!deviceContacts_) {  // with device contacts the records stay there (the solver's are deferred)
             hostDuals_.resize(size_t(nc));
             ex_.download(hostDuals_.data(), duals_.p, size_t(nc));
         }
@@ -356,7 +369,18 @@ class RigidPipeline final : public RigidStepper {
         }
     }
 
+    // The records the last device-contacts step left for a solver, written into its list now (before their
+    // memory is reused or freed); the link is then cut: a later read of that solver cannot reach this
+    // stepper.
+    void deliverLent() noexcept {
+        if (!lent_) return;
+        lent_->deliver();  // a failed fetch leaves the list lost (ContactList), it does not throw
+        lent_->fetch = nullptr;
+        lent_.reset();
+    }
+
     void release() {
+        deliverLent();
         ex_.drain();  // never throws (also called from the destructor)
         state_.free(ex_);
         pose_.free(ex_);
@@ -422,6 +446,7 @@ class RigidPipeline final : public RigidStepper {
     std::vector<int> hostCounts_;
     size_t numOldRanges_ = 0;
     uint64_t contactsVersion_ = 0;
+    std::shared_ptr<PendingContacts> lent_;  // the link to the solver whose records are in oldContacts_
     bool deviceContacts_ = false;
     std::vector<ContactDualState> hostDuals_;
     Buffer<Joint> joints_;

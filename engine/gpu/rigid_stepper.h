@@ -46,9 +46,11 @@ class RigidStepper {
     // matchManifold), between the CPU's broad phase and its ranges, lists and coloring (RigidSolver::
     // beginDetectionForDevice, rangesForDevice, listsForDevice), which read only the point counts downloaded
     // in between. Last step's contacts stay on the executor for the warm start while the solver's contacts
-    // are the ones this stepper wrote (RigidSolver::contactsVersion; otherwise they are uploaded first), and
-    // the step's contact records are downloaded whole into the solver for its readers. On the host executor
-    // the results are the CPU path's, bit for bit.
+    // are the ones this stepper wrote (RigidSolver::contactsVersion; otherwise they are uploaded first). The
+    // step's contact records stay there too: the solver's are deferred (RigidSolver::deferContacts) and come
+    // down when the host first reads them (the app's contact markers, a CPU step, a copy of the solver), or
+    // before this stepper reuses their memory for another solver or goes away. On the host executor the
+    // results are the CPU path's, bit for bit.
     virtual void setDeviceContacts(bool on) = 0;
     virtual bool deviceContacts() const = 0;
 };

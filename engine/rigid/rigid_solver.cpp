@@ -182,7 +182,7 @@ RigidSolver::RigidSolver(const SceneDesc& scene)
     // first touch of the contacts the pile adds. The reservation is address space: the kernel backs a page
     // when it is first written.
     const size_t room = 12 * n + 64;
-    contacts_.reserve(room);
+    contacts_.overwrite().reserve(room);
     spareContacts_.reserve(room);
     manifoldBuffer_.reserve(room);
 }
@@ -355,7 +355,7 @@ void RigidSolver::matchContacts(const std::vector<std::pair<int, int>>& pairs,
         },
         32);
     manifolds_.swap(touching);
-    contacts_.swap(next);
+    contacts_.overwrite().swap(next);
     stageMs_.adjacency += adjacencyMs;
 }
 
@@ -368,9 +368,10 @@ MatchView RigidSolver::matchView() const {
     v.mass = mass_.data();
     v.friction = friction_.data();
     v.fixed = fixed_.data();
-    v.oldContacts = contacts_.data();
+    v.oldContacts = contacts_.get().data();  // fetched first if a device step left them there
     v.oldManifolds = manifolds_.data();
-    v.numOldManifolds = manifolds_.size();
+    // Records a failed fetch lost (ContactList::lost): last step's ranges point at nothing, no warm start.
+    v.numOldManifolds = contacts_.lost() ? 0 : manifolds_.size();
     v.gravity = gravity_;
     v.groundFriction = groundFriction_;
     v.kStart = params_.kStart;
@@ -504,7 +505,7 @@ RigidView RigidSolver::view() {
     v.mass = mass_.data();
     v.inertia = inertia_.data();
     v.fixed = fixed_.data();
-    v.contacts = contacts_.data();
+    v.contacts = contacts_.get().data();
     v.joints = joints_.data();
     v.contactOffsets = contactOffsets_.data();
     v.contactItems = contactItems_.data();
@@ -527,7 +528,7 @@ RigidView RigidSolver::view() {
 void RigidSolver::dualUpdate(bool contacts) {
     const RigidView v = view();
     // Contacts in runs of consecutive ones, one pack each (contactDualUpdate's results, to the bit).
-    const size_t n = contacts_.size(), runs = (n + kContactLanes - 1) / kContactLanes;
+    const size_t n = contacts_.get().size(), runs = (n + kContactLanes - 1) / kContactLanes;
     if (contacts)
         parallelFor(runs, [&](size_t r) {
             const size_t k0 = r * kContactLanes, k1 = std::min(n, k0 + kContactLanes);
@@ -553,7 +554,7 @@ void RigidSolver::recordIteration(int it, float h) {
         std::vector<double> e(state_.size(), 0.0);
         parallelFor(state_.size(), [&](size_t i) { e[i] = rigidBodyDiagnostics(v, int(i), h); });
         double g = reduceSum<double>(e.size(), [&](size_t i) { return e[i]; });
-        for (const Contact& c : contacts_) addContactEnergy(c, pose_.data(), params_.alpha, g);
+        for (const Contact& c : contacts_.get()) addContactEnergy(c, pose_.data(), params_.alpha, g);
         for (const Joint& j : joints_) addJointEnergy(j, pose_.data(), params_.alpha, g);
         r.energy = g;
     }
@@ -632,7 +633,7 @@ void RigidSolver::rangesForDevice(const int* counts) {
     for (size_t k = 0; k < pairs_.size(); ++k)
         if (first[k + 1] > first[k])
             touching.push_back({pairs_[k].first, pairs_[k].second, first[k], first[k + 1] - first[k], k});
-    resizeDiscarding(contacts_, first.back());
+    resizeDiscarding(contacts_.overwrite(), first.back());  // the device writes them (pending ones dropped)
     manifolds_.swap(touching);
     clock.lap(stageMs_.contacts);
 }
@@ -648,8 +649,13 @@ void RigidSolver::listsForDevice() {
 
 uint64_t RigidSolver::markContactsFromDevice() { return contactsVersion_ = freshContactsVersion(); }
 
+std::shared_ptr<PendingContacts> RigidSolver::deferContacts(
+    std::function<void(Contact* dst, size_t n)> fetch) {
+    return contacts_.defer(std::move(fetch));
+}
+
 void RigidSolver::dropContacts() {
-    contacts_.clear();
+    contacts_.overwrite().clear();
     manifolds_.clear();
     contactsVersion_ = freshContactsVersion();
 }
@@ -723,8 +729,9 @@ std::vector<ContactView> RigidSolver::contactViews() const {
     for (size_t i = 0; i < state_.size(); ++i)
         poses[i] = makePose(Vec3d(state_[i].position), Quatd(state_[i].rotation));
     std::vector<ContactView> v;
-    v.reserve(contacts_.size());
-    for (const Contact& c : contacts_) {
+    const std::vector<Contact>& contacts = contacts_.get();
+    v.reserve(contacts.size());
+    for (const Contact& c : contacts) {
         const ContactPoints cp = contactPoints(c, poses.data());
         v.push_back({Vec3((cp.nA + cp.nB) * 0.5), Vec3(c.n)});
     }

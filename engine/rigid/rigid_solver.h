@@ -30,6 +30,8 @@
 // Capsules: radius r around a core segment of half length halfHeight along the local y axis.
 #include <chrono>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -37,6 +39,7 @@
 #include "rigid/body_block.h"
 #include "rigid/collision.h"
 #include "rigid/constraints.h"
+#include "rigid/contact_list.h"
 #include "rigid/contact_match.h"
 #include "rigid/rigid_body.h"
 #include "scene/scene_desc.h"
@@ -103,6 +106,11 @@ class RigidSolver {
     // it with the one markContactsFromDevice gave it, to know that its copy is still this solver's.
     uint64_t contactsVersion() const { return contactsVersion_; }
     uint64_t markContactsFromDevice();  // a fresh version: the caller wrote contacts() from its copy
+    // The device step that made this step's records leaves them on the device (rigid/contact_list.h): the
+    // first read of contacts() (or a CPU step, view(), contactViews(), a copy of the solver) fetches them;
+    // contactCount() does not. The caller delivers through the returned link before it reuses their memory.
+    std::shared_ptr<PendingContacts> deferContacts(std::function<void(Contact* dst, size_t n)> fetch);
+    bool contactsPending() const { return contacts_.pending(); }
     // Forgets the contacts and their ranges (a device step that failed after rangesForDevice, whose records
     // were never written): the next step makes them fresh, without a warm start.
     void dropContacts();
@@ -138,7 +146,8 @@ class RigidSolver {
     void setDrag(int body, const Vec3& localPoint, const Vec3& target, float stiffness);
 
     // Inspection for tests, the app and diagnostics.
-    const std::vector<Contact>& contacts() const { return contacts_; }
+    const std::vector<Contact>& contacts() const { return contacts_.get(); }
+    size_t contactCount() const { return contacts_.size(); }
     const std::vector<Joint>& joints() const { return joints_; }
     // The last detection's narrow phase (tests and bench_gpu run the device's from the same input): the
     // candidate pairs (a < 0: the ground plane at groundHeight()), the bodies' speculative margins, and one
@@ -210,7 +219,7 @@ class RigidSolver {
     std::vector<Vec3> prevVel_;     // v at the start of the previous step (adaptive guess)
     std::vector<double> force2_;    // |f|^2 + |tau|^2 of the last assembly (residual)
 
-    std::vector<Contact> contacts_;
+    ContactList contacts_;                  // this step's records (on the device while contactsPending())
     std::vector<Contact> spareContacts_;    // last step's list, reused as the next one's storage
     std::vector<Manifold> manifoldBuffer_;  // the narrow phase's output, reused every step
     // Detection's per-step arrays, kept across steps (fresh ones cost page faults every step): margins and

@@ -144,6 +144,7 @@ class WorldImpl final : public World {
         return rigidDevice_ ? rigidDevice_->deviceBodies(*rigid_) : DeviceRigidBodies{};
     }
     std::vector<ContactView> contacts() const override { return rigid_->contactViews(); }
+    size_t contactCount() const override { return rigid_->contactCount(); }
     std::vector<JointView> joints() const override { return rigid_->jointViews(); }
     const std::vector<FrameMetrics>& history() const override { return history_; }
     const std::vector<IterationRecord>& lastConvergence() const override { return lastIts_; }

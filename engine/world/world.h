@@ -63,6 +63,8 @@ class World {
     // when the rigid bodies step on the CPU, current = false when this frame's poses are only in bodies().
     virtual DeviceRigidBodies deviceBodies() const { return {}; }
     virtual std::vector<ContactView> contacts() const = 0;
+    // Their number, without making the views (nor bringing a device step's contact records to the host).
+    virtual size_t contactCount() const { return contacts().size(); }
     virtual std::vector<JointView> joints() const = 0;
 
     // Diagnostics.

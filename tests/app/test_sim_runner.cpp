@@ -48,7 +48,12 @@ class CountingWorld final : public vbd::World {
         out.assign(x_.size(), float(frame_));
     }
     std::vector<vbd::RigidBodyView> bodies() const override { return {}; }
-    std::vector<vbd::ContactView> contacts() const override { return {}; }
+    // Three contact markers; counts how often they are made (the snapshot asks only while they are drawn).
+    std::vector<vbd::ContactView> contacts() const override {
+        ++contactViews;
+        return std::vector<vbd::ContactView>(3);
+    }
+    size_t contactCount() const override { return 3; }
     const std::vector<vbd::FrameMetrics>& history() const override { return history_; }
     const std::vector<vbd::IterationRecord>& lastConvergence() const override { return conv_; }
     void setSolver(const vbd::SolverDesc& s) override { desc_.solver = s; }
@@ -71,6 +76,7 @@ class CountingWorld final : public vbd::World {
     }
     std::vector<int> dragAtStep;
     std::atomic<int> wanted{int(vbd::ScalarField::None)};  // the last setWantedField
+    mutable std::atomic<int> contactViews{0};
 
   private:
     std::shared_ptr<std::atomic<int>> steps_;
@@ -288,6 +294,31 @@ TEST(SimRunner, FieldWishReachesEveryWorldOfTheLab) {
     t = sim.setField(0, vbd::ScalarField::None);
     ASSERT_TRUE(waitFor([&] { return sim.appliedTicket() >= t; }));
     EXPECT_EQ(w2->wanted.load(), int(vbd::ScalarField::None));
+}
+
+TEST(SimRunner, ContactMarkersAreMadeOnlyWhileDrawn) {
+    auto steps = std::make_shared<std::atomic<int>>(0);
+    auto owned = std::make_unique<CountingWorld>(steps);
+    CountingWorld* world = owned.get();
+    SimRunner sim;
+    sim.setWorld(0, std::move(owned));
+    sim.requestSteps(3);
+    ASSERT_TRUE(waitFor([&] { return frameOf(sim) == 3; }));
+    EXPECT_EQ(world->contactViews.load(), 0);
+    EXPECT_EQ(sim.snapshot(0)->contactCount(), 3u);  // the status line's count, without the markers
+    EXPECT_TRUE(sim.snapshot(0)->contacts().empty());
+    sim.showContacts(0, true);  // re-published with them, while paused
+    ASSERT_TRUE(waitFor([&] { return sim.snapshot(0)->contacts().size() == 3; }));
+    EXPECT_EQ(frameOf(sim), 3);
+    // A rebuilt World keeps the wish.
+    auto steps2 = std::make_shared<std::atomic<int>>(0);
+    sim.setWorld(0, std::make_unique<CountingWorld>(steps2));
+    sim.requestSteps(1);
+    ASSERT_TRUE(waitFor([&] { return frameOf(sim) == 1; }));
+    EXPECT_EQ(sim.snapshot(0)->contacts().size(), 3u);
+    sim.showContacts(0, false);
+    ASSERT_TRUE(waitFor([&] { return sim.snapshot(0)->contacts().empty(); }));
+    EXPECT_EQ(sim.snapshot(0)->contactCount(), 3u);
 }
 
 }  // namespace

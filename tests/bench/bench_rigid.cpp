@@ -7,6 +7,7 @@
 // coloring, sweeps, dual updates, the rest), averaged over the timed steps; page_faults counts the process's
 // minor page faults per timed step (buffers growing inside the window). BM_PileDetect: the pile's detection
 // alone, all of it on the CPU or the CPU's share when the narrow phase and the matching run on the device.
+// BM_PileContactViews: the contact markers of the landed pile (what an app snapshot computed every frame).
 // Run: build/bin/bench_rigid --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
@@ -135,8 +136,23 @@ void BM_PileDetect(benchmark::State& st) {
     st.counters["touching"] = double(solver.manifoldRanges().size());
 }
 
+// The landed pile's contact markers as the app draws them (RigidSolver::contactViews: every contact's
+// midpoint and normal): what each of the app's snapshots computed on the simulation thread
+// before it asked for them only while the contact markers are shown.
+void BM_PileContactViews(benchmark::State& st) {
+    static const SceneDesc base = rigidPileScene(10000, 0.5f);
+    SceneDesc sc = base;
+    sc.solver.iterations = 10;
+    sc.solver.diagnostics = false;
+    RigidSolver solver(sc);
+    for (int i = 0; i < 60; ++i) solver.step(kH);
+    for (auto _ : st) benchmark::DoNotOptimize(solver.contactViews());
+    st.counters["contacts"] = double(solver.contactCount());
+}
+
 }  // namespace
 
+BENCHMARK(BM_PileContactViews)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_PileDetect)
     ->ArgNames({"threads", "device"})
     ->ArgsProduct({{1, 2}, {0, 1}})

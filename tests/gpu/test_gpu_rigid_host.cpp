@@ -13,7 +13,9 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -362,4 +364,86 @@ TEST(GpuRigidHost, DeviceContactsAreTheCpuStep) {
         ASSERT_TRUE(sameContacts(p.cpu.contacts(), p.dev.contacts())) << "pile step " << s;
     }
     EXPECT_GT(p.cpu.contacts().size(), 1000u);
+}
+
+// With device contacts the step's records stay on the executor (RigidSolver::deferContacts): nothing reads
+// them between steps here, yet every later read must see the CPU's records. The stepper's memory is reused
+// for another solver between steps, the stepper goes away, the solver is copied and stepped on the CPU while
+// its records are pending: each must deliver them first. (Without PendingContacts::deliver in the stepper,
+// the alternating solvers read each other's records: sizes and keys differ.)
+TEST(GpuRigidHost, DeviceContactRecordsComeDownWhenRead) {
+    ThreadLimit oneThread(1);
+    const SceneDesc pyramid =
+        loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/rigid_pyramid.json", {});
+    const SceneDesc stack = rigidStackScene(6);
+    const float h = float(pyramid.dt / pyramid.substeps);
+    RigidSolver aCpu(pyramid), aDev(pyramid), bCpu(stack), bDev(stack);
+    std::unique_ptr<RigidStepper> stepper = makeHostRigidStepper();
+    stepper->setDeviceContacts(true);
+    for (int s = 0; s < 30; ++s) {  // two solvers, one stepper, no read of the records in between
+        aCpu.step(h);
+        stepper->step(aDev, h);
+        ASSERT_TRUE(aDev.contactsPending()) << "step " << s;
+        ASSERT_EQ(aDev.contactCount(), aCpu.contactCount()) << "step " << s;  // known without the records
+        bCpu.step(h);
+        stepper->step(bDev, h);
+        ASSERT_TRUE(sameBits(aCpu.states(), aDev.states())) << "step " << s;
+        ASSERT_TRUE(sameBits(bCpu.states(), bDev.states())) << "step " << s;
+    }
+    EXPECT_FALSE(aDev.contactsPending());  // delivered when the stepper took b's records
+    EXPECT_TRUE(bDev.contactsPending());
+    EXPECT_GT(aCpu.contactCount(), 500u);
+    EXPECT_TRUE(sameContacts(aCpu.contacts(), aDev.contacts()));
+    EXPECT_TRUE(sameContacts(bCpu.contacts(), bDev.contacts()));
+    EXPECT_FALSE(bDev.contactsPending());
+
+    // A copy of a solver whose records are pending has them; so has the original.
+    stepper->step(aDev, h);
+    aCpu.step(h);
+    ASSERT_TRUE(aDev.contactsPending());
+    const RigidSolver copy(aDev);
+    EXPECT_FALSE(aDev.contactsPending());
+    EXPECT_TRUE(sameContacts(aCpu.contacts(), copy.contacts()));
+    EXPECT_TRUE(sameContacts(aCpu.contacts(), aDev.contacts()));
+
+    // A CPU step of a solver whose records are pending matches against them.
+    stepper->step(aDev, h);
+    aCpu.step(h);
+    ASSERT_TRUE(aDev.contactsPending());
+    for (int s = 0; s < 3; ++s) {
+        aCpu.step(h);
+        aDev.step(h);
+    }
+    EXPECT_TRUE(sameBits(aCpu.states(), aDev.states()));
+    EXPECT_TRUE(sameContacts(aCpu.contacts(), aDev.contacts()));
+
+    // The stepper goes away while the records are pending: they are delivered first.
+    stepper->step(aDev, h);
+    aCpu.step(h);
+    ASSERT_TRUE(aDev.contactsPending());
+    stepper.reset();
+    EXPECT_FALSE(aDev.contactsPending());
+    EXPECT_TRUE(sameContacts(aCpu.contacts(), aDev.contacts()));
+}
+
+// Records a fetch could not bring (a broken device) are lost: the list is empty, and the next step matches
+// without a warm start, as after dropContacts.
+TEST(GpuRigidHost, LostDeviceRecordsMeanNoWarmStart) {
+    const SceneDesc pyramid =
+        loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/rigid_pyramid.json", {});
+    const float h = float(pyramid.dt / pyramid.substeps);
+    RigidSolver dropped(pyramid);
+    for (int s = 0; s < 20; ++s) dropped.step(h);
+    RigidSolver lost(dropped);
+    ASSERT_GT(lost.contactCount(), 500u);
+    lost.deferContacts([](Contact*, size_t) { throw std::runtime_error("device lost"); });
+    EXPECT_EQ(lost.contactCount(), dropped.contactCount());
+    EXPECT_TRUE(lost.contacts().empty());  // the read ran the fetch, which failed
+    EXPECT_FALSE(lost.contactsPending());
+    dropped.dropContacts();
+    dropped.step(h);
+    lost.step(h);
+    EXPECT_TRUE(sameBits(dropped.states(), lost.states()));
+    EXPECT_TRUE(sameContacts(dropped.contacts(), lost.contacts()));
+    EXPECT_GT(lost.contactCount(), 500u);
 }

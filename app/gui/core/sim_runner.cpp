@@ -111,6 +111,17 @@ std::uint64_t SimRunner::inspect(int particle) {
     });
 }
 
+std::uint64_t SimRunner::showContacts(int lab, bool on) {
+    return post([this, lab, on](std::uint64_t) {
+        {
+            std::lock_guard<std::mutex> c(*cmdMutex_[lab]);
+            if (cmds_[lab]->contacts == on) return;
+            cmds_[lab]->contacts = on;
+        }
+        publish(lab);
+    });
+}
+
 std::uint64_t SimRunner::setHistoryBudget(size_t bytes) {
     return post([this, bytes](std::uint64_t) {
         ring_.setBudget(bytes);
@@ -208,8 +219,10 @@ void SimRunner::install(int lab, std::unique_ptr<vbd::World> w, std::uint64_t ti
         {
             std::lock_guard<std::mutex> c(*cmdMutex_[lab]);
             const int inspect = cmds_[lab]->inspect;
+            const bool contacts = cmds_[lab]->contacts;
             *cmds_[lab] = PendingCommands{};
             cmds_[lab]->inspect = inspect;
+            cmds_[lab]->contacts = contacts;
         }
     }
     worlds_[lab] = std::move(w);

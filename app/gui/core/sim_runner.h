@@ -73,6 +73,8 @@ class SimRunner {
     std::uint64_t setHistoryBudget(size_t bytes);
     // The inspector's vertex: both labs' snapshots carry its block from now on (re-published, also paused).
     std::uint64_t inspect(int particle);
+    // Whether lab's snapshots carry the contact markers (drawn), from now on (re-published, also paused).
+    std::uint64_t showContacts(int lab, bool on);
 
     void setPlaying(bool p);
     void requestSteps(int n);         // single steps (paused or not)

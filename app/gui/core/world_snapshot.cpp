@@ -47,7 +47,7 @@ WorldSnapshot::WorldSnapshot(const vbd::World& w, vbd::ScalarField field,
       static_(std::move(fixed)),
       field_(field),
       bodies_(w.bodies()),
-      contacts_(w.contacts()),
+      contactCount_(w.contactCount()),
       joints_(w.joints()),
       history_(std::move(history)),
       conv_(w.lastConvergence()),
@@ -59,11 +59,14 @@ WorldSnapshot::WorldSnapshot(const vbd::World& w, vbd::ScalarField field,
         history_.erase(history_.begin(), history_.end() - long(kSnapshotHistory));
     if (field != vbd::ScalarField::None) w.scalarField(field, fieldValues_);
     int want = -1;
+    bool markers = false;
     {
         std::lock_guard<std::mutex> lk(*cmdMutex_);
         want = cmds_->inspect;
+        markers = cmds_->contacts;
     }
     if (want >= 0) inspect_ = w.inspectVertex(want);
+    if (markers) contacts_ = w.contacts();
 }
 
 vbd::VertexInspect WorldSnapshot::inspectVertex(int particle) const {

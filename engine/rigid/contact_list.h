@@ -1,0 +1,77 @@
+#pragma once
+// The rigid solver's contact records, which a device step may leave on the device.
+//
+// Why: with the narrow phase and the matching on the device (RigidStepper::setDeviceContacts) the records are
+// made there and the next step matches against the device's copy, so the host needs them only for its own
+// readers: the app's contact markers, a CPU step, a copy of the solver (the timeline). Downloading them every
+// step moved 200 bytes per contact (11.4 MB for the 10,000-box pile) that nobody read. Instead the device
+// step defers them (defer()): the list knows how many there are (size()), and the first read on the host
+// (get()) fetches them. A writer that rewrites every record (the next detection) overwrites them unread.
+//
+// The records live in memory the device step reuses, so the two sides hold a PendingContacts link and each
+// unhooks itself: the list when it has its records (fetched, overwritten) or goes away, the device step when
+// it is about to reuse that memory or goes away, by delivering the records first (PendingContacts::deliver).
+// Reads on the host are single-threaded with respect to the link, as the solver's steps are: a const read
+// that fetches writes the list (mutable), so two threads must not read a list with pending records at once.
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "rigid/constraints.h"
+
+namespace vbd {
+
+class ContactList;
+
+// The records a device step left on the device for one list. fetch(dst, n) writes them into dst; it is the
+// device step's, and null once that step has gone away.
+struct PendingContacts {
+    std::function<void(Contact* dst, size_t n)> fetch;
+    ContactList* list = nullptr;  // the list still waiting for them, or null
+    // Writes the records into the waiting list and unhooks it (a no-op once it has them).
+    void deliver();
+};
+
+class ContactList {
+  public:
+    ContactList() = default;
+    ContactList(const ContactList& o);  // fetches o's pending records first
+    ContactList& operator=(const ContactList& o);
+    ContactList(ContactList&& o) noexcept;
+    ContactList& operator=(ContactList&& o) noexcept;
+    ~ContactList();
+
+    // The number of records, known without them.
+    size_t size() const { return records_.size(); }
+    // The records; pending ones are fetched first.
+    const std::vector<Contact>& get() const {
+        if (pending_) settle();
+        return records_;
+    }
+    std::vector<Contact>& get() {
+        if (pending_) settle();
+        return records_;
+    }
+    // For a writer that rewrites or drops every record: pending ones are dropped unread.
+    std::vector<Contact>& overwrite();
+    // The device step: the current size() records are on the device until the first get(). The caller keeps
+    // the link and delivers through it before it reuses their memory.
+    std::shared_ptr<PendingContacts> defer(std::function<void(Contact* dst, size_t n)> fetch);
+    bool pending() const { return pending_ != nullptr; }
+    // A fetch that failed (the device is gone, or its step went away without delivering) leaves no records:
+    // the list is then empty and lost() until the next overwrite(). The solver then matches without a warm
+    // start.
+    bool lost() const { return lost_; }
+
+  private:
+    friend struct PendingContacts;
+    void settle() const;  // runs the pending fetch
+    void unhook() const;  // forgets the pending records
+
+    mutable std::vector<Contact> records_;
+    mutable std::shared_ptr<PendingContacts> pending_;
+    mutable bool lost_ = false;
+};
+
+}  // namespace vbd
