@@ -35,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/scratch.h"
 #include "diagnostics/metrics.h"
 #include "rigid/body_block.h"
 #include "rigid/collision.h"
@@ -152,7 +153,8 @@ class RigidSolver {
     // The last detection's narrow phase (tests and bench_gpu run the device's from the same input): the
     // candidate pairs (a < 0: the ground plane at groundHeight()), the bodies' speculative margins, and one
     // manifold per pair, of which only pts[0, count) are written. Valid from beginStep or beginStepForDevice
-    // (states() then still holds the start-of-step states the pairs were tested at) to the next detection.
+    // (states() then still holds the start-of-step states the pairs were tested at) to the next detection;
+    // a copy of the solver starts without them.
     const std::vector<std::pair<int, int>>& candidatePairList() const { return pairs_; }
     const std::vector<float>& margins() const { return margin_; }
     const std::vector<Manifold>& manifolds() const { return manifoldBuffer_; }
@@ -219,20 +221,22 @@ class RigidSolver {
     std::vector<Vec3> prevVel_;     // v at the start of the previous step (adaptive guess)
     std::vector<double> force2_;    // |f|^2 + |tau|^2 of the last assembly (residual)
 
-    ContactList contacts_;                  // this step's records (on the device while contactsPending())
-    std::vector<Contact> spareContacts_;    // last step's list, reused as the next one's storage
-    std::vector<Manifold> manifoldBuffer_;  // the narrow phase's output, reused every step
-    // Detection's per-step arrays, kept across steps (fresh ones cost page faults every step): margins and
-    // bounding boxes, the broad phase's overlaps and working arrays, the candidate pairs, each pair's first
-    // contact.
-    std::vector<float> margin_;
-    std::vector<Aabb> boxes_;
-    std::vector<Mat33> rot_;  // rotation matrices of the start-of-step poses (the narrow phase's box-box)
-    std::vector<std::pair<int, int>> overlaps_, pairs_;
-    BroadPhaseScratch broadScratch_;
-    std::vector<size_t> firstContact_;
-    // Contacts grouped by pair (rigid/contact_match.h), this step's and last step's storage.
-    std::vector<ManifoldRange> manifolds_, spareManifolds_;
+    ContactList contacts_;  // this step's records (on the device while contactsPending())
+    // Detection's per-step arrays, kept across steps (fresh ones cost page faults every step), not carried by
+    // a copy of the solver (backend/scratch.h): last step's contact list reused as the next one's storage,
+    // the narrow phase's manifolds, margins and bounding boxes, the broad phase's overlaps and working
+    // arrays, the candidate pairs, each pair's first contact.
+    Scratch<std::vector<Contact>> spareContacts_;
+    Scratch<std::vector<Manifold>> manifoldBuffer_;
+    Scratch<std::vector<float>> margin_;
+    Scratch<std::vector<Aabb>> boxes_;
+    Scratch<std::vector<Mat33>> rot_;  // rotation matrices of the start-of-step poses (the narrow phase's)
+    Scratch<std::vector<std::pair<int, int>>> overlaps_, pairs_;
+    Scratch<BroadPhaseScratch> broadScratch_;
+    Scratch<std::vector<size_t>> firstContact_;
+    // Contacts grouped by pair (rigid/contact_match.h), this step's (carried) and last step's storage.
+    std::vector<ManifoldRange> manifolds_;
+    Scratch<std::vector<ManifoldRange>> spareManifolds_;
     std::vector<Joint> joints_;
     std::vector<std::pair<int, int>> jointPairs_;  // sorted (min, max) of jointed dynamic pairs
 

@@ -150,8 +150,24 @@ void BM_PileContactViews(benchmark::State& st) {
     st.counters["contacts"] = double(solver.contactCount());
 }
 
+// A copy of the landed pile's solver: what the World's saveState (the app's timeline, every frame) costs.
+void BM_PileSolverCopy(benchmark::State& st) {
+    static const SceneDesc base = rigidPileScene(10000, 0.5f);
+    SceneDesc sc = base;
+    sc.solver.iterations = 10;
+    sc.solver.diagnostics = false;
+    RigidSolver solver(sc);
+    for (int i = 0; i < 60; ++i) solver.step(kH);
+    for (auto _ : st) {
+        RigidSolver copy(solver);
+        benchmark::DoNotOptimize(copy.contactCount());
+    }
+    st.counters["contacts"] = double(solver.contactCount());
+}
+
 }  // namespace
 
+BENCHMARK(BM_PileSolverCopy)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_PileContactViews)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_PileDetect)
     ->ArgNames({"threads", "device"})
