@@ -40,8 +40,7 @@ class NarrowPipeline final : public NarrowPhaseRunner {
         bodies_ = int(state.size());
         numPairs_ = int(pairs.size());
         ground_ = groundHeight;
-        hostPairs_.resize(pairs.size());
-        for (size_t k = 0; k < pairs.size(); ++k) hostPairs_[k] = {pairs[k].first, pairs[k].second};
+        toBodyPairs(pairs, hostPairs_);
         state_.put(ex_, state.data(), state.size());
         shape_.put(ex_, shape.data(), shape.size());
         margin_.put(ex_, margin.data(), margin.size());

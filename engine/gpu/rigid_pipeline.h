@@ -221,17 +221,10 @@ class RigidPipeline final : public RigidStepper {
         } else {
             numOldRanges_ = solver.manifoldRanges().size();  // the solver's records: our oldContacts_
         }
-        hostPairs_.resize(np);
-        for (size_t k = 0; k < np; ++k) hostPairs_[k] = {pairs[k].first, pairs[k].second};
-        shapes_.resize(n);
-        friction_.resize(n);
-        for (size_t i = 0; i < n; ++i) {
-            shapes_[i] = solver.collider(int(i));
-            friction_[i] = solver.friction(int(i));
-        }
+        toBodyPairs(pairs, hostPairs_);
         const RigidBodyState* state = put(state_, solver.states().data(), n);
-        const Collider* shape = put(shape_, shapes_.data(), n);
-        put(bodyFriction_, friction_.data(), n);
+        const Collider* shape = shape_.put(ex_, solver.colliders().data(), n);  // uploaded when they change
+        bodyFriction_.put(ex_, solver.frictions().data(), n);
         const float* margin = put(margin_, solver.margins().data(), n);
         const BodyPair* dp = put(pairs_, hostPairs_.data(), np);
         rot_.ensure(ex_, n);
@@ -248,8 +241,8 @@ class RigidPipeline final : public RigidStepper {
         // builds the lists and the coloring (upload() then leaves these arrays as they are).
         const RigidView hv = solver.view();
         put(pose_, hv.pose, n);
-        put(mass_, hv.mass, n);
-        put(fixed_, hv.fixed, n);
+        mass_.put(ex_, hv.mass, n);
+        fixed_.put(ex_, hv.fixed, n);
         contacts_.ensure(ex_, solver.contactCount());
         match(solver, h);
         solver.listsForDevice();
@@ -262,10 +255,10 @@ class RigidPipeline final : public RigidStepper {
         MatchView v = solver.matchView();
         v.state = state_.p;
         v.pose = pose_.p;
-        v.shape = shape_.p;
-        v.mass = mass_.p;
-        v.friction = bodyFriction_.p;
-        v.fixed = fixed_.p;
+        v.shape = shape_.p();
+        v.mass = mass_.p();
+        v.friction = bodyFriction_.p();
+        v.fixed = fixed_.p();
         v.oldContacts = oldContacts_.p;
         v.oldManifolds = oldRanges_.p;
         v.numOldManifolds = numOldRanges_;
@@ -280,16 +273,16 @@ class RigidPipeline final : public RigidStepper {
         if (deviceContacts_) {  // placed by detect() for the matching
             d.state = state_.p;
             d.pose = pose_.p;
-            d.mass = mass_.p;
-            d.fixed = fixed_.p;
+            d.mass = mass_.p();
+            d.fixed = fixed_.p();
         } else {
             d.state = put(state_, hv.state, N);
             d.pose = put(pose_, hv.pose, N);
-            d.mass = put(mass_, hv.mass, N);
-            d.fixed = put(fixed_, hv.fixed, N);
+            d.mass = mass_.put(ex_, hv.mass, N);
+            d.fixed = fixed_.put(ex_, hv.fixed, N);
         }
         d.prevVel = put(prevVel_, hv.prevVel, N);
-        d.inertia = put(inertia_, hv.inertia, N);
+        d.inertia = inertia_.put(ex_, hv.inertia, N);
         // Written on the device before they are read (forward step, sweeps, diagnostics): no upload.
         prevPos_.ensure(ex_, N);
         prevRot_.ensure(ex_, N);
@@ -423,10 +416,15 @@ class RigidPipeline final : public RigidStepper {
     Buffer<BodyPose> pose_;
     Buffer<Vec3> prevVel_, prevPos_;
     Buffer<Quat> prevRot_;
-    Buffer<Vec3d> targetPos_, inertia_;
+    Buffer<Vec3d> targetPos_;
     Buffer<Quatd> targetRot_;
-    Buffer<double> mass_, force2_, energy_, partials_, results_;
-    Buffer<char> fixed_;
+    Buffer<double> force2_, energy_, partials_, results_;
+    // The bodies' constants, uploaded when they differ from the last upload (a new solver, a body added).
+    KeptBuffer<Exec, double> mass_;
+    KeptBuffer<Exec, Vec3d> inertia_;
+    KeptBuffer<Exec, char> fixed_;
+    KeptBuffer<Exec, Collider> shape_;
+    KeptBuffer<Exec, float> bodyFriction_;
     Buffer<Contact> contacts_;
     Buffer<ContactDualState> duals_;
     // Device contacts (setDeviceContacts): the detection's inputs and outputs, and last step's contacts and
@@ -434,15 +432,12 @@ class RigidPipeline final : public RigidStepper {
     // were downloaded from contacts_ (now oldContacts_), 0 when there is no kept copy.
     Buffer<Contact> oldContacts_;
     Buffer<ManifoldRange> ranges_, oldRanges_;
-    Buffer<Collider> shape_;
-    Buffer<float> bodyFriction_, margin_;
+    Buffer<float> margin_;
     Buffer<Mat33> rot_;
     Buffer<BodyPair> pairs_;
     Buffer<Manifold> manifolds_;
     Buffer<int> counts_;
     std::vector<BodyPair> hostPairs_;
-    std::vector<Collider> shapes_;
-    std::vector<float> friction_;
     std::vector<int> hostCounts_;
     size_t numOldRanges_ = 0;
     uint64_t contactsVersion_ = 0;

@@ -8,6 +8,9 @@
 // color), and reads poses of bodies of other colors only: bodies of one color share no contact or joint
 // (RigidSolver::colorBodies colors by both). The dual stages write their own contact or joint; the others
 // their own body.
+#include <utility>
+#include <vector>
+
 #include "gpu/tile_sum.h"
 #include "rigid/body_block.h"
 #include "rigid/contact_match.h"
@@ -19,6 +22,12 @@ namespace vbd {
 struct BodyPair {
     int a, b;
 };
+
+// The CPU's candidate pairs (RigidSolver::candidatePairList) as the stages read them.
+inline void toBodyPairs(const std::vector<std::pair<int, int>>& pairs, std::vector<BodyPair>& out) {
+    out.resize(pairs.size());
+    for (size_t k = 0; k < pairs.size(); ++k) out[k] = {pairs[k].first, pairs[k].second};
+}
 
 // Rotation matrices of the bodies' rotations, once per body: the narrow phase's box-box pairs read each
 // body's ~8 times on a pile (RigidSolver::speculativeBounds computes the same rot_ for its narrow phase).

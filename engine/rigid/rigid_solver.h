@@ -171,6 +171,8 @@ class RigidSolver {
     bool isFixed(int body) const { return fixed_[size_t(body)] != 0; }
     float friction(int body) const { return friction_[size_t(body)]; }
     const Collider& collider(int body) const { return shape_[size_t(body)]; }
+    const std::vector<Collider>& colliders() const { return shape_; }
+    const std::vector<float>& frictions() const { return friction_; }
     // Overwrites a body's state (tests, app reset); clears nothing else.
     void setState(int body, const RigidBodyState& s);
 

@@ -447,3 +447,34 @@ TEST(GpuRigidHost, LostDeviceRecordsMeanNoWarmStart) {
     EXPECT_TRUE(sameContacts(dropped.contacts(), lost.contacts()));
     EXPECT_GT(lost.contactCount(), 500u);
 }
+
+// The stepper keeps the bodies' constants (shapes, masses, inertia, fixed flags, frictions) on the executor
+// between steps and uploads them when they differ (gpu/exec_buffer.h KeptBuffer). Two stacks with the same
+// body count and other boxes, stepped in turn by one stepper, in both detection modes: each must stay the
+// CPU's, bit for bit. (Keeping them by body count alone steps the second stack with the first's boxes.)
+TEST(GpuRigidHost, BodyConstantsFollowTheSolver) {
+    ThreadLimit oneThread(1);
+    const SceneDesc small = rigidStackScene(6, 0.5f), large = rigidStackScene(6, 0.6f);
+    SceneDesc heavy = small;
+    for (RigidBodyDesc& b : heavy.rigidBodies) {
+        b.density *= 3;
+        b.friction = 0.8;
+    }
+    const float h = float(small.dt / small.substeps);
+    for (const bool deviceContacts : {false, true}) {
+        SCOPED_TRACE(deviceContacts ? "device contacts" : "CPU contacts");
+        std::unique_ptr<RigidStepper> stepper = makeHostRigidStepper();
+        stepper->setDeviceContacts(deviceContacts);
+        std::vector<RigidSolver> cpu{RigidSolver(small), RigidSolver(large), RigidSolver(heavy)};
+        std::vector<RigidSolver> dev = cpu;
+        ASSERT_EQ(cpu[0].numBodies(), cpu[1].numBodies());
+        for (int s = 0; s < 40; ++s)
+            for (size_t k = 0; k < cpu.size(); ++k) {
+                cpu[k].step(h);
+                stepper->step(dev[k], h);
+                ASSERT_TRUE(sameBits(cpu[k].states(), dev[k].states())) << "solver " << k << " step " << s;
+            }
+        for (size_t k = 0; k < cpu.size(); ++k)
+            EXPECT_TRUE(sameContacts(cpu[k].contacts(), dev[k].contacts()));
+    }
+}
