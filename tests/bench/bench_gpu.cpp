@@ -27,6 +27,9 @@
 //     part (broad and narrow phase, contact matching, adjacency and coloring) runs on all host threads as
 //     in the World; counters split the step: cpu_ms (those stages), device_ms (upload, forward step, the
 //     colored sweeps, dual updates, velocities, download), and the contacts and colors of the step.
+//     contacts 1: the narrow phase and the matching on the device (RigidStepper::setDeviceContacts), whose
+//     records stay there unless read: read 1 reads them every step (the app's timeline copies the solver
+//     every frame), read 0 never (vbdlab sim, a World without contact markers or timeline).
 //   BM_GpuRigidNarrow/match/transfers: that pile's collision stages on the device (gpu/narrow_pipeline.h),
 //     from the CPU detection's own inputs. match 0: the narrow phase (one manifold per candidate pair, the
 //     CPU's collidePair); 1: the contact matching (the contacts of the touching pairs warm started from last
@@ -232,8 +235,10 @@ void BM_GpuRigidPile(benchmark::State& st) {
     for (int i = 0; i < 30; ++i) dev->step(solver, h);  // as bench_rigid's BM_PileStep: landed
     double cpu = 0, device = 0;
     RigidStageMs sum;
+    const bool read = st.range(4) != 0;
     for (auto _ : st) {
         dev->step(solver, h);
+        if (read) benchmark::DoNotOptimize(solver.contacts().data());  // the records brought to the host
         const RigidStageMs& t = solver.stageMs();
         cpu += t.broad + t.narrow + t.contacts + t.adjacency + t.other;
         device += t.solve;
@@ -258,17 +263,18 @@ void BM_GpuRigidPile(benchmark::State& st) {
     st.counters["contacts_ms"] = sum.contacts / n;
     st.counters["adjacency_ms"] = sum.adjacency / n;
     st.counters["other_ms"] = sum.other / n;
-    st.counters["contacts"] = double(solver.contacts().size());
+    st.counters["contacts"] = double(solver.contactCount());
     st.counters["lanes"] = dev->lanesPerBody();
     st.counters["colors"] = solver.numColors();
     st.counters["body_iterations"] = benchmark::Counter(double(solver.numBodies()) * sc.solver.iterations,
                                                         benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_GpuRigidPile)
-    ->ArgNames({"staged", "profiled", "lanes", "contacts"})
-    ->ArgsProduct({{0, 1}, {0, 1}, {1}, {0}})
-    ->ArgsProduct({{0}, {0, 1}, {4, 8}, {0}})
-    ->ArgsProduct({{0, 1}, {0, 1}, {1}, {1}})
+    ->ArgNames({"staged", "profiled", "lanes", "contacts", "read"})
+    ->ArgsProduct({{0, 1}, {0, 1}, {1}, {0}, {0}})
+    ->ArgsProduct({{0}, {0, 1}, {4, 8}, {0}, {0}})
+    ->ArgsProduct({{0, 1}, {0, 1}, {1}, {1}, {0}})
+    ->ArgsProduct({{0, 1}, {0}, {1}, {1}, {1}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->Iterations(30);

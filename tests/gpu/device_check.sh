@@ -281,7 +281,7 @@ EOF2
         /tmp/vbd_rsim_$b/metrics.csv | tee -a "$SUMMARY"
     done
   fi
-  vt 120 "$BUILD/bin/bench_gpu" --benchmark_filter='BM_GpuRigidPile' --benchmark_repetitions=3 \
+  vt 150 "$BUILD/bin/bench_gpu" --benchmark_filter='BM_GpuRigidPile' --benchmark_repetitions=3 \
     --benchmark_report_aggregates_only=true --benchmark_format=csv >"$LOGS/bench_rigid.csv" 2>"$LOGS/bench_rigid.err"
   say "bench_gpu BM_GpuRigidPile: rc $?"
   head -1 "$LOGS/bench_rigid.csv" | tee -a "$SUMMARY"
