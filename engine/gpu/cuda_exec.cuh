@@ -5,6 +5,7 @@
 // Every runtime call is checked; a failure throws std::runtime_error naming the call, file and line.
 #include <cuda_runtime.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
@@ -124,19 +125,32 @@ inline bool stagedCopiesWanted() {
     return env && env[0] == '1';
 }
 
+// CUB's radix sorts and scan for the types the device broad phase needs (gpu/cuda_sort.cu, the one unit that
+// compiles CUB). temp, tempBytes: the caller's scratch, grown as needed (the stream drained first).
+void cudaSortByKey(void*& temp, size_t& tempBytes, const uint64_t* keysIn, uint64_t* keysOut, const int* valsIn,
+                   int* valsOut, int n, int endBit, cudaStream_t stream);
+void cudaSortKeys(void*& temp, size_t& tempBytes, const uint64_t* in, uint64_t* out, int n, int endBit,
+                  cudaStream_t stream);
+void cudaExclusiveScan(void*& temp, size_t& tempBytes, const int* in, int* out, int n, cudaStream_t stream);
+
 class CudaExec {
   public:
     static constexpr bool kTiles = true;  // the sweep's default: kDefaultLanesPerVertex (gpu/step_plan.h)
     CudaExec() : stream_(newStream()), copies_(CudaCopyOps{stream_}, stagedCopiesWanted()) {}
-    CudaExec(CudaExec&& o) noexcept : stream_(o.stream_), graph_(o.graph_), copies_(std::move(o.copies_)) {
+    CudaExec(CudaExec&& o) noexcept
+        : stream_(o.stream_), graph_(o.graph_), copies_(std::move(o.copies_)), temp_(o.temp_),
+          tempBytes_(o.tempBytes_) {
         o.stream_ = nullptr;
         o.graph_ = nullptr;
+        o.temp_ = nullptr;
+        o.tempBytes_ = 0;
     }
     CudaExec(const CudaExec&) = delete;
     CudaExec& operator=(const CudaExec&) = delete;
     CudaExec& operator=(CudaExec&&) = delete;
     ~CudaExec() {
         drain();
+        if (temp_) cudaFree(temp_);
         dropGraph();
         if (stream_) cudaStreamDestroy(stream_);
     }
@@ -177,6 +191,16 @@ class CudaExec {
         reduceFinalKernel<<<1, kBlockSize, 0, stream_>>>(static_cast<const R*>(partials), blocks, out,
                                                          accumulate ? 1 : 0);
         VBD_CUDA(cudaGetLastError());
+    }
+    void sortByKey(const uint64_t* keysIn, uint64_t* keysOut, const int* valsIn, int* valsOut, int n,
+                   int endBit) {
+        if (n > 0) cudaSortByKey(temp_, tempBytes_, keysIn, keysOut, valsIn, valsOut, n, endBit, stream_);
+    }
+    void sortKeys(const uint64_t* in, uint64_t* out, int n, int endBit) {
+        if (n > 0) cudaSortKeys(temp_, tempBytes_, in, out, n, endBit, stream_);
+    }
+    void exclusiveScan(const int* in, int* out, int n) {
+        if (n > 0) cudaExclusiveScan(temp_, tempBytes_, in, out, n, stream_);
     }
     void sync() {
         VBD_CUDA(cudaStreamSynchronize(stream_));
@@ -225,6 +249,8 @@ class CudaExec {
     cudaStream_t stream_ = nullptr;
     cudaGraphExec_t graph_ = nullptr;
     StagedCopies<CudaCopyOps> copies_;
+    void* temp_ = nullptr;  // the sorts' and scans' scratch (cudaSortByKey)
+    size_t tempBytes_ = 0;
 };
 
 }  // namespace vbd

@@ -2,9 +2,12 @@
 // The device step's executor on the CPU (gpu/pipeline.h): its memory is host memory, a launch is a
 // parallelFor over the same functors, a reduction a sum in index order. It has no graphs: the pipeline
 // issues every stage directly. Tests run the whole device orchestration through it without a GPU.
+#include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <vector>
 
 #include "backend/parallel.h"
 
@@ -40,6 +43,34 @@ struct HostExec {
         R sum{};
         for (int i = 0; i < n; ++i) sum = sum + f(i);
         *out = accumulate ? *out + sum : sum;
+    }
+    // keysOut, valsOut <- the n pairs (keysIn[k], valsIn[k]) sorted by key, stably (equal keys keep their
+    // order); keys below 2^endBit. In and out are distinct arrays.
+    void sortByKey(const uint64_t* keysIn, uint64_t* keysOut, const int* valsIn, int* valsOut, int n,
+                   int endBit) {
+        (void)endBit;
+        std::vector<int> order(size_t(n > 0 ? n : 0));
+        for (int k = 0; k < n; ++k) order[size_t(k)] = k;
+        std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return keysIn[a] < keysIn[b]; });
+        for (int k = 0; k < n; ++k) {
+            keysOut[k] = keysIn[order[size_t(k)]];
+            valsOut[k] = valsIn[order[size_t(k)]];
+        }
+    }
+    void sortKeys(const uint64_t* in, uint64_t* out, int n, int endBit) {
+        (void)endBit;
+        if (n <= 0) return;
+        std::copy(in, in + n, out);
+        std::sort(out, out + n);
+    }
+    // out[k] = in[0] + ... + in[k - 1] for k < n (out[0] = 0).
+    void exclusiveScan(const int* in, int* out, int n) {
+        int sum = 0;
+        for (int k = 0; k < n; ++k) {
+            const int v = in[k];  // in and out may be the same array
+            out[k] = sum;
+            sum += v;
+        }
     }
     void sync() {}
     void drain() {}

@@ -1,5 +1,6 @@
 // The device rigid step's orchestration and narrow phase on the host executor (gpu/host_exec.h), for the
 // CPU-side tests, and what the device rigid step refuses.
+#include "gpu/broad_pipeline.h"
 #include "gpu/host_exec.h"
 #include "gpu/narrow_pipeline.h"
 #include "gpu/rigid_pipeline.h"
@@ -13,6 +14,8 @@ std::string rigidDeviceStepUnsupported(const RigidSolver& solver) {
 }
 
 std::unique_ptr<RigidStepper> makeHostRigidStepper() { return std::make_unique<RigidPipeline<HostExec>>(); }
+
+std::unique_ptr<BroadPhaseRunner> makeHostBroadPhase() { return std::make_unique<BroadPhaseOn<HostExec>>(); }
 
 std::unique_ptr<NarrowPhaseRunner> makeHostNarrowPhase() {
     return std::make_unique<NarrowPipeline<HostExec>>();

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "backend/parallel.h"
+#include "gpu/broad_pipeline.h"
 #include "gpu/exec_buffer.h"
 #include "gpu/rigid_stages.h"
 #include "gpu/rigid_stepper.h"
@@ -85,6 +86,8 @@ class RigidPipeline final : public RigidStepper {
         deviceContacts_ = on;
     }
     bool deviceContacts() const override { return deviceContacts_; }
+    void setDeviceBroadPhase(bool on) override { deviceBroad_ = on; }
+    bool deviceBroadPhase() const override { return deviceBroad_; }
     PhaseMs phaseMs() const override { return phases_; }
     Exec& exec() { return ex_; }
 
@@ -202,13 +205,20 @@ class RigidPipeline final : public RigidStepper {
         }
     }
 
-    // The detection with the narrow phase and the matching on the executor: the CPU's broad phase and
-    // candidate pairs, the pairs and the bodies up, one manifold per pair, the point counts down, the CPU's
-    // ranges from them, the matching issued, the CPU's lists and coloring meanwhile. Last step's contacts
-    // are uploaded first unless they are the ones this stepper kept (the solver's contacts are still those it
-    // wrote: contactsVersion).
+    // The detection with the narrow phase and the matching on the executor: the CPU's bounds, the broad phase
+    // (the CPU's, or with deviceBroad_ the executor's from the uploaded boxes, its pairs brought down) and
+    // the CPU's candidate pairs, the pairs and the bodies up, one manifold per pair, the point counts down,
+    // the CPU's ranges from them, the matching issued, the CPU's lists and coloring meanwhile. Last step's
+    // contacts are uploaded first unless they are the ones this stepper kept (the solver's contacts are still
+    // those it wrote: contactsVersion).
     void detect(RigidSolver& solver, float h) {
-        solver.beginDetectionForDevice(h);
+        if (deviceBroad_) {
+            solver.boundsForDevice(h);
+            broad_.find(ex_, solver.boxes(), solver.overlapsForDevice());
+            solver.candidatesForDevice();
+        } else {
+            solver.beginDetectionForDevice(h);
+        }
         const std::vector<std::pair<int, int>>& pairs = solver.candidatePairList();
         const size_t n = size_t(solver.numBodies()), np = pairs.size();
         if (solver.contactsVersion() != contactsVersion_ || contactsVersion_ == 0) {
@@ -375,6 +385,7 @@ class RigidPipeline final : public RigidStepper {
     void release() {
         deliverLent();
         ex_.drain();  // never throws (also called from the destructor)
+        broad_.release(ex_);
         state_.free(ex_);
         pose_.free(ex_);
         prevVel_.free(ex_);
@@ -443,6 +454,8 @@ class RigidPipeline final : public RigidStepper {
     uint64_t contactsVersion_ = 0;
     std::shared_ptr<PendingContacts> lent_;  // the link to the solver whose records are in oldContacts_
     bool deviceContacts_ = false;
+    bool deviceBroad_ = false;
+    BroadPipeline<Exec> broad_;  // the broad phase with deviceBroad_
     std::vector<ContactDualState> hostDuals_;
     Buffer<Joint> joints_;
     Buffer<int> contactOffsets_, contactItems_, jointOffsets_, jointItems_, dualOwner_, colors_;

@@ -53,6 +53,11 @@ class RigidStepper {
     // results are the CPU path's, bit for bit.
     virtual void setDeviceContacts(bool on) = 0;
     virtual bool deviceContacts() const = 0;
+    // With device contacts, the grid broad phase on the executor too (gpu/broad_pipeline.h: the CPU's pair
+    // list, so the steps do not change); the CPU keeps the bounds, the grid's cell size and the candidate
+    // filter. Off by default; without device contacts it changes nothing.
+    virtual void setDeviceBroadPhase(bool on) = 0;
+    virtual bool deviceBroadPhase() const = 0;
 };
 
 // Why the device rigid step cannot run this solver's steps, or "": rows coupled to particles

@@ -26,54 +26,6 @@ Aabb shapeAabb(const Collider& c, const Pose& x, float margin) {
 
 namespace {
 
-// Uniform grid of the broad phase. Cell size: twice the median box extent, so a typical box touches at
-// most 8 cells.
-class BroadGrid {
-  public:
-    BroadGrid(const std::vector<Aabb>& boxes, std::vector<float>& ext) {
-        const size_t n = boxes.size();
-        ext.resize(n);
-        for (size_t i = 0; i < n; ++i) {
-            Vec3 d = boxes[i].hi - boxes[i].lo;
-            ext[i] = std::max(d.x, std::max(d.y, d.z));
-        }
-        std::nth_element(ext.begin(), ext.begin() + long(n / 2), ext.end());
-        const float cell = std::max(2.0f * ext[n / 2], 1e-4f);
-        inv_ = 1.0f / cell;
-    }
-    int cellOf(float v) const { return int(std::floor(v * inv_)); }
-    // 21 bits per axis (cells -2^20 .. 2^20 - 1; beyond, keys alias, which costs only extra overlap tests).
-    static uint64_t key(int x, int y, int z) {
-        return (uint64_t(uint32_t(x + (1 << 20)) & 0x1FFFFF) << 42) |
-               (uint64_t(uint32_t(y + (1 << 20)) & 0x1FFFFF) << 21) |
-               uint64_t(uint32_t(z + (1 << 20)) & 0x1FFFFF);
-    }
-    // The cell holding the min corner of the overlap of a and b: the one cell that reports the pair.
-    uint64_t overlapKey(const Aabb& a, const Aabb& b) const {
-        return key(cellOf(std::max(a.lo.x, b.lo.x)), cellOf(std::max(a.lo.y, b.lo.y)),
-                   cellOf(std::max(a.lo.z, b.lo.z)));
-    }
-    // The cells a box touches, as [lo, hi] per axis.
-    void range(const Aabb& b, int lo[3], int hi[3]) const {
-        lo[0] = cellOf(b.lo.x);
-        lo[1] = cellOf(b.lo.y);
-        lo[2] = cellOf(b.lo.z);
-        hi[0] = cellOf(b.hi.x);
-        hi[1] = cellOf(b.hi.y);
-        hi[2] = cellOf(b.hi.z);
-    }
-
-  private:
-    float inv_ = 1;
-};
-
-bool overlap(const Aabb& a, const Aabb& b) {
-    return a.lo.x <= b.hi.x && b.lo.x <= a.hi.x && a.lo.y <= b.hi.y && b.lo.y <= a.hi.y && a.lo.z <= b.hi.z &&
-           b.lo.z <= a.hi.z;
-}
-
-constexpr int kMaxCells = 64;  // a box touching more cells is `big`
-
 // (cell key, box) for every cell a box touches (s.raw, boxes in ascending order), then grouped by a hash of
 // the cell key into s.entries: a counting sort into 2^b buckets (b such that there are at least as many
 // buckets as entries; 32-bit counts), boxes in ascending order within a bucket. (Twice as many buckets with
@@ -87,14 +39,7 @@ void cellEntries(const std::vector<Aabb>& boxes, const BroadGrid& g, BroadPhaseS
     const int n = int(boxes.size());
     s.cellCount.resize(size_t(n) + 1);
     parallelFor(
-        size_t(n),
-        [&](size_t i) {
-            int lo[3], hi[3];
-            g.range(boxes[i], lo, hi);
-            const double cells = double(hi[0] - lo[0] + 1) * (hi[1] - lo[1] + 1) * (hi[2] - lo[2] + 1);
-            s.cellCount[i + 1] = cells > kMaxCells ? -1 : int(cells);
-        },
-        1024);
+        size_t(n), [&](size_t i) { s.cellCount[i + 1] = g.cellCount(boxes[i]); }, 1024);
     s.big.clear();
     s.cellCount[0] = 0;
     for (int i = 0; i < n; ++i) {
@@ -144,7 +89,7 @@ void pairsInBucket(const std::vector<Aabb>& boxes, const BroadGrid& g,
             if (entries[u].first != entries[v].first) continue;
             int i = entries[u].second, j = entries[v].second;
             const Aabb &a = boxes[size_t(i)], &b = boxes[size_t(j)];
-            if (!overlap(a, b) || g.overlapKey(a, b) != entries[u].first) continue;
+            if (!boxesOverlap(a, b) || g.overlapKey(a, b) != entries[u].first) continue;
             pairs.push_back({std::min(i, j), std::max(i, j)});
         }
 }
@@ -158,7 +103,7 @@ void pairsWithBig(const std::vector<Aabb>& boxes, const std::vector<int>& big,
             if (i == j) continue;
             bool jBig = std::binary_search(big.begin(), big.end(), j);
             if (jBig && j < i) continue;
-            if (overlap(boxes[size_t(i)], boxes[size_t(j)]))
+            if (boxesOverlap(boxes[size_t(i)], boxes[size_t(j)]))
                 pairs.push_back({std::min(i, j), std::max(i, j)});
         }
 }
@@ -186,11 +131,26 @@ void sortPairs(int n, BroadPhaseScratch& s, std::vector<std::pair<int, int>>& pa
 
 }  // namespace
 
+BroadGrid broadGridFor(const std::vector<Aabb>& boxes, std::vector<float>& ext) {
+    const size_t n = boxes.size();
+    BroadGrid g;
+    if (n == 0) return g;
+    ext.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+        const Vec3 d = boxes[i].hi - boxes[i].lo;
+        ext[i] = std::max(d.x, std::max(d.y, d.z));
+    }
+    std::nth_element(ext.begin(), ext.begin() + long(n / 2), ext.end());
+    const float cell = std::max(2.0f * ext[n / 2], 1e-4f);
+    g.inv = 1.0f / cell;
+    return g;
+}
+
 void broadPhase(const std::vector<Aabb>& boxes, std::vector<std::pair<int, int>>& pairs,
                 BroadPhaseScratch& scratch) {
     pairs.clear();
     if (boxes.size() < 2) return;
-    const BroadGrid g(boxes, scratch.extent);
+    const BroadGrid g = broadGridFor(boxes, scratch.extent);
     cellEntries(boxes, g, scratch);
     // Buckets in chunks of kBuckets, each chunk's pairs into its own list; the lists are joined in chunk
     // order and sorted, so the result does not depend on the schedule.

@@ -7,14 +7,12 @@
 #include <utility>
 #include <vector>
 
+#include "rigid/broad_grid.h"
 #include "rigid/narrow_phase.h"
 #include "rigid/rigid_body.h"
 
 namespace vbd {
 
-struct Aabb {
-    Vec3 lo, hi;
-};
 Aabb shapeAabb(const Collider& c, const Pose& x, float margin);
 
 // The broad phase's working arrays, kept by the caller across steps: rebuilt every step, they were ~4 MB
@@ -29,6 +27,9 @@ struct BroadPhaseScratch {
     std::vector<std::vector<std::pair<int, int>>> part;
     std::vector<std::pair<int, int>> unsorted;
 };
+
+// The grid for these boxes: cells of twice the median extent (ext: working array).
+BroadGrid broadGridFor(const std::vector<Aabb>& boxes, std::vector<float>& ext);
 
 // Pairs (i < j) whose boxes overlap, sorted, without duplicates. Boxes much larger than the grid
 // cell (ramps, static slabs) are tested against every other box instead of being rasterized.

@@ -606,16 +606,25 @@ void RigidSolver::beginStep(float h) {
 void RigidSolver::beginStepForDevice(float h) { beginStages(h, false); }
 
 void RigidSolver::beginDetectionForDevice(float h) {
+    boundsForDevice(h);
+    {
+        ScopedTimer t(stageMs_.broad);
+        broadPhase(boxes_, overlaps_, broadScratch_);
+    }
+    candidatesForDevice();
+}
+
+void RigidSolver::boundsForDevice(float h) {
     stageMs_ = RigidStageMs();
     StageClock clock;
     stepH_ = h;
     syncPoses();
     clock.lap(stageMs_.other);
-    {
-        ScopedTimer t(stageMs_.broad);
-        speculativeBounds(h, margin_, boxes_, rot_);
-        broadPhase(boxes_, overlaps_, broadScratch_);
-    }
+    ScopedTimer t(stageMs_.broad);
+    speculativeBounds(h, margin_, boxes_, rot_);
+}
+
+void RigidSolver::candidatesForDevice() {
     ScopedTimer t(stageMs_.narrow);
     candidatePairs(boxes_, overlaps_, pairs_);
 }

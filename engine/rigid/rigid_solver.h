@@ -99,6 +99,12 @@ class RigidSolver {
     // the records: the device step's download). listsForDevice: the per-body lists, the coloring and the
     // dual owners from the ranges, the joints' warm start. manifolds() is not written on this path.
     void beginDetectionForDevice(float h);
+    // beginDetectionForDevice in two parts around a broad phase of the caller's (gpu/broad_pipeline.h, the
+    // CPU's list): boundsForDevice (poses, margins, boxes()), then candidatesForDevice, which reads the
+    // overlapping pairs the caller wrote into overlapsForDevice() (sorted, unique, as broadPhase gives them).
+    void boundsForDevice(float h);
+    std::vector<std::pair<int, int>>& overlapsForDevice() { return overlaps_; }
+    void candidatesForDevice();
     void rangesForDevice(const int* counts);
     void listsForDevice();
     // A value that changes whenever this solver's contacts are rewritten on the CPU (every step that begins
@@ -151,12 +157,13 @@ class RigidSolver {
     size_t contactCount() const { return contacts_.size(); }
     const std::vector<Joint>& joints() const { return joints_; }
     // The last detection's narrow phase (tests and bench_gpu run the device's from the same input): the
-    // candidate pairs (a < 0: the ground plane at groundHeight()), the bodies' speculative margins, and one
-    // manifold per pair, of which only pts[0, count) are written. Valid from beginStep or beginStepForDevice
-    // (states() then still holds the start-of-step states the pairs were tested at) to the next detection;
-    // a copy of the solver starts without them.
+    // candidate pairs (a < 0: the ground plane at groundHeight()), the bodies' speculative margins and boxes,
+    // and one manifold per pair, of which only pts[0, count) are written. Valid from beginStep or
+    // beginStepForDevice (states() then still holds the start-of-step states the pairs were tested at) to the
+    // next detection; a copy of the solver starts without them.
     const std::vector<std::pair<int, int>>& candidatePairList() const { return pairs_; }
     const std::vector<float>& margins() const { return margin_; }
+    const std::vector<Aabb>& boxes() const { return boxes_; }  // bounding boxes with the margins
     const std::vector<Manifold>& manifolds() const { return manifoldBuffer_; }
     float groundHeight() const { return groundHeight_; }
     // The matching's inputs (rigid/contact_match.h): the start-of-step states and poses, the bodies' masses,

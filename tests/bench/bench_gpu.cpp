@@ -30,6 +30,8 @@
 //     contacts 1: the narrow phase and the matching on the device (RigidStepper::setDeviceContacts), whose
 //     records stay there unless read: read 1 reads them every step (the app's timeline copies the solver
 //     every frame), read 0 never (vbdlab sim, a World without contact markers or timeline).
+//     broad 1: with them, the grid broad phase on the device too (RigidStepper::setDeviceBroadPhase).
+//   BM_GpuRigidBroad: that pile's broad phase alone on the device, against the CPU's (cpu_ms).
 //   BM_GpuRigidNarrow/match/transfers: that pile's collision stages on the device (gpu/narrow_pipeline.h),
 //     from the CPU detection's own inputs. match 0: the narrow phase (one manifold per candidate pair, the
 //     CPU's collidePair); 1: the contact matching (the contacts of the touching pairs warm started from last
@@ -42,11 +44,13 @@
 // --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <map>
 #include <memory>
 
 #include "gpu/backend_choice.h"
+#include "gpu/broad_phase_runner.h"
 #include "gpu/narrow_phase_runner.h"
 #include "gpu/rigid_stepper.h"
 #include "gpu/soft_stepper.h"
@@ -230,6 +234,7 @@ void BM_GpuRigidPile(benchmark::State& st) {
     dev->setProfiled(st.range(1) != 0);
     dev->setLanesPerBody(int(st.range(2)));
     dev->setDeviceContacts(st.range(3) != 0);
+    dev->setDeviceBroadPhase(st.range(5) != 0);
     RigidStepper::PhaseMs phases;
     const float h = 1.f / 60.f;
     for (int i = 0; i < 30; ++i) dev->step(solver, h);  // as bench_rigid's BM_PileStep: landed
@@ -270,11 +275,12 @@ void BM_GpuRigidPile(benchmark::State& st) {
                                                         benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_GpuRigidPile)
-    ->ArgNames({"staged", "profiled", "lanes", "contacts", "read"})
-    ->ArgsProduct({{0, 1}, {0, 1}, {1}, {0}, {0}})
-    ->ArgsProduct({{0}, {0, 1}, {4, 8}, {0}, {0}})
-    ->ArgsProduct({{0, 1}, {0, 1}, {1}, {1}, {0}})
-    ->ArgsProduct({{0, 1}, {0}, {1}, {1}, {1}})
+    ->ArgNames({"staged", "profiled", "lanes", "contacts", "read", "broad"})
+    ->ArgsProduct({{0, 1}, {0, 1}, {1}, {0}, {0}, {0}})
+    ->ArgsProduct({{0}, {0, 1}, {4, 8}, {0}, {0}, {0}})
+    ->ArgsProduct({{0, 1}, {0}, {1}, {1}, {0, 1}, {0}})
+    ->ArgsProduct({{0, 1}, {0}, {1}, {1}, {0}, {1}})
+    ->ArgsProduct({{0}, {1}, {1}, {1}, {0}, {0, 1}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->Iterations(30);
@@ -301,6 +307,30 @@ struct PileDetection {
         for (int i = 0; i < solver->numBodies(); ++i) shapes.push_back(solver->collider(i));
     }
 };
+
+// The landed pile's broad phase on the device (gpu/broad_pipeline.h, from the boxes on the host: their
+// upload, the grid's cell size on the CPU, the stages, three waits, the pairs' download) against the CPU's
+// broadPhase on all host threads (cpu_ms, timed here on the same boxes).
+void BM_GpuRigidBroad(benchmark::State& st) {
+    if (skipWithoutDevice(st)) return;
+    static const PileDetection pile;
+    const std::vector<Aabb>& boxes = pile.solver->boxes();
+    std::unique_ptr<BroadPhaseRunner> dev = makeCudaBroadPhase();
+    std::vector<std::pair<int, int>> pairs, cpuPairs;
+    dev->find(boxes, pairs);
+    BroadPhaseScratch scratch;
+    double cpuMs = 0;
+    for (int k = 0; k < 5; ++k) {
+        const auto t0 = std::chrono::steady_clock::now();
+        broadPhase(boxes, cpuPairs, scratch);
+        cpuMs += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / 5;
+    }
+    for (auto _ : st) dev->find(boxes, pairs);
+    st.counters["pairs"] = double(pairs.size());
+    st.counters["equal"] = pairs == cpuPairs ? 1 : 0;
+    st.counters["cpu_ms"] = cpuMs;
+}
+BENCHMARK(BM_GpuRigidBroad)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // args: match 0 the narrow phase, 1 the contact matching (from the CPU's manifolds); transfers (above).
 void BM_GpuRigidNarrow(benchmark::State& st) {

@@ -241,6 +241,8 @@ if [ $BUILD_OK = 1 ]; then
     # The device narrow phase against the CPU's manifolds: pairs decided otherwise (ties) and the worst point.
     grep '^  narrow phase' "$LOGS/test_test_gpu_cuda_rigid.log" | tee -a "$SUMMARY" |
       awk '{printf "narrow_phase,%s,%s,rel,measured\n", $3, $NF}' >>"$CSV"
+    # The device broad phase against the CPU's list (equal, pair for pair) and its step.
+    grep -E '^  (broad phase|device broad phase)' "$LOGS/test_test_gpu_cuda_rigid.log" | tee -a "$SUMMARY"
     # The staged transfers (gpu/staged_copies.h, off by default until measured here): the CUDA parity tests
     # of both steps again with them on (the soft step's publish, seeding and tolerance reads; the rigid step's
     # per-step contact uploads and downloads).
@@ -281,7 +283,7 @@ EOF2
         /tmp/vbd_rsim_$b/metrics.csv | tee -a "$SUMMARY"
     done
   fi
-  vt 150 "$BUILD/bin/bench_gpu" --benchmark_filter='BM_GpuRigidPile' --benchmark_repetitions=3 \
+  vt 180 "$BUILD/bin/bench_gpu" --benchmark_filter='BM_GpuRigidPile' --benchmark_repetitions=3 \
     --benchmark_report_aggregates_only=true --benchmark_format=csv >"$LOGS/bench_rigid.csv" 2>"$LOGS/bench_rigid.err"
   say "bench_gpu BM_GpuRigidPile: rc $?"
   head -1 "$LOGS/bench_rigid.csv" | tee -a "$SUMMARY"
@@ -293,6 +295,13 @@ EOF2
   say "bench_gpu BM_GpuRigidNarrow: rc $?"
   head -1 "$LOGS/bench_narrow.csv" | tee -a "$SUMMARY"
   grep '_median' "$LOGS/bench_narrow.csv" | tee -a "$SUMMARY" |
+    awk -F, '{printf "bench,%s,%s,ms,measured\n", $1, $3}' >>"$CSV"
+  # The pile's broad phase on the device against the CPU's (its own CSV, as above).
+  vt 60 "$BUILD/bin/bench_gpu" --benchmark_filter='BM_GpuRigidBroad' --benchmark_repetitions=3 \
+    --benchmark_report_aggregates_only=true --benchmark_format=csv >"$LOGS/bench_broad.csv" 2>"$LOGS/bench_broad.err"
+  say "bench_gpu BM_GpuRigidBroad: rc $?"
+  head -1 "$LOGS/bench_broad.csv" | tee -a "$SUMMARY"
+  grep '_median' "$LOGS/bench_broad.csv" | tee -a "$SUMMARY" |
     awk -F, '{printf "bench,%s,%s,ms,measured\n", $1, $3}' >>"$CSV"
   # ---- end of the rigid block ------------------------------------------------------------------------------
 

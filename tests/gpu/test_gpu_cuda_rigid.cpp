@@ -23,11 +23,13 @@
 
 #include "backend/parallel.h"
 #include "gpu/backend_choice.h"
+#include "gpu/broad_phase_runner.h"
 #include "gpu/narrow_phase_runner.h"
 #include "gpu/rigid_stepper.h"
 #include "rigid/rigid_scenes.h"
 #include "scene/scene.h"
 
+#include "broad_inputs.h"
 #include "gpu_scenes.h"
 #include "narrow_inputs.h"
 
@@ -86,13 +88,14 @@ namespace {
 // and velocity differences of one step. Returns the host solver (its state after the steps).
 std::unique_ptr<RigidSolver> stepFromTheSameState(const SceneDesc& d, int steps, int lanesPerBody,
                                                   double& worstDx, double& worstDv,
-                                                  bool deviceContacts = false) {
+                                                  bool deviceContacts = false, bool deviceBroad = false) {
     auto a = std::make_unique<RigidSolver>(d);
     auto host = makeHostRigidStepper();
     auto dev = makeCudaRigidStepper();
     dev->setLanesPerBody(lanesPerBody);
     host->setDeviceContacts(deviceContacts);
     dev->setDeviceContacts(deviceContacts);
+    dev->setDeviceBroadPhase(deviceBroad);
     const float h = float(d.dt / d.substeps);
     worstDx = worstDv = 0;
     for (int s = 0; s < steps; ++s) {
@@ -279,4 +282,31 @@ TEST(GpuCudaRigid, DeviceContactsStep) {
     std::printf("  device contacts, pyramid 30 steps: |dx| %.3e m\n", dx);
     EXPECT_LT(dx, 1e-4);
     EXPECT_EQ(a.contacts().size(), b.contacts().size());
+}
+
+// The grid broad phase on the device (gpu/broad_pipeline.h, CUB's radix sorts and scans): the CPU's list,
+// pair for pair, on every set of tests/gpu/broad_inputs.h. Exact: boxes, cells and keys are the same floats
+// and integers on both sides (a cell is floor(v * inv), one rounding, nothing to contract), and the list is a
+// set, sorted. Then one step from the same state with it (and the device contacts), bounded as
+// DeviceContactsStep's: the pairs are the same, so the step differs only as that one does.
+TEST(GpuCudaRigid, BroadPhaseOnTheDevice) {
+    if (const std::string why = vbdtest::noCudaDevice(); !why.empty()) GTEST_SKIP() << why;
+    const std::unique_ptr<BroadPhaseRunner> runner = makeCudaBroadPhase();
+    std::vector<std::pair<int, int>> got, want;
+    for (const vbdtest::BroadInput& in : vbdtest::broadInputs()) {
+        SCOPED_TRACE(in.name);
+        broadPhase(in.boxes, want);
+        runner->find(in.boxes, got);
+        std::printf("  broad phase %s: %zu boxes, %zu pairs, %s\n", in.name.c_str(), in.boxes.size(),
+                    want.size(), got == want ? "equal" : "DIFFERENT");
+        EXPECT_EQ(got, want);
+    }
+    SceneDesc pile = rigidPileScene(3000);
+    pile.solver.diagnostics = false;
+    double worstDx, worstDv;
+    const auto a = stepFromTheSameState(pile, 30, 1, worstDx, worstDv, true, true);
+    std::printf("  device broad phase and contacts, %d bodies, one step: |dx| %.3e m, |dv| %.3e m/s\n",
+                a->numBodies(), worstDx, worstDv);
+    EXPECT_LT(worstDx, 1e-8);
+    EXPECT_LT(worstDv, 1e-6);
 }

@@ -21,11 +21,13 @@
 #include <vector>
 
 #include "backend/parallel.h"
+#include "gpu/broad_phase_runner.h"
 #include "gpu/narrow_phase_runner.h"
 #include "gpu/rigid_stepper.h"
 #include "rigid/rigid_scenes.h"
 #include "scene/scene.h"
 
+#include "broad_inputs.h"
 #include "gpu_scenes.h"
 #include "narrow_inputs.h"
 
@@ -300,70 +302,76 @@ TEST(GpuRigidHost, ContactMatchingIsTheSolversBitForBit) {
 // scene's solver stepped by it, and a stepper switched from the CPU detection. The kept copy is what a fault
 // would most likely break: dropping the version check (always keeping) makes the CPU-steps case fail.
 TEST(GpuRigidHost, DeviceContactsAreTheCpuStep) {
-    for (const char* set : {"solver.diagnostics=true", "solver.diagnostics=false"}) {
-        for (const std::string& f : vbdtest::rigidOnlyScenes()) {
-            const SceneDesc d = loadSceneFile(f, {set});
-            Pair p(d);
-            p.stepper->setDeviceContacts(true);
-            EXPECT_TRUE(p.stepper->deviceContacts());
-            const std::string name = std::filesystem::path(f).filename().string() + " " + set;
-            for (int s = 0; s < 60 && !testing::Test::HasFatalFailure(); ++s)
-                p.step(name + " step " + std::to_string(s));
-        }
-    }
-    const SceneDesc pyramid =
-        loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/rigid_pyramid.json", {});
-    {
-        Pair p(pyramid);
-        for (int s = 0; s < 10; ++s) p.step("CPU detection step " + std::to_string(s));
-        p.stepper->setDeviceContacts(true);  // switched on: the solver's contacts are uploaded once
-        for (int s = 0; s < 40 && !testing::Test::HasFatalFailure(); ++s) {
-            const std::string at = "mixed step " + std::to_string(s);
-            if (s % 7 ==
-                3) {  // a CPU step of the device-stepped solver: its contacts are no longer the kept ones
-                p.cpu.step(p.h);
-                p.dev.step(p.h);
-                continue;
+    for (const bool broad : {false, true}) {  // the broad phase on the CPU, then on the executor
+        SCOPED_TRACE(broad ? "device broad phase" : "CPU broad phase");
+        for (const char* set : {"solver.diagnostics=true", "solver.diagnostics=false"}) {
+            for (const std::string& f : vbdtest::rigidOnlyScenes()) {
+                const SceneDesc d = loadSceneFile(f, {set});
+                Pair p(d);
+                p.stepper->setDeviceContacts(true);
+                p.stepper->setDeviceBroadPhase(broad);
+                EXPECT_TRUE(p.stepper->deviceContacts());
+                const std::string name = std::filesystem::path(f).filename().string() + " " + set;
+                for (int s = 0; s < 60 && !testing::Test::HasFatalFailure(); ++s)
+                    p.step(name + " step " + std::to_string(s));
             }
-            if (s == 20)
-                for (RigidSolver* r : {&p.cpu, &p.dev}) {
-                    RigidBodyState st = r->states()[100];
-                    st.position.x += 0.05f;
-                    r->setState(100, st);
+        }
+        const SceneDesc pyramid =
+            loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/rigid_pyramid.json", {});
+        {
+            Pair p(pyramid);
+            for (int s = 0; s < 10; ++s) p.step("CPU detection step " + std::to_string(s));
+            p.stepper->setDeviceContacts(true);  // switched on: the solver's contacts are uploaded once
+            p.stepper->setDeviceBroadPhase(broad);
+            for (int s = 0; s < 40 && !testing::Test::HasFatalFailure(); ++s) {
+                const std::string at = "mixed step " + std::to_string(s);
+                if (s % 7 ==
+                    3) {  // a CPU step of the device-stepped solver: its contacts are no longer the kept ones
+                    p.cpu.step(p.h);
+                    p.dev.step(p.h);
+                    continue;
                 }
-            p.step(at);
+                if (s == 20)
+                    for (RigidSolver* r : {&p.cpu, &p.dev}) {
+                        RigidBodyState st = r->states()[100];
+                        st.position.x += 0.05f;
+                        r->setState(100, st);
+                    }
+                p.step(at);
+            }
+            // A copy stepped by the same stepper, then the original again.
+            RigidSolver copyCpu(p.cpu), copyDev(p.dev);
+            for (int s = 0; s < 3; ++s) {
+                copyCpu.step(p.h);
+                p.stepper->step(copyDev, p.h);
+            }
+            EXPECT_TRUE(sameContacts(copyCpu.contacts(), copyDev.contacts()));
+            for (int s = 0; s < 3; ++s) p.step("original after the copy, step " + std::to_string(s));
+            // Another solver with another body count stepped by the same stepper (a rebuilt scene), then this
+            // one.
+            const SceneDesc stack = rigidStackScene(6);
+            RigidSolver otherCpu(stack), otherDev(stack);
+            for (int s = 0; s < 5; ++s) {
+                otherCpu.step(p.h);
+                p.stepper->step(otherDev, p.h);
+            }
+            EXPECT_TRUE(sameBits(otherCpu.states(), otherDev.states()));
+            EXPECT_TRUE(sameContacts(otherCpu.contacts(), otherDev.contacts()));
+            for (int s = 0; s < 3; ++s) p.step("original after another scene, step " + std::to_string(s));
         }
-        // A copy stepped by the same stepper, then the original again.
-        RigidSolver copyCpu(p.cpu), copyDev(p.dev);
-        for (int s = 0; s < 3; ++s) {
-            copyCpu.step(p.h);
-            p.stepper->step(copyDev, p.h);
+        SceneDesc pile = rigidPileScene(1500);
+        pile.solver.diagnostics = false;
+        Pair p(pile);
+        p.stepper->setDeviceContacts(true);
+        p.stepper->setDeviceBroadPhase(broad);
+        for (int s = 0; s < 40; ++s) {  // as DragEditsAndAPile (its residual is summed in another order)
+            p.cpu.step(p.h);
+            p.stepper->step(p.dev, p.h);
+            ASSERT_TRUE(sameBits(p.cpu.states(), p.dev.states())) << "pile step " << s;
+            ASSERT_TRUE(sameContacts(p.cpu.contacts(), p.dev.contacts())) << "pile step " << s;
         }
-        EXPECT_TRUE(sameContacts(copyCpu.contacts(), copyDev.contacts()));
-        for (int s = 0; s < 3; ++s) p.step("original after the copy, step " + std::to_string(s));
-        // Another solver with another body count stepped by the same stepper (a rebuilt scene), then this
-        // one.
-        const SceneDesc stack = rigidStackScene(6);
-        RigidSolver otherCpu(stack), otherDev(stack);
-        for (int s = 0; s < 5; ++s) {
-            otherCpu.step(p.h);
-            p.stepper->step(otherDev, p.h);
-        }
-        EXPECT_TRUE(sameBits(otherCpu.states(), otherDev.states()));
-        EXPECT_TRUE(sameContacts(otherCpu.contacts(), otherDev.contacts()));
-        for (int s = 0; s < 3; ++s) p.step("original after another scene, step " + std::to_string(s));
+        EXPECT_GT(p.cpu.contacts().size(), 1000u);
     }
-    SceneDesc pile = rigidPileScene(1500);
-    pile.solver.diagnostics = false;
-    Pair p(pile);
-    p.stepper->setDeviceContacts(true);
-    for (int s = 0; s < 40; ++s) {  // as DragEditsAndAPile (its residual is summed in another order)
-        p.cpu.step(p.h);
-        p.stepper->step(p.dev, p.h);
-        ASSERT_TRUE(sameBits(p.cpu.states(), p.dev.states())) << "pile step " << s;
-        ASSERT_TRUE(sameContacts(p.cpu.contacts(), p.dev.contacts())) << "pile step " << s;
-    }
-    EXPECT_GT(p.cpu.contacts().size(), 1000u);
 }
 
 // With device contacts the step's records stay on the executor (RigidSolver::deferContacts): nothing reads
@@ -477,4 +485,20 @@ TEST(GpuRigidHost, BodyConstantsFollowTheSolver) {
         for (size_t k = 0; k < cpu.size(); ++k)
             EXPECT_TRUE(sameContacts(cpu[k].contacts(), dev[k].contacts()));
     }
+}
+
+// The device broad phase (gpu/broad_pipeline.h) on the host executor: the CPU's list, pair for pair, on every
+// set of tests/gpu/broad_inputs.h (big boxes, aliased keys, a landed pile, the ramps).
+TEST(GpuRigidHost, BroadPhaseIsTheCpusList) {
+    const std::unique_ptr<BroadPhaseRunner> runner = makeHostBroadPhase();
+    std::vector<std::pair<int, int>> got, want;
+    size_t most = 0;
+    for (const vbdtest::BroadInput& in : vbdtest::broadInputs()) {
+        SCOPED_TRACE(in.name);
+        broadPhase(in.boxes, want);
+        runner->find(in.boxes, got);
+        EXPECT_EQ(got, want);
+        most = std::max(most, want.size());
+    }
+    EXPECT_GT(most, 5000u);  // the sets exercise many pairs
 }
