@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "backend/parallel.h"
+#include "rigid/collision.h"
 #include "rigid/rigid_scenes.h"
 #include "rigid/rigid_solver.h"
 
@@ -81,7 +82,9 @@ void BM_PileStep(benchmark::State& st) {
 // default); 1: what the CPU keeps when the narrow phase and the matching run on the device
 // (RigidStepper::setDeviceContacts): beginDetectionForDevice (poses, bounds, broad phase, candidate pairs),
 // rangesForDevice (the ranges from the point counts) and listsForDevice (lists, coloring, dual owners, joint
-// warm start), the counts coming from the CPU's collidePair, untimed.
+// warm start), the counts coming from the CPU's collidePair, untimed; 2: also the broad phase on the device
+// (RigidStepper::setDeviceBroadPhase): boundsForDevice and candidatesForDevice instead of
+// beginDetectionForDevice, the pairs coming from the CPU's broadPhase, untimed.
 void BM_PileDetect(benchmark::State& st) {
     ThreadLimit limit(int(st.range(0)));
     static const SceneDesc base = rigidPileScene(10000, 0.5f);
@@ -89,7 +92,8 @@ void BM_PileDetect(benchmark::State& st) {
     sc.solver.iterations = 10;
     sc.solver.diagnostics = false;
     sc.solver.threads = int(st.range(0));
-    const bool device = st.range(1) != 0;
+    const bool device = st.range(1) != 0, deviceBroad = st.range(1) == 2;
+    BroadPhaseScratch scratch;
     RigidSolver solver(sc);
     for (int i = 0; i < 60; ++i) solver.step(kH);
     std::vector<Mat33> rot(size_t(solver.numBodies()));
@@ -107,9 +111,20 @@ void BM_PileDetect(benchmark::State& st) {
             sum += solver.stageMs();
             continue;
         }
-        const auto t0 = Clock::now();
-        solver.beginDetectionForDevice(kH);
-        const auto t1 = Clock::now();
+        auto t0 = Clock::now();
+        auto t1 = t0;
+        if (deviceBroad) {  // the CPU's bounds and candidate filter around the device's broad phase
+            solver.boundsForDevice(kH);
+            const auto tb = Clock::now();
+            broadPhase(solver.boxes(), solver.overlapsForDevice(), scratch);  // the device's list, untimed
+            const auto tc = Clock::now();
+            solver.candidatesForDevice();
+            t1 = Clock::now();
+            t0 += tc - tb;
+        } else {
+            solver.beginDetectionForDevice(kH);
+            t1 = Clock::now();
+        }
         const auto& pairs = solver.candidatePairList();
         for (size_t i = 0; i < rot.size(); ++i) rot[i] = toMatrix(solver.states()[i].rotation);
         counts.resize(pairs.size());
@@ -171,7 +186,7 @@ BENCHMARK(BM_PileSolverCopy)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_PileContactViews)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_PileDetect)
     ->ArgNames({"threads", "device"})
-    ->ArgsProduct({{1, 2}, {0, 1}})
+    ->ArgsProduct({{1, 2}, {0, 1, 2}})
     ->Unit(benchmark::kMillisecond)
     ->UseManualTime()
     ->Iterations(20);
