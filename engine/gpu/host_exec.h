@@ -36,6 +36,11 @@ struct HostExec {
     void forEach(int n, const F& f) {
         if (n > 0) parallelFor(size_t(n), [&](size_t i) { f(int(i)); });
     }
+    template <typename F>
+    void forEach(int n, const F& f, int block) {  // the device's block size: nothing to the host
+        (void)block;
+        forEach(n, f);
+    }
     // *out (+)= sum of f(i), i = 0..n-1, in index order (partials unused on the host).
     template <typename F, typename R>
     void reduce(int n, const F& f, R* partials, R* out, bool accumulate) {

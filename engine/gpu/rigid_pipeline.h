@@ -81,6 +81,13 @@ class RigidPipeline final : public RigidStepper {
         lanesPerBody_ = lanes;
     }
     int lanesPerBody() const override { return lanesPerBody_; }
+    void setSweepBlock(int threads) override {
+        if (threads != 32 && threads != 64 && threads != 128 && threads != kBlockSize)
+            throw std::invalid_argument("setSweepBlock: 32, 64, 128 or 256 threads, not " +
+                                        std::to_string(threads));
+        sweepBlock_ = threads;
+    }
+    int sweepBlock() const override { return sweepBlock_; }
     void setDeviceContacts(bool on) override {
         if (!on) deliverLent();
         deviceContacts_ = on;
@@ -183,7 +190,9 @@ class RigidPipeline final : public RigidStepper {
     template <int kLanes>
     void issueTiles(const RigidView& dv, const int* bodies, int count, float h, bool dual) {
         using Stage = RigidSweepTileStage<kLanes>;
-        if (count > 0) ex_.forEach(int(Stage::threadsFor(count)), Stage{dv, bodies, count, h, dual ? 1 : 0});
+        if (count > 0)
+            ex_.forEach(int(Stage::threadsFor(count)), Stage{dv, bodies, count, h, dual ? 1 : 0},
+                        sweepBlock_);
     }
     // One color's sweep in the chosen layout (setLanesPerBody).
     void issueSweep(const RigidView& dv, const int* bodies, int count, float h, bool dual) {
@@ -201,7 +210,7 @@ class RigidPipeline final : public RigidStepper {
                 issueTiles<32>(dv, bodies, count, h, dual);
                 break;
             default:
-                ex_.forEach(count, RigidSweepStage{dv, bodies, h, dual ? 1 : 0});
+                ex_.forEach(count, RigidSweepStage{dv, bodies, h, dual ? 1 : 0}, sweepBlock_);
         }
     }
 
@@ -466,6 +475,7 @@ class RigidPipeline final : public RigidStepper {
     bool profiled_ = false;
     PhaseMs phases_;
     int lanesPerBody_ = 1;
+    int sweepBlock_ = kBlockSize;
 };
 
 }  // namespace vbd

@@ -40,6 +40,11 @@ class RigidStepper {
     // are the same. Throws std::invalid_argument for another width.
     virtual void setLanesPerBody(int lanes) = 0;
     virtual int lanesPerBody() const = 0;
+    // Threads per block of the sweep launches: 32, 64, 128 or 256 (the default, as every other launch). A
+    // color of the pile is ten blocks of 256 bodies on a card of 132 multiprocessors; smaller blocks spread
+    // it (not yet measured on a device). The results do not depend on it. Throws std::invalid_argument.
+    virtual void setSweepBlock(int threads) = 0;
+    virtual int sweepBlock() const = 0;
     // Where the narrow phase and the contact matching run. false (the default): on the CPU, in
     // RigidSolver::beginStepForDevice, and every contact record is uploaded each step. true: on the executor
     // (gpu/rigid_stages.h RigidRotationStage, RigidNarrowStage, RigidMatchStage: the CPU's collidePair and

@@ -31,6 +31,7 @@
 //     records stay there unless read: read 1 reads them every step (the app's timeline copies the solver
 //     every frame), read 0 never (vbdlab sim, a World without contact markers or timeline).
 //     broad 1: with them, the grid broad phase on the device too (RigidStepper::setDeviceBroadPhase).
+//     block: threads per block of the sweep launches (RigidStepper::setSweepBlock; 256 the default).
 //   BM_GpuRigidBroad: that pile's broad phase alone on the device, against the CPU's (cpu_ms).
 //   BM_GpuRigidNarrow/match/transfers: that pile's collision stages on the device (gpu/narrow_pipeline.h),
 //     from the CPU detection's own inputs. match 0: the narrow phase (one manifold per candidate pair, the
@@ -235,6 +236,7 @@ void BM_GpuRigidPile(benchmark::State& st) {
     dev->setLanesPerBody(int(st.range(2)));
     dev->setDeviceContacts(st.range(3) != 0);
     dev->setDeviceBroadPhase(st.range(5) != 0);
+    dev->setSweepBlock(int(st.range(6)));
     RigidStepper::PhaseMs phases;
     const float h = 1.f / 60.f;
     for (int i = 0; i < 30; ++i) dev->step(solver, h);  // as bench_rigid's BM_PileStep: landed
@@ -275,12 +277,13 @@ void BM_GpuRigidPile(benchmark::State& st) {
                                                         benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_GpuRigidPile)
-    ->ArgNames({"staged", "profiled", "lanes", "contacts", "read", "broad"})
-    ->ArgsProduct({{0, 1}, {0, 1}, {1}, {0}, {0}, {0}})
-    ->ArgsProduct({{0}, {0, 1}, {4, 8}, {0}, {0}, {0}})
-    ->ArgsProduct({{0, 1}, {0}, {1}, {1}, {0, 1}, {0}})
-    ->ArgsProduct({{0, 1}, {0}, {1}, {1}, {0}, {1}})
-    ->ArgsProduct({{0}, {1}, {1}, {1}, {0}, {0, 1}})
+    ->ArgNames({"staged", "profiled", "lanes", "contacts", "read", "broad", "block"})
+    ->ArgsProduct({{0, 1}, {0, 1}, {1}, {0}, {0}, {0}, {256}})
+    ->ArgsProduct({{0}, {0, 1}, {4, 8}, {0}, {0}, {0}, {256}})
+    ->ArgsProduct({{0}, {1}, {1, 8}, {0}, {0}, {0}, {64}})
+    ->ArgsProduct({{0, 1}, {0}, {1}, {1}, {0, 1}, {0}, {256}})
+    ->ArgsProduct({{0, 1}, {0}, {1}, {1}, {0}, {1}, {256}})
+    ->ArgsProduct({{0}, {1}, {1}, {1}, {0}, {0, 1}, {256}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->Iterations(30);

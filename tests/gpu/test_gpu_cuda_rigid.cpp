@@ -88,11 +88,13 @@ namespace {
 // and velocity differences of one step. Returns the host solver (its state after the steps).
 std::unique_ptr<RigidSolver> stepFromTheSameState(const SceneDesc& d, int steps, int lanesPerBody,
                                                   double& worstDx, double& worstDv,
-                                                  bool deviceContacts = false, bool deviceBroad = false) {
+                                                  bool deviceContacts = false, bool deviceBroad = false,
+                                                  int sweepBlock = 256) {
     auto a = std::make_unique<RigidSolver>(d);
     auto host = makeHostRigidStepper();
     auto dev = makeCudaRigidStepper();
     dev->setLanesPerBody(lanesPerBody);
+    dev->setSweepBlock(sweepBlock);
     host->setDeviceContacts(deviceContacts);
     dev->setDeviceContacts(deviceContacts);
     dev->setDeviceBroadPhase(deviceBroad);
@@ -144,6 +146,16 @@ TEST(GpuCudaRigid, TileSweepFromTheSameState) {
                         a->numBodies(), worstDx, worstDv);
             EXPECT_LT(worstDx, 1e-8) << lanes << " lanes";
             EXPECT_LT(worstDv, 1e-6) << lanes << " lanes";
+        }
+        // Smaller blocks of the sweep launches (RigidStepper::setSweepBlock): the same per-body code.
+        for (const auto& [lanes, block] : {std::pair{1, 32}, std::pair{1, 64}, std::pair{8, 64}}) {
+            double worstDx, worstDv;
+            const auto a = stepFromTheSameState(*d, 30, lanes, worstDx, worstDv, false, false, block);
+            std::printf(
+                "  parity %d lanes in blocks of %d, %d bodies, one step: |dx| %.3e m, |dv| %.3e m/s\n", lanes,
+                block, a->numBodies(), worstDx, worstDv);
+            EXPECT_LT(worstDx, 1e-8) << block << " threads";
+            EXPECT_LT(worstDv, 1e-6) << block << " threads";
         }
     }
 }

@@ -502,3 +502,16 @@ TEST(GpuRigidHost, BroadPhaseIsTheCpusList) {
     }
     EXPECT_GT(most, 5000u);  // the sets exercise many pairs
 }
+
+// The sweep's block size is the device's launch shape: checked, and nothing to the results.
+TEST(GpuRigidHost, SweepBlockChangesNothing) {
+    const SceneDesc pyramid =
+        loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/rigid_pyramid.json", {});
+    Pair p(pyramid);
+    EXPECT_EQ(p.stepper->sweepBlock(), 256);
+    EXPECT_THROW(p.stepper->setSweepBlock(100), std::invalid_argument);
+    EXPECT_THROW(p.stepper->setSweepBlock(512), std::invalid_argument);
+    p.stepper->setSweepBlock(64);
+    EXPECT_EQ(p.stepper->sweepBlock(), 64);
+    for (int s = 0; s < 10 && !testing::Test::HasFatalFailure(); ++s) p.step("step " + std::to_string(s));
+}
