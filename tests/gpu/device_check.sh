@@ -561,6 +561,9 @@ if [ $BUILD_OK = 1 ] && [ $((SECONDS - T0)) -lt ${DEVICE_CHECK_BUDGET_S:-430} ];
   fi
 fi
 
+phase "one setting at a time (tests/gpu/compare_args.py: median-time ratios of runs that differ in one argument)"
+python3 tests/gpu/compare_args.py "$LOGS"/bench_*.csv "$OUT/bench_gpu.csv" 2>&1 | tee -a "$SUMMARY"
+
 phase "done"
 say "total: $((SECONDS - T0)) s; $([ $FAILED = 0 ] && echo 'all checks that ran passed' || echo 'SOME CHECKS FAILED')"
 for f in "$LOGS"/*; do
