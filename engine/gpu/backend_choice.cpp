@@ -1,6 +1,8 @@
 #include "gpu/backend_choice.h"
 
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 
 namespace vbd {
 
@@ -25,8 +27,25 @@ std::string whyNotDevice(const CudaProbe& probe, const std::string& unsupported,
 
 }  // namespace
 
+RigidDetection rigidDetectionFromEnv() {
+    auto on = [](const char* name) {
+        const char* v = std::getenv(name);
+        return v && v[0] == '1';
+    };
+    RigidDetection d;
+    d.contacts = on("VBD_CUDA_DEVICE_CONTACTS");
+    d.broad = d.contacts && on("VBD_CUDA_DEVICE_BROAD");
+    return d;
+}
+
+std::string rigidDetectionText(RigidDetection d) {
+    if (!d.contacts) return "broad and narrow phase on the CPU";
+    if (!d.broad) return "broad phase on the CPU, narrow phase and contact matching on the device";
+    return "collision detection on the device, its candidate filter and coloring on the CPU";
+}
+
 BackendChoice chooseBackend(Backend requested, const CudaProbe& probe, const std::string& unsupported,
-                            size_t bytesNeeded, bool rigidBodies, bool softBodies) {
+                            size_t bytesNeeded, bool rigidBodies, bool softBodies, RigidDetection rigid) {
     BackendChoice c;
     if (requested == Backend::Cpu) {
         c.line = "CPU backend (solver.backend = cpu)";
@@ -45,7 +64,7 @@ BackendChoice chooseBackend(Backend requested, const CudaProbe& probe, const std
     c.line = "CUDA backend on " + probe.name + " (" + cc + "): ";
     if (softBodies) c.line += "soft-body step on the device";
     if (softBodies && rigidBodies) c.line += "; ";
-    if (rigidBodies) c.line += "rigid bodies on the device (broad and narrow phase on the CPU)";
+    if (rigidBodies) c.line += "rigid bodies on the device (" + rigidDetectionText(rigid) + ")";
     return c;
 }
 

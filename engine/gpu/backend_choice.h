@@ -33,12 +33,24 @@ struct BackendChoice {
     std::string line;                // the log / status line: backend, device, what stays on the CPU
 };
 
+// Where the device rigid step detects collisions (RigidStepper::setDeviceContacts, setDeviceBroadPhase): off
+// by default until a device has measured them; VBD_CUDA_DEVICE_CONTACTS=1 and VBD_CUDA_DEVICE_BROAD=1 turn
+// them on for the World (the broad phase only with the contacts).
+struct RigidDetection {
+    bool contacts = false;  // narrow phase and contact matching on the device
+    bool broad = false;     // with them, the grid broad phase too
+};
+RigidDetection rigidDetectionFromEnv();
+// What of it stays on the CPU, for the backend line: "broad and narrow phase on the CPU", ...
+std::string rigidDetectionText(RigidDetection d);
+
 // requested: solver.backend. unsupported: why the device cannot step the scene ("" when it can:
 // deviceStepUnsupported() of its particles, rigidDeviceStepUnsupported() of a rigid-only scene). bytesNeeded:
 // the device step's memory (StepPlan::deviceBytes), refused above 90% of the device's. rigidBodies,
 // softBodies: what the scene has, for the line. Rigid bodies go with the soft step: on the device their solve
-// runs there (gpu/rigid_stepper.h), their broad and narrow phase stay on the CPU.
+// runs there (gpu/rigid_stepper.h), their collision detection where `rigid` says.
 BackendChoice chooseBackend(Backend requested, const CudaProbe& probe, const std::string& unsupported,
-                            size_t bytesNeeded, bool rigidBodies, bool softBodies = true);
+                            size_t bytesNeeded, bool rigidBodies, bool softBodies = true,
+                            RigidDetection rigid = {});
 
 }  // namespace vbd

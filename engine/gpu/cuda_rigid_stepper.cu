@@ -15,14 +15,13 @@ std::unique_ptr<RigidStepper> makeCudaRigidStepper() {
     const CudaProbe& probe = probeCuda();
     if (probe.devices <= 0) throw std::runtime_error("no CUDA device: " + probe.error);
     auto stepper = std::make_unique<RigidPipeline<CudaExec>>();
-    // The narrow phase and the contact matching on the device (RigidStepper::setDeviceContacts) are off until
-    // a device has measured them: VBD_CUDA_DEVICE_CONTACTS=1 turns them on for the World (tests/gpu/
-    // device_check.sh runs the rigid scene both ways; bench_gpu BM_GpuRigidPile/contacts compares them).
-    const char* env = std::getenv("VBD_CUDA_DEVICE_CONTACTS");
-    stepper->setDeviceContacts(env && env[0] == '1');
-    // With them, the grid broad phase there too (VBD_CUDA_DEVICE_BROAD=1; BM_GpuRigidPile/broad compares).
-    const char* broad = std::getenv("VBD_CUDA_DEVICE_BROAD");
-    stepper->setDeviceBroadPhase(broad && broad[0] == '1');
+    // The narrow phase and the contact matching on the device (RigidStepper::setDeviceContacts), and with
+    // them the broad phase, are off until a device has measured them (gpu/backend_choice.h
+    // rigidDetectionFromEnv; tests/gpu/device_check.sh runs the rigid scene both ways; bench_gpu
+    // BM_GpuRigidPile compares them).
+    const RigidDetection d = rigidDetectionFromEnv();
+    stepper->setDeviceContacts(d.contacts);
+    stepper->setDeviceBroadPhase(d.broad);
     return stepper;
 }
 

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 #include "gpu/backend_choice.h"
 #include "gpu/step_plan.h"
@@ -69,6 +70,30 @@ TEST(GpuBackendChoice, DeviceRunsWhenItCan) {
     EXPECT_EQ(chooseBackend(Backend::Cuda, h200(), "", 0, true, false).line,
               "CUDA backend on NVIDIA H200 (sm_90): rigid bodies on the device (broad and narrow phase on "
               "the CPU)");
+    // The device detection's switches (RigidStepper::setDeviceContacts, setDeviceBroadPhase) in the line.
+    EXPECT_EQ(
+        chooseBackend(Backend::Cuda, h200(), "", 0, true, false, RigidDetection{true, false}).line,
+        "CUDA backend on NVIDIA H200 (sm_90): rigid bodies on the device (broad phase on the CPU, narrow "
+        "phase and contact matching on the device)");
+    EXPECT_EQ(chooseBackend(Backend::Cuda, h200(), "", 0, true, false, RigidDetection{true, true}).line,
+              "CUDA backend on NVIDIA H200 (sm_90): rigid bodies on the device (collision detection on the "
+              "device, its candidate filter and coloring on the CPU)");
+}
+
+// The switches come from the environment; the broad phase only with the contacts.
+TEST(GpuBackendChoice, RigidDetectionFromTheEnvironment) {
+    auto with = [](const char* contacts, const char* broad) {
+        ::setenv("VBD_CUDA_DEVICE_CONTACTS", contacts, 1);
+        ::setenv("VBD_CUDA_DEVICE_BROAD", broad, 1);
+        const RigidDetection d = rigidDetectionFromEnv();
+        ::unsetenv("VBD_CUDA_DEVICE_CONTACTS");
+        ::unsetenv("VBD_CUDA_DEVICE_BROAD");
+        return std::pair{d.contacts, d.broad};
+    };
+    EXPECT_EQ(with("0", "1"), std::pair(false, false));
+    EXPECT_EQ(with("1", "0"), std::pair(true, false));
+    EXPECT_EQ(with("1", "1"), std::pair(true, true));
+    EXPECT_EQ(rigidDetectionFromEnv().contacts, false);  // unset
 }
 
 TEST(GpuBackendChoice, EachReasonFallsBackOrRefuses) {
