@@ -26,7 +26,16 @@ constexpr int kMaxBroadCells = 64;
 
 struct BroadGrid {
     float inv = 1;  // 1 / cell size
-    VBD_HD int cellOf(float v) const { return int(floorf(v * inv)); }
+    // Clamped to +-2^30 before the conversion, which is then defined for any corner: a box of huge or
+    // infinite extent spans 2^31 cells, so it is big and meets every other box through the all-pairs test
+    // (unclamped, x86 turned both of its ends into INT_MIN: one cell, its pairs lost). A NaN corner is cell
+    // 0.
+    VBD_HD int cellOf(float v) const {
+        const float c = floorf(v * inv);
+        if (c >= 1073741824.0f) return 1 << 30;
+        if (c <= -1073741824.0f) return -(1 << 30);
+        return c == c ? int(c) : 0;
+    }
     // 21 bits per axis (cells -2^20 .. 2^20 - 1; beyond, keys alias, which costs only extra overlap tests).
     VBD_HD static uint64_t key(int x, int y, int z) {
         return (uint64_t(uint32_t(x + (1 << 20)) & 0x1FFFFF) << 42) |
@@ -52,7 +61,9 @@ struct BroadGrid {
     VBD_HD int cellCount(const Aabb& b) const {
         int lo[3], hi[3];
         range(b, lo, hi);
-        const double cells = double(hi[0] - lo[0] + 1) * (hi[1] - lo[1] + 1) * (hi[2] - lo[2] + 1);
+        // In 64 bits: a huge box spans up to 2^31 + 1 cells per axis.
+        auto span = [&](int a) { return double(static_cast<long long>(hi[a]) - lo[a] + 1); };
+        const double cells = span(0) * span(1) * span(2);
         return cells > kMaxBroadCells ? -1 : int(cells);
     }
 };

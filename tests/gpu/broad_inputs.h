@@ -1,8 +1,9 @@
 #pragma once
 // Box sets for the device broad phase's checks (test_gpu_rigid_host, test_gpu_cuda_rigid): random boxes of
 // mixed sizes with big slabs at random places (tested against all others), degenerate counts, boxes far out
-// (past 2^20 cells: keys alias), and the bounding boxes of a landed pile and the ramps scene from the
-// solver's own detection. Each set's reference is the CPU's broadPhase.
+// (past 2^20 cells: keys alias), huge, infinite and NaN corners, and the bounding boxes of a landed pile and
+// the ramps scene from the solver's own detection. Each set's reference is the CPU's broadPhase.
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -43,6 +44,16 @@ inline std::vector<BroadInput> broadInputs() {
         far.boxes.push_back({c - e * 0.5f, c + e * 0.5f});  // an overlapping twin
     }
     out.push_back(std::move(far));
+    BroadInput hostile{"huge, infinite and NaN corners", {}};
+    for (int i = 0; i < 200; ++i) {
+        const Vec3 c(pos(rng), pos(rng), pos(rng)), e(ext(rng), ext(rng), ext(rng));
+        hostile.boxes.push_back({c - e, c + e});
+    }
+    const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+    hostile.boxes.insert(hostile.boxes.begin() + 11, {Vec3(-1e30f), Vec3(1e30f)});
+    hostile.boxes.insert(hostile.boxes.begin() + 60, {Vec3(-inf), Vec3(inf)});
+    hostile.boxes.insert(hostile.boxes.begin() + 99, {Vec3(nan, 1, 1), Vec3(2, 2, 2)});
+    out.push_back(std::move(hostile));
     vbd::SceneDesc pile = vbd::rigidPileScene(3000);
     pile.solver.diagnostics = false;
     vbd::SceneDesc ramps =

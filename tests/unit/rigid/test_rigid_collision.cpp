@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 
 #include "rigid/collision.h"
@@ -239,6 +240,34 @@ TEST(RigidCollision, BroadPhaseMatchesBruteForce) {
     const auto brute = bruteForcePairs(boxes);
     EXPECT_GT(brute.size(), 500u);  // the test exercises many overlaps
     EXPECT_EQ(pairs, brute);
+}
+
+// Corners far beyond the grid's int range: a huge box (1e30), an infinite one and boxes with a NaN corner
+// among ordinary ones. The huge and infinite boxes meet every box (their cells are clamped: big, tested
+// against all); a NaN corner meets none. Before the clamp x86 turned both ends of the huge box into INT_MIN
+// (one cell): its pairs were lost.
+TEST(RigidCollision, BroadPhaseHandlesHugeAndNonFiniteBoxes) {
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<float> pos(0, 20), ext(0.1f, 0.8f);
+    std::vector<Aabb> boxes;
+    for (int i = 0; i < 300; ++i) {
+        Vec3 c(pos(rng), pos(rng) * 0.3f, pos(rng)), e(ext(rng), ext(rng), ext(rng));
+        boxes.push_back({c - e, c + e});
+    }
+    const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+    boxes.insert(boxes.begin() + 17, {Vec3(-1e30f), Vec3(1e30f)});
+    boxes.insert(boxes.begin() + 90, {Vec3(-inf), Vec3(inf)});
+    boxes.insert(boxes.begin() + 150, {Vec3(nan, 1, 1), Vec3(2, 2, 2)});
+    boxes.insert(boxes.begin() + 200, {Vec3(1, 1, 1), Vec3(nan)});
+    std::vector<std::pair<int, int>> pairs;
+    broadPhase(boxes, pairs);
+    EXPECT_EQ(pairs, bruteForcePairs(boxes));
+    const auto with = [&](int box) {
+        return std::count_if(pairs.begin(), pairs.end(),
+                             [&](const auto& p) { return p.first == box || p.second == box; });
+    };
+    EXPECT_EQ(with(17), long(boxes.size()) - 3);  // all but itself and the two with a NaN corner
+    EXPECT_EQ(with(150), 0);
 }
 
 // The solver keeps the broad phase's working arrays across steps: a scratch left by a larger or a smaller
