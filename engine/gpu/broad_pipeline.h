@@ -18,16 +18,14 @@ namespace vbd {
 template <class Exec>
 class BroadPipeline {
   public:
-    // pairs <- broadPhase(boxes); the boxes are a host array (uploaded here) or already on the executor
-    // (deviceBoxes, the same n boxes).
-    void find(Exec& ex, const std::vector<Aabb>& boxes, std::vector<std::pair<int, int>>& pairs,
-              const Aabb* deviceBoxes = nullptr) {
+    // pairs <- broadPhase(boxes), the boxes uploaded from the host.
+    void find(Exec& ex, const std::vector<Aabb>& boxes, std::vector<std::pair<int, int>>& pairs) {
         pairs.clear();
         const int n = int(boxes.size());
         if (n < 2) return;
         const BroadGrid g = broadGridFor(boxes, ext_);
 
-        const Aabb* db = deviceBoxes ? deviceBoxes : boxes_.put(ex, boxes.data(), boxes.size());
+        const Aabb* db = boxes_.put(ex, boxes.data(), boxes.size());
         cells_.ensure(ex, size_t(n) + 1);
         cellStart_.ensure(ex, size_t(n) + 1);
         big_.ensure(ex, size_t(n) + 1);

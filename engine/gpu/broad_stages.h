@@ -12,7 +12,7 @@
 //   overlap's min corner
 // big boxes against all others           BroadBigPairsStage over (big box, box)
 // sort, unique                           sortKeys on (a << 32 | b), BroadUniqueFlagStage, scan,
-// BroadCompactStage
+//                                          BroadCompactStage
 #include <cstdint>
 
 #include "math/hd.h"

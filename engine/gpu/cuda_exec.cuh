@@ -175,12 +175,7 @@ class CudaExec {
     }
     template <typename F>
     void forEach(int n, const F& f) {
-        if (n <= 0) return;
-        if constexpr (MinBlocksOf<F>::value > 1)
-            forEachKernelCapped<F, MinBlocksOf<F>::value><<<blocksFor(n), kBlockSize, 0, stream_>>>(f, n);
-        else
-            forEachKernel<<<blocksFor(n), kBlockSize, 0, stream_>>>(f, n);
-        VBD_CUDA(cudaGetLastError());
+        forEach(n, f, kBlockSize);
     }
     // forEach in blocks of `block` threads (32 to kBlockSize, a multiple of 32): a launch of few indices
     // then spreads over more multiprocessors (a color of the rigid pile: 2,500 bodies, ten blocks of 256).

@@ -449,7 +449,8 @@ class RigidPipeline final : public RigidStepper {
     Buffer<ContactDualState> duals_;
     // Device contacts (setDeviceContacts): the detection's inputs and outputs, and last step's contacts and
     // ranges, the warm start of the next matching; contactsVersion_: the solver's contacts version when they
-    // were downloaded from contacts_ (now oldContacts_), 0 when there is no kept copy.
+    // were made in contacts_ (now oldContacts_, which the solver's deferred records are fetched from), 0
+    // when there is no kept copy.
     Buffer<Contact> oldContacts_;
     Buffer<ManifoldRange> ranges_, oldRanges_;
     Buffer<float> margin_;

@@ -96,8 +96,8 @@ class RigidSolver {
     // bounds, broad phase, candidate pairs (candidatePairList(), margins()). rangesForDevice, from the device
     // narrow phase's point count per candidate pair: the touching pairs' ranges, each with its first contact
     // (manifoldRanges(), which the device matches), and contacts() sized to their total (the caller writes
-    // the records: the device step's download). listsForDevice: the per-body lists, the coloring and the
-    // dual owners from the ranges, the joints' warm start. manifolds() is not written on this path.
+    // or defers the records: RigidSolver::deferContacts). listsForDevice: the per-body lists, the coloring
+    // and the dual owners from the ranges, the joints' warm start. manifolds() is not written on this path.
     void beginDetectionForDevice(float h);
     // beginDetectionForDevice in two parts around a broad phase of the caller's (gpu/broad_pipeline.h, the
     // CPU's list): boundsForDevice (poses, margins, boxes()), then candidatesForDevice, which reads the
@@ -112,7 +112,7 @@ class RigidSolver {
     // contact lists are equal): a device step that keeps its own copy of the contacts between steps compares
     // it with the one markContactsFromDevice gave it, to know that its copy is still this solver's.
     uint64_t contactsVersion() const { return contactsVersion_; }
-    uint64_t markContactsFromDevice();  // a fresh version: the caller wrote contacts() from its copy
+    uint64_t markContactsFromDevice();  // a fresh version: contacts() are the caller's (written or deferred)
     // The device step that made this step's records leaves them on the device (rigid/contact_list.h): the
     // first read of contacts() (or a CPU step, view(), contactViews(), a copy of the solver) fetches them;
     // contactCount() does not. The caller delivers through the returned link before it reuses their memory.

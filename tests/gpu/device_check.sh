@@ -213,6 +213,17 @@ run_test() {  # name, timeout[, a suffix for its log and summary line]
   fi
 }
 
+# One bench_gpu family into $LOGS/NAME.csv, its medians into the summary and the CSV rows.
+bench_family() {
+  local filter=$1 name=$2 limit=$3
+  vt "$limit" "$BUILD/bin/bench_gpu" --benchmark_filter="$filter" --benchmark_repetitions=3 \
+    --benchmark_report_aggregates_only=true --benchmark_format=csv >"$LOGS/$name.csv" 2>"$LOGS/$name.err"
+  say "bench_gpu $filter: rc $?"
+  head -1 "$LOGS/$name.csv" | tee -a "$SUMMARY"
+  grep '_median' "$LOGS/$name.csv" | tee -a "$SUMMARY" |
+    awk -F, '{printf "bench,%s,%s,ms,measured\n", $1, $3}' >>"$CSV"
+}
+
 if [ $BUILD_OK = 1 ]; then
   phase "GPU tests"
   run_test test_gpu_backend 60
@@ -283,26 +294,10 @@ EOF2
         /tmp/vbd_rsim_$b/metrics.csv | tee -a "$SUMMARY"
     done
   fi
-  vt 180 "$BUILD/bin/bench_gpu" --benchmark_filter='BM_GpuRigidPile' --benchmark_repetitions=3 \
-    --benchmark_report_aggregates_only=true --benchmark_format=csv >"$LOGS/bench_rigid.csv" 2>"$LOGS/bench_rigid.err"
-  say "bench_gpu BM_GpuRigidPile: rc $?"
-  head -1 "$LOGS/bench_rigid.csv" | tee -a "$SUMMARY"
-  grep '_median' "$LOGS/bench_rigid.csv" | tee -a "$SUMMARY" |
-    awk -F, '{printf "bench,%s,%s,ms,measured\n", $1, $3}' >>"$CSV"
-  # The pile's narrow phase on the device (its own CSV: the reporter aborts when a benchmark adds counters).
-  vt 60 "$BUILD/bin/bench_gpu" --benchmark_filter='BM_GpuRigidNarrow' --benchmark_repetitions=3 \
-    --benchmark_report_aggregates_only=true --benchmark_format=csv >"$LOGS/bench_narrow.csv" 2>"$LOGS/bench_narrow.err"
-  say "bench_gpu BM_GpuRigidNarrow: rc $?"
-  head -1 "$LOGS/bench_narrow.csv" | tee -a "$SUMMARY"
-  grep '_median' "$LOGS/bench_narrow.csv" | tee -a "$SUMMARY" |
-    awk -F, '{printf "bench,%s,%s,ms,measured\n", $1, $3}' >>"$CSV"
-  # The pile's broad phase on the device against the CPU's (its own CSV, as above).
-  vt 60 "$BUILD/bin/bench_gpu" --benchmark_filter='BM_GpuRigidBroad' --benchmark_repetitions=3 \
-    --benchmark_report_aggregates_only=true --benchmark_format=csv >"$LOGS/bench_broad.csv" 2>"$LOGS/bench_broad.err"
-  say "bench_gpu BM_GpuRigidBroad: rc $?"
-  head -1 "$LOGS/bench_broad.csv" | tee -a "$SUMMARY"
-  grep '_median' "$LOGS/bench_broad.csv" | tee -a "$SUMMARY" |
-    awk -F, '{printf "bench,%s,%s,ms,measured\n", $1, $3}' >>"$CSV"
+  # Each family in its own CSV: the reporter aborts when a later benchmark adds a counter.
+  bench_family BM_GpuRigidPile bench_rigid 180
+  bench_family BM_GpuRigidNarrow bench_narrow 60   # the pile's narrow phase on the device
+  bench_family BM_GpuRigidBroad bench_broad 60     # the pile's broad phase on the device against the CPU's
   # ---- end of the rigid block ------------------------------------------------------------------------------
 
   phase "vbdlab sim --backend cuda (the World path)"

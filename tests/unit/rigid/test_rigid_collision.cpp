@@ -226,14 +226,20 @@ std::vector<std::pair<int, int>> bruteForcePairs(const std::vector<Aabb>& boxes)
     return brute;
 }
 
-TEST(RigidCollision, BroadPhaseMatchesBruteForce) {
-    std::mt19937 rng(11);
+// n boxes of half extents 0.1-0.8 in a 20 x 6 x 20 region.
+std::vector<Aabb> randomBoxes(std::mt19937& rng, int n) {
     std::uniform_real_distribution<float> pos(0, 20), ext(0.1f, 0.8f);
     std::vector<Aabb> boxes;
-    for (int i = 0; i < 1500; ++i) {
+    for (int i = 0; i < n; ++i) {
         Vec3 c(pos(rng), pos(rng) * 0.3f, pos(rng)), e(ext(rng), ext(rng), ext(rng));
         boxes.push_back({c - e, c + e});
     }
+    return boxes;
+}
+
+TEST(RigidCollision, BroadPhaseMatchesBruteForce) {
+    std::mt19937 rng(11);
+    std::vector<Aabb> boxes = randomBoxes(rng, 1500);
     boxes.push_back({Vec3(-1, -1, -1), Vec3(25, 0.5f, 25)});  // a big slab, handled off-grid
     std::vector<std::pair<int, int>> pairs;
     broadPhase(boxes, pairs);
@@ -248,12 +254,7 @@ TEST(RigidCollision, BroadPhaseMatchesBruteForce) {
 // (one cell): its pairs were lost.
 TEST(RigidCollision, BroadPhaseHandlesHugeAndNonFiniteBoxes) {
     std::mt19937 rng(7);
-    std::uniform_real_distribution<float> pos(0, 20), ext(0.1f, 0.8f);
-    std::vector<Aabb> boxes;
-    for (int i = 0; i < 300; ++i) {
-        Vec3 c(pos(rng), pos(rng) * 0.3f, pos(rng)), e(ext(rng), ext(rng), ext(rng));
-        boxes.push_back({c - e, c + e});
-    }
+    std::vector<Aabb> boxes = randomBoxes(rng, 300);
     const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
     boxes.insert(boxes.begin() + 17, {Vec3(-1e30f), Vec3(1e30f)});
     boxes.insert(boxes.begin() + 90, {Vec3(-inf), Vec3(inf)});
@@ -274,15 +275,10 @@ TEST(RigidCollision, BroadPhaseHandlesHugeAndNonFiniteBoxes) {
 // scene, with more or fewer big boxes, must not leak into the next result.
 TEST(RigidCollision, BroadPhaseScratchReusedAcrossSizes) {
     std::mt19937 rng(3);
-    std::uniform_real_distribution<float> pos(0, 20), ext(0.1f, 0.8f);
     BroadPhaseScratch scratch;
     std::vector<std::pair<int, int>> pairs;
     for (int n : {1500, 200, 2500, 2, 700}) {
-        std::vector<Aabb> boxes;
-        for (int i = 0; i < n; ++i) {
-            Vec3 c(pos(rng), pos(rng) * 0.3f, pos(rng)), e(ext(rng), ext(rng), ext(rng));
-            boxes.push_back({c - e, c + e});
-        }
+        std::vector<Aabb> boxes = randomBoxes(rng, n);
         // Big slabs at random places in the list, 0-2 of them.
         for (int b = 0; b < n % 3; ++b)
             boxes.insert(boxes.begin() + long(rng() % boxes.size()),
