@@ -45,7 +45,8 @@ std::string rigidDetectionText(RigidDetection d) {
 }
 
 BackendChoice chooseBackend(Backend requested, const CudaProbe& probe, const std::string& unsupported,
-                            size_t bytesNeeded, bool rigidBodies, bool softBodies, RigidDetection rigid) {
+                            size_t bytesNeeded, bool rigidBodies, bool softBodies, RigidDetection rigid,
+                            bool softCollision) {
     BackendChoice c;
     if (requested == Backend::Cpu) {
         c.line = "CPU backend (solver.backend = cpu)";
@@ -63,6 +64,7 @@ BackendChoice chooseBackend(Backend requested, const CudaProbe& probe, const std
     std::snprintf(cc, sizeof(cc), "sm_%d%d", probe.major, probe.minor);
     c.line = "CUDA backend on " + probe.name + " (" + cc + "): ";
     if (softBodies) c.line += "soft-body step on the device";
+    if (softBodies && softCollision) c.line += " (collision detection on the CPU)";
     if (softBodies && rigidBodies) c.line += "; ";
     if (rigidBodies) c.line += "rigid bodies on the device (" + rigidDetectionText(rigid) + ")";
     return c;

@@ -48,9 +48,11 @@ std::string rigidDetectionText(RigidDetection d);
 // deviceStepUnsupported() of its particles, rigidDeviceStepUnsupported() of a rigid-only scene). bytesNeeded:
 // the device step's memory (StepPlan::deviceBytes), refused above 90% of the device's. rigidBodies,
 // softBodies: what the scene has, for the line. Rigid bodies go with the soft step: on the device their solve
-// runs there (gpu/rigid_stepper.h), their collision detection where `rigid` says.
+// runs there (gpu/rigid_stepper.h), their collision detection where `rigid` says. softCollision: the
+// particles' collision (cloth self-collision, soft-soft contact) is on; its detection stays on the CPU
+// (gpu/pipeline.h), which the line says.
 BackendChoice chooseBackend(Backend requested, const CudaProbe& probe, const std::string& unsupported,
                             size_t bytesNeeded, bool rigidBodies, bool softBodies = true,
-                            RigidDetection rigid = {});
+                            RigidDetection rigid = {}, bool softCollision = false);
 
 }  // namespace vbd

@@ -9,16 +9,21 @@
 // captureGraph(issue) / launchGraph() / dropGraph(); drain(), a sync that never throws (HostExec: graphs() is
 // false, everything runs as issued).
 //
-// One step, as SoftSolver::step (soft/soft_solver.cpp) without self contacts or the sweep hook
-// (gpu/step_plan.h refuses those):
-//   predict; C_prev (tets), C_prev (triangles), theta_prev (hinges); |grad G_0| (+ G_0 with diagnostics);
-//   Chebyshev start
-//   for k = 1..iterations: one launch per color; Chebyshev k; |grad G| (+ G) when recorded
+// One step, as SoftSolver::step (soft/soft_solver.cpp) without the sweep hook (gpu/step_plan.h refuses it):
+//   predict; C_prev (tets), C_prev (triangles), theta_prev (hinges); [collision: detection];
+//   |grad G_0| (+ G_0 with diagnostics); Chebyshev start
+//   for k = 1..iterations: [collision: re-detection when due]; one launch per color; Chebyshev k;
+//   |grad G| (+ G) when recorded
 //   |grad G| and G at the end when not recorded per sweep; finalize
-// The diagnostics go to a results array of the executor's memory (StepPlan::resultDoubles), read once at the
-// end of the step -- or after every sweep with solver.tolerance, where the host decides whether to go on
-// (that path is issued sweep by sweep, without a graph). While a reader wants the residual heat map, every
-// |grad G| reduction also stores |f_i| per vertex (ResidualTerm), and publishing downloads the last one.
+// Collision (cloth self-collision, soft-soft contact) is detected on the host by the CPU solver's own stage
+// (soft/cloth_stage.h: references, spatial hash, pairs, step bounds, x truncated into them) on positions
+// downloaded for it, and the truncated positions, contacts and bounds go up; the sweeps, the bound after each
+// update, the contact forces, the residual and G run on the device. A model with collision is stepped stage
+// by stage without a graph (the host works between the stages, and the contact arrays change size). The
+// diagnostics go to a results array of the executor's memory (StepPlan::resultDoubles), read once at the end
+// of the step -- or after every sweep with solver.tolerance, where the host decides whether to go on (that
+// path is issued sweep by sweep, without a graph). While a reader wants the residual heat map, every |grad G|
+// reduction also stores |f_i| per vertex (ResidualTerm), and publishing downloads the last one.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -27,9 +32,11 @@
 #include <type_traits>
 #include <vector>
 
+#include "gpu/exec_buffer.h"
 #include "gpu/soft_stepper.h"
 #include "gpu/step_plan.h"
 #include "gpu/step_stages.h"
+#include "soft/cloth_stage.h"
 #include "soft/soft_state.h"
 
 namespace vbd {
@@ -51,6 +58,8 @@ class PipelineStepper final : public SoftStepper {
         const int n = plan_.n;
         // Parameters: the CPU view's pointers (and its nullptr markers) swapped for copies.
         SoftViewParams p = solver.viewParams();
+        // The contacts are the collision stage's, put up after each detection (afterDetection).
+        p.contacts = nullptr, p.vcOffsets = nullptr, p.vcItems = nullptr;
         forEachParamArray(m, p, [&](auto& ptr, const auto& array) {
             if (ptr) ptr = copyOf(array.data(), array.size());
         });
@@ -90,6 +99,15 @@ class PipelineStepper final : public SoftStepper {
         }
         a.view.triCprev = a.triCprev;
         a.view.hingeThetaPrev = a.hingeThetaPrev;
+        collision_ = m.collision.enabled;
+        if (collision_) {
+            a.bound = alloc<float>(size_t(n));
+            a.xc = alloc<Vec3>(size_t(n));
+            a.ref = alloc<Vec3>(size_t(n));
+            a.xRead = alloc<Vec3T<T>>(size_t(n));
+            if (a.dx) a.dxRead = alloc<Vec3T<T>>(size_t(n));
+        }
+        model_ = &solver.model();
         colorVerts_ = copyOf(plan_.colorVerts.data(), plan_.colorVerts.size());
         partials_ = alloc<double>(plan_.reductionPartials() * 2);  // room for Sum2 partials
         results_ = alloc<double>(plan_.resultDoubles());
@@ -105,9 +123,11 @@ class PipelineStepper final : public SoftStepper {
         if (!configured_ || plan_.n != m.numVertices() || plan_.numTets != int(m.tets.size()))
             configure(solver);
         if (recordsWanted_ != recordsPlaced_) placeRecords(m);
+        model_ = &m;
         SoftStepStats stats;
         if (plan_.n == 0) return stats;
         const auto t0 = std::chrono::steady_clock::now();
+        detectMs_ = 0;
         if (!seeded_ || !mirror_.matchesPublished(m)) seed(m);
         StepScalars sc;
         sc.time = solver.clock();
@@ -123,7 +143,7 @@ class PipelineStepper final : public SoftStepper {
         int last = plan_.iterations;
         if (plan_.tolerance)
             last = stepWithTolerance(solver.params().tolerance);
-        else if (ex_.graphs())
+        else if (ex_.graphs() && !collision_)
             stepAsGraph();
         else
             issueStep();
@@ -134,6 +154,8 @@ class PipelineStepper final : public SoftStepper {
         stats.residualFinal = std::sqrt(slot(last, 0));
         stats.residualFloor = std::sqrt(slot(last, 1));
         stats.energy = slot(last, 2);
+        stats.contacts = int(m.collision.contacts.size());
+        stats.collisionMs = detectMs_;
         if (solver.params().diagnostics)
             for (int k = 0; k <= last; ++k) its_.push_back({0, k, std::sqrt(slot(k, 0)), slot(k, 2)});
         if (publishState) publish(solver);
@@ -265,6 +287,11 @@ class PipelineStepper final : public SoftStepper {
         ex_.dropGraph();
         for (void* p : owned_) ex_.release(p);
         owned_.clear();
+        contacts_.free(ex_);
+        vcOffsets_.free(ex_);
+        vcItems_.free(ex_);
+        contactPartials_.free(ex_);
+        numContacts_ = 0;
         recordsPlaced_ = false;
         configured_ = false;
         graphReady_ = false;
@@ -352,6 +379,65 @@ class PipelineStepper final : public SoftStepper {
             ex_.reduce(a_.numTris, EnergyTriTerm<T>{a_, scalars_}, partials_, slotPtr(k, 2), true);
         if (a_.numHinges > 0)
             ex_.reduce(a_.numHinges, EnergyHingeTerm<T>{a_, scalars_}, partials_, slotPtr(k, 2), true);
+        if (numContacts_ > 0) {
+            contactPartials_.ensure(ex_, size_t(blocksFor(numContacts_)));
+            ex_.reduce(numContacts_, EnergyContactTerm<T>{a_}, contactPartials_.p, slotPtr(k, 2), true);
+        }
+    }
+
+    // ---- collision: detected on the host (soft/cloth_stage.h), as the CPU solver does -------------------
+
+    // Step start (ClothContactStage::begin): references from the initial guess, detection at x_prev, the
+    // guess truncated into the bounds.
+    void detectAtStart() {
+        const auto t0 = std::chrono::steady_clock::now();
+        const size_t n = size_t(plan_.n);
+        hostX_.resize(n);
+        hostXPrev_.resize(n);
+        ex_.download(hostX_.data(), a_.x, n);
+        ex_.download(hostXPrev_.data(), a_.xPrev, n);
+        ex_.sync();
+        cloth_.begin(*model_, hostXPrev_, hostX_);
+        afterDetection();
+        detectMs_ += msSince(t0);
+    }
+    // Before sweep k when due (ClothContactStage::refresh): detection at the current iterate, x truncated.
+    void redetect() {
+        const auto t0 = std::chrono::steady_clock::now();
+        const size_t n = size_t(plan_.n);
+        hostX_.resize(n);
+        ex_.download(hostX_.data(), a_.x, n);
+        ex_.sync();
+        cloth_.refresh(*model_, hostX_);
+        afterDetection();
+        detectMs_ += msSince(t0);
+    }
+    static double msSince(std::chrono::steady_clock::time_point t0) {
+        return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    }
+    // The truncated positions up (and the increments resynced to them, soft_solver.cpp resyncIncrements),
+    // then the detection's bounds and contacts.
+    void afterDetection() {
+        const CollisionState& cs = model_->collision;
+        const size_t n = size_t(plan_.n);
+        if (cs.bound.size() != n || cs.xc.size() != n || cs.ref.size() != n)
+            throw std::runtime_error(
+                "device step: the collision stage's per-vertex arrays are not the model's size");
+        ex_.upload(a_.x, hostX_.data(), n);
+        if (a_.dx) ex_.forEach(plan_.n, ResyncStage<T>{a_});
+        ex_.upload(const_cast<float*>(a_.bound), cs.bound.data(), n);
+        ex_.upload(const_cast<Vec3*>(a_.xc), cs.xc.data(), n);
+        ex_.upload(const_cast<Vec3*>(a_.ref), cs.ref.data(), n);
+        numContacts_ = int(cs.contacts.size());
+        if (numContacts_ == 0) {  // as SoftSolver::viewParams: nullptr, the kernel skips self contacts
+            a_.view.contacts = nullptr, a_.view.vcOffsets = nullptr, a_.view.vcItems = nullptr;
+        } else {
+            const Csr& vc = cs.vertexContacts;
+            a_.view.contacts = contacts_.put(ex_, cs.contacts.data(), cs.contacts.size());
+            a_.view.vcOffsets = vcOffsets_.put(ex_, vc.offsets.data(), vc.offsets.size());
+            a_.view.vcItems = vcItems_.put(ex_, vc.items.data(), vc.items.size());
+        }
+        ex_.sync();  // the host arrays change at the next detection
     }
 
     void issueBegin() {
@@ -359,59 +445,70 @@ class PipelineStepper final : public SoftStepper {
         ex_.forEach(plan_.numTets, CprevStage<T>{a_});
         ex_.forEach(a_.numTris, TriPrevStage<T>{a_});
         ex_.forEach(a_.numHinges, HingePrevStage<T>{a_});
+        if (collision_) detectAtStart();
         issueResidual(0);
         if (plan_.energyEachIteration) issueEnergy(0);
         if (plan_.chebyshevRho > 0) ex_.forEach(plan_.n, ChebyshevStartStage<T>{a_});
     }
 
     template <int kLanes, int kMinBlocks = 1>
-    void issueTiles(const int* verts, int count) {
-        if (a_.records) {
+    void issueTiles(const StepArrays<T>& a, const int* verts, int count) {
+        if (a.records) {
             using Stage = SweepTileStage<T, kLanes, kMinBlocks, true>;
-            ex_.forEach(int(Stage::threadsFor(count)), Stage{a_, scalars_, verts, count});
+            ex_.forEach(int(Stage::threadsFor(count)), Stage{a, scalars_, verts, count});
         } else {
             using Stage = SweepTileStage<T, kLanes, kMinBlocks>;
-            ex_.forEach(int(Stage::threadsFor(count)), Stage{a_, scalars_, verts, count});
+            ex_.forEach(int(Stage::threadsFor(count)), Stage{a, scalars_, verts, count});
         }
     }
     // The register budget is a build-time property of a kernel: one instantiation per choice, for the tile
     // widths that benchmark fastest (4 and 8); the others keep the compiler's choice.
     template <int kLanes>
-    void issueTilesOccupancy(const int* verts, int count) {
+    void issueTilesOccupancy(const StepArrays<T>& a, const int* verts, int count) {
         switch (sweepMinBlocks_) {
             case 2:
-                issueTiles<kLanes, 2>(verts, count);
+                issueTiles<kLanes, 2>(a, verts, count);
                 break;
             case 3:
-                issueTiles<kLanes, 3>(verts, count);
+                issueTiles<kLanes, 3>(a, verts, count);
                 break;
             case 4:
-                issueTiles<kLanes, 4>(verts, count);
+                issueTiles<kLanes, 4>(a, verts, count);
                 break;
             default:
-                issueTiles<kLanes, 1>(verts, count);
+                issueTiles<kLanes, 1>(a, verts, count);
         }
     }
     void issueIteration(int k) {
+        if (collision_ && cloth_.due(*model_, k)) redetect();
+        // With contacts the sweep's functors read the snapshot (step_stages.h, "Races") and write x.
+        const bool snapshot = collision_ && numContacts_ > 0;
+        StepArrays<T> a = a_;
+        if (snapshot) {
+            ex_.forEach(plan_.n, SnapshotStage<T>{a_});
+            a.view.x = a_.xRead;
+            a.view.dx = a_.dxRead;
+        }
         for (int c = 0; c < plan_.numColors(); ++c) {
             const int* verts = colorVerts_ + plan_.colorOffsets[size_t(c)];
             const int count = plan_.colorSize(c);
             switch (lanesPerVertex_) {
                 case 4:
-                    issueTilesOccupancy<4>(verts, count);
+                    issueTilesOccupancy<4>(a, verts, count);
                     break;
                 case 8:
-                    issueTilesOccupancy<8>(verts, count);
+                    issueTilesOccupancy<8>(a, verts, count);
                     break;
                 case 16:
-                    issueTiles<16>(verts, count);
+                    issueTiles<16>(a, verts, count);
                     break;
                 case 32:
-                    issueTiles<32>(verts, count);
+                    issueTiles<32>(a, verts, count);
                     break;
                 default:
-                    ex_.forEach(count, SweepStage<T>{a_, scalars_, verts});
+                    ex_.forEach(count, SweepStage<T>{a, scalars_, verts});
             }
+            if (snapshot) ex_.forEach(count, SnapshotColorStage<T>{a_, verts});
         }
         if (plan_.chebyshevRho > 0)
             ex_.forEach(plan_.n, ChebyshevStage<T>{a_, T(plan_.chebyshevWeights[size_t(k)]), k});
@@ -437,6 +534,18 @@ class PipelineStepper final : public SoftStepper {
     std::vector<double> hostResults_;
     SoftState<T> mirror_;  // the published state of the last step, in T (edits show as differences)
     std::vector<IterationRecord> its_;
+    // Collision (the model's CollisionState is enabled): the host stage and its positions, the contacts of
+    // the last detection in the executor's memory.
+    bool collision_ = false;
+    SoftModel* model_ =
+        nullptr;  // the configured solver's model (the host detection writes its CollisionState)
+    ClothContactStage cloth_;
+    std::vector<Vec3T<T>> hostX_, hostXPrev_;
+    ExecBuffer<Exec, SelfContact> contacts_;
+    ExecBuffer<Exec, int> vcOffsets_, vcItems_;
+    ExecBuffer<Exec, double> contactPartials_;
+    int numContacts_ = 0;
+    double detectMs_ = 0;  // this step's host collision stage with its transfers (SoftStepStats::collisionMs)
     bool configured_ = false, seeded_ = false, hasVLast_ = false, graphReady_ = false, stepped_ = false;
     int lanesPerVertex_ = Exec::kTiles ? kDefaultLanesPerVertex : 1;
     int sweepMinBlocks_ = Exec::kTiles ? defaultSweepMinBlocks(sizeof(T) == sizeof(double)) : 1;

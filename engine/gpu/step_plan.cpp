@@ -9,10 +9,6 @@ namespace vbd {
 
 std::string deviceStepUnsupported(const SoftModel& m, const SolverDesc& s) {
     if (m.numVertices() == 0) return "no soft bodies or cloth";
-    // Self contacts couple vertices of one color: the CPU sweep reads a per-color snapshot for them and
-    // bounds each update; the device sweep has neither (step_stages.h: the race argument needs no contacts).
-    if (m.collision.enabled)
-        return "collision detection (cloth self-collision, soft-soft contact) runs on the CPU backend only";
     if (s.coarse.enabled) return "the coarse correction (solver.coarse) runs on the CPU backend only";
     return "";
 }
@@ -82,6 +78,12 @@ size_t StepPlan::deviceBytes(const SoftModel& m) const {
     bytes += size_t(numTets) * mat + m.regions.size() * sizeof(KinematicRegion);
     bytes += (m.tris.size() * 3 + m.hinges.size()) * (doublePrecision ? 8 : 4);  // cloth references
     bytes += colorVerts.size() * sizeof(int);
+    // Collision: bound, x_c and reference per vertex, the sweep's snapshot (x and dx); the contacts of a
+    // detection come and go (counted at the model's last detection).
+    if (m.collision.enabled) {
+        bytes += size_t(n) * (sizeof(float) + 2 * sizeof(Vec3) + 2 * vec + sizeof(int));
+        bytes += m.collision.contacts.size() * (sizeof(SelfContact) + 4 * sizeof(int) + sizeof(double));
+    }
     bytes +=
         (reductionPartials() * 2 + resultDoubles()) * sizeof(double) + 256;  // partials, results, scalars
     return bytes;

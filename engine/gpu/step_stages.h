@@ -9,9 +9,14 @@
 // graph replays unchanged from step to step: the host rewrites the StepScalars before each launch.
 //
 // Races: a sweep functor over the vertices of one color writes x and inContact of its own vertex only and
-// reads x of its neighbours, which have other colors (vertices of a color share no element); self contacts
-// (which could couple vertices of one color) are refused by the device backend (gpu/step_plan.h). Every
-// other functor writes only entries of its own index.
+// reads x of its neighbours, which have other colors (vertices of a color share no element). Self contacts
+// (cloth self-collision, soft-soft contact) couple vertices that share no element, so two vertices of one
+// color may be contact partners: while a detection has found contacts, the sweep reads every position from a
+// snapshot (StepArrays::xRead) that equals x when the color starts and is brought up to date after it
+// (SnapshotStage, SnapshotColorStage), which is what the CPU sweep does (soft_solver.cpp sweepT): elastic
+// neighbours have other colors, so for them the snapshot is the live x, and same-color contact partners see
+// each other's pre-color position. The functor still writes only its own vertex. Every other functor writes
+// only entries of its own index.
 //
 // The per-vertex and per-element math is the shared kernel (soft/vertex_kernel.h, energy/*); what is here is
 // the glue the CPU solver holds in its stage loops, kept formula for formula identical to them (predict and
@@ -24,6 +29,7 @@
 #include "gpu/incidence_records.h"
 #include "gpu/tile_sum.h"
 #include "math/quat.h"
+#include "soft/cloth_stage.h"
 #include "soft/predict.h"
 #include "soft/soft_model.h"
 #include "soft/state_update.h"
@@ -71,6 +77,15 @@ struct StepArrays {
     const float* recordKd = nullptr;
     Mat33T<T>* recordCprev = nullptr;
     const int* cprevSlot = nullptr;
+    // Collision (soft/cloth_stage.h; detected on the host): each update of a free vertex is clamped into the
+    // ball of radius bound[i] around xc[i] + ref[i] (the penetration-free step bound of cloth_collision.h);
+    // bound == nullptr: no collision in the model. xRead (and dxRead in the increment form): the sweep's
+    // snapshot of the positions while there are contacts.
+    const float* bound = nullptr;
+    const Vec3* xc = nullptr;
+    const Vec3* ref = nullptr;
+    Vec3T<T>* xRead = nullptr;
+    Vec3T<T>* dxRead = nullptr;
     char* inContact = nullptr;
     const char* fixed = nullptr;
     const int* kinematic = nullptr;
@@ -91,6 +106,15 @@ VBD_HD SoftViewT<T> stepView(const StepArrays<T>& a, const StepScalars& s) {
     v.dragTarget = s.dragTarget;
     v.dragStiffness = s.dragStiffness;
     return v;
+}
+
+// The collision bound after an update of free vertex i (SoftSolver::sweepT and accelerate): x_i clamped into
+// its ball, written only when the clamp moved it.
+template <typename T>
+VBD_HD void boundVertex(const StepArrays<T>& a, int i) {
+    if (!a.bound) return;
+    const Vec3T<T> b = boundToBall(a.x[i], a.xc[i], a.ref[i], a.bound[i]);
+    if (!sameValue(b, a.x[i])) placeVertex(a.x, a.dx, a.xPrev, i, b);
 }
 
 // Predict y = x + h v + h^2 g and the initial guess (VBD sec. 3.6, adaptive): SoftSolver::predict per vertex.
@@ -184,8 +208,27 @@ struct SweepStage {
         Mat33T<T> H;
         a.inContact[i] = vertexForceHessian(v, i, f, H) ? 1 : 0;
         if (solveVertexSystem(H, f, dx)) moveVertex(a.x, a.dx, a.xPrev, i, dx);
+        boundVertex(a, i);
     }
 };
+
+// The tile's first lane, after the tet sums ft, St: inertia, the other terms, the solve, the bound. One
+// function for every tile instantiation, not inlined on the host: GCC contracts a * b + c into FMAs per
+// inlined copy (-march=native), and the record and tet-array sweeps must agree bit for bit.
+template <typename T>
+VBD_HD_NOINLINE void solveTileVertex(const StepArrays<T>& a, const SoftViewT<T>& v, int i, const Vec3T<T>& ft,
+                                     const Sym33T<T>& St) {
+    Vec3T<T> f, dx;
+    Mat33T<T> H;
+    vertexInertia(v, i, f, H);
+    Sym33T<T> S = Sym33T<T>::upperOf(H);
+    f += ft;
+    S = Sym33T<T>{S.xx + St.xx, S.yy + St.yy, S.zz + St.zz, S.xy + St.xy, S.xz + St.xz, S.yz + St.yz};
+    H = S.full();
+    a.inContact[i] = vertexOtherTerms(v, i, f, H) ? 1 : 0;
+    if (solveVertexSystem(H, f, dx)) moveVertex(a.x, a.dx, a.xPrev, i, dx);
+    boundVertex(a, i);
+}
 
 // The sweep with a tile of kLanes lanes per vertex (kLanes = 32: a warp per vertex, the VBD authors'
 // layout): the tile's lanes split the vertex's tets, each summing its share of the tet terms (the shared
@@ -244,15 +287,7 @@ struct SweepTileStage {
         St = Sym33T<T>{tileSum<kLanes>(St.xx), tileSum<kLanes>(St.yy), tileSum<kLanes>(St.zz),
                        tileSum<kLanes>(St.xy), tileSum<kLanes>(St.xz), tileSum<kLanes>(St.yz)};
         if (lane != 0 || !active) return;
-        Vec3T<T> f, dx;
-        Mat33T<T> H;
-        vertexInertia(v, i, f, H);
-        Sym33T<T> S = Sym33T<T>::upperOf(H);
-        f += ft;
-        S = Sym33T<T>{S.xx + St.xx, S.yy + St.yy, S.zz + St.zz, S.xy + St.xy, S.xz + St.xz, S.yz + St.yz};
-        H = S.full();
-        a.inContact[i] = vertexOtherTerms(v, i, f, H) ? 1 : 0;
-        if (solveVertexSystem(H, f, dx)) moveVertex(a.x, a.dx, a.xPrev, i, dx);
+        solveTileVertex(a, v, i, ft, St);
     }
 };
 
@@ -265,10 +300,41 @@ struct ChebyshevStage {
     VBD_HD void operator()(int i) const {
         Vec3T<T> q = iterateValue(a.x, a.dx, i);
         if (k >= 2 && !a.fixed[i] && !a.inContact[i]) q = (q - a.chebPrevPrev[i]) * w + a.chebPrevPrev[i];
-        a.chebPrevPrev[i] = a.chebPrev[i];
-        a.chebPrev[i] = q;
         setIterateValue(a.x, a.dx, a.xPrev, i, q);
+        if (!a.fixed[i]) boundVertex(a, i);
+        a.chebPrevPrev[i] = a.chebPrev[i];
+        a.chebPrev[i] = iterateValue(a.x, a.dx, i);  // q, unless the bound moved it
     }
+};
+
+// The sweep's snapshot of the positions (and increments), whole at the start of a sweep ...
+template <typename T>
+struct SnapshotStage {
+    StepArrays<T> a;
+    VBD_HD void operator()(int i) const {
+        a.xRead[i] = a.x[i];
+        if (a.dx) a.dxRead[i] = a.dx[i];
+    }
+};
+
+// ... and brought up to date for the vertices one color moved, before the next color reads it.
+template <typename T>
+struct SnapshotColorStage {
+    StepArrays<T> a;
+    const int* verts;  // the color's vertices
+    VBD_HD void operator()(int k) const {
+        const int i = verts[k];
+        a.xRead[i] = a.x[i];
+        if (a.dx) a.dxRead[i] = a.dx[i];
+    }
+};
+
+// dx_i = x_i - x_prev,i where the host's collision stage wrote x (the increment form; soft_solver.cpp
+// resyncIncrements).
+template <typename T>
+struct ResyncStage {
+    StepArrays<T> a;
+    VBD_HD void operator()(int i) const { resyncIncrement(a.x, a.dx, a.xPrev, i); }
 };
 
 // Chebyshev history at the step start: both previous iterates are the initial guess.
@@ -353,6 +419,18 @@ struct EnergyVertexTerm {
             e += double(colliderEnergy(off > 0.f ? offsetCollider(col, off) : col, a.x[i]));
         }
         return e;
+    }
+};
+
+// G's self-contact part per contact, in double (cloth_build.cpp clothContactEnergy).
+template <typename T>
+struct EnergyContactTerm {
+    StepArrays<T> a;
+    VBD_HD double operator()(int c) const {
+        const SelfContact& sc = a.view.contacts[c];
+        Vec3d x[4];
+        for (int j = 0; j < 4; ++j) x[j] = Vec3d(a.x[sc.v[j]]);
+        return selfContactEnergy(sc, x);
     }
 };
 

@@ -137,10 +137,13 @@ VBD_HD Vec3T<T> contactWeights(ContactKind kind, const Vec3T<T> x[4], T b[4]) {
     return x[0] * b[0] + x[1] * b[1] + x[2] * b[2] + x[3] * b[3];
 }
 
-// Force and block on slot a (0..3) of contact c. x, xPrev: the four vertices' positions.
+// Force and block on slot a (0..3) of contact c. x, xPrev: the four vertices' positions. Not inlined on the
+// host: GCC contracts a * b + c into FMAs per inlined copy (-march=native), and the CPU sweep, its residual
+// and the device step's host executor (gpu/step_stages.h) must round it alike.
 template <typename T>
-VBD_HD bool selfContactVertex(const SelfContact& c, const Vec3T<T> x[4], const Vec3T<T> xPrev[4], int a,
-                              const ContactParams& p, T h, Vec3T<T>& force, Mat33T<T>& hessian) {
+VBD_HD_NOINLINE bool selfContactVertex(const SelfContact& c, const Vec3T<T> x[4], const Vec3T<T> xPrev[4],
+                                       int a, const ContactParams& p, T h, Vec3T<T>& force,
+                                       Mat33T<T>& hessian) {
     T b[4];
     const Vec3T<T> diff = contactWeights(c.kind, x, b);
     const T d = norm(diff), r = T(c.radius);

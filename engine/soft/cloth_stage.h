@@ -12,9 +12,10 @@
 
 namespace vbd {
 
-// Clamps x into the ball of radius b around x_c + t (cloth_collision.h's bound), in the scalar of x.
+// Clamps x into the ball of radius b around x_c + t (cloth_collision.h's bound), in the scalar of x. One
+// source for the CPU sweep and the device step's (gpu/step_stages.h BoundTerm).
 template <typename T>
-Vec3T<T> boundToBall(const Vec3T<T>& x, const Vec3& xc, const Vec3& t, float b) {
+VBD_HD Vec3T<T> boundToBall(const Vec3T<T>& x, const Vec3& xc, const Vec3& t, float b) {
     const Vec3T<T> c = Vec3T<T>(xc) + Vec3T<T>(t);
     const Vec3T<T> d = x - c;
     const T l2 = dot(d, d), bb = T(b) * T(b);

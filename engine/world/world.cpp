@@ -278,7 +278,7 @@ class WorldImpl final : public World {
         // The CPU backend never touches the CUDA runtime (probing initializes the driver).
         const CudaProbe probe = s.backend == Backend::Cpu ? CudaProbe{} : probeCuda();
         BackendChoice c = chooseBackend(s.backend, probe, unsupported, bytes, rigid_->numBodies() > 0,
-                                        sm.numVertices() > 0, rigidDetectionFromEnv());
+                                        sm.numVertices() > 0, rigidDetectionFromEnv(), sm.collision.enabled);
         if (c.refused) throw InputError("", "solver.backend", "cuda: " + c.reason);
         return c;
     }

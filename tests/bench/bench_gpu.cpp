@@ -40,6 +40,8 @@
 //     collision pipeline); 1: with the uploads of the inputs and the download of the manifolds or contacts.
 //     Counters: pairs, touching pairs, contacts, and cpu_ms: the CPU's stage of the same step on all host
 //     threads (narrow_ms or contacts_ms of RigidStageMs).
+//   BM_GpuClothStep/cells: a sheet with self-collision draped over a sphere on the device step, its collision
+//     detected on the host (detect_ms), against the CPU solver's step (cpu_ms).
 // Every benchmark reports an error (and runs nothing) where there is no CUDA device;
 // tests/gpu/device_check.sh runs this on an H200. Run: build/bin/bench_gpu --benchmark_repetitions=3
 // --benchmark_report_aggregates_only=true
@@ -50,6 +52,7 @@
 #include <map>
 #include <memory>
 
+#include "../scene/cloth_drape.h"
 #include "gpu/backend_choice.h"
 #include "gpu/broad_phase_runner.h"
 #include "gpu/narrow_phase_runner.h"
@@ -378,6 +381,53 @@ void BM_GpuRigidNarrow(benchmark::State& st) {
 BENCHMARK(BM_GpuRigidNarrow)
     ->ArgNames({"match", "transfers"})
     ->ArgsProduct({{0, 1}, {0, 1}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// args: cells. A cells x cells sheet with self-collision draped over a fixed sphere (bench_cloth's scene,
+// warmed up on the CPU for 40 steps of 1/60 s until it folds over the sphere), stepped on the device: the
+// collision detected on the host between device stages (gpu/pipeline.h), no graph. Counters: detect_ms (the
+// host collision stage with its transfers, per step), contacts, and cpu_ms: the CPU solver's step of the same
+// warmed-up state on all host threads.
+void BM_GpuClothStep(benchmark::State& st) {
+    if (skipWithoutDevice(st)) return;
+    SceneDesc s = vbdtest::clothOverSphere(1.2f, int(st.range(0)), true);
+    s.dt = 1.0 / 60.0;
+    s.solver.iterations = 10;
+    s.solver.precision = Precision::Float;  // cloth runs in float
+    SoftSolver cpu, dev;
+    for (SoftSolver* v : {&cpu, &dev}) {
+        v->build(s);
+        v->setParams(s.solver);
+        for (int i = 0; i < 40; ++i) v->step(float(s.dt), s.gravity);  // the same warm-up: the same state
+    }
+    const float h = float(s.dt);
+    double cpuMs = 0;
+    const int cpuSteps = 5;
+    for (int i = 0; i < cpuSteps; ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        cpu.step(h, s.gravity);
+        cpuMs += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    }
+    std::unique_ptr<SoftStepper> stepper = makeCudaStepper(Precision::Float);
+    stepper->configure(dev);
+    stepper->step(dev, h, s.gravity);
+    double detect = 0;
+    int contacts = 0;
+    for (auto _ : st) {
+        const SoftStepStats r = stepper->step(dev, h, s.gravity);
+        detect += r.collisionMs;
+        contacts = r.contacts;
+    }
+    st.counters["vertices"] = double(dev.model().numVertices());
+    st.counters["contacts"] = double(contacts);
+    st.counters["detect_ms"] = benchmark::Counter(detect, benchmark::Counter::kAvgIterations);
+    st.counters["cpu_ms"] = cpuMs / cpuSteps;
+}
+BENCHMARK(BM_GpuClothStep)
+    ->ArgNames({"cells"})
+    ->Arg(64)
+    ->Arg(128)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

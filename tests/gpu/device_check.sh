@@ -18,7 +18,8 @@
 #      GPU tests, bench_gpu, vbdlab without the GUI), runs
 #        - the GPU tests: CPU/GPU parity over every built-in scene the device step supports (test_gpu_cuda),
 #          the host-pipeline and backend tests, the older sweep parity test
-#        - vbdlab sim --backend cuda on cube_drop (the World path, metrics written), against --backend cpu
+#        - vbdlab sim --backend cuda on cube_drop and cloth_drape (the World path, metrics written; cloth
+#          self-collision), against --backend cpu
 #        - the render check: the portable vbdlab renders the same frame with --backend cpu and cuda; the two
 #          PNGs compared pixel-wise (Vulkan on the GPU; VK_DRIVER_FILES set to the NVIDIA ICD if the loader
 #          finds no driver)
@@ -235,6 +236,7 @@ if [ $BUILD_OK = 1 ]; then
   if [ -x "$BUILD/bin/test_interop" ]; then run_test test_interop 120; else say "test_interop: not in this build"; fi
   grep '^  parity' "$LOGS/test_test_gpu_cuda.log" | tee -a "$SUMMARY" |
     awk '{printf "parity,%s %s,%s,m,measured\n", $2, $3, $7}' >>"$CSV"
+  grep '^  collision' "$LOGS/test_test_gpu_cuda.log" | tee -a "$SUMMARY" >/dev/null
 
   # ---- rigid bodies on the device (issue 16, rigid part): parity and the 10,000-box pile --------------------
   phase "rigid bodies: host-executor and CUDA parity, BM_GpuRigidPile"
@@ -298,33 +300,39 @@ EOF2
   bench_family BM_GpuRigidPile bench_rigid 180
   bench_family BM_GpuRigidNarrow bench_narrow 60   # the pile's narrow phase on the device
   bench_family BM_GpuRigidBroad bench_broad 60     # the pile's broad phase on the device against the CPU's
+  bench_family BM_GpuClothStep bench_cloth 90       # cloth self-collision: detected on the host, swept there
   # ---- end of the rigid block ------------------------------------------------------------------------------
 
   phase "vbdlab sim --backend cuda (the World path)"
-  for b in cpu cuda; do
-    rm -rf "/tmp/vbd_sim_$b"
-    vt 120 "$BUILD/bin/vbdlab" sim assets/scenes/cube_drop.json --frames 60 --backend $b \
-      --out "/tmp/vbd_sim_$b" 2>"/tmp/vbd_sim_$b.err"
-    rc=$?
-    say "sim --backend $b: rc $rc : $(grep -m1 'backend' /tmp/vbd_sim_$b.err)"
-    row sim "backend_$b" "$rc" rc "$([ $rc = 0 ] && echo ok || echo failed)"
-    [ $rc = 0 ] || FAILED=1
-  done
-  if [ -f /tmp/vbd_sim_cpu/final_state.json ] && [ -f /tmp/vbd_sim_cuda/final_state.json ]; then
-    python3 - <<'EOF' | tee -a "$SUMMARY"
-import json, math
-a = json.load(open('/tmp/vbd_sim_cpu/final_state.json'))['particles']
-b = json.load(open('/tmp/vbd_sim_cuda/final_state.json'))['particles']
-d = max(math.dist(p, q) for p, q in zip(a, b))
-print(f"sim cube_drop 60 frames: max |x_cpu - x_cuda| = {d:.3e} m over {len(a)} particles")
-open('/tmp/vbd_sim_diff', 'w').write(f"{d:.6e}")
-EOF
-    row sim cube_drop_60_frames "$(cat /tmp/vbd_sim_diff 2>/dev/null)" m measured
+  # cube_drop (tets on the ground) and cloth_drape (cloth self-collision: detected on the host, swept on the
+  # device), 60 frames on each backend, final positions compared.
+  for scene in cube_drop cloth_drape; do
     for b in cpu cuda; do
-      awk -F, -v b=$b 'NR==1 {for (i = 1; i <= NF; i++) if ($i == "step_ms") c = i} NR>1 && c {s+=$c; n++} END {if (n) printf "sim %s: mean step_ms %.3f over %d frames\n", b, s/n, n}' \
-        /tmp/vbd_sim_$b/metrics.csv | tee -a "$SUMMARY"
+      rm -rf "/tmp/vbd_sim_${scene}_$b"
+      vt 120 "$BUILD/bin/vbdlab" sim "assets/scenes/$scene.json" --frames 60 --backend $b \
+        --out "/tmp/vbd_sim_${scene}_$b" 2>"/tmp/vbd_sim_${scene}_$b.err"
+      rc=$?
+      say "sim $scene --backend $b: rc $rc : $(grep -m1 'backend' /tmp/vbd_sim_${scene}_$b.err)"
+      row sim "${scene}_backend_$b" "$rc" rc "$([ $rc = 0 ] && echo ok || echo failed)"
+      [ $rc = 0 ] || FAILED=1
     done
-  fi
+    if [ -f "/tmp/vbd_sim_${scene}_cpu/final_state.json" ] && [ -f "/tmp/vbd_sim_${scene}_cuda/final_state.json" ]; then
+      SCENE=$scene python3 - <<'EOF' | tee -a "$SUMMARY"
+import json, math, os
+s = os.environ['SCENE']
+a = json.load(open(f'/tmp/vbd_sim_{s}_cpu/final_state.json'))['particles']
+b = json.load(open(f'/tmp/vbd_sim_{s}_cuda/final_state.json'))['particles']
+d = max(math.dist(p, q) for p, q in zip(a, b))
+print(f"sim {s} 60 frames: max |x_cpu - x_cuda| = {d:.3e} m over {len(a)} particles")
+open(f'/tmp/vbd_sim_diff_{s}', 'w').write(f"{d:.6e}")
+EOF
+      row sim "${scene}_60_frames" "$(cat /tmp/vbd_sim_diff_$scene 2>/dev/null)" m measured
+      for b in cpu cuda; do
+        awk -F, -v b=$b -v s=$scene 'NR==1 {for (i = 1; i <= NF; i++) if ($i == "step_ms") c = i} NR>1 && c {t+=$c; n++} END {if (n) printf "sim %s %s: mean step_ms %.3f over %d frames\n", s, b, t/n, n}' \
+          "/tmp/vbd_sim_${scene}_$b/metrics.csv" | tee -a "$SUMMARY"
+      done
+    fi
+  done
 fi
 
 phase "render check (CPU vs CUDA backend, same frame)"

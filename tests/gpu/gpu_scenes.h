@@ -1,5 +1,5 @@
 #pragma once
-// The built-in scenes the device step runs (gpu/step_plan.h: no cloth, no self-collision, no coarse hook),
+// The built-in scenes the device step runs (gpu/step_plan.h: no coarse hook, some particles),
 // found by asking deviceStepUnsupported of each scene file, so that a scene added to assets/scenes/ is
 // covered (or named as CPU-only) without editing the tests.
 #include <algorithm>
@@ -46,6 +46,47 @@ inline std::vector<std::string> rigidOnlyScenes() {
             out.push_back(e.path().string());
     }
     std::sort(out.begin(), out.end());
+    return out;
+}
+
+// Scenes whose bodies touch from the first step, for the device step's collision (gpu/pipeline.h: detected
+// on the host, bounded sweeps, contact forces, the snapshot for same-color partners):
+//   cloth_cube, the soft cube lowered to 5 mm above the hammock (contact thickness 2 r = 25 mm) and moving
+//     down at 0.5 m/s: cloth-soft vertex-triangle and edge-edge pairs;
+//   soft_pile, its upper layer lowered to 5 mm above the lower one (2 r ~ 20 mm) and moving down at 0.5 m/s:
+//     soft-soft pairs;
+// each also with re-detection every 3 sweeps (collision_interval) and with Chebyshev (bounded after the
+// extrapolation). Cloth runs in float only (the CPU solver's rule).
+struct ContactCase {
+    std::string name;
+    vbd::SceneDesc desc;
+};
+inline std::vector<ContactCase> contactCases() {
+    const std::string dir = std::string(VBD_SOURCE_DIR) + "/assets/scenes/";
+    vbd::SceneDesc hammock = vbd::loadSceneFile(dir + "cloth_cube.json", {});
+    auto& cube = hammock.softBodies.at(0);
+    const float lower = cube.min.y - 0.505f;
+    cube.min.y -= lower;
+    cube.max.y -= lower;
+    cube.velocity = vbd::Vec3(0, -0.5f, 0);
+    vbd::SceneDesc pile = vbd::loadSceneFile(dir + "soft_pile.json", {});
+    for (auto& b : pile.softBodies)
+        if (b.min.y > 0.5f) {  // 0.60 -> 0.455, above 0.45, and pressing down
+            b.min.y -= 0.145f, b.max.y -= 0.145f;
+            b.velocity = vbd::Vec3(0, -0.5f, 0);
+        }
+    std::vector<ContactCase> out;
+    for (const auto& [name, base] : {std::pair<std::string, vbd::SceneDesc>{"cube on hammock", hammock},
+                                     std::pair<std::string, vbd::SceneDesc>{"stacked pile", pile}}) {
+        out.push_back({name, base});
+        vbd::SceneDesc redetect = base;
+        for (auto& c : redetect.cloths) c.collisionInterval = 3;
+        for (auto& b : redetect.softBodies) b.collisionInterval = 3;
+        out.push_back({name + ", re-detected every 3 sweeps", redetect});
+        vbd::SceneDesc cheb = base;
+        cheb.solver.chebyshevRho = 0.6;
+        out.push_back({name + ", Chebyshev", cheb});
+    }
     return out;
 }
 

@@ -66,6 +66,10 @@ TEST(GpuBackendChoice, DeviceRunsWhenItCan) {
     }
     EXPECT_EQ(chooseBackend(Backend::Auto, h200(), "", 0, false).line,
               "CUDA backend on NVIDIA H200 (sm_90): soft-body step on the device");
+    // Cloth self-collision or soft-soft contact: detected on the CPU (gpu/pipeline.h).
+    EXPECT_EQ(chooseBackend(Backend::Auto, h200(), "", 0, false, true, {}, true).line,
+              "CUDA backend on NVIDIA H200 (sm_90): soft-body step on the device (collision detection on the "
+              "CPU)");
     // A rigid-only scene: its solve on the device, its collision detection on the CPU.
     EXPECT_EQ(chooseBackend(Backend::Cuda, h200(), "", 0, true, false).line,
               "CUDA backend on NVIDIA H200 (sm_90): rigid bodies on the device (broad and narrow phase on "
@@ -152,6 +156,13 @@ TEST(GpuStepPlan, Unsupported) {
     EXPECT_EQ(deviceStepUnsupported(solver.model(), s.solver), "");
     s.solver.coarse.enabled = true;
     EXPECT_NE(deviceStepUnsupported(solver.model(), s.solver).find("solver.coarse"), std::string::npos);
+    // Collision runs on the device step (detected on the host): every built-in cloth scene is supported.
+    const SceneDesc cloth =
+        loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/cloth_drape.json", {});
+    SoftSolver sheet;
+    sheet.build(cloth);
+    ASSERT_TRUE(sheet.model().collision.enabled);
+    EXPECT_EQ(deviceStepUnsupported(sheet.model(), cloth.solver), "");
     SoftSolver empty;
     empty.build(SceneDesc{});
     EXPECT_NE(deviceStepUnsupported(empty.model(), SolverDesc{}).find("no soft bodies"), std::string::npos);
