@@ -117,8 +117,11 @@ VBD_HD void tetVertexTerms(const SoftViewT<T>& s, int e, int a, Vec3T<T>& f, Sym
 }
 
 // Membrane triangle e, local vertex a: stable Neo-Hookean (clamped block) plus its damping.
+// The cloth terms below are not inlined on the host: GCC contracts a * b + c into FMAs per inlined copy
+// (-march=native), and the CPU's scalar kernel and the device step's host executor must round them alike
+// (test_gpu_host_pipeline, cloth in double). On the device they are inlined.
 template <typename T>
-VBD_HD void triVertexTerms(const SoftViewT<T>& s, int e, int a, Vec3T<T>& f, Mat33T<T>& H) {
+VBD_HD_NOINLINE void triVertexTerms(const SoftViewT<T>& s, int e, int a, Vec3T<T>& f, Mat33T<T>& H) {
     const std::array<int, 3>& t = s.tris[e];
     const T d[4] = {T(s.triRest[e].d[0]), T(s.triRest[e].d[1]), T(s.triRest[e].d[2]), T(s.triRest[e].d[3])};
     Vec3T<T> p[3], f0, f1;
@@ -146,7 +149,7 @@ VBD_HD void triVertexTerms(const SoftViewT<T>& s, int e, int a, Vec3T<T>& f, Mat
 
 // Bending hinge e, local vertex a: dihedral spring plus door-hinge (or naive) damping.
 template <typename T>
-VBD_HD void hingeVertexTerms(const SoftViewT<T>& s, int e, int a, Vec3T<T>& f, Mat33T<T>& H) {
+VBD_HD_NOINLINE void hingeVertexTerms(const SoftViewT<T>& s, int e, int a, Vec3T<T>& f, Mat33T<T>& H) {
     const std::array<int, 4>& q = s.hinges[e];
     T theta;
     Vec3T<T> p[4], g[4];

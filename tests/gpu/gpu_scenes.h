@@ -56,7 +56,7 @@ inline std::vector<std::string> rigidOnlyScenes() {
 //   soft_pile, its upper layer lowered to 5 mm above the lower one (2 r ~ 20 mm) and moving down at 0.5 m/s:
 //     soft-soft pairs;
 // each also with re-detection every 3 sweeps (collision_interval) and with Chebyshev (bounded after the
-// extrapolation). Cloth runs in float only (the CPU solver's rule).
+// extrapolation).
 struct ContactCase {
     std::string name;
     vbd::SceneDesc desc;
