@@ -310,6 +310,19 @@ TEST(GpuHostPipeline, ResidualFieldEqualsTheCpuSolversField) {
     }
 }
 
+// ... and while bodies touch (the contact forces in |grad_i G|): the collision cases, bit for bit.
+TEST(GpuHostPipeline, ResidualFieldWithContactsEqualsTheCpuSolversField) {
+    for (const auto& c : vbdtest::contactCases()) {
+        Pair p(c.desc);
+        p.stepper->setResidualField(true);
+        for (int s = 0; s < 3; ++s) {
+            EXPECT_EQ(p.step(), 0.0) << c.name << " step " << s;
+            ASSERT_GT(p.cpu.model().collision.contacts.size(), 0u) << c.name;
+            expectSameField(p.cpu, p.dev, c.name + " step " + std::to_string(s));
+        }
+    }
+}
+
 namespace {
 
 // The host executor counting what crosses to the host and what it holds.
