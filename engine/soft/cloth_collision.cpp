@@ -615,69 +615,119 @@ float referenceSpread(const Near& p, const std::vector<Vec3>& ref) {
     return T;
 }
 
-// Gathers (serially, in a fixed order: deterministic) the pairs within R, and the contacts among them
-// (pairs closer than 2 r) into cs.contacts.
+// Gathers the pairs within R, and the contacts among them (pairs closer than 2 r) into cs.contacts, in a
+// fixed order: the vertex-triangle lists by vertex, then the edge-edge lists by first edge, each list in its
+// own order. Each list's place in both outputs comes from a prefix sum of the lists' counts, so the lists
+// are copied in parallel into the same order a serial loop writes (deterministic for any thread count).
 std::vector<Near> gatherPairs(CollisionState& cs, const Detection& s,
                               const std::vector<std::vector<Pair>>& vt,
                               const std::vector<std::vector<Pair>>& ee) {
-    std::vector<Near> pairs;
-    cs.contacts.clear();
-    for (const auto& list : vt)
-        for (const Pair& p : list) {
+    const size_t lists = vt.size() + ee.size();
+    auto pairOf = [&](size_t l, const Pair& p, int v[4], int& ba, int& bb) -> ContactKind {
+        if (l < vt.size()) {
             const auto& tr = cs.tris[size_t(p.b)];
-            const int v[4] = {p.a, tr[0], tr[1], tr[2]};
-            pairs.push_back({{v[0], v[1], v[2], v[3]}, 1, p.d});
-            const int ba = s.bodyOf[size_t(p.a)], bb = cs.triBody[size_t(p.b)];
-            if (p.d < 2.f * pairRadius(cs, ba, bb))
-                cs.contacts.push_back(makeContact(cs, ContactKind::VertexTriangle, v, ba, bb));
+            v[0] = p.a, v[1] = tr[0], v[2] = tr[1], v[3] = tr[2];
+            ba = s.bodyOf[size_t(p.a)], bb = cs.triBody[size_t(p.b)];
+            return ContactKind::VertexTriangle;
         }
-    for (const auto& list : ee)
-        for (const Pair& p : list) {
-            const auto &A = cs.edges[size_t(p.a)], &B = cs.edges[size_t(p.b)];
-            const int v[4] = {A[0], A[1], B[0], B[1]};
-            pairs.push_back({{v[0], v[1], v[2], v[3]}, 2, p.d});
-            const int ba = cs.edgeBody[size_t(p.a)], bb = cs.edgeBody[size_t(p.b)];
-            if (p.d < 2.f * pairRadius(cs, ba, bb))
-                cs.contacts.push_back(makeContact(cs, ContactKind::EdgeEdge, v, ba, bb));
-        }
+        const auto &A = cs.edges[size_t(p.a)], &B = cs.edges[size_t(p.b)];
+        v[0] = A[0], v[1] = A[1], v[2] = B[0], v[3] = B[1];
+        ba = cs.edgeBody[size_t(p.a)], bb = cs.edgeBody[size_t(p.b)];
+        return ContactKind::EdgeEdge;
+    };
+    auto listOf = [&](size_t l) -> const std::vector<Pair>& {
+        return l < vt.size() ? vt[l] : ee[l - vt.size()];
+    };
+    // Per list: its pairs and its contacts, then where each list starts in the outputs.
+    std::vector<size_t> pairStart(lists + 1, 0), contactStart(lists + 1, 0);
+    parallelFor(
+        lists,
+        [&](size_t l) {
+            size_t touching = 0;
+            for (const Pair& p : listOf(l)) {
+                int v[4], ba, bb;
+                pairOf(l, p, v, ba, bb);
+                touching += p.d < 2.f * pairRadius(cs, ba, bb) ? 1 : 0;
+            }
+            pairStart[l + 1] = listOf(l).size();
+            contactStart[l + 1] = touching;
+        },
+        256);
+    for (size_t l = 0; l < lists; ++l) {
+        pairStart[l + 1] += pairStart[l];
+        contactStart[l + 1] += contactStart[l];
+    }
+    std::vector<Near> pairs(pairStart[lists]);
+    cs.contacts.resize(contactStart[lists]);
+    parallelFor(
+        lists,
+        [&](size_t l) {
+            size_t k = pairStart[l], c = contactStart[l];
+            for (const Pair& p : listOf(l)) {
+                int v[4], ba, bb;
+                const ContactKind kind = pairOf(l, p, v, ba, bb);
+                pairs[k++] = {{v[0], v[1], v[2], v[3]}, kind == ContactKind::VertexTriangle ? 1 : 2, p.d};
+                if (p.d < 2.f * pairRadius(cs, ba, bb)) cs.contacts[c++] = makeContact(cs, kind, v, ba, bb);
+            }
+        },
+        256);
     return pairs;
+}
+
+// T_P of every pair (referenceSpread) at the current references, in parallel.
+void pairSpreads(const std::vector<Near>& pairs, const std::vector<Vec3>& ref, std::vector<float>& spread) {
+    spread.resize(pairs.size());
+    parallelFor(
+        pairs.size(), [&](size_t p) { spread[p] = referenceSpread(pairs[p], ref); }, 1024);
 }
 
 // Free vertices of pairs whose references differ by more than kSpreadFraction of the gap fall back to
 // z: t = 0 (stay where they are) when 0 lies within the spread M of c, else the point of that ball
 // nearest to 0, so that every reference stays within M of c and R = 2 M + 2 r remains valid. Monotone:
-// a vertex is reset at most once, so this terminates.
+// a vertex is reset at most once, so this terminates. A pass visits the pairs in order and a reset is seen
+// by the later pairs of the same pass: each pass starts from the spreads computed in parallel and computes a
+// pair's again only when one of its vertices was reset earlier in that pass (the serial pass's values,
+// exactly). On return `spread` holds every pair's T_P at the final references (the last pass reset nothing).
 void resetSpreadReferences(const CollisionState& cs, const std::vector<Near>& pairs,
-                           const std::vector<char>& fixed, std::vector<Vec3>& ref) {
+                           const std::vector<char>& fixed, std::vector<Vec3>& ref,
+                           std::vector<float>& spread) {
     const Vec3 c = cs.refCenter;
     const float cn = norm(c);
     const Vec3 z = cn <= cs.refSpread ? Vec3(0.f) : c * (1.f - cs.refSpread / cn);
-    std::vector<char> reset(ref.size(), 0);
-    for (bool changed = true; changed;) {
-        changed = false;
-        for (const Near& p : pairs) {
-            if (referenceSpread(p, ref) <= kSpreadFraction * p.d) continue;
+    std::vector<int> resetIn(ref.size(), 0);  // the pass (1, 2, ...) that reset the vertex; 0: never
+    for (int pass = 1;; ++pass) {
+        pairSpreads(pairs, ref, spread);
+        bool changed = false;
+        for (size_t k = 0; k < pairs.size(); ++k) {
+            const Near& p = pairs[k];
+            bool stale = false;
+            for (int j : p.v) stale |= resetIn[size_t(j)] == pass;
+            const float T = stale ? referenceSpread(p, ref) : spread[k];
+            if (T <= kSpreadFraction * p.d) continue;
             for (int j : p.v)
-                if (!fixed[size_t(j)] && !reset[size_t(j)]) {
-                    reset[size_t(j)] = 1;
+                if (!fixed[size_t(j)] && !resetIn[size_t(j)]) {
+                    resetIn[size_t(j)] = pass;
                     ref[size_t(j)] = z;
                     changed = true;
                 }
         }
+        if (!changed) return;
     }
 }
 
-// b_i = gamma min(R - 2 M, min_{P incident to i} (D_P - T_P)) (cloth_collision.h).
+// b_i = gamma min(R - 2 M, min_{P incident to i} (D_P - T_P)) (cloth_collision.h), with T_P = spread[P] at
+// these references.
 void computeBounds(CollisionState& cs, const std::vector<Near>& pairs, float R,
-                   const std::vector<char>& fixed, const std::vector<Vec3>& ref) {
+                   const std::vector<char>& fixed, const std::vector<Vec3>& ref,
+                   const std::vector<float>& spread) {
     const size_t n = ref.size();
     float M = 0;
     for (int v : cs.verts)
         if (!fixed[size_t(v)]) M = std::max(M, norm(ref[size_t(v)] - cs.refCenter));
     std::vector<float> room(n, std::max(0.f, R - 2.f * M));
-    for (const Near& p : pairs) {
-        const float g = std::max(0.f, p.d - referenceSpread(p, ref));
-        for (int j : p.v) room[size_t(j)] = std::min(room[size_t(j)], g);
+    for (size_t k = 0; k < pairs.size(); ++k) {
+        const float g = std::max(0.f, pairs[k].d - spread[k]);
+        for (int j : pairs[k].v) room[size_t(j)] = std::min(room[size_t(j)], g);
     }
     cs.bound.assign(n, std::numeric_limits<float>::infinity());
     for (int v : cs.verts) cs.bound[size_t(v)] = kBoundGamma * room[size_t(v)];
@@ -711,8 +761,9 @@ void detectCollisions(CollisionState& cs, const std::vector<Vec3>& x, float R, s
     const Detection s = hashScene(cs, x, R);
     const std::vector<Near> pairs = gatherPairs(cs, s, vertexTrianglePairs(s), edgeEdgePairs(s));
     cs.numPairs = int(pairs.size());
-    resetSpreadReferences(cs, pairs, fixed, ref);
-    computeBounds(cs, pairs, R, fixed, ref);
+    std::vector<float> spread;
+    resetSpreadReferences(cs, pairs, fixed, ref, spread);
+    computeBounds(cs, pairs, R, fixed, ref, spread);
     cs.ref = std::move(ref);
     buildVertexContacts(cs, n);
 }
