@@ -437,7 +437,9 @@ class PipelineStepper final : public SoftStepper {
             a_.view.vcOffsets = vcOffsets_.put(ex_, vc.offsets.data(), vc.offsets.size());
             a_.view.vcItems = vcItems_.put(ex_, vc.items.data(), vc.items.size());
         }
-        ex_.sync();  // the host arrays change at the next detection
+        // No wait: an upload has taken its source when it returns (a pageable cudaMemcpyAsync returns once
+        // the source is staged; the executor's staged copies copy it at the call), and the next detection
+        // downloads and waits before the host touches these arrays again.
     }
 
     void issueBegin() {
