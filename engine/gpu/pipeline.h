@@ -32,6 +32,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "backend/timer.h"
 #include "gpu/exec_buffer.h"
 #include "gpu/soft_stepper.h"
 #include "gpu/step_plan.h"
@@ -162,8 +163,7 @@ class PipelineStepper final : public SoftStepper {
         hasVLast_ = true;
         stepped_ = true;
         solver.setClock(sc.time + double(h));  // SoftSolver::endStep: time_ += h_
-        stats.solveMs =
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        stats.solveMs = msSince(t0);
         return stats;
     }
 
@@ -390,7 +390,7 @@ class PipelineStepper final : public SoftStepper {
     // Step start (ClothContactStage::begin): references from the initial guess, detection at x_prev, the
     // guess truncated into the bounds.
     void detectAtStart() {
-        const auto t0 = std::chrono::steady_clock::now();
+        ScopedTimer timer(detectMs_);
         const size_t n = size_t(plan_.n);
         hostX_.resize(n);
         hostXPrev_.resize(n);
@@ -399,21 +399,16 @@ class PipelineStepper final : public SoftStepper {
         ex_.sync();
         cloth_.begin(*model_, hostXPrev_, hostX_);
         afterDetection();
-        detectMs_ += msSince(t0);
     }
     // Before sweep k when due (ClothContactStage::refresh): detection at the current iterate, x truncated.
     void redetect() {
-        const auto t0 = std::chrono::steady_clock::now();
+        ScopedTimer timer(detectMs_);
         const size_t n = size_t(plan_.n);
         hostX_.resize(n);
         ex_.download(hostX_.data(), a_.x, n);
         ex_.sync();
         cloth_.refresh(*model_, hostX_);
         afterDetection();
-        detectMs_ += msSince(t0);
-    }
-    static double msSince(std::chrono::steady_clock::time_point t0) {
-        return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     }
     // The truncated positions up (and the increments resynced to them, soft_solver.cpp resyncIncrements),
     // then the detection's bounds and contacts.

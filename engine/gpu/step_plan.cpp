@@ -82,7 +82,9 @@ size_t StepPlan::deviceBytes(const SoftModel& m) const {
     // detection come and go (counted at the model's last detection).
     if (m.collision.enabled) {
         bytes += size_t(n) * (sizeof(float) + 2 * sizeof(Vec3) + 2 * vec + sizeof(int));
-        bytes += m.collision.contacts.size() * (sizeof(SelfContact) + 4 * sizeof(int) + sizeof(double));
+        const size_t contacts = m.collision.contacts.size();
+        bytes += contacts * (sizeof(SelfContact) + 4 * sizeof(int)) +
+                 size_t(blocksFor((long long)contacts)) * sizeof(double);
     }
     bytes +=
         (reductionPartials() * 2 + resultDoubles()) * sizeof(double) + 256;  // partials, results, scalars

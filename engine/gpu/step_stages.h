@@ -307,14 +307,18 @@ struct ChebyshevStage {
     }
 };
 
-// The sweep's snapshot of the positions (and increments), whole at the start of a sweep ...
+// Vertex i of the sweep's snapshot brought up to the live state (x, and dx in the increment form).
+template <typename T>
+VBD_HD void snapshotVertex(const StepArrays<T>& a, int i) {
+    a.xRead[i] = a.x[i];
+    if (a.dx) a.dxRead[i] = a.dx[i];
+}
+
+// The snapshot whole at the start of a sweep ...
 template <typename T>
 struct SnapshotStage {
     StepArrays<T> a;
-    VBD_HD void operator()(int i) const {
-        a.xRead[i] = a.x[i];
-        if (a.dx) a.dxRead[i] = a.dx[i];
-    }
+    VBD_HD void operator()(int i) const { snapshotVertex(a, i); }
 };
 
 // ... and brought up to date for the vertices one color moved, before the next color reads it.
@@ -322,11 +326,7 @@ template <typename T>
 struct SnapshotColorStage {
     StepArrays<T> a;
     const int* verts;  // the color's vertices
-    VBD_HD void operator()(int k) const {
-        const int i = verts[k];
-        a.xRead[i] = a.x[i];
-        if (a.dx) a.dxRead[i] = a.dx[i];
-    }
+    VBD_HD void operator()(int k) const { snapshotVertex(a, verts[k]); }
 };
 
 // dx_i = x_i - x_prev,i where the host's collision stage wrote x (the increment form; soft_solver.cpp
@@ -426,12 +426,7 @@ struct EnergyVertexTerm {
 template <typename T>
 struct EnergyContactTerm {
     StepArrays<T> a;
-    VBD_HD double operator()(int c) const {
-        const SelfContact& sc = a.view.contacts[c];
-        Vec3d x[4];
-        for (int j = 0; j < 4; ++j) x[j] = Vec3d(a.x[sc.v[j]]);
-        return selfContactEnergy(sc, x);
-    }
+    VBD_HD double operator()(int c) const { return selfContactEnergyAt(a.view.contacts[c], a.x); }
 };
 
 // G's per-tet part: E_e in double with C_prev from x_prev (soft_potential.cpp incrementalPotentialT).

@@ -287,11 +287,7 @@ double clothPotential(const SoftModel& m, const SoftState<T>& st, double h, Damp
 template <typename T>
 double clothContactEnergy(const SoftModel& m, const SoftState<T>& st) {
     const auto& cs = m.collision.contacts;
-    return reduceSum<double>(cs.size(), [&](size_t c) {
-        Vec3d x[4];
-        for (int j = 0; j < 4; ++j) x[j] = Vec3d(st.x[size_t(cs[c].v[j])]);
-        return selfContactEnergy(cs[c], x);
-    });
+    return reduceSum<double>(cs.size(), [&](size_t c) { return selfContactEnergyAt(cs[c], st.x.data()); });
 }
 
 template double clothContactEnergy<float>(const SoftModel&, const SoftState<float>&);

@@ -180,4 +180,13 @@ VBD_HD T selfContactEnergy(const SelfContact& c, const Vec3T<T> x[4]) {
     return d < r ? T(0.5) * T(c.stiffness) * (r - d) * (r - d) : T(0);
 }
 
+// The same at positions x of a state of any scalar, evaluated in double (G's contact part: the CPU's
+// clothContactEnergy and the device step's EnergyContactTerm).
+template <typename T>
+VBD_HD double selfContactEnergyAt(const SelfContact& c, const Vec3T<T>* x) {
+    Vec3d p[4];
+    for (int j = 0; j < 4; ++j) p[j] = Vec3d(x[c.v[j]]);
+    return selfContactEnergy(c, p);
+}
+
 }  // namespace vbd

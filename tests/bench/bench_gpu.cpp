@@ -53,6 +53,7 @@
 #include <memory>
 
 #include "../scene/cloth_drape.h"
+#include "backend/timer.h"
 #include "gpu/backend_choice.h"
 #include "gpu/broad_phase_runner.h"
 #include "gpu/narrow_phase_runner.h"
@@ -414,9 +415,8 @@ void BM_GpuClothStep(benchmark::State& st) {
     int cpuContacts = 0;
     const int cpuSteps = 5;
     for (int i = 0; i < cpuSteps; ++i) {
-        const auto t0 = std::chrono::steady_clock::now();
+        ScopedTimer timer(cpuMs);
         cpuContacts = cpu.step(h, s.gravity).contacts;
-        cpuMs += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     }
     std::unique_ptr<SoftStepper> stepper = makeCudaStepper(Precision::Float);
     stepper->configure(dev);

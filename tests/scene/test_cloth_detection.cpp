@@ -8,14 +8,12 @@
 
 #include <algorithm>
 #include <array>
-#include <cmath>
 #include <limits>
 #include <random>
 #include <set>
 #include <tuple>
 #include <vector>
 
-#include "scene_util.h"
 #include "soft/cloth_collision.h"
 #include "soft/soft_solver.h"
 
