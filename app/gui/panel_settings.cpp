@@ -121,10 +121,10 @@ void solverSection(AppState& app) {
               });
         t.row(
             "backend",
-            "Where the soft-body step runs: cpu; cuda (the whole step on the GPU; refused, with the reason, "
-            "where there is no device or the scene needs what the device step lacks: cloth self-collision, "
-            "the coarse space, rigid-particle coupling); auto: cuda where it can run, else cpu. The status "
-            "line says which and why.",
+            "Where the soft-body step runs: cpu; cuda (the step on the GPU, with collision detection, the "
+            "coarse correction and coupled rigid bodies on the CPU between its sweeps; refused, with the "
+            "reason, where there is no device); auto: cuda where it can run, else cpu. The status line says "
+            "which and why.",
             [](Lab& l) { editEnum(l, "solver.backend", &l.desc.solver.backend); });
     }
     if (ImGui::TreeNode("Coarse space")) {

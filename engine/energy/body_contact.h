@@ -124,4 +124,15 @@ VBD_HD T bodyParticleEnergy(const BodyCollider& b, const BodyContactRow& row, co
     return T(0.5) * T(row.k) * d * d + T(row.lambda) * d;
 }
 
+// G's part of one vertex's rows (rows [begin, end) of SoftModel::bodyRows) at x, summed in double: one source
+// for SoftSolver::bodyContactEnergy and the device step's EnergyBodyTerm.
+template <typename T>
+VBD_HD double bodyRowsEnergy(const BodyCollider* colliders, const BodyContactRow* rows, int begin, int end,
+                             const Vec3T<T>& x, T rp) {
+    double e = 0;
+    for (int k = begin; k < end; ++k)
+        e += double(bodyParticleEnergy(colliders[rows[k].collider], rows[k], x, rp));
+    return e;
+}
+
 }  // namespace vbd

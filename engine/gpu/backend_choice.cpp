@@ -44,9 +44,16 @@ std::string rigidDetectionText(RigidDetection d) {
     return "collision detection on the device, its candidate filter and coloring on the CPU";
 }
 
+std::string softOnHostText(SoftOnHost s) {
+    if (s.collision && s.coarse) return " (collision detection and the coarse correction on the CPU)";
+    if (s.collision) return " (collision detection on the CPU)";
+    if (s.coarse) return " (the coarse correction on the CPU)";
+    return "";
+}
+
 BackendChoice chooseBackend(Backend requested, const CudaProbe& probe, const std::string& unsupported,
                             size_t bytesNeeded, bool rigidBodies, bool softBodies, RigidDetection rigid,
-                            bool softCollision) {
+                            SoftOnHost softHost) {
     BackendChoice c;
     if (requested == Backend::Cpu) {
         c.line = "CPU backend (solver.backend = cpu)";
@@ -64,9 +71,12 @@ BackendChoice chooseBackend(Backend requested, const CudaProbe& probe, const std
     std::snprintf(cc, sizeof(cc), "sm_%d%d", probe.major, probe.minor);
     c.line = "CUDA backend on " + probe.name + " (" + cc + "): ";
     if (softBodies) c.line += "soft-body step on the device";
-    if (softBodies && softCollision) c.line += " (collision detection on the CPU)";
+    if (softBodies) c.line += softOnHostText(softHost);
     if (softBodies && rigidBodies) c.line += "; ";
-    if (rigidBodies) c.line += "rigid bodies on the device (" + rigidDetectionText(rigid) + ")";
+    if (rigidBodies && softBodies && softHost.coupledRigid)
+        c.line += "rigid bodies on the CPU (coupled to the particles between the device's sweeps)";
+    else if (rigidBodies)
+        c.line += "rigid bodies on the device (" + rigidDetectionText(rigid) + ")";
     return c;
 }
 

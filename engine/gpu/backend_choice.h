@@ -44,15 +44,25 @@ RigidDetection rigidDetectionFromEnv();
 // What of it stays on the CPU, for the backend line: "broad and narrow phase on the CPU", ...
 std::string rigidDetectionText(RigidDetection d);
 
+// What of a device soft step runs on the host (gpu/pipeline.h), for the line: the particles' collision
+// detection (cloth self-collision, soft-soft contact), the sweep hook (the coarse correction), and the rigid
+// bodies coupled to the particles (world/coupling.h: solved on the CPU between the device's sweeps).
+struct SoftOnHost {
+    bool collision = false;
+    bool coarse = false;
+    bool coupledRigid = false;
+};
+// "" or " (collision detection and the coarse correction on the CPU)", ...
+std::string softOnHostText(SoftOnHost s);
+
 // requested: solver.backend. unsupported: why the device cannot step the scene ("" when it can:
 // deviceStepUnsupported() of its particles, rigidDeviceStepUnsupported() of a rigid-only scene). bytesNeeded:
 // the device step's memory (StepPlan::deviceBytes), refused above 90% of the device's. rigidBodies,
 // softBodies: what the scene has, for the line. Rigid bodies go with the soft step: on the device their solve
-// runs there (gpu/rigid_stepper.h), their collision detection where `rigid` says. softCollision: the
-// particles' collision (cloth self-collision, soft-soft contact) is on; its detection stays on the CPU
-// (gpu/pipeline.h), which the line says.
+// runs there (gpu/rigid_stepper.h), their collision detection where `rigid` says. softHost: what of the soft
+// step stays on the CPU, which the line says.
 BackendChoice chooseBackend(Backend requested, const CudaProbe& probe, const std::string& unsupported,
                             size_t bytesNeeded, bool rigidBodies, bool softBodies = true,
-                            RigidDetection rigid = {}, bool softCollision = false);
+                            RigidDetection rigid = {}, SoftOnHost softHost = {});
 
 }  // namespace vbd

@@ -9,11 +9,11 @@
 // captureGraph(issue) / launchGraph() / dropGraph(); drain(), a sync that never throws (HostExec: graphs() is
 // false, everything runs as issued).
 //
-// One step, as SoftSolver::step (soft/soft_solver.cpp) without the sweep hook (gpu/step_plan.h refuses it):
-//   predict; C_prev (tets), C_prev (triangles), theta_prev (hinges); [collision: detection];
+// One step, as SoftSolver::step (soft/soft_solver.cpp):
+//   predict; C_prev (tets), C_prev (triangles), theta_prev (hinges); [collision: detection]; [hook: begin];
 //   |grad G_0| (+ G_0 with diagnostics); Chebyshev start
 //   for k = 1..iterations: [collision: re-detection when due]; one launch per color; Chebyshev k;
-//   |grad G| (+ G) when recorded
+//   [hook: after sweep k]; |grad G| (+ G) when recorded
 //   |grad G| and G at the end when not recorded per sweep; finalize
 // Collision (cloth self-collision, soft-soft contact) is detected on the host by the CPU solver's own stage
 // (soft/cloth_stage.h: references, spatial hash, pairs, step bounds, x truncated into them) on positions
@@ -24,6 +24,9 @@
 // of the step -- or after every sweep with solver.tolerance, where the host decides whether to go on (that
 // path is issued sweep by sweep, without a graph). While a reader wants the residual heat map, every |grad G|
 // reduction also stores |f_i| per vertex (ResidualTerm), and publishing downloads the last one.
+// The solver's sweep hook (the coarse-space correction, soft/sweep_hook.h) runs on the host too: the iterate
+// comes down after each sweep, the hook computes its update from the same view the CPU solver gives it
+// (soft/hook_state.h), and the updated iterate goes up. Such a step is issued stage by stage as well.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -38,6 +41,7 @@
 #include "gpu/step_plan.h"
 #include "gpu/step_stages.h"
 #include "soft/cloth_stage.h"
+#include "soft/hook_state.h"
 #include "soft/soft_state.h"
 
 namespace vbd {
@@ -120,51 +124,64 @@ class PipelineStepper final : public SoftStepper {
     }
 
     SoftStepStats step(SoftSolver& solver, float h, const Vec3& gravity, bool publishState) override {
-        SoftModel& m = solver.model();
-        if (!configured_ || plan_.n != m.numVertices() || plan_.numTets != int(m.tets.size()))
-            configure(solver);
-        if (recordsWanted_ != recordsPlaced_) placeRecords(m);
-        model_ = &m;
-        SoftStepStats stats;
-        if (plan_.n == 0) return stats;
         const auto t0 = std::chrono::steady_clock::now();
-        detectMs_ = 0;
-        if (!seeded_ || !mirror_.matchesPublished(m)) seed(m);
-        StepScalars sc;
-        sc.time = solver.clock();
-        sc.h = h;
-        sc.gravity = gravity;
-        sc.adaptive = solver.params().adaptiveInit && norm(gravity) > 0.f && hasVLast_ ? 1 : 0;
-        const SoftViewParams drag = solver.viewParams();
-        sc.dragVertex = drag.dragVertex;
-        sc.dragTarget = drag.dragTarget;
-        sc.dragStiffness = drag.dragStiffness;
-        ex_.upload(scalars_, &sc, 1);
-
+        if (!prepareStep(solver, h, gravity)) return SoftStepStats{};
+        syncBodies(solver.model());
         int last = plan_.iterations;
         if (plan_.tolerance)
             last = stepWithTolerance(solver.params().tolerance);
-        else if (ex_.graphs() && !collision_)
+        else if (ex_.graphs() && !collision_ && !hook_ && !a_.view.vbOffsets)
             stepAsGraph();
         else
             issueStep();
-        ex_.download(hostResults_.data(), results_, hostResults_.size());
-        ex_.sync();
-        stats.iterations = last;
-        stats.residualInitial = std::sqrt(slot(0, 0));
-        stats.residualFinal = std::sqrt(slot(last, 0));
-        stats.residualFloor = std::sqrt(slot(last, 1));
-        stats.energy = slot(last, 2);
-        stats.contacts = int(m.collision.contacts.size());
-        stats.collisionMs = detectMs_;
-        if (solver.params().diagnostics)
-            for (int k = 0; k <= last; ++k) its_.push_back({0, k, std::sqrt(slot(k, 0)), slot(k, 2)});
-        if (publishState) publish(solver);
-        hasVLast_ = true;
-        stepped_ = true;
-        solver.setClock(sc.time + double(h));  // SoftSolver::endStep: time_ += h_
-        stats.solveMs = msSince(t0);
-        return stats;
+        return finishStep(solver, last, publishState, t0);
+    }
+
+    void beginStep(SoftSolver& solver, float h, const Vec3& gravity) override {
+        splitStart_ = std::chrono::steady_clock::now();
+        splitK_ = 0;
+        splitActive_ = prepareStep(solver, h, gravity);
+        if (!splitActive_) return;
+        tolerance_ = solver.params().tolerance;
+        syncBodies(solver.model());
+        issueBegin();
+        readSlots(0);
+        positionsStale_ = true;
+    }
+    void iterate(int k) override {
+        if (!splitActive_) return;
+        issueIteration(k);
+        splitK_ = k;
+        readSlots(k);
+        positionsStale_ = true;
+    }
+    // SoftSolver::converged: the relative tolerance or twice the state's rounding floor, after a sweep.
+    bool converged() override {
+        if (!splitActive_ || !plan_.tolerance || splitK_ == 0) return false;
+        return std::sqrt(slot(splitK_, 0)) <=
+               std::max(tolerance_ * std::sqrt(slot(0, 0)), 2 * std::sqrt(slot(splitK_, 1)));
+    }
+    void stepPositions(std::vector<Vec3d>& x, std::vector<Vec3d>& xPrev) override {
+        if (!splitActive_) return;
+        if (positionsStale_) {
+            hookDownload(!stepDataDown_);
+            positionsStale_ = false;
+        }
+        iterateInDouble(hookState_, x);
+        convertInto(xPrev, hookState_.xPrev);
+    }
+    void bodiesChanged(const SoftModel& m) override {
+        if (splitActive_) syncBodies(m);
+    }
+    SoftStepStats endStep(SoftSolver& solver) override {
+        if (!splitActive_) return SoftStepStats{};
+        splitActive_ = false;
+        issueEnd(splitK_);
+        SoftStepStats st = finishStep(solver, splitK_, true, splitStart_);
+        // The coupling clears the model's rows after the step (RigidParticleCoupling::end): so do the
+        // device's, which a later step() would otherwise read.
+        a_.view.bodyColliders = nullptr, a_.view.vbOffsets = nullptr, a_.view.bodyRows = nullptr;
+        return st;
     }
 
     void setLanesPerVertex(int lanes) override {
@@ -276,6 +293,78 @@ class PipelineStepper final : public SoftStepper {
         a_.recordCprev = alloc<Mat33T<T>>(rec.size());
         ex_.sync();  // the host vectors go out of scope
     }
+    // The step's start up to its first stage: configured for the model, the incidence records placed, seeded
+    // after an edit, the scalars up. False when there is nothing to step.
+    bool prepareStep(SoftSolver& solver, float h, const Vec3& gravity) {
+        SoftModel& m = solver.model();
+        if (!configured_ || plan_.n != m.numVertices() || plan_.numTets != int(m.tets.size()))
+            configure(solver);
+        if (recordsWanted_ != recordsPlaced_) placeRecords(m);
+        model_ = &m;
+        if (plan_.n == 0) return false;
+        detectMs_ = 0;
+        hookMs_ = 0;
+        stepDataDown_ = false;
+        hook_ = solver.sweepHook();
+        hookSettings_ = solver.hookSettings(h);
+        if (!seeded_ || !mirror_.matchesPublished(m)) seed(m);
+        StepScalars& sc = scalarsHost_;
+        sc = StepScalars{};
+        sc.time = solver.clock();
+        sc.h = h;
+        sc.gravity = gravity;
+        sc.adaptive = solver.params().adaptiveInit && norm(gravity) > 0.f && hasVLast_ ? 1 : 0;
+        const SoftViewParams drag = solver.viewParams();
+        sc.dragVertex = drag.dragVertex;
+        sc.dragTarget = drag.dragTarget;
+        sc.dragStiffness = drag.dragStiffness;
+        ex_.upload(scalars_, &sc, 1);
+        return true;
+    }
+    // After the last stage: the results read, the stats and iteration records, the state published, the
+    // clock advanced (SoftSolver::endStep).
+    SoftStepStats finishStep(SoftSolver& solver, int last, bool publishState,
+                             std::chrono::steady_clock::time_point t0) {
+        SoftModel& m = solver.model();
+        SoftStepStats stats;
+        ex_.download(hostResults_.data(), results_, hostResults_.size());
+        ex_.sync();
+        stats.iterations = last;
+        stats.residualInitial = std::sqrt(slot(0, 0));
+        stats.residualFinal = std::sqrt(slot(last, 0));
+        stats.residualFloor = std::sqrt(slot(last, 1));
+        stats.energy = slot(last, 2);
+        stats.contacts = int(m.collision.contacts.size());
+        stats.collisionMs = detectMs_;
+        stats.hookMs = hookMs_;
+        if (solver.params().diagnostics)
+            for (int k = 0; k <= last; ++k) its_.push_back({0, k, std::sqrt(slot(k, 0)), slot(k, 2)});
+        if (publishState) publish(solver);
+        hasVLast_ = true;
+        stepped_ = true;
+        solver.setClock(scalarsHost_.time + double(scalarsHost_.h));  // SoftSolver::endStep: time_ += h_
+        stats.solveMs = msSince(t0);
+        return stats;
+    }
+    // The results of sweep k when the host decides on them (a tolerance), as stepWithTolerance reads them.
+    void readSlots(int k) {
+        if (!plan_.tolerance) return;
+        ex_.download(hostResults_.data() + size_t(k) * StepPlan::kSlotsPerIteration, slotPtr(k, 0),
+                     StepPlan::kSlotsPerIteration);
+        ex_.sync();
+    }
+    // The model's rows against moving rigid bodies (world/coupling.h) into the kernel's view, or none (as
+    // SoftSolver::viewParams: nullptr without rows).
+    void syncBodies(const SoftModel& m) {
+        if (m.bodyRows.empty() || m.bodyRowOffsets.size() != size_t(plan_.n) + 1) {
+            a_.view.bodyColliders = nullptr, a_.view.vbOffsets = nullptr, a_.view.bodyRows = nullptr;
+            return;
+        }
+        a_.view.bodyColliders = bodyColliders_.put(ex_, m.bodyColliders.data(), m.bodyColliders.size());
+        a_.view.vbOffsets = vbOffsets_.put(ex_, m.bodyRowOffsets.data(), m.bodyRowOffsets.size());
+        a_.view.bodyRows = bodyRows_.put(ex_, m.bodyRows.data(), m.bodyRows.size());
+    }
+
     // The captured step's graph is stale (another kernel or another array): the next step captures again.
     void dropCapturedStep() {
         ex_.drain();
@@ -291,6 +380,9 @@ class PipelineStepper final : public SoftStepper {
         vcOffsets_.free(ex_);
         vcItems_.free(ex_);
         contactPartials_.free(ex_);
+        bodyColliders_.free(ex_);
+        vbOffsets_.free(ex_);
+        bodyRows_.free(ex_);
         numContacts_ = 0;
         recordsPlaced_ = false;
         configured_ = false;
@@ -379,6 +471,7 @@ class PipelineStepper final : public SoftStepper {
             ex_.reduce(a_.numTris, EnergyTriTerm<T>{a_, scalars_}, partials_, slotPtr(k, 2), true);
         if (a_.numHinges > 0)
             ex_.reduce(a_.numHinges, EnergyHingeTerm<T>{a_, scalars_}, partials_, slotPtr(k, 2), true);
+        if (a_.view.vbOffsets) ex_.reduce(plan_.n, EnergyBodyTerm<T>{a_}, partials_, slotPtr(k, 2), true);
         if (numContacts_ > 0) {
             contactPartials_.ensure(ex_, size_t(blocksFor(numContacts_)));
             ex_.reduce(numContacts_, EnergyContactTerm<T>{a_}, contactPartials_.p, slotPtr(k, 2), true);
@@ -437,12 +530,60 @@ class PipelineStepper final : public SoftStepper {
         // downloads and waits before the host touches these arrays again.
     }
 
+    // ---- the sweep hook on the host (SoftSolver::beginStep and correctT) ---------------------------------
+
+    // The device state's arrays into hookState_ (for the hook and the coupling's positions): x (and dx in
+    // the increment form) every call, x_prev and y (dy) once a step.
+    void hookDownload(bool stepData) {
+        const size_t n = size_t(plan_.n);
+        SoftState<T>& st = hookState_;
+        st.increments = a_.dx != nullptr;
+        st.x.resize(n);
+        ex_.download(st.x.data(), a_.x, n);
+        if (st.increments) {
+            st.dx.resize(n);
+            ex_.download(st.dx.data(), a_.dx, n);
+        }
+        if (stepData) {
+            stepDataDown_ = true;
+            st.xPrev.resize(n);
+            st.y.resize(n);
+            ex_.download(st.xPrev.data(), a_.xPrev, n);
+            ex_.download(st.y.data(), a_.y, n);
+            if (st.increments) {
+                st.dy.resize(n);
+                ex_.download(st.dy.data(), a_.dy, n);
+            }
+        }
+        ex_.sync();
+    }
+    void hookBegin() {
+        ScopedTimer timer(hookMs_);
+        hookDownload(true);
+        hook_->beginStep(hookViewOf(*model_, hookState_, hookWidened_, true, hookSettings_));
+    }
+    // After sweep k and its Chebyshev step, before |grad G| is measured (SoftSolver::iterate).
+    void hookAfterSweep(int k) {
+        ScopedTimer timer(hookMs_);
+        hookDownload(false);
+        hookUpdate_.clear();
+        hookUpdate_.dx.resize(size_t(plan_.n));
+        hook_->afterSweep(hookViewOf(*model_, hookState_, hookWidened_, false, hookSettings_), k,
+                          hookUpdate_);
+        if (!applyHookUpdate(*model_, hookState_, hookUpdate_)) return;
+        ex_.upload(a_.x, hookState_.x.data(), size_t(plan_.n));
+        if (a_.dx) ex_.upload(a_.dx, hookState_.dx.data(), size_t(plan_.n));
+        // No wait: the uploads hold their sources at the call (afterDetection), and hookState_ changes only
+        // after the next hookDownload's sync.
+    }
+
     void issueBegin() {
         ex_.forEach(plan_.n, PredictStage<T>{a_, scalars_});
         ex_.forEach(plan_.numTets, CprevStage<T>{a_});
         ex_.forEach(a_.numTris, TriPrevStage<T>{a_});
         ex_.forEach(a_.numHinges, HingePrevStage<T>{a_});
         if (collision_) detectAtStart();
+        if (hook_) hookBegin();
         issueResidual(0);
         if (plan_.energyEachIteration) issueEnergy(0);
         if (plan_.chebyshevRho > 0) ex_.forEach(plan_.n, ChebyshevStartStage<T>{a_});
@@ -509,6 +650,7 @@ class PipelineStepper final : public SoftStepper {
         }
         if (plan_.chebyshevRho > 0)
             ex_.forEach(plan_.n, ChebyshevStage<T>{a_, T(plan_.chebyshevWeights[size_t(k)]), k});
+        if (hook_) hookAfterSweep(k);
         if (plan_.residualEachIteration) issueResidual(k);
         if (plan_.energyEachIteration) issueEnergy(k);
     }
@@ -543,6 +685,23 @@ class PipelineStepper final : public SoftStepper {
     ExecBuffer<Exec, double> contactPartials_;
     int numContacts_ = 0;
     double detectMs_ = 0;  // this step's host collision stage with its transfers (SoftStepStats::collisionMs)
+    // The solver's sweep hook (nullptr: none), run on the host on a copy of the device state.
+    SweepHook* hook_ = nullptr;
+    HookSettings hookSettings_;
+    SoftState<T> hookState_;
+    HookWidened hookWidened_;
+    HookUpdate hookUpdate_;
+    double hookMs_ = 0;  // this step's hook with its transfers (SoftStepStats::hookMs)
+    // The rows against moving rigid bodies of a coupled step (world/coupling.h), and the step in parts.
+    ExecBuffer<Exec, BodyCollider> bodyColliders_;
+    ExecBuffer<Exec, int> vbOffsets_;
+    ExecBuffer<Exec, BodyContactRow> bodyRows_;
+    StepScalars scalarsHost_;
+    bool splitActive_ = false, positionsStale_ = true;
+    bool stepDataDown_ = false;  // hookState_ holds this step's x_prev and y
+    int splitK_ = 0;
+    double tolerance_ = 0;
+    std::chrono::steady_clock::time_point splitStart_;
     bool configured_ = false, seeded_ = false, hasVLast_ = false, graphReady_ = false, stepped_ = false;
     int lanesPerVertex_ = Exec::kTiles ? kDefaultLanesPerVertex : 1;
     int sweepMinBlocks_ = Exec::kTiles ? defaultSweepMinBlocks(sizeof(T) == sizeof(double)) : 1;

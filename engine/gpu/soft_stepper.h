@@ -23,6 +23,19 @@ class SoftStepper {
     // state. Advances the solver's clock. publish = false leaves the model as it was (benchmarks of the
     // device step alone; the next step then goes on from the device state).
     virtual SoftStepStats step(SoftSolver& solver, float h, const Vec3& gravity, bool publish = true) = 0;
+    // The same step in parts, for the World's coupled step (world/coupling.h), which works between the
+    // particles' sweeps as it does with SoftSolver::beginStep / iterate / converged / stepPositions /
+    // endStep: beginStep after the model's body colliders and rows are set (they go up with it); iterate(k)
+    // one sweep (after its Chebyshev step, |grad G| when recorded); converged() SoftSolver::converged;
+    // stepPositions the iterate in double (downloaded once per sweep); bodiesChanged after the model's body
+    // colliders or rows changed (uploaded); endStep the end of the step, the published state and the clock,
+    // as step.
+    virtual void beginStep(SoftSolver& solver, float h, const Vec3& gravity) = 0;
+    virtual void iterate(int k) = 0;
+    virtual bool converged() = 0;
+    virtual void stepPositions(std::vector<Vec3d>& x, std::vector<Vec3d>& xPrev) = 0;
+    virtual void bodiesChanged(const SoftModel& m) = 0;
+    virtual SoftStepStats endStep(SoftSolver& solver) = 0;
     // The sweep's layout: lanes per vertex, 1 (a thread per vertex) or a tile of 4, 8, 16 or 32 lanes (a
     // warp) per vertex (gpu/step_stages.h SweepTileStage). Unless set: kDefaultLanesPerVertex on CUDA, 1 on
     // the host executor (where a tile's first lane does the whole vertex: 1 lane is the CPU solver's order,

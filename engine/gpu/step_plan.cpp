@@ -7,9 +7,8 @@
 
 namespace vbd {
 
-std::string deviceStepUnsupported(const SoftModel& m, const SolverDesc& s) {
+std::string deviceStepUnsupported(const SoftModel& m, const SolverDesc& /*s*/) {
     if (m.numVertices() == 0) return "no soft bodies or cloth";
-    if (s.coarse.enabled) return "the coarse correction (solver.coarse) runs on the CPU backend only";
     return "";
 }
 

@@ -13,8 +13,9 @@ namespace vbd {
 
 // Why the device step cannot run this model with these parameters ("" when it can). The device step runs
 // tets, cloth membranes and bending, kinematic and fixed vertices, ground and static colliders, the picking
-// spring, Chebyshev, the diagnostics, and collision (cloth self-collision, soft-soft contact: detected on the
-// host, gpu/pipeline.h); what it lacks (the coarse hook) stays on the CPU backend and is named here.
+// spring, Chebyshev, the diagnostics, collision (cloth self-collision, soft-soft contact: detected on the
+// host, gpu/pipeline.h) and the sweep hook (the coarse correction: on the host between the device's sweeps);
+// it refuses only a model without vertices. The solver parameters stay in the signature for refusals to come.
 std::string deviceStepUnsupported(const SoftModel& m, const SolverDesc& s);
 
 // Threads per block of every per-index launch (a multiple of the warp, and the reduction's shared array).

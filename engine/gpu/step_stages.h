@@ -422,6 +422,18 @@ struct EnergyVertexTerm {
     }
 };
 
+// G's part of the rows against moving rigid bodies per vertex, in double (soft_potential.cpp
+// bodyContactEnergy); only while the view has rows (a coupled step, world/coupling.h).
+template <typename T>
+struct EnergyBodyTerm {
+    StepArrays<T> a;
+    VBD_HD double operator()(int i) const {
+        const T rp = T(a.view.colliderOffset ? a.view.colliderOffset[i] : 0.f);
+        return bodyRowsEnergy(a.view.bodyColliders, a.view.bodyRows, a.view.vbOffsets[i],
+                              a.view.vbOffsets[i + 1], a.x[i], rp);
+    }
+};
+
 // G's self-contact part per contact, in double (cloth_build.cpp clothContactEnergy).
 template <typename T>
 struct EnergyContactTerm {

@@ -98,12 +98,7 @@ double SoftSolver::bodyContactEnergy(const SoftState<T>& st) const {
     if (m_.bodyRows.empty() || off.size() != m_.x.size() + 1) return 0.0;
     return reduceSum<double>(m_.x.size(), [&](size_t i) {
         const T rp = T(m_.numCloths > 0 ? m_.colliderOffset[i] : 0.f);
-        double e = 0;
-        for (int k = off[i]; k < off[i + 1]; ++k) {
-            const BodyContactRow& row = m_.bodyRows[size_t(k)];
-            e += double(bodyParticleEnergy(m_.bodyColliders[size_t(row.collider)], row, st.x[i], rp));
-        }
-        return e;
+        return bodyRowsEnergy(m_.bodyColliders.data(), m_.bodyRows.data(), off[i], off[i + 1], st.x[i], rp);
     });
 }
 

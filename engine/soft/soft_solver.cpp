@@ -101,17 +101,6 @@ void resyncIncrements(SoftState<T>& st) {
     parallelFor(st.x.size(), [&](size_t i) { resyncIncrement(st.x.data(), inc, st.xPrev.data(), int(i)); });
 }
 
-// The iterate in double: x_prev + dx exactly in the increment form.
-template <typename T>
-void iterateInDouble(const SoftState<T>& st, std::vector<Vec3d>& out) {
-    if (!st.increments) {
-        convertInto(out, st.x);
-        return;
-    }
-    out.resize(st.x.size());
-    for (size_t i = 0; i < st.x.size(); ++i) out[i] = Vec3d(st.xPrev[i]) + Vec3d(st.dx[i]);
-}
-
 }  // namespace
 
 // ---- the step ------------------------------------------------------------------------------------------
@@ -515,31 +504,20 @@ void SoftSolver::accelerate(SoftState<T>& st, int k) {
     });
 }
 
-// What a hook sees (sweep_hook.h): the double state itself, or the float one widened into scratch arrays
+// What a hook sees (soft/hook_state.h): the double state itself, or the float one widened into scratch arrays
 // (x every call; x_prev and y, constant within a step, when refreshStepData).
 template <typename T>
 HookView SoftSolver::hookView(SoftState<T>& st, bool refreshStepData) {
-    if constexpr (std::is_same_v<T, double>) {
-        return HookView{m_, st.x, st.xPrev, st.y, h_, params_.damping, drag_, contactParams(), true};
-    } else {
-        if (st.increments) {
-            // x_prev + dx exactly in double: the hook's gradient sees the state the kernel iterates on.
-            hookX_.resize(st.x.size());
-            for (size_t i = 0; i < st.x.size(); ++i) hookX_[i] = Vec3d(st.xPrev[i]) + Vec3d(st.dx[i]);
-        } else {
-            convertInto(hookX_, st.x);
-        }
-        if (refreshStepData || hookXPrev_.size() != st.xPrev.size()) {
-            convertInto(hookXPrev_, st.xPrev);
-            if (st.increments) {
-                hookY_.resize(st.y.size());
-                for (size_t i = 0; i < st.y.size(); ++i) hookY_[i] = Vec3d(st.xPrev[i]) + Vec3d(st.dy[i]);
-            } else {
-                convertInto(hookY_, st.y);
-            }
-        }
-        return HookView{m_, hookX_, hookXPrev_, hookY_, h_, params_.damping, drag_, contactParams(), false};
-    }
+    return hookViewOf(m_, st, hookWidened_, refreshStepData, hookSettings(h_));
+}
+
+HookSettings SoftSolver::hookSettings(float h) const {
+    HookSettings s;
+    s.h = h;
+    s.damping = params_.damping;
+    s.drag = drag_;
+    s.contact = contactParams();
+    return s;
 }
 
 // The hook returns a displacement of free vertices, added here (in float precision rounded once to float).
@@ -548,15 +526,7 @@ void SoftSolver::correctT(SoftState<T>& st, SweepHook& hook, int iteration, bool
     update_.clear();
     update_.dx.resize(st.x.size());
     hook.afterSweep(hookView(st, refreshStepData), iteration, update_);
-    Vec3T<T>* inc = incrementsOf(st);
-    for (int v : update_.vertices) {
-        const size_t i = size_t(v);
-        if (m_.fixed[i]) continue;
-        if (inc)
-            setIterateValue(st.x.data(), inc, st.xPrev.data(), v, Vec3T<T>(Vec3d(inc[i]) + update_.dx[i]));
-        else
-            st.x[i] = Vec3T<T>(Vec3d(st.x[i]) + update_.dx[i]);
-    }
+    applyHookUpdate(m_, st, update_);
 }
 
 // v = (x - x_prev) / h; the previous velocity is kept for the next adaptive initial guess.

@@ -14,6 +14,7 @@
 
 #include "diagnostics/metrics.h"
 #include "soft/cloth_stage.h"
+#include "soft/hook_state.h"
 #include "soft/soft_model.h"
 #include "soft/soft_state.h"
 #include "soft/sweep_hook.h"
@@ -142,6 +143,9 @@ class SoftSolver {
     }
 
     void setSweepHook(SweepHook* hook) { hook_ = hook; }
+    SweepHook* sweepHook() const { return hook_; }
+    // What the hook reads besides the positions, for a step of length h (the device step's hook calls).
+    HookSettings hookSettings(float h) const;
     void setDrag(int vertex, const Vec3& target, float k) { drag_ = {vertex, target, k}; }
 
     // The kernel's view of a state (the model's parameter arrays + the state's x, x_prev, y and references);
@@ -234,7 +238,7 @@ class SoftSolver {
     // Positions snapshot of the current color (contacts couple same-color vertices), per precision.
     std::vector<Vec3> xRead_;
     std::vector<Vec3d> xReadD_;
-    std::vector<Vec3d> hookX_, hookXPrev_, hookY_;  // the hook's double view of a float iterate
+    HookWidened hookWidened_;  // the hook's double view of a float iterate
     HookUpdate update_;
     double chebOmega_ = 1;
     std::vector<IterationRecord> its_;

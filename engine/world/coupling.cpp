@@ -129,9 +129,8 @@ void RigidParticleCoupling::publishBodies(SoftSolver& soft, const RigidSolver& r
     }
 }
 
-void RigidParticleCoupling::readPositions(SoftSolver& soft) {
-    soft.stepPositions(x_, xPrev_);
-    const SoftModel& m = soft.model();
+void RigidParticleCoupling::readPositions(const SoftModel& m, const PositionReader& read) {
+    read(x_, xPrev_);
     offset_.assign(x_.size(), 0.0);
     if (m.numCloths > 0)
         for (size_t v = 0; v < x_.size(); ++v) offset_[v] = double(m.colliderOffset[v]);
@@ -161,8 +160,9 @@ void RigidParticleCoupling::bodyBlock(int c, const SoftModel& m, float h, Block6
     }
 }
 
-void RigidParticleCoupling::bodyTerms(SoftSolver& soft, const RigidSolver& rigid, float h) {
-    readPositions(soft);
+void RigidParticleCoupling::bodyTerms(SoftSolver& soft, const RigidSolver& rigid, float h,
+                                      const PositionReader& read) {
+    readPositions(soft.model(), read);
     contactEps_ = soft.contactParams().frictionEps;
     blocks_.resize(size_t(rigid.numBodies()));
     parallelFor(size_t(rigid.numBodies()), [&](size_t b) {
@@ -176,9 +176,10 @@ void RigidParticleCoupling::bodyTerms(SoftSolver& soft, const RigidSolver& rigid
 
 // AVBD dual update of every row at the particles' and the bodies' current iterate (eq. 11 and the penalty
 // ramp): lambda <- max(0, k d + lambda); k <- min(k + beta |d|, k_max) while the row pushes.
-void RigidParticleCoupling::dualUpdate(SoftSolver& soft, const RigidSolver& rigid) {
+void RigidParticleCoupling::dualUpdate(SoftSolver& soft, const RigidSolver& rigid,
+                                       const PositionReader& read) {
     publishBodies(soft, rigid);
-    readPositions(soft);
+    readPositions(soft.model(), read);
     SoftModel& m = soft.model();
     parallelFor(m.bodyRows.size(), [&](size_t r) {
         BodyContactRow& row = m.bodyRows[r];

@@ -23,6 +23,7 @@
 // the particles' and the bodies' predicted motion and a margin; the force is evaluated at the current
 // iterates and is zero for a candidate that does not touch. Everything is gathered per vertex and per body
 // in index order, so the result is the same for any thread count.
+#include <functional>
 #include <vector>
 
 #include "math/schur66.h"
@@ -33,6 +34,9 @@ namespace vbd {
 
 class RigidParticleCoupling {
   public:
+    // The particles' iterate and step-start positions in double: SoftSolver::stepPositions, or the device
+    // step's (gpu/soft_stepper.h), whichever steps the particles.
+    using PositionReader = std::function<void(std::vector<Vec3d>& x, std::vector<Vec3d>& xPrev)>;
     // Coupling is on when there are particles and a dynamic body.
     static bool active(const SoftSolver& soft, const RigidSolver& rigid);
     // After both solvers' beginStep: candidate pairs and the body colliders at the bodies' initial guess.
@@ -42,10 +46,10 @@ class RigidParticleCoupling {
     void publishBodies(SoftSolver& soft, const RigidSolver& rigid) const;
     // Step 3: the particles' contact terms on every body at the particles' current iterate; the blocks are
     // what RigidSolver::setExternalBlocks reads.
-    void bodyTerms(SoftSolver& soft, const RigidSolver& rigid, float h);
+    void bodyTerms(SoftSolver& soft, const RigidSolver& rigid, float h, const PositionReader& read);
     const std::vector<Block66d>& blocks() const { return blocks_; }
     // Step 5: the rows' dual update at both sides' current iterate (after the body sweep).
-    void dualUpdate(SoftSolver& soft, const RigidSolver& rigid);
+    void dualUpdate(SoftSolver& soft, const RigidSolver& rigid, const PositionReader& read);
     // Forgets the warm start (a restored World state).
     void reset() { previous_.clear(); }
     // After the step: the particles no longer see the bodies (outside a step their poses are the published
@@ -55,7 +59,7 @@ class RigidParticleCoupling {
 
   private:
     void bodyBlock(int c, const SoftModel& m, float h, Block66d& blk) const;
-    void readPositions(SoftSolver& soft);
+    void readPositions(const SoftModel& m, const PositionReader& read);
     std::vector<int> bodyIndex_;   // rigid body of each collider
     std::vector<int> colliderOf_;  // collider of each rigid body (-1: fixed)
     Csr bodyRowItems_;             // collider -> its rows in SoftModel::bodyRows

@@ -52,11 +52,22 @@ std::vector<SurfaceView> particleSurfaces(const SoftModel& sm) {
 
 std::atomic<std::uint64_t> g_nextWorldId{1};
 
+// WorldOptions::hostExecutor: the host executor stands in for a device (no memory limit).
+CudaProbe hostExecutorProbe() {
+    CudaProbe p;
+    p.compiled = true;
+    p.devices = 1;
+    p.name = "host executor";
+    return p;
+}
+
 class WorldImpl final : public World {
   public:
-    explicit WorldImpl(const SceneDesc& d) : desc_(d), id_(g_nextWorldId++) {
+    WorldImpl(const SceneDesc& d, const WorldOptions& options)
+        : desc_(d), options_(options), id_(g_nextWorldId++) {
         checkSceneLimits(d);  // scene/scene_limits.h: float range and memory before anything is built
         soft_.build(d);
+        if (options.scalarSweep) soft_.setSweepOptions({false, 0});
         validateBuiltModel(desc_, soft_.model());  // world/finite_guard.h
         rigid_ = std::make_unique<RigidSolver>(d);
         surfaces_ = particleSurfaces(soft_.model());
@@ -72,7 +83,6 @@ class WorldImpl final : public World {
         const float h = float(desc_.dt / desc_.substeps);
         lastIts_.clear();
         const bool coupled = RigidParticleCoupling::active(soft_, *rigid_);
-        lastFrameCoupled_ = coupled;
         for (int s = 0; s < desc_.substeps; ++s) {
             if (coupled) {
                 stepCoupled(h, s, m);
@@ -136,7 +146,7 @@ class WorldImpl final : public World {
         if (!device_) return;  // the CPU step computes the residual field at every step anyway
         device_->setResidualField(wanted);
         // A coupled frame stepped on the CPU, which left its own field in the solver.
-        if (wanted && !was && !lastFrameCoupled_) device_->residualField(soft_.vertexResidual());
+        if (wanted && !was) device_->residualField(soft_.vertexResidual());
     }
 
     std::vector<RigidBodyView> bodies() const override { return rigid_->views(); }
@@ -170,21 +180,19 @@ class WorldImpl final : public World {
         rigidDevice_.reset();
         if (backend.backend == Backend::Cuda) {
             if (soft_.model().numVertices() > 0) {
-                device_ = makeCudaStepper(s.precision);
+                device_ = options_.hostExecutor ? makeHostPipelineStepper(s.precision)
+                                                : makeCudaStepper(s.precision);
                 device_->setResidualField(wantedField_ == ScalarField::Residual);
                 device_->configure(soft_);
             }
-            rigidDevice_ = makeCudaRigidStepper();
+            rigidDevice_ = options_.hostExecutor ? makeHostRigidStepper() : makeCudaRigidStepper();
         }
         backendLine_ = backend.line;
     }
     std::string backendLine() const override { return backendLine_; }
     DeviceParticles deviceParticles() const override {
         if (!device_) return {};
-        DeviceParticles d = device_->deviceParticles();
-        d.current =
-            d.current && !lastFrameCoupled_;  // a coupled frame stepped the published state on the CPU
-        return d;
+        return device_->deviceParticles();
     }
     void setDrag(int particle, const Vec3& target, float stiffness) override {
         soft_.setDrag(particle, target, particle >= 0 ? stiffness : 0.f);
@@ -265,20 +273,19 @@ class WorldImpl final : public World {
     BackendChoice chooseSoftBackend(const SolverDesc& s) const {
         const SoftModel& sm = soft_.model();
         const bool rigidOnly = sm.numVertices() == 0 && rigid_->numBodies() > 0;
-        std::string unsupported =
+        const std::string unsupported =
             rigidOnly ? rigidDeviceStepUnsupported(*rigid_) : deviceStepUnsupported(sm, s);
-        // Particles and dynamic bodies are solved together on the CPU (world/coupling.h). A body thrown in
-        // later (addRigidBody) makes the step coupled too: those steps run on the CPU, and the device state
-        // reseeds from the published one when it runs again.
-        if (unsupported.empty() && RigidParticleCoupling::active(soft_, *rigid_))
-            unsupported = "rigid-particle coupling runs on the CPU backend only";
         const size_t bytes = s.backend != Backend::Cpu && unsupported.empty() && !rigidOnly
                                  ? makeStepPlan(sm, s).deviceBytes(sm)
                                  : 0;
         // The CPU backend never touches the CUDA runtime (probing initializes the driver).
-        const CudaProbe probe = s.backend == Backend::Cpu ? CudaProbe{} : probeCuda();
+        const CudaProbe probe = s.backend == Backend::Cpu ? CudaProbe{}
+                                : options_.hostExecutor   ? hostExecutorProbe()
+                                                          : probeCuda();
         BackendChoice c = chooseBackend(s.backend, probe, unsupported, bytes, rigid_->numBodies() > 0,
-                                        sm.numVertices() > 0, rigidDetectionFromEnv(), sm.collision.enabled);
+                                        sm.numVertices() > 0, rigidDetectionFromEnv(),
+                                        SoftOnHost{sm.collision.enabled, s.coarse.enabled,
+                                                   RigidParticleCoupling::active(soft_, *rigid_)});
         if (c.refused) throw InputError("", "solver.backend", "cuda: " + c.reason);
         return c;
     }
@@ -294,9 +301,12 @@ class WorldImpl final : public World {
 
     // One substep of particles and dynamic rigid bodies solved together (world/coupling.h): per iteration
     // all particle colors against the bodies' current iterate, then all body colors with the particles'
-    // contact forces, then the rigid dual update.
+    // contact forces, then the rigid dual update. The particles step on the device where it runs them
+    // (gpu/soft_stepper.h, the step in parts: the bodies' colliders and rows go up after each change, the
+    // particles' positions come down once a sweep); the bodies on the CPU.
     void stepCoupled(float h, int substep, FrameMetrics& m) {
         soft_.clearIterations();
+        if (device_) device_->clearIterations();
         {
             ScopedTimer t(m.solveMs);
             rigid_->beginStep(h);
@@ -305,23 +315,42 @@ class WorldImpl final : public World {
             ScopedTimer t(m.collisionMs);
             coupling_.begin(soft_, *rigid_, h, desc_.gravity, desc_.solver);
         }
-        soft_.beginStep(h, desc_.gravity);
+        if (device_)
+            device_->beginStep(soft_, h, desc_.gravity);
+        else
+            soft_.beginStep(h, desc_.gravity);
+        const RigidParticleCoupling::PositionReader read = [&](std::vector<Vec3d>& x,
+                                                               std::vector<Vec3d>& xPrev) {
+            if (device_)
+                device_->stepPositions(x, xPrev);
+            else
+                soft_.stepPositions(x, xPrev);
+        };
+        auto publishBodies = [&] {
+            coupling_.publishBodies(soft_, *rigid_);
+            if (device_) device_->bodiesChanged(soft_.model());  // the colliders, and the rows' k and lambda
+        };
         rigid_->setExternalBlocks(&coupling_.blocks());
         const int iterations = std::max(desc_.solver.iterations, rigid_->iterationCount());
         for (int it = 1; it <= iterations; ++it) {
-            coupling_.publishBodies(soft_, *rigid_);
-            if (it <= desc_.solver.iterations && !soft_.converged()) soft_.iterate(it);
+            publishBodies();
+            if (it <= desc_.solver.iterations && !(device_ ? device_->converged() : soft_.converged())) {
+                if (device_)
+                    device_->iterate(it);
+                else
+                    soft_.iterate(it);
+            }
             ScopedTimer t(m.solveMs);
-            coupling_.bodyTerms(soft_, *rigid_, h);
+            coupling_.bodyTerms(soft_, *rigid_, h, read);
             if (it <= rigid_->iterationCount()) rigid_->iterate(it - 1);
-            coupling_.dualUpdate(soft_, *rigid_);
+            coupling_.dualUpdate(soft_, *rigid_, read);
         }
-        coupling_.publishBodies(soft_, *rigid_);
-        const SoftStepStats st = soft_.endStep();
+        publishBodies();
+        const SoftStepStats st = device_ ? device_->endStep(soft_) : soft_.endStep();
         rigid_->endStep();
         rigid_->setExternalBlocks(nullptr);
         coupling_.end(soft_);
-        recordSoft(st, soft_.iterations(), substep, m);
+        recordSoft(st, device_ ? device_->iterations() : soft_.iterations(), substep, m);
     }
 
     // its: the iteration records of the backend that ran the step.
@@ -398,11 +427,11 @@ class WorldImpl final : public World {
     }
 
     SceneDesc desc_;
+    WorldOptions options_;
     SoftSolver soft_;
     std::unique_ptr<RigidSolver> rigid_;
     std::unique_ptr<CoarseHook> coarse_;
     RigidParticleCoupling coupling_;
-    bool lastFrameCoupled_ = false;
     ScalarField wantedField_ = ScalarField::None;  // setWantedField
     std::unique_ptr<SoftStepper> device_;  // the soft step on the device (solver.backend), or none: the CPU
     std::unique_ptr<RigidStepper> rigidDevice_;  // the rigid solve on the device, or none: RigidSolver::step
@@ -417,6 +446,11 @@ class WorldImpl final : public World {
 
 }  // namespace
 
-std::unique_ptr<World> World::create(const SceneDesc& desc) { return std::make_unique<WorldImpl>(desc); }
+std::unique_ptr<World> World::create(const SceneDesc& desc) {
+    return std::make_unique<WorldImpl>(desc, WorldOptions{});
+}
+std::unique_ptr<World> World::create(const SceneDesc& desc, const WorldOptions& options) {
+    return std::make_unique<WorldImpl>(desc, options);
+}
 
 }  // namespace vbd

@@ -27,11 +27,23 @@ class WorldState {
     double time = 0;
 };
 
+// How a World is made beyond its scene.
+struct WorldOptions {
+    // The device backend's steppers run on the host executor (gpu/host_exec.h: the device orchestration
+    // through parallelFor) as if it were a CUDA device named "host executor": solver.backend cuda and auto
+    // take it. For tests of the World's device path (the coupled step in parts, the hooks) without a GPU.
+    bool hostExecutor = false;
+    // The CPU solver sweeps with its scalar per-vertex kernel (SoftSolver::SweepOptions simd = false): the
+    // host executor's order of the terms, so that the two backends agree bit for bit (tests).
+    bool scalarSweep = false;
+};
+
 class World {
   public:
     virtual ~World() = default;
     // Throws InputError for a scene that cannot be simulated (bad mesh, degenerate tets, ...).
     static std::unique_ptr<World> create(const SceneDesc& desc);
+    static std::unique_ptr<World> create(const SceneDesc& desc, const WorldOptions& options);
 
     virtual void step() = 0;  // one frame of desc().dt, with desc().substeps substeps
     virtual const SceneDesc& desc() const = 0;

@@ -18,8 +18,8 @@
 #      GPU tests, bench_gpu, vbdlab without the GUI), runs
 #        - the GPU tests: CPU/GPU parity over every built-in scene the device step supports (test_gpu_cuda),
 #          the host-pipeline and backend tests, the older sweep parity test
-#        - vbdlab sim --backend cuda on cube_drop and cloth_drape (the World path, metrics written; cloth
-#          self-collision), against --backend cpu
+#        - vbdlab sim --backend cuda on cube_drop, cloth_drape and coarse_bar (the World path, metrics
+#          written; cloth self-collision; the coarse correction on the host), against --backend cpu
 #        - the render check: the portable vbdlab renders the same frame with --backend cpu and cuda; the two
 #          PNGs compared pixel-wise (Vulkan on the GPU; VK_DRIVER_FILES set to the NVIDIA ICD if the loader
 #          finds no driver)
@@ -55,7 +55,7 @@ GL_DEBS=(libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2)
 # the CUDA translation units). They name this checkout's path (VBD_SOURCE_DIR, VBD_BINARY_DIR) for assets and
 # for vbdlab: the device run links that path to its own checkout.
 PREBUILT_TARGETS=(test_gpu_cuda test_gpu_host_pipeline test_gpu_backend test_cuda_parity test_gpu_interop
-  test_gpu_rigid_host test_gpu_cuda_rigid test_interop bench_gpu bench_interop vbdlab)
+  test_gpu_rigid_host test_gpu_cuda_rigid test_gpu_world_device test_interop bench_gpu bench_interop vbdlab)
 
 prepare() {
   set -e
@@ -175,7 +175,7 @@ fi
 phase "build (Release, CUDA sm_90 + PTX)"
 BUILD_OK=1
 TARGETS=(test_gpu_cuda test_gpu_host_pipeline test_gpu_backend test_cuda_parity test_gpu_interop test_gpu_rigid_host
-  test_gpu_cuda_rigid bench_gpu bench_interop vbdlab)
+  test_gpu_cuda_rigid test_gpu_world_device bench_gpu bench_interop vbdlab)
 if [ -n "${DEVICE_CHECK_NO_BUILD:-}" ] || [ $PREBUILT = 1 ]; then
   say "build: skipped ($([ $PREBUILT = 1 ] && echo prebuilt || echo DEVICE_CHECK_NO_BUILD)), using $BUILD"
 elif ! timeout 300 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
@@ -232,11 +232,14 @@ if [ $BUILD_OK = 1 ]; then
   run_test test_cuda_parity 60
   run_test test_gpu_cuda 180
   run_test test_gpu_interop 60  # interop: UUID matching, the record kernel on the host, import refusal
+  run_test test_gpu_world_device 120  # the World's device path: coupled steps, the coarse correction
   # The renderer's interop tests (tests/render: the exported buffers, the window's slot path without a window).
   if [ -x "$BUILD/bin/test_interop" ]; then run_test test_interop 120; else say "test_interop: not in this build"; fi
   grep '^  parity' "$LOGS/test_test_gpu_cuda.log" | tee -a "$SUMMARY" |
     awk '{printf "parity,%s %s,%s,m,measured\n", $2, $3, $7}' >>"$CSV"
   grep '^  collision' "$LOGS/test_test_gpu_cuda.log" | tee -a "$SUMMARY" >/dev/null
+  grep '^  coarse' "$LOGS/test_test_gpu_cuda.log" | tee -a "$SUMMARY" >/dev/null
+  grep '^  coupled' "$LOGS/test_test_gpu_world_device.log" | tee -a "$SUMMARY" >/dev/null
 
   # ---- rigid bodies on the device (issue 16, rigid part): parity and the 10,000-box pile --------------------
   phase "rigid bodies: host-executor and CUDA parity, BM_GpuRigidPile"
@@ -304,9 +307,10 @@ EOF2
   # ---- end of the rigid block ------------------------------------------------------------------------------
 
   phase "vbdlab sim --backend cuda (the World path)"
-  # cube_drop (tets on the ground) and cloth_drape (cloth self-collision: detected on the host, swept on the
-  # device), 60 frames on each backend, final positions compared.
-  for scene in cube_drop cloth_drape; do
+  # cube_drop (tets on the ground), cloth_drape (cloth self-collision: detected on the host, swept on the
+  # device) and coarse_bar (the coarse correction on the host between the device's sweeps), 60 frames on each
+  # backend, final positions compared.
+  for scene in cube_drop cloth_drape coarse_bar; do
     for b in cpu cuda; do
       rm -rf "/tmp/vbd_sim_${scene}_$b"
       vt 120 "$BUILD/bin/vbdlab" sim "assets/scenes/$scene.json" --frames 60 --backend $b \

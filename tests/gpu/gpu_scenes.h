@@ -1,12 +1,14 @@
 #pragma once
-// The built-in scenes the device step runs (gpu/step_plan.h: no coarse hook, some particles),
+// The built-in scenes the device step runs (gpu/step_plan.h: some particles),
 // found by asking deviceStepUnsupported of each scene file, so that a scene added to assets/scenes/ is
 // covered (or named as CPU-only) without editing the tests.
 #include <algorithm>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "coarse/coarse_hook.h"
 #include "gpu/backend_choice.h"
 #include "gpu/step_plan.h"
 #include "scene/scene.h"
@@ -32,6 +34,44 @@ inline std::vector<SceneSupport> builtInSceneSupport() {
         s.build(d);
         out.push_back({f, vbd::deviceStepUnsupported(s.model(), d.solver)});
     }
+    return out;
+}
+
+// The sweep hook a World installs on the scene's solver (world.cpp setSolver): the coarse correction when
+// solver.coarse.enabled, else none. The caller keeps it alive while the solver steps.
+inline std::unique_ptr<vbd::CoarseHook> installHook(vbd::SoftSolver& s, const vbd::SceneDesc& d) {
+    if (!d.solver.coarse.enabled) return nullptr;
+    std::unique_ptr<vbd::CoarseHook> h = vbd::makeCoarseHook();
+    h->configure(d.solver.coarse);
+    s.setSweepHook(h.get());
+    return h;
+}
+
+// Variants of the coarse-space bar (coarse_bar.json) for the device step's hook (gpu/pipeline.h): the
+// scene (stiff_rigid basis, Hessian matrix), the Galerkin bases (element; aggregate with the rest matrix),
+// Chebyshev, a tolerance stop, and the adaptive initial guess off; each in double and float.
+struct CoarseCase {
+    std::string name;
+    vbd::SceneDesc desc;
+};
+inline std::vector<CoarseCase> coarseCases() {
+    const std::vector<std::vector<std::string>> variants = {
+        {},
+        {"solver.coarse.basis=element"},
+        {"solver.coarse.basis=aggregate", "solver.coarse.matrix=rest"},
+        {"solver.chebyshev_rho=0.7"},
+        {"solver.tolerance=1e-4"},
+        {"solver.initial_guess=inertial"}};
+    std::vector<CoarseCase> out;
+    for (const auto& sets : variants)
+        for (vbd::Precision prec : {vbd::Precision::Double, vbd::Precision::Float}) {
+            CoarseCase c;
+            c.desc = vbd::loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/coarse_bar.json", sets);
+            c.desc.solver.precision = prec;
+            c.name = prec == vbd::Precision::Double ? "double" : "float";
+            for (const auto& s : sets) c.name += " " + s;
+            out.push_back(c);
+        }
     return out;
 }
 

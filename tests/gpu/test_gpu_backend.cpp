@@ -67,9 +67,17 @@ TEST(GpuBackendChoice, DeviceRunsWhenItCan) {
     EXPECT_EQ(chooseBackend(Backend::Auto, h200(), "", 0, false).line,
               "CUDA backend on NVIDIA H200 (sm_90): soft-body step on the device");
     // Cloth self-collision or soft-soft contact: detected on the CPU (gpu/pipeline.h).
-    EXPECT_EQ(chooseBackend(Backend::Auto, h200(), "", 0, false, true, {}, true).line,
+    EXPECT_EQ(chooseBackend(Backend::Auto, h200(), "", 0, false, true, {}, SoftOnHost{true, false}).line,
               "CUDA backend on NVIDIA H200 (sm_90): soft-body step on the device (collision detection on the "
               "CPU)");
+    // The coarse correction: on the CPU between the device's sweeps (gpu/pipeline.h).
+    EXPECT_EQ(chooseBackend(Backend::Auto, h200(), "", 0, false, true, {}, SoftOnHost{false, true}).line,
+              "CUDA backend on NVIDIA H200 (sm_90): soft-body step on the device (the coarse correction on "
+              "the CPU)");
+    EXPECT_EQ(
+        chooseBackend(Backend::Auto, h200(), "", 0, true, true, {}, SoftOnHost{true, true}).line,
+        "CUDA backend on NVIDIA H200 (sm_90): soft-body step on the device (collision detection and the "
+        "coarse correction on the CPU); rigid bodies on the device (broad and narrow phase on the CPU)");
     // A rigid-only scene: its solve on the device, its collision detection on the CPU.
     EXPECT_EQ(chooseBackend(Backend::Cuda, h200(), "", 0, true, false).line,
               "CUDA backend on NVIDIA H200 (sm_90): rigid bodies on the device (broad and narrow phase on "
@@ -154,8 +162,9 @@ TEST(GpuStepPlan, Unsupported) {
     SoftSolver solver;
     solver.build(s);
     EXPECT_EQ(deviceStepUnsupported(solver.model(), s.solver), "");
+    // The coarse correction runs on the host between the device's sweeps (gpu/pipeline.h).
     s.solver.coarse.enabled = true;
-    EXPECT_NE(deviceStepUnsupported(solver.model(), s.solver).find("solver.coarse"), std::string::npos);
+    EXPECT_EQ(deviceStepUnsupported(solver.model(), s.solver), "");
     // Collision runs on the device step (detected on the host): every built-in cloth scene is supported.
     const SceneDesc cloth =
         loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/cloth_drape.json", {});

@@ -32,6 +32,7 @@ double compare(const SceneDesc& d, int steps, double* scale, int lanes = 1, int 
     b.build(d);
     a.setParams(d.solver);
     b.setParams(d.solver);
+    const auto hookA = vbdtest::installHook(a, d), hookB = vbdtest::installHook(b, d);
     auto host = makeHostPipelineStepper(d.solver.precision);
     auto dev = makeCudaStepper(d.solver.precision);
     host->configure(a);
@@ -92,6 +93,25 @@ TEST(GpuCuda, CollisionParity) {
                 std::printf("  collision %-48s %-6s %d lanes max |dx| = %.3e m\n", c.name.c_str(),
                             prec == Precision::Double ? "double" : "float", lanes, worst);
             }
+        }
+    }
+}
+
+// The coarse correction between the device's sweeps (the hook on the host, gpu/pipeline.h) on the
+// coarse bar's variants: the correction is a smooth function of the iterate (a Newton step on the coarse
+// space from a factorization of the PSD-projected Hessian) except where a decision flips (the line search's
+// step, the refactorization rule's threshold), which the 1e-16 relative differences of FMA contraction do
+// not reach on these runs; the bounds are the other parity checks'.
+TEST(GpuCuda, CoarseHookParity) {
+    if (const std::string why = vbdtest::noCudaDevice(); !why.empty()) GTEST_SKIP() << why;
+    for (const auto& c : vbdtest::coarseCases()) {
+        for (int lanes : {1, 8}) {
+            double scale = 0;
+            const double worst = compare(c.desc, 4, &scale, lanes);
+            const bool dbl = c.desc.solver.precision == Precision::Double;
+            EXPECT_LT(worst, (dbl ? 1e-9 : 5e-5) * std::max(1.0, scale))
+                << c.name << ", " << lanes << " lanes";
+            std::printf("  coarse %-60s %d lanes max |dx| = %.3e m\n", c.name.c_str(), lanes, worst);
         }
     }
 }

@@ -28,6 +28,7 @@ struct Pair {
     ThreadLimit oneThread{1};
     SoftSolver cpu, dev;
     std::unique_ptr<SoftStepper> stepper;
+    std::unique_ptr<CoarseHook> cpuHook, devHook;  // one each: a hook carries its factorization across steps
     SceneDesc d;
     explicit Pair(const SceneDesc& desc) : d(desc) {
         cpu.build(d);
@@ -35,6 +36,8 @@ struct Pair {
         cpu.setParams(d.solver);
         dev.setParams(d.solver);
         cpu.setSweepOptions({false, 0});  // the scalar kernel (the SIMD blocks sum the tets in another order)
+        cpuHook = vbdtest::installHook(cpu, d);
+        devHook = vbdtest::installHook(dev, d);
         stepper = makeHostPipelineStepper(d.solver.precision);
         stepper->configure(dev);
         const SoftModel& m = cpu.model();
@@ -116,6 +119,31 @@ TEST(GpuHostPipeline, EverySupportedBuiltInSceneBitForBit) {
         ++covered;
     }
     EXPECT_GE(covered, 5);  // cube, beam_sag, beam_twist, damping_comparison, hanging_bar, mesh_drop, ...
+}
+
+// The coarse correction on the device step (gpu/pipeline.h: the solver's hook on the host, on the iterate
+// downloaded after each sweep, its update uploaded) gives the CPU solver's step bit for bit: the hook sees
+// the same double view (soft/hook_state.h) and writes the same rounding. Every variant's correction must
+// move the iterate, so a skipped upload or a skipped beginStep fails.
+TEST(GpuHostPipeline, CoarseHookBitForBit) {
+    for (const auto& c : vbdtest::coarseCases()) {
+        const SceneDesc& d = c.desc;
+        SCOPED_TRACE(c.name);
+        ASSERT_TRUE(d.solver.coarse.enabled);
+        Pair p(d);
+        ASSERT_NE(p.devHook, nullptr);
+        for (int s = 0; s < 4; ++s) EXPECT_EQ(p.step(), 0.0) << "step " << s;
+        // The same run without the hook on the CPU: the correction changed the result.
+        SoftSolver plain;
+        plain.build(d);
+        plain.setParams(d.solver);
+        plain.setSweepOptions({false, 0});
+        for (int s = 0; s < 4; ++s) plain.step(p.h(), d.gravity);
+        double moved = 0;
+        for (size_t i = 0; i < plain.model().x.size(); ++i)
+            moved = std::max(moved, double(norm(plain.model().x[i] - p.dev.model().x[i])));
+        EXPECT_GT(moved, 1e-6) << "the coarse correction did not change the step";
+    }
 }
 
 TEST(GpuHostPipeline, ChebyshevToleranceNoDiagnosticsAndKinematic) {

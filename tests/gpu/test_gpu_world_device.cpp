@@ -1,0 +1,162 @@
+// The World's device path (solver.backend cuda) run by the host executor (WorldOptions::hostExecutor)
+// against the World on the CPU: the coupled step in parts (world/coupling.h with gpu/soft_stepper.h's
+// beginStep / iterate / stepPositions / bodiesChanged / endStep: the bodies' colliders and rows go up after
+// each change, the particles' positions come down once a sweep) and the coarse correction as the World
+// installs it. The CPU World sweeps with the scalar kernel (WorldOptions::scalarSweep) and both run on one
+// thread, so particles and bodies must agree bit for bit; only the diagnostics' sums are added in another
+// order. On CUDA the same comparison within the parity bounds of test_gpu_cuda.cpp.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "backend/parallel.h"
+#include "gpu_scenes.h"
+#include "world/world.h"
+
+using namespace vbd;
+
+namespace {
+
+// Largest position (m) and velocity (m/s) differences of the particles and of the bodies.
+struct Diff {
+    double particles = 0, particleVelocities = 0, bodies = 0, bodyVelocities = 0;
+};
+
+Diff difference(const World& a, const World& b) {
+    Diff d;
+    for (size_t i = 0; i < a.positions().size(); ++i) {
+        d.particles = std::max(d.particles, double(norm(a.positions()[i] - b.positions()[i])));
+        d.particleVelocities =
+            std::max(d.particleVelocities, double(norm(a.velocities()[i] - b.velocities()[i])));
+    }
+    const auto ba = a.bodies(), bb = b.bodies();
+    for (size_t i = 0; i < ba.size(); ++i) {
+        d.bodies = std::max(d.bodies, double(norm(ba[i].position - bb[i].position)));
+        d.bodyVelocities = std::max(d.bodyVelocities, double(norm(ba[i].velocity - bb[i].velocity)));
+    }
+    return d;
+}
+
+SceneDesc scene(const std::string& name, Precision prec, const std::vector<std::string>& sets = {}) {
+    SceneDesc d = loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/" + name + ".json", sets);
+    d.solver.precision = prec;
+    d.solver.threads = 1;
+    return d;
+}
+
+// The scene on the CPU World (scalar kernel) and on the device path with the host executor (`backend`).
+struct Worlds {
+    std::unique_ptr<World> cpu, dev;
+    Worlds(SceneDesc d, Backend backend) {
+        WorldOptions cpuOptions;
+        cpuOptions.scalarSweep = true;
+        cpu = World::create(d, cpuOptions);
+        d.solver.backend = backend;
+        WorldOptions devOptions;
+        devOptions.hostExecutor = true;
+        dev = World::create(d, devOptions);
+    }
+};
+
+double rel(double x, double y) { return std::fabs(x - y) / std::max(1e-300, std::fabs(x)); }
+
+}  // namespace
+
+// The coupled scenes (soft bodies and cloth under dynamic boxes) on the device path: every frame's particles
+// and bodies equal the CPU World's, and so do the frame's residuals (relative 1e-9: sums in another order).
+// The bodies press on the particles from the first frames (the rows' lambda > 0), so the rows' uploads, the
+// positions' downloads and the body contact energy on the device all enter. Fails when bodiesChanged is not
+// called after the dual update (the rows' k and lambda) or when stepPositions returns a stale iterate.
+TEST(GpuWorldDevice, CoupledStepOnTheHostExecutorIsTheCpuStep) {
+    ThreadLimit oneThread(1);
+    for (const char* name : {"soft_vs_rigid", "rigid_on_cloth"}) {
+        for (Precision prec : {Precision::Double, Precision::Float}) {
+            for (const std::vector<std::string>& sets :
+                 {std::vector<std::string>{}, std::vector<std::string>{"solver.diagnostics=true"},
+                  std::vector<std::string>{"solver.tolerance=1e-3"}}) {
+                std::string what = std::string(name) + (prec == Precision::Double ? " double" : " float");
+                for (const auto& s : sets) what += " " + s;
+                SCOPED_TRACE(what);
+                Worlds w(scene(name, prec, sets), Backend::Cuda);
+                World &cpu = *w.cpu, &dev = *w.dev;
+                EXPECT_NE(dev.backendLine().find("rigid bodies on the CPU (coupled to the particles"),
+                          std::string::npos)
+                    << dev.backendLine();
+                const int frames = 12;
+                for (int f = 0; f < frames; ++f) {
+                    cpu.step();
+                    dev.step();
+                    const Diff diff = difference(cpu, dev);
+                    EXPECT_EQ(diff.particles, 0.0) << "frame " << f;
+                    EXPECT_EQ(diff.particleVelocities, 0.0) << "frame " << f;
+                    EXPECT_EQ(diff.bodies, 0.0) << "frame " << f;
+                    EXPECT_EQ(diff.bodyVelocities, 0.0) << "frame " << f;
+                    const FrameMetrics &a = cpu.history().back(), &b = dev.history().back();
+                    EXPECT_EQ(a.iterations, b.iterations) << "frame " << f;
+                    EXPECT_LT(rel(a.residualInitial, b.residualInitial), 1e-9) << "frame " << f;
+                    EXPECT_LT(rel(a.residualFinal, b.residualFinal), 1e-9) << "frame " << f;
+                    EXPECT_LT(rel(a.energy, b.energy), 1e-9) << "frame " << f;
+                }
+                // The device stepped these frames: its state is current (the interop draws from it).
+                EXPECT_TRUE(dev.deviceParticles().current);
+            }
+        }
+    }
+}
+
+// The coarse correction as the World installs it (solver.coarse: its hook on the solver), on the device path.
+TEST(GpuWorldDevice, CoarseBarOnTheHostExecutorIsTheCpuStep) {
+    ThreadLimit oneThread(1);
+    for (Precision prec : {Precision::Double, Precision::Float}) {
+        SCOPED_TRACE(prec == Precision::Double ? "double" : "float");
+        Worlds w(scene("coarse_bar", prec), Backend::Auto);
+        World &cpu = *w.cpu, &dev = *w.dev;
+        EXPECT_EQ(
+            dev.backendLine(),
+            "CUDA backend on host executor (sm_00): soft-body step on the device (the coarse correction on "
+            "the CPU)");
+        for (int f = 0; f < 6; ++f) {
+            cpu.step();
+            dev.step();
+            const Diff diff = difference(cpu, dev);
+            EXPECT_EQ(diff.particles, 0.0) << "frame " << f;
+            EXPECT_EQ(diff.particleVelocities, 0.0) << "frame " << f;
+            EXPECT_LT(rel(cpu.history().back().residualFinal, dev.history().back().residualFinal), 1e-9);
+        }
+    }
+}
+
+// On CUDA: the coupled scenes within the parity bounds of test_gpu_cuda.cpp on positions (1e-9 m in double,
+// 5e-5 m in float, on ~1 m coordinates), and those over h on velocities (v = (x - x_prev) / h): a
+// contraction moves a rounding, and the AVBD rows' decisions (lambda > 0) sit far from their thresholds while
+// the bodies press.
+TEST(GpuWorldDevice, CoupledStepOnCuda) {
+    if (const std::string why = vbdtest::noCudaDevice(); !why.empty()) GTEST_SKIP() << why;
+    ThreadLimit oneThread(1);
+    for (const char* name : {"soft_vs_rigid", "rigid_on_cloth"}) {
+        for (Precision prec : {Precision::Double, Precision::Float}) {
+            SceneDesc d = scene(name, prec);
+            WorldOptions host;
+            host.hostExecutor = true;
+            d.solver.backend = Backend::Cuda;
+            auto ref = World::create(d, host);
+            auto dev = World::create(d);
+            for (int f = 0; f < 6; ++f) {
+                ref->step();
+                dev->step();
+            }
+            const Diff diff = difference(*ref, *dev);
+            const double tol = prec == Precision::Double ? 1e-9 : 5e-5;
+            const double h = d.dt / d.substeps;
+            EXPECT_LT(diff.particles, tol) << name;
+            EXPECT_LT(diff.bodies, tol) << name;
+            EXPECT_LT(diff.particleVelocities, tol / h) << name;
+            EXPECT_LT(diff.bodyVelocities, tol / h) << name;
+            std::printf("  coupled %-14s %-6s 6 frames: particles %.3e m, bodies %.3e m\n", name,
+                        prec == Precision::Double ? "double" : "float", diff.particles, diff.bodies);
+        }
+    }
+}
