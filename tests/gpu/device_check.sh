@@ -18,8 +18,9 @@
 #      GPU tests, bench_gpu, vbdlab without the GUI), runs
 #        - the GPU tests: CPU/GPU parity over every built-in scene the device step supports (test_gpu_cuda),
 #          the host-pipeline and backend tests, the older sweep parity test
-#        - vbdlab sim --backend cuda on cube_drop, cloth_drape and coarse_bar (the World path, metrics
-#          written; cloth self-collision; the coarse correction on the host), against --backend cpu
+#        - vbdlab sim --backend cuda on cube_drop, cloth_drape, coarse_bar and soft_vs_rigid (the World path,
+#          metrics written; cloth self-collision; the coarse correction on the host; a coupled step), against
+#          --backend cpu
 #        - the render check: the portable vbdlab renders the same frame with --backend cpu and cuda; the two
 #          PNGs compared pixel-wise (Vulkan on the GPU; VK_DRIVER_FILES set to the NVIDIA ICD if the loader
 #          finds no driver)
@@ -308,9 +309,10 @@ EOF2
 
   phase "vbdlab sim --backend cuda (the World path)"
   # cube_drop (tets on the ground), cloth_drape (cloth self-collision: detected on the host, swept on the
-  # device) and coarse_bar (the coarse correction on the host between the device's sweeps), 60 frames on each
-  # backend, final positions compared.
-  for scene in cube_drop cloth_drape coarse_bar; do
+  # device), coarse_bar (the coarse correction on the host between the device's sweeps) and soft_vs_rigid (a
+  # coupled step: the particles on the device, the bodies on the CPU), 60 frames on each backend, final
+  # positions compared.
+  for scene in cube_drop cloth_drape coarse_bar soft_vs_rigid; do
     for b in cpu cuda; do
       rm -rf "/tmp/vbd_sim_${scene}_$b"
       vt 120 "$BUILD/bin/vbdlab" sim "assets/scenes/$scene.json" --frames 60 --backend $b \
