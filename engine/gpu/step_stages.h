@@ -411,14 +411,9 @@ struct EnergyVertexTerm {
             e += 0.5 * double(s->dragStiffness) * squaredNorm(Vec3d(a.x[i]) - Vec3d(s->dragTarget));
         if (a.fixed[i]) return e;
         const double h2 = double(s->h) * double(s->h);
-        const Vec3d d = Vec3d(a.x[i]) - Vec3d(a.y[i]);
-        e += 0.5 * double(a.view.mass[i]) / h2 * squaredNorm(d);
         const float off = a.view.colliderOffset ? a.view.colliderOffset[i] : 0.f;
-        for (int c = 0; c < a.view.numColliders; ++c) {
-            const ParticleCollider& col = a.view.colliders[c];
-            e += double(colliderEnergy(off > 0.f ? offsetCollider(col, off) : col, a.x[i]));
-        }
-        return e;
+        return colliderPenaltiesAt(a.view.colliders, a.view.numColliders, off, a.x[i],
+                                   e + inertiaEnergyAt(a.view.mass[i], h2, a.x[i], a.y[i]));
     }
 };
 

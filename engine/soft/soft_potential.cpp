@@ -130,13 +130,10 @@ double SoftSolver::incrementalPotentialT(const SoftState<T>& st) const {
         reduceSum<double>(size_t(n),
                           [&](size_t i) {
                               if (m_.fixed[i]) return 0.0;
-                              const Vec3d d = Vec3d(st.x[i]) - Vec3d(st.y[i]);
-                              double e = 0.5 * double(m_.mass[i]) / h2 * squaredNorm(d);
                               const float off = m_.numCloths > 0 ? m_.colliderOffset[i] : 0.f;
-                              for (const ParticleCollider& c : m_.colliders)
-                                  e +=
-                                      double(colliderEnergy(off > 0.f ? offsetCollider(c, off) : c, st.x[i]));
-                              return e;
+                              return colliderPenaltiesAt(m_.colliders.data(), int(m_.colliders.size()), off,
+                                                         st.x[i],
+                                                         inertiaEnergyAt(m_.mass[i], h2, st.x[i], st.y[i]));
                           }) +
         bodyContactEnergy(st);
     // Tets: E_e of energy/tet_energy.h in double, with C_prev from x_prev (not the state's C_prev, which in
@@ -182,10 +179,7 @@ EnergyParts SoftSolver::energyParts(const SoftState<T>& st, const Vec3& gravity)
         reduceSum<double>(n, [&](size_t i) { return -double(m_.mass[i]) * dot(g, Vec3d(st.x[i])); });
     e.contact = reduceSum<double>(n, [&](size_t i) {
         const float off = m_.numCloths > 0 ? m_.colliderOffset[i] : 0.f;
-        double c = 0;
-        for (const ParticleCollider& col : m_.colliders)
-            c += double(colliderEnergy(off > 0.f ? offsetCollider(col, off) : col, st.x[i]));
-        return c;
+        return colliderPenaltiesAt(m_.colliders.data(), int(m_.colliders.size()), off, st.x[i]);
     });
     e.contact += bodyContactEnergy(st);
     double lanes = 0;

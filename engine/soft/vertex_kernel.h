@@ -200,6 +200,25 @@ VBD_HD ParticleCollider offsetCollider(ParticleCollider c, float r) {
     return c;
 }
 
+// Energy terms of one particle, in double: one source for G (SoftSolver::incrementalPotentialT, the device
+// step's EnergyVertexTerm) and the stored energy (SoftSolver::energyParts).
+// The inertia 1/2 m/h^2 |x - y|^2 of a free vertex.
+template <typename T>
+VBD_HD double inertiaEnergyAt(float mass, double h2, const Vec3T<T>& x, const Vec3T<T>& y) {
+    const Vec3d d = Vec3d(x) - Vec3d(y);
+    return 0.5 * double(mass) / h2 * squaredNorm(d);
+}
+// `start` plus the collider penalties k/2 g^2 at x, each collider grown by the contact thickness `off`
+// (cloth; 0 for tets), added in the colliders' order.
+template <typename T>
+VBD_HD double colliderPenaltiesAt(const ParticleCollider* colliders, int count, float off, const Vec3T<T>& x,
+                                  double start = 0) {
+    double e = start;
+    for (int c = 0; c < count; ++c)
+        e += double(colliderEnergy(off > 0.f ? offsetCollider(colliders[c], off) : colliders[c], x));
+    return e;
+}
+
 // The inertia term of vertex i: f = M/h^2 (y - x), H = M/h^2 I (the start of every vertex's sums).
 template <typename T>
 VBD_HD void vertexInertia(const SoftViewT<T>& s, int i, Vec3T<T>& f, Mat33T<T>& H) {
