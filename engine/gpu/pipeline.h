@@ -155,11 +155,8 @@ class PipelineStepper final : public SoftStepper {
         readSlots(k);
         positionsStale_ = true;
     }
-    // SoftSolver::converged: the relative tolerance or twice the state's rounding floor, after a sweep.
     bool converged() override {
-        if (!splitActive_ || !plan_.tolerance || splitK_ == 0) return false;
-        return std::sqrt(slot(splitK_, 0)) <=
-               std::max(tolerance_ * std::sqrt(slot(0, 0)), 2 * std::sqrt(slot(splitK_, 1)));
+        return splitActive_ && plan_.tolerance && splitK_ > 0 && convergedAt(splitK_, tolerance_);
     }
     void stepPositions(std::vector<Vec3d>& x, std::vector<Vec3d>& xPrev) override {
         if (!splitActive_) return;
@@ -443,13 +440,9 @@ class PipelineStepper final : public SoftStepper {
         issueBegin();
         ex_.download(hostResults_.data(), results_, StepPlan::kSlotsPerIteration);
         ex_.sync();
-        const double r0 = std::sqrt(slot(0, 0));
         int k = 0;
         while (k < plan_.iterations) {
-            if (k > 0) {
-                const double last = std::sqrt(slot(k, 0)), floor = std::sqrt(slot(k, 1));
-                if (last <= std::max(tol * r0, 2 * floor)) break;
-            }
+            if (k > 0 && convergedAt(k, tol)) break;
             ++k;
             issueIteration(k);
             ex_.download(hostResults_.data() + size_t(k) * StepPlan::kSlotsPerIteration, slotPtr(k, 0),
@@ -458,6 +451,11 @@ class PipelineStepper final : public SoftStepper {
         }
         issueEnd(k);
         return k;
+    }
+
+    // SoftSolver::converged after sweep k: the relative tolerance or twice the state's rounding floor.
+    bool convergedAt(int k, double tol) const {
+        return std::sqrt(slot(k, 0)) <= std::max(tol * std::sqrt(slot(0, 0)), 2 * std::sqrt(slot(k, 1)));
     }
 
     void issueResidual(int k) {
