@@ -5,12 +5,14 @@
 // Every runtime call is checked; a failure throws std::runtime_error naming the call, file and line.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 
 #include "gpu/staged_copies.h"
@@ -140,7 +142,7 @@ class CudaExec {
     CudaExec() : stream_(newStream()), copies_(CudaCopyOps{stream_}, stagedCopiesWanted()) {}
     CudaExec(CudaExec&& o) noexcept
         : stream_(o.stream_), graph_(o.graph_), copies_(std::move(o.copies_)), temp_(o.temp_),
-          tempBytes_(o.tempBytes_) {
+          tempBytes_(o.tempBytes_), window_(o.window_) {
         o.stream_ = nullptr;
         o.graph_ = nullptr;
         o.temp_ = nullptr;
@@ -235,7 +237,8 @@ class CudaExec {
         }
         cudaGraph_t g = nullptr;
         VBD_CUDA(cudaStreamEndCapture(stream_, &g));
-        const cudaError_t e = cudaGraphInstantiate(&graph_, g, 0);
+        cudaError_t e = windowOnKernelNodes(g);
+        if (e == cudaSuccess) e = cudaGraphInstantiate(&graph_, g, 0);
         cudaGraphDestroy(g);  // the executable graph keeps what it needs
         VBD_CUDA(e);
     }
@@ -244,11 +247,58 @@ class CudaExec {
         if (graph_) cudaGraphExecDestroy(graph_);
         graph_ = nullptr;
     }
+    // An L2 persisting window over [base, base + bytes) (an access policy: hits persist, the rest streams)
+    // for this stream's kernels and the graphs it captures afterwards; bytes = 0 clears it and resets the
+    // persisting lines. Returns the bytes covered: 0 where the device has no persisting L2. The carve-out
+    // (cudaLimitPersistingL2CacheSize) is the device's, set to the window's size up to its maximum.
+    size_t setPersistingWindow(const void* base, size_t bytes) {
+        int dev = 0, maxPersist = 0, maxWindow = 0;
+        VBD_CUDA(cudaGetDevice(&dev));
+        VBD_CUDA(cudaDeviceGetAttribute(&maxPersist, cudaDevAttrMaxPersistingL2CacheSize, dev));
+        VBD_CUDA(cudaDeviceGetAttribute(&maxWindow, cudaDevAttrMaxAccessPolicyWindowSize, dev));
+        cudaAccessPolicyWindow w{};
+        if (base && bytes > 0 && maxPersist > 0 && maxWindow > 0) {
+            const size_t window = std::min(bytes, size_t(maxWindow));
+            const size_t carve = std::min(window, size_t(maxPersist));
+            VBD_CUDA(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, carve));
+            w.base_ptr = const_cast<void*>(base);
+            w.num_bytes = window;
+            w.hitRatio = float(double(carve) / double(window));  // the share of the window that may persist
+            w.hitProp = cudaAccessPropertyPersisting;
+            w.missProp = cudaAccessPropertyStreaming;
+        }
+        cudaStreamAttrValue v{};
+        v.accessPolicyWindow = w;
+        VBD_CUDA(cudaStreamSetAttribute(stream_, cudaStreamAttributeAccessPolicyWindow, &v));
+        if (w.num_bytes == 0 && window_.num_bytes > 0) VBD_CUDA(cudaCtxResetPersistingL2Cache());
+        window_ = w;
+        return w.num_bytes;
+    }
     cudaStream_t stream() const { return stream_; }
     void* nativeStream() const { return stream_; }
     int device() const { return 0; }  // cudaSetDevice(0) in the constructor
 
   private:
+    // The persisting window on every kernel node of a captured graph: set explicitly rather than relying on
+    // the capture to copy the stream's attribute into the nodes.
+    cudaError_t windowOnKernelNodes(cudaGraph_t g) const {
+        if (window_.num_bytes == 0) return cudaSuccess;
+        size_t count = 0;
+        cudaError_t e = cudaGraphGetNodes(g, nullptr, &count);
+        if (e != cudaSuccess || count == 0) return e;
+        std::vector<cudaGraphNode_t> nodes(count);
+        e = cudaGraphGetNodes(g, nodes.data(), &count);
+        for (size_t i = 0; i < count && e == cudaSuccess; ++i) {
+            cudaGraphNodeType type{};
+            e = cudaGraphNodeGetType(nodes[i], &type);
+            if (e != cudaSuccess || type != cudaGraphNodeTypeKernel) continue;
+            cudaKernelNodeAttrValue v{};
+            v.accessPolicyWindow = window_;
+            e = cudaGraphKernelNodeSetAttribute(nodes[i], cudaKernelNodeAttributeAccessPolicyWindow, &v);
+        }
+        return e;
+    }
+
     static cudaStream_t newStream() {
         VBD_CUDA(cudaSetDevice(0));
         cudaStream_t s = nullptr;
@@ -261,6 +311,7 @@ class CudaExec {
     StagedCopies<CudaCopyOps> copies_;
     void* temp_ = nullptr;  // the sorts' and scans' scratch (cudaSortByKey)
     size_t tempBytes_ = 0;
+    cudaAccessPolicyWindow window_{};  // setPersistingWindow's (num_bytes 0: none)
 };
 
 }  // namespace vbd

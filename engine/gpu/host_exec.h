@@ -87,7 +87,8 @@ struct HostExec {
     void launchGraph() {}
     void dropGraph() {}
     void* nativeStream() const { return nullptr; }
-    int device() const { return -1; }  // host memory
+    int device() const { return -1; }                              // host memory
+    size_t setPersistingWindow(const void*, size_t) { return 0; }  // no cache to steer
 };
 
 }  // namespace vbd

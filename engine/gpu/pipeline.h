@@ -121,6 +121,7 @@ class PipelineStepper final : public SoftStepper {
         seeded_ = false;
         stepped_ = false;
         configured_ = true;
+        placeWindow();
     }
 
     SoftStepStats step(SoftSolver& solver, float h, const Vec3& gravity, bool publishState) override {
@@ -198,6 +199,12 @@ class PipelineStepper final : public SoftStepper {
         dropCapturedStep();
     }
     int sweepMinBlocks() const override { return sweepMinBlocks_; }
+    void setPersistingPositions(bool on) override {
+        if (on == persistWanted_) return;
+        persistWanted_ = on;
+        if (configured_) placeWindow();
+    }
+    size_t persistingBytes() const override { return persistBytes_; }
     void setIncidenceRecords(bool on) override { recordsWanted_ = on; }  // placed by the next step
     bool incidenceRecords() const override { return recordsWanted_; }
     void setResidualField(bool wanted) override {
@@ -360,6 +367,14 @@ class PipelineStepper final : public SoftStepper {
         a_.view.bodyColliders = bodyColliders_.put(ex_, m.bodyColliders.data(), m.bodyColliders.size());
         a_.view.vbOffsets = vbOffsets_.put(ex_, m.bodyRowOffsets.data(), m.bodyRowOffsets.size());
         a_.view.bodyRows = bodyRows_.put(ex_, m.bodyRows.data(), m.bodyRows.size());
+    }
+
+    // The persisting window over x as setPersistingPositions asks (the captured graph's kernel nodes carry
+    // the window they were captured with: dropped).
+    void placeWindow() {
+        dropCapturedStep();
+        persistBytes_ = ex_.setPersistingWindow(persistWanted_ ? a_.x : nullptr,
+                                                persistWanted_ ? size_t(plan_.n) * sizeof(Vec3T<T>) : 0);
     }
 
     // The captured step's graph is stale (another kernel or another array): the next step captures again.
@@ -706,6 +721,8 @@ class PipelineStepper final : public SoftStepper {
     bool fieldWanted_ = false;    // setResidualField
     bool recordsWanted_ = false;  // setIncidenceRecords
     bool recordsPlaced_ = false;  // what placeRecords last did (records exist where the model has tets)
+    bool persistWanted_ = persistingPositionsFromEnv();  // setPersistingPositions
+    size_t persistBytes_ = 0;
 };
 
 }  // namespace vbd

@@ -53,6 +53,12 @@ class SoftStepper {
     // the next step; the results are the same bit for bit. Default off. No effect with 1 lane per vertex.
     virtual void setIncidenceRecords(bool on) = 0;
     virtual bool incidenceRecords() const = 0;
+    // An L2 persisting window over the positions x (CudaExec::setPersistingWindow): the sweep gathers its
+    // neighbours' positions, while the tet data streams through L2 once per color and evicts them (the
+    // profile in docs/gpu.md: L2 hit rate 48%). Default off, or on with VBD_CUDA_L2_PERSIST=1; no effect on
+    // the results or on the host executor. persistingBytes: what the window covers (0: none).
+    virtual void setPersistingPositions(bool on) = 0;
+    virtual size_t persistingBytes() const = 0;
     virtual const std::vector<IterationRecord>& iterations() const = 0;
     virtual void clearIterations() = 0;
     // The residual heat map (SoftSolver::vertexResidual, |grad_i G| of the step's final iterate). Wanted: the

@@ -1,6 +1,7 @@
 #include "gpu/step_plan.h"
 
 #include <climits>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "soft/soft_state.h"
@@ -10,6 +11,11 @@ namespace vbd {
 std::string deviceStepUnsupported(const SoftModel& m, const SolverDesc& /*s*/) {
     if (m.numVertices() == 0) return "no soft bodies or cloth";
     return "";
+}
+
+bool persistingPositionsFromEnv() {
+    const char* v = std::getenv("VBD_CUDA_L2_PERSIST");
+    return v && v[0] == '1';
 }
 
 int blocksFor(long long n) {

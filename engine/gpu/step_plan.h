@@ -28,6 +28,9 @@ constexpr int kBlockSize = 256;
 // registers; capped at 64 it spills and gains nothing measurable).
 constexpr int kDefaultLanesPerVertex = 8;
 constexpr int defaultSweepMinBlocks(bool doubleState) { return doubleState ? 2 : 1; }
+// The L2 persisting window over the positions (SoftStepper::setPersistingPositions): off until a device has
+// measured it (bench_gpu BM_GpuSoftStepL2); VBD_CUDA_L2_PERSIST=1 turns it on.
+bool persistingPositionsFromEnv();
 
 // Blocks of kBlockSize covering n indices (n >= 0; 0 blocks for n = 0: nothing is launched).
 int blocksFor(long long n);

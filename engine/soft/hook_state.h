@@ -22,20 +22,6 @@ void iterateInDouble(const SoftState<T>& st, std::vector<Vec3d>& out) {
     for (size_t i = 0; i < st.x.size(); ++i) out[i] = Vec3d(st.xPrev[i]) + Vec3d(st.dx[i]);
 }
 
-// The hook's double positions of a float state: x every call, x_prev and y (constant within a step) when
-// asked to refresh them.
-struct HookWidened {
-    std::vector<Vec3d> x, xPrev, y;
-};
-
-// What the hook reads besides the positions.
-struct HookSettings {
-    double h = 0;
-    DampingModel damping = DampingModel::None;
-    DragSpring drag;
-    ContactParams contact;
-};
-
 // The view: a double state's own arrays, or a float one widened into `w`. In the increment form x = x_prev +
 // dx and y = x_prev + dy are formed exactly in double, so the hook's gradient sees the state the kernel
 // iterates on, not x rounded to float.

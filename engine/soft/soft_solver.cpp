@@ -9,6 +9,7 @@
 #include "math/error.h"
 #include "soft/cloth_build.h"
 #include "soft/cloth_collision.h"
+#include "soft/hook_state.h"
 #include "soft/predict.h"
 #include "soft/state_update.h"
 #include "soft/vertex_blocks.h"

@@ -14,7 +14,6 @@
 
 #include "diagnostics/metrics.h"
 #include "soft/cloth_stage.h"
-#include "soft/hook_state.h"
 #include "soft/soft_model.h"
 #include "soft/soft_state.h"
 #include "soft/sweep_hook.h"

@@ -31,6 +31,20 @@ struct HookView {
     bool doublePrecision;   // the iterate is stored in double (else each write is rounded to float)
 };
 
+// What a hook reads besides the positions (soft/hook_state.h hookViewOf).
+struct HookSettings {
+    double h = 0;
+    DampingModel damping = DampingModel::None;
+    DragSpring drag;
+    ContactParams contact;
+};
+
+// The hook's double positions of a float state (soft/hook_state.h): x every call, x_prev and y (constant
+// within a step) when asked to refresh them.
+struct HookWidened {
+    std::vector<Vec3d> x, xPrev, y;
+};
+
 // A displacement of the vertices listed in `vertices` (free vertices only); dx is indexed by vertex and
 // sized to the model (entries of unlisted vertices are ignored).
 struct HookUpdate {

@@ -18,6 +18,9 @@
 //   incidence
 //     records (records 1, gpu/incidence_records.h) or the tet arrays (0), the same results; absolute 1: a
 //     float state without the increment form (what that form costs on the device).
+//   BM_GpuSoftStepL2/double/records/persist: size 1 at 120 iterations with and without an L2 persisting
+//   window
+//     over the positions (SoftStepper::setPersistingPositions; persist_MB: what the window covers).
 //   BM_GpuSoftStepPublished: the same at size 1 with the state downloaded and published every step (what the
 //     World does today: the host copy interop removes).
 //   BM_GpuCopy: device-to-device cudaMemcpy of 1 GiB, counting bytes read + written (the card's achievable
@@ -133,7 +136,8 @@ double sweepBytes(const SoftModel& m, bool dbl) {
 }
 
 void runSteps(benchmark::State& st, int size, int iterations, bool dbl, int lanes, bool publish,
-              int minBlocks = 0, bool records = false, bool absoluteFloat = false) {  // 0: the default
+              int minBlocks = 0, bool records = false, bool absoluteFloat = false,
+              bool persist = false) {  // 0: the default
     if (skipWithoutDevice(st)) return;
     SoftSolver& solver = solverFor(size, iterations, dbl ? Precision::Double : Precision::Float);
     SoftSolver::SweepOptions options = solver.sweepOptions();
@@ -144,6 +148,7 @@ void runSteps(benchmark::State& st, int size, int iterations, bool dbl, int lane
     if (lanes > 0) dev->setLanesPerVertex(lanes);
     if (minBlocks > 0) dev->setSweepMinBlocks(minBlocks);
     dev->setIncidenceRecords(records);
+    dev->setPersistingPositions(persist);
     const Vec3 g(0, -9.81f, 0);
     const float h = 1.f / 120.f;
     dev->step(solver, h, g, publish);  // captures the graph
@@ -156,11 +161,23 @@ void runSteps(benchmark::State& st, int size, int iterations, bool dbl, int lane
     st.counters["min_blocks"] = dev->sweepMinBlocks();
     st.counters["records"] = dev->incidenceRecords() ? 1 : 0;
     st.counters["increment"] = !dbl && !absoluteFloat ? 1 : 0;
+    st.counters["persist_MB"] = double(dev->persistingBytes()) * 1e-6;
     st.counters["incidences"] = benchmark::Counter(4.0 * double(m.tets.size()) * iterations,
                                                    benchmark::Counter::kIsIterationInvariantRate);
     st.counters["model_GBps"] = benchmark::Counter(sweepBytes(m, dbl) * iterations * 1e-9,
                                                    benchmark::Counter::kIsIterationInvariantRate);
 }
+
+// The L2 persisting window over the positions (SoftStepper::setPersistingPositions) at the paper's frame,
+// with the default layout and with the incidence records. args: double, records, persist.
+void BM_GpuSoftStepL2(benchmark::State& st) {
+    runSteps(st, 1, 120, st.range(0) != 0, 0, false, 0, st.range(1) != 0, false, st.range(2) != 0);
+}
+BENCHMARK(BM_GpuSoftStepL2)
+    ->ArgNames({"double", "records", "persist"})
+    ->ArgsProduct({{0, 1}, {0, 1}, {0, 1}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 // args: size, iterations, double, lanes
 void BM_GpuSoftStep(benchmark::State& st) {

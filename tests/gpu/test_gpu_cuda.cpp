@@ -126,6 +126,42 @@ TEST(GpuCuda, ToleranceAndChebyshevPaths) {
     }
 }
 
+// The L2 persisting window over the positions (SoftStepper::setPersistingPositions) is a cache hint: the
+// same kernels on the same data, so the steps are bit for bit those without it, through the captured graph
+// (the window set on its kernel nodes) and stage by stage (a tolerance). The H100 and H200 have a persisting
+// L2 (sm_80 and later): the window covers the positions there.
+TEST(GpuCuda, PersistingWindowChangesNothing) {
+    if (const std::string why = vbdtest::noCudaDevice(); !why.empty()) GTEST_SKIP() << why;
+    for (const char* sets : {"solver.diagnostics=false", "solver.tolerance=1e-3"}) {
+        for (Precision prec : {Precision::Double, Precision::Float}) {
+            SceneDesc d =
+                vbd::loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/beam_sag.json", {sets});
+            d.solver.precision = prec;
+            SoftSolver a, b;
+            a.build(d);
+            b.build(d);
+            a.setParams(d.solver);
+            b.setParams(d.solver);
+            auto plain = makeCudaStepper(prec), persisting = makeCudaStepper(prec);
+            plain->configure(a);
+            persisting->configure(b);
+            persisting->setPersistingPositions(true);
+            const size_t bytes = a.model().x.size() * (prec == Precision::Double ? 24 : 12);
+            if (probeCuda().major >= 8) {
+                EXPECT_EQ(persisting->persistingBytes(), bytes) << sets;
+            }
+            for (int s = 0; s < 4; ++s) {
+                plain->step(a, float(d.dt), d.gravity);
+                persisting->step(b, float(d.dt), d.gravity);
+            }
+            for (size_t i = 0; i < a.model().x.size(); ++i)
+                ASSERT_EQ(norm(a.model().x[i] - b.model().x[i]), 0.f) << sets << " vertex " << i;
+            persisting->setPersistingPositions(false);
+            EXPECT_EQ(persisting->persistingBytes(), 0u);
+        }
+    }
+}
+
 // The tile sweeps sum each vertex's tets in 4 to 32 partial sums: the same terms in another order (double
 // state: the reordering moves positions by rounding, ~1e-16 relative per step).
 TEST(GpuCuda, TilePerVertexParity) {

@@ -433,3 +433,13 @@ TEST(GpuHostPipeline, ResidualFieldWantedBetweenStepsIsTheLastStepsField) {
         expectSameField(p.cpu, p.dev, std::string("next step, ") + sets);
     }
 }
+
+// The persisting window is a CUDA cache hint: the host executor has none to steer (persistingBytes 0) and its
+// steps are those without it, bit for bit.
+TEST(GpuHostPipeline, PersistingWindowIsAHintOnly) {
+    SceneDesc d = loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/beam_sag.json", {});
+    Pair p(d);
+    p.stepper->setPersistingPositions(true);
+    EXPECT_EQ(p.stepper->persistingBytes(), 0u);
+    for (int s = 0; s < 2; ++s) EXPECT_EQ(p.step(), 0.0) << "step " << s;
+}
