@@ -122,9 +122,13 @@ VBD_HD void closestPointsSegments(const Vec3T<T>& p1, const Vec3T<T>& q1, const 
     }
 }
 
-// Weights b_j of a pair at positions x (the four vertices in SelfContact order); returns p - q.
+// Weights b_j of a pair at positions x (the four vertices in SelfContact order); returns p - q. Not inlined
+// (math/hd.h VBD_HD_NOINLINE): where a unit did not inline it, calls went to the one out-of-line copy the
+// linker kept, compiled with that unit's contractions (the host pipeline's, whose code moved with the device
+// step): the CPU's cloth contacts changed in the last bits with an unrelated change of gpu/pipeline.h. Now
+// every copy is compiled without context, alike.
 template <typename T>
-VBD_HD Vec3T<T> contactWeights(ContactKind kind, const Vec3T<T> x[4], T b[4]) {
+VBD_HD_NOINLINE Vec3T<T> contactWeights(ContactKind kind, const Vec3T<T> x[4], T b[4]) {
     if (kind == ContactKind::VertexTriangle) {
         T w[3];
         closestPointTriangle(x[0], x[1], x[2], x[3], w);
