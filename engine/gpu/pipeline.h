@@ -205,6 +205,16 @@ class PipelineStepper final : public SoftStepper {
         if (configured_) placeWindow();
     }
     size_t persistingBytes() const override { return persistBytes_; }
+    void saveCarried(SoftSolver::Carried& c) const override {
+        if (!configured_ || !stepped_ || mirror_.x.size() != size_t(plan_.n)) return;
+        SoftState<T> s;
+        s.x = mirror_.x, s.v = mirror_.v, s.xPrev = mirror_.xPrev, s.y = mirror_.y, s.vLast = mirror_.vLast;
+        s.publishedX = mirror_.publishedX, s.publishedV = mirror_.publishedV;
+        if constexpr (std::is_same_v<T, double>)
+            c.d = std::move(s);
+        else
+            c.f = std::move(s);
+    }
     void setIncidenceRecords(bool on) override { recordsWanted_ = on; }  // placed by the next step
     bool incidenceRecords() const override { return recordsWanted_; }
     void setResidualField(bool wanted) override {
@@ -311,7 +321,7 @@ class PipelineStepper final : public SoftStepper {
         stepDataDown_ = false;
         hook_ = solver.sweepHook();
         hookSettings_ = solver.hookSettings(h);
-        if (!seeded_ || !mirror_.matchesPublished(m)) seed(m);
+        if (!seeded_ || !mirror_.matchesPublished(m)) seed(solver);
         StepScalars& sc = scalarsHost_;
         sc = StepScalars{};
         sc.time = solver.clock();
@@ -407,8 +417,25 @@ class PipelineStepper final : public SoftStepper {
     double* slotPtr(int k, int j) { return results_ + size_t(k) * StepPlan::kSlotsPerIteration + size_t(j); }
 
     // The state from the published model (SoftState::seed): x, v and v_last; the rest is rebuilt by predict.
-    void seed(const SoftModel& m) {
-        mirror_.seed(m);
+    // Where the solver's own state of this precision still rounds to the published arrays (a restored frame
+    // saved with saveCarried, or the CPU's state when the backend was switched), x, v and v_last come from
+    // it, with their digits below float.
+    void seed(const SoftSolver& solver) {
+        const SoftModel& m = solver.model();
+        const size_t count = size_t(plan_.n);
+        const SoftState<T>* kept = nullptr;
+        if constexpr (std::is_same_v<T, double>)
+            kept = &solver.doubleState();
+        else
+            kept = &solver.floatState();
+        if (kept->x.size() == count && kept->v.size() == count && kept->vLast.size() == count &&
+            kept->xPrev.size() == count && kept->y.size() == count && kept->matchesPublished(m)) {
+            mirror_.x = kept->x, mirror_.v = kept->v, mirror_.vLast = kept->vLast;
+            mirror_.xPrev = kept->xPrev, mirror_.y = kept->y;
+            mirror_.publishedX = kept->publishedX, mirror_.publishedV = kept->publishedV;
+        } else {
+            mirror_.seed(m);
+        }
         const size_t n = size_t(plan_.n);
         hasVLast_ = mirror_.vLast.size() == n;
         if (!hasVLast_) mirror_.vLast.assign(n, Vec3T<T>(T(0)));  // finalize's v_last before any step

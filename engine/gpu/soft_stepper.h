@@ -58,6 +58,12 @@ class SoftStepper {
     // profile in docs/gpu.md: L2 hit rate 48%). Default off, or on with VBD_CUDA_L2_PERSIST=1; no effect on
     // the results or on the host executor. persistingBytes: what the window covers (0: none).
     virtual void setPersistingPositions(bool on) = 0;
+    // The device's state as of its last published step into `c` (the state of the stepper's precision: x, v,
+    // x_prev, y, v_last in full precision, and the published arrays they round to), for World::saveState: a
+    // restored frame then seeds the device step with the digits below float (the configure after a restore
+    // seeds from the solver's state wherever it matches the published arrays). Nothing when no step was
+    // published since the last configure.
+    virtual void saveCarried(SoftSolver::Carried& c) const = 0;
     virtual size_t persistingBytes() const = 0;
     virtual const std::vector<IterationRecord>& iterations() const = 0;
     virtual void clearIterations() = 0;

@@ -134,6 +134,10 @@ class SoftSolver {
         std::vector<float> residual;
     };
     Carried carried() const { return {stateF_, stateD_, time_, residual_}; }
+    // The state of one precision as the CPU solver holds it (the device step seeds from it where it still
+    // matches the published arrays: gpu/pipeline.h).
+    const SoftState<float>& floatState() const { return stateF_; }
+    const SoftState<double>& doubleState() const { return stateD_; }
     void setCarried(Carried c) {
         stateF_ = std::move(c.f);
         stateD_ = std::move(c.d);

@@ -232,6 +232,7 @@ class WorldImpl final : public World {
         s->frame = frame_;
         s->time = time_;
         saveSoft(soft_, *s);
+        if (device_) device_->saveCarried(s->carried);  // the device's state, not the CPU solver's stale one
         if (rigid_->numBodies() > 0) s->rigid = std::make_shared<const RigidSolver>(*rigid_);
         s->bodies = rigid_->states();
         s->rigidBodies = desc_.rigidBodies;
