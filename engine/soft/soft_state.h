@@ -70,7 +70,7 @@ struct SoftState {
         return same(m.x, publishedX) && same(m.v, publishedV);
     }
 
-    // Starts the state from the published arrays. C_prev restarts at F^T F of the published x_prev.
+    // Starts the state from the published arrays.
     void seed(const SoftModel& m) {
         publishedX = m.x;
         publishedV = m.v;
@@ -79,6 +79,15 @@ struct SoftState {
         xPrev = widened(m.xPrev);
         y = widened(m.y);
         vLast = widened(m.vLast);
+        resetDerived(m);
+    }
+
+    // Everything but x, v, x_prev, y, v_last and the published copies, sized for m: what a step rebuilds at
+    // its start (predict writes x_prev, y and the increments from x, v and v_last; C_prev, the membranes'
+    // C_prev and the hinges' angles are F^T F and theta at x_prev; the Chebyshev history restarts), so the
+    // values put here are only placeholders. With those five arrays set (seed, or the device step's state:
+    // World::setSolver), the state is ready() for m.
+    void resetDerived(const SoftModel& m) {
         dx.clear();
         dy.clear();
         if (increments) {

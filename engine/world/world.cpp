@@ -163,6 +163,7 @@ class WorldImpl final : public World {
         // Both may refuse (a CUDA backend that cannot run, double precision with cloth): nothing changes
         // then.
         const BackendChoice backend = chooseSoftBackend(s);
+        keepDeviceState();
         soft_.setParams(s);
         desc_.solver = s;
         rigid_->setParams(s);
@@ -173,7 +174,8 @@ class WorldImpl final : public World {
         } else {
             soft_.setSweepHook(nullptr);
         }
-        // The device step (re)starts from the published state (gpu/soft_stepper.h). The rigid device step
+        // The device step (re)starts from the solver's state where it matches the published arrays, else from
+        // those (gpu/soft_stepper.h, seed). The rigid device step
         // keeps nothing between steps (gpu/rigid_stepper.h): made with the backend, it also serves bodies
         // added later (addRigidBody).
         device_.reset();
@@ -232,7 +234,7 @@ class WorldImpl final : public World {
         s->frame = frame_;
         s->time = time_;
         saveSoft(soft_, *s);
-        if (device_) device_->saveCarried(s->carried);  // the device's state, not the CPU solver's stale one
+        deviceState(s->carried);  // the device's state, not the CPU solver's stale one
         if (rigid_->numBodies() > 0) s->rigid = std::make_shared<const RigidSolver>(*rigid_);
         s->bodies = rigid_->states();
         s->rigidBodies = desc_.rigidBodies;
@@ -265,11 +267,35 @@ class WorldImpl final : public World {
         if (history_.size() > s->historySize) history_.resize(s->historySize);
         coupling_.reset();  // its warm start belongs to the frame it was made at
         coarse_.reset();    // its factorization belongs to the frame it was made at (world_state.h)
+        device_.reset();    // its state is of the frame left, not the one restored (setSolver would keep it)
         setSolver(desc_.solver);
         return true;
     }
 
   private:
+    // The device step's state of its last step into c (SoftStepper::saveCarried: its precision's state with
+    // the digits below float), sized for the CPU solver too (SoftState::resetDerived: what a step rebuilds
+    // from x_prev), so that either backend can go on from it. Nothing without a device step.
+    void deviceState(SoftSolver::Carried& c) const {
+        if (!device_) return;
+        device_->saveCarried(c);
+        const SoftModel& m = soft_.model();
+        if (desc_.solver.precision == Precision::Double)
+            c.d.resetDerived(m);
+        else
+            c.f.resetDerived(m);
+    }
+    // That state into the solver before the stepper is remade for new settings: a new stepper seeds from it
+    // while it still rounds to the published arrays (PipelineStepper::seed), and so does the CPU solver after
+    // a switch of backend (SoftState::sync), so an edit of the settings no longer restarts a double run from
+    // its published float state (a jump of ~1e-7 m). The solver's own state is stale while the device steps.
+    void keepDeviceState() {
+        if (!device_) return;
+        SoftSolver::Carried c = soft_.carried();
+        deviceState(c);
+        soft_.setCarried(std::move(c));
+    }
+
     // solver.backend (gpu/backend_choice.h); throws InputError when cuda was asked for and cannot run.
     BackendChoice chooseSoftBackend(const SolverDesc& s) const {
         const SoftModel& sm = soft_.model();

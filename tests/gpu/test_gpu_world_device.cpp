@@ -57,6 +57,7 @@ struct Worlds {
         d.solver.backend = backend;
         WorldOptions devOptions;
         devOptions.hostExecutor = true;
+        devOptions.scalarSweep = true;  // its CPU solver, after a switch of backend
         dev = World::create(d, devOptions);
     }
 };
@@ -163,6 +164,33 @@ TEST(GpuWorldDevice, CoupledDragAndRestoreOnTheHostExecutor) {
         for (size_t i = 0; i < atEight.size(); ++i)
             rerun = std::max(rerun, double(norm(dev.positions()[i] - atEight[i])));
         EXPECT_EQ(rerun, 0.0) << "the rerun from the restored frame differs from the first run";
+    });
+}
+
+// Edits of the solver settings mid-run, as the app's panel makes them, on both Worlds alike: the diagnostics
+// switched off (which changes no result), two more iterations, then the device World switched to the CPU
+// backend. The device path goes on from its own state through the remade stepper, and the CPU solver from the
+// device's after the switch (World::setSolver hands it to the solver first), so the Worlds stay bit for bit
+// in double as in float. Reseeded from the published float state instead, the double run left the CPU
+// World's at the first edit.
+TEST(GpuWorldDevice, SettingsEditsKeepTheDeviceState) {
+    inBothPrecisions("cube_drop", Backend::Cuda, [](World& cpu, World& dev) {
+        for (int f = 0; f < 12; ++f) {
+            if (f == 4 || f == 7 || f == 9) {
+                SolverDesc s = cpu.desc().solver;
+                if (f == 4) s.diagnostics = !s.diagnostics;
+                if (f == 7) s.iterations += 2;
+                cpu.setSolver(s);
+                s.backend = f == 9 ? Backend::Cpu : Backend::Cuda;
+                dev.setSolver(s);
+                EXPECT_EQ(dev.backendLine().rfind("CUDA backend", 0) == 0, f < 9) << dev.backendLine();
+            }
+            cpu.step();
+            dev.step();
+            const Diff diff = difference(cpu, dev);
+            EXPECT_EQ(diff.particles, 0.0) << "frame " << f;
+            EXPECT_EQ(diff.particleVelocities, 0.0) << "frame " << f;
+        }
     });
 }
 
