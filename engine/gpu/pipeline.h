@@ -114,7 +114,7 @@ class PipelineStepper final : public SoftStepper {
         }
         model_ = &solver.model();
         colorVerts_ = copyOf(plan_.colorVerts.data(), plan_.colorVerts.size());
-        partials_ = alloc<double>(plan_.reductionPartials() * 2);  // room for Sum2 partials
+        partials_ = alloc<double>(plan_.reductionPartials() * (sizeof(Sum2) / sizeof(double)));
         results_ = alloc<double>(plan_.resultDoubles());
         scalars_ = alloc<StepScalars>(1);
         hostResults_.assign(plan_.resultDoubles(), 0.0);
@@ -500,18 +500,28 @@ class PipelineStepper final : public SoftStepper {
         return std::sqrt(slot(k, 0)) <= std::max(tol * std::sqrt(slot(0, 0)), 2 * std::sqrt(slot(k, 1)));
     }
 
+    // A two-pass reduction over `count` items through partials_ (StepPlan::reductionPartials() Sum2's), its
+    // size checked here: the host executor sums without the partials, so a plan that sized them too small
+    // would pass every test on the CPU and write past them on a device.
+    template <typename R, class Term>
+    void reduceThroughPartials(int count, const Term& term, R* out, bool accumulate) {
+        if (size_t(blocksFor(count)) * sizeof(R) > plan_.reductionPartials() * sizeof(Sum2))
+            throw std::logic_error("device step: a reduction of " + std::to_string(count) +
+                                   " items needs more partial sums than the plan has");
+        ex_.reduce(count, term, reinterpret_cast<R*>(partials_), out, accumulate);
+    }
     void issueResidual(int k) {
-        ex_.reduce(plan_.n, ResidualTerm<T>{a_, scalars_}, reinterpret_cast<Sum2*>(partials_),
-                   reinterpret_cast<Sum2*>(slotPtr(k, 0)), false);
+        reduceThroughPartials(plan_.n, ResidualTerm<T>{a_, scalars_}, reinterpret_cast<Sum2*>(slotPtr(k, 0)),
+                              false);
     }
     void issueEnergy(int k) {
-        ex_.reduce(plan_.n, EnergyVertexTerm<T>{a_, scalars_}, partials_, slotPtr(k, 2), false);
-        ex_.reduce(plan_.numTets, EnergyTetTerm<T>{a_, scalars_}, partials_, slotPtr(k, 2), true);
+        reduceThroughPartials(plan_.n, EnergyVertexTerm<T>{a_, scalars_}, slotPtr(k, 2), false);
+        reduceThroughPartials(plan_.numTets, EnergyTetTerm<T>{a_, scalars_}, slotPtr(k, 2), true);
         if (a_.numTris > 0)
-            ex_.reduce(a_.numTris, EnergyTriTerm<T>{a_, scalars_}, partials_, slotPtr(k, 2), true);
+            reduceThroughPartials(a_.numTris, EnergyTriTerm<T>{a_, scalars_}, slotPtr(k, 2), true);
         if (a_.numHinges > 0)
-            ex_.reduce(a_.numHinges, EnergyHingeTerm<T>{a_, scalars_}, partials_, slotPtr(k, 2), true);
-        if (a_.view.vbOffsets) ex_.reduce(plan_.n, EnergyBodyTerm<T>{a_}, partials_, slotPtr(k, 2), true);
+            reduceThroughPartials(a_.numHinges, EnergyHingeTerm<T>{a_, scalars_}, slotPtr(k, 2), true);
+        if (a_.view.vbOffsets) reduceThroughPartials(plan_.n, EnergyBodyTerm<T>{a_}, slotPtr(k, 2), true);
         if (numContacts_ > 0) {
             contactPartials_.ensure(ex_, size_t(blocksFor(numContacts_)));
             ex_.reduce(numContacts_, EnergyContactTerm<T>{a_}, contactPartials_.p, slotPtr(k, 2), true);

@@ -1,5 +1,6 @@
 #include "gpu/step_plan.h"
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
 #include <stdexcept>
@@ -44,9 +45,13 @@ StepPlan makeStepPlan(const SoftModel& m, const SolverDesc& s) {
     // Vertex indices and the packed incidence items (4 * tet + local) are ints in the shared kernel.
     if (m.x.size() > size_t(INT_MAX)) throw std::runtime_error("device step: more than 2^31 - 1 vertices");
     if (m.tets.size() > size_t(INT_MAX / 4)) throw std::runtime_error("device step: more than 2^29 - 1 tets");
+    if (m.tris.size() > size_t(INT_MAX) || m.hinges.size() > size_t(INT_MAX))
+        throw std::runtime_error("device step: more than 2^31 - 1 cloth triangles or hinges");
     StepPlan p;
     p.n = int(m.x.size());
     p.numTets = int(m.tets.size());
+    p.numTris = int(m.tris.size());
+    p.numHinges = int(m.hinges.size());
     p.colorOffsets.push_back(0);
     for (const auto& g : m.colorGroups) {
         p.colorVerts.insert(p.colorVerts.end(), g.begin(), g.end());
@@ -67,7 +72,7 @@ StepPlan makeStepPlan(const SoftModel& m, const SolverDesc& s) {
 }
 
 size_t StepPlan::reductionPartials() const {
-    const int longest = n > numTets ? n : numTets;
+    const int longest = std::max({n, numTets, numTris, numHinges});
     const int b = blocksFor(longest);
     return size_t(b > 0 ? b : 1);
 }

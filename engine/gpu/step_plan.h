@@ -36,7 +36,7 @@ bool persistingPositionsFromEnv();
 int blocksFor(long long n);
 
 struct StepPlan {
-    int n = 0, numTets = 0;
+    int n = 0, numTets = 0, numTris = 0, numHinges = 0;
     std::vector<int> colorVerts;    // color groups concatenated (free vertices only)
     std::vector<int> colorOffsets;  // colorVerts range of color c: [offsets[c], offsets[c + 1])
     int iterations = 0;
@@ -52,7 +52,10 @@ struct StepPlan {
     // Result slots: per iteration 0..iterations, |grad G|^2, floor^2 and G (doubles).
     static constexpr int kSlotsPerIteration = 3;
     size_t resultDoubles() const { return size_t(iterations + 1) * kSlotsPerIteration; }
-    // Partial sums of a two-pass reduction over the longest range (one per block).
+    // Partial sums of a two-pass reduction over the longest range the step reduces over (one per block):
+    // vertices (|grad G| in Sum2 partials, G's vertex and body terms), tets, membrane triangles and hinges
+    // (G's element terms). A cloth has ~3 hinges per vertex: sized by the vertices and tets alone, G's hinge
+    // pass wrote past the partials on a device (the host executor does not use them).
     size_t reductionPartials() const;
     // Device bytes the step allocates for model m (parameters, state, scratch).
     size_t deviceBytes(const SoftModel& m) const;
