@@ -14,8 +14,9 @@
 namespace vbd {
 
 struct HostExec {
-    static constexpr bool kTiles =
-        false;  // a tile's first lane does the whole vertex here: 1 lane, SweepStage's order
+    // The sweeps' default width here is 1 lane (SweepStage: the CPU solver's order, bit for bit); a wider
+    // tile set by a test is emulated by its first lane, which does every lane's share (gpu/tile_sum.h).
+    static constexpr bool kTiles = false;
     template <typename U>
     U* alloc(size_t n) {
         if (n == 0) return nullptr;

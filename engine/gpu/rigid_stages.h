@@ -90,9 +90,12 @@ struct RigidSweepStage {
 // lane, which starts from the inertial block, adds the sums, the joints, the external block and the picking
 // spring, and solves (solveAssembledRigidBody). Index t = kLanes k + lane; launched over threadsFor(count)
 // threads (whole warps: the shuffles' full mask), tiles past the color's count add zeros and solve nothing.
-// On the host the tile's first lane solves the whole body (solveRigidBody: the CPU's order, bit for bit) and
-// the others return. Why: a color of the 10,000-box pile is 2,500 bodies, 10 blocks of one thread per body on
-// a card of 132 multiprocessors, each thread adding ~11 contacts' rows in a chain.
+// On the host the tile's first lane adds every lane's share in turn and sums the shares in the shuffle's
+// order (tileSumOfLanes), then goes on as the device does; the others return. So the host tests check the
+// device's split of the contacts, its order of the sums and the assembly from the pieces of assembleRigidBody
+// (up to the device's contractions; the CPU's own assembly adds the contacts in SIMD packs). Why: a color of
+// the 10,000-box pile is 2,500 bodies, 10 blocks of one thread per body on a card of 132 multiprocessors,
+// each thread adding ~11 contacts' rows in a chain.
 template <int kLanes>
 struct RigidSweepTileStage {
     static_assert(kLanes >= 2 && kLanes <= 32 && (kLanes & (kLanes - 1)) == 0, "a power-of-two tile");
@@ -106,30 +109,38 @@ struct RigidSweepTileStage {
         const int lane = t % kLanes, k = t / kLanes;
         const bool active = k < count;
         const int body = active ? bodies[k] : 0;
-#ifdef __CUDA_ARCH__
+        const int first = active ? v.contactOffsets[body] : 0, end = active ? v.contactOffsets[body + 1] : 0;
         Block66d part;
+#ifdef __CUDA_ARCH__
         part.clear();
-        if (active)
-            addRigidContactRows(v, body, v.contactOffsets[body] + lane, v.contactOffsets[body + 1], kLanes,
-                                dual != 0, part);
+        addRigidContactRows(v, body, first + lane, end, kLanes, dual != 0, part);
         tileSumBlock(part);
         if (lane != 0 || !active) return;
-        Block66d blk;
-        rigidInertialBlock(v, body, h, blk);
-        blk.hll += part.hll;
-        blk.hal += part.hal;
-        blk.haa += part.haa;
-        blk.flin += part.flin;
-        blk.fang += part.fang;
-        addRigidOtherRows(v, body, blk);
-        solveAssembledRigidBody(v, body, blk);
 #else
         if (lane != 0 || !active) return;
-        solveRigidBody(v, body, h, dual != 0);
+        Block66d parts[kLanes];
+        for (int l = 0; l < kLanes; ++l) {
+            parts[l].clear();
+            addRigidContactRows(v, body, first + l, end, kLanes, dual != 0, parts[l]);
+        }
+        tileSumOfLanes<kLanes>(parts, [](Block66d& x, const Block66d& y) { addBlock(x, y); });
+        part = parts[0];
 #endif
+        Block66d blk;
+        rigidInertialBlock(v, body, h, blk);
+        addBlock(blk, part);
+        addRigidOtherRows(v, body, blk);
+        solveAssembledRigidBody(v, body, blk);
     }
 
   private:
+    VBD_HD static void addBlock(Block66d& x, const Block66d& y) {
+        x.hll += y.hll;
+        x.hal += y.hal;
+        x.haa += y.haa;
+        x.flin += y.flin;
+        x.fang += y.fang;
+    }
 #ifdef __CUDA_ARCH__
     // Every entry of the block summed over the tile into its first lane (tileSum).
     __device__ static void tileSumBlock(Block66d& b) {

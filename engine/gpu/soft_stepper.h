@@ -38,8 +38,8 @@ class SoftStepper {
     virtual SoftStepStats endStep(SoftSolver& solver) = 0;
     // The sweep's layout: lanes per vertex, 1 (a thread per vertex) or a tile of 4, 8, 16 or 32 lanes (a
     // warp) per vertex (gpu/step_stages.h SweepTileStage). Unless set: kDefaultLanesPerVertex on CUDA, 1 on
-    // the host executor (where a tile's first lane does the whole vertex: 1 lane is the CPU solver's order,
-    // bit for bit). Throws std::invalid_argument for another width.
+    // the host executor (1 lane is the CPU solver's order, bit for bit; a wider tile's first lane does every
+    // lane's share in turn, summed in the device's order). Throws std::invalid_argument for another width.
     virtual void setLanesPerVertex(int lanes) = 0;
     virtual int lanesPerVertex() const = 0;
     // The tile sweep's register budget on CUDA, as resident blocks per multiprocessor its kernel is built for

@@ -238,8 +238,9 @@ VBD_HD_NOINLINE void solveTileVertex(const StepArrays<T>& a, const SoftViewT<T>&
 // shuffles' full mask is right: tiles past the color's count sum zeros and solve nothing. Same terms as
 // SweepStage summed in another order (per-lane partial sums). The width is chosen by benchmark
 // (bench_gpu BM_GpuSoftStep, docs/gpu.md): few lanes leave the tet loop serial, many leave lanes idle (a
-// vertex has ~20 tets) and serialize the solve. On the host the tile's first lane does every tet (the other
-// lanes return).
+// vertex has ~20 tets) and serialize the solve. On the host the tile's first lane does every lane's share in
+// turn and sums the shares in the shuffle's order (tileSumOfLanes; the other lanes return), so the host tests
+// check the device's split of the tets and its order of the sums (up to the device's contractions).
 //
 // kMinBlocks: the resident blocks per multiprocessor its CUDA kernel is built for (gpu/cuda_exec.cuh
 // MinBlocksOf): more blocks, fewer registers per thread and more warps to hide the gathers' latency, or
@@ -264,16 +265,34 @@ struct SweepTileStage {
         const int i = active ? verts[k] : 0;
         const SoftViewT<T> v = stepView(a, *s);
 #ifdef __CUDA_ARCH__
-        const int first = v.vtOffsets[i] + lane, stride = kLanes;
-        const int end = active ? v.vtOffsets[i + 1] : 0;
-#else
-        if (lane != 0 || !active) return;
-        const int first = v.vtOffsets[i], stride = 1;
-        const int end = v.vtOffsets[i + 1];
-#endif
         Vec3T<T> ft(T(0));
         Sym33T<T> St;
-        for (int j = first; j < end; j += stride) {
+        addTets(v, v.vtOffsets[i] + lane, active ? v.vtOffsets[i + 1] : 0, ft, St);
+        ft = Vec3T<T>(tileSum<kLanes>(ft.x), tileSum<kLanes>(ft.y), tileSum<kLanes>(ft.z));
+        St = Sym33T<T>{tileSum<kLanes>(St.xx), tileSum<kLanes>(St.yy), tileSum<kLanes>(St.zz),
+                       tileSum<kLanes>(St.xy), tileSum<kLanes>(St.xz), tileSum<kLanes>(St.yz)};
+        if (lane != 0 || !active) return;
+        solveTileVertex(a, v, i, ft, St);
+#else
+        if (lane != 0 || !active) return;
+        Vec3T<T> ft[kLanes];
+        Sym33T<T> St[kLanes];
+        for (int l = 0; l < kLanes; ++l) {
+            ft[l] = Vec3T<T>(T(0));
+            addTets(v, v.vtOffsets[i] + l, v.vtOffsets[i + 1], ft[l], St[l]);
+        }
+        tileSumOfLanes<kLanes>(ft, [](Vec3T<T>& x, const Vec3T<T>& y) { x += y; });
+        tileSumOfLanes<kLanes>(St, [](Sym33T<T>& x, const Sym33T<T>& y) {
+            x = Sym33T<T>{x.xx + y.xx, x.yy + y.yy, x.zz + y.zz, x.xy + y.xy, x.xz + y.xz, x.yz + y.yz};
+        });
+        solveTileVertex(a, v, i, ft[0], St[0]);
+#endif
+    }
+
+  private:
+    // One lane's share of vertex i's tet terms: the incidences first, first + kLanes, ... before end.
+    VBD_HD void addTets(const SoftViewT<T>& v, int first, int end, Vec3T<T>& ft, Sym33T<T>& St) const {
+        for (int j = first; j < end; j += kLanes) {
             const int item = v.vtItems[j];
             if constexpr (kRecords) {
                 const IncidenceRecord r = loadIncidenceRecord(a.records + j);
@@ -283,11 +302,6 @@ struct SweepTileStage {
                 tetVertexTerms(v, item >> 2, item & 3, ft, St);
             }
         }
-        ft = Vec3T<T>(tileSum<kLanes>(ft.x), tileSum<kLanes>(ft.y), tileSum<kLanes>(ft.z));
-        St = Sym33T<T>{tileSum<kLanes>(St.xx), tileSum<kLanes>(St.yy), tileSum<kLanes>(St.zz),
-                       tileSum<kLanes>(St.xy), tileSum<kLanes>(St.xz), tileSum<kLanes>(St.yz)};
-        if (lane != 0 || !active) return;
-        solveTileVertex(a, v, i, ft, St);
     }
 };
 

@@ -172,11 +172,13 @@ TEST(GpuHostPipeline, ReseedsAfterAnEditAndFollowsTheDrag) {
     EXPECT_EQ(p.step(), 0.0);
 }
 
-// The tile sweeps on the host: a tile's first lane evaluates the whole vertex (the others return), so the
-// orchestration of whole-warp launches (tiles past the color's count idle), the lane split and the vertex
-// lookup t / lanes are exercised at every width. The tile sums the tets before adding inertia (SweepStage
-// adds them in the other order), so positions agree to rounding, not bit for bit: 1e-12 relative to the
-// displacement over 3 steps of a double state. Another width is refused.
+// The tile sweeps on the host: a tile's first lane evaluates every lane's share of the vertex's tets (every
+// kLanes-th incidence from the lane's own) and sums the shares in the shuffle's order (the others return), so
+// the orchestration of whole-warp launches (tiles past the color's count idle), the device's split of the
+// tets, its order of the sums and the vertex lookup t / lanes are exercised at every width. The tile sums the
+// tets in lanes before adding inertia (SweepStage adds them in one chain after it), so positions agree to
+// rounding, not bit for bit: 1e-12 relative to the displacement over 3 steps of a double state (a lane's
+// share dropped: the residuals differ by 0.3-22%). Another width is refused.
 TEST(GpuHostPipeline, TilePerVertexLayout) {
     SceneDesc d = vbd::loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/beam_sag.json", {});
     for (int lanes : {1, 4, 8, 16, 32}) {
