@@ -186,11 +186,18 @@ class PipelineStepper final : public SoftStepper {
         if (lanes != 1 && lanes != 4 && lanes != 8 && lanes != 16 && lanes != 32)
             throw std::invalid_argument("setLanesPerVertex: 1, 4, 8, 16 or 32 lanes, not " +
                                         std::to_string(lanes));
-        if (lanes == lanesPerVertex_) return;
-        lanesPerVertex_ = lanes;
-        dropCapturedStep();
+        const int was = lanesPerVertex();
+        lanesSet_ = lanes;
+        if (lanesPerVertex() != was) dropCapturedStep();
     }
-    int lanesPerVertex() const override { return lanesPerVertex_; }
+    // Unless set: a tile of kDefaultLanesPerVertex on CUDA where the model has tets (the lanes split a
+    // vertex's tets); a thread per vertex for cloth alone, whose terms a tile's first lane would do while the
+    // others idle (8 lanes: 4 vertices a warp instead of 32). 1 on the host executor (the CPU solver's
+    // order).
+    int lanesPerVertex() const override {
+        if (lanesSet_) return lanesSet_;
+        return Exec::kTiles && plan_.numTets > 0 ? kDefaultLanesPerVertex : 1;
+    }
     void setSweepMinBlocks(int blocks) override {
         if (blocks < 1 || blocks > 4)
             throw std::invalid_argument("setSweepMinBlocks: 1 to 4 blocks, not " + std::to_string(blocks));
@@ -680,7 +687,7 @@ class PipelineStepper final : public SoftStepper {
         for (int c = 0; c < plan_.numColors(); ++c) {
             const int* verts = colorVerts_ + plan_.colorOffsets[size_t(c)];
             const int count = plan_.colorSize(c);
-            switch (lanesPerVertex_) {
+            switch (lanesPerVertex()) {
                 case 4:
                     issueTilesOccupancy<4>(a, verts, count);
                     break;
@@ -753,7 +760,7 @@ class PipelineStepper final : public SoftStepper {
     double tolerance_ = 0;
     std::chrono::steady_clock::time_point splitStart_;
     bool configured_ = false, seeded_ = false, hasVLast_ = false, graphReady_ = false, stepped_ = false;
-    int lanesPerVertex_ = Exec::kTiles ? kDefaultLanesPerVertex : 1;
+    int lanesSet_ = 0;  // setLanesPerVertex (0: the default, lanesPerVertex)
     int sweepMinBlocks_ = Exec::kTiles ? defaultSweepMinBlocks(sizeof(T) == sizeof(double)) : 1;
     bool fieldWanted_ = false;    // setResidualField
     bool recordsWanted_ = false;  // setIncidenceRecords

@@ -37,9 +37,10 @@ class SoftStepper {
     virtual void bodiesChanged(const SoftModel& m) = 0;
     virtual SoftStepStats endStep(SoftSolver& solver) = 0;
     // The sweep's layout: lanes per vertex, 1 (a thread per vertex) or a tile of 4, 8, 16 or 32 lanes (a
-    // warp) per vertex (gpu/step_stages.h SweepTileStage). Unless set: kDefaultLanesPerVertex on CUDA, 1 on
-    // the host executor (1 lane is the CPU solver's order, bit for bit; a wider tile's first lane does every
-    // lane's share in turn, summed in the device's order). Throws std::invalid_argument for another width.
+    // warp) per vertex (gpu/step_stages.h SweepTileStage). Unless set: kDefaultLanesPerVertex on CUDA for a
+    // model with tets and 1 for cloth alone (a tile's lanes split the tets only), 1 on the host executor (1
+    // lane is the CPU solver's order, bit for bit; a wider tile's first lane does every lane's share in turn,
+    // summed in the device's order). Throws std::invalid_argument for another width.
     virtual void setLanesPerVertex(int lanes) = 0;
     virtual int lanesPerVertex() const = 0;
     // The tile sweep's register budget on CUDA, as resident blocks per multiprocessor its kernel is built for

@@ -43,7 +43,8 @@
 //     collision pipeline); 1: with the uploads of the inputs and the download of the manifolds or contacts.
 //     Counters: pairs, touching pairs, contacts, and cpu_ms: the CPU's stage of the same step on all host
 //     threads (narrow_ms or contacts_ms of RigidStageMs).
-//   BM_GpuClothStep/cells: a sheet with self-collision draped over a sphere on the device step, its collision
+//   BM_GpuClothStep/cells/lanes: a sheet with self-collision draped over a sphere on the device step, its
+//   collision
 //     detected on the host (detect_ms), against the CPU solver's step (cpu_ms).
 // Every benchmark reports an error (and runs nothing) where there is no CUDA device;
 // tests/gpu/device_check.sh runs this on an H200. Run: build/bin/bench_gpu --benchmark_repetitions=3
@@ -407,10 +408,11 @@ BENCHMARK(BM_GpuRigidNarrow)
 // (self contacts; after 45 steps it has none yet).
 constexpr int kClothWarmup = 80;
 
-// args: cells. A cells x cells sheet with self-collision draped over a fixed sphere (bench_cloth's scene,
-// warmed up on the CPU for kClothWarmup steps of 1/60 s), stepped on the device: the
-// collision detected on the host between device stages (gpu/pipeline.h), no graph. Counters: detect_ms (the
-// host collision stage with its transfers, per step), contacts, and cpu_ms: the CPU solver's step of the same
+// args: cells, lanes per vertex (1, the default for cloth alone, against a tile of 8 whose first lane does
+// the cloth's terms). A cells x cells sheet with self-collision draped over a fixed sphere (bench_cloth's
+// scene, warmed up on the CPU for kClothWarmup steps of 1/60 s), stepped on the device: the collision
+// detected on the host between device stages (gpu/pipeline.h), no graph. Counters: detect_ms (the host
+// collision stage with its transfers, per step), contacts, and cpu_ms: the CPU solver's step of the same
 // warmed-up state on all host threads.
 void BM_GpuClothStep(benchmark::State& st) {
     if (skipWithoutDevice(st)) return;
@@ -437,6 +439,7 @@ void BM_GpuClothStep(benchmark::State& st) {
     }
     std::unique_ptr<SoftStepper> stepper = makeCudaStepper(Precision::Float);
     stepper->configure(dev);
+    stepper->setLanesPerVertex(int(st.range(1)));
     stepper->step(dev, h, s.gravity);
     double detect = 0;
     int contacts = 0;
@@ -452,9 +455,11 @@ void BM_GpuClothStep(benchmark::State& st) {
     st.counters["cpu_contacts"] = double(cpuContacts);
 }
 BENCHMARK(BM_GpuClothStep)
-    ->ArgNames({"cells"})
-    ->Arg(64)
-    ->Arg(128)
+    ->ArgNames({"cells", "lanes"})
+    ->Args({64, 1})
+    ->Args({64, 8})
+    ->Args({128, 1})
+    ->Args({128, 8})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

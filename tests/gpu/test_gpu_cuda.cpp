@@ -9,12 +9,15 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backend/parallel.h"
 #include "gpu/backend_choice.h"
 #include "gpu/soft_stepper.h"
+#include "gpu/step_plan.h"
 #include "gpu_scenes.h"
 #include "world/world.h"
 
@@ -191,6 +194,24 @@ TEST(GpuCuda, TilePerVertexParity) {
                     << scene << ", records, " << lanes << " lanes, " << blocks << " blocks";
             }
         }
+    }
+}
+
+// The default width follows the model (gpu/pipeline.h lanesPerVertex): a tile of kDefaultLanesPerVertex where
+// the lanes split tets, a thread per vertex for cloth alone (a tile's first lane would do all of its terms).
+TEST(GpuCuda, DefaultLanesFollowTheModel) {
+    if (const std::string why = vbdtest::noCudaDevice(); !why.empty()) GTEST_SKIP() << why;
+    for (const auto& [scene, lanes] : {std::pair<const char*, int>{"beam_sag.json", kDefaultLanesPerVertex},
+                                       std::pair<const char*, int>{"cloth_hanging.json", 1}}) {
+        const SceneDesc d = vbd::loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/" + scene, {});
+        SoftSolver solver;
+        solver.build(d);
+        solver.setParams(d.solver);
+        std::unique_ptr<SoftStepper> stepper = makeCudaStepper(d.solver.precision);
+        stepper->configure(solver);
+        EXPECT_EQ(stepper->lanesPerVertex(), lanes) << scene;
+        stepper->setLanesPerVertex(4);
+        EXPECT_EQ(stepper->lanesPerVertex(), 4) << scene;
     }
 }
 
