@@ -459,7 +459,6 @@ BENCHMARK(BM_GpuClothStep)
     ->Args({64, 1})
     ->Args({64, 8})
     ->Args({128, 1})
-    ->Args({128, 8})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
