@@ -106,7 +106,11 @@ struct CudaCopyOps {
         VBD_CUDA(cudaMallocHost(&p, bytes));
         return p;
     }
-    void freePinned(void* p) { cudaFreeHost(p); }
+    // A failed free leaves its error as the thread's last error, which the next launch's cudaGetLastError
+    // would report as its own: cleared here (freeing is also done on unwinding paths).
+    void freePinned(void* p) {
+        if (cudaFreeHost(p) != cudaSuccess) (void)cudaGetLastError();
+    }
     void toDevice(void* dst, const void* src, size_t bytes) {
         VBD_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream));
     }
@@ -147,12 +151,14 @@ class CudaExec {
         o.graph_ = nullptr;
         o.temp_ = nullptr;
         o.tempBytes_ = 0;
+        o.window_ = cudaAccessPolicyWindow{};  // the moved-from destructor must not clear the window
     }
     CudaExec(const CudaExec&) = delete;
     CudaExec& operator=(const CudaExec&) = delete;
     CudaExec& operator=(CudaExec&&) = delete;
     ~CudaExec() {
         drain();
+        if (window_.num_bytes > 0) clearPersisting();
         if (temp_) cudaFree(temp_);
         dropGraph();
         if (stream_) cudaStreamDestroy(stream_);
@@ -161,12 +167,16 @@ class CudaExec {
     template <typename U>
     U* alloc(size_t n) {
         if (n == 0) return nullptr;
+        notCapturing("alloc");
         void* p = nullptr;
         VBD_CUDA(cudaMalloc(&p, n * sizeof(U)));
         VBD_CUDA(cudaMemsetAsync(p, 0, n * sizeof(U), stream_));
         return static_cast<U*>(p);
     }
-    void release(void* p) { cudaFree(p); }  // cudaFree synchronizes the device first
+    // cudaFree synchronizes the device first; a failure is cleared as in CudaCopyOps::freePinned.
+    void release(void* p) {
+        if (cudaFree(p) != cudaSuccess) (void)cudaGetLastError();
+    }
     template <typename U>
     void upload(U* dst, const U* src, size_t n) {
         copies_.upload(dst, src, n * sizeof(U));
@@ -204,22 +214,31 @@ class CudaExec {
                                                          accumulate ? 1 : 0);
         VBD_CUDA(cudaGetLastError());
     }
+    // The sorts and the scan may grow their scratch (a stream sync and cudaMalloc): never inside a capture.
     void sortByKey(const uint64_t* keysIn, uint64_t* keysOut, const int* valsIn, int* valsOut, int n,
                    int endBit) {
+        notCapturing("sortByKey");
         if (n > 0) cudaSortByKey(temp_, tempBytes_, keysIn, keysOut, valsIn, valsOut, n, endBit, stream_);
     }
     void sortKeys(const uint64_t* in, uint64_t* out, int n, int endBit) {
+        notCapturing("sortKeys");
         if (n > 0) cudaSortKeys(temp_, tempBytes_, in, out, n, endBit, stream_);
     }
     void exclusiveScan(const int* in, int* out, int n) {
+        notCapturing("exclusiveScan");
         if (n > 0) cudaExclusiveScan(temp_, tempBytes_, in, out, n, stream_);
     }
     void sync() {
-        VBD_CUDA(cudaStreamSynchronize(stream_));
+        const cudaError_t e = cudaStreamSynchronize(stream_);
+        if (e != cudaSuccess) copies_.discard();  // StagedCopies::discard: not copied out into what may be gone
+        VBD_CUDA(e);
         copies_.idle();
     }
     void drain() noexcept {
-        if (stream_) cudaStreamSynchronize(stream_);
+        if (stream_ && cudaStreamSynchronize(stream_) != cudaSuccess) {
+            copies_.discard();
+            return;
+        }
         copies_.idle();  // memcpy only: the pending downloads' regions hold what their DMAs wrote
     }
     bool graphs() const { return true; }
@@ -248,9 +267,12 @@ class CudaExec {
         graph_ = nullptr;
     }
     // An L2 persisting window over [base, base + bytes) (an access policy: hits persist, the rest streams)
-    // for this stream's kernels and the graphs it captures afterwards; bytes = 0 clears it and resets the
-    // persisting lines. Returns the bytes covered: 0 where the device has no persisting L2. The carve-out
-    // (cudaLimitPersistingL2CacheSize) is the device's, set to the window's size up to its maximum.
+    // for this stream's kernels and the graphs it captures afterwards; bytes = 0 clears it, resets the
+    // persisting lines and gives the carve-out back. Returns the bytes covered: 0 where the device has no
+    // persisting L2 or refuses the carve-out (under MPS the limit cannot be changed; MIG disables it: a hint
+    // refused is no window, not a failed step). The carve-out (cudaLimitPersistingL2CacheSize) is the
+    // device's, asked for at the window's size up to its maximum; the hit ratio is what was granted over the
+    // window.
     size_t setPersistingWindow(const void* base, size_t bytes) {
         int dev = 0, maxPersist = 0, maxWindow = 0;
         VBD_CUDA(cudaGetDevice(&dev));
@@ -259,18 +281,24 @@ class CudaExec {
         cudaAccessPolicyWindow w{};
         if (base && bytes > 0 && maxPersist > 0 && maxWindow > 0) {
             const size_t window = std::min(bytes, size_t(maxWindow));
-            const size_t carve = std::min(window, size_t(maxPersist));
-            VBD_CUDA(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, carve));
-            w.base_ptr = const_cast<void*>(base);
-            w.num_bytes = window;
-            w.hitRatio = float(double(carve) / double(window));  // the share of the window that may persist
-            w.hitProp = cudaAccessPropertyPersisting;
-            w.missProp = cudaAccessPropertyStreaming;
+            size_t granted = 0;
+            if (cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, std::min(window, size_t(maxPersist))) !=
+                    cudaSuccess ||
+                cudaDeviceGetLimit(&granted, cudaLimitPersistingL2CacheSize) != cudaSuccess)
+                granted = 0;
+            (void)cudaGetLastError();  // a refusal is not an error of the next launch
+            if (granted > 0) {
+                w.base_ptr = const_cast<void*>(base);
+                w.num_bytes = window;
+                w.hitRatio = float(std::min(1.0, double(granted) / double(window)));
+                w.hitProp = cudaAccessPropertyPersisting;
+                w.missProp = cudaAccessPropertyStreaming;
+            }
         }
         cudaStreamAttrValue v{};
         v.accessPolicyWindow = w;
         VBD_CUDA(cudaStreamSetAttribute(stream_, cudaStreamAttributeAccessPolicyWindow, &v));
-        if (w.num_bytes == 0 && window_.num_bytes > 0) VBD_CUDA(cudaCtxResetPersistingL2Cache());
+        if (w.num_bytes == 0 && window_.num_bytes > 0) clearPersisting();
         window_ = w;
         return w.num_bytes;
     }
@@ -279,6 +307,23 @@ class CudaExec {
     int device() const { return 0; }  // cudaSetDevice(0) in the constructor
 
   private:
+    // A call that allocates or waits for the stream, issued while the stream is captured into a graph (the
+    // step's issue sequence, gpu/pipeline.h stepAsGraph): the capture would be invalidated, or the wait hidden
+    // by a later drain(). No such call is captured today; this makes a change that adds one fail loudly.
+    void notCapturing(const char* what) const {
+        cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+        VBD_CUDA(cudaStreamIsCapturing(stream_, &status));
+        if (status != cudaStreamCaptureStatusNone)
+            throw std::logic_error(std::string("CudaExec::") + what + " inside a graph capture");
+    }
+    // The lines of a window left persisting reset, and the carve-out given back to the device's normal use
+    // (the CUDA guide: persisting lines stay until reset). Errors ignored: also called from the destructor,
+    // and what it undoes is a cache hint.
+    void clearPersisting() noexcept {
+        cudaCtxResetPersistingL2Cache();
+        cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0);
+        (void)cudaGetLastError();
+    }
     // The persisting window on every kernel node of a captured graph: set explicitly rather than relying on
     // the capture to copy the stream's attribute into the nodes.
     cudaError_t windowOnKernelNodes(cudaGraph_t g) const {

@@ -13,7 +13,7 @@ namespace {
 void* scratchFor(void*& temp, size_t& tempBytes, size_t need, cudaStream_t stream) {
     if (need > tempBytes) {
         VBD_CUDA(cudaStreamSynchronize(stream));
-        if (temp) cudaFree(temp);
+        if (temp && cudaFree(temp) != cudaSuccess) (void)cudaGetLastError();  // not the next launch's error
         temp = nullptr;
         tempBytes = 0;
         VBD_CUDA(cudaMalloc(&temp, need + need / 2));

@@ -16,6 +16,8 @@
 // incidences' copies (cprevSlot), so that the sweep reads it in the lists' order as well; the per-tet array
 // stays for the residual and G. The values are the model's own, so the terms are the same bit for bit
 // (soft/vertex_kernel.h tetVertexTermsOf).
+#include <cstddef>
+#include <cstring>
 #include <vector>
 
 #include "math/hd.h"
@@ -31,6 +33,32 @@ struct alignas(16) IncidenceRecord {
     float volume, mu, lambda;
 };
 static_assert(sizeof(IncidenceRecord) == 64, "four 16-byte loads");
+static_assert(sizeof(Mat33) == 36 && offsetof(IncidenceRecord, DmInv) == 16 &&
+                  offsetof(IncidenceRecord, volume) == 52 && offsetof(IncidenceRecord, lambda) == 60,
+              "recordFromWords reads this layout");
+
+// An int's bits in a float word (the records' vertex indices travel in the float loads).
+VBD_HD int intBits(float f) {
+#ifdef __CUDA_ARCH__
+    return __float_as_int(f);
+#else
+    int i;
+    std::memcpy(&i, &f, sizeof i);
+    return i;
+#endif
+}
+
+// The record from its 16 words in memory order, as the device's four vector loads deliver them (one source
+// for the device's unpacking and the host test that checks it against the struct's layout).
+VBD_HD IncidenceRecord recordFromWords(const float (&w)[16]) {
+    IncidenceRecord r;
+    for (int k = 0; k < 4; ++k) r.tet[k] = intBits(w[k]);
+    for (int k = 0; k < 9; ++k) r.DmInv.m[k / 3][k % 3] = w[4 + k];
+    r.volume = w[13];
+    r.mu = w[14];
+    r.lambda = w[15];
+    return r;
+}
 
 // Record j in one load per 16 bytes: on the device four read-only vector loads (the struct copy is not
 // guaranteed to vectorize); on the host a copy.
@@ -38,24 +66,8 @@ VBD_HD IncidenceRecord loadIncidenceRecord(const IncidenceRecord* p) {
 #ifdef __CUDA_ARCH__
     const float4* q = reinterpret_cast<const float4*>(p);
     const float4 a = __ldg(q), b = __ldg(q + 1), c = __ldg(q + 2), d = __ldg(q + 3);
-    IncidenceRecord r;
-    r.tet[0] = __float_as_int(a.x);
-    r.tet[1] = __float_as_int(a.y);
-    r.tet[2] = __float_as_int(a.z);
-    r.tet[3] = __float_as_int(a.w);
-    r.DmInv.m[0][0] = b.x;
-    r.DmInv.m[0][1] = b.y;
-    r.DmInv.m[0][2] = b.z;
-    r.DmInv.m[1][0] = b.w;
-    r.DmInv.m[1][1] = c.x;
-    r.DmInv.m[1][2] = c.y;
-    r.DmInv.m[2][0] = c.z;
-    r.DmInv.m[2][1] = c.w;
-    r.DmInv.m[2][2] = d.x;
-    r.volume = d.y;
-    r.mu = d.z;
-    r.lambda = d.w;
-    return r;
+    const float w[16] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w, c.x, c.y, c.z, c.w, d.x, d.y, d.z, d.w};
+    return recordFromWords(w);
 #else
     return *p;
 #endif

@@ -21,6 +21,7 @@
 // does too (about iterations x colors + 10 launches a step).
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
@@ -190,9 +191,15 @@ class RigidPipeline final : public RigidStepper {
     template <int kLanes>
     void issueTiles(const RigidView& dv, const int* bodies, int count, float h, bool dual) {
         using Stage = RigidSweepTileStage<kLanes>;
-        if (count > 0)
-            ex_.forEach(int(Stage::threadsFor(count)), Stage{dv, bodies, count, h, dual ? 1 : 0},
-                        sweepBlock_);
+        if (count <= 0) return;
+        // The launch is indexed by int (as the soft plan's check in makeStepPlan): a wrapped count would skip
+        // the color without a word.
+        const long long threads = Stage::threadsFor(count);
+        if (threads > INT_MAX)
+            throw std::runtime_error("rigid device step: a color of " + std::to_string(count) +
+                                     " bodies at " + std::to_string(kLanes) +
+                                     " lanes exceeds the launch's index range");
+        ex_.forEach(int(threads), Stage{dv, bodies, count, h, dual ? 1 : 0}, sweepBlock_);
     }
     // One color's sweep in the chosen layout (setLanesPerBody).
     void issueSweep(const RigidView& dv, const int* bodies, int count, float h, bool dual) {

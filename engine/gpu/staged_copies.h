@@ -81,6 +81,13 @@ class StagedCopies {
         pending_.clear();
         used_ = 0;
     }
+    // The wait for the stream failed (a device error: its copies may not have run): the pending downloads are
+    // dropped, not copied out -- their destinations may be gone by the next idle() (the arrays of a solver
+    // the error unwound) -- and the area is handed out from the front again.
+    void discard() noexcept {
+        pending_.clear();
+        used_ = 0;
+    }
 
     size_t capacity() const { return cap_; }
     size_t pendingDownloads() const { return pending_.size(); }
@@ -95,7 +102,12 @@ class StagedCopies {
     char* take(size_t bytes) {
         const size_t need = (bytes + 255) & ~size_t(255);
         if (used_ + need > cap_) {
-            ops_.wait();
+            try {
+                ops_.wait();
+            } catch (...) {
+                discard();
+                throw;
+            }
             idle();
             if (need > cap_) {
                 const size_t cap = std::max({need, 2 * cap_, size_t(8) << 20});

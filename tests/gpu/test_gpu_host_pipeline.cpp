@@ -8,11 +8,13 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <string>
 
 #include "backend/parallel.h"
 #include "gpu/host_exec.h"
+#include "gpu/incidence_records.h"
 #include "gpu/pipeline.h"
 #include "gpu/soft_stepper.h"
 #include "gpu_scenes.h"
@@ -196,6 +198,20 @@ TEST(GpuHostPipeline, TilePerVertexLayout) {
     EXPECT_EQ(p.stepper->sweepMinBlocks(), 4);
     EXPECT_THROW(p.stepper->setSweepMinBlocks(0), std::invalid_argument);
     EXPECT_THROW(p.stepper->setSweepMinBlocks(5), std::invalid_argument);
+}
+
+// The device's unpacking of a record from its four 16-byte loads (recordFromWords, which the host's plain
+// copy bypasses) against the struct's layout: every field of a record with distinct values, from its 16
+// words.
+TEST(GpuHostPipeline, IncidenceRecordUnpacksItsWords) {
+    IncidenceRecord r;
+    for (int k = 0; k < 4; ++k) r.tet[k] = 1000003 * (k + 1);
+    for (int k = 0; k < 9; ++k) r.DmInv.m[k / 3][k % 3] = 1.5f + float(k);
+    r.volume = 0.125f, r.mu = 3e5f, r.lambda = 7e5f;
+    float w[16];
+    std::memcpy(w, &r, sizeof w);
+    const IncidenceRecord u = recordFromWords(w);
+    EXPECT_EQ(std::memcmp(&u, &r, sizeof r), 0);
 }
 
 // The incidence records (gpu/incidence_records.h) hold the tet arrays' own values, so the record sweep must

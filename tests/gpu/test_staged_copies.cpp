@@ -9,6 +9,7 @@
 #include <cstring>
 #include <functional>
 #include <numeric>
+#include <stdexcept>
 #include <vector>
 
 #include "gpu/staged_copies.h"
@@ -21,6 +22,7 @@ struct FakeStream {
     std::vector<std::function<void()>> queued;  // the stream's copies, run in order at wait()
     int waits = 0, allocs = 0, frees = 0, direct = 0;
     bool capturing = false;
+    bool fail = false;                      // wait() throws, its copies not run (a device error)
     std::vector<std::vector<char>> blocks;  // the "pinned" allocations (kept: a freed one is poisoned)
 };
 
@@ -40,6 +42,10 @@ struct FakeOps {
     void toHost(void* dst, const void* src, size_t bytes) { queue(dst, src, bytes); }
     void wait() {
         ++s->waits;
+        if (s->fail) {
+            s->queued.clear();
+            throw std::runtime_error("stream failed");
+        }
         for (auto& f : s->queued) f();
         s->queued.clear();
     }
@@ -146,4 +152,32 @@ TEST(StagedCopies, SmallCapturedAndDisabledCopiesGoDirect) {
     d.download(bigDev.data(), big.data(), big.size());
     EXPECT_EQ(off.direct, 2);
     EXPECT_EQ(off.allocs, 0);
+}
+
+// A failed wait (a device error) while downloads are pending: they are dropped, not copied out later into
+// destinations that may be gone by then (the executor's sync and drain call discard() when the stream's wait
+// fails; take() does when its own wait for a full area throws), and the area is handed out from the front.
+TEST(StagedCopies, AFailedWaitDropsThePendingDownloads) {
+    FakeStream st;
+    StagedCopies<FakeOps> c(FakeOps{&st}, true);
+    std::vector<std::uint32_t> device = pattern(300000, 7);  // 1.2 MB
+    auto* gone = new std::vector<std::uint32_t>(device.size(), 0u);
+    c.download(gone->data(), device.data(), device.size() * 4);
+    EXPECT_EQ(c.pendingDownloads(), 1u);
+    st.fail = true;
+    // A request larger than what is left of the 8 MiB area waits for the stream first: the wait throws.
+    std::vector<std::uint32_t> big(2000000, 1u);  // 8 MB
+    EXPECT_THROW(c.upload(device.data(), big.data(), big.size() * 4), std::runtime_error);
+    EXPECT_EQ(c.pendingDownloads(), 0u);
+    delete gone;  // the destination is gone (the error unwound its owner)
+    st.fail = false;
+    c.idle();  // copies nothing into the freed destination (ASan: a heap-use-after-free otherwise)
+    // The sync's path: a pending download, the stream's wait fails, the executor discards.
+    std::vector<std::uint32_t> dst(device.size(), 0u);
+    c.download(dst.data(), device.data(), device.size() * 4);
+    EXPECT_EQ(c.pendingDownloads(), 1u);
+    c.discard();
+    EXPECT_EQ(c.pendingDownloads(), 0u);
+    c.idle();
+    EXPECT_EQ(dst[0], 0u);  // never copied out
 }
