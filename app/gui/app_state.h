@@ -24,6 +24,7 @@ struct Lab {
     std::unique_ptr<SceneGpu> gpu;
     // The window's interop with the simulation thread (gui/core/interop_slots.h), when gpu has a writer.
     std::shared_ptr<WindowVertexLink> link;
+    bool drewFromSlot = false;  // the last window frame drew its vertices from an interop slot (status line)
     std::uint64_t gpuGeneration = 0;  // generation of the World the GPU buffers were made for
     std::string gpuBackend;           // its backendLine() then (a new backend may allow or end the interop)
     std::string vertexLine;           // last vertex-buffer line printed

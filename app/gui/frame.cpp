@@ -40,6 +40,7 @@ void GuiApp::uploadLabs(bool external) {
         if (lab.link) {
             const InteropFrame f = lab.world->interopFrame();
             ext.renderDone = external ? lab.link->slots().beginDraw(f) : 0;
+            lab.drewFromSlot = ext.renderDone != 0;
             if (ext.renderDone) {
                 ext.slot = f.slot;
                 ext.simDone = f.simDone;

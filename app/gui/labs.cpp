@@ -289,6 +289,9 @@ void GuiApp::pollSimulation() {
             makeLabGpu(l);
         }
         lab.world = snap;
+        // The slot of the frame drawn next is kept from the writer until that draw: the render thread blocks
+        // in the swapchain's acquire in between (gui/core/interop_slots.h).
+        if (lab.link) lab.link->slots().take(snap->interopFrame());
         lab.stepMs = sim_.lastStepMs(l);
         if (snap->frame() != lab.shownFrame) {
             if (snap->frame() < lab.shownFrame) lab.recent.clear();  // went back in time

@@ -319,10 +319,11 @@ std::string statusText(const AppState& app) {
     const size_t n = w.positions().size(), bodies = w.bodies().size(), contacts = w.contactCount();
     s += "  |  " + w.backendLine();  // which backend steps the soft bodies, and why (solver.backend)
     // Which path fills the particle vertex buffer and why (docs/gpu.md "Interop"); with the interop, a frame
-    // the simulation thread did not write on the device (a CPU step, an edit) is uploaded from the snapshot.
+    // not drawn from a slot (a CPU step, an edit, a capture, a slot rewritten since) is uploaded from the
+    // snapshot.
     if (lab.gpu) {
         s += "  |  " + lab.gpu->vertexLine();
-        if (lab.link && lab.world && lab.world->interopFrame().slot < 0) s += " [this frame: CPU upload]";
+        if (lab.link && lab.world && !lab.drewFromSlot) s += " [this frame: CPU upload]";
     }
     if (n > 0) s += "  |  " + std::to_string(n) + " vertices";
     if (bodies > 0)

@@ -122,7 +122,10 @@ void externalOwnership(VkCommandBuffer cb, uint32_t queueFamily, VkBuffer buffer
     b.dstAccessMask = acquire ? VK_ACCESS_VERTEX_ATTRIBUTE_READ_BIT : 0;
     b.buffer = buffer;
     b.size = VK_WHOLE_SIZE;
-    vkCmdPipelineBarrier(cb, acquire ? VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT : VK_PIPELINE_STAGE_VERTEX_INPUT_BIT,
+    // The acquire's first scope is the stage the submit waits simDone at (VERTEX_INPUT), so that it chains
+    // after that semaphore wait (an execution dependency chain needs the wait's second scope and the
+    // barrier's first to meet; TOP_OF_PIPE does not).
+    vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_VERTEX_INPUT_BIT,
                          acquire ? VK_PIPELINE_STAGE_VERTEX_INPUT_BIT : VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
                          0, 0, nullptr, 1, &b, 0, nullptr);
 }

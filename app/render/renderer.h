@@ -61,9 +61,9 @@ struct ExternalFrame {
     bool bodies = false;  // the write also wrote the slot's body instances
 };
 
-// Exported vertex buffers of the window's interop: one held by the render thread, one published with the
-// latest snapshot, one being written (InteropSlots needs >= 3).
-inline constexpr uint32_t kWindowInteropSlots = 3;
+// Exported vertex buffers of the window's interop: one held by the render thread, one taken with the snapshot
+// it draws next, one published with the latest snapshot, one being written (InteropSlots needs >= 4).
+inline constexpr uint32_t kWindowInteropSlots = 4;
 
 class SceneGpu {
   public:

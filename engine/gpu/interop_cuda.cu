@@ -63,7 +63,7 @@ class CudaVertexWriter final : public ExternalVertexWriter {
         } catch (...) {
             closeRemaining(t);
             release();
-            throw;
+            throw;  // release() cleared the failed import's error: the caller falls back to the CPU upload
         }
     }
     ~CudaVertexWriter() override { release(); }
@@ -249,6 +249,11 @@ class CudaVertexWriter final : public ExternalVertexWriter {
             if (*e) cudaEventDestroy(*e), *e = nullptr;
         if (stream_) cudaStreamDestroy(stream_);
         stream_ = nullptr;
+        // A failed call here or in a failed import (cudaImportExternalMemory refused by the driver) leaves
+        // its error as the thread's last error, which the solver's next launch check on this thread
+        // (CudaExec::forEach's cudaGetLastError) would report as its own: `vbdlab render` would exit instead
+        // of falling back to the CPU upload.
+        (void)cudaGetLastError();
     }
 
     int n_;

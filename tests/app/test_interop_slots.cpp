@@ -23,7 +23,7 @@ TEST(InteropSlots, ClaimsAvoidTheHeldAndThePublishedSlot) {
     ASSERT_GE(a.slot, 0);
     EXPECT_EQ(a.simDone, 1u);
     EXPECT_EQ(a.waitRenderDone, 0u);  // never drawn: no wait
-    EXPECT_EQ(s.beginDraw({a.slot, a.simDone}), 1u);
+    EXPECT_EQ(s.beginDraw({a.slot, a.simDone, false, s.id()}), 1u);
     EXPECT_EQ(s.held(), a.slot);
     const auto b = s.claim();
     s.publish(b);
@@ -39,7 +39,7 @@ TEST(InteropSlots, AStaleFrameIsRefusedOnceItsSlotIsRewritten) {
     InteropSlots s(3);
     const auto a = s.claim();
     s.publish(a);
-    const InteropFrame fa{a.slot, a.simDone};
+    const InteropFrame fa{a.slot, a.simDone, false, s.id()};
     // Not drawn: after two more writes a's slot is neither held nor published, so the third claims it.
     for (int k = 0; k < 2; ++k) s.publish(s.claim());
     const auto d = s.claim();
@@ -54,7 +54,7 @@ TEST(InteropSlots, AWriteWaitsForTheLastDrawOfItsSlot) {
     const auto a = s.claim();
     s.publish(a);
     uint64_t r = 0;
-    for (int k = 0; k < 4; ++k) r = s.beginDraw({a.slot, a.simDone});  // paused: the same frame redrawn
+    for (int k = 0; k < 4; ++k) r = s.beginDraw({a.slot, a.simDone, false, s.id()});  // paused: redrawn
     EXPECT_EQ(r, 4u);
     s.release();  // the next frame is a CPU upload
     s.publish(s.claim());
@@ -64,29 +64,80 @@ TEST(InteropSlots, AWriteWaitsForTheLastDrawOfItsSlot) {
     EXPECT_EQ(again.waitRenderDone, 4u);
 }
 
-TEST(InteropSlots, FewerThanThreeSlotsCanRunOut) {
-    InteropSlots s(2);
+// The render thread takes a snapshot, then blocks in the swapchain's acquire (up to a display refresh) while
+// the simulation writes on: the taken frame's slot is kept, so its draw reads it from the slot (before, the
+// writer claimed it two writes later and the frame fell back to the CPU upload). With 3 slots held + taken +
+// published leave none: the caller publishes no interop frame.
+TEST(InteropSlots, ATakenFrameIsKeptUntilItsDraw) {
+    InteropSlots s(4);
     const auto a = s.claim();
     s.publish(a);
-    ASSERT_GT(s.beginDraw({a.slot, a.simDone}), 0u);
+    ASSERT_GT(s.beginDraw({a.slot, a.simDone, false, s.id()}), 0u);  // a is held
     const auto b = s.claim();
     s.publish(b);
-    EXPECT_LT(s.claim().slot, 0);  // held + published: the caller publishes no interop frame
+    const InteropFrame fb{b.slot, b.simDone, false, s.id()};
+    EXPECT_TRUE(s.take(fb));
+    EXPECT_EQ(s.taken(), b.slot);
+    for (int k = 0; k < 6; ++k) {  // the simulation runs ahead while the render thread waits
+        const auto c = s.claim();
+        ASSERT_GE(c.slot, 0);
+        EXPECT_NE(c.slot, a.slot);
+        EXPECT_NE(c.slot, b.slot);
+        s.publish(c);
+    }
+    EXPECT_GT(s.beginDraw(fb), 0u);
+    EXPECT_EQ(s.taken(), -1);
+    EXPECT_EQ(s.held(), b.slot);
+
+    InteropSlots three(3);
+    const auto x = three.claim();
+    three.publish(x);
+    ASSERT_GT(three.beginDraw({x.slot, x.simDone, false, three.id()}), 0u);
+    const auto y = three.claim();
+    three.publish(y);
+    ASSERT_TRUE(three.take({y.slot, y.simDone, false, three.id()}));
+    const auto z = three.claim();
+    three.publish(z);
+    EXPECT_LT(three.claim().slot, 0);  // held x, taken y, published z
+    three.release();                   // the next frame is a CPU upload: nothing held or taken
+    EXPECT_GE(three.claim().slot, 0);
 }
 
-// Random interleavings of the two threads with the GPU's view of both timelines.
+// A lab whose link was remade (a change of backend or precision) starts its numbers again: a snapshot written
+// through the old link names a slot and a write number the new one also has, and must not be drawn from it.
+TEST(InteropSlots, AFrameOfOtherSlotsIsRefused) {
+    InteropSlots old(4), fresh(4);
+    const auto a = old.claim();
+    old.publish(a);
+    const auto b = fresh.claim();
+    fresh.publish(b);
+    ASSERT_EQ(a.slot, b.slot);
+    ASSERT_EQ(a.simDone, b.simDone);
+    const InteropFrame fromOld{a.slot, a.simDone, false, old.id()};
+    EXPECT_NE(old.id(), fresh.id());
+    EXPECT_FALSE(fresh.take(fromOld));
+    EXPECT_EQ(fresh.beginDraw(fromOld), 0u);
+    EXPECT_GT(fresh.beginDraw({b.slot, b.simDone, false, fresh.id()}), 0u);
+}
+
+// Random interleavings of the two threads with the GPU's view of both timelines: the render thread takes the
+// latest snapshot (now and then a stale or random frame), later draws what it took, or draws a frame from the
+// host copy. A write never reads a draw's slot away, never waits on an unsubmitted draw, and a frame that
+// matched its slot when taken is always drawn from it.
 TEST(InteropSlots, RandomInterleavingsNeverReadARewrittenSlotNorWaitOnAnUnsubmittedDraw) {
     std::mt19937 rng(7);
     int interopDraws = 0, refused = 0;
     for (int run = 0; run < 50; ++run) {
-        InteropSlots s(3);
-        InteropFrame latest;                           // the published snapshot's frame
+        InteropSlots s(4);
+        InteropFrame latest;  // the published snapshot's frame
+        InteropFrame took;    // what the render thread took to draw next
+        bool tookMatched = false;
         std::map<int, std::vector<uint64_t>> readsOf;  // slot -> draw numbers that read its current content
         std::map<int, uint64_t> content;               // slot -> write number it holds
         uint64_t submitted = 0;                        // draw numbers whose submit has been made
         uint64_t pending = 0;  // handed out by beginDraw, its submit not made yet (a step may run between)
         for (int op = 0; op < 2000; ++op) {
-            const int what = int(rng() % 4);
+            const int what = int(rng() % 5);
             if (what >= 2 && pending) {  // the render thread submits the frame it began
                 submitted = pending;
                 pending = 0;
@@ -100,27 +151,32 @@ TEST(InteropSlots, RandomInterleavingsNeverReadARewrittenSlotNorWaitOnAnUnsubmit
                 readsOf[c.slot].clear();
                 content[c.slot] = c.simDone;
                 s.publish(c);
-                latest = {c.slot, c.simDone};
-            } else if (what == 2) {  // the render thread draws the latest snapshot (maybe a stale one)
-                const InteropFrame f =
-                    (rng() % 4 == 0) ? InteropFrame{int(rng() % 3), 1 + rng() % 50} : latest;
-                const uint64_t r = s.beginDraw(f);
+                latest = {c.slot, c.simDone, false, s.id()};
+            } else if (what == 2) {  // the render thread takes the snapshot it will draw (maybe a stale one)
+                took =
+                    (rng() % 4 == 0) ? InteropFrame{int(rng() % 4), 1 + rng() % 50, false, s.id()} : latest;
+                tookMatched = s.take(took);
+            } else if (what == 3) {  // ... and draws it
+                const uint64_t r = s.beginDraw(took);
                 if (r == 0) {
+                    ASSERT_FALSE(tookMatched) << "a frame that matched its slot when taken was refused";
                     ++refused;
                     s.release();
                     continue;
                 }
-                ASSERT_EQ(content[f.slot], f.simDone) << "a draw would read a slot holding another frame";
+                ASSERT_EQ(content[took.slot], took.simDone)
+                    << "a draw would read a slot holding another frame";
                 ASSERT_EQ(r, submitted + 1);  // renderDone's values only grow
                 pending = r;
                 ++interopDraws;
-                readsOf[f.slot].push_back(r);
+                readsOf[took.slot].push_back(r);
             } else {  // a frame drawn from the host copy (CPU step, edit, capture)
                 s.release();
+                tookMatched = false;
             }
         }
     }
-    // Both branches ran: the latest frame is almost always drawable, the random stale ones almost never.
+    // Both branches ran: the taken latest frame is always drawable, the random stale ones almost never.
     EXPECT_GT(interopDraws, 10000);
     EXPECT_GT(refused, 1000);
 }

@@ -1,10 +1,16 @@
 #include "gui/core/interop_slots.h"
 
+#include <atomic>
 #include <cstring>
 
 namespace vbdgui {
 
-InteropSlots::InteropSlots(int slots) : lastRead_(size_t(slots), 0), written_(size_t(slots), 0) {}
+namespace {
+std::atomic<std::uint64_t> g_nextSlotsId{1};
+}
+
+InteropSlots::InteropSlots(int slots)
+    : lastRead_(size_t(slots), 0), written_(size_t(slots), 0), id_(g_nextSlotsId++) {}
 
 InteropSlots::Claim InteropSlots::claim() {
     std::lock_guard<std::mutex> lk(m_);
@@ -14,9 +20,9 @@ InteropSlots::Claim InteropSlots::claim() {
     // to make the device wait.
     for (int k = 0; k < n && c.slot < 0; ++k) {
         const int s = (next_ + k) % n;
-        if (s != held_ && s != published_) c.slot = s;
+        if (s != held_ && s != taken_ && s != published_) c.slot = s;
     }
-    if (c.slot < 0) return c;  // fewer than 3 slots
+    if (c.slot < 0) return c;  // fewer than 4 slots
     next_ = (c.slot + 1) % n;
     c.waitRenderDone = lastRead_[size_t(c.slot)];
     c.simDone = ++writes_;
@@ -29,9 +35,16 @@ void InteropSlots::publish(const Claim& c) {
     if (c.slot >= 0 && written_[size_t(c.slot)] == c.simDone) published_ = c.slot;
 }
 
+bool InteropSlots::take(InteropFrame f) {
+    std::lock_guard<std::mutex> lk(m_);
+    taken_ = matches(f) ? f.slot : -1;
+    return taken_ >= 0;
+}
+
 std::uint64_t InteropSlots::beginDraw(InteropFrame f) {
     std::lock_guard<std::mutex> lk(m_);
-    if (f.slot < 0 || f.slot >= size() || written_[size_t(f.slot)] != f.simDone) return 0;
+    taken_ = -1;
+    if (!matches(f)) return 0;
     held_ = f.slot;
     lastRead_[size_t(f.slot)] = ++draws_;
     return draws_;
@@ -40,6 +53,12 @@ std::uint64_t InteropSlots::beginDraw(InteropFrame f) {
 void InteropSlots::release() {
     std::lock_guard<std::mutex> lk(m_);
     held_ = -1;
+    taken_ = -1;
+}
+
+int InteropSlots::taken() const {
+    std::lock_guard<std::mutex> lk(m_);
+    return taken_;
 }
 
 int InteropSlots::held() const {
@@ -65,7 +84,7 @@ InteropFrame WindowVertexLink::write(const vbd::DeviceParticles& src, const vbd:
         writer_->write(src, hostPositions, scalar01_.data(), int(scalar01_.size()),
                        table_.empty() ? nullptr : &b, uint32_t(c.slot), c.waitRenderDone, c.simDone);
     slots_.publish(c);
-    return {c.slot, c.simDone, wroteBodies};
+    return {c.slot, c.simDone, wroteBodies, slots_.id()};
 }
 
 void WindowVertexLink::setBodies(const std::vector<vbd::BodyInstanceShape>& table, int numBodies) {

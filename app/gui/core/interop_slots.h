@@ -11,12 +11,16 @@
 // neither.
 //
 // The host-side rule that makes those waits sufficient and never wait on a value nobody will signal:
-//  - the writer claims a slot that is neither `held` (the render thread may still submit draws of it) nor
-//    `published` (the latest snapshot names it; the render thread may be about to take it), so with S >= 3
-//    there is always one, and its lastRead was given to a submit that has already been made (a draw number
+//  - the writer claims a slot that is neither `held` (the render thread may still submit draws of it), nor
+//    `taken` (the render thread took the snapshot naming it and will draw it next: it blocks in the
+//    swapchain's acquire in between, up to a display refresh, while the simulation may write several frames),
+//    nor `published` (the latest snapshot names it; the render thread may be about to take it), so with S >=
+//    4 there is always one, and its lastRead was given to a submit that has already been made (a draw number
 //    is handed out just before its submit, and the slot stops being held only at the next draw's hand-out);
 //  - claiming renumbers the slot, so an older snapshot naming it no longer matches and that frame is drawn
-//    from the snapshot's host copy (CPU upload) instead of reading a buffer being rewritten.
+//    from the snapshot's host copy (CPU upload) instead of reading a buffer being rewritten;
+//  - a frame names the slots it was written through (InteropFrame::owner): a lab whose link was remade (a
+//    change of backend or precision) restarts its numbers, and a snapshot of the old link must not match.
 // Pure logic: no CUDA, no Vulkan (tests/app/test_interop_slots.cpp).
 #include <cstdint>
 #include <memory>
@@ -33,31 +37,39 @@ struct InteropFrame {
     int slot = -1;
     std::uint64_t simDone = 0;  // the write number: wait simDone >= this
     bool bodies = false;        // the write also wrote the slot's rigid body instances
+    std::uint64_t owner = 0;    // InteropSlots::id() of the slots it was written through
 };
 
 class InteropSlots {
   public:
     explicit InteropSlots(int slots);
     int size() const { return int(lastRead_.size()); }
+    std::uint64_t id() const { return id_; }  // unique in the process (InteropFrame::owner)
 
     struct Claim {
         int slot = -1;
         std::uint64_t waitRenderDone = 0;  // 0: never drawn, no wait
         std::uint64_t simDone = 0;         // the value the write signals
     };
-    // Writer (simulation thread): a slot to write the next frame into (always one with >= 3 slots).
+    // Writer (simulation thread): a slot to write the next frame into (always one with >= 4 slots).
     Claim claim();
     // Writer: the claimed frame is in the snapshot about to be published.
     void publish(const Claim& c);
 
-    // Reader (render thread): the draw number the submit that reads f must signal, and f's slot is held
-    // from now on; 0 when f's slot has been claimed again since (draw that frame from the host copy).
+    // Reader (render thread), when it takes the snapshot it will draw next: f's slot is kept from the writer
+    // until that draw (beginDraw) or release(). False when f no longer matches its slot (or is another
+    // slots' frame): nothing kept, the frame will be drawn from the host copy.
+    bool take(InteropFrame f);
+    // Reader: the draw number the submit that reads f must signal, and f's slot is held from now on (no
+    // longer taken); 0 when f's slot has been claimed again since or f is another slots' frame (draw that
+    // frame from the host copy).
     std::uint64_t beginDraw(InteropFrame f);
     // Reader: the frame it draws next does not read any slot (CPU upload); the held slot may be rewritten
-    // once the draws already submitted are done.
+    // once the draws already submitted are done, and the taken one at once.
     void release();
 
     int held() const;
+    int taken() const;
     int published() const;
 
   private:
@@ -65,7 +77,11 @@ class InteropSlots {
     std::vector<std::uint64_t> lastRead_;  // draw number of the last submit that read the slot
     std::vector<std::uint64_t> written_;   // write number the slot holds (or is being written with)
     std::uint64_t writes_ = 0, draws_ = 0;
-    int held_ = -1, published_ = -1, next_ = 0;
+    int held_ = -1, taken_ = -1, published_ = -1, next_ = 0;
+    std::uint64_t id_;
+    bool matches(const InteropFrame& f) const {
+        return f.owner == id_ && f.slot >= 0 && f.slot < size() && written_[size_t(f.slot)] == f.simDone;
+    }
 };
 
 // One lab's link between the two threads: the CUDA writer (owned with the Vulkan objects by the render
