@@ -37,23 +37,22 @@ std::vector<DeviceUuid> cudaDeviceUuids(std::string& error) {
 
 namespace {
 
-// The records of n vertices from x (Vec3d when dbl, else Vec3) into out on stream s; xf: n float positions
-// of scratch (the double state rounded to float first, as publishing does for the CPU path).
-void issueRecords(const void* x, bool dbl, int n, Vec3* xf, const SurfaceAdjacencyView& adj,
-                  const float* scalar, int numScalars, float* out, const VertexLayout& layout,
-                  cudaStream_t s) {
+// The records of n vertices from the float positions x into out on stream s.
+void issueRecords(const Vec3* x, int n, const SurfaceAdjacencyView& adj, const float* scalar, int numScalars,
+                  float* out, const VertexLayout& layout, cudaStream_t s) {
     if (n <= 0) return;
-    if (dbl) {
-        forEachKernel<<<blocksFor(n), kBlockSize, 0, s>>>(
-            ToFloatStage<double>{static_cast<const Vec3d*>(x), xf}, n);
-        VBD_CUDA(cudaGetLastError());
-        x = xf;
-    }
     forEachKernel<<<blocksFor(n), kBlockSize, 0, s>>>(
-        VertexRecordStage{static_cast<const Vec3*>(x), adj, scalar, numScalars, out, layout}, n);
+        VertexRecordStage{x, adj, scalar, numScalars, out, layout}, n);
     VBD_CUDA(cudaGetLastError());
 }
 
+// The writer's streams: the solver's (the device step's, and the rigid step's) only copy a frame's positions
+// and body states into the slot's own scratch and go on; everything that waits for the renderer (the wait for
+// renderDone, the records and instance kernels, the simDone signal) runs on the writer's stream. Before, the
+// wait for the slot's last draw sat on the solver's stream: the next step queued behind it and the simulation
+// thread, which waits for its step's download, waited for the display (under FIFO presentation a draw's
+// renderDone comes after its image is acquired, up to a refresh or two later). Now the solver's stream waits
+// only for the slot's previous records kernel to have read the scratch, written S frames before.
 class CudaVertexWriter final : public ExternalVertexWriter {
   public:
     CudaVertexWriter(ExternalVertexTarget& t, int n, const SurfaceAdjacency& adj, const VertexLayout& layout)
@@ -75,40 +74,54 @@ class CudaVertexWriter final : public ExternalVertexWriter {
             throw std::out_of_range("interop: no vertex buffer slot " + std::to_string(slot));
         VBD_CUDA(cudaSetDevice(device_));
         const bool onDevice = src.current && src.x && src.n == n_ && src.cudaDevice == device_;
-        cudaStream_t s = onDevice && src.stream ? static_cast<cudaStream_t>(src.stream) : stream_;
-        // The scratch arrays below are shared by all frames: a frame on another stream than the last one
-        // starts after it.
-        if (s != last_ && written_) VBD_CUDA(cudaStreamWaitEvent(s, done_, 0));
-        last_ = s;
-        const void* x = src.x;
-        // This frame's positions are only in the published state (a rigid-only World has none).
-        if (!onDevice && n_ > 0) {
-            VBD_CUDA(
-                cudaMemcpyAsync(xf_, hostPositions, size_t(n_) * sizeof(Vec3), cudaMemcpyHostToDevice, s));
-            x = xf_;
+        Vec3* x = positions_[slot];  // this slot's float positions
+        if (n_ > 0) {
+            if (onDevice) {
+                // On the step's stream: once the slot's last records kernel has read the scratch, the
+                // positions into it (the double state rounded to float, as publishing does for the CPU path).
+                cudaStream_t step = src.stream ? static_cast<cudaStream_t>(src.stream) : stream_;
+                if (step != stream_) VBD_CUDA(cudaStreamWaitEvent(step, slotRead_[slot], 0));
+                if (src.doublePrecision) {
+                    forEachKernel<<<blocksFor(n_), kBlockSize, 0, step>>>(
+                        ToFloatStage<double>{static_cast<const Vec3d*>(src.x), x}, n_);
+                    VBD_CUDA(cudaGetLastError());
+                } else {
+                    VBD_CUDA(
+                        cudaMemcpyAsync(x, src.x, size_t(n_) * sizeof(Vec3), cudaMemcpyDeviceToDevice, step));
+                }
+                if (step != stream_) {
+                    VBD_CUDA(cudaEventRecord(copied_, step));
+                    VBD_CUDA(cudaStreamWaitEvent(stream_, copied_, 0));
+                }
+            } else {
+                // This frame's positions are only in the published state (a CPU step; an edit).
+                VBD_CUDA(cudaMemcpyAsync(x, hostPositions, size_t(n_) * sizeof(Vec3), cudaMemcpyHostToDevice,
+                                         stream_));
+            }
         }
         if (numScalars > 0) {
             const size_t m = size_t(numScalars < n_ ? numScalars : n_);
             if (lastScalar_.size() != m || std::memcmp(lastScalar_.data(), scalar, m * sizeof(float)) != 0) {
                 lastScalar_.assign(scalar, scalar + m);
                 VBD_CUDA(cudaMemcpyAsync(scalar_, lastScalar_.data(), m * sizeof(float),
-                                         cudaMemcpyHostToDevice, s));
+                                         cudaMemcpyHostToDevice, stream_));
             }
         }
+        const bool wroteBodies =
+            bodyInstancesWritable(bodies, instanceCapacity_, device_) && copyBodies(*bodies, slot);
         if (waitRenderDone > 0) {
             cudaExternalSemaphoreWaitParams w{};
             w.params.fence.value = waitRenderDone;
-            VBD_CUDA(cudaWaitExternalSemaphoresAsync(&renderDone_, &w, 1, s));
+            VBD_CUDA(cudaWaitExternalSemaphoresAsync(&renderDone_, &w, 1, stream_));
         }
         const int m = numScalars > 0 ? (numScalars < n_ ? numScalars : n_) : 0;
-        float* out = static_cast<float*>(mapped_[slot]);
-        issueRecords(x, onDevice && src.doublePrecision, n_, xf_, adj_, scalar_, m, out, layout_, s);
-        const bool wroteBodies =
-            bodyInstancesWritable(bodies, instanceCapacity_, device_) && writeBodies(*bodies, slot, s);
+        issueRecords(x, n_, adj_, scalar_, m, static_cast<float*>(mapped_[slot]), layout_, stream_);
+        if (wroteBodies) writeBodies(*bodies, slot);
         cudaExternalSemaphoreSignalParams sig{};
         sig.params.fence.value = frame;
-        VBD_CUDA(cudaSignalExternalSemaphoresAsync(&simDone_, &sig, 1, s));
-        VBD_CUDA(cudaEventRecord(done_, s));
+        VBD_CUDA(cudaSignalExternalSemaphoresAsync(&simDone_, &sig, 1, stream_));
+        VBD_CUDA(cudaEventRecord(slotRead_[slot], stream_));
+        VBD_CUDA(cudaEventRecord(done_, stream_));
         written_ = true;
         return wroteBodies;
     }
@@ -121,32 +134,42 @@ class CudaVertexWriter final : public ExternalVertexWriter {
     }
 
   private:
-    // The slot's body instances on stream s (after the renderDone wait, before the simDone signal). The
-    // rigid step's stream must not overwrite the states (next step's upload) before the kernel has read
-    // them: it waits for the kernel; the kernel waits for the rigid step's last work.
-    bool writeBodies(const BodyInstanceFrame& b, uint32_t slot, cudaStream_t s) {
-        const size_t count = size_t(b.count);
+    // The rigid step's states into the slot's scratch, on the rigid step's stream once the slot's last
+    // instance kernel has read it (that stream, like the soft step's, never waits for the renderer), and the
+    // table when it changed. False when the scratch cannot be had.
+    bool copyBodies(const BodyInstanceFrame& b, uint32_t slot) {
+        const size_t count = size_t(b.count), n = size_t(b.bodies.n);
         if (lastTable_.size() != count ||
             std::memcmp(static_cast<const void*>(lastTable_.data()), static_cast<const void*>(b.table),
                         count * sizeof(BodyInstanceShape)) != 0) {
             lastTable_.assign(b.table, b.table + count);
             VBD_CUDA(cudaMemcpyAsync(table_, lastTable_.data(), count * sizeof(BodyInstanceShape),
-                                     cudaMemcpyHostToDevice, s));
+                                     cudaMemcpyHostToDevice, stream_));
         }
-        cudaStream_t rigid = static_cast<cudaStream_t>(b.bodies.stream);
-        if (rigid && rigid != s) {
-            VBD_CUDA(cudaEventRecord(bodiesReady_, rigid));
-            VBD_CUDA(cudaStreamWaitEvent(s, bodiesReady_, 0));
+        if (bodyStateCapacity_[slot] < n) {  // grows rarely (bodies added): cudaFree waits for the device
+            if (bodyStates_[slot]) cudaFree(bodyStates_[slot]);
+            bodyStates_[slot] = nullptr;
+            bodyStateCapacity_[slot] = 0;
+            VBD_CUDA(cudaMalloc(&bodyStates_[slot], n * sizeof(RigidBodyState)));
+            bodyStateCapacity_[slot] = n;
         }
-        forEachKernel<<<blocksFor(b.count), kBlockSize, 0, s>>>(
-            BodyInstanceStage{b.bodies.state, table_, static_cast<BodyInstanceRecord*>(instances_[slot])},
-            b.count);
-        VBD_CUDA(cudaGetLastError());
-        if (rigid && rigid != s) {
-            VBD_CUDA(cudaEventRecord(bodiesRead_, s));
-            VBD_CUDA(cudaStreamWaitEvent(rigid, bodiesRead_, 0));
+        cudaStream_t rigid = b.bodies.stream ? static_cast<cudaStream_t>(b.bodies.stream) : stream_;
+        if (rigid != stream_) VBD_CUDA(cudaStreamWaitEvent(rigid, slotRead_[slot], 0));
+        VBD_CUDA(cudaMemcpyAsync(bodyStates_[slot], b.bodies.state, n * sizeof(RigidBodyState),
+                                 cudaMemcpyDeviceToDevice, rigid));
+        if (rigid != stream_) {
+            VBD_CUDA(cudaEventRecord(bodiesCopied_, rigid));
+            VBD_CUDA(cudaStreamWaitEvent(stream_, bodiesCopied_, 0));
         }
         return true;
+    }
+    // The slot's body instances from its scratch, on the writer's stream (after the renderDone wait, before
+    // the simDone signal).
+    void writeBodies(const BodyInstanceFrame& b, uint32_t slot) {
+        forEachKernel<<<blocksFor(b.count), kBlockSize, 0, stream_>>>(
+            BodyInstanceStage{bodyStates_[slot], table_, static_cast<BodyInstanceRecord*>(instances_[slot])},
+            b.count);
+        VBD_CUDA(cudaGetLastError());
     }
 
     // Imports one exported allocation and maps its buffer (at least `need` bytes).
@@ -174,8 +197,17 @@ class CudaVertexWriter final : public ExternalVertexWriter {
         VBD_CUDA(cudaSetDevice(device_));
         VBD_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
         VBD_CUDA(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming));
+        VBD_CUDA(cudaEventCreateWithFlags(&copied_, cudaEventDisableTiming));
         const size_t recordBytes = size_t(n_) * size_t(layout_.stride) * sizeof(float);
-        for (ExternalMemoryFd& slot : t.slots) mapped_.push_back(mapSlot(slot, recordBytes));
+        for (ExternalMemoryFd& slot : t.slots) {
+            mapped_.push_back(mapSlot(slot, recordBytes));
+            slotRead_.push_back(nullptr);
+            VBD_CUDA(cudaEventCreateWithFlags(&slotRead_.back(), cudaEventDisableTiming));
+            positions_.push_back(nullptr);
+            VBD_CUDA(cudaMalloc(&positions_.back(), size_t(n_ > 0 ? n_ : 1) * sizeof(Vec3)));
+            bodyStates_.push_back(nullptr);
+            bodyStateCapacity_.push_back(0);
+        }
         if (!t.instanceSlots.empty() && t.instanceSlots.size() != t.slots.size())
             throw std::runtime_error("interop: instance buffers for some slots only");
         if (!t.instanceSlots.empty()) {
@@ -186,8 +218,7 @@ class CudaVertexWriter final : public ExternalVertexWriter {
             for (ExternalMemoryFd& slot : t.instanceSlots) instances_.push_back(mapSlot(slot, 0));
             VBD_CUDA(cudaMalloc(
                 &table_, size_t(instanceCapacity_ > 0 ? instanceCapacity_ : 1) * sizeof(BodyInstanceShape)));
-            VBD_CUDA(cudaEventCreateWithFlags(&bodiesReady_, cudaEventDisableTiming));
-            VBD_CUDA(cudaEventCreateWithFlags(&bodiesRead_, cudaEventDisableTiming));
+            VBD_CUDA(cudaEventCreateWithFlags(&bodiesCopied_, cudaEventDisableTiming));
         }
         renderDone_ = importTimeline(t.renderDoneFd);
         simDone_ = importTimeline(t.simDoneFd);
@@ -195,7 +226,6 @@ class CudaVertexWriter final : public ExternalVertexWriter {
         incident_ = upload(adj.incident.data(), adj.incident.size());
         tris_ = upload(adj.tris.data(), adj.tris.size());
         adj_ = {offsets_, incident_, tris_};
-        VBD_CUDA(cudaMalloc(&xf_, size_t(n_ > 0 ? n_ : 1) * sizeof(Vec3)));
         VBD_CUDA(cudaMalloc(&scalar_, size_t(n_ > 0 ? n_ : 1) * sizeof(float)));
         VBD_CUDA(cudaStreamSynchronize(stream_));
     }
@@ -240,13 +270,20 @@ class CudaVertexWriter final : public ExternalVertexWriter {
             if (*s) cudaDestroyExternalSemaphore(*s), *s = nullptr;
         for (void* p : owned_) cudaFree(p);
         owned_.clear();
-        if (xf_) cudaFree(xf_);
+        for (void* p : positions_) cudaFree(p);
+        positions_.clear();
+        for (void* p : bodyStates_) cudaFree(p);
+        bodyStates_.clear();
+        bodyStateCapacity_.clear();
         if (scalar_) cudaFree(scalar_);
-        xf_ = nullptr, scalar_ = nullptr;
+        scalar_ = nullptr;
         if (table_) cudaFree(table_);
         table_ = nullptr;
-        for (cudaEvent_t* e : {&done_, &bodiesReady_, &bodiesRead_})
+        for (cudaEvent_t* e : {&done_, &copied_, &bodiesCopied_})
             if (*e) cudaEventDestroy(*e), *e = nullptr;
+        for (cudaEvent_t e : slotRead_)
+            if (e) cudaEventDestroy(e);
+        slotRead_.clear();
         if (stream_) cudaStreamDestroy(stream_);
         stream_ = nullptr;
         // A failed call here or in a failed import (cudaImportExternalMemory refused by the driver) leaves
@@ -259,8 +296,11 @@ class CudaVertexWriter final : public ExternalVertexWriter {
     int n_;
     VertexLayout layout_;
     int device_;
-    cudaStream_t stream_ = nullptr, last_ = nullptr;
-    cudaEvent_t done_ = nullptr;  // recorded after each frame's write
+    cudaStream_t stream_ =
+        nullptr;                    // the writer's: waits for the renderer, writes the slots, signals simDone
+    cudaEvent_t done_ = nullptr;    // recorded after each frame's write
+    cudaEvent_t copied_ = nullptr;  // the step's stream -> stream_: this frame's positions are in the scratch
+    std::vector<cudaEvent_t> slotRead_;  // per slot: its last records and instance kernels are done
     bool written_ = false;
     std::vector<cudaExternalMemory_t> memory_;
     std::vector<void*> mapped_, owned_;
@@ -268,14 +308,18 @@ class CudaVertexWriter final : public ExternalVertexWriter {
     int *offsets_ = nullptr, *incident_ = nullptr;
     std::array<int, 3>* tris_ = nullptr;
     SurfaceAdjacencyView adj_;
-    Vec3* xf_ = nullptr;  // float positions: uploaded (a CPU-stepped frame) or rounded from the double state
+    // Per slot: the float positions its records are made from (copied or rounded from the device state on
+    // the step's stream, or uploaded from the host for a CPU-stepped frame).
+    std::vector<Vec3*> positions_;
     float* scalar_ = nullptr;
     std::vector<float> lastScalar_;
     std::vector<void*> instances_;  // per slot: the mapped BodyInstanceRecord buffer (or none)
     int instanceCapacity_ = 0;
     BodyInstanceShape* table_ = nullptr;  // the last table written, on the device
     std::vector<BodyInstanceShape> lastTable_;
-    cudaEvent_t bodiesReady_ = nullptr, bodiesRead_ = nullptr;  // the rigid step's stream <-> s
+    std::vector<RigidBodyState*> bodyStates_;  // per slot: the rigid states its instances are made from
+    std::vector<size_t> bodyStateCapacity_;
+    cudaEvent_t bodiesCopied_ = nullptr;  // the rigid step's stream -> stream_: the states are in the scratch
 };
 
 }  // namespace
@@ -305,9 +349,16 @@ double deviceVertexRecordSeconds(const DeviceParticles& src, const SurfaceAdjace
     VBD_CUDA(cudaEventCreate(&a));
     VBD_CUDA(cudaEventCreate(&b));
     VBD_CUDA(cudaEventRecord(a, s));
-    for (int f = 0; f < frames; ++f)
-        issueRecords(src.x, src.doublePrecision, src.n, static_cast<Vec3*>(xf), view, nullptr, 0,
-                     static_cast<float*>(out), layout, s);
+    for (int f = 0; f < frames; ++f) {  // as a window frame: the double state rounded first
+        const Vec3* x = static_cast<const Vec3*>(src.x);
+        if (src.doublePrecision) {
+            forEachKernel<<<blocksFor(src.n), kBlockSize, 0, s>>>(
+                ToFloatStage<double>{static_cast<const Vec3d*>(src.x), static_cast<Vec3*>(xf)}, src.n);
+            VBD_CUDA(cudaGetLastError());
+            x = static_cast<const Vec3*>(xf);
+        }
+        issueRecords(x, src.n, view, nullptr, 0, static_cast<float*>(out), layout, s);
+    }
     VBD_CUDA(cudaEventRecord(b, s));
     VBD_CUDA(cudaEventSynchronize(b));
     float ms = 0;

@@ -2,11 +2,12 @@
 // The CUDA half of the CUDA-Vulkan interop (docs/gpu.md "Interop"): Vulkan allocates the particle vertex
 // buffers and two timeline semaphores as exportable objects and hands their POSIX file descriptors over;
 // CUDA imports them (cudaImportExternalMemory + cudaExternalMemoryGetMappedBuffer,
-// cudaImportExternalSemaphore) and, each frame, on the device step's stream: waits until Vulkan has drawn
-// the last frame that used the slot, writes the ParticleVertex records (gpu/render_vertices.h) from the
-// device step's positions and, where the scene has rigid bodies, the BodyInstance records
-// (gpu/body_instances.h) from the device rigid step's states into the slot's instance buffer, and signals
-// that the slot is ready. No host copy of the positions and no host wait per frame. No CUDA or Vulkan types
+// cudaImportExternalSemaphore) and, each frame: copies the device step's positions (and the device rigid
+// step's states) into the slot's own scratch on the steps' streams, then on its own stream waits until Vulkan
+// has drawn the last frame that used the slot, writes the ParticleVertex records (gpu/render_vertices.h) and,
+// where the scene has rigid bodies, the BodyInstance records (gpu/body_instances.h) into the slot's buffers,
+// and signals that the slot is ready. No host copy of the positions, no host wait per frame, and the steps'
+// streams never wait for the renderer. No CUDA or Vulkan types
 // here: the app passes descriptors and sizes.
 #include <cstdint>
 #include <memory>

@@ -82,7 +82,7 @@ class SimRunner {
     void setGate(Gate g, int frame);  // never step lab 0 past `frame`; -1 lifts the gate
     void setActive(int labs);         // 1 or 2 labs step
     // The window's interop (gui/core/interop_slots.h): after each device step of lab's World of
-    // link->generation(), the records go into link's next slot on the step's stream and the snapshot names
+    // link->generation(), the records go into link's next slot (gpu/interop_cuda.h) and the snapshot names
     // it. nullptr: none (the render thread uploads every frame from the snapshot).
     void setVertexLink(int lab, std::shared_ptr<WindowVertexLink> link);
 
