@@ -408,7 +408,8 @@ BENCHMARK(BM_GpuRigidNarrow)
 // (self contacts; after 45 steps it has none yet).
 constexpr int kClothWarmup = 80;
 
-// args: cells, lanes per vertex (1, the default for cloth alone, against a tile of 8 whose first lane does
+// args: cells (64 only: each call warms the sheet up on the CPU again, 85 steps, which at 128 cells would not
+// fit the device check's box), lanes per vertex (1, the default for cloth alone, against a tile of 8 whose first lane does
 // the cloth's terms). A cells x cells sheet with self-collision draped over a fixed sphere (bench_cloth's
 // scene, warmed up on the CPU for kClothWarmup steps of 1/60 s), stepped on the device: the collision
 // detected on the host between device stages (gpu/pipeline.h), no graph. Counters: detect_ms (the host
@@ -458,7 +459,6 @@ BENCHMARK(BM_GpuClothStep)
     ->ArgNames({"cells", "lanes"})
     ->Args({64, 1})
     ->Args({64, 8})
-    ->Args({128, 1})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

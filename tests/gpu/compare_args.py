@@ -32,10 +32,14 @@ def runs(paths):
                 continue
             parts = name[: -len('_median')].split('/')
             family, args = parts[0], []
-            for p in parts[1:]:
-                if ':' in p and not p.startswith(('iterations', 'min_time', 'repeats')):
+            for i, p in enumerate(parts[1:]):
+                if p.startswith(('iterations', 'min_time', 'repeats', 'real_time', 'manual_time')):
+                    continue
+                if ':' in p:
                     k, v = p.split(':', 1)
                     args.append((k, v))
+                else:  # an unnamed argument (BM_VertexRecordsHost/0): keyed by its place, not dropped
+                    args.append((f'arg{i}', p))
             try:
                 out[(family, tuple(args))] = float(row['real_time'])
             except ValueError:
