@@ -409,11 +409,11 @@ BENCHMARK(BM_GpuRigidNarrow)
 constexpr int kClothWarmup = 80;
 
 // args: cells (64 only: each call warms the sheet up on the CPU again, 85 steps, which at 128 cells would not
-// fit the device check's box), lanes per vertex (1, the default for cloth alone, against a tile of 8 whose first lane does
-// the cloth's terms). A cells x cells sheet with self-collision draped over a fixed sphere (bench_cloth's
-// scene, warmed up on the CPU for kClothWarmup steps of 1/60 s), stepped on the device: the collision
-// detected on the host between device stages (gpu/pipeline.h), no graph. Counters: detect_ms (the host
-// collision stage with its transfers, per step), contacts, and cpu_ms: the CPU solver's step of the same
+// fit the device check's box), lanes per vertex (1, the default for cloth alone, against a tile of 8 whose
+// first lane does the cloth's terms). A cells x cells sheet with self-collision draped over a fixed sphere
+// (bench_cloth's scene, warmed up on the CPU for kClothWarmup steps of 1/60 s), stepped on the device: the
+// collision detected on the host between device stages (gpu/pipeline.h), no graph. Counters: detect_ms (the
+// host collision stage with its transfers, per step), contacts, and cpu_ms: the CPU solver's step of the same
 // warmed-up state on all host threads.
 void BM_GpuClothStep(benchmark::State& st) {
     if (skipWithoutDevice(st)) return;
