@@ -85,6 +85,12 @@ CudaSoftSweeper::~CudaSoftSweeper() = default;
 void CudaSoftSweeper::upload(SoftSolver& solver) {
     if (solver.doublePrecision()) throw InputError("", "solver.precision", kDoubleRefused);
     const SoftModel& m = solver.model();
+    // One launch per color on live x, without the pipeline's snapshot, bound or cloth references: a model
+    // with self contacts (same-color partners would race) or cloth (its C_prev and theta_prev are not set
+    // here) is the pipeline's (gpu/pipeline.h).
+    if (m.collision.enabled || !m.tris.empty())
+        throw std::runtime_error(
+            "CudaSoftSweeper: tets without collision only (the device step runs the rest)");
     const SoftState<float>& st = solver.floatState();
     Impl& d = *impl_;
     d.release();

@@ -23,7 +23,7 @@ class CudaSoftSweeper {
     CudaSoftSweeper& operator=(const CudaSoftSweeper&) = delete;
 
     // Copies the model (topology, materials, rest data, colliders, state) to the device. Throws InputError
-    // for a double-precision solver.
+    // for a double-precision solver, std::runtime_error for cloth or collision (gpu/pipeline.h runs those).
     void upload(SoftSolver& solver);
     // One colored Gauss-Seidel sweep on the device (colors in order, one launch each).
     void sweep();

@@ -7,11 +7,31 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <utility>
 #include <vector>
 
 #include "backend/parallel.h"
 
 namespace vbd {
+
+// The order in which the host executor runs a launch's indices. A GPU runs them concurrently in no order, so
+// a stage whose result depended on it (one index reading what another of the same launch writes) would differ
+// there; the one-thread host runs them in index order and would not show it. Tests run the same steps
+// Reversed and Shuffled against Forward (test_gpu_host_pipeline / test_gpu_rigid_host
+// LaunchOrderChangesNothing): any difference is an intra-launch dependence. Reversed and Shuffled run on the
+// calling thread. Process-wide; set it only while no step runs (ScopedLaunchOrder).
+enum class LaunchOrder { Forward, Reversed, Shuffled };
+inline LaunchOrder& hostLaunchOrder() {
+    static LaunchOrder order = LaunchOrder::Forward;
+    return order;
+}
+struct ScopedLaunchOrder {
+    explicit ScopedLaunchOrder(LaunchOrder o) : was(hostLaunchOrder()) { hostLaunchOrder() = o; }
+    ~ScopedLaunchOrder() { hostLaunchOrder() = was; }
+    ScopedLaunchOrder(const ScopedLaunchOrder&) = delete;
+    ScopedLaunchOrder& operator=(const ScopedLaunchOrder&) = delete;
+    LaunchOrder was;
+};
 
 struct HostExec {
     // The sweeps' default width here is 1 lane (SweepStage: the CPU solver's order, bit for bit); a wider
@@ -35,7 +55,28 @@ struct HostExec {
     }
     template <typename F>
     void forEach(int n, const F& f) {
-        if (n > 0) parallelFor(size_t(n), [&](size_t i) { f(int(i)); });
+        if (n <= 0) return;
+        switch (hostLaunchOrder()) {
+            case LaunchOrder::Forward:
+                parallelFor(size_t(n), [&](size_t i) { f(int(i)); });
+                return;
+            case LaunchOrder::Reversed:
+                for (int i = n - 1; i >= 0; --i) f(i);
+                return;
+            case LaunchOrder::Shuffled: {
+                // A Fisher-Yates permutation from a generator that moves on with every launch (deterministic
+                // for a given sequence of launches).
+                static std::uint32_t state = 12345u;
+                std::vector<int> order(static_cast<size_t>(n));
+                for (int i = 0; i < n; ++i) order[size_t(i)] = i;
+                for (int i = n - 1; i > 0; --i) {
+                    state = state * 1664525u + 1013904223u;
+                    std::swap(order[size_t(i)], order[size_t((state >> 8) % std::uint32_t(i + 1))]);
+                }
+                for (int i : order) f(i);
+                return;
+            }
+        }
     }
     template <typename F>
     void forEach(int n, const F& f, int block) {  // the device's block size: nothing to the host

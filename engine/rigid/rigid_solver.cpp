@@ -456,7 +456,11 @@ void RigidSolver::buildAdjacency(const std::vector<ManifoldRange>& manifolds, si
                 jointOffsets_, jointItems_);
         },
         1);
-    // The body of each contact that applies its fused dual update (iterate()): the one solved first.
+    // The body of each contact that applies its fused dual update (iterate()): the one solved first. This
+    // rests on colorBodies putting the two bodies of every touching pair with a dynamic a in different
+    // colors: were they in one, the owner would write the contact while the other read it in the same launch
+    // (a race on the device; test_gpu_rigid_host LaunchOrderChangesNothing fails at once with contacts left
+    // out of the coloring).
     dualOwner_.resize(contactCount);
     parallelFor(
         manifolds.size(),

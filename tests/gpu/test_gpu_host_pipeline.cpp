@@ -461,3 +461,61 @@ TEST(GpuHostPipeline, PersistingWindowIsAHintOnly) {
     EXPECT_EQ(p.stepper->persistingBytes(), 0u);
     for (int s = 0; s < 2; ++s) EXPECT_EQ(p.step(), 0.0) << "step " << s;
 }
+
+// A GPU runs a launch's indices concurrently in no order; the one-thread host runs them in index order, so a
+// stage whose result depended on that order (a vertex reading what another of its color writes: a same-color
+// contact partner without the snapshot, say) would pass every other host test and differ on a device. The
+// same steps with every launch Reversed and Shuffled (gpu/host_exec.h LaunchOrder) give the Forward bits:
+// positions, velocities, the residual field and G, on the contact cases (same-color partners through the
+// snapshot), a cloth and a beam, double and float, a thread and a tile of 8 lanes per vertex, diagnostics on.
+// Without the snapshot (the sweep reading live x) the contact cases differ at once.
+TEST(GpuHostPipeline, LaunchOrderChangesNothing) {
+    ThreadLimit oneThread(1);
+    std::vector<vbdtest::ContactCase> cases = vbdtest::contactCases();
+    for (const char* f : {"cloth_cube.json", "beam_sag.json"})
+        cases.push_back({f, vbd::loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/" + f, {})});
+    for (const auto& c : cases)
+        for (Precision prec : {Precision::Double, Precision::Float})
+            for (int lanes : {1, 8}) {
+                SCOPED_TRACE(c.name + (prec == Precision::Double ? ", double, " : ", float, ") +
+                             std::to_string(lanes) + " lanes");
+                SceneDesc d = c.desc;
+                d.solver.precision = prec;
+                d.solver.diagnostics = true;
+                struct Result {
+                    std::vector<Vec3> x, v;
+                    std::vector<float> field;
+                    double energy = 0;
+                };
+                auto run = [&](LaunchOrder order) {
+                    ScopedLaunchOrder scoped(order);
+                    SoftSolver solver;
+                    solver.build(d);
+                    solver.setParams(d.solver);
+                    std::unique_ptr<SoftStepper> st = makeHostPipelineStepper(prec);
+                    st->configure(solver);
+                    st->setLanesPerVertex(lanes);
+                    st->setResidualField(true);
+                    Result r;
+                    for (int step = 0; step < 3; ++step)
+                        r.energy += st->step(solver, float(d.dt / d.substeps), d.gravity).energy;
+                    r.x = solver.model().x;
+                    r.v = solver.model().v;
+                    EXPECT_TRUE(st->residualField(r.field));
+                    return r;
+                };
+                const Result fwd = run(LaunchOrder::Forward);
+                for (LaunchOrder order : {LaunchOrder::Reversed, LaunchOrder::Shuffled}) {
+                    const Result other = run(order);
+                    const char* what = order == LaunchOrder::Reversed ? "reversed" : "shuffled";
+                    auto same = [](const std::vector<Vec3>& a, const std::vector<Vec3>& b) {
+                        return a.size() == b.size() &&
+                               std::memcmp(a.data(), b.data(), a.size() * sizeof(Vec3)) == 0;
+                    };
+                    EXPECT_TRUE(same(fwd.x, other.x)) << what;
+                    EXPECT_TRUE(same(fwd.v, other.v)) << what;
+                    EXPECT_TRUE(fwd.field == other.field) << what;
+                    EXPECT_EQ(fwd.energy, other.energy) << what;
+                }
+            }
+}
