@@ -29,6 +29,15 @@ struct Sym33T {
     VBD_HD static Sym33T upperOf(const Mat33T<T>& M) {
         return {M.m[0][0], M.m[1][1], M.m[2][2], M.m[0][1], M.m[0][2], M.m[1][2]};
     }
+    // Adds another accumulator, entry by entry.
+    VBD_HD void add(const Sym33T& o) {
+        xx += o.xx;
+        yy += o.yy;
+        zz += o.zz;
+        xy += o.xy;
+        xz += o.xz;
+        yz += o.yz;
+    }
     // Adds the upper triangle of a symmetric M.
     VBD_HD void add(const Mat33T<T>& M) {
         xx += M.m[0][0];

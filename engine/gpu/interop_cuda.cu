@@ -37,6 +37,12 @@ std::vector<DeviceUuid> cudaDeviceUuids(std::string& error) {
 
 namespace {
 
+// The double state rounded to float into out (as publishing does for the CPU path), on stream s.
+void roundToFloat(const Vec3d* x, int n, Vec3* out, cudaStream_t s) {
+    forEachKernel<<<blocksFor(n), kBlockSize, 0, s>>>(ToFloatStage<double>{x, out}, n);
+    VBD_CUDA(cudaGetLastError());
+}
+
 // The records of n vertices from the float positions x into out on stream s.
 void issueRecords(const Vec3* x, int n, const SurfaceAdjacencyView& adj, const float* scalar, int numScalars,
                   float* out, const VertexLayout& layout, cudaStream_t s) {
@@ -82,9 +88,7 @@ class CudaVertexWriter final : public ExternalVertexWriter {
                 cudaStream_t step = src.stream ? static_cast<cudaStream_t>(src.stream) : stream_;
                 if (step != stream_) VBD_CUDA(cudaStreamWaitEvent(step, slotRead_[slot], 0));
                 if (src.doublePrecision) {
-                    forEachKernel<<<blocksFor(n_), kBlockSize, 0, step>>>(
-                        ToFloatStage<double>{static_cast<const Vec3d*>(src.x), x}, n_);
-                    VBD_CUDA(cudaGetLastError());
+                    roundToFloat(static_cast<const Vec3d*>(src.x), n_, x, step);
                 } else {
                     VBD_CUDA(
                         cudaMemcpyAsync(x, src.x, size_t(n_) * sizeof(Vec3), cudaMemcpyDeviceToDevice, step));
@@ -107,8 +111,8 @@ class CudaVertexWriter final : public ExternalVertexWriter {
                                          cudaMemcpyHostToDevice, stream_));
             }
         }
-        const bool wroteBodies =
-            bodyInstancesWritable(bodies, instanceCapacity_, device_) && copyBodies(*bodies, slot);
+        const bool wroteBodies = bodyInstancesWritable(bodies, instanceCapacity_, device_);
+        if (wroteBodies) copyBodies(*bodies, slot);
         if (waitRenderDone > 0) {
             cudaExternalSemaphoreWaitParams w{};
             w.params.fence.value = waitRenderDone;
@@ -136,8 +140,8 @@ class CudaVertexWriter final : public ExternalVertexWriter {
   private:
     // The rigid step's states into the slot's scratch, on the rigid step's stream once the slot's last
     // instance kernel has read it (that stream, like the soft step's, never waits for the renderer), and the
-    // table when it changed. False when the scratch cannot be had.
-    bool copyBodies(const BodyInstanceFrame& b, uint32_t slot) {
+    // table when it changed.
+    void copyBodies(const BodyInstanceFrame& b, uint32_t slot) {
         const size_t count = size_t(b.count), n = size_t(b.bodies.n);
         if (lastTable_.size() != count ||
             std::memcmp(static_cast<const void*>(lastTable_.data()), static_cast<const void*>(b.table),
@@ -161,7 +165,6 @@ class CudaVertexWriter final : public ExternalVertexWriter {
             VBD_CUDA(cudaEventRecord(bodiesCopied_, rigid));
             VBD_CUDA(cudaStreamWaitEvent(stream_, bodiesCopied_, 0));
         }
-        return true;
     }
     // The slot's body instances from its scratch, on the writer's stream (after the renderDone wait, before
     // the simDone signal).
@@ -296,8 +299,8 @@ class CudaVertexWriter final : public ExternalVertexWriter {
     int n_;
     VertexLayout layout_;
     int device_;
-    cudaStream_t stream_ =
-        nullptr;                    // the writer's: waits for the renderer, writes the slots, signals simDone
+    // The writer's stream: waits for the renderer, writes the slots, signals simDone.
+    cudaStream_t stream_ = nullptr;
     cudaEvent_t done_ = nullptr;    // recorded after each frame's write
     cudaEvent_t copied_ = nullptr;  // the step's stream -> stream_: this frame's positions are in the scratch
     std::vector<cudaEvent_t> slotRead_;  // per slot: its last records and instance kernels are done
@@ -352,9 +355,7 @@ double deviceVertexRecordSeconds(const DeviceParticles& src, const SurfaceAdjace
     for (int f = 0; f < frames; ++f) {  // as a window frame: the double state rounded first
         const Vec3* x = static_cast<const Vec3*>(src.x);
         if (src.doublePrecision) {
-            forEachKernel<<<blocksFor(src.n), kBlockSize, 0, s>>>(
-                ToFloatStage<double>{static_cast<const Vec3d*>(src.x), static_cast<Vec3*>(xf)}, src.n);
-            VBD_CUDA(cudaGetLastError());
+            roundToFloat(static_cast<const Vec3d*>(src.x), src.n, static_cast<Vec3*>(xf), s);
             x = static_cast<const Vec3*>(xf);
         }
         issueRecords(x, src.n, view, nullptr, 0, static_cast<float*>(out), layout, s);

@@ -223,7 +223,7 @@ VBD_HD_NOINLINE void solveTileVertex(const StepArrays<T>& a, const SoftViewT<T>&
     vertexInertia(v, i, f, H);
     Sym33T<T> S = Sym33T<T>::upperOf(H);
     f += ft;
-    S = Sym33T<T>{S.xx + St.xx, S.yy + St.yy, S.zz + St.zz, S.xy + St.xy, S.xz + St.xz, S.yz + St.yz};
+    S.add(St);
     H = S.full();
     a.inContact[i] = vertexOtherTerms(v, i, f, H) ? 1 : 0;
     if (solveVertexSystem(H, f, dx)) moveVertex(a.x, a.dx, a.xPrev, i, dx);
@@ -282,9 +282,7 @@ struct SweepTileStage {
             addTets(v, v.vtOffsets[i] + l, v.vtOffsets[i + 1], ft[l], St[l]);
         }
         tileSumOfLanes<kLanes>(ft, [](Vec3T<T>& x, const Vec3T<T>& y) { x += y; });
-        tileSumOfLanes<kLanes>(St, [](Sym33T<T>& x, const Sym33T<T>& y) {
-            x = Sym33T<T>{x.xx + y.xx, x.yy + y.yy, x.zz + y.zz, x.xy + y.xy, x.xz + y.xz, x.yz + y.yz};
-        });
+        tileSumOfLanes<kLanes>(St, [](Sym33T<T>& x, const Sym33T<T>& y) { x.add(y); });
         solveTileVertex(a, v, i, ft[0], St[0]);
 #endif
     }

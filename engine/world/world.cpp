@@ -234,7 +234,7 @@ class WorldImpl final : public World {
         s->frame = frame_;
         s->time = time_;
         saveSoft(soft_, *s);
-        deviceState(s->carried);  // the device's state, not the CPU solver's stale one
+        if (device_) device_->saveCarried(s->carried);  // the device's state, not the CPU solver's stale one
         if (rigid_->numBodies() > 0) s->rigid = std::make_shared<const RigidSolver>(*rigid_);
         s->bodies = rigid_->states();
         s->rigidBodies = desc_.rigidBodies;
@@ -273,26 +273,22 @@ class WorldImpl final : public World {
     }
 
   private:
-    // The device step's state of its last step into c (SoftStepper::saveCarried: its precision's state with
-    // the digits below float), sized for the CPU solver too (SoftState::resetDerived: what a step rebuilds
-    // from x_prev), so that either backend can go on from it. Nothing without a device step.
-    void deviceState(SoftSolver::Carried& c) const {
-        if (!device_) return;
-        device_->saveCarried(c);
-        const SoftModel& m = soft_.model();
-        if (desc_.solver.precision == Precision::Double)
-            c.d.resetDerived(m);
-        else
-            c.f.resetDerived(m);
-    }
-    // That state into the solver before the stepper is remade for new settings: a new stepper seeds from it
+    // The device step's state of its last step (SoftStepper::saveCarried: its precision's state with the
+    // digits below float) into the solver before the stepper is remade for new settings, sized for the CPU
+    // solver too (SoftState::resetDerived: what a step rebuilds from x_prev): a new stepper seeds from it
     // while it still rounds to the published arrays (PipelineStepper::seed), and so does the CPU solver after
     // a switch of backend (SoftState::sync), so an edit of the settings no longer restarts a double run from
     // its published float state (a jump of ~1e-7 m). The solver's own state is stale while the device steps.
+    // saveState keeps the device's state unsized (the timeline saves one a frame): a frame saved on the
+    // device and restored on the CPU backend reseeds from its published arrays.
     void keepDeviceState() {
         if (!device_) return;
         SoftSolver::Carried c = soft_.carried();
-        deviceState(c);
+        device_->saveCarried(c);
+        if (desc_.solver.precision == Precision::Double)
+            c.d.resetDerived(soft_.model());
+        else
+            c.f.resetDerived(soft_.model());
         soft_.setCarried(std::move(c));
     }
 
