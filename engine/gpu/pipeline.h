@@ -222,8 +222,8 @@ class PipelineStepper final : public SoftStepper {
         else
             c.f = std::move(s);
     }
-    void setIncidenceRecords(bool on) override { recordsWanted_ = on; }  // placed by the next step
-    bool incidenceRecords() const override { return recordsWanted_; }
+    void setTetLayout(TetLayout layout) override { layoutWanted_ = layout; }  // placed by the next step
+    TetLayout tetLayout() const override { return layoutWanted_; }
     void setResidualField(bool wanted) override {
         if (wanted == fieldWanted_) return;
         fieldWanted_ = wanted;
@@ -287,31 +287,22 @@ class PipelineStepper final : public SoftStepper {
         owned_.erase(it);
         ex_.release(p);
     }
-    // The tile sweep's incidence records (gpu/incidence_records.h) copied to the executor, or freed: as
-    // setIncidenceRecords asked. The captured graph's functors hold the pointers: dropped. The records'
-    // C_prev copies are written by every step's CprevStage before its sweeps (so also when placed between
-    // steps).
+    // The tile sweep's tet records (gpu/tet_records.h) copied to the executor, or freed: as setTetLayout
+    // asked. The captured graph's functors hold the pointers: dropped.
     void placeRecords(const SoftModel& m) {
         dropCapturedStep();
-        releaseOwned(const_cast<IncidenceRecord*>(a_.records));
+        releaseOwned(const_cast<TetRecord*>(a_.records));
         releaseOwned(const_cast<float*>(a_.recordKd));
-        releaseOwned(a_.recordCprev);
-        releaseOwned(const_cast<int*>(a_.cprevSlot));
         a_.records = nullptr;
         a_.recordKd = nullptr;
-        a_.recordCprev = nullptr;
-        a_.cprevSlot = nullptr;
-        recordsPlaced_ =
-            recordsWanted_;  // a model without tets has none to place: asked once, not every step
-        if (!recordsWanted_ || m.vertexTets.items.empty()) return;
-        std::vector<IncidenceRecord> rec;
+        a_.recordKdAll = 0;
+        layoutPlaced_ = layoutWanted_;  // a model without tets has none to place: asked once, not every step
+        if (layoutWanted_ == TetLayout::Arrays || m.vertexTets.items.empty()) return;
+        std::vector<TetRecord> rec;
         std::vector<float> kd;
-        std::vector<int> slot;
-        buildIncidenceRecords(m, rec, kd, slot);
+        buildTetRecords(m, layoutWanted_, rec, kd, a_.recordKdAll);
         a_.records = copyOf(rec.data(), rec.size());
-        a_.recordKd = copyOf(kd.data(), kd.size());
-        a_.cprevSlot = copyOf(slot.data(), slot.size());
-        a_.recordCprev = alloc<Mat33T<T>>(rec.size());
+        if (!kd.empty()) a_.recordKd = copyOf(kd.data(), kd.size());
         ex_.sync();  // the host vectors go out of scope
     }
     // The step's start up to its first stage: configured for the model, the incidence records placed, seeded
@@ -320,7 +311,7 @@ class PipelineStepper final : public SoftStepper {
         SoftModel& m = solver.model();
         if (!configured_ || plan_.n != m.numVertices() || plan_.numTets != int(m.tets.size()))
             configure(solver);
-        if (recordsWanted_ != recordsPlaced_) placeRecords(m);
+        if (layoutWanted_ != layoutPlaced_) placeRecords(m);
         model_ = &m;
         if (plan_.n == 0) return false;
         detectMs_ = 0;
@@ -413,7 +404,7 @@ class PipelineStepper final : public SoftStepper {
         vbOffsets_.free(ex_);
         bodyRows_.free(ex_);
         numContacts_ = 0;
-        recordsPlaced_ = false;
+        layoutPlaced_ = TetLayout::Arrays;
         configured_ = false;
         graphReady_ = false;
     }
@@ -648,8 +639,11 @@ class PipelineStepper final : public SoftStepper {
 
     template <int kLanes, int kMinBlocks = 1>
     void issueTiles(const StepArrays<T>& a, const int* verts, int count) {
-        if (a.records) {
-            using Stage = SweepTileStage<T, kLanes, kMinBlocks, true>;
+        if (a.records && layoutPlaced_ == TetLayout::IncidenceRecords) {
+            using Stage = SweepTileStage<T, kLanes, kMinBlocks, TetLayout::IncidenceRecords>;
+            ex_.forEach(int(Stage::threadsFor(count)), Stage{a, scalars_, verts, count});
+        } else if (a.records && layoutPlaced_ == TetLayout::TetRecords) {
+            using Stage = SweepTileStage<T, kLanes, kMinBlocks, TetLayout::TetRecords>;
             ex_.forEach(int(Stage::threadsFor(count)), Stage{a, scalars_, verts, count});
         } else {
             using Stage = SweepTileStage<T, kLanes, kMinBlocks>;
@@ -762,9 +756,10 @@ class PipelineStepper final : public SoftStepper {
     bool configured_ = false, seeded_ = false, hasVLast_ = false, graphReady_ = false, stepped_ = false;
     int lanesSet_ = 0;  // setLanesPerVertex (0: the default, lanesPerVertex)
     int sweepMinBlocks_ = Exec::kTiles ? defaultSweepMinBlocks(sizeof(T) == sizeof(double)) : 1;
-    bool fieldWanted_ = false;    // setResidualField
-    bool recordsWanted_ = false;  // setIncidenceRecords
-    bool recordsPlaced_ = false;  // what placeRecords last did (records exist where the model has tets)
+    bool fieldWanted_ = false;                    // setResidualField
+    TetLayout layoutWanted_ = TetLayout::Arrays;  // setTetLayout
+    TetLayout layoutPlaced_ = TetLayout::Arrays;  // what placeRecords last did (records exist where the model
+                                                  // has tets)
     bool persistWanted_ = persistingPositionsFromEnv();  // setPersistingPositions
     size_t persistBytes_ = 0;
 };

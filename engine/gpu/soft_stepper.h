@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gpu/device_particles.h"
+#include "gpu/tet_records.h"
 #include "soft/soft_solver.h"
 
 namespace vbd {
@@ -49,11 +50,12 @@ class SoftStepper {
     // 1 on the host executor. Throws std::invalid_argument outside 1..4.
     virtual void setSweepMinBlocks(int blocks) = 0;
     virtual int sweepMinBlocks() const = 0;
-    // The tile sweep reads each incidence's copy of its tet's indices and constants (gpu/incidence_records.h:
-    // one dependent load fewer, four times the tets' memory) instead of the tet arrays. Placed (or freed) by
-    // the next step; the results are the same bit for bit. Default off. No effect with 1 lane per vertex.
-    virtual void setIncidenceRecords(bool on) = 0;
-    virtual bool incidenceRecords() const = 0;
+    // How the tile sweep reads each incidence's tet (gpu/tet_records.h): the tet arrays with the stored
+    // C_prev (Arrays), or a 64-byte record per tet (TetRecords) or per incidence (IncidenceRecords) with
+    // C_prev computed from x_prev. Placed (or freed) by the next step; the results are the same bit for bit
+    // on the host executor. Default Arrays. No effect with 1 lane per vertex.
+    virtual void setTetLayout(TetLayout layout) = 0;
+    virtual TetLayout tetLayout() const = 0;
     // An L2 persisting window over the positions x (CudaExec::setPersistingWindow): the sweep gathers its
     // neighbours' positions, while the tet data streams through L2 once per color and evicts them (the
     // profile in docs/gpu.md: L2 hit rate 48%). Default off, or on with VBD_CUDA_L2_PERSIST=1; no effect on

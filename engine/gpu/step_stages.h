@@ -26,7 +26,7 @@
 #include <limits>
 
 #include "energy/tet_energy.h"
-#include "gpu/incidence_records.h"
+#include "gpu/tet_records.h"
 #include "gpu/tile_sum.h"
 #include "math/quat.h"
 #include "soft/cloth_stage.h"
@@ -70,13 +70,12 @@ struct StepArrays {
     // The residual heat map (SoftSolver::vertexResidual), written by every residual evaluation; nullptr while
     // no reader wants it (gpu/soft_stepper.h setResidualField).
     float* residualField = nullptr;
-    // The tile sweep's incidence records (gpu/incidence_records.h; nullptr: not placed): per entry j of the
-    // vertex-tet lists the tet's indices and constants, its k_d, and a copy of its C_prev (written by
-    // CprevStage through cprevSlot[4 e + a] = j, -1 for an incidence no list holds).
-    const IncidenceRecord* records = nullptr;
+    // The tile sweep's tet records (gpu/tet_records.h; nullptr: the tet arrays), per tet or per entry of the
+    // vertex-tet lists as the sweep's TetLayout says, and their k_d in the same order (nullptr: recordKdAll
+    // for every tet).
+    const TetRecord* records = nullptr;
     const float* recordKd = nullptr;
-    Mat33T<T>* recordCprev = nullptr;
-    const int* cprevSlot = nullptr;
+    float recordKdAll = 0;
     // Collision (soft/cloth_stage.h; detected on the host): each update of a free vertex is clamped into the
     // ball of radius bound[i] around xc[i] + ref[i] (the penetration-free step bound of cloth_collision.h);
     // bound == nullptr: no collision in the model. xRead (and dxRead in the increment form): the sweep's
@@ -153,8 +152,8 @@ struct PredictStage {
     }
 };
 
-// C_prev = F_prev^T F_prev per tet (internal damping's reference; SoftSolver::refreshCprev), and into its
-// incidences' records when they are placed (the record sweep then reads it in the lists' order too).
+// C_prev = F_prev^T F_prev per tet (internal damping's reference; SoftSolver::refreshCprev), for the tet
+// arrays' sweep and the residual (the record sweeps compute it where they read it, gpu/tet_records.h).
 template <typename T>
 struct CprevStage {
     StepArrays<T> a;
@@ -163,11 +162,6 @@ struct CprevStage {
         const Mat33T<T> C =
             tetCprev(a.xPrev[t[0]], a.xPrev[t[1]], a.xPrev[t[2]], a.xPrev[t[3]], Mat33T<T>(a.view.DmInv[e]));
         a.Cprev[e] = C;
-        if (!a.cprevSlot) return;
-        for (int k = 0; k < 4; ++k) {
-            const int j = a.cprevSlot[4 * e + k];
-            if (j >= 0) a.recordCprev[j] = C;
-        }
     }
 };
 
@@ -246,11 +240,10 @@ VBD_HD_NOINLINE void solveTileVertex(const StepArrays<T>& a, const SoftViewT<T>&
 // MinBlocksOf): more blocks, fewer registers per thread and more warps to hide the gathers' latency, or
 // spills. Chosen by benchmark as the lanes (bench_gpu BM_GpuSoftStepOccupancy).
 //
-// kRecords: the tet's indices, constants and C_prev come from the incidence's own record
-// (gpu/incidence_records.h, StepArrays::records, read beside the item) instead of the tet arrays at the
-// item's e (read after it). The same values: the same result bit for bit; chosen by benchmark (bench_gpu
-// BM_GpuSoftStepRecords).
-template <typename T, int kLanes, int MinBlocks = 1, bool kRecords = false>
+// kLayout: how the tet of each incidence is read (gpu/tet_records.h): the tet arrays at the item's e, or a
+// record (per tet at e, or the incidence's own beside the item) with C_prev computed from x_prev. The same
+// values: the same result bit for bit on the host; chosen by benchmark (bench_gpu BM_GpuSoftStepRecords).
+template <typename T, int kLanes, int MinBlocks = 1, TetLayout kLayout = TetLayout::Arrays>
 struct SweepTileStage {
     static_assert(kLanes >= 2 && kLanes <= 32 && (kLanes & (kLanes - 1)) == 0, "a power-of-two tile");
     static constexpr int kMinBlocks = MinBlocks;
@@ -292,10 +285,13 @@ struct SweepTileStage {
     VBD_HD void addTets(const SoftViewT<T>& v, int first, int end, Vec3T<T>& ft, Sym33T<T>& St) const {
         for (int j = first; j < end; j += kLanes) {
             const int item = v.vtItems[j];
-            if constexpr (kRecords) {
-                const IncidenceRecord r = loadIncidenceRecord(a.records + j);
-                tetVertexTermsOf(v, r.tet, r.DmInv, r.volume, r.mu, r.lambda, a.recordKd[j], a.recordCprev[j],
-                                 item & 3, ft, St);
+            if constexpr (kLayout != TetLayout::Arrays) {
+                // The record of the incidence (entry j) or of its tet (e = item >> 2).
+                const int r = kLayout == TetLayout::IncidenceRecords ? j : item >> 2;
+                const TetRecord rec = loadTetRecord(a.records + r);
+                const float kd = a.recordKd ? a.recordKd[r] : a.recordKdAll;
+                tetVertexTermsAtPrev(v, rec.tet, rec.DmInv, rec.volume, rec.mu, rec.lambda, kd, item & 3, ft,
+                                     St);
             } else {
                 tetVertexTerms(v, item >> 2, item & 3, ft, St);
             }

@@ -96,9 +96,9 @@ VBD_HD void naiveDampingOf(const SoftViewT<T>& s, int i, const Mat33T<T>& He, T 
 }
 
 // Tet e, local vertex a, in the state's scalar T, from the tet's vertex indices t, constants and C_prev as
-// the caller read them (the view's per-tet arrays below, or the device sweep's per-incidence copies of them,
-// gpu/incidence_records.h: the same values, so the same result bit for bit). The float parameters (DmInv, V,
-// mu, lambda, kd, h) are widened to T as they are read; for T = float every conversion is the identity.
+// the caller read them (the view's per-tet arrays below, or the device sweep's records of them,
+// gpu/tet_records.h: the same values, so the same result bit for bit). The float parameters (DmInv, V, mu,
+// lambda, kd, h) are widened to T as they are read; for T = float every conversion is the identity.
 template <typename T>
 VBD_HD void tetVertexTermsOf(const SoftViewT<T>& s, const int* t, const Mat33& DmInv, float vol, float mu,
                              float lam, float kd, const Mat33T<T>& Cprev, int a, Vec3T<T>& f, Sym33T<T>& H) {
@@ -109,6 +109,20 @@ VBD_HD void tetVertexTermsOf(const SoftViewT<T>& s, const int* t, const Mat33& D
     const Mat33T<T> F = tetDeformationGradient(p[0], p[1], p[2], p[3], Dinv);
     tetIncidenceTerms(F, tetVertexWeight(Dinv, a), T(vol), T(mu), T(lam), T(kd), Cprev, T(s.h), T(1) / T(s.h),
                       s.damping, xa, xPrevA, f, H);
+}
+// The same with C_prev = F_prev^T F_prev computed here from the tet's x_prev, only where the terms read it
+// (internal damping, k_d > 0; a zero they do not read elsewhere): the device's record sweeps, which stream no
+// stored C_prev (gpu/tet_records.h). tetCprev is the function the C_prev pass stores it with, of the same
+// values, so the result is the stored C_prev's bit for bit on the host (where tetCprev is out of line). (The
+// call is tetVertexTermsOf's own: GCC contracts a * b + c into FMAs per inlined copy, and a reshaped copy of
+// the terms rounded float states differently.)
+template <typename T>
+VBD_HD void tetVertexTermsAtPrev(const SoftViewT<T>& s, const int* t, const Mat33& DmInv, float vol, float mu,
+                                 float lam, float kd, int a, Vec3T<T>& f, Sym33T<T>& H) {
+    Mat33T<T> Cprev;  // zero, unread without internal damping
+    if (s.damping == DampingModel::Internal && kd > 0.f)
+        Cprev = tetCprev(s.xPrev[t[0]], s.xPrev[t[1]], s.xPrev[t[2]], s.xPrev[t[3]], Mat33T<T>(DmInv));
+    tetVertexTermsOf(s, t, DmInv, vol, mu, lam, kd, Cprev, a, f, H);
 }
 template <typename T>
 VBD_HD void tetVertexTerms(const SoftViewT<T>& s, int e, int a, Vec3T<T>& f, Sym33T<T>& H) {

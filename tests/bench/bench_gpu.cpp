@@ -14,10 +14,10 @@
 //   BM_GpuSoftStepOccupancy/double/lanes/blocks: size 1 at 120 iterations with the tile kernel built for that
 //     many resident blocks per multiprocessor (SoftStepper::setSweepMinBlocks: registers capped for more
 //     warps).
-//   BM_GpuSoftStepRecords/size/iters/double/lanes/blocks/records/absolute: the tile sweep reading the
-//   incidence
-//     records (records 1, gpu/incidence_records.h) or the tet arrays (0), the same results; absolute 1: a
-//     float state without the increment form (what that form costs on the device).
+//   BM_GpuSoftStepRecords/size/iters/double/lanes/blocks/records/absolute: the tile sweep reading the tets
+//     as the arrays with the stored C_prev (records 0), an incidence record each (1) or a tet record each (2)
+//     with C_prev from x_prev (gpu/tet_records.h, SoftStepper::setTetLayout), the same results; absolute 1:
+//     a float state without the increment form (what that form costs on the device).
 //   BM_GpuSoftStepL2/double/records/persist: size 1 at 120 iterations with and without an L2 persisting
 //   window
 //     over the positions (SoftStepper::setPersistingPositions; persist_MB: what the window covers).
@@ -129,15 +129,17 @@ bool skipWithoutDevice(benchmark::State& st) {
 // Bytes one sweep reads and writes at least once, by a plain model: per incidence (tet, vertex) the tet's
 // 4 indices, Dm^-1, 4 material floats and C_prev in the state's scalar; per vertex x of 4 tet corners is
 // counted once per incidence as a cached read of the vertex's own x, y, x_prev, mass and the write of x.
-double sweepBytes(const SoftModel& m, bool dbl) {
+// With the records (gpu/tet_records.h): the 64-byte record (this cube has one k_d, so none beside it) and no
+// C_prev.
+double sweepBytes(const SoftModel& m, bool dbl, TetLayout layout) {
     const double s = dbl ? 8 : 4;
-    const double perIncidence = 16 + 36 + 16 + 6 * s;
+    const double perIncidence = layout == TetLayout::Arrays ? 16 + 36 + 16 + 6 * s : 64;
     const double perVertex = 3 * s * 4 + 4 + 8;  // x (read + write), y, x_prev; mass; CSR offsets
     return 4.0 * double(m.tets.size()) * perIncidence + double(m.numVertices()) * perVertex;
 }
 
 void runSteps(benchmark::State& st, int size, int iterations, bool dbl, int lanes, bool publish,
-              int minBlocks = 0, bool records = false, bool absoluteFloat = false,
+              int minBlocks = 0, TetLayout layout = TetLayout::Arrays, bool absoluteFloat = false,
               bool persist = false) {  // 0: the default
     if (skipWithoutDevice(st)) return;
     SoftSolver& solver = solverFor(size, iterations, dbl ? Precision::Double : Precision::Float);
@@ -148,7 +150,7 @@ void runSteps(benchmark::State& st, int size, int iterations, bool dbl, int lane
     dev->configure(solver);
     if (lanes > 0) dev->setLanesPerVertex(lanes);
     if (minBlocks > 0) dev->setSweepMinBlocks(minBlocks);
-    dev->setIncidenceRecords(records);
+    dev->setTetLayout(layout);
     dev->setPersistingPositions(persist);
     const Vec3 g(0, -9.81f, 0);
     const float h = 1.f / 120.f;
@@ -160,23 +162,23 @@ void runSteps(benchmark::State& st, int size, int iterations, bool dbl, int lane
     st.counters["colors"] = double(m.colorGroups.size());
     st.counters["lanes"] = dev->lanesPerVertex();
     st.counters["min_blocks"] = dev->sweepMinBlocks();
-    st.counters["records"] = dev->incidenceRecords() ? 1 : 0;
+    st.counters["records"] = double(dev->tetLayout());
     st.counters["increment"] = !dbl && !absoluteFloat ? 1 : 0;
     st.counters["persist_MB"] = double(dev->persistingBytes()) * 1e-6;
     st.counters["incidences"] = benchmark::Counter(4.0 * double(m.tets.size()) * iterations,
                                                    benchmark::Counter::kIsIterationInvariantRate);
-    st.counters["model_GBps"] = benchmark::Counter(sweepBytes(m, dbl) * iterations * 1e-9,
+    st.counters["model_GBps"] = benchmark::Counter(sweepBytes(m, dbl, dev->tetLayout()) * iterations * 1e-9,
                                                    benchmark::Counter::kIsIterationInvariantRate);
 }
 
 // The L2 persisting window over the positions (SoftStepper::setPersistingPositions) at the paper's frame,
-// with the default layout and with the incidence records. args: double, records, persist.
+// with the tet arrays and with the tet records. args: double, records (as BM_GpuSoftStepRecords), persist.
 void BM_GpuSoftStepL2(benchmark::State& st) {
-    runSteps(st, 1, 120, st.range(0) != 0, 0, false, 0, st.range(1) != 0, false, st.range(2) != 0);
+    runSteps(st, 1, 120, st.range(0) != 0, 0, false, 0, TetLayout(st.range(1)), false, st.range(2) != 0);
 }
 BENCHMARK(BM_GpuSoftStepL2)
     ->ArgNames({"double", "records", "persist"})
-    ->ArgsProduct({{0, 1}, {0, 1}, {0, 1}})
+    ->ArgsProduct({{0, 1}, {0, 2}, {0, 1}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
@@ -205,20 +207,23 @@ BENCHMARK(BM_GpuSoftStepOccupancy)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
-// The incidence records (gpu/incidence_records.h) against the tet arrays, at the paper's frame and at 2M
-// tets; and what the float state's increment form costs (absolute 1: x read directly, one position array
-// instead of x_prev and dx). args: size, iterations, double, lanes, resident blocks (0: the default),
-// records, absolute.
+// The tet layouts (gpu/tet_records.h: records 0 the tet arrays, 1 incidence records, 2 tet records) at the
+// paper's frame and at 2M tets; and what the float state's increment form costs (absolute 1: x read
+// directly, one position array instead of x_prev and dx). args: size, iterations, double, lanes, resident
+// blocks (0: the default), records, absolute.
 void BM_GpuSoftStepRecords(benchmark::State& st) {
     runSteps(st, int(st.range(0)), int(st.range(1)), st.range(2) != 0, int(st.range(3)), false,
-             int(st.range(4)), st.range(5) != 0, st.range(6) != 0);
+             int(st.range(4)), TetLayout(st.range(5)), st.range(6) != 0);
 }
+static_assert(int(TetLayout::Arrays) == 0 && int(TetLayout::IncidenceRecords) == 1 &&
+                  int(TetLayout::TetRecords) == 2,
+              "the records argument's values");
 BENCHMARK(BM_GpuSoftStepRecords)
     ->ArgNames({"size", "iters", "double", "lanes", "blocks", "records", "absolute"})
-    ->ArgsProduct({{1}, {120}, {0, 1}, {4, 8, 16}, {0}, {0, 1}, {0}})
-    ->ArgsProduct({{1}, {120}, {0}, {8}, {2}, {0, 1}, {0}})
-    ->ArgsProduct({{1}, {120}, {0}, {8}, {0}, {0, 1}, {1}})
-    ->ArgsProduct({{2}, {100}, {0}, {8}, {0}, {0, 1}, {0}})
+    ->ArgsProduct({{1}, {120}, {0, 1}, {4, 8, 16}, {0}, {0, 1, 2}, {0}})
+    ->ArgsProduct({{1}, {120}, {0}, {8}, {2}, {0, 1, 2}, {0}})
+    ->ArgsProduct({{1}, {120}, {0}, {8}, {0}, {0, 2}, {1}})
+    ->ArgsProduct({{2}, {100}, {0}, {8}, {0}, {0, 1, 2}, {0}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

@@ -34,8 +34,8 @@
 #        - the app's window frames without a display (vbdlab --headless, 60 frames of cube_drop) on the CUDA
 #          and the CPU backend: the vertex-buffer path and the host time per frame outside solver and renderer
 #        - bench_gpu (soft step at ~100k / ~700k / ~2M tets, 10 / 100 / 120 iterations, lanes per vertex,
-#          incidence records, the float increment form, staged against pageable copies, the rigid pile by
-#          phase, copy bandwidth)
+#          the tet layouts (arrays, incidence and tet records), the float increment form, staged against
+#          pageable copies, the rigid pile by phase, copy bandwidth)
 #        - Nsight Compute on the sweep kernel at 700k tets (float and double; ncu.txt)
 #      and writes into $OUT (at most 8 files, the tool's limit: add none without removing one): summary.txt,
 #      summary.csv
@@ -591,9 +591,11 @@ elif [ $BUILD_OK = 1 ]; then
   NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
   if [ -n "$NCU" ]; then
     : >"$OUT/ncu.txt"
-    # The default kernel in float and double, and the float kernel reading the incidence records.
+    # The default kernel in float and double, and the float kernel reading the tet records and the incidence
+    # records (gpu/tet_records.h).
     for bm in "BM_GpuSoftStep/size:1/iters:10/double:0/lanes:0/real_time" \
       "BM_GpuSoftStep/size:1/iters:10/double:1/lanes:0/real_time" \
+      "BM_GpuSoftStepRecords/size:1/iters:120/double:0/lanes:8/blocks:0/records:2/absolute:0/real_time" \
       "BM_GpuSoftStepRecords/size:1/iters:120/double:0/lanes:8/blocks:0/records:1/absolute:0/real_time"; do
       vt 30 "$NCU" --clock-control none --kernel-name-base demangled -k 'regex:SweepTile' --launch-skip 8 --launch-count 1 \
         --section SpeedOfLight --section Occupancy --section LaunchStats --section MemoryWorkloadAnalysis \

@@ -28,7 +28,7 @@ namespace {
 // Why the CUDA tests cannot run here ("" when they can).
 // Steps `steps` substeps on the CUDA step and the host pipeline; returns the largest position difference.
 double compare(const SceneDesc& d, int steps, double* scale, int lanes = 1, int minBlocks = 1,
-               bool records = false) {
+               TetLayout layout = TetLayout::Arrays) {
     ThreadLimit oneThread(1);  // the host side single-threaded (test_gpu_host_pipeline.cpp says why)
     SoftSolver a, b;
     a.build(d);
@@ -42,7 +42,7 @@ double compare(const SceneDesc& d, int steps, double* scale, int lanes = 1, int 
     dev->configure(b);
     dev->setLanesPerVertex(lanes);  // 1: SweepStage, the host pipeline's order of the terms
     dev->setSweepMinBlocks(minBlocks);
-    dev->setIncidenceRecords(records);  // gpu/incidence_records.h: the same values read from another array
+    dev->setTetLayout(layout);  // gpu/tet_records.h: the same values read from another array
     const float h = float(d.dt / d.substeps);
     for (int s = 0; s < steps; ++s) {
         host->step(a, h, d.gravity);
@@ -184,15 +184,26 @@ TEST(GpuCuda, TilePerVertexParity) {
             EXPECT_LT(compare(d, 3, &scale, 4, blocks), 1e-9 * std::max(1.0, scale))
                 << scene << ", " << blocks << " blocks";
         }
-        // The incidence records (the host pipeline shows them equal to the tet arrays bit for bit; here the
-        // device kernel's loads of them, at the widths and budgets the benchmark compares).
-        for (int lanes : {4, 8, 16}) {
-            for (int blocks : {1, 2}) {
-                if (lanes == 16 && blocks == 2) continue;  // no capped build at 16 lanes
-                double scale = 0;
-                EXPECT_LT(compare(d, 3, &scale, lanes, blocks, true), 1e-9 * std::max(1.0, scale))
-                    << scene << ", records, " << lanes << " lanes, " << blocks << " blocks";
+        // The tet records (the host pipeline shows them equal to the tet arrays bit for bit; here the device
+        // kernel's loads of them and its C_prev from x_prev, at the widths and budgets the benchmark
+        // compares).
+        for (TetLayout layout : {TetLayout::IncidenceRecords, TetLayout::TetRecords}) {
+            for (int lanes : {4, 8, 16}) {
+                for (int blocks : {1, 2}) {
+                    if (lanes == 16 && blocks == 2) continue;  // no capped build at 16 lanes
+                    double scale = 0;
+                    EXPECT_LT(compare(d, 3, &scale, lanes, blocks, layout), 1e-9 * std::max(1.0, scale))
+                        << scene << ", " << tetLayoutName(layout) << ", " << lanes << " lanes, " << blocks
+                        << " blocks";
+                }
             }
+            // In float (the increment form's positions, C_prev from x_prev as the C_prev pass computes it),
+            // bounded as the float parity checks are.
+            SceneDesc f = d;
+            f.solver.precision = Precision::Float;
+            double scale = 0;
+            EXPECT_LT(compare(f, 3, &scale, 8, 1, layout), 5e-5 * std::max(1.0, scale))
+                << scene << ", " << tetLayoutName(layout) << ", float";
         }
     }
 }

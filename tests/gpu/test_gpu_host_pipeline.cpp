@@ -14,9 +14,9 @@
 
 #include "backend/parallel.h"
 #include "gpu/host_exec.h"
-#include "gpu/incidence_records.h"
 #include "gpu/pipeline.h"
 #include "gpu/soft_stepper.h"
+#include "gpu/tet_records.h"
 #include "gpu_scenes.h"
 
 using namespace vbd;
@@ -203,59 +203,82 @@ TEST(GpuHostPipeline, TilePerVertexLayout) {
 // The device's unpacking of a record from its four 16-byte loads (recordFromWords, which the host's plain
 // copy bypasses) against the struct's layout: every field of a record with distinct values, from its 16
 // words.
-TEST(GpuHostPipeline, IncidenceRecordUnpacksItsWords) {
-    IncidenceRecord r;
+TEST(GpuHostPipeline, TetRecordUnpacksItsWords) {
+    TetRecord r;
     for (int k = 0; k < 4; ++k) r.tet[k] = 1000003 * (k + 1);
     for (int k = 0; k < 9; ++k) r.DmInv.m[k / 3][k % 3] = 1.5f + float(k);
     r.volume = 0.125f, r.mu = 3e5f, r.lambda = 7e5f;
     float w[16];
     std::memcpy(w, &r, sizeof w);
-    const IncidenceRecord u = recordFromWords(w);
+    const TetRecord u = recordFromWords(w);
     EXPECT_EQ(std::memcmp(&u, &r, sizeof r), 0);
 }
 
-// The incidence records (gpu/incidence_records.h) hold the tet arrays' own values, so the record sweep must
-// give the tet arrays' sweep bit for bit: positions, velocities and v_last, at every tile width, in double
-// and in float's increment form, also when the records are placed and freed between steps. A record read at
-// another entry (checked: records + j + 1) or a wrong field moves the positions at once.
-TEST(GpuHostPipeline, IncidenceRecordsGiveTheTetArraysResult) {
+// The tet records (gpu/tet_records.h) hold the tet arrays' own values and compute C_prev from x_prev with the
+// function the C_prev pass stores it with, so the record sweeps must give the tet arrays' sweep bit for bit:
+// positions, velocities and v_last, at every tile width, in double and in float's increment form, with one
+// k_d for all tets (no per-record k_d) and with k_d varying per tet (zero on some: undamped tets in a damped
+// model), also when the records are placed, freed and replaced by the other layout between steps. A record
+// read at another entry, a wrong field, k_d of another tet or C_prev from x instead of x_prev moves the
+// positions at once.
+TEST(GpuHostPipeline, TetLayoutsGiveTheTetArraysResult) {
     ThreadLimit oneThread(1);
     for (const char* scene : {"beam_sag", "mesh_drop"}) {
         for (Precision prec : {Precision::Double, Precision::Float}) {
             SceneDesc d =
                 vbd::loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/" + scene + ".json", {});
             d.solver.precision = prec;
-            for (int lanes : {4, 8, 32}) {
-                SCOPED_TRACE(std::string(scene) + (prec == Precision::Double ? " double " : " float ") +
-                             std::to_string(lanes) + " lanes");
-                SoftSolver plain, rec;
-                for (SoftSolver* s : {&plain, &rec}) {
-                    s->build(d);
-                    s->setParams(d.solver);
-                }
-                std::unique_ptr<SoftStepper> a = makeHostPipelineStepper(prec),
-                                             b = makeHostPipelineStepper(prec);
-                a->configure(plain);
-                b->configure(rec);
-                a->setLanesPerVertex(lanes);
-                b->setLanesPerVertex(lanes);
-                EXPECT_FALSE(b->incidenceRecords());
-                const float h = float(d.dt / d.substeps);
-                for (int step = 0; step < 4; ++step) {
-                    b->setIncidenceRecords(step != 2);  // on, on, off (freed), on again (placed again)
-                    EXPECT_EQ(b->incidenceRecords(), step != 2);
-                    a->step(plain, h, d.gravity);
-                    b->step(rec, h, d.gravity);
-                    const SoftModel &ma = plain.model(), &mb = rec.model();
-                    double moved = 0, worst = 0;
-                    for (size_t i = 0; i < ma.x.size(); ++i) {
-                        moved = std::max(moved, double(norm(ma.x[i] - ma.xPrev[i])));
-                        worst = std::max(worst, double(norm(ma.x[i] - mb.x[i])));
-                        worst = std::max(worst, double(norm(ma.v[i] - mb.v[i])));
-                        worst = std::max(worst, double(norm(ma.vLast[i] - mb.vLast[i])));
+            ASSERT_EQ(d.solver.damping, DampingModel::Internal);  // the records' C_prev is read
+            for (bool variedKd : {false, true}) {
+                for (TetLayout layout : {TetLayout::IncidenceRecords, TetLayout::TetRecords}) {
+                    for (int lanes : {4, 8, 32}) {
+                        SCOPED_TRACE(std::string(scene) +
+                                     (prec == Precision::Double ? " double " : " float ") +
+                                     tetLayoutName(layout) + (variedKd ? ", k_d per tet, " : ", one k_d, ") +
+                                     std::to_string(lanes) + " lanes");
+                        SoftSolver plain, rec;
+                        for (SoftSolver* s : {&plain, &rec}) {
+                            s->build(d);
+                            s->setParams(d.solver);
+                            std::vector<float>& kd = s->model().kd;
+                            ASSERT_GT(kd.at(0), 0.f);
+                            if (variedKd)
+                                for (size_t e = 0; e < kd.size(); ++e) kd[e] *= float(e % 3);  // 0, 1, 2 x
+                        }
+                        std::vector<TetRecord> records;
+                        std::vector<float> kd;
+                        float kdAll = -1;
+                        buildTetRecords(rec.model(), layout, records, kd, kdAll);
+                        EXPECT_EQ(kd.empty(), !variedKd);  // the per-record k_d only where they differ
+                        std::unique_ptr<SoftStepper> a = makeHostPipelineStepper(prec),
+                                                     b = makeHostPipelineStepper(prec);
+                        a->configure(plain);
+                        b->configure(rec);
+                        a->setLanesPerVertex(lanes);
+                        b->setLanesPerVertex(lanes);
+                        EXPECT_EQ(b->tetLayout(), TetLayout::Arrays);
+                        const TetLayout other = layout == TetLayout::TetRecords ? TetLayout::IncidenceRecords
+                                                                                : TetLayout::TetRecords;
+                        // placed, kept, freed, the other placed, this one placed again
+                        const TetLayout sequence[5] = {layout, layout, TetLayout::Arrays, other, layout};
+                        const float h = float(d.dt / d.substeps);
+                        for (int step = 0; step < 5; ++step) {
+                            b->setTetLayout(sequence[step]);
+                            EXPECT_EQ(b->tetLayout(), sequence[step]);
+                            a->step(plain, h, d.gravity);
+                            b->step(rec, h, d.gravity);
+                            const SoftModel &ma = plain.model(), &mb = rec.model();
+                            double moved = 0, worst = 0;
+                            for (size_t i = 0; i < ma.x.size(); ++i) {
+                                moved = std::max(moved, double(norm(ma.x[i] - ma.xPrev[i])));
+                                worst = std::max(worst, double(norm(ma.x[i] - mb.x[i])));
+                                worst = std::max(worst, double(norm(ma.v[i] - mb.v[i])));
+                                worst = std::max(worst, double(norm(ma.vLast[i] - mb.vLast[i])));
+                            }
+                            EXPECT_GT(moved, 0.0) << "step " << step;  // the comparison is of a moving state
+                            EXPECT_EQ(worst, 0.0) << "step " << step;
+                        }
                     }
-                    EXPECT_GT(moved, 0.0) << "step " << step;  // the comparison is of a moving state
-                    EXPECT_EQ(worst, 0.0) << "step " << step;
                 }
             }
         }
