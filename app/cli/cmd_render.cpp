@@ -10,6 +10,7 @@
 #include "scene/scene.h"
 
 #ifdef VBD_HAVE_GUI
+#include "render/device_choice.h"
 #include "render/image_io.h"
 #include "render/renderer.h"
 #include "render/targets.h"
@@ -70,6 +71,7 @@ static int runRender(const RenderRun& r) {
     try {
         vbdgui::ContextOptions co;
         co.validation = vbdgui::validationRequested();
+        co.preferUuid = vbdgui::cudaStepDeviceUuid();  // the interop needs the solver's GPU
         ctx = std::make_unique<vbdgui::Context>(co);
     } catch (const vbdgui::VulkanError& e) {
         std::fprintf(

@@ -15,6 +15,7 @@
 #include "gui/lesson_player.h"
 #include "gui/panels.h"
 #include "math/error.h"
+#include "render/device_choice.h"
 #include "render/image_io.h"
 #include "render/world_source.h"
 
@@ -132,7 +133,9 @@ void GuiApp::initWindow() {
 void GuiApp::initVulkan() {
     ContextOptions co;
     co.validation = validationRequested();
-    if (opt_.headless) {  // no surface: the frames go into plain images (render/targets.h)
+    co.preferUuid =
+        cudaStepDeviceUuid();  // the GPU a CUDA backend would step on (the panel can switch to it)
+    if (opt_.headless) {       // no surface: the frames go into plain images (render/targets.h)
         ctx_ = std::make_unique<Context>(co);
         swap_ = std::make_unique<Swapchain>(*ctx_, uint32_t(headlessW_), uint32_t(headlessH_),
                                             Swapchain::Headless{kFramesInFlight});

@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "render/device_choice.h"
+
 namespace vbdgui {
 
 const char* vkResultName(VkResult r) {
@@ -124,31 +126,23 @@ Context::Context(const ContextOptions& opt) {
     }
     if (opt.makeSurface) surface = opt.makeSurface(instance, opt.surfaceUser);
 
-    // Device choice: discrete GPU first, then integrated, virtual, CPU (lavapipe); the first of the best
-    // kind with a graphics queue (that can present to the surface, if there is one).
+    // Device choice (render/device_choice.h): the GPU the CUDA backend steps on where it can render, else
+    // discrete GPU first, then integrated, virtual, CPU (lavapipe); each device with its first graphics queue
+    // (that can present to the surface, if there is one).
     uint32_t n = 0;
     vkEnumeratePhysicalDevices(instance, &n, nullptr);
     std::vector<VkPhysicalDevice> devs(n);
     vkEnumeratePhysicalDevices(instance, &n, devs.data());
-    auto rank = [](VkPhysicalDeviceType t) {
-        switch (t) {
-            case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
-                return 0;
-            case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
-                return 1;
-            case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
-                return 2;
-            case VK_PHYSICAL_DEVICE_TYPE_CPU:
-                return 3;
-            default:
-                return 4;
-        }
-    };
-    int bestRank = 99;
+    std::vector<DeviceCandidate> candidates;
+    std::vector<VkPhysicalDevice> candidateDevs;
+    std::vector<uint32_t> candidateQueues;
     for (VkPhysicalDevice d : devs) {
-        VkPhysicalDeviceProperties p;
-        vkGetPhysicalDeviceProperties(d, &p);
-        if (p.apiVersion < VK_API_VERSION_1_1) continue;
+        auto id = vkInfo<VkPhysicalDeviceIDProperties>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES);
+        auto p2 = vkInfo<VkPhysicalDeviceProperties2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2);
+        vkGetPhysicalDeviceProperties(d, &p2.properties);
+        if (p2.properties.apiVersion < VK_API_VERSION_1_1) continue;
+        p2.pNext = &id;
+        vkGetPhysicalDeviceProperties2(d, &p2);
         uint32_t qn = 0;
         vkGetPhysicalDeviceQueueFamilyProperties(d, &qn, nullptr);
         std::vector<VkQueueFamilyProperties> qs(qn);
@@ -160,14 +154,20 @@ Context::Context(const ContextOptions& opt) {
                 vkGetPhysicalDeviceSurfaceSupportKHR(d, q, surface, &present);
                 if (!present) continue;
             }
-            if (rank(p.deviceType) < bestRank) {
-                bestRank = rank(p.deviceType);
-                physical = d;
-                queueFamily = q;
-                props = p;
-            }
+            DeviceCandidate c;
+            c.rank = deviceTypeRank(int(p2.properties.deviceType));
+            std::memcpy(c.uuid.data(), id.deviceUUID, c.uuid.size());
+            candidates.push_back(c);
+            candidateDevs.push_back(d);
+            candidateQueues.push_back(q);
             break;
         }
+    }
+    const int chosen = chooseRenderDevice(candidates, opt.preferUuid);
+    if (chosen >= 0) {
+        physical = candidateDevs[size_t(chosen)];
+        queueFamily = candidateQueues[size_t(chosen)];
+        vkGetPhysicalDeviceProperties(physical, &props);
     }
     if (!physical) {
         release();

@@ -5,6 +5,7 @@
 // start from a Context; only the swapchain needs a surface.
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -57,6 +58,9 @@ struct ContextOptions {
     // be able to present to (VK_NULL_HANDLE = offscreen only).
     VkSurfaceKHR (*makeSurface)(VkInstance, void* user) = nullptr;
     void* surfaceUser = nullptr;
+    // The GPU to render on when it can (render/device_choice.h): the one the CUDA backend steps on
+    // (cudaStepDeviceUuid), so that the interop can share its buffers. Unset: by device type.
+    std::optional<std::array<uint8_t, 16>> preferUuid;
 };
 
 // What the device offers for sharing memory and semaphores with CUDA (render/interop_vulkan.h); the
