@@ -2,14 +2,20 @@
 //
 // Teardown order (the reverse of the import): wait for the device, cudaFree every mapped pointer, then
 // cudaDestroyExternalMemory and cudaDestroyExternalSemaphore -- all before Vulkan frees the memory and
-// destroys the semaphores, which the app guarantees by destroying this writer first.
+// destroys the semaphores, which the app guarantees by destroying this writer first. The wait is bounded
+// (gpu/bounded_wait.h): the writer's stream waits on the renderer's semaphore, and a renderer that never
+// signals again (a lost Vulkan device) would hold the teardown, and the app, forever; after
+// kTeardownWait the writer says so on stderr and leaves its allocations to the process.
 #include <cuda_runtime.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 
+#include "gpu/bounded_wait.h"
 #include "gpu/cuda_exec.cuh"
 #include "gpu/interop_cuda.h"
 
@@ -262,7 +268,19 @@ class CudaVertexWriter final : public ExternalVertexWriter {
 
     void release() noexcept {
         cudaSetDevice(device_);
-        cudaDeviceSynchronize();  // every write (any stream) done before the memory goes
+        // Every write done before the memory goes: the writer's stream (its renderDone waits, the records
+        // and instance kernels, which the steps' copies into the scratch precede), bounded; then the device.
+        if (stream_ &&
+            !waitBounded([&] { return cudaStreamQuery(stream_) != cudaErrorNotReady; }, kTeardownWait)) {
+            std::fprintf(
+                stderr,
+                "vbdlab: interop: the renderer has not signalled the frame the CUDA writer waits for "
+                "in %lld ms (a lost Vulkan device?); its buffers and semaphores stay allocated\n",
+                (long long)kTeardownWait.count());
+            abandon();
+            return;
+        }
+        cudaDeviceSynchronize();
         for (void* p : mapped_) cudaFree(p);
         mapped_.clear();
         for (void* p : instances_) cudaFree(p);
@@ -296,6 +314,26 @@ class CudaVertexWriter final : public ExternalVertexWriter {
         (void)cudaGetLastError();
     }
 
+    // The stream never drained: forget every handle without freeing it (the stream may still read or write
+    // the memory, and destroying a semaphore a stream waits on is undefined), and clear the error state.
+    void abandon() noexcept {
+        mapped_.clear();
+        instances_.clear();
+        memory_.clear();
+        owned_.clear();
+        positions_.clear();
+        bodyStates_.clear();
+        bodyStateCapacity_.clear();
+        slotRead_.clear();
+        renderDone_ = simDone_ = nullptr;
+        scalar_ = nullptr;
+        table_ = nullptr;
+        done_ = copied_ = bodiesCopied_ = nullptr;
+        stream_ = nullptr;
+        (void)cudaGetLastError();
+    }
+
+    static constexpr std::chrono::milliseconds kTeardownWait{2000};
     int n_;
     VertexLayout layout_;
     int device_;
