@@ -3,6 +3,7 @@
 #include <vulkan/vulkan.h>
 
 #include <algorithm>
+#include <exception>
 #include <string>
 
 #include "gpu/backend_choice.h"
@@ -41,7 +42,12 @@ int chooseRenderDevice(const std::vector<DeviceCandidate>& candidates,
 std::optional<DeviceUuidBytes> cudaStepDeviceUuid() {
     if (vbd::probeCuda().devices <= 0) return std::nullopt;
     std::string error;
-    const std::vector<vbd::DeviceUuid> uuids = vbd::cudaDeviceUuids(error);
+    std::vector<vbd::DeviceUuid> uuids;
+    try {
+        uuids = vbd::cudaDeviceUuids(error);
+    } catch (const std::exception&) {  // a CUDA fault: render by device type, as without CUDA
+        return std::nullopt;
+    }
     if (uuids.empty()) return std::nullopt;
     DeviceUuidBytes u{};
     std::copy(uuids[0].begin(), uuids[0].end(), u.begin());

@@ -29,7 +29,7 @@ int chooseRenderDevice(const std::vector<DeviceCandidate>& candidates,
                        const std::optional<DeviceUuidBytes>& prefer);
 
 // The UUID of CUDA device 0 where the build has CUDA and the machine a CUDA device (the GPU the CUDA
-// backend steps on), else nothing.
+// backend steps on), else nothing; never throws (a CUDA fault gives nothing).
 std::optional<DeviceUuidBytes> cudaStepDeviceUuid();
 
 }  // namespace vbdgui

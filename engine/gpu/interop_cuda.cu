@@ -4,8 +4,11 @@
 // cudaDestroyExternalMemory and cudaDestroyExternalSemaphore -- all before Vulkan frees the memory and
 // destroys the semaphores, which the app guarantees by destroying this writer first. The wait is bounded
 // (gpu/bounded_wait.h): the writer's stream waits on the renderer's semaphore, and a renderer that never
-// signals again (a lost Vulkan device) would hold the teardown, and the app, forever; after
-// kTeardownWait the writer says so on stderr and leaves its allocations to the process.
+// signals again (a lost Vulkan device) would hold the teardown -- and every later cudaFree, which waits for
+// the whole device, and the steps' streams, which wait for the slots' records kernels -- forever. After
+// kTeardownWait the writer signals renderDone itself, on a stream of its own, up to the last value its
+// stream waits for (the renderer is gone: nothing else will signal it), which lets the stream drain, and
+// says so on stderr; only a stream that still does not drain is abandoned with its allocations.
 #include <cuda_runtime.h>
 #include <unistd.h>
 
@@ -123,6 +126,7 @@ class CudaVertexWriter final : public ExternalVertexWriter {
             cudaExternalSemaphoreWaitParams w{};
             w.params.fence.value = waitRenderDone;
             VBD_CUDA(cudaWaitExternalSemaphoresAsync(&renderDone_, &w, 1, stream_));
+            if (waitRenderDone > lastRenderWait_) lastRenderWait_ = waitRenderDone;
         }
         const int m = numScalars > 0 ? (numScalars < n_ ? numScalars : n_) : 0;
         issueRecords(x, n_, adj_, scalar_, m, static_cast<float*>(mapped_[slot]), layout_, stream_);
@@ -267,16 +271,15 @@ class CudaVertexWriter final : public ExternalVertexWriter {
     }
 
     void release() noexcept {
+        if (abandoned_) return;  // a second call would wait, unbounded, for the stream it gave up on
         cudaSetDevice(device_);
         // Every write done before the memory goes: the writer's stream (its renderDone waits, the records
         // and instance kernels, which the steps' copies into the scratch precede), bounded; then the device.
-        if (stream_ &&
-            !waitBounded([&] { return cudaStreamQuery(stream_) != cudaErrorNotReady; }, kTeardownWait)) {
+        if (stream_ && !drained() && !(releaseRenderWait() && drained())) {
             std::fprintf(
                 stderr,
-                "vbdlab: interop: the renderer has not signalled the frame the CUDA writer waits for "
-                "in %lld ms (a lost Vulkan device?); its buffers and semaphores stay allocated\n",
-                (long long)kTeardownWait.count());
+                "vbdlab: interop: the CUDA writer's stream did not drain (a lost device?); its buffers "
+                "and semaphores are left to the process\n");
             abandon();
             return;
         }
@@ -314,6 +317,26 @@ class CudaVertexWriter final : public ExternalVertexWriter {
         (void)cudaGetLastError();
     }
 
+    bool drained() const {
+        return waitBounded([&] { return cudaStreamQuery(stream_) != cudaErrorNotReady; }, kTeardownWait);
+    }
+    // The renderer has not signalled the frame the stream waits for in kTeardownWait: signal renderDone up to
+    // it from here, as the renderer would have. False when there is nothing to signal or the signal failed.
+    bool releaseRenderWait() noexcept {
+        if (!renderDone_ || lastRenderWait_ == 0) return false;
+        std::fprintf(stderr,
+                     "vbdlab: interop: the renderer has not signalled frame %llu in %lld ms (a lost Vulkan "
+                     "device?): the CUDA writer signals it itself to drain\n",
+                     (unsigned long long)lastRenderWait_, (long long)kTeardownWait.count());
+        cudaStream_t s = nullptr;
+        if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess) return false;
+        cudaExternalSemaphoreSignalParams sig{};
+        sig.params.fence.value = lastRenderWait_;
+        const bool ok = cudaSignalExternalSemaphoresAsync(&renderDone_, &sig, 1, s) == cudaSuccess;
+        if (ok) (void)waitBounded([&] { return cudaStreamQuery(s) != cudaErrorNotReady; }, kTeardownWait);
+        cudaStreamDestroy(s);
+        return ok;
+    }
     // The stream never drained: forget every handle without freeing it (the stream may still read or write
     // the memory, and destroying a semaphore a stream waits on is undefined), and clear the error state.
     void abandon() noexcept {
@@ -330,10 +353,13 @@ class CudaVertexWriter final : public ExternalVertexWriter {
         table_ = nullptr;
         done_ = copied_ = bodiesCopied_ = nullptr;
         stream_ = nullptr;
+        abandoned_ = true;
         (void)cudaGetLastError();
     }
 
     static constexpr std::chrono::milliseconds kTeardownWait{2000};
+    uint64_t lastRenderWait_ = 0;  // the largest renderDone value a write made the stream wait for
+    bool abandoned_ = false;
     int n_;
     VertexLayout layout_;
     int device_;

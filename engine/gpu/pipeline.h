@@ -222,8 +222,15 @@ class PipelineStepper final : public SoftStepper {
         else
             c.f = std::move(s);
     }
-    void setTetLayout(TetLayout layout) override { layoutWanted_ = layout; }  // placed by the next step
+    void setTetLayout(TetLayout layout) override {  // placed by the next step
+        if (layout != TetLayout::Arrays && layout != TetLayout::IncidenceRecords &&
+            layout != TetLayout::TetRecords)
+            throw std::invalid_argument("setTetLayout: not a TetLayout (" + std::to_string(int(layout)) +
+                                        ")");
+        layoutWanted_ = layout;
+    }
     TetLayout tetLayout() const override { return layoutWanted_; }
+    size_t tetRecordBytes() const override { return recordBytes_; }
     void setResidualField(bool wanted) override {
         if (wanted == fieldWanted_) return;
         fieldWanted_ = wanted;
@@ -292,17 +299,21 @@ class PipelineStepper final : public SoftStepper {
     void placeRecords(const SoftModel& m) {
         dropCapturedStep();
         releaseOwned(const_cast<TetRecord*>(a_.records));
-        releaseOwned(const_cast<float*>(a_.recordKd));
+        if (a_.recordKd != a_.view.kd) releaseOwned(const_cast<float*>(a_.recordKd));  // the view's own: kept
         a_.records = nullptr;
         a_.recordKd = nullptr;
         a_.recordKdAll = 0;
+        recordBytes_ = 0;
         layoutPlaced_ = layoutWanted_;  // a model without tets has none to place: asked once, not every step
         if (layoutWanted_ == TetLayout::Arrays || m.vertexTets.items.empty()) return;
         std::vector<TetRecord> rec;
         std::vector<float> kd;
         buildTetRecords(m, layoutWanted_, rec, kd, a_.recordKdAll);
         a_.records = copyOf(rec.data(), rec.size());
-        if (!kd.empty()) a_.recordKd = copyOf(kd.data(), kd.size());
+        recordBytes_ = rec.size() * sizeof(TetRecord);
+        // Per tet, k_d is the view's array (not freed with the records); per incidence, a copy.
+        if (!kd.empty())
+            a_.recordKd = layoutWanted_ == TetLayout::TetRecords ? a_.view.kd : copyOf(kd.data(), kd.size());
         ex_.sync();  // the host vectors go out of scope
     }
     // The step's start up to its first stage: configured for the model, the incidence records placed, seeded
@@ -405,6 +416,7 @@ class PipelineStepper final : public SoftStepper {
         bodyRows_.free(ex_);
         numContacts_ = 0;
         layoutPlaced_ = TetLayout::Arrays;
+        recordBytes_ = 0;
         configured_ = false;
         graphReady_ = false;
     }
@@ -758,6 +770,7 @@ class PipelineStepper final : public SoftStepper {
     int sweepMinBlocks_ = Exec::kTiles ? defaultSweepMinBlocks(sizeof(T) == sizeof(double)) : 1;
     bool fieldWanted_ = false;                    // setResidualField
     TetLayout layoutWanted_ = TetLayout::Arrays;  // setTetLayout
+    size_t recordBytes_ = 0;                      // the records placed (tetRecordBytes)
     TetLayout layoutPlaced_ = TetLayout::Arrays;  // what placeRecords last did (records exist where the model
                                                   // has tets)
     bool persistWanted_ = persistingPositionsFromEnv();  // setPersistingPositions

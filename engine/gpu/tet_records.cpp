@@ -1,6 +1,8 @@
 #include "gpu/tet_records.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <stdexcept>
 
 namespace vbd {
@@ -43,9 +45,13 @@ void buildTetRecords(const SoftModel& m, TetLayout layout, std::vector<TetRecord
     for (size_t j = 0; j < tetOf.size(); ++j) records[j] = tetRecordOf(m, tetOf[j]);
     // One k_d for all (the usual scene: one material per body and one damping): no per-record load. Equal
     // as bits, so that the value read is the model's for every tet.
-    const bool uniform = !m.kd.empty() && std::all_of(m.kd.begin(), m.kd.end(), [&](float k) {
-        return std::memcmp(&k, &m.kd.front(), sizeof k) == 0;
-    });
+    auto bits = [](float f) {
+        uint32_t u;
+        std::memcpy(&u, &f, sizeof u);
+        return u;
+    };
+    const bool uniform = !m.kd.empty() && std::all_of(m.kd.begin(), m.kd.end(),
+                                                      [&](float k) { return bits(k) == bits(m.kd.front()); });
     kdAll = uniform ? m.kd.front() : 0.f;
     kd.clear();
     if (uniform) return;

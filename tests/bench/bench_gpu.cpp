@@ -163,6 +163,7 @@ void runSteps(benchmark::State& st, int size, int iterations, bool dbl, int lane
     st.counters["lanes"] = dev->lanesPerVertex();
     st.counters["min_blocks"] = dev->sweepMinBlocks();
     st.counters["records"] = double(dev->tetLayout());
+    st.counters["records_MB"] = double(dev->tetRecordBytes()) * 1e-6;
     st.counters["increment"] = !dbl && !absoluteFloat ? 1 : 0;
     st.counters["persist_MB"] = double(dev->persistingBytes()) * 1e-6;
     st.counters["incidences"] = benchmark::Counter(4.0 * double(m.tets.size()) * iterations,

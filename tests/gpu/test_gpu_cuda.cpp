@@ -188,9 +188,9 @@ TEST(GpuCuda, TilePerVertexParity) {
         // kernel's loads of them and its C_prev from x_prev, at the widths and budgets the benchmark
         // compares).
         for (TetLayout layout : {TetLayout::IncidenceRecords, TetLayout::TetRecords}) {
-            for (int lanes : {4, 8, 16}) {
+            for (int lanes : {4, 8, 16, 32}) {
                 for (int blocks : {1, 2}) {
-                    if (lanes == 16 && blocks == 2) continue;  // no capped build at 16 lanes
+                    if (lanes >= 16 && blocks == 2) continue;  // no capped build at 16 and 32 lanes
                     double scale = 0;
                     EXPECT_LT(compare(d, 3, &scale, lanes, blocks, layout), 1e-9 * std::max(1.0, scale))
                         << scene << ", " << tetLayoutName(layout) << ", " << lanes << " lanes, " << blocks
