@@ -525,7 +525,8 @@ TEST(GpuHostPipeline, PersistingWindowIsAHintOnly) {
 // contact partner without the snapshot, say) would pass every other host test and differ on a device. The
 // same steps with every launch Reversed and Shuffled (gpu/host_exec.h LaunchOrder) give the Forward bits:
 // positions, velocities, the residual field and G, on the contact cases (same-color partners through the
-// snapshot), a cloth and a beam, double and float, a thread and a tile of 8 lanes per vertex, diagnostics on.
+// snapshot), a cloth and a beam, double and float, a thread and a tile of 8 lanes per vertex (with the tet
+// arrays and the tet records), diagnostics on.
 // Without the snapshot (the sweep reading live x) the contact cases differ at once.
 TEST(GpuHostPipeline, LaunchOrderChangesNothing) {
     ThreadLimit oneThread(1);
@@ -534,9 +535,11 @@ TEST(GpuHostPipeline, LaunchOrderChangesNothing) {
         cases.push_back({f, vbd::loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/" + f, {})});
     for (const auto& c : cases)
         for (Precision prec : {Precision::Double, Precision::Float})
-            for (int lanes : {1, 8}) {
+            for (const auto& [lanes, layout] : {std::pair<int, TetLayout>{1, TetLayout::Arrays},
+                                                {8, TetLayout::Arrays},
+                                                {8, TetLayout::TetRecords}}) {
                 SCOPED_TRACE(c.name + (prec == Precision::Double ? ", double, " : ", float, ") +
-                             std::to_string(lanes) + " lanes");
+                             std::to_string(lanes) + " lanes, " + tetLayoutName(layout));
                 SceneDesc d = c.desc;
                 d.solver.precision = prec;
                 d.solver.diagnostics = true;
@@ -553,6 +556,7 @@ TEST(GpuHostPipeline, LaunchOrderChangesNothing) {
                     std::unique_ptr<SoftStepper> st = makeHostPipelineStepper(prec);
                     st->configure(solver);
                     st->setLanesPerVertex(lanes);
+                    st->setTetLayout(layout);
                     st->setResidualField(true);
                     Result r;
                     for (int step = 0; step < 3; ++step)
