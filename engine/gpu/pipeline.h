@@ -768,9 +768,9 @@ class PipelineStepper final : public SoftStepper {
     bool configured_ = false, seeded_ = false, hasVLast_ = false, graphReady_ = false, stepped_ = false;
     int lanesSet_ = 0;  // setLanesPerVertex (0: the default, lanesPerVertex)
     int sweepMinBlocks_ = Exec::kTiles ? defaultSweepMinBlocks(sizeof(T) == sizeof(double)) : 1;
-    bool fieldWanted_ = false;                    // setResidualField
-    TetLayout layoutWanted_ = TetLayout::Arrays;  // setTetLayout
-    size_t recordBytes_ = 0;                      // the records placed (tetRecordBytes)
+    bool fieldWanted_ = false;                     // setResidualField
+    TetLayout layoutWanted_ = tetLayoutFromEnv();  // setTetLayout
+    size_t recordBytes_ = 0;                       // the records placed (tetRecordBytes)
     TetLayout layoutPlaced_ = TetLayout::Arrays;  // what placeRecords last did (records exist where the model
                                                   // has tets)
     bool persistWanted_ = persistingPositionsFromEnv();  // setPersistingPositions

@@ -53,8 +53,9 @@ class SoftStepper {
     // How the tile sweep reads each incidence's tet (gpu/tet_records.h): the tet arrays with the stored
     // C_prev (Arrays), or a 64-byte record per tet (TetRecords) or per incidence (IncidenceRecords) with
     // C_prev computed from x_prev. Placed (or freed) by the next step; the results are the same bit for bit
-    // on the host executor. Default Arrays. No effect with 1 lane per vertex. Throws std::invalid_argument
-    // for a value outside TetLayout. tetRecordBytes: the records the last step placed (0: the arrays).
+    // on the host executor. Default Arrays (or VBD_CUDA_TET_LAYOUT, step_plan.h). No effect with 1 lane per
+    // vertex. Throws std::invalid_argument for a value outside TetLayout. tetRecordBytes: the records the
+    // last step placed (0: the arrays).
     virtual void setTetLayout(TetLayout layout) = 0;
     virtual TetLayout tetLayout() const = 0;
     virtual size_t tetRecordBytes() const = 0;

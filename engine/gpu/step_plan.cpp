@@ -4,6 +4,7 @@
 #include <climits>
 #include <cstdlib>
 #include <stdexcept>
+#include <string>
 
 #include "soft/soft_state.h"
 
@@ -17,6 +18,15 @@ std::string deviceStepUnsupported(const SoftModel& m, const SolverDesc& /*s*/) {
 bool persistingPositionsFromEnv() {
     const char* v = std::getenv("VBD_CUDA_L2_PERSIST");
     return v && v[0] == '1';
+}
+
+TetLayout tetLayoutFromEnv() {
+    const char* v = std::getenv("VBD_CUDA_TET_LAYOUT");
+    if (!v) return TetLayout::Arrays;
+    const std::string s(v);
+    return s == "tet"         ? TetLayout::TetRecords
+           : s == "incidence" ? TetLayout::IncidenceRecords
+                              : TetLayout::Arrays;
 }
 
 int blocksFor(long long n) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu/tet_records.h"
 #include "scene/scene_desc.h"
 #include "soft/soft_model.h"
 
@@ -31,6 +32,11 @@ constexpr int defaultSweepMinBlocks(bool doubleState) { return doubleState ? 2 :
 // The L2 persisting window over the positions (SoftStepper::setPersistingPositions): off until a device has
 // measured it (bench_gpu BM_GpuSoftStepL2); VBD_CUDA_L2_PERSIST=1 turns it on.
 bool persistingPositionsFromEnv();
+// The tile sweep's tet layout (SoftStepper::setTetLayout, gpu/tet_records.h): the arrays until a device has
+// measured the records (bench_gpu BM_GpuSoftStepRecords); VBD_CUDA_TET_LAYOUT=tet or incidence picks the tet
+// or incidence records for a World's steppers (the device check's `vbdlab sim` runs), anything else the
+// arrays.
+TetLayout tetLayoutFromEnv();
 
 // Blocks of kBlockSize covering n indices (n >= 0; 0 blocks for n = 0: nothing is launched).
 int blocksFor(long long n);

@@ -339,28 +339,40 @@ EOF2
   # device), coarse_bar (the coarse correction on the host between the device's sweeps) and soft_vs_rigid (a
   # coupled step: the particles on the device, the bodies on the CPU), 60 frames on each backend, final
   # positions compared.
+  # cube_drop also with the tet records (cuda_tr: VBD_CUDA_TET_LAYOUT=tet, gpu/tet_records.h).
   for scene in cube_drop cloth_drape coarse_bar soft_vs_rigid; do
-    for b in cpu cuda; do
+    backends="cpu cuda"
+    [ $scene = cube_drop ] && backends="cpu cuda cuda_tr"
+    for b in $backends; do
       rm -rf "/tmp/vbd_sim_${scene}_$b"
-      vt 120 "$BUILD/bin/vbdlab" sim "assets/scenes/$scene.json" --frames 60 --backend $b \
+      vt 120 env VBD_CUDA_TET_LAYOUT=$([ $b = cuda_tr ] && echo tet || echo arrays) \
+        "$BUILD/bin/vbdlab" sim "assets/scenes/$scene.json" --frames 60 --backend ${b%_tr} \
         --out "/tmp/vbd_sim_${scene}_$b" 2>"/tmp/vbd_sim_${scene}_$b.err"
       rc=$?
       say "sim $scene --backend $b: rc $rc : $(grep -m1 'backend' /tmp/vbd_sim_${scene}_$b.err)"
       row sim "${scene}_backend_$b" "$rc" rc "$([ $rc = 0 ] && echo ok || echo failed)"
       [ $rc = 0 ] || FAILED=1
     done
+    rm -f "/tmp/vbd_sim_diff_${scene}" "/tmp/vbd_sim_diff_${scene}_tr"  # never an earlier run's (a warm machine)
     if [ -f "/tmp/vbd_sim_${scene}_cpu/final_state.json" ] && [ -f "/tmp/vbd_sim_${scene}_cuda/final_state.json" ]; then
       SCENE=$scene python3 - <<'EOF' | tee -a "$SUMMARY"
 import json, math, os
 s = os.environ['SCENE']
 a = json.load(open(f'/tmp/vbd_sim_{s}_cpu/final_state.json'))['particles']
-b = json.load(open(f'/tmp/vbd_sim_{s}_cuda/final_state.json'))['particles']
-d = max(math.dist(p, q) for p, q in zip(a, b))
-print(f"sim {s} 60 frames: max |x_cpu - x_cuda| = {d:.3e} m over {len(a)} particles")
-open(f'/tmp/vbd_sim_diff_{s}', 'w').write(f"{d:.6e}")
+for run in ('cuda', 'cuda_tr'):
+    path = f'/tmp/vbd_sim_{s}_{run}/final_state.json'
+    if not os.path.exists(path):
+        continue
+    b = json.load(open(path))['particles']
+    d = max(math.dist(p, q) for p, q in zip(a, b))
+    print(f"sim {s} 60 frames: max |x_cpu - x_{run}| = {d:.3e} m over {len(a)} particles")
+    open(f'/tmp/vbd_sim_diff_{s}' + ('' if run == 'cuda' else '_tr'), 'w').write(f"{d:.6e}")
 EOF
       row sim "${scene}_60_frames" "$(cat /tmp/vbd_sim_diff_$scene 2>/dev/null)" m measured
-      for b in cpu cuda; do
+      if [ -f "/tmp/vbd_sim_diff_${scene}_tr" ]; then
+        row sim "${scene}_60_frames_tet_records" "$(cat /tmp/vbd_sim_diff_${scene}_tr)" m measured
+      fi
+      for b in $backends; do
         awk -F, -v b=$b -v s=$scene 'NR==1 {for (i = 1; i <= NF; i++) if ($i == "step_ms") c = i} NR>1 && c {t+=$c; n++} END {if (n) printf "sim %s %s: mean step_ms %.3f over %d frames\n", s, b, t/n, n}' \
           "/tmp/vbd_sim_${scene}_$b/metrics.csv" | tee -a "$SUMMARY"
       done

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <string>
@@ -318,6 +319,24 @@ TEST(GpuHostPipeline, TheRecordSweepsReadTheRecords) {
         for (size_t i = 0; i < x.size(); ++i) moved = std::max(moved, double(norm(x[i] - arrays[i])));
         EXPECT_GT(moved, 1e-9) << tetLayoutName(layout);
     }
+}
+
+// VBD_CUDA_TET_LAYOUT picks a new stepper's layout (the device check's World runs): tet, incidence, and the
+// arrays for anything else or nothing.
+TEST(GpuHostPipeline, TetLayoutFromTheEnvironment) {
+    const std::pair<const char*, TetLayout> cases[] = {{"tet", TetLayout::TetRecords},
+                                                       {"incidence", TetLayout::IncidenceRecords},
+                                                       {"arrays", TetLayout::Arrays},
+                                                       {"records", TetLayout::Arrays},
+                                                       {"", TetLayout::Arrays}};
+    for (const auto& [value, layout] : cases) {
+        setenv("VBD_CUDA_TET_LAYOUT", value, 1);
+        EXPECT_EQ(tetLayoutFromEnv(), layout) << value;
+        EXPECT_EQ(makeHostPipelineStepper(Precision::Double)->tetLayout(), layout) << value;
+    }
+    unsetenv("VBD_CUDA_TET_LAYOUT");
+    EXPECT_EQ(tetLayoutFromEnv(), TetLayout::Arrays);
+    EXPECT_EQ(makeHostPipelineStepper(Precision::Float)->tetLayout(), TetLayout::Arrays);
 }
 
 // Cloth (membranes, bending and their damping; C_prev and theta_prev per step; G's cloth part) on every
