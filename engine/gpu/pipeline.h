@@ -316,7 +316,7 @@ class PipelineStepper final : public SoftStepper {
             a_.recordKd = layoutWanted_ == TetLayout::TetRecords ? a_.view.kd : copyOf(kd.data(), kd.size());
         ex_.sync();  // the host vectors go out of scope
     }
-    // The step's start up to its first stage: configured for the model, the incidence records placed, seeded
+    // The step's start up to its first stage: configured for the model, the tet records placed, seeded
     // after an edit, the scalars up. False when there is nothing to step.
     bool prepareStep(SoftSolver& solver, float h, const Vec3& gravity) {
         SoftModel& m = solver.model();
