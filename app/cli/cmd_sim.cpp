@@ -87,6 +87,9 @@ int runSim(const SimRun& r) {
         throw vbd::namingFile(e, r.scene);  // e.g. solver.backend: cuda without a device
     }
     std::fprintf(stderr, "vbdlab: %s\n", world->backendLine().c_str());
+    // Nothing reads the particles between frames but the metrics, which the device measures where its
+    // state is: a device run brings its state to the host once, for final_state.json.
+    world->setLazyPublish(true);
     if (r.frames < 0) throw vbd::InputError("", "--frames", "must be >= 0");
     fs::create_directories(r.out);
 

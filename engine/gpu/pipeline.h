@@ -37,6 +37,7 @@
 
 #include "backend/timer.h"
 #include "gpu/exec_buffer.h"
+#include "gpu/frame_measure_stages.h"
 #include "gpu/soft_stepper.h"
 #include "gpu/step_plan.h"
 #include "gpu/step_stages.h"
@@ -116,10 +117,13 @@ class PipelineStepper final : public SoftStepper {
         colorVerts_ = copyOf(plan_.colorVerts.data(), plan_.colorVerts.size());
         partials_ = alloc<double>(plan_.reductionPartials() * (sizeof(Sum2) / sizeof(double)));
         results_ = alloc<double>(plan_.resultDoubles());
+        measures_ = alloc<FrameSums>(1);
         scalars_ = alloc<StepScalars>(1);
         hostResults_.assign(plan_.resultDoubles(), 0.0);
         seeded_ = false;
         stepped_ = false;
+        pending_ = false;
+        measured_ = false;
         configured_ = true;
         placeWindow();
     }
@@ -180,6 +184,24 @@ class PipelineStepper final : public SoftStepper {
         // device's, which a later step() would otherwise read.
         a_.view.bodyColliders = nullptr, a_.view.vbOffsets = nullptr, a_.view.bodyRows = nullptr;
         return st;
+    }
+
+    bool publishPending(SoftSolver& solver) override {
+        if (!pending_ || !configured_) return false;
+        publish(solver);
+        pending_ = false;
+        return true;
+    }
+    void setFrameMeasures(bool on) override {
+        if (on == measuresWanted_) return;
+        measuresWanted_ = on;
+        measured_ = false;
+        dropCapturedStep();  // the captured step issues the measures or not
+    }
+    bool frameMeasures(FrameSums& out) const override {
+        if (!measured_) return false;
+        out = hostMeasures_;
+        return true;
     }
 
     void setLanesPerVertex(int lanes) override {
@@ -325,6 +347,8 @@ class PipelineStepper final : public SoftStepper {
         if (layoutWanted_ != layoutPlaced_) placeRecords(m);
         model_ = &m;
         if (plan_.n == 0) return false;
+        // Sized before a graph is captured (an allocation cannot be captured), once per configure.
+        if (measuresWanted_) measurePartials_.ensure(ex_, size_t(blocksFor(measuredItems())));
         detectMs_ = 0;
         hookMs_ = 0;
         stepDataDown_ = false;
@@ -351,7 +375,9 @@ class PipelineStepper final : public SoftStepper {
         SoftModel& m = solver.model();
         SoftStepStats stats;
         ex_.download(hostResults_.data(), results_, hostResults_.size());
+        if (measuresWanted_) ex_.download(&hostMeasures_, measures_, 1);
         ex_.sync();
+        measured_ = measuresWanted_;
         stats.iterations = last;
         stats.residualInitial = std::sqrt(slot(0, 0));
         stats.residualFinal = std::sqrt(slot(last, 0));
@@ -363,6 +389,7 @@ class PipelineStepper final : public SoftStepper {
         if (solver.params().diagnostics)
             for (int k = 0; k <= last; ++k) its_.push_back({0, k, std::sqrt(slot(k, 0)), slot(k, 2)});
         if (publishState) publish(solver);
+        pending_ = !publishState;
         hasVLast_ = true;
         stepped_ = true;
         solver.setClock(scalarsHost_.time + double(scalarsHost_.h));  // SoftSolver::endStep: time_ += h_
@@ -411,6 +438,7 @@ class PipelineStepper final : public SoftStepper {
         vcOffsets_.free(ex_);
         vcItems_.free(ex_);
         contactPartials_.free(ex_);
+        measurePartials_.free(ex_);
         bodyColliders_.free(ex_);
         vbOffsets_.free(ex_);
         bodyRows_.free(ex_);
@@ -723,6 +751,33 @@ class PipelineStepper final : public SoftStepper {
         if (!(plan_.residualEachIteration && last > 0)) issueResidual(last);
         if (!plan_.energyEachIteration) issueEnergy(last);
         ex_.forEach(plan_.n, FinalizeStage<T>{a_, scalars_});
+        if (measuresWanted_) issueMeasures();
+    }
+
+    // The frame's measures of the finalized state (gpu/frame_measure_stages.h) into measures_: the
+    // particles, then each element kind's stored energy and det F added to them.
+    int measuredItems() const {
+        return std::max(std::max(plan_.n, plan_.numTets), std::max(a_.numTris, a_.numHinges));
+    }
+    void issueMeasures() {
+        FrameSums* partials = measurePartials_.p;
+        ex_.reduce(plan_.n, FrameVertexTerm<T>{a_, scalars_}, partials, measures_, false);
+        const StepArrays<T> a = withoutDamping(a_);
+        if (plan_.numTets > 0)
+            ex_.reduce(plan_.numTets, FrameTetTerm<T>{a, scalars_}, partials, measures_, true);
+        if (a_.numTris > 0)
+            ex_.reduce(a_.numTris, FrameEnergyTerm<EnergyTriTerm<T>>{{a, scalars_}}, partials, measures_,
+                       true);
+        if (a_.numHinges > 0)
+            ex_.reduce(a_.numHinges, FrameEnergyTerm<EnergyHingeTerm<T>>{{a, scalars_}}, partials, measures_,
+                       true);
+        if (a_.view.vbOffsets)
+            ex_.reduce(plan_.n, FrameEnergyTerm<EnergyBodyTerm<T>>{{a}}, partials, measures_, true);
+        if (numContacts_ > 0) {  // collision: issued stage by stage, never captured
+            measurePartials_.ensure(ex_, size_t(blocksFor(numContacts_)));
+            ex_.reduce(numContacts_, FrameEnergyTerm<EnergyContactTerm<T>>{{a}}, measurePartials_.p,
+                       measures_, true);
+        }
     }
 
     Exec ex_;
@@ -732,6 +787,12 @@ class PipelineStepper final : public SoftStepper {
     double* partials_ = nullptr;
     double* results_ = nullptr;
     StepScalars* scalars_ = nullptr;
+    // setFrameMeasures: the last step's measures on the executor and on the host, their partial sums.
+    FrameSums* measures_ = nullptr;
+    ExecBuffer<Exec, FrameSums> measurePartials_;
+    FrameSums hostMeasures_;
+    bool measuresWanted_ = false, measured_ = false;
+    bool pending_ = false;  // the last step's state is not in the model (step with publish = false)
     std::vector<void*> owned_;
     std::vector<double> hostResults_;
     SoftState<T> mirror_;  // the published state of the last step, in T (edits show as differences)

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gpu/device_particles.h"
+#include "gpu/frame_sums.h"
 #include "gpu/tet_records.h"
 #include "soft/soft_solver.h"
 
@@ -21,9 +22,19 @@ class SoftStepper {
     // rebuilt model). Throws std::runtime_error for a device failure.
     virtual void configure(SoftSolver& solver) = 0;
     // One substep of size h, as SoftSolver::step: same stats, same iteration records, same published
-    // state. Advances the solver's clock. publish = false leaves the model as it was (benchmarks of the
-    // device step alone; the next step then goes on from the device state).
+    // state. Advances the solver's clock. publish = false leaves the model as it was (the World's lazy
+    // publish, benchmarks of the device step alone; the next step then goes on from the device state, and
+    // publishPending brings it to the model when a reader needs it).
     virtual SoftStepStats step(SoftSolver& solver, float h, const Vec3& gravity, bool publish = true) = 0;
+    // The state of the last step, if it was not published, into the model (and the residual field into the
+    // solver), as step(publish = true) would have: true when it downloaded. Call before saveCarried or any
+    // read of the model's positions, velocities or the solver's residual field after unpublished steps.
+    virtual bool publishPending(SoftSolver& solver) = 0;
+    // Each step also reduces the particles' frame measures on the device (gpu/frame_sums.h: what
+    // World::measure and guardFrame read from the published state), read with the step's results; off by
+    // default. frameMeasures: the last step's, false when it did not measure them.
+    virtual void setFrameMeasures(bool on) = 0;
+    virtual bool frameMeasures(FrameSums& out) const = 0;
     // The same step in parts, for the World's coupled step (world/coupling.h), which works between the
     // particles' sweeps as it does with SoftSolver::beginStep / iterate / converged / stepPositions /
     // endStep: beginStep after the model's body colliders and rows are set (they go up with it); iterate(k)

@@ -186,12 +186,13 @@ void guardIteration(const Diverged& t, const IterationRecord& r) {
 }  // namespace
 
 void guardFrame(const SceneDesc& d, const SoftModel& m, const std::vector<RigidBodyView>& bodies,
-                const FrameMetrics& f, const std::vector<IterationRecord>& iterations) {
+                const FrameMetrics& f, const std::vector<IterationRecord>& iterations, bool particles) {
     const Diverged t{
         (d.file.empty() ? std::string("<scene>") : d.file) + ": frame " + std::to_string(f.frame) + ": ",
         "; the step diverged (the run stops here so that no NaN is written: try a smaller dt, more substeps "
         "or iterations, or softer contacts)"};
-    for (int i = 0; i < m.numVertices(); ++i) guardParticle(t, d, m, i);
+    if (particles)
+        for (int i = 0; i < m.numVertices(); ++i) guardParticle(t, d, m, i);
     for (size_t b = 0; b < bodies.size(); ++b) guardRigidBody(t, d, bodies[b], b);
     const std::pair<const char*, double> metrics[] = {{"residual_initial", f.residualInitial},
                                                       {"residual_final", f.residualFinal},

@@ -31,8 +31,11 @@ class NonFiniteError : public std::runtime_error {
 // Throws InputError (see above). h is the substep.
 void validateBuiltModel(const SceneDesc& desc, const SoftModel& m);
 
-// Throws NonFiniteError (see above). `metrics` is the frame just appended to the history.
+// Throws NonFiniteError (see above). `metrics` is the frame just appended to the history. particles = false:
+// the particles were checked where they are (the device's frame measures, gpu/frame_sums.h firstBad), and
+// the model's arrays may be older than the frame.
 void guardFrame(const SceneDesc& desc, const SoftModel& m, const std::vector<RigidBodyView>& bodies,
-                const FrameMetrics& metrics, const std::vector<IterationRecord>& iterations = {});
+                const FrameMetrics& metrics, const std::vector<IterationRecord>& iterations = {},
+                bool particles = true);
 
 }  // namespace vbd

@@ -83,6 +83,7 @@ class WorldImpl final : public World {
         const float h = float(desc_.dt / desc_.substeps);
         lastIts_.clear();
         const bool coupled = RigidParticleCoupling::active(soft_, *rigid_);
+        if (coupled) fetchState();  // the coupling reads the particles on the host
         for (int s = 0; s < desc_.substeps; ++s) {
             if (coupled) {
                 stepCoupled(h, s, m);
@@ -94,10 +95,14 @@ class WorldImpl final : public World {
         ++frame_;
         time_ += desc_.dt;
         m.time = time_;
-        measure(m);
+        FrameSums sums;
+        const bool measured = device_ && lazy_ && device_->frameMeasures(sums);
+        if (measured && sums.firstBad != FrameSums::kNone) fetchState();  // guardFrame names the particle
+        measure(m, measured ? &sums : nullptr);
         m.stepMs = msSince(t0);
-        guardFrame(desc_, soft_.model(), bodies(), m,
-                   lastIts_);  // world/finite_guard.h: no NaN leaves a step
+        // world/finite_guard.h: no NaN leaves a step (the particles checked by the device's measures).
+        guardFrame(desc_, soft_.model(), bodies(), m, lastIts_,
+                   !measured || sums.firstBad != FrameSums::kNone);
         history_.push_back(m);
         // Bounded (the last 2,048 to 2,303 frames): the app plots at most 2,000 frames and vbdlab
         // sim streams its rows, so a long run's memory does not grow with its length.
@@ -108,13 +113,20 @@ class WorldImpl final : public World {
     const SceneDesc& desc() const override { return desc_; }
     double time() const override { return time_; }
     int frame() const override { return frame_; }
-    const std::vector<Vec3>& positions() const override { return soft_.model().x; }
-    const std::vector<Vec3>& velocities() const override { return soft_.model().v; }
+    const std::vector<Vec3>& positions() const override {
+        fetchState();
+        return soft_.model().x;
+    }
+    const std::vector<Vec3>& velocities() const override {
+        fetchState();
+        return soft_.model().v;
+    }
     const std::vector<char>& fixedMask() const override { return soft_.model().fixed; }
     const std::vector<SurfaceView>& surfaces() const override { return surfaces_; }
     int numColors() const override { return int(soft_.model().colorGroups.size()); }
 
     void scalarField(ScalarField f, std::vector<float>& out) const override {
+        fetchState();
         const SoftModel& sm = soft_.model();
         switch (f) {
             case ScalarField::Color:
@@ -163,6 +175,7 @@ class WorldImpl final : public World {
         // Both may refuse (a CUDA backend that cannot run, double precision with cloth): nothing changes
         // then.
         const BackendChoice backend = chooseSoftBackend(s);
+        fetchState();
         keepDeviceState();
         soft_.setParams(s);
         desc_.solver = s;
@@ -185,6 +198,7 @@ class WorldImpl final : public World {
                 device_ = options_.hostExecutor ? makeHostPipelineStepper(s.precision)
                                                 : makeCudaStepper(s.precision);
                 device_->setResidualField(wantedField_ == ScalarField::Residual);
+                device_->setFrameMeasures(lazy_);
                 device_->configure(soft_);
             }
             rigidDevice_ = options_.hostExecutor ? makeHostRigidStepper() : makeCudaRigidStepper();
@@ -219,7 +233,14 @@ class WorldImpl final : public World {
         return int(desc_.rigidBodies.size()) - 1;
     }
 
+    void setLazyPublish(bool on) override {
+        if (!on) fetchState();
+        lazy_ = on;
+        if (device_) device_->setFrameMeasures(on);
+    }
+
     VertexInspect inspectVertex(int particle) const override {
+        fetchState();
         VertexInspect v;
         if (particle < 0 || particle >= soft_.model().numVertices()) return v;
         vertexBlockInfo(soft_.model(), soft_.currentH(), particle, v.block, v.dominance, v.dominanceSum);
@@ -229,6 +250,7 @@ class WorldImpl final : public World {
     }
 
     std::shared_ptr<const WorldState> saveState() const override {
+        fetchState();
         auto s = std::make_shared<WorldStateData>();
         s->origin = id_;
         s->frame = frame_;
@@ -273,6 +295,12 @@ class WorldImpl final : public World {
     }
 
   private:
+    // setLazyPublish: the device's state of its last step into the model, if that step left it on the device.
+    // Logically const: the model's arrays are the host's view of that state, brought up to date when read.
+    void fetchState() const {
+        if (device_) device_->publishPending(const_cast<SoftSolver&>(soft_));
+    }
+
     // The device step's state of its last step (SoftStepper::saveCarried: its precision's state with the
     // digits below float) into the solver before the stepper is remade for new settings, sized for the CPU
     // solver too (SoftState::resetDerived: what a step rebuilds from x_prev): a new stepper seeds from it
@@ -317,7 +345,7 @@ class WorldImpl final : public World {
         soft_.clearIterations();
         if (device_) device_->clearIterations();
         if (device_)
-            recordSoft(device_->step(soft_, h, desc_.gravity), device_->iterations(), substep, m);
+            recordSoft(device_->step(soft_, h, desc_.gravity, !lazy_), device_->iterations(), substep, m);
         else
             recordSoft(soft_.step(h, desc_.gravity), soft_.iterations(), substep, m);
     }
@@ -419,20 +447,29 @@ class WorldImpl final : public World {
         }
     }
 
-    // Mass-weighted center of mass, kinetic energy and max speed over particles and bodies.
-    void measure(FrameMetrics& m) {
+    // Mass-weighted center of mass, kinetic energy and max speed over particles and bodies. The particles'
+    // part from the published state, or from the device's measures of its own (`sums`, setLazyPublish).
+    void measure(FrameMetrics& m, const FrameSums* sums) {
         const SoftModel& sm = soft_.model();
-        double mass = 0, ke = 0, vmax = 0;
+        double mass = 0, ke = 0, vmax = 0, total = 0;
         Vec3d com(0, 0, 0);
-        for (int i = 0; i < sm.numVertices(); ++i) {
-            const double mi = sm.mass[size_t(i)];
-            mass += mi;
-            com += Vec3d(sm.x[size_t(i)]) * mi;
-            const double v2 = squaredNorm(Vec3d(sm.v[size_t(i)]));
-            ke += 0.5 * mi * v2;
-            vmax = std::max(vmax, std::sqrt(v2));
+        if (sums) {
+            mass = sums->mass;
+            com = Vec3d(sums->mx, sums->my, sums->mz);
+            ke = sums->kinetic;
+            vmax = sums->maxSpeed;
+            total = sums->energy;
+        } else {
+            for (int i = 0; i < sm.numVertices(); ++i) {
+                const double mi = sm.mass[size_t(i)];
+                mass += mi;
+                com += Vec3d(sm.x[size_t(i)]) * mi;
+                const double v2 = squaredNorm(Vec3d(sm.v[size_t(i)]));
+                ke += 0.5 * mi * v2;
+                vmax = std::max(vmax, std::sqrt(v2));
+            }
+            total = soft_.mechanicalEnergy(desc_.gravity).total();
         }
-        double total = soft_.mechanicalEnergy(desc_.gravity).total();
         if (rigid_->numBodies() > 0) {
             mass += rigid_->totalMass();
             com += rigid_->massWeightedCom();
@@ -446,7 +483,7 @@ class WorldImpl final : public World {
         m.com = mass > 0 ? com / mass : Vec3d(0, 0, 0);
         m.kineticEnergy = ke;
         m.maxSpeed = vmax;
-        m.minVolumeRatio = minVolumeRatio(sm);
+        m.minVolumeRatio = !sums ? minVolumeRatio(sm) : sums->minJ == FrameSums::kNone ? 1.0 : sums->minJ;
     }
 
     SceneDesc desc_;
@@ -456,6 +493,7 @@ class WorldImpl final : public World {
     std::unique_ptr<CoarseHook> coarse_;
     RigidParticleCoupling coupling_;
     ScalarField wantedField_ = ScalarField::None;  // setWantedField
+    bool lazy_ = false;                            // setLazyPublish
     std::unique_ptr<SoftStepper> device_;  // the soft step on the device (solver.backend), or none: the CPU
     std::unique_ptr<RigidStepper> rigidDevice_;  // the rigid solve on the device, or none: RigidSolver::step
     std::string backendLine_;

@@ -68,6 +68,15 @@ class World {
     // residual is downloaded only while wanted, and reads empty (no map) after device steps that did not
     // want it. Turning it on between steps makes the last step's field readable at once.
     virtual void setWantedField(ScalarField field) { (void)field; }
+    // Lazy publish, for runs whose frames are drawn from the device (the CUDA-Vulkan interop) or not drawn
+    // (vbdlab sim): with the device backend a step then leaves the particles' state on the device and brings
+    // only the frame's measures to the host (gpu/frame_sums.h, reduced where the state is: the metrics and
+    // the finite check of every frame); positions(), velocities(), scalarField(), inspectVertex(),
+    // saveState() and setSolver() bring the state to the host when they are called. The metrics then differ
+    // from an eager run's in the order of their sums and, in double, total_energy in the digits below float
+    // (it reads the device's state itself, as the CPU backend reads its own; the eager device run reads the
+    // published floats). Off by default: every step publishes. No effect on the CPU backend.
+    virtual void setLazyPublish(bool on) { (void)on; }
 
     // Rigid bodies in scene order.
     virtual std::vector<RigidBodyView> bodies() const = 0;

@@ -23,6 +23,9 @@
 //     over the positions (SoftStepper::setPersistingPositions; persist_MB: what the window covers).
 //   BM_GpuSoftStepPublished: the same at size 1 with the state downloaded and published every step (what the
 //     World does today: the host copy interop removes).
+//   BM_GpuSoftWorldFrame/double/lazy: the World's frame at size 1 and 120 iterations, publishing every step
+//     or lazily (World::setLazyPublish: the frame's metrics reduced on the device); host_ms: the frame less
+//     the device step.
 //   BM_GpuCopy: device-to-device cudaMemcpy of 1 GiB, counting bytes read + written (the card's achievable
 //     bandwidth, the ceiling for model_GBps).
 //   BM_GpuRigidPile: the 10,000-box pile (rigid/rigid_scenes.h) after 0.5 s of falling and landing, one step
@@ -67,6 +70,7 @@
 #include "rigid/rigid_scenes.h"
 #include "scene/scene.h"
 #include "soft/soft_solver.h"
+#include "world/world.h"
 #include "world/world_state.h"
 
 using namespace vbd;
@@ -236,6 +240,40 @@ void BM_GpuSoftStepPublished(benchmark::State& st) {
 }
 BENCHMARK(BM_GpuSoftStepPublished)
     ->ArgNames({"double", "staged"})
+    ->ArgsProduct({{0, 1}, {0, 1}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// The World's whole frame on the paper's mesh (700k tets, 120 iterations, h = 1/120 s, diagnostics off): the
+// device step and everything the World does around it on the host, the metrics and the finite check of
+// every particle. lazy 0: the state published every step, the metrics from it on the host (the CPU's
+// mechanical energy and min det F over 700k tets); lazy 1: World::setLazyPublish, the metrics reduced on the
+// device and nothing else brought down. host_ms: the frame's wall time less the step's (the World's metrics
+// and finite check; an eager step's publish is inside the step's time).
+// args: double, lazy. The Worlds are built once per precision (seconds of CPU for 700k tets).
+void BM_GpuSoftWorldFrame(benchmark::State& st) {
+    if (skipWithoutDevice(st)) return;
+    const bool dbl = st.range(0) != 0;
+    static std::map<int, std::unique_ptr<World>> cache;
+    auto& w = cache[int(dbl)];
+    if (!w) {
+        SceneDesc d = cube(kCells[1], 120, dbl ? Precision::Double : Precision::Float);
+        d.solver.backend = Backend::Cuda;
+        w = World::create(d);
+    }
+    w->setLazyPublish(st.range(1) != 0);
+    w->step();  // the graph captured for this setting
+    double hostMs = 0;
+    for (auto _ : st) {
+        w->step();
+        const FrameMetrics& m = w->history().back();
+        hostMs += m.stepMs - m.solveMs;
+    }
+    st.counters["host_ms"] = hostMs / double(st.iterations());
+    st.counters["vertices"] = double(w->positions().size());
+}
+BENCHMARK(BM_GpuSoftWorldFrame)
+    ->ArgNames({"double", "lazy"})
     ->ArgsProduct({{0, 1}, {0, 1}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();

@@ -1,6 +1,6 @@
 // VBD soft-body throughput on cantilever beams, 1 and 2 threads:
-//   beam 0: 40x5x5 cells (1,296 vertices, 6,000 tets), beam 1: 80x10x10 (9,801 vertices, 48,000 tets; the
-//   peer harness's beam_10k), beam 2: 249x19x19 (100,000 vertices, 539,334 tets; beam_100k).
+//   beam 0: 40x5x5 cells (1,296 vertices, 5,000 tets), beam 1: 80x10x10 (9,801 vertices, 40,000 tets; the
+//   peer harness's beam_10k), beam 2: 249x19x19 (100,000 vertices, 449,445 tets; beam_100k).
 //   BM_Sweep:  one colored Gauss-Seidel sweep in float or double state, with the SIMD tet blocks or the
 //              scalar kernel (the one CUDA runs); counter tet_vertex_evals = 4 * tets per sweep (each tet is
 //              evaluated once for each of its vertices), reported per second of wall time.
@@ -8,6 +8,8 @@
 //   BM_SweepMesh: the torus of assets/scenes/mesh_drop.json tetrahedralized by TetGen to 36k vertices (an
 //              unstructured mesh in TetGen's vertex order), SIMD sweep.
 //   BM_Step10: one full step at 10 iterations without per-iteration diagnostics (ms per step).
+//   BM_FrameMeasuresHost: the particles' frame metrics on the host (mechanical energy, min det F), what
+//              a publishing device step costs the World after every frame.
 // Times are wall-clock; the "CPU" column is the process's CPU time (all threads), which on a shared, loaded
 // machine tells how much of the wall time the process actually ran.
 // Run: build/bin/bench_soft --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
@@ -15,6 +17,7 @@
 
 #include "backend/parallel.h"
 #include "scene/scene.h"
+#include "soft/soft_fields.h"
 #include "soft/soft_solver.h"
 
 using namespace vbd;
@@ -22,7 +25,7 @@ using namespace vbd;
 namespace {
 
 SceneDesc beam(int size, Precision precision) {
-    // cells (n, m, m): vertices (n+1)(m+1)^2, tets 6 n m^2
+    // cells (n, m, m): vertices (n+1)(m+1)^2, tets 5 n m^2 (5-tet cells)
     static const int dims[3][2] = {{40, 5}, {80, 10}, {249, 19}};
     const int n = dims[size][0], m = dims[size][1];
     SceneDesc s;
@@ -110,8 +113,29 @@ void BM_Step10(benchmark::State& st) {
     st.counters["vertices"] = double(solver.model().numVertices());
 }
 
+// What World::measure spends on the host after every frame of a device step that publishes (the particles'
+// part of the metrics: SoftSolver::mechanicalEnergy, minVolumeRatio), which World::setLazyPublish moves to
+// the device's reductions (gpu/frame_measure_stages.h). args: beam, threads, double.
+void BM_FrameMeasuresHost(benchmark::State& st) {
+    ThreadLimit limit(int(st.range(1)));
+    SoftSolver solver;
+    solver.build(beam(int(st.range(0)), st.range(2) ? Precision::Double : Precision::Float));
+    const Vec3 g(0, -9.81f, 0);
+    for (auto _ : st) {
+        benchmark::DoNotOptimize(solver.mechanicalEnergy(g).total());
+        benchmark::DoNotOptimize(minVolumeRatio(solver.model()));
+    }
+    st.counters["tets"] = double(solver.model().tets.size());
+}
+
 }  // namespace
 
+BENCHMARK(BM_FrameMeasuresHost)
+    ->ArgsProduct({{2}, {1, 2}, {0, 1}})
+    ->ArgNames({"beam", "threads", "double"})
+    ->Unit(benchmark::kMillisecond)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime();
 BENCHMARK(BM_Sweep)
     ->ArgsProduct({{0, 1, 2}, {1, 2}, {0, 1}, {0, 1}})
     ->ArgNames({"beam", "threads", "double", "simd"})

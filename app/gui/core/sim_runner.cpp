@@ -231,6 +231,10 @@ void SimRunner::install(int lab, std::unique_ptr<vbd::World> w, std::uint64_t ti
         return;
     }
     worlds_[lab]->setWantedField(field_[lab]);
+    // On the device backend each frame's metrics are reduced where the state is (World::setLazyPublish): the
+    // host no longer sums the energy and det F of every tet after each step. The snapshot and the timeline
+    // still read the state once a frame (their reads bring it to the host).
+    worlds_[lab]->setLazyPublish(true);
     const int frame = worlds_[lab]->frame();
     if (carried) {
         // A parameter edit at this frame: a new branch of the same timeline.

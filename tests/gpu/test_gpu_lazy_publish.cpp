@@ -1,0 +1,307 @@
+// The World's lazy publish (World::setLazyPublish: the device step's state stays on the device and each frame
+// brings only its measures, gpu/frame_sums.h) against the CPU World, on the host executor standing in for a
+// device: the particles must be the CPU's bit for bit whenever they are read (reading them must not change
+// the run), and the frame's metrics equal the CPU World's up to the order of their sums. On CUDA the same
+// within the parity bounds of test_gpu_cuda.cpp.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "backend/parallel.h"
+#include "gpu/soft_stepper.h"
+#include "gpu_scenes.h"
+#include "scene/scene.h"
+#include "soft/soft_solver.h"
+#include "world/finite_guard.h"
+#include "world/world.h"
+
+using namespace vbd;
+
+namespace {
+
+SceneDesc scene(const std::string& name, const std::vector<std::string>& sets = {}) {
+    SceneDesc d = loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/" + name + ".json", sets);
+    d.solver.threads = 1;
+    return d;
+}
+
+std::unique_ptr<World> cpuWorld(const SceneDesc& d) {
+    WorldOptions o;
+    o.scalarSweep = true;  // the host executor's order of the sweep's terms: the same bits
+    return World::create(d, o);
+}
+
+std::unique_ptr<World> deviceWorld(SceneDesc d, bool lazy) {
+    d.solver.backend = Backend::Cuda;
+    WorldOptions o;
+    o.hostExecutor = true;
+    o.scalarSweep = true;
+    auto w = World::create(d, o);
+    w->setLazyPublish(lazy);
+    return w;
+}
+
+double maxDifference(const std::vector<Vec3>& a, const std::vector<Vec3>& b) {
+    if (a.size() != b.size()) return INFINITY;
+    double d = 0;
+    for (size_t i = 0; i < a.size(); ++i) d = std::max(d, double(norm(a[i] - b[i])));
+    return d;
+}
+
+// The frame's metrics of a lazy World against the CPU World's. Both read the same state (the states agree
+// bit for bit); what differs is where and in which order they are summed:
+//   - max_speed: a max of the same float speeds, order-free: equal.
+//   - com, kinetic_energy: double sums of the same float products, ~n ulps apart: 1e-12 relative.
+//   - min_volume_ratio: det F in float from the same floats, in another translation unit whose contractions
+//     may differ (a few float ulps of J ~ 1): 1e-5.
+//   - total_energy: double sums of double terms (the CPU's elastic term in SIMD lanes, the device's per tet),
+//     relative to the size of its largest parts, the kinetic and gravitational energies (m |v|^2, m |g| |x|):
+//     1e-9.
+void expectSameMetrics(const FrameMetrics& cpu, const FrameMetrics& dev, double scale, int frame) {
+    SCOPED_TRACE("frame " + std::to_string(frame));
+    EXPECT_EQ(cpu.maxSpeed, dev.maxSpeed);
+    EXPECT_LE(norm(cpu.com - dev.com), 1e-12 * (1 + norm(cpu.com)));
+    EXPECT_LE(std::fabs(cpu.kineticEnergy - dev.kineticEnergy), 1e-12 * (1e-30 + cpu.kineticEnergy));
+    EXPECT_LE(std::fabs(cpu.minVolumeRatio - dev.minVolumeRatio), 1e-5);
+    EXPECT_LE(std::fabs(cpu.totalEnergy - dev.totalEnergy), 1e-9 * scale) << cpu.totalEnergy;
+    EXPECT_EQ(cpu.iterations, dev.iterations);
+    EXPECT_LE(std::fabs(cpu.residualFinal - dev.residualFinal), 1e-9 * cpu.residualFinal);
+}
+
+// Sum over the particles of m (|v|^2 + |g| |x|) + 1: the size of the energy's largest parts
+// (expectSameMetrics).
+double energyScale(const World& w, const SceneDesc& d) {
+    SoftSolver s;
+    s.build(d);
+    double e = 1;
+    for (size_t i = 0; i < w.positions().size(); ++i)
+        e += double(s.model().mass[i]) * (squaredNorm(Vec3d(w.velocities()[i])) +
+                                          norm(Vec3d(d.gravity)) * (1 + norm(Vec3d(w.positions()[i]))));
+    return e;
+}
+
+}  // namespace
+
+// Scenes of every element the measures reduce: tets on the ground collider (cube_drop), a fixed cantilever
+// (beam_sag), a sheet with membranes and hinges (cloth_hanging, float: the device's cloth precision), a
+// TetGen mesh (mesh_drop), each in the precisions the device runs it in. The lazy World is read every third
+// frame: its positions and velocities are then the CPU World's bit for bit, and the frames after a read go
+// on as those without one (it reads the state, never reseeds it).
+TEST(GpuLazyPublish, LazyWorldIsTheCpuWorldWheneverRead) {
+    ThreadLimit oneThread(1);
+    struct Case {
+        const char* name;
+        Precision prec;
+    };
+    for (const Case c : {Case{"cube_drop", Precision::Double}, Case{"cube_drop", Precision::Float},
+                         Case{"beam_sag", Precision::Double}, Case{"beam_sag", Precision::Float},
+                         Case{"cloth_hanging", Precision::Float}, Case{"mesh_drop", Precision::Float}}) {
+        SCOPED_TRACE(std::string(c.name) + (c.prec == Precision::Double ? " double" : " float"));
+        SceneDesc d = scene(c.name);
+        d.solver.precision = c.prec;
+        auto cpu = cpuWorld(d);
+        auto dev = deviceWorld(d, true);
+        ASSERT_EQ(dev->backendLine().rfind("CUDA backend on host executor", 0), 0u) << dev->backendLine();
+        for (int f = 1; f <= 12; ++f) {
+            cpu->step();
+            dev->step();
+            expectSameMetrics(cpu->history().back(), dev->history().back(), energyScale(*cpu, d), f);
+            if (f % 3 != 0) continue;
+            EXPECT_EQ(maxDifference(cpu->positions(), dev->positions()), 0.0) << "frame " << f;
+            EXPECT_EQ(maxDifference(cpu->velocities(), dev->velocities()), 0.0) << "frame " << f;
+        }
+    }
+}
+
+// Lazy steps leave the model as it was until a reader asks: the stepper's step(publish = false) writes
+// nothing to the model, publishPending brings exactly what a publishing step would have written (the
+// state, the residual field) once, and the measures are read only while wanted. Fails when the World's
+// readers forget to fetch (the test above), or when the lazy step publishes after all (here).
+TEST(GpuLazyPublish, UnpublishedStepsReachTheModelOnlyThroughPublishPending) {
+    ThreadLimit oneThread(1);
+    const SceneDesc d = scene("cube_drop");
+    SoftSolver eager, lazy;
+    eager.build(d);
+    lazy.build(d);
+    auto a = makeHostPipelineStepper(d.solver.precision);
+    auto b = makeHostPipelineStepper(d.solver.precision);
+    a->setResidualField(true);
+    b->setResidualField(true);
+    a->configure(eager);
+    b->configure(lazy);
+    FrameSums sums;
+    EXPECT_FALSE(b->frameMeasures(sums));  // not wanted
+    b->setFrameMeasures(true);
+    const std::vector<Vec3> start = lazy.model().x;
+    const std::vector<float> startField = lazy.vertexResidual();
+    const float h = float(d.dt);
+    for (int k = 0; k < 3; ++k) {
+        a->step(eager, h, d.gravity, true);
+        b->step(lazy, h, d.gravity, false);
+    }
+    EXPECT_EQ(maxDifference(lazy.model().x, start), 0.0);
+    EXPECT_EQ(lazy.vertexResidual(), startField);
+    ASSERT_TRUE(b->frameMeasures(sums));
+    EXPECT_NE(maxDifference(eager.model().x, start), 0.0);  // the cube fell
+    EXPECT_TRUE(b->publishPending(lazy));
+    EXPECT_FALSE(b->publishPending(lazy));   // once
+    EXPECT_FALSE(a->publishPending(eager));  // nothing pending after a publishing step
+    EXPECT_EQ(maxDifference(lazy.model().x, eager.model().x), 0.0);
+    EXPECT_EQ(maxDifference(lazy.model().v, eager.model().v), 0.0);
+    EXPECT_EQ(lazy.vertexResidual(), eager.vertexResidual());
+    // The measures are of the last step's state: the center of mass of the published positions.
+    double mass = 0;
+    Vec3d mx(0, 0, 0);
+    for (size_t i = 0; i < eager.model().x.size(); ++i) {
+        mass += double(eager.model().mass[i]);
+        mx += Vec3d(eager.model().x[i]) * double(eager.model().mass[i]);
+    }
+    EXPECT_LE(std::fabs(sums.mass - mass), 1e-12 * mass);
+    EXPECT_LE(norm(Vec3d(sums.mx, sums.my, sums.mz) - mx), 1e-12 * norm(mx));
+    EXPECT_EQ(sums.firstBad, FrameSums::kNone);
+    b->setFrameMeasures(false);
+    b->step(lazy, h, d.gravity, true);
+    EXPECT_FALSE(b->frameMeasures(sums));
+}
+
+// What the app and the CLI do between lazy frames, on both Worlds alike: the picking spring, an edit of the
+// settings (the stepper is remade from the device's state, which must be fetched first), the timeline's save
+// and restore (the saved frame must be the device's, not the model's older one), a heat-map field asked for
+// mid-run. The lazy World is read only on frames that no event follows (a read fetches the state, which would
+// hide a missing fetch in the event), and stays the CPU World bit for bit through all of it. Fails without
+// the fetch in setSolver or in saveState.
+TEST(GpuLazyPublish, EditsSavesAndRestoresBetweenLazyFrames) {
+    ThreadLimit oneThread(1);
+    for (Precision prec : {Precision::Double, Precision::Float}) {
+        SCOPED_TRACE(prec == Precision::Double ? "double" : "float");
+        SceneDesc d = scene("cube_drop");
+        d.solver.precision = prec;
+        auto cpu = cpuWorld(d);
+        auto dev = deviceWorld(d, true);
+        std::shared_ptr<const WorldState> savedCpu, savedDev;
+        std::vector<Vec3> rerunTarget;
+        const std::vector<int> events = {4, 6, 9, 11, 13};
+        for (int f = 1; f <= 17; ++f) {
+            if (f == 4) {
+                cpu->setDrag(5, Vec3(0.5f, 1.5f, 0.5f), 1e4f);
+                dev->setDrag(5, Vec3(0.5f, 1.5f, 0.5f), 1e4f);
+            }
+            if (f == 6) {
+                SolverDesc s = cpu->desc().solver;
+                s.iterations += 3;
+                cpu->setSolver(s);
+                s.backend = Backend::Cuda;
+                dev->setSolver(s);
+            }
+            if (f == 9) {  // the state after 8 frames
+                savedCpu = cpu->saveState();
+                savedDev = dev->saveState();
+            }
+            if (f == 11) dev->setWantedField(ScalarField::Residual);
+            if (f == 13) {
+                ASSERT_TRUE(cpu->restoreState(*savedCpu));
+                ASSERT_TRUE(dev->restoreState(*savedDev));
+            }
+            cpu->step();
+            dev->step();
+            if (f == 11) rerunTarget = cpu->positions();  // after 11 frames
+            if (f == 15) {                                // 8 + 3 again
+                EXPECT_EQ(maxDifference(cpu->positions(), rerunTarget), 0.0);
+            }
+            if (std::find(events.begin(), events.end(), f + 1) != events.end()) continue;
+            EXPECT_EQ(maxDifference(cpu->positions(), dev->positions()), 0.0) << "frame " << f;
+            EXPECT_EQ(maxDifference(cpu->velocities(), dev->velocities()), 0.0) << "frame " << f;
+            if (f >= 11) {
+                std::vector<float> a, b;
+                cpu->scalarField(ScalarField::Residual, a);
+                dev->scalarField(ScalarField::Residual, b);
+                ASSERT_EQ(a.size(), b.size()) << "frame " << f;
+                for (size_t i = 0; i < a.size(); ++i)
+                    EXPECT_LE(std::fabs(a[i] - b[i]), 1e-5f * (1 + a[i])) << "frame " << f << " vertex " << i;
+            }
+        }
+    }
+}
+
+// The device's finite check (FrameSums::firstBad) is guardFrame's: the lowest particle whose published
+// position or velocity is not finite. A NaN written into the model's positions (the stepper reseeds from an
+// edit) spreads through the step; the measures name the first bad particle the host finds in the published
+// state, and a clean step names none.
+TEST(GpuLazyPublish, TheDevicesFiniteCheckIsTheHosts) {
+    ThreadLimit oneThread(1);
+    const SceneDesc d = scene("cube_drop");
+    SoftSolver solver;
+    solver.build(d);
+    auto st = makeHostPipelineStepper(d.solver.precision);
+    st->setFrameMeasures(true);
+    st->configure(solver);
+    FrameSums sums;
+    st->step(solver, float(d.dt), d.gravity, false);
+    ASSERT_TRUE(st->frameMeasures(sums));
+    EXPECT_EQ(sums.firstBad, FrameSums::kNone);
+    st->publishPending(solver);
+    const int bad = 40;
+    solver.model().x[size_t(bad)].y = NAN;
+    st->step(solver, float(d.dt), d.gravity, false);
+    ASSERT_TRUE(st->frameMeasures(sums));
+    st->publishPending(solver);
+    const SoftModel& m = solver.model();
+    int first = -1;
+    for (int i = 0; i < m.numVertices() && first < 0; ++i)
+        if (!isFinite(m.x[size_t(i)]) || !isFinite(m.v[size_t(i)])) first = i;
+    ASSERT_GE(first, 0) << "the NaN did not survive the step (pick another way to make one)";
+    EXPECT_LE(first, bad);
+    EXPECT_EQ(sums.firstBad, double(first));
+}
+
+// Runs that diverge stop at the same frame with the same message lazily as eagerly (the solver keeps the
+// particles finite here; the metric is named).
+TEST(GpuLazyPublish, ADivergingLazyRunStopsAsTheEagerRun) {
+    ThreadLimit oneThread(1);
+    const SceneDesc d = scene("beam_sag", {"soft_bodies.0.material.youngs=1e25", "solver.precision=float"});
+    auto run = [&](bool lazy) {
+        auto w = deviceWorld(d, lazy);
+        for (int f = 0; f < 8; ++f) {
+            try {
+                w->step();
+            } catch (const NonFiniteError& e) {
+                return std::to_string(w->frame()) + ": " + e.what();
+            }
+        }
+        return std::string("(no divergence)");
+    };
+    const std::string eager = run(false), lazy = run(true);
+    EXPECT_NE(eager.find("not finite"), std::string::npos) << eager;
+    EXPECT_EQ(lazy, eager);
+}
+
+// On CUDA: the lazy World against the host executor's eager World, cube_drop in double and float for 30
+// frames: positions within the parity bounds of test_gpu_cuda.cpp (1e-9 m, 5e-5 m on ~1 m coordinates), and
+// the metrics to those bounds' effect on them.
+TEST(GpuLazyPublish, LazyPublishOnCuda) {
+    if (const std::string why = vbdtest::noCudaDevice(); !why.empty()) GTEST_SKIP() << why;
+    ThreadLimit oneThread(1);
+    for (Precision prec : {Precision::Double, Precision::Float}) {
+        SceneDesc d = scene("cube_drop");
+        d.solver.precision = prec;
+        auto ref = cpuWorld(d);
+        d.solver.backend = Backend::Cuda;
+        auto dev = World::create(d);
+        dev->setLazyPublish(true);
+        const double tol = prec == Precision::Double ? 1e-9 : 5e-5;
+        for (int f = 0; f < 30; ++f) {
+            ref->step();
+            dev->step();
+            const FrameMetrics &a = ref->history().back(), &b = dev->history().back();
+            EXPECT_LE(norm(a.com - b.com), tol) << "frame " << f;
+            EXPECT_LE(std::fabs(a.maxSpeed - b.maxSpeed), tol / d.dt) << "frame " << f;
+        }
+        const double diff = maxDifference(ref->positions(), dev->positions());
+        EXPECT_LT(diff, tol);
+        std::printf("  lazy cube_drop %-6s 30 frames: particles %.3e m\n",
+                    prec == Precision::Double ? "double" : "float", diff);
+    }
+}
