@@ -5,7 +5,8 @@
 // the positions and velocities as they would be published (rounded to float, SoftState::publish); the
 // total_energy column reads the state in its own precision, as SoftSolver::mechanicalEnergy does on the CPU
 // backend. Each energy term is the one G's reduction uses (gpu/step_stages.h), with the damping off: what
-// is left of E_e, the membrane and bending terms, the collider and contact penalties is the stored energy.
+// is left of E_e, the membrane and bending terms, the collider and self-contact penalties is the stored
+// energy (the rows against rigid bodies are cleared before the World measures: not a term here).
 // Only the order of the sums differs from the host's (a few ulps of each sum).
 #include <cmath>
 
@@ -55,7 +56,7 @@ struct FrameTetTerm {
     }
 };
 
-// Any of G's element terms (membrane, bending, self contact, body rows) as the energy of a FrameSums.
+// Any of G's element terms (membrane, bending, self contact) as the energy of a FrameSums.
 template <class Term>
 struct FrameEnergyTerm {
     Term term;

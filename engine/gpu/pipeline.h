@@ -755,7 +755,9 @@ class PipelineStepper final : public SoftStepper {
     }
 
     // The frame's measures of the finalized state (gpu/frame_measure_stages.h) into measures_: the
-    // particles, then each element kind's stored energy and det F added to them.
+    // particles, then each element kind's stored energy and det F added to them. Not the rows against
+    // moving rigid bodies: the World measures after the coupling has cleared them (RigidParticleCoupling::
+    // end), so the host's mechanical energy has no body-contact term either.
     int measuredItems() const {
         return std::max(std::max(plan_.n, plan_.numTets), std::max(a_.numTris, a_.numHinges));
     }
@@ -771,8 +773,6 @@ class PipelineStepper final : public SoftStepper {
         if (a_.numHinges > 0)
             ex_.reduce(a_.numHinges, FrameEnergyTerm<EnergyHingeTerm<T>>{{a, scalars_}}, partials, measures_,
                        true);
-        if (a_.view.vbOffsets)
-            ex_.reduce(plan_.n, FrameEnergyTerm<EnergyBodyTerm<T>>{{a}}, partials, measures_, true);
         if (numContacts_ > 0) {  // collision: issued stage by stage, never captured
             measurePartials_.ensure(ex_, size_t(blocksFor(numContacts_)));
             ex_.reduce(numContacts_, FrameEnergyTerm<EnergyContactTerm<T>>{{a}}, measurePartials_.p,

@@ -255,8 +255,18 @@ class WorldImpl final : public World {
         s->origin = id_;
         s->frame = frame_;
         s->time = time_;
-        saveSoft(soft_, *s);
-        if (device_) device_->saveCarried(s->carried);  // the device's state, not the CPU solver's stale one
+        saveSoft(soft_, *s, !device_);
+        // The device's state, not the CPU solver's stale one (whose copy, with its per-tet C_prev, cost more
+        // than the rest of the frame's save); the solver's where the device has stepped nothing since it was
+        // made (a frame saved right after setSolver handed it the device's state).
+        if (device_) {
+            device_->saveCarried(s->carried);
+            if (s->carried.f.x.empty() && s->carried.d.x.empty()) {
+                const SoftSolver::Carried c = soft_.carried();
+                s->carried.f = c.f;
+                s->carried.d = c.d;
+            }
+        }
         if (rigid_->numBodies() > 0) s->rigid = std::make_shared<const RigidSolver>(*rigid_);
         s->bodies = rigid_->states();
         s->rigidBodies = desc_.rigidBodies;

@@ -29,10 +29,16 @@ size_t WorldStateData::bytes() const {
     return b;
 }
 
-void saveSoft(const SoftSolver& solver, WorldStateData& out) {
+void saveSoft(const SoftSolver& solver, WorldStateData& out, bool withState) {
     const SoftModel& m = solver.model();
     out.soft = SoftArrays{m.x, m.v, m.xPrev, m.y, m.vLast};
-    out.carried = solver.carried();
+    if (withState) {
+        out.carried = solver.carried();
+        return;
+    }
+    out.carried = SoftSolver::Carried{};
+    out.carried.time = solver.clock();
+    out.carried.residual = solver.vertexResidual();
 }
 
 bool restoreSoft(SoftSolver& solver, const WorldStateData& s) {

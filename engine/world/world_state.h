@@ -42,7 +42,9 @@ struct WorldStateData final : WorldState {
     size_t bytes() const override;
 };
 
-void saveSoft(const SoftSolver& solver, WorldStateData& out);
+// withState = false: the solver's states are left out (the caller puts the device's in), its clock and
+// residual field kept.
+void saveSoft(const SoftSolver& solver, WorldStateData& out, bool withState = true);
 // False (and nothing changed) when the particle counts differ.
 bool restoreSoft(SoftSolver& solver, const WorldStateData& s);
 

@@ -17,6 +17,7 @@
 #include "soft/soft_solver.h"
 #include "world/finite_guard.h"
 #include "world/world.h"
+#include "world/world_state.h"
 
 using namespace vbd;
 
@@ -87,7 +88,9 @@ double energyScale(const World& w, const SceneDesc& d) {
 
 // Scenes of every element the measures reduce: tets on the ground collider (cube_drop), a fixed cantilever
 // (beam_sag), a sheet with membranes and hinges (cloth_hanging, float: the device's cloth precision), a
-// TetGen mesh (mesh_drop), each in the precisions the device runs it in. The lazy World is read every third
+// TetGen mesh (mesh_drop), soft-soft contacts (soft_pile), cloth self-contact (cloth_fold), and a soft body
+// under moving boxes (soft_vs_rigid: the coupled step, whose rows against the bodies are gone when the World
+// measures, on both paths), each in the precisions the device runs it in. The lazy World is read every third
 // frame: its positions and velocities are then the CPU World's bit for bit, and the frames after a read go
 // on as those without one (it reads the state, never reseeds it).
 TEST(GpuLazyPublish, LazyWorldIsTheCpuWorldWheneverRead) {
@@ -98,7 +101,9 @@ TEST(GpuLazyPublish, LazyWorldIsTheCpuWorldWheneverRead) {
     };
     for (const Case c : {Case{"cube_drop", Precision::Double}, Case{"cube_drop", Precision::Float},
                          Case{"beam_sag", Precision::Double}, Case{"beam_sag", Precision::Float},
-                         Case{"cloth_hanging", Precision::Float}, Case{"mesh_drop", Precision::Float}}) {
+                         Case{"cloth_hanging", Precision::Float}, Case{"mesh_drop", Precision::Float},
+                         Case{"soft_pile", Precision::Float}, Case{"cloth_fold", Precision::Float},
+                         Case{"soft_vs_rigid", Precision::Double}, Case{"soft_vs_rigid", Precision::Float}}) {
         SCOPED_TRACE(std::string(c.name) + (c.prec == Precision::Double ? " double" : " float"));
         SceneDesc d = scene(c.name);
         d.solver.precision = c.prec;
@@ -132,12 +137,14 @@ TEST(GpuLazyPublish, UnpublishedStepsReachTheModelOnlyThroughPublishPending) {
     b->setResidualField(true);
     a->configure(eager);
     b->configure(lazy);
+    const float h = float(d.dt);
     FrameSums sums;
-    EXPECT_FALSE(b->frameMeasures(sums));  // not wanted
+    a->step(eager, h, d.gravity, true);
+    b->step(lazy, h, d.gravity, true);
+    EXPECT_FALSE(b->frameMeasures(sums));  // a step without them wanted
     b->setFrameMeasures(true);
     const std::vector<Vec3> start = lazy.model().x;
     const std::vector<float> startField = lazy.vertexResidual();
-    const float h = float(d.dt);
     for (int k = 0; k < 3; ++k) {
         a->step(eager, h, d.gravity, true);
         b->step(lazy, h, d.gravity, false);
@@ -169,10 +176,12 @@ TEST(GpuLazyPublish, UnpublishedStepsReachTheModelOnlyThroughPublishPending) {
 
 // What the app and the CLI do between lazy frames, on both Worlds alike: the picking spring, an edit of the
 // settings (the stepper is remade from the device's state, which must be fetched first), the timeline's save
-// and restore (the saved frame must be the device's, not the model's older one), a heat-map field asked for
-// mid-run. The lazy World is read only on frames that no event follows (a read fetches the state, which would
-// hide a missing fetch in the event), and stays the CPU World bit for bit through all of it. Fails without
-// the fetch in setSolver or in saveState.
+// and restore (the saved frame must be the device's, not the model's older one; saved right after the edit,
+// before the remade stepper has stepped, it is the state the edit handed the solver: in double the rerun
+// needs its digits below float), a heat-map field asked for mid-run. The lazy World is read only on frames
+// that no event follows (a read fetches the state, which would hide a missing fetch in the event), and stays
+// the CPU World bit for bit through all of it. Fails without the fetch in setSolver or in saveState, or
+// without saveState's fallback to the solver's state.
 TEST(GpuLazyPublish, EditsSavesAndRestoresBetweenLazyFrames) {
     ThreadLimit oneThread(1);
     for (Precision prec : {Precision::Double, Precision::Float}) {
@@ -181,10 +190,11 @@ TEST(GpuLazyPublish, EditsSavesAndRestoresBetweenLazyFrames) {
         d.solver.precision = prec;
         auto cpu = cpuWorld(d);
         auto dev = deviceWorld(d, true);
-        std::shared_ptr<const WorldState> savedCpu, savedDev;
-        std::vector<Vec3> rerunTarget;
-        const std::vector<int> events = {4, 6, 9, 11, 13};
-        for (int f = 1; f <= 17; ++f) {
+        // A: saved right after the settings edit (after 5 frames); B: after 8 lazy frames.
+        std::shared_ptr<const WorldState> cpuA, devA, cpuB, devB;
+        std::vector<Vec3> after8, after11;
+        const std::vector<int> events = {4, 6, 9, 11, 13, 17};
+        for (int f = 1; f <= 20; ++f) {
             if (f == 4) {
                 cpu->setDrag(5, Vec3(0.5f, 1.5f, 0.5f), 1e4f);
                 dev->setDrag(5, Vec3(0.5f, 1.5f, 0.5f), 1e4f);
@@ -195,21 +205,31 @@ TEST(GpuLazyPublish, EditsSavesAndRestoresBetweenLazyFrames) {
                 cpu->setSolver(s);
                 s.backend = Backend::Cuda;
                 dev->setSolver(s);
+                cpuA = cpu->saveState();
+                devA = dev->saveState();
             }
-            if (f == 9) {  // the state after 8 frames
-                savedCpu = cpu->saveState();
-                savedDev = dev->saveState();
+            if (f == 9) {
+                cpuB = cpu->saveState();
+                devB = dev->saveState();
             }
             if (f == 11) dev->setWantedField(ScalarField::Residual);
-            if (f == 13) {
-                ASSERT_TRUE(cpu->restoreState(*savedCpu));
-                ASSERT_TRUE(dev->restoreState(*savedDev));
+            if (f == 13) {  // back to B: frames 13..15 rerun 9..11
+                ASSERT_TRUE(cpu->restoreState(*cpuB));
+                ASSERT_TRUE(dev->restoreState(*devB));
+            }
+            if (f == 17) {  // back to A: frames 17..19 rerun 6..8
+                ASSERT_TRUE(cpu->restoreState(*cpuA));
+                ASSERT_TRUE(dev->restoreState(*devA));
             }
             cpu->step();
             dev->step();
-            if (f == 11) rerunTarget = cpu->positions();  // after 11 frames
-            if (f == 15) {                                // 8 + 3 again
-                EXPECT_EQ(maxDifference(cpu->positions(), rerunTarget), 0.0);
+            if (f == 8) after8 = cpu->positions();
+            if (f == 11) after11 = cpu->positions();
+            if (f == 15) {
+                EXPECT_EQ(maxDifference(cpu->positions(), after11), 0.0);
+            }
+            if (f == 19) {
+                EXPECT_EQ(maxDifference(cpu->positions(), after8), 0.0);
             }
             if (std::find(events.begin(), events.end(), f + 1) != events.end()) continue;
             EXPECT_EQ(maxDifference(cpu->positions(), dev->positions()), 0.0) << "frame " << f;
@@ -257,6 +277,38 @@ TEST(GpuLazyPublish, TheDevicesFiniteCheckIsTheHosts) {
     EXPECT_EQ(sums.firstBad, double(first));
 }
 
+// The World's side of the finite check: a NaN put into the particles (through a saved state, the one way in
+// from outside) stops the lazy World at the frame and with the message of the eager one. The device's
+// measures flag the bad particle, the World brings the step's state to the host and guardFrame names the
+// first bad particle of that state; without the fetch it would read the restored arrays, where the NaN has
+// not spread yet.
+TEST(GpuLazyPublish, ANonFiniteParticleStopsTheLazyWorldAsTheEagerOne) {
+    ThreadLimit oneThread(1);
+    const SceneDesc d = scene("cube_drop");
+    auto run = [&](bool lazy) {
+        auto w = deviceWorld(d, lazy);
+        w->step();
+        w->step();
+        auto bad = std::make_shared<WorldStateData>(
+            *std::dynamic_pointer_cast<const WorldStateData>(w->saveState()));
+        bad->soft.x[400].y = NAN;
+        bad->carried.f = {}, bad->carried.d = {};  // the device then seeds from the arrays
+        EXPECT_TRUE(w->restoreState(*bad));
+        for (int f = 0; f < 4; ++f) {
+            try {
+                w->step();
+            } catch (const NonFiniteError& e) {
+                return std::to_string(w->frame()) + ": " + e.what();
+            }
+        }
+        return std::string("(no divergence)");
+    };
+    const std::string eager = run(false), lazy = run(true);
+    EXPECT_NE(eager.find("particle"), std::string::npos) << eager;
+    EXPECT_EQ(lazy, eager);
+    std::printf("  %s\n", eager.substr(0, 160).c_str());
+}
+
 // Runs that diverge stop at the same frame with the same message lazily as eagerly (the solver keeps the
 // particles finite here; the metric is named).
 TEST(GpuLazyPublish, ADivergingLazyRunStopsAsTheEagerRun) {
@@ -278,9 +330,11 @@ TEST(GpuLazyPublish, ADivergingLazyRunStopsAsTheEagerRun) {
     EXPECT_EQ(lazy, eager);
 }
 
-// On CUDA: the lazy World against the host executor's eager World, cube_drop in double and float for 30
-// frames: positions within the parity bounds of test_gpu_cuda.cpp (1e-9 m, 5e-5 m on ~1 m coordinates), and
-// the metrics to those bounds' effect on them.
+// On CUDA: the lazy World against the CPU World (the host executor's bits), cube_drop in double and float
+// for 30 frames: positions within the parity bounds of test_gpu_cuda.cpp (tol = 1e-9 m, 5e-5 m on ~1 m
+// coordinates, so velocities within tol / h), and the device-reduced metrics to those bounds' effect on them:
+// the center of mass within tol, the max speed within tol / h, the kinetic energy within
+// M (v_max + dv / 2) dv with dv = tol / h (sum of m |v . dv| + m |dv|^2 / 2).
 TEST(GpuLazyPublish, LazyPublishOnCuda) {
     if (const std::string why = vbdtest::noCudaDevice(); !why.empty()) GTEST_SKIP() << why;
     ThreadLimit oneThread(1);
@@ -291,13 +345,20 @@ TEST(GpuLazyPublish, LazyPublishOnCuda) {
         d.solver.backend = Backend::Cuda;
         auto dev = World::create(d);
         dev->setLazyPublish(true);
+        SoftSolver model;
+        model.build(d);
+        double mass = 0;
+        for (float m : model.model().mass) mass += double(m);
         const double tol = prec == Precision::Double ? 1e-9 : 5e-5;
         for (int f = 0; f < 30; ++f) {
             ref->step();
             dev->step();
             const FrameMetrics &a = ref->history().back(), &b = dev->history().back();
             EXPECT_LE(norm(a.com - b.com), tol) << "frame " << f;
-            EXPECT_LE(std::fabs(a.maxSpeed - b.maxSpeed), tol / d.dt) << "frame " << f;
+            const double dv = tol / d.dt;
+            EXPECT_LE(std::fabs(a.maxSpeed - b.maxSpeed), dv) << "frame " << f;
+            EXPECT_LE(std::fabs(a.kineticEnergy - b.kineticEnergy), mass * (a.maxSpeed + dv / 2) * dv)
+                << "frame " << f;
         }
         const double diff = maxDifference(ref->positions(), dev->positions());
         EXPECT_LT(diff, tol);

@@ -1,0 +1,57 @@
+// What a World costs the host around its step, on the device path (the host executor standing in for a
+// device, WorldOptions::hostExecutor), for a soft cube of 27^3 5-tet cells (21,952 vertices, 98,415 tets)
+// resting on the ground, h = 1/120 s, 2 iterations:
+//   BM_WorldSaveState/backend/double: World::saveState after a step, what the app's timeline does every
+//   frame.
+//     backend 0: the CPU backend; 1: the device path publishing every step; 2: the device path with the lazy
+//     publish (World::setLazyPublish), whose save first brings the step's state to the host. The saved
+//     bytes are a counter.
+// Run: build/bin/bench_world --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+#include <benchmark/benchmark.h>
+
+#include "backend/parallel.h"
+#include "world/world.h"
+
+using namespace vbd;
+
+namespace {
+
+void BM_WorldSaveState(benchmark::State& st) {
+    ThreadLimit oneThread(1);
+    SceneDesc s;
+    s.dt = 1.0 / 120.0;
+    s.solver.iterations = 2;
+    s.solver.diagnostics = false;
+    s.solver.precision = st.range(1) ? Precision::Double : Precision::Float;
+    SoftBodyDesc b;
+    b.min = Vec3(0, 0.001f, 0);
+    b.max = Vec3(1, 1.001f, 1);
+    b.cells = {27, 27, 27};
+    s.softBodies.push_back(b);
+    if (st.range(0) > 0) s.solver.backend = Backend::Cuda;
+    WorldOptions o;
+    o.hostExecutor = true;
+    auto w = World::create(s, o);
+    w->setLazyPublish(st.range(0) == 2);
+    size_t bytes = 0;
+    for (auto _ : st) {
+        st.PauseTiming();
+        w->step();
+        st.ResumeTiming();
+        auto saved = w->saveState();
+        bytes = saved->bytes();
+        benchmark::DoNotOptimize(saved);
+    }
+    st.counters["bytes"] = double(bytes);
+}
+
+}  // namespace
+
+BENCHMARK(BM_WorldSaveState)
+    ->ArgsProduct({{0, 1, 2}, {0, 1}})
+    ->ArgNames({"backend", "double"})
+    ->Iterations(20)  // each iteration steps first (untimed): the default minimum time would take minutes
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+BENCHMARK_MAIN();
