@@ -99,6 +99,7 @@ struct TimelineState {
 
 struct Timing {
     double simMs = 0, uploadMs = 0, renderMs = 0, frameMs = 0, fps = 0;
+    double simHostMs = 0;  // of simMs, outside the solvers (SimRunner::lastHostMs)
 };
 
 struct EllipseState {

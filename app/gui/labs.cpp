@@ -304,6 +304,7 @@ void GuiApp::pollSimulation() {
     app_.timeline.info = sim_.timeline();
     app_.timeline.realTime = sim_.realTimeRatio();
     app_.timing.simMs = sim_.lastTickMs();
+    app_.timing.simHostMs = sim_.lastHostMs();
 }
 
 void GuiApp::handleEvent(const SimEvent& e) {

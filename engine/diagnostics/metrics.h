@@ -26,6 +26,10 @@ struct FrameMetrics {
     double residualFloor = 0;
     // Stage timing (ms) for the app's breakdown plot.
     double solveMs = 0, collisionMs = 0, coarseMs = 0, diagnosticsMs = 0;
+    // The World's host time for this frame's metrics (World::measure; not a CSV column): with a device step
+    // that publishes, a pass over every particle and tet after the step; with the lazy publish, the read of
+    // the device's reductions.
+    double measureMs = 0;
 };
 
 struct IterationRecord {

@@ -98,7 +98,10 @@ class WorldImpl final : public World {
         FrameSums sums;
         const bool measured = device_ && lazy_ && device_->frameMeasures(sums);
         if (measured && sums.firstBad != FrameSums::kNone) fetchState();  // guardFrame names the particle
-        measure(m, measured ? &sums : nullptr);
+        {
+            ScopedTimer t(m.measureMs);
+            measure(m, measured ? &sums : nullptr);
+        }
         m.stepMs = msSince(t0);
         // world/finite_guard.h: no NaN leaves a step (the particles checked by the device's measures).
         guardFrame(desc_, soft_.model(), bodies(), m, lastIts_,

@@ -94,6 +94,11 @@ class SimRunner {
     double realTimeRatio() const { return ratio_.load(); }
     double lastStepMs(int lab) const { return stepMs_[lab].load(); }
     double lastTickMs() const { return tickMs_.load(); }
+    // The last tick's host time outside the Worlds' solvers: the tick less their steps (FrameMetrics::stepMs)
+    // plus the steps' own metrics (measureMs): the metrics and finite check after each step, the interop
+    // writes, the timeline's save and the snapshot -- what the simulation thread adds to each frame besides
+    // solving (docs/gpu.md, "Interop": the < 0.5 ms target).
+    double lastHostMs() const { return hostMs_.load(); }
     int frame() const { return frame_.load(); }  // lab 0's frame as last published
 
   private:
@@ -141,7 +146,7 @@ class SimRunner {
     bool haveWorld_ = false;
     // Read anywhere.
     std::atomic<std::uint64_t> applied_{0};
-    std::atomic<double> ratio_{0}, tickMs_{0};
+    std::atomic<double> ratio_{0}, tickMs_{0}, hostMs_{0};
     std::atomic<double> stepMs_[2];
     std::atomic<int> frame_{0};
     std::thread thread_;
