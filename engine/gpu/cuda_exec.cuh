@@ -174,9 +174,13 @@ class CudaExec {
         return static_cast<U*>(p);
     }
     // cudaFree synchronizes the device first; a failure is cleared as in CudaCopyOps::freePinned.
-    void release(void* p) {
+    void release(void* p) { freeMemory(p); }
+    // Memory of alloc freed without an executor (a saved state outlives the stepper that made it).
+    static void freeMemory(void* p) {
         if (cudaFree(p) != cudaSuccess) (void)cudaGetLastError();
     }
+    // Every stream's work done (before another executor reads what one wrote).
+    static void syncDevice() { VBD_CUDA(cudaDeviceSynchronize()); }
     template <typename U>
     void upload(U* dst, const U* src, size_t n) {
         copies_.upload(dst, src, n * sizeof(U));

@@ -45,6 +45,8 @@ struct HostExec {
         return static_cast<U*>(p);
     }
     void release(void* p) { std::free(p); }
+    static void freeMemory(void* p) { std::free(p); }
+    static void syncDevice() {}
     template <typename U>
     void upload(U* dst, const U* src, size_t n) {
         if (n) std::memcpy(static_cast<void*>(dst), static_cast<const void*>(src), n * sizeof(U));

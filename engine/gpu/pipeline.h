@@ -204,6 +204,40 @@ class PipelineStepper final : public SoftStepper {
         return true;
     }
 
+    std::shared_ptr<const DeviceStateCopy> saveOnDevice() override {
+        if (!configured_ || !stepped_) return nullptr;
+        auto c = std::make_shared<StateCopy>(plan_.n);
+        for (int k = 0; k < StateCopy::kArrays; ++k) {
+            c->arrays[k] = ex_.template alloc<Vec3T<T>>(size_t(plan_.n));
+            ex_.forEach(plan_.n, CopyStage<Vec3T<T>>{c->arrays[k], stateArray(k)});
+        }
+        if (a_.residualField && !fieldStale_) {
+            c->field = ex_.template alloc<float>(size_t(plan_.n));
+            ex_.forEach(plan_.n, CopyStage<float>{c->field, a_.residualField});
+        }
+        return c;
+    }
+    bool restoreOnDevice(const DeviceStateCopy& copy, SoftSolver& solver) override {
+        const auto* c = dynamic_cast<const StateCopy*>(&copy);
+        SoftModel& m = solver.model();
+        if (!c || c->n != m.numVertices() || m.numVertices() == 0) return false;
+        if (!configured_ || plan_.n != m.numVertices() || plan_.numTets != int(m.tets.size()))
+            configure(solver);
+        for (int k = 0; k < StateCopy::kArrays; ++k)
+            ex_.forEach(plan_.n, CopyStage<Vec3T<T>>{stateArray(k), c->arrays[k]});
+        if (a_.dx) ex_.forEach(plan_.n, ResyncStage<T>{a_});  // dx = x - x_prev, as after a step
+        fieldStale_ = a_.residualField && !c->field;
+        if (a_.residualField && c->field) ex_.forEach(plan_.n, CopyStage<float>{a_.residualField, c->field});
+        // The model's arrays stand as published (no edit to reseed from) until the pending publish replaces
+        // them; the mirror's state is of no step (saveCarried gives nothing until then).
+        mirror_ = SoftState<T>{};
+        mirror_.publishedX = m.x;
+        mirror_.publishedV = m.v;
+        seeded_ = stepped_ = hasVLast_ = pending_ = true;
+        measured_ = false;
+        return true;
+    }
+
     void setLanesPerVertex(int lanes) override {
         if (lanes != 1 && lanes != 4 && lanes != 8 && lanes != 16 && lanes != 32)
             throw std::invalid_argument("setLanesPerVertex: 1, 4, 8, 16 or 32 lanes, not " +
@@ -297,6 +331,50 @@ class PipelineStepper final : public SoftStepper {
     }
 
   private:
+    // A saved state on the executor (saveOnDevice): x, v, x_prev, y, v_last and the residual field, freed
+    // without the stepper (Exec::freeMemory).
+    struct StateCopy final : DeviceStateCopy {
+        static constexpr int kArrays = 5;
+        explicit StateCopy(int count) : n(count) {}
+        ~StateCopy() override {
+            for (Vec3T<T>* p : arrays)
+                if (p) Exec::freeMemory(p);
+            if (field) Exec::freeMemory(field);
+        }
+        StateCopy(const StateCopy&) = delete;
+        StateCopy& operator=(const StateCopy&) = delete;
+        size_t bytes() const override {
+            return size_t(n) * (kArrays * sizeof(Vec3T<T>) + (field ? sizeof(float) : 0));
+        }
+        int numVertices() const override { return n; }
+        void toHost(SoftSolver::Carried& out) const override {
+            Exec::syncDevice();  // the copies were issued on the saving stepper's stream
+            Exec ex;
+            SoftState<T> s;
+            std::vector<Vec3T<T>>* dst[kArrays] = {&s.x, &s.v, &s.xPrev, &s.y, &s.vLast};
+            for (int k = 0; k < kArrays; ++k) {
+                dst[k]->resize(size_t(n));
+                ex.download(dst[k]->data(), arrays[k], size_t(n));
+            }
+            out.residual.assign(field ? size_t(n) : 0, 0.f);
+            if (field) ex.download(out.residual.data(), field, size_t(n));
+            ex.sync();
+            s.publishedX = std::vector<Vec3>(s.x.begin(), s.x.end());  // Vec3(x): the published rounding
+            s.publishedV = std::vector<Vec3>(s.v.begin(), s.v.end());
+            if constexpr (std::is_same_v<T, double>)
+                out.d = std::move(s);
+            else
+                out.f = std::move(s);
+        }
+        int n;
+        Vec3T<T>* arrays[kArrays] = {};  // x, v, x_prev, y, v_last (stateArray's order)
+        float* field = nullptr;
+    };
+    Vec3T<T>* stateArray(int k) const {
+        Vec3T<T>* const a[StateCopy::kArrays] = {a_.x, a_.v, a_.xPrev, a_.y, a_.vLast};
+        return a[k];
+    }
+
     template <typename U>
     U* alloc(size_t n) {
         U* p = ex_.template alloc<U>(n);
@@ -388,6 +466,7 @@ class PipelineStepper final : public SoftStepper {
         stats.hookMs = hookMs_;
         if (solver.params().diagnostics)
             for (int k = 0; k <= last; ++k) its_.push_back({0, k, std::sqrt(slot(k, 0)), slot(k, 2)});
+        fieldStale_ = false;  // this step's field
         if (publishState) publish(solver);
         pending_ = !publishState;
         hasVLast_ = true;
@@ -494,7 +573,7 @@ class PipelineStepper final : public SoftStepper {
         ex_.download(mirror_.y.data(), a_.y, n);
         ex_.download(mirror_.vLast.data(), a_.vLast, n);
         std::vector<float>& field = solver.vertexResidual();
-        if (a_.residualField) {
+        if (a_.residualField && !fieldStale_) {
             field.resize(n);
             ex_.download(field.data(), a_.residualField, n);
         } else {
@@ -792,7 +871,8 @@ class PipelineStepper final : public SoftStepper {
     ExecBuffer<Exec, FrameSums> measurePartials_;
     FrameSums hostMeasures_;
     bool measuresWanted_ = false, measured_ = false;
-    bool pending_ = false;  // the last step's state is not in the model (step with publish = false)
+    bool pending_ = false;     // the last step's state is not in the model (step with publish = false)
+    bool fieldStale_ = false;  // the residual field is of no current state (restoreOnDevice without one)
     std::vector<void*> owned_;
     std::vector<double> hostResults_;
     SoftState<T> mirror_;  // the published state of the last step, in T (edits show as differences)

@@ -15,6 +15,20 @@
 
 namespace vbd {
 
+// A device step's state saved in the device's memory (the app's timeline saves one a frame: no host copy):
+// x, v, x_prev, y, v_last in the stepper's precision and the residual field when one was kept. Freed with its
+// last holder; it outlives the stepper that made it (another stepper of the same kind restores it).
+class DeviceStateCopy {
+  public:
+    virtual ~DeviceStateCopy() = default;
+    virtual size_t bytes() const = 0;
+    virtual int numVertices() const = 0;
+    // The saved state brought to the host, as SoftStepper::saveCarried gives a published one: its precision's
+    // state (x, v, x_prev, y, v_last and the published arrays they round to) and the residual field (empty
+    // when none was kept).
+    virtual void toHost(SoftSolver::Carried& c) const = 0;
+};
+
 class SoftStepper {
   public:
     virtual ~SoftStepper() = default;
@@ -35,6 +49,12 @@ class SoftStepper {
     // default. frameMeasures: the last step's, false when it did not measure them.
     virtual void setFrameMeasures(bool on) = 0;
     virtual bool frameMeasures(FrameSums& out) const = 0;
+    // The last step's state copied within the device's memory (nullptr before any step since configure);
+    // restoreOnDevice puts such a copy back as the state the next step starts from, its published arrays then
+    // pending (as after step(publish = false)): false, nothing changed, when the copy is of another
+    // precision, executor or vertex count (DeviceStateCopy::toHost then gives its host form).
+    virtual std::shared_ptr<const DeviceStateCopy> saveOnDevice() = 0;
+    virtual bool restoreOnDevice(const DeviceStateCopy& copy, SoftSolver& solver) = 0;
     // The same step in parts, for the World's coupled step (world/coupling.h), which works between the
     // particles' sweeps as it does with SoftSolver::beginStep / iterate / converged / stepPositions /
     // endStep: beginStep after the model's body colliders and rows are set (they go up with it); iterate(k)

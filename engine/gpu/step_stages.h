@@ -345,6 +345,14 @@ struct ResyncStage {
     VBD_HD void operator()(int i) const { resyncIncrement(a.x, a.dx, a.xPrev, i); }
 };
 
+// dst[i] = src[i] (a saved state's copy on the executor, gpu/soft_stepper.h DeviceStateCopy).
+template <typename U>
+struct CopyStage {
+    U* dst;
+    const U* src;
+    VBD_HD void operator()(int i) const { dst[i] = src[i]; }
+};
+
 // Chebyshev history at the step start: both previous iterates are the initial guess.
 template <typename T>
 struct ChebyshevStartStage {

@@ -253,11 +253,28 @@ class WorldImpl final : public World {
     }
 
     std::shared_ptr<const WorldState> saveState() const override {
-        fetchState();
         auto s = std::make_shared<WorldStateData>();
         s->origin = id_;
         s->frame = frame_;
         s->time = time_;
+        // Lazily published: the device's state copied where it is (no host copy; restoreState puts it back).
+        if (device_ && lazy_) s->device = device_->saveOnDevice();
+        if (s->device)
+            s->carried.time = soft_.clock();
+        else
+            saveDeviceOrSolverState(*s);
+        if (rigid_->numBodies() > 0) s->rigid = std::make_shared<const RigidSolver>(*rigid_);
+        s->bodies = rigid_->states();
+        s->rigidBodies = desc_.rigidBodies;
+        s->lastIterations = lastIts_;
+        s->historySize = history_.size();
+        return s;
+    }
+
+    // saveState's soft part on the host: the published arrays, and the device's state (or the solver's).
+    void saveDeviceOrSolverState(WorldStateData& out) const {
+        fetchState();
+        WorldStateData* s = &out;
         saveSoft(soft_, *s, !device_);
         // The device's state, not the CPU solver's stale one (whose copy, with its per-tet C_prev, cost more
         // than the rest of the frame's save); the solver's where the device has stepped nothing since it was
@@ -270,12 +287,6 @@ class WorldImpl final : public World {
                 s->carried.d = c.d;
             }
         }
-        if (rigid_->numBodies() > 0) s->rigid = std::make_shared<const RigidSolver>(*rigid_);
-        s->bodies = rigid_->states();
-        s->rigidBodies = desc_.rigidBodies;
-        s->lastIterations = lastIts_;
-        s->historySize = history_.size();
-        return s;
     }
 
     bool restoreState(const WorldState& state) override {
@@ -285,7 +296,8 @@ class WorldImpl final : public World {
         // Another World (an edited description) keeps its own rigid solver and takes only the bodies'
         // poses and velocities; a body added by addRigidBody since then is one body too many.
         if (!same && s->bodies.size() != size_t(rigid_->numBodies())) return false;
-        if (!restoreSoft(soft_, *s)) return false;
+        if (s->device ? s->device->numVertices() != soft_.model().numVertices() : !restoreSoft(soft_, *s))
+            return false;
         if (same) {
             // The whole solver as it was (warm start included), or rebuilt without bodies added since.
             SceneDesc d = desc_;
@@ -304,6 +316,19 @@ class WorldImpl final : public World {
         coarse_.reset();    // its factorization belongs to the frame it was made at (world_state.h)
         device_.reset();    // its state is of the frame left, not the one restored (setSolver would keep it)
         setSolver(desc_.solver);
+        if (s->device) {
+            soft_.setClock(s->carried.time);
+            // Back on the device where the new stepper is of the saving one's kind; else (the CPU backend
+            // now, another precision) from its host form, as a state saved on the host.
+            if (!device_ || !device_->restoreOnDevice(*s->device, soft_)) {
+                WorldStateData host;
+                hostForm(*s, host);
+                // Sized for the CPU solver (as keepDeviceState), which then goes on from its full digits.
+                if (!host.carried.d.x.empty()) host.carried.d.resetDerived(soft_.model());
+                if (!host.carried.f.x.empty()) host.carried.f.resetDerived(soft_.model());
+                restoreSoft(soft_, host);
+            }
+        }
         return true;
     }
 

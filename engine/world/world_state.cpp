@@ -23,6 +23,7 @@ size_t WorldStateData::bytes() const {
     size_t b = sizeof(*this);
     b += bytesOf(soft.x) + bytesOf(soft.v) + bytesOf(soft.xPrev) + bytesOf(soft.y) + bytesOf(soft.vLast);
     b += stateBytes(carried.f) + stateBytes(carried.d) + bytesOf(carried.residual);
+    if (device) b += device->bytes();
     // The rigid solver copy: per body about 0.3 KB of state and fixed data.
     if (rigid) b += bodies.size() * 320;
     b += bytesOf(bodies) + bytesOf(lastIterations) + rigidBodies.size() * sizeof(RigidBodyDesc);
@@ -39,6 +40,23 @@ void saveSoft(const SoftSolver& solver, WorldStateData& out, bool withState) {
     out.carried = SoftSolver::Carried{};
     out.carried.time = solver.clock();
     out.carried.residual = solver.vertexResidual();
+}
+
+namespace {
+
+template <typename T>
+SoftArrays publishedArrays(const SoftState<T>& s) {
+    auto rounded = [](const std::vector<Vec3T<T>>& a) { return std::vector<Vec3>(a.begin(), a.end()); };
+    return {s.publishedX, s.publishedV, rounded(s.xPrev), rounded(s.y), rounded(s.vLast)};
+}
+
+}  // namespace
+
+void hostForm(const WorldStateData& s, WorldStateData& out) {
+    out.carried = SoftSolver::Carried{};
+    s.device->toHost(out.carried);
+    out.carried.time = s.carried.time;
+    out.soft = !out.carried.d.x.empty() ? publishedArrays(out.carried.d) : publishedArrays(out.carried.f);
 }
 
 bool restoreSoft(SoftSolver& solver, const WorldStateData& s) {

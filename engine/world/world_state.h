@@ -17,6 +17,7 @@
 #include <memory>
 #include <vector>
 
+#include "gpu/soft_stepper.h"
 #include "rigid/rigid_body.h"
 #include "soft/soft_solver.h"
 #include "world/world.h"
@@ -34,6 +35,9 @@ struct WorldStateData final : WorldState {
     std::uint64_t origin = 0;  // id of the World that saved it
     SoftArrays soft;
     SoftSolver::Carried carried;
+    // A lazily published device step's state saved on the device (soft and carried's states then empty,
+    // carried.time the clock): restored there by a stepper of its kind, else brought to the host (hostForm).
+    std::shared_ptr<const DeviceStateCopy> device;
     std::shared_ptr<const RigidSolver> rigid;  // null without rigid bodies
     std::vector<RigidBodyState> bodies;        // for a World other than the origin
     std::vector<RigidBodyDesc> rigidBodies;
@@ -47,5 +51,8 @@ struct WorldStateData final : WorldState {
 void saveSoft(const SoftSolver& solver, WorldStateData& out, bool withState = true);
 // False (and nothing changed) when the particle counts differ.
 bool restoreSoft(SoftSolver& solver, const WorldStateData& s);
+// The soft part of a state saved on the device as saveSoft would have saved it: the published arrays and the
+// state of its precision (DeviceStateCopy::toHost), the clock.
+void hostForm(const WorldStateData& s, WorldStateData& out);
 
 }  // namespace vbd

@@ -4,8 +4,9 @@
 //   BM_WorldSaveState/backend/double: World::saveState after a step, what the app's timeline does every
 //   frame.
 //     backend 0: the CPU backend; 1: the device path publishing every step; 2: the device path with the lazy
-//     publish (World::setLazyPublish), whose save first brings the step's state to the host. The saved
-//     bytes are a counter.
+//     publish (World::setLazyPublish), whose save is a copy within the device's memory (SoftStepper::
+//     saveOnDevice: here the host executor's copy, on CUDA five device-to-device copies on the step's
+//     stream). The saved bytes are a counter.
 // Run: build/bin/bench_world --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 

@@ -246,6 +246,64 @@ TEST(GpuLazyPublish, EditsSavesAndRestoresBetweenLazyFrames) {
     }
 }
 
+// The lazy World's timeline saves stay on the device (WorldStateData::device: no host arrays), and come back
+// wherever they are restored: on the device path (tested above), after a switch to the CPU backend (their
+// host form), and in another World of the scene, lazy on the device or on the CPU backend (what the app does
+// when an edit rebuilds the World: SimRunner::install carries the state over). Each run goes on as the CPU
+// World restored from its own save, bit for bit.
+TEST(GpuLazyPublish, DeviceSavesRestoreOnEveryPath) {
+    ThreadLimit oneThread(1);
+    for (Precision prec : {Precision::Double, Precision::Float}) {
+        SCOPED_TRACE(prec == Precision::Double ? "double" : "float");
+        SceneDesc d = scene("cube_drop");
+        d.solver.precision = prec;
+        auto cpu = cpuWorld(d);
+        auto dev = deviceWorld(d, true);
+        for (int f = 0; f < 5; ++f) {
+            cpu->step();
+            dev->step();
+        }
+        const auto cpuSaved = cpu->saveState();
+        const auto devSaved = dev->saveState();
+        const auto* data = dynamic_cast<const WorldStateData*>(devSaved.get());
+        ASSERT_NE(data, nullptr);
+        EXPECT_NE(data->device, nullptr);
+        EXPECT_TRUE(data->soft.x.empty());
+        EXPECT_TRUE(data->carried.f.x.empty() && data->carried.d.x.empty());
+        EXPECT_GE(data->bytes(),
+                  size_t(5) * dev->positions().size() * 3 * (prec == Precision::Double ? 8 : 4));
+        for (int f = 0; f < 3; ++f) {  // then on, so that a restore has something to undo
+            cpu->step();
+            dev->step();
+        }
+        // Where the save goes: the same World switched to the CPU backend, a fresh lazy device World, a
+        // fresh CPU World.
+        SolverDesc onCpu = d.solver;
+        onCpu.backend = Backend::Cpu;
+        dev->setSolver(onCpu);
+        std::vector<std::unique_ptr<World>> targets;
+        targets.push_back(std::move(dev));
+        targets.push_back(deviceWorld(d, true));
+        targets.push_back(cpuWorld(d));
+        ASSERT_TRUE(cpu->restoreState(*cpuSaved));
+        for (auto& t : targets) ASSERT_TRUE(t->restoreState(*devSaved));
+        // Restored on the device, the restored frame is the device's current state (the window's interop
+        // draws it before any step); on the CPU backend there is none.
+        EXPECT_TRUE(targets[1]->deviceParticles().current);
+        EXPECT_EQ(targets[0]->deviceParticles().x, nullptr);
+        for (int f = 0; f < 4; ++f) {
+            cpu->step();
+            for (size_t k = 0; k < targets.size(); ++k) {
+                targets[k]->step();
+                EXPECT_EQ(maxDifference(cpu->positions(), targets[k]->positions()), 0.0)
+                    << "target " << k << ", frame " << f;
+                EXPECT_EQ(maxDifference(cpu->velocities(), targets[k]->velocities()), 0.0)
+                    << "target " << k << ", frame " << f;
+            }
+        }
+    }
+}
+
 // The device's finite check (FrameSums::firstBad) is guardFrame's: the lowest particle whose published
 // position or velocity is not finite. A NaN written into the model's positions (the stepper reseeds from an
 // edit) spreads through the step; the measures name the first bad particle the host finds in the published
@@ -289,8 +347,12 @@ TEST(GpuLazyPublish, ANonFiniteParticleStopsTheLazyWorldAsTheEagerOne) {
         auto w = deviceWorld(d, lazy);
         w->step();
         w->step();
-        auto bad = std::make_shared<WorldStateData>(
-            *std::dynamic_pointer_cast<const WorldStateData>(w->saveState()));
+        const auto saved = std::dynamic_pointer_cast<const WorldStateData>(w->saveState());
+        auto bad = std::make_shared<WorldStateData>(*saved);
+        if (bad->device) {  // the lazy World saved on the device: its host form
+            hostForm(*saved, *bad);
+            bad->device.reset();
+        }
         bad->soft.x[400].y = NAN;
         bad->carried.f = {}, bad->carried.d = {};  // the device then seeds from the arrays
         EXPECT_TRUE(w->restoreState(*bad));
