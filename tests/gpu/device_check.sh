@@ -61,7 +61,8 @@ GL_DEBS=(libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2)
 # the CUDA translation units). They name this checkout's path (VBD_SOURCE_DIR, VBD_BINARY_DIR) for assets and
 # for vbdlab: the device run links that path to its own checkout.
 PREBUILT_TARGETS=(test_gpu_cuda test_gpu_host_pipeline test_gpu_backend test_cuda_parity test_gpu_interop
-  test_gpu_rigid_host test_gpu_cuda_rigid test_gpu_world_device test_interop bench_gpu bench_interop vbdlab)
+  test_gpu_rigid_host test_gpu_cuda_rigid test_gpu_world_device test_gpu_lazy_publish test_interop bench_gpu bench_interop
+  vbdlab)
 
 prepare() {
   set -e
@@ -194,7 +195,7 @@ fi
 phase "build (Release, CUDA sm_90 + PTX)"
 BUILD_OK=1
 TARGETS=(test_gpu_cuda test_gpu_host_pipeline test_gpu_backend test_cuda_parity test_gpu_interop test_gpu_rigid_host
-  test_gpu_cuda_rigid test_gpu_world_device bench_gpu bench_interop vbdlab)
+  test_gpu_cuda_rigid test_gpu_world_device test_gpu_lazy_publish bench_gpu bench_interop vbdlab)
 if [ -n "${DEVICE_CHECK_NO_BUILD:-}" ] || [ $PREBUILT = 1 ]; then
   say "build: skipped ($([ $PREBUILT = 1 ] && echo prebuilt || echo DEVICE_CHECK_NO_BUILD)), using $BUILD"
 elif [ -z "${DEVICE_CHECK_ALLOW_BUILD:-}" ]; then
@@ -259,6 +260,7 @@ if [ $BUILD_OK = 1 ]; then
   run_test test_gpu_cuda 180
   run_test test_gpu_interop 60  # interop: UUID matching, the record kernel on the host, import refusal
   run_test test_gpu_world_device 120  # the World's device path: coupled steps, the coarse correction
+  run_test test_gpu_lazy_publish 120  # the lazy publish: frame measures and timeline saves on the device
   # The renderer's interop tests (tests/render: the exported buffers, the window's slot path without a window).
   if [ -x "$BUILD/bin/test_interop" ]; then run_test test_interop 120; else say "test_interop: not in this build"; fi
   grep '^  parity' "$LOGS/test_test_gpu_cuda.log" | tee -a "$SUMMARY" |
@@ -266,6 +268,7 @@ if [ $BUILD_OK = 1 ]; then
   grep '^  collision' "$LOGS/test_test_gpu_cuda.log" | tee -a "$SUMMARY" >/dev/null
   grep '^  coarse' "$LOGS/test_test_gpu_cuda.log" | tee -a "$SUMMARY" >/dev/null
   grep '^  coupled' "$LOGS/test_test_gpu_world_device.log" | tee -a "$SUMMARY" >/dev/null
+  grep '^  lazy' "$LOGS/test_test_gpu_lazy_publish.log" | tee -a "$SUMMARY" >/dev/null
 
   # ---- rigid bodies on the device (issue 16, rigid part): parity and the 10,000-box pile --------------------
   phase "rigid bodies: host-executor and CUDA parity, BM_GpuRigidPile"
