@@ -122,6 +122,7 @@ class PipelineStepper final : public SoftStepper {
         hostResults_.assign(plan_.resultDoubles(), 0.0);
         seeded_ = false;
         stepped_ = false;
+        ranStep_ = false;
         pending_ = false;
         measured_ = false;
         configured_ = true;
@@ -223,6 +224,7 @@ class PipelineStepper final : public SoftStepper {
         if (!c || c->n != m.numVertices() || m.numVertices() == 0) return false;
         if (!configured_ || plan_.n != m.numVertices() || plan_.numTets != int(m.tets.size()))
             configure(solver);
+        Exec::syncDevice();  // the copy was made on the saving stepper's stream
         for (int k = 0; k < StateCopy::kArrays; ++k)
             ex_.forEach(plan_.n, CopyStage<Vec3T<T>>{stateArray(k), c->arrays[k]});
         if (a_.dx) ex_.forEach(plan_.n, ResyncStage<T>{a_});  // dx = x - x_prev, as after a step
@@ -295,14 +297,18 @@ class PipelineStepper final : public SoftStepper {
         dropCapturedStep();
         if (wanted) {
             a_.residualField = alloc<float>(size_t(plan_.n));
+            fieldStale_ = true;  // of no state until a step or residualField fills it
         } else {
             releaseOwned(a_.residualField);
             a_.residualField = nullptr;
         }
     }
     bool residualField(std::vector<float>& out) override {
-        if (!configured_ || !stepped_ || !a_.residualField) return false;
+        // The field from the state the last step left, with that step's scalars and C_prev: not before a step
+        // ran here (after restoreOnDevice the scalars and references are of no step).
+        if (!configured_ || !ranStep_ || !a_.residualField) return false;
         ex_.forEach(plan_.n, ResidualFieldStage<T>{ResidualTerm<T>{a_, scalars_}});
+        fieldStale_ = false;
         out.resize(size_t(plan_.n));
         ex_.download(out.data(), a_.residualField, out.size());
         ex_.sync();
@@ -470,7 +476,7 @@ class PipelineStepper final : public SoftStepper {
         if (publishState) publish(solver);
         pending_ = !publishState;
         hasVLast_ = true;
-        stepped_ = true;
+        stepped_ = ranStep_ = true;
         solver.setClock(scalarsHost_.time + double(scalarsHost_.h));  // SoftSolver::endStep: time_ += h_
         stats.solveMs = msSince(t0);
         return stats;
@@ -907,7 +913,8 @@ class PipelineStepper final : public SoftStepper {
     double tolerance_ = 0;
     std::chrono::steady_clock::time_point splitStart_;
     bool configured_ = false, seeded_ = false, hasVLast_ = false, graphReady_ = false, stepped_ = false;
-    int lanesSet_ = 0;  // setLanesPerVertex (0: the default, lanesPerVertex)
+    bool ranStep_ = false;  // a step ran since configure (stepped_ also after restoreOnDevice)
+    int lanesSet_ = 0;      // setLanesPerVertex (0: the default, lanesPerVertex)
     int sweepMinBlocks_ = Exec::kTiles ? defaultSweepMinBlocks(sizeof(T) == sizeof(double)) : 1;
     bool fieldWanted_ = false;                     // setResidualField
     TetLayout layoutWanted_ = tetLayoutFromEnv();  // setTetLayout

@@ -258,7 +258,14 @@ class WorldImpl final : public World {
         s->frame = frame_;
         s->time = time_;
         // Lazily published: the device's state copied where it is (no host copy; restoreState puts it back).
-        if (device_ && lazy_) s->device = device_->saveOnDevice();
+        // Device memory that runs out leaves the save on the host.
+        if (device_ && lazy_) {
+            try {
+                s->device = device_->saveOnDevice();
+            } catch (const std::exception&) {
+                s->device = nullptr;
+            }
+        }
         if (s->device)
             s->carried.time = soft_.clock();
         else
@@ -328,6 +335,9 @@ class WorldImpl final : public World {
                 if (!host.carried.f.x.empty()) host.carried.f.resetDerived(soft_.model());
                 restoreSoft(soft_, host);
             }
+            // A restore is a user's action, not a frame's: the model is brought up to date at once, for the
+            // readers inside the next step (the coarse correction's basis is evaluated at the model's x).
+            fetchState();
         }
         return true;
     }
