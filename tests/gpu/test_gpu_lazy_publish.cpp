@@ -72,6 +72,18 @@ void expectSameMetrics(const FrameMetrics& cpu, const FrameMetrics& dev, double 
     EXPECT_LE(std::fabs(cpu.residualFinal - dev.residualFinal), 1e-9 * cpu.residualFinal);
 }
 
+// Up to `frames` steps: "FRAME: message" of the NonFiniteError that stops the run, or "(no divergence)".
+std::string stepUntilStopped(World& w, int frames) {
+    for (int f = 0; f < frames; ++f) {
+        try {
+            w.step();
+        } catch (const NonFiniteError& e) {
+            return std::to_string(w.frame()) + ": " + e.what();
+        }
+    }
+    return "(no divergence)";
+}
+
 // Sum over the particles of m (|v|^2 + |g| |x|) + 1: the size of the energy's largest parts
 // (expectSameMetrics).
 double energyScale(const World& w, const SceneDesc& d) {
@@ -368,14 +380,7 @@ TEST(GpuLazyPublish, ANonFiniteParticleStopsTheLazyWorldAsTheEagerOne) {
         bad->soft.x[400].y = NAN;
         bad->carried.f = {}, bad->carried.d = {};  // the device then seeds from the arrays
         EXPECT_TRUE(w->restoreState(*bad));
-        for (int f = 0; f < 4; ++f) {
-            try {
-                w->step();
-            } catch (const NonFiniteError& e) {
-                return std::to_string(w->frame()) + ": " + e.what();
-            }
-        }
-        return std::string("(no divergence)");
+        return stepUntilStopped(*w, 4);
     };
     const std::string eager = run(false), lazy = run(true);
     EXPECT_NE(eager.find("particle"), std::string::npos) << eager;
@@ -388,17 +393,7 @@ TEST(GpuLazyPublish, ANonFiniteParticleStopsTheLazyWorldAsTheEagerOne) {
 TEST(GpuLazyPublish, ADivergingLazyRunStopsAsTheEagerRun) {
     ThreadLimit oneThread(1);
     const SceneDesc d = scene("beam_sag", {"soft_bodies.0.material.youngs=1e25", "solver.precision=float"});
-    auto run = [&](bool lazy) {
-        auto w = deviceWorld(d, lazy);
-        for (int f = 0; f < 8; ++f) {
-            try {
-                w->step();
-            } catch (const NonFiniteError& e) {
-                return std::to_string(w->frame()) + ": " + e.what();
-            }
-        }
-        return std::string("(no divergence)");
-    };
+    auto run = [&](bool lazy) { return stepUntilStopped(*deviceWorld(d, lazy), 8); };
     const std::string eager = run(false), lazy = run(true);
     EXPECT_NE(eager.find("not finite"), std::string::npos) << eager;
     EXPECT_EQ(lazy, eager);
