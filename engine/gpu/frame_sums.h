@@ -1,7 +1,7 @@
 #pragma once
 // The particles' part of a frame's metrics (World::measure: DESIGN.md's kinetic_energy, com, max_speed,
 // min_volume_ratio, total_energy columns, and the finite check of world/finite_guard.h) as one reduction
-// value, so that a device step can measure its frame where its state is and bring 80 bytes to the host
+// value, so that a device step can measure its frame where its state is and bring 72 bytes to the host
 // instead of the state (gpu/frame_measure_stages.h computes the terms; SoftStepper::setFrameMeasures).
 //
 // operator+ is the reduction's combine: sums for the sums, max for the speed, min for det F and for the first
@@ -23,7 +23,6 @@ struct FrameSums {
     double maxSpeed = 0;      // max |v|, published float velocities
     double minJ = kNone;      // min det F over tets, from the published float positions (kNone: no tets)
     double firstBad = kNone;  // the lowest particle index whose published x or v is not finite (kNone)
-    double pad = 0;           // 10 doubles: the reduction's shared slots stay a whole number of doubles
     VBD_HD FrameSums operator+(const FrameSums& o) const {
         FrameSums r;
         r.mass = mass + o.mass;

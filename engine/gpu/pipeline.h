@@ -227,7 +227,6 @@ class PipelineStepper final : public SoftStepper {
         Exec::syncDevice();  // the copy was made on the saving stepper's stream
         for (int k = 0; k < StateCopy::kArrays; ++k)
             ex_.forEach(plan_.n, CopyStage<Vec3T<T>>{stateArray(k), c->arrays[k]});
-        if (a_.dx) ex_.forEach(plan_.n, ResyncStage<T>{a_});  // dx = x - x_prev, as after a step
         fieldStale_ = a_.residualField && !c->field;
         if (a_.residualField && c->field) ex_.forEach(plan_.n, CopyStage<float>{a_.residualField, c->field});
         // The model's arrays stand as published (no edit to reseed from) until the pending publish replaces

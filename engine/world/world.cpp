@@ -281,17 +281,15 @@ class WorldImpl final : public World {
     // saveState's soft part on the host: the published arrays, and the device's state (or the solver's).
     void saveDeviceOrSolverState(WorldStateData& out) const {
         fetchState();
-        WorldStateData* s = &out;
-        saveSoft(soft_, *s, !device_);
+        saveSoft(soft_, out, !device_);
         // The device's state, not the CPU solver's stale one (whose copy, with its per-tet C_prev, cost more
         // than the rest of the frame's save); the solver's where the device has stepped nothing since it was
         // made (a frame saved right after setSolver handed it the device's state).
         if (device_) {
-            device_->saveCarried(s->carried);
-            if (s->carried.f.x.empty() && s->carried.d.x.empty()) {
-                const SoftSolver::Carried c = soft_.carried();
-                s->carried.f = c.f;
-                s->carried.d = c.d;
+            device_->saveCarried(out.carried);
+            if (out.carried.f.x.empty() && out.carried.d.x.empty()) {
+                out.carried.f = soft_.floatState();
+                out.carried.d = soft_.doubleState();
             }
         }
     }

@@ -71,11 +71,13 @@ class World {
     // Lazy publish, for runs whose frames are drawn from the device (the CUDA-Vulkan interop) or not drawn
     // (vbdlab sim): with the device backend a step then leaves the particles' state on the device and brings
     // only the frame's measures to the host (gpu/frame_sums.h, reduced where the state is: the metrics and
-    // the finite check of every frame); positions(), velocities(), scalarField(), inspectVertex(),
-    // saveState() and setSolver() bring the state to the host when they are called. The metrics then differ
-    // from an eager run's in the order of their sums and, in double, total_energy in the digits below float
-    // (it reads the device's state itself, as the CPU backend reads its own; the eager device run reads the
-    // published floats). Off by default: every step publishes. No effect on the CPU backend.
+    // the finite check of every frame); positions(), velocities(), scalarField(), inspectVertex() and
+    // setSolver() bring the state to the host when they are called, and saveState() copies it within the
+    // device's memory (restoreState puts it back there, or brings it to the host where it cannot). The
+    // metrics then differ from an eager run's in the order of their sums and, in double, total_energy in the
+    // digits below float (it reads the device's state itself, as the CPU backend reads its own; the eager
+    // device run reads the published floats). Off by default: every step publishes. No effect on the CPU
+    // backend.
     virtual void setLazyPublish(bool on) { (void)on; }
 
     // Rigid bodies in scene order.
