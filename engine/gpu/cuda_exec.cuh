@@ -181,6 +181,28 @@ class CudaExec {
     }
     // Every stream's work done (before another executor reads what one wrote).
     static void syncDevice() { VBD_CUDA(cudaDeviceSynchronize()); }
+    // An event recorded after the work issued so far on this executor's stream: another thread waits for
+    // that work alone (waitMark), not for what the stream runs later (a step in flight), as a device or
+    // stream synchronization would. Freed with freeMark.
+    void* mark() {
+        cudaEvent_t e = nullptr;
+        VBD_CUDA(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+        const cudaError_t r = cudaEventRecord(e, stream_);
+        if (r != cudaSuccess) cudaEventDestroy(e);
+        VBD_CUDA(r);
+        return e;
+    }
+    static void waitMark(void* m) {
+        if (m) VBD_CUDA(cudaEventSynchronize(static_cast<cudaEvent_t>(m)));
+    }
+    static void freeMark(void* m) {
+        if (m && cudaEventDestroy(static_cast<cudaEvent_t>(m)) != cudaSuccess) (void)cudaGetLastError();
+    }
+    // bytes of device memory to the host at once, from any thread (after waitMark): a blocking copy on the
+    // legacy default stream, which the step's non-blocking stream does not wait for (nor it for that).
+    static void downloadNow(void* dst, const void* src, size_t bytes) {
+        if (bytes) VBD_CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
+    }
     template <typename U>
     void upload(U* dst, const U* src, size_t n) {
         copies_.upload(dst, src, n * sizeof(U));

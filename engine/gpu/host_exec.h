@@ -47,6 +47,15 @@ struct HostExec {
     void release(void* p) { std::free(p); }
     static void freeMemory(void* p) { std::free(p); }
     static void syncDevice() {}
+    // A point in the executor's work that another thread can wait for (CudaExec::mark): the host's work is
+    // done when it is issued.
+    void* mark() { return nullptr; }
+    static void waitMark(void* m) { (void)m; }
+    static void freeMark(void* m) { (void)m; }
+    // bytes of the executor's memory to the host at once, from any thread (after waitMark).
+    static void downloadNow(void* dst, const void* src, size_t bytes) {
+        if (bytes) std::memcpy(dst, src, bytes);
+    }
     template <typename U>
     void upload(U* dst, const U* src, size_t n) {
         if (n) std::memcpy(static_cast<void*>(dst), static_cast<const void*>(src), n * sizeof(U));

@@ -204,6 +204,21 @@ class PipelineStepper final : public SoftStepper {
         out = hostMeasures_;
         return true;
     }
+    void setFrameBounds(std::vector<std::array<int, 2>> ranges) override {
+        if (ranges == boundsRanges_) return;
+        for (const auto& r : ranges)
+            if (r[0] < 0 || r[1] < r[0])
+                throw std::invalid_argument("setFrameBounds: a range ends before it begins");
+        boundsRanges_ = std::move(ranges);
+        hostBounds_.assign(boundsRanges_.size(), FrameBounds{});
+        measured_ = false;
+        dropCapturedStep();  // the captured step issues the reductions it had
+    }
+    bool frameBounds(std::vector<FrameBounds>& out) const override {
+        if (!measured_) return false;
+        out = hostBounds_;
+        return true;
+    }
 
     std::shared_ptr<const DeviceStateCopy> saveOnDevice() override {
         if (!configured_ || !stepped_) return nullptr;
@@ -216,6 +231,7 @@ class PipelineStepper final : public SoftStepper {
             c->field = ex_.template alloc<float>(size_t(plan_.n));
             ex_.forEach(plan_.n, CopyStage<float>{c->field, a_.residualField});
         }
+        c->done = ex_.mark();
         return c;
     }
     bool restoreOnDevice(const DeviceStateCopy& copy, SoftSolver& solver) override {
@@ -345,6 +361,7 @@ class PipelineStepper final : public SoftStepper {
             for (Vec3T<T>* p : arrays)
                 if (p) Exec::freeMemory(p);
             if (field) Exec::freeMemory(field);
+            Exec::freeMark(done);
         }
         StateCopy(const StateCopy&) = delete;
         StateCopy& operator=(const StateCopy&) = delete;
@@ -371,9 +388,25 @@ class PipelineStepper final : public SoftStepper {
             else
                 out.f = std::move(s);
         }
+        void particles(std::vector<Vec3>* x, std::vector<Vec3>* v) const override {
+            Exec::waitMark(done);
+            std::vector<Vec3T<T>> scratch;
+            for (auto [out, src] : {std::pair{x, arrays[0]}, std::pair{v, arrays[1]}}) {
+                if (!out) continue;
+                out->resize(size_t(n));
+                if constexpr (std::is_same_v<T, float>) {
+                    Exec::downloadNow(out->data(), src, size_t(n) * sizeof(Vec3));
+                } else {
+                    scratch.resize(size_t(n));
+                    Exec::downloadNow(scratch.data(), src, size_t(n) * sizeof(Vec3T<T>));
+                    for (size_t i = 0; i < scratch.size(); ++i) (*out)[i] = Vec3(scratch[i]);
+                }
+            }
+        }
         int n;
         Vec3T<T>* arrays[kArrays] = {};  // x, v, x_prev, y, v_last (stateArray's order)
         float* field = nullptr;
+        void* done = nullptr;  // Exec::mark after the copies (particles waits for it)
     };
     Vec3T<T>* stateArray(int k) const {
         Vec3T<T>* const a[StateCopy::kArrays] = {a_.x, a_.v, a_.xPrev, a_.y, a_.vLast};
@@ -431,7 +464,15 @@ class PipelineStepper final : public SoftStepper {
         model_ = &m;
         if (plan_.n == 0) return false;
         // Sized before a graph is captured (an allocation cannot be captured), once per configure.
-        if (measuresWanted_) measurePartials_.ensure(ex_, size_t(blocksFor(measuredItems())));
+        if (measuresWanted_) {
+            measurePartials_.ensure(ex_, size_t(blocksFor(measuredItems())));
+            if (!boundsRanges_.empty()) {
+                int longest = 0;
+                for (const auto& r : boundsRanges_) longest = std::max(longest, r[1] - r[0]);
+                boundsPartials_.ensure(ex_, size_t(blocksFor(std::max(longest, 1))));
+                bounds_.ensure(ex_, boundsRanges_.size());
+            }
+        }
         detectMs_ = 0;
         hookMs_ = 0;
         stepDataDown_ = false;
@@ -459,6 +500,8 @@ class PipelineStepper final : public SoftStepper {
         SoftStepStats stats;
         ex_.download(hostResults_.data(), results_, hostResults_.size());
         if (measuresWanted_) ex_.download(&hostMeasures_, measures_, 1);
+        if (measuresWanted_ && !boundsRanges_.empty())
+            ex_.download(hostBounds_.data(), bounds_.p, boundsRanges_.size());
         ex_.sync();
         measured_ = measuresWanted_;
         stats.iterations = last;
@@ -523,6 +566,8 @@ class PipelineStepper final : public SoftStepper {
         vcItems_.free(ex_);
         contactPartials_.free(ex_);
         measurePartials_.free(ex_);
+        boundsPartials_.free(ex_);
+        bounds_.free(ex_);
         bodyColliders_.free(ex_);
         vbOffsets_.free(ex_);
         bodyRows_.free(ex_);
@@ -862,6 +907,10 @@ class PipelineStepper final : public SoftStepper {
             ex_.reduce(numContacts_, FrameEnergyTerm<EnergyContactTerm<T>>{{a}}, measurePartials_.p,
                        measures_, true);
         }
+        for (size_t k = 0; k < boundsRanges_.size(); ++k) {
+            const auto& r = boundsRanges_[k];
+            ex_.reduce(r[1] - r[0], FrameBoundsTerm<T>{a_.x, r[0]}, boundsPartials_.p, bounds_.p + k, false);
+        }
     }
 
     Exec ex_;
@@ -875,6 +924,10 @@ class PipelineStepper final : public SoftStepper {
     FrameSums* measures_ = nullptr;
     ExecBuffer<Exec, FrameSums> measurePartials_;
     FrameSums hostMeasures_;
+    // setFrameBounds: the particle ranges, their boxes on the executor and on the host, the partials.
+    std::vector<std::array<int, 2>> boundsRanges_;
+    ExecBuffer<Exec, FrameBounds> bounds_, boundsPartials_;
+    std::vector<FrameBounds> hostBounds_;
     bool measuresWanted_ = false, measured_ = false;
     bool pending_ = false;     // the last step's state is not in the model (step with publish = false)
     bool fieldStale_ = false;  // the residual field is of no current state (restoreOnDevice without one)

@@ -4,11 +4,13 @@
 // precision, publishes it into the model after every step (what the World, the app and the tests read), and
 // reseeds from the model when the published arrays were edited between steps (drag, reset, restore), as
 // SoftState::sync does on the CPU. No CUDA types: the World and the tests include it.
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "gpu/device_particles.h"
+#include "gpu/frame_bounds.h"
 #include "gpu/frame_sums.h"
 #include "gpu/tet_records.h"
 #include "soft/soft_solver.h"
@@ -27,6 +29,10 @@ class DeviceStateCopy {
     // state (x, v, x_prev, y, v_last and the published arrays they round to) and the residual field (empty
     // when none was kept).
     virtual void toHost(SoftSolver::Carried& c) const = 0;
+    // The saved positions and velocities as published (rounded to float), each that is not null: one
+    // blocking copy per array that waits for the save's copies only (not for a step issued after it), from
+    // any thread (the app's render thread reads a frame's positions from its save only when it draws them).
+    virtual void particles(std::vector<Vec3>* x, std::vector<Vec3>* v) const = 0;
 };
 
 class SoftStepper {
@@ -49,6 +55,11 @@ class SoftStepper {
     // default. frameMeasures: the last step's, false when it did not measure them.
     virtual void setFrameMeasures(bool on) = 0;
     virtual bool frameMeasures(FrameSums& out) const = 0;
+    // With the measures, the boxes of these particle ranges [begin, end) (gpu/frame_bounds.h: World::
+    // surfaceBounds), one reduction each; none by default. frameBounds: the last measured step's, one per
+    // range; false when that step measured nothing.
+    virtual void setFrameBounds(std::vector<std::array<int, 2>> ranges) = 0;
+    virtual bool frameBounds(std::vector<FrameBounds>& out) const = 0;
     // The last step's state copied within the device's memory (nullptr before any step since configure);
     // restoreOnDevice puts such a copy back as the state the next step starts from, its published arrays then
     // pending (as after step(publish = false)): false, nothing changed, when the copy is of another

@@ -50,6 +50,24 @@ std::vector<SurfaceView> particleSurfaces(const SoftModel& sm) {
     return out;
 }
 
+// Each body's particles as one range [begin, end) for the device's boxes (SoftStepper::setFrameBounds):
+// the builder appends the bodies' particles in order. None (the World bounds them on the host) where a body's
+// particles are not contiguous, or for more bodies than are worth a reduction each.
+std::vector<std::array<int, 2>> bodyRanges(const SoftModel& sm) {
+    constexpr int kMaxRanges = 64;
+    std::vector<std::array<int, 2>> r;
+    const auto& body = sm.bodyOfVertex;
+    for (size_t i = 0; i < body.size(); ++i) {
+        const int b = body[i];
+        if (b == int(r.size()) - 1) continue;
+        if (b < int(r.size()) || b >= kMaxRanges) return {};      // a body seen before, or too many
+        while (int(r.size()) < b) r.push_back({int(i), int(i)});  // bodies without particles
+        r.push_back({int(i), int(i)});
+    }
+    for (size_t k = 0; k < r.size(); ++k) r[k][1] = k + 1 < r.size() ? r[k + 1][0] : int(body.size());
+    return r;
+}
+
 std::atomic<std::uint64_t> g_nextWorldId{1};
 
 // WorldOptions::hostExecutor: the host executor stands in for a device (no memory limit).
@@ -97,6 +115,8 @@ class WorldImpl final : public World {
         m.time = time_;
         FrameSums sums;
         const bool measured = device_ && lazy_ && device_->frameMeasures(sums);
+        deviceBounds_.clear();
+        if (measured && !device_->frameBounds(deviceBounds_)) deviceBounds_.clear();
         if (measured && sums.firstBad != FrameSums::kNone) fetchState();  // guardFrame names the particle
         {
             ScopedTimer t(m.measureMs);
@@ -126,6 +146,25 @@ class WorldImpl final : public World {
     }
     const std::vector<char>& fixedMask() const override { return soft_.model().fixed; }
     const std::vector<SurfaceView>& surfaces() const override { return surfaces_; }
+    size_t numParticles() const override { return size_t(soft_.model().numVertices()); }
+    // Each body's particles: the device's boxes of the last step while its state is pending (no fetch),
+    // else the same min / max over the published positions.
+    std::vector<Box3> surfaceBounds() const override {
+        std::vector<FrameBounds> b = deviceBounds_;
+        if (b.size() != surfaces_.size()) {
+            fetchState();
+            const SoftModel& sm = soft_.model();
+            b.assign(surfaces_.size(), FrameBounds{});
+            for (size_t i = 0; i < sm.x.size(); ++i) {
+                FrameBounds& box = b[size_t(sm.bodyOfVertex[i])];
+                box = box + FrameBounds::of(sm.x[i]);
+            }
+        }
+        std::vector<Box3> out(b.size());
+        for (size_t k = 0; k < b.size(); ++k)
+            out[k] = {{b[k].lo[0], b[k].lo[1], b[k].lo[2]}, {b[k].hi[0], b[k].hi[1], b[k].hi[2]}};
+        return out;
+    }
     int numColors() const override { return int(soft_.model().colorGroups.size()); }
 
     void scalarField(ScalarField f, std::vector<float>& out) const override {
@@ -180,6 +219,7 @@ class WorldImpl final : public World {
         const BackendChoice backend = chooseSoftBackend(s);
         fetchState();
         keepDeviceState();
+        deviceBounds_.clear();  // of the state the step leaves; a restore comes through here too
         soft_.setParams(s);
         desc_.solver = s;
         rigid_->setParams(s);
@@ -202,6 +242,7 @@ class WorldImpl final : public World {
                                                 : makeCudaStepper(s.precision);
                 device_->setResidualField(wantedField_ == ScalarField::Residual);
                 device_->setFrameMeasures(lazy_);
+                device_->setFrameBounds(bodyRanges(soft_.model()));
                 device_->configure(soft_);
             }
             rigidDevice_ = options_.hostExecutor ? makeHostRigidStepper() : makeCudaRigidStepper();
@@ -539,7 +580,10 @@ class WorldImpl final : public World {
     std::unique_ptr<CoarseHook> coarse_;
     RigidParticleCoupling coupling_;
     ScalarField wantedField_ = ScalarField::None;  // setWantedField
-    bool lazy_ = false;                            // setLazyPublish
+    // The device's boxes of the bodies' particles (surfaceBounds) of the state the last step left there;
+    // empty when the World measures them itself (no lazy device step since the last change of state).
+    std::vector<FrameBounds> deviceBounds_;
+    bool lazy_ = false;                    // setLazyPublish
     std::unique_ptr<SoftStepper> device_;  // the soft step on the device (solver.backend), or none: the CPU
     std::unique_ptr<RigidStepper> rigidDevice_;  // the rigid solve on the device, or none: RigidSolver::step
     std::string backendLine_;
@@ -552,6 +596,18 @@ class WorldImpl final : public World {
 };
 
 }  // namespace
+
+std::vector<Box3> World::surfaceBounds() const {
+    const std::vector<Vec3>& x = positions();
+    std::vector<Box3> out;
+    for (const SurfaceView& s : surfaces()) {
+        FrameBounds b;
+        for (const auto& t : s.tris)
+            for (int v : t) b = b + FrameBounds::of(x[size_t(v)]);
+        out.push_back({{b.lo[0], b.lo[1], b.lo[2]}, {b.hi[0], b.hi[1], b.hi[2]}});
+    }
+    return out;
+}
 
 std::unique_ptr<World> World::create(const SceneDesc& desc) {
     return std::make_unique<WorldImpl>(desc, WorldOptions{});

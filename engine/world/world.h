@@ -23,6 +23,16 @@ class WorldState {
   public:
     virtual ~WorldState() = default;
     virtual size_t bytes() const = 0;
+    // Whether particles() gives the saved frame's positions and velocities (false: it keeps none).
+    virtual bool carriesParticles() const { return false; }
+    // The saved frame's positions and velocities as World::positions() and velocities() gave them, each that
+    // is not null. A state kept in a device's memory brings them to the host here (a blocking copy that waits
+    // for the save alone), from any thread: a reader that needs a frame's positions only sometimes (the app's
+    // window draws them from the device) takes them from its save when it needs them.
+    virtual void particles(std::vector<Vec3>* x, std::vector<Vec3>* v) const {
+        if (x) x->clear();
+        if (v) v->clear();
+    }
     int frame = 0;
     double time = 0;
 };
@@ -55,6 +65,12 @@ class World {
     virtual const std::vector<Vec3>& velocities() const = 0;
     virtual const std::vector<char>& fixedMask() const = 0;
     virtual const std::vector<SurfaceView>& surfaces() const = 0;
+    // The number of particles, for a reader that needs no positions (positions() may bring them to the host).
+    virtual size_t numParticles() const { return positions().size(); }
+    // One box per surface (surfaces()[k]): the bounds of its body's particles (min above max for none).
+    // With the lazy publish a device step measures them where the state is (gpu/frame_bounds.h) and they are
+    // read without the positions. The default bounds each surface's triangle corners.
+    virtual std::vector<Box3> surfaceBounds() const;
     virtual int numColors() const = 0;
     // Which backend steps the soft bodies and why, in one line (the log line and the status line), e.g.
     // "no CUDA device: CPU backend" or "CUDA backend on NVIDIA H200 (sm_90): soft-body step on the device".

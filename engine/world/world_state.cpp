@@ -30,6 +30,15 @@ size_t WorldStateData::bytes() const {
     return b;
 }
 
+void WorldStateData::particles(std::vector<Vec3>* x, std::vector<Vec3>* v) const {
+    if (device) {
+        device->particles(x, v);
+        return;
+    }
+    if (x) *x = soft.x;
+    if (v) *v = soft.v;
+}
+
 void saveSoft(const SoftSolver& solver, WorldStateData& out, bool withState) {
     const SoftModel& m = solver.model();
     out.soft = SoftArrays{m.x, m.v, m.xPrev, m.y, m.vLast};

@@ -44,6 +44,8 @@ struct WorldStateData final : WorldState {
     std::vector<IterationRecord> lastIterations;
     size_t historySize = 0;
     size_t bytes() const override;
+    bool carriesParticles() const override { return true; }
+    void particles(std::vector<Vec3>* x, std::vector<Vec3>* v) const override;
 };
 
 // withState = false: the solver's states are left out (the caller puts the device's in), its clock and

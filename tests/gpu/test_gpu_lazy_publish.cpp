@@ -406,6 +406,118 @@ TEST(GpuLazyPublish, ADivergingLazyRunStopsAsTheEagerRun) {
     EXPECT_EQ(lazy, eager);
 }
 
+// The boxes of the bodies' particles (World::surfaceBounds, which the window's shadows and marker sizes read
+// instead of the positions): from the lazy World's device measures, before anything fetches its state, they
+// must be the CPU World's loop over its positions bit for bit (min and max of the same floats), and that loop
+// the test's own over each body's particles. Soft bodies, cloth with a cube, two cubes in double.
+TEST(GpuLazyPublish, BodyBoxesFromTheDeviceAreTheHosts) {
+    ThreadLimit oneThread(1);
+    struct Case {
+        const char* name;
+        Precision prec;
+    };
+    for (const Case c : {Case{"soft_pile", Precision::Float}, Case{"cloth_cube", Precision::Float},
+                         Case{"damping_comparison", Precision::Double}}) {
+        SCOPED_TRACE(c.name);
+        SceneDesc d = scene(c.name);
+        d.solver.precision = c.prec;
+        auto cpu = cpuWorld(d);
+        auto dev = deviceWorld(d, true);
+        SoftSolver built;
+        built.build(d);
+        const std::vector<int>& body = built.model().bodyOfVertex;
+        ASSERT_GE(cpu->surfaces().size(), 2u);
+        for (int f = 1; f <= 8; ++f) {
+            cpu->step();
+            dev->step();
+            const std::vector<Box3> fromDevice = dev->surfaceBounds(), fromHost = cpu->surfaceBounds();
+            std::vector<Box3> own(cpu->surfaces().size(), Box3{Vec3(3.4e38f), Vec3(-3.4e38f)});
+            const auto& x = cpu->positions();
+            for (size_t i = 0; i < x.size(); ++i) {
+                Box3& b = own[size_t(body[i])];
+                b.min = {std::min(b.min.x, x[i].x), std::min(b.min.y, x[i].y), std::min(b.min.z, x[i].z)};
+                b.max = {std::max(b.max.x, x[i].x), std::max(b.max.y, x[i].y), std::max(b.max.z, x[i].z)};
+            }
+            ASSERT_EQ(fromDevice.size(), own.size());
+            ASSERT_EQ(fromHost.size(), own.size());
+            for (size_t k = 0; k < own.size(); ++k) {
+                SCOPED_TRACE("frame " + std::to_string(f) + ", body " + std::to_string(k));
+                EXPECT_EQ(maxDifference({fromDevice[k].min, fromDevice[k].max}, {own[k].min, own[k].max}),
+                          0.0);
+                EXPECT_EQ(maxDifference({fromHost[k].min, fromHost[k].max}, {own[k].min, own[k].max}), 0.0);
+            }
+        }
+    }
+}
+
+// The stepper's boxes themselves (the World above would also pass if it never used them): each range's box
+// of the last step's published positions, an empty range empty, none before the measures are wanted, and a
+// range that ends before it begins refused.
+TEST(GpuLazyPublish, TheStepperBoxesEachRangeOfTheLastStep) {
+    ThreadLimit oneThread(1);
+    const SceneDesc d = scene("soft_pile");
+    SoftSolver solver;
+    solver.build(d);
+    const int n = solver.model().numVertices();
+    auto st = makeHostPipelineStepper(Precision::Float);
+    const std::vector<std::array<int, 2>> ranges = {{0, n / 3}, {n / 3, n / 3}, {n / 4, n}, {n - 1, n}};
+    st->setFrameBounds(ranges);
+    st->configure(solver);
+    std::vector<FrameBounds> boxes;
+    st->step(solver, float(d.dt), d.gravity, false);
+    EXPECT_FALSE(st->frameBounds(boxes));  // measures not wanted
+    st->setFrameMeasures(true);
+    for (int k = 0; k < 3; ++k) st->step(solver, float(d.dt), d.gravity, false);
+    ASSERT_TRUE(st->frameBounds(boxes));
+    ASSERT_EQ(boxes.size(), ranges.size());
+    ASSERT_TRUE(st->publishPending(solver));
+    const auto& x = solver.model().x;
+    for (size_t k = 0; k < ranges.size(); ++k) {
+        SCOPED_TRACE("range " + std::to_string(k));
+        FrameBounds own;
+        for (int i = ranges[k][0]; i < ranges[k][1]; ++i) own = own + FrameBounds::of(x[size_t(i)]);
+        EXPECT_EQ(boxes[k].empty(), ranges[k][0] == ranges[k][1]);
+        for (int a = 0; a < 3; ++a) {
+            EXPECT_EQ(boxes[k].lo[a], own.lo[a]);
+            EXPECT_EQ(boxes[k].hi[a], own.hi[a]);
+        }
+    }
+    EXPECT_FALSE(boxes[0].empty());
+    EXPECT_GT(boxes[2].hi[1] - boxes[2].lo[1], 0.1f);  // the pile's bodies span heights
+    EXPECT_THROW(st->setFrameBounds({{5, 4}}), std::invalid_argument);
+}
+
+// A saved frame gives its particles (WorldState::particles, which the app's snapshots read their positions
+// from only when something draws them): a lazy World's save kept on the device, an eager World's on the host,
+// both the CPU World's positions and velocities of that frame bit for bit, read after the Worlds went on.
+TEST(GpuLazyPublish, ASaveGivesItsFramesParticlesLater) {
+    ThreadLimit oneThread(1);
+    for (Precision prec : {Precision::Double, Precision::Float}) {
+        SCOPED_TRACE(prec == Precision::Double ? "double" : "float");
+        SceneDesc d = scene("cube_drop");
+        d.solver.precision = prec;
+        auto cpu = cpuWorld(d);
+        auto lazy = deviceWorld(d, true);
+        auto eager = deviceWorld(d, false);
+        for (int f = 0; f < 4; ++f) cpu->step(), lazy->step(), eager->step();
+        const auto fromLazy = lazy->saveState(), fromEager = eager->saveState(), fromCpu = cpu->saveState();
+        const std::vector<Vec3> x = cpu->positions(), v = cpu->velocities();
+        for (int f = 0; f < 3; ++f) cpu->step(), lazy->step(), eager->step();
+        ASSERT_GT(maxDifference(cpu->positions(), x), 0.0);  // the cube went on falling
+        for (const auto* s : {fromLazy.get(), fromEager.get(), fromCpu.get()}) {
+            ASSERT_TRUE(s->carriesParticles());
+            std::vector<Vec3> sx, sv;
+            s->particles(&sx, &sv);
+            EXPECT_EQ(maxDifference(sx, x), 0.0);
+            EXPECT_EQ(maxDifference(sv, v), 0.0);
+            s->particles(&sx, nullptr);
+            EXPECT_EQ(maxDifference(sx, x), 0.0);
+        }
+        EXPECT_NE(dynamic_cast<const WorldStateData&>(*fromLazy).device, nullptr);  // kept on the device
+        EXPECT_EQ(dynamic_cast<const WorldStateData&>(*fromEager).device, nullptr);
+    }
+}
+
 // On CUDA: the lazy World against the CPU World (the host executor's bits), cube_drop in double and float
 // for 30 frames: positions within the parity bounds of test_gpu_cuda.cpp (tol = 1e-9 m, 5e-5 m on ~1 m
 // coordinates, so velocities within tol / h), and the device-reduced metrics to those bounds' effect on them:

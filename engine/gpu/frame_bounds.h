@@ -1,0 +1,42 @@
+#pragma once
+// The axis-aligned bounds of a range of particles as a reduction value: World::surfaceBounds (each soft
+// body's or cloth's box, which the renderer's ground shadows and marker sizes read) measured where the
+// state is, so that a lazily published device step does not bring the positions to the host for them
+// (SoftStepper::setFrameBounds). The positions are read as publishing rounds them (float), so the host's
+// loop over World::positions() gives the same box bit for bit: min and max do not depend on the order.
+#include "math/hd.h"
+#include "math/vec3.h"
+
+namespace vbd {
+
+struct FrameBounds {
+    // The identity (an empty range): lo above everything, hi below.
+    float lo[3] = {3.4e38f, 3.4e38f, 3.4e38f};
+    float hi[3] = {-3.4e38f, -3.4e38f, -3.4e38f};
+    VBD_HD bool empty() const { return lo[0] > hi[0]; }
+    VBD_HD FrameBounds operator+(const FrameBounds& o) const {
+        FrameBounds r;
+        for (int k = 0; k < 3; ++k) {
+            r.lo[k] = lo[k] < o.lo[k] ? lo[k] : o.lo[k];
+            r.hi[k] = hi[k] > o.hi[k] ? hi[k] : o.hi[k];
+        }
+        return r;
+    }
+    VBD_HD static FrameBounds of(const Vec3& p) {
+        FrameBounds r;
+        r.lo[0] = r.hi[0] = p.x;
+        r.lo[1] = r.hi[1] = p.y;
+        r.lo[2] = r.hi[2] = p.z;
+        return r;
+    }
+};
+
+// The box of particles begin, begin + 1, ... of x (the published rounding of the state's positions).
+template <typename T>
+struct FrameBoundsTerm {
+    const Vec3T<T>* x;
+    int begin;
+    VBD_HD FrameBounds operator()(int i) const { return FrameBounds::of(Vec3(x[begin + i])); }
+};
+
+}  // namespace vbd
