@@ -24,6 +24,14 @@ target_link_libraries(vbd_gui_core PUBLIC vbd_engine nlohmann_json::nlohmann_jso
 target_include_directories(vbd_gui_core PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
 target_compile_options(vbd_gui_core PRIVATE ${VBD_WARNINGS})
 target_compile_definitions(vbd_gui_core PRIVATE VBD_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+if(VBD_BUILD_BENCH)
+  # The simulation thread's host work per frame (tests/bench/app: it needs vbd_gui_core, which the engine's
+  # benchmarks in tests/bench do not link). Run by hand, never in ctest.
+  find_package(benchmark REQUIRED)
+  add_executable(bench_snapshot ${PROJECT_SOURCE_DIR}/tests/bench/app/bench_snapshot.cpp)
+  target_link_libraries(bench_snapshot PRIVATE vbd_gui_core benchmark::benchmark)
+  target_compile_options(bench_snapshot PRIVATE ${VBD_WARNINGS})
+endif()
 
 file(GLOB gui_srcs CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/gui/*.cpp)
 target_sources(vbdlab PRIVATE ${gui_srcs})

@@ -167,17 +167,13 @@ void dampingLabels(ImDrawList* dl, const AppState& app, int l) {
     bool mixed = false;
     for (const auto& b : bodies) mixed |= b.material.damping != bodies[0].material.damping;
     if (!mixed) return;
-    const auto& x = w.positions();
-    for (const auto& s : w.surfaces()) {
+    // Over the middle of the body's box (World::surfaceBounds: no positions read).
+    const std::vector<vbd::Box3> boxes = w.surfaceBounds();
+    for (size_t k = 0; k < w.surfaces().size() && k < boxes.size(); ++k) {
+        const auto& s = w.surfaces()[k];
         if (s.doubleSided || size_t(s.body) >= bodies.size() || s.tris.empty()) continue;
-        glm::vec3 hi(-1e30f), c(0);
-        for (const auto& t : s.tris)
-            for (int v : t) {
-                const glm::vec3 p(x[size_t(v)].x, x[size_t(v)].y, x[size_t(v)].z);
-                c += p, hi = glm::max(hi, p);
-            }
-        c /= float(3 * s.tris.size());
-        c.y = hi.y + 0.15f;
+        const vbd::Box3& b = boxes[k];
+        glm::vec3 c(0.5f * (b.min.x + b.max.x), b.max.y + 0.15f, 0.5f * (b.min.z + b.max.z));
         const double kd = bodies[size_t(s.body)].material.damping;
         bool vis = false;
         const ImVec2 at = toScreen(app, l, c, &vis);
@@ -216,9 +212,9 @@ void sideCaption(ImDrawList* dl, const AppState& app, int l, float x0) {
 }
 
 void pickedVertex(ImDrawList* dl, const AppState& app, int l) {
-    const auto& x = app.labs[l].world->positions();
-    if (app.inspectParticle < 0 || size_t(app.inspectParticle) >= x.size()) return;
-    const auto& p = x[size_t(app.inspectParticle)];
+    const WorldSnapshot& w = *app.labs[l].world;
+    if (app.inspectParticle < 0 || size_t(app.inspectParticle) >= w.numParticles()) return;
+    const auto& p = w.positions()[size_t(app.inspectParticle)];
     bool vis = false;
     const ImVec2 s = toScreen(app, l, {p.x, p.y, p.z}, &vis);
     if (!vis) return;
@@ -316,7 +312,7 @@ std::string statusText(const AppState& app) {
             s += t.speed == 1 ? "  real time" : "  x" + formatNumber(t.speed) + " real time";
         }
     }
-    const size_t n = w.positions().size(), bodies = w.bodies().size(), contacts = w.contactCount();
+    const size_t n = w.numParticles(), bodies = w.bodies().size(), contacts = w.contactCount();
     s += "  |  " + w.backendLine();  // which backend steps the soft bodies, and why (solver.backend)
     // Which path fills the particle vertex buffer and why (docs/gpu.md "Interop"); with the interop, a frame
     // not drawn from a slot (a CPU step, an edit, a capture, a slot rewritten since) is uploaded from the

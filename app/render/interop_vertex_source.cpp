@@ -25,7 +25,7 @@ namespace {
 class InteropVertexSource final : public VertexSource {
   public:
     InteropVertexSource(const Context& ctx, const vbd::World& world, uint32_t slots, int cudaDevice)
-        : ctx_(ctx), n_(uint32_t(world.positions().size())), lastFrame_(slots, 0), bodiesWritten_(slots, 0) {
+        : ctx_(ctx), n_(uint32_t(world.numParticles())), lastFrame_(slots, 0), bodiesWritten_(slots, 0) {
         vbd::ExternalVertexTarget t;
         t.cudaDevice = cudaDevice;
         const vbd::DeviceRigidBodies bodies = world.deviceBodies();
@@ -128,8 +128,8 @@ std::unique_ptr<VertexSource> makeInteropVertexSource(const Context& ctx, const 
     const vbd::DeviceRigidBodies bodies = world.deviceBodies();
     // A scene of soft bodies whose soft step runs on the CPU has nothing on the device to write vertices
     // from; a rigid-only scene whose bodies step on the device writes instances only.
-    if (!dev.x && !(world.positions().empty() && bodies.cudaDevice >= 0)) {
-        why = (world.positions().empty() ? "the rigid bodies step on the CPU: "
+    if (!dev.x && !(world.numParticles() == 0 && bodies.cudaDevice >= 0)) {
+        why = (world.numParticles() == 0 ? "the rigid bodies step on the CPU: "
                                          : "the soft bodies step on the CPU: ") +
               world.backendLine();
         return nullptr;

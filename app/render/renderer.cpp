@@ -58,8 +58,13 @@ std::array<float, 3> bodyColor(size_t index, bool fixed) {
     return kPalette[index % 7];
 }
 
+// From the bodies' boxes, which bound every particle, rather than the positions: a lazily published device
+// World measures them where its state is (World::surfaceBounds), and the window reads them every frame.
 void sceneBounds(const vbd::World& world, glm::vec3& lo, glm::vec3& hi) {
-    sceneBounds(world.positions(), world.bodies(), world.desc(), lo, hi);
+    std::vector<vbd::Vec3> corners;
+    for (const vbd::Box3& b : world.surfaceBounds())
+        if (b.min.x <= b.max.x) corners.push_back(b.min), corners.push_back(b.max);
+    sceneBounds(corners, world.bodies(), world.desc(), lo, hi);
 }
 
 void sceneBounds(const std::vector<vbd::Vec3>& positions, const std::vector<vbd::RigidBodyView>& bodies,
@@ -193,7 +198,7 @@ void SceneGpu::vertexScalars(const vbd::World& world, const DrawOptions& opt,
         range = {lo, hi, r.valid || !opt.autoRange};
         return;
     }
-    if (!opt.regions || !tags || tags->size() != world.positions().size() ||
+    if (!opt.regions || !tags || tags->size() != world.numParticles() ||
         std::none_of(tags->begin(), tags->end(), [](unsigned char t) { return t != 0; }))
         return;
     // Material tint: +1 stiffer region, -1 softer region, 0 the body's own material.
@@ -244,15 +249,16 @@ void SceneGpu::markerLines(const vbd::World& world, const DrawOptions& opt, uint
             cross3(lineScratch_, toGlm(j.anchorA), s, pink);
         }
     }
-    if (opt.fixedVertices) {
-        const auto& fixed = world.fixedMask();
-        const auto& x = world.positions();
+    const auto& fixed = world.fixedMask();
+    if (opt.fixedVertices && std::any_of(fixed.begin(), fixed.end(), [](char f) { return f != 0; })) {
+        const auto& x =
+            world.positions();  // only with pins to mark: a snapshot may bring them from the device
         const uint32_t blue = packRgba(0.2f, 0.9f, 1.0f);
         for (size_t i = 0; i < fixed.size() && i < x.size(); ++i)
             if (fixed[i]) cross3(lineScratch_, toGlm(x[i]), 0.6f * s, blue);
     }
     const uint32_t depthTested = uint32_t(lineScratch_.size());
-    if (opt.highlightParticle >= 0 && size_t(opt.highlightParticle) < world.positions().size())
+    if (opt.highlightParticle >= 0 && size_t(opt.highlightParticle) < world.numParticles())
         cross3(lineScratch_, toGlm(world.positions()[size_t(opt.highlightParticle)]), 2.0f * s,
                packRgba(0.2f, 1.0f, 0.3f));
     if (opt.drag) {
@@ -298,13 +304,11 @@ void SceneGpu::shadowBlobs(const vbd::World& world, const std::vector<vbd::Rigid
                                 : glm::vec3(b.radius, b.radius + b.halfHeight, b.radius);
         blob(p - r, p + r);
     }
-    const auto& x = world.positions();
-    for (const auto& s : world.surfaces()) {
-        glm::vec3 lo(std::numeric_limits<float>::max()), hi(-std::numeric_limits<float>::max());
-        for (const auto& t : s.tris)
-            for (int v : t) lo = glm::min(lo, toGlm(x[size_t(v)])), hi = glm::max(hi, toGlm(x[size_t(v)]));
-        if (lo.x <= hi.x) blob(lo, hi);
-    }
+    const std::vector<vbd::Box3> boxes = world.surfaceBounds();  // no positions read (sceneBounds)
+    const auto& surfaces = world.surfaces();
+    for (size_t k = 0; k < surfaces.size() && k < boxes.size(); ++k)
+        if (!surfaces[k].tris.empty() && boxes[k].min.x <= boxes[k].max.x)
+            blob(toGlm(boxes[k].min), toGlm(boxes[k].max));
 }
 
 // ---------------------------------------------------------------------------------------------------

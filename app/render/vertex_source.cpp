@@ -31,7 +31,7 @@ vbd::BodyInstanceTable bodyInstanceTable(const std::vector<vbd::RigidBodyView>& 
 vbd::SurfaceAdjacency particleAdjacency(const vbd::World& world) {
     std::vector<std::array<int, 3>> tris;
     for (const auto& s : world.surfaces()) tris.insert(tris.end(), s.tris.begin(), s.tris.end());
-    return vbd::buildSurfaceAdjacency(int(world.positions().size()), tris);
+    return vbd::buildSurfaceAdjacency(int(world.numParticles()), tris);
 }
 
 namespace {
@@ -39,7 +39,7 @@ namespace {
 class CpuVertexSource final : public VertexSource {
   public:
     CpuVertexSource(const Context& ctx, const vbd::World& world, uint32_t slots)
-        : ctx_(ctx), n_(uint32_t(world.positions().size())), adj_(particleAdjacency(world)) {
+        : ctx_(ctx), n_(uint32_t(world.numParticles())), adj_(particleAdjacency(world)) {
         for (uint32_t s = 0; s < slots; ++s)
             buffers_.push_back(ctx.createBuffer(std::max<VkDeviceSize>(sizeof(ParticleVertex) * n_, 64),
                                                 VK_BUFFER_USAGE_VERTEX_BUFFER_BIT, true));

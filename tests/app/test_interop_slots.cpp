@@ -210,10 +210,10 @@ TEST(WindowVertexLink, WritesOnlyCurrentDeviceStatesAndNothingOnceDetached) {
     dev.x = x;
     dev.n = 1;
     dev.current = false;  // the step ran on the CPU: no interop frame
-    EXPECT_LT(link.write(dev, nullptr).slot, 0);
+    EXPECT_LT(link.write(dev).slot, 0);
     dev.current = true;
     link.setScalars({0.25f});
-    const InteropFrame f = link.write(dev, nullptr);
+    const InteropFrame f = link.write(dev);
     ASSERT_GE(f.slot, 0);
     ASSERT_EQ(writer->calls.size(), 1u);
     EXPECT_EQ(writer->calls[0].slot, uint32_t(f.slot));
@@ -222,7 +222,7 @@ TEST(WindowVertexLink, WritesOnlyCurrentDeviceStatesAndNothingOnceDetached) {
     EXPECT_EQ(link.slots().published(), f.slot);
     link.detach();
     EXPECT_EQ(writer.use_count(), 1);  // the render thread may now destroy the CUDA imports
-    EXPECT_LT(link.write(dev, nullptr).slot, 0);
+    EXPECT_LT(link.write(dev).slot, 0);
     EXPECT_EQ(writer->calls.size(), 1u);
 }
 
@@ -239,11 +239,11 @@ TEST(WindowVertexLink, RigidOnlyWorldWritesInstancesFromCurrentDeviceBodies) {
     bodies.n = 2;
     bodies.cudaDevice = 0;
     bodies.current = false;  // the bodies were edited (or stepped on the CPU) since the device step
-    EXPECT_LT(link.write(none, nullptr, bodies).slot, 0);
+    EXPECT_LT(link.write(none, bodies).slot, 0);
     EXPECT_TRUE(writer->calls.empty());
     bodies.current = true;
     // No table yet (the render thread has not drawn): vertices only.
-    InteropFrame f = link.write(none, nullptr, bodies);
+    InteropFrame f = link.write(none, bodies);
     ASSERT_GE(f.slot, 0);
     EXPECT_FALSE(f.bodies);
     ASSERT_EQ(writer->calls.size(), 1u);
@@ -252,28 +252,28 @@ TEST(WindowVertexLink, RigidOnlyWorldWritesInstancesFromCurrentDeviceBodies) {
     views[1].shape = vbd::ShapeType::Sphere;
     const vbd::BodyInstanceTable table = vbd::bodyInstanceTable(views, {{{1, 0, 0}}, {{0, 1, 0}}});
     link.setBodies(table.items, 2);
-    f = link.write(none, nullptr, bodies);
+    f = link.write(none, bodies);
     ASSERT_GE(f.slot, 0);
     EXPECT_TRUE(f.bodies);
     EXPECT_EQ(writer->calls.back().instances, 2);
     EXPECT_EQ(writer->calls.back().numBodies, 2);
     // A body added since the table was built: the writer is told the table's count and refuses.
     bodies.n = 3;
-    f = link.write(none, nullptr, bodies);
+    f = link.write(none, bodies);
     ASSERT_GE(f.slot, 0);
     EXPECT_FALSE(f.bodies);
     // More bodies than the exported buffers hold (4 here), or states on another device: the CPU upload.
     views.resize(5);
     link.setBodies(vbd::bodyInstanceTable(views, std::vector<std::array<float, 3>>(5)).items, 5);
     bodies.n = 5;
-    EXPECT_FALSE(link.write(none, nullptr, bodies).bodies);
+    EXPECT_FALSE(link.write(none, bodies).bodies);
     views.resize(2);
     link.setBodies(vbd::bodyInstanceTable(views, std::vector<std::array<float, 3>>(2)).items, 2);
     bodies.n = 2;
     bodies.cudaDevice = 1;
-    EXPECT_FALSE(link.write(none, nullptr, bodies).bodies);
+    EXPECT_FALSE(link.write(none, bodies).bodies);
     bodies.cudaDevice = 0;
-    EXPECT_TRUE(link.write(none, nullptr, bodies).bodies);
+    EXPECT_TRUE(link.write(none, bodies).bodies);
 }
 
 }  // namespace

@@ -12,9 +12,21 @@
 namespace vbdgui {
 namespace {
 
-// A WorldState of CountingWorld: the frame is all of its state.
+// A WorldState of CountingWorld: the frame is all of its state; with `carries`, also the frame's positions
+// and velocities (as a World's save does), counting how often they are read.
 struct CountingState final : vbd::WorldState {
     size_t bytes() const override { return 1000; }
+    bool carries = false;
+    std::vector<vbd::Vec3> x;
+    std::shared_ptr<std::atomic<int>> reads;
+    bool carriesParticles() const override { return carries; }
+    bool fails = false;  // as a copy from a lost device
+    void particles(std::vector<vbd::Vec3>* px, std::vector<vbd::Vec3>* pv) const override {
+        ++*reads;
+        if (fails) throw std::runtime_error("cudaMemcpy: an illegal memory access was encountered");
+        if (px) *px = x;
+        if (pv) *pv = x;
+    }
 };
 
 // Counts steps and records which particle the drag spring held at each one; each step can take a while
@@ -39,10 +51,17 @@ class CountingWorld final : public vbd::World {
     const vbd::SceneDesc& desc() const override { return desc_; }
     double time() const override { return frame_ * desc_.dt; }
     int frame() const override { return frame_; }
-    const std::vector<vbd::Vec3>& positions() const override { return x_; }
-    const std::vector<vbd::Vec3>& velocities() const override { return x_; }
+    const std::vector<vbd::Vec3>& positions() const override {
+        ++positionReads;
+        return x_;
+    }
+    const std::vector<vbd::Vec3>& velocities() const override {
+        ++positionReads;
+        return x_;
+    }
     const std::vector<char>& fixedMask() const override { return fixed_; }
     const std::vector<vbd::SurfaceView>& surfaces() const override { return surfaces_; }
+    std::vector<vbd::Box3> surfaceBounds() const override { return {}; }  // no surfaces (no positions read)
     int numColors() const override { return 1; }
     void scalarField(vbd::ScalarField, std::vector<float>& out) const override {
         out.assign(x_.size(), float(frame_));
@@ -66,6 +85,9 @@ class CountingWorld final : public vbd::World {
     std::shared_ptr<const vbd::WorldState> saveState() const override {
         auto s = std::make_shared<CountingState>();
         s->frame = frame_;
+        s->carries = savesParticles;
+        s->x = x_;
+        s->reads = stateReads;
         return s;
     }
     bool restoreState(const vbd::WorldState& s) override {
@@ -77,6 +99,9 @@ class CountingWorld final : public vbd::World {
     std::vector<int> dragAtStep;
     std::atomic<int> wanted{int(vbd::ScalarField::None)};  // the last setWantedField
     mutable std::atomic<int> contactViews{0};
+    mutable std::atomic<int> positionReads{0};  // World::positions() and velocities()
+    bool savesParticles = false;                // saveState's states carry the particles
+    std::shared_ptr<std::atomic<int>> stateReads = std::make_shared<std::atomic<int>>(0);
 
   private:
     std::shared_ptr<std::atomic<int>> steps_;
@@ -319,6 +344,67 @@ TEST(SimRunner, ContactMarkersAreMadeOnlyWhileDrawn) {
     sim.showContacts(0, false);
     ASSERT_TRUE(waitFor([&] { return sim.snapshot(0)->contacts().empty(); }));
     EXPECT_EQ(sim.snapshot(0)->contactCount(), 3u);
+}
+
+// A stepped frame's snapshot takes its particles from the frame's save, and only when read (on the reader's
+// thread): stepping reads no positions from the World, the snapshot's positions are that frame's (x[0].y =
+// frame), read from the save once however often they are asked for. A publish without a step (a field
+// chosen) copies them from the World as before, as does a World whose saves keep no particles.
+TEST(SimRunner, SteppedSnapshotsReadTheirParticlesFromTheFramesSaveWhenAsked) {
+    auto steps = std::make_shared<std::atomic<int>>(0);
+    auto owned = std::make_unique<CountingWorld>(steps);
+    CountingWorld* world = owned.get();
+    world->savesParticles = true;
+    SimRunner sim;
+    sim.setWorld(0, std::move(owned));
+    ASSERT_TRUE(waitFor([&] { return frameOf(sim) == 0; }));
+    const int afterInstall = world->positionReads.load();  // the install's own reads (rest tags, framing)
+    sim.requestSteps(4);
+    ASSERT_TRUE(waitFor([&] { return frameOf(sim) == 4; }));
+    EXPECT_EQ(world->positionReads.load(), afterInstall);
+    auto snap = sim.snapshot(0);
+    EXPECT_FALSE(snap->positionsRead());
+    EXPECT_EQ(world->stateReads->load(), 0);
+    EXPECT_EQ(snap->numParticles(), 10u);  // without reading them
+    EXPECT_EQ(snap->positions()[0].y, 4.0f);
+    EXPECT_EQ(snap->positions()[0].y, 4.0f);
+    EXPECT_TRUE(snap->positionsRead());
+    EXPECT_EQ(world->stateReads->load(), 1);
+    EXPECT_EQ(snap->velocities().size(), 10u);
+    EXPECT_EQ(world->stateReads->load(), 2);
+    // A field chosen while paused re-publishes frame 4 without a save: copied from the World.
+    const int before = world->positionReads.load();
+    const auto t = sim.setField(0, vbd::ScalarField::Residual);
+    ASSERT_TRUE(waitFor([&] { return sim.appliedTicket() >= t; }));
+    EXPECT_GT(world->positionReads.load(), before);
+    EXPECT_TRUE(sim.snapshot(0)->positionsRead());
+    EXPECT_EQ(sim.snapshot(0)->positions()[0].y, 4.0f);
+    // Saves without particles: every stepped snapshot copies them.
+    world->savesParticles = false;
+    const int copied = world->positionReads.load();
+    sim.requestSteps(1);
+    ASSERT_TRUE(waitFor([&] { return frameOf(sim) == 5; }));
+    EXPECT_GT(world->positionReads.load(), copied);
+    EXPECT_EQ(sim.snapshot(0)->positions()[0].y, 5.0f);
+}
+
+// A save whose particles cannot be read any more (a device lost after the step) gives the reader the World's
+// first positions, of the right size, instead of an exception on the render thread.
+TEST(WorldSnapshot, AFailedReadOfTheSavedParticlesGivesTheFirstPositions) {
+    auto steps = std::make_shared<std::atomic<int>>(0);
+    CountingWorld world(steps);
+    auto fixed = std::make_shared<WorldStatic>();
+    fixed->initialPositions = world.positions();
+    world.step();
+    world.savesParticles = true;
+    auto saved = std::const_pointer_cast<vbd::WorldState>(world.saveState());
+    static_cast<CountingState&>(*saved).fails = true;
+    WorldSnapshot snap(world, vbd::ScalarField::None, fixed, {}, std::make_shared<std::mutex>(),
+                       std::make_shared<PendingCommands>(), saved);
+    ASSERT_EQ(snap.positions().size(), 10u);
+    EXPECT_EQ(snap.positions()[0].y, 0.0f);  // frame 0's, not the step's 1
+    EXPECT_EQ(snap.velocities().size(), 10u);
+    EXPECT_TRUE(snap.positionsRead());
 }
 
 }  // namespace

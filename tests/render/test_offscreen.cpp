@@ -8,9 +8,11 @@
 #include <memory>
 
 #include "cube_scene.h"
+#include "gui/core/world_snapshot.h"
 #include "render/preview_world.h"
 #include "render/renderer.h"
 #include "render/targets.h"
+#include "world/world.h"
 
 namespace vbdgui {
 namespace {
@@ -137,6 +139,90 @@ TEST_F(OffscreenRender, BoxSilhouetteSitsOnProjectedBoundingBox) {
         }
     // Light direction (0.35, 1, 0.45)/|.|: n.l = 0.87 for the top face, 0.39 for the +z face.
     EXPECT_GT(double(sumTop) / nTop, double(sumSide) / nSide + 10.0);
+}
+
+// The ground shadows come from each body's box (World::surfaceBounds, no positions read): two cubes resting
+// on the ground 3 m apart each darken the ground around their base when shadows are on, and nothing else
+// changes. A disc's opacity falls from 0.5 at its centre to 0 at its rim, 0.6 of the box's width across, so
+// only a thin ring shows around each base: the test counts the pixels it darkens (by 3 or more of 255) next
+// to each cube, and requires every darkened pixel to be nearer a cube's base than the cubes are to each
+// other.
+TEST_F(OffscreenRender, GroundShadowUnderEachBodyFromItsBox) {
+    vbd::SceneDesc d;
+    d.ground.enabled = true;
+    d.ground.height = 0;
+    for (float x : {0.0f, 3.0f}) {
+        vbd::SoftBodyDesc sb = vbdtest::cubeBody(0, 1, 2);
+        sb.min.x += x, sb.max.x += x;
+        sb.key = "soft_bodies[" + std::to_string(d.softBodies.size()) + "]";
+        d.softBodies.push_back(sb);
+    }
+    auto world = vbd::World::create(d);
+    ASSERT_EQ(world->surfaceBounds().size(), 2u);
+    OrbitCamera cam;
+    cam.target = {2.0f, 0.0f, 0.5f};
+    cam.yaw = 0.3f;
+    cam.pitch = 0.7f;
+    cam.distance = 7.0f;
+    DrawOptions opt;
+    opt.fixedVertices = false;
+    opt.grid = false;
+    opt.shadows = false;
+    const Pixels off = render(*world, cam, opt);
+    opt.shadows = true;
+    const Pixels on = render(*world, cam, opt);
+    const glm::mat4 vp = cam.viewProj(float(kW) / float(kH));
+    const glm::vec3 base[2] = {projectToPixel(vp, {0.5f, 0, 0.5f}, kW, kH),
+                               projectToPixel(vp, {3.5f, 0, 0.5f}, kW, kH)};
+    const float apart = glm::length(glm::vec2(base[1] - base[0]));
+    long near[2] = {0, 0}, stray = 0;
+    for (uint32_t y = 0; y < kH; ++y)
+        for (uint32_t x = 0; x < kW; ++x) {
+            const int dark = int(off.at(x, y)[1]) - int(on.at(x, y)[1]);
+            if (dark < 3) continue;
+            const glm::vec2 p(float(x) + 0.5f, float(y) + 0.5f);
+            const float d0 = glm::length(p - glm::vec2(base[0])), d1 = glm::length(p - glm::vec2(base[1]));
+            if (std::min(d0, d1) > 0.5f * apart)
+                ++stray;
+            else
+                ++near[d0 < d1 ? 0 : 1];
+        }
+    EXPECT_GT(near[0], 30);
+    EXPECT_GT(near[1], 30);
+    EXPECT_EQ(stray, 0);
+}
+
+// The framing box and marker size of a frame (sceneBounds) from the bodies' boxes: the box of the positions
+// and the bodies, as before, without reading the positions of a snapshot that takes them from its frame's
+// save (the window's frames drawn from the interop's buffers then bring no positions to the host).
+TEST(SceneBounds, FromTheBodiesBoxesWithoutThePositions) {
+    vbd::SceneDesc d;
+    d.ground.enabled = true;
+    d.ground.height = -2;
+    for (float x : {0.0f, 3.0f}) {
+        vbd::SoftBodyDesc sb = vbdtest::cubeBody(0, 1, 2);
+        sb.min.x += x, sb.max.x += x;
+        sb.key = "soft_bodies[" + std::to_string(d.softBodies.size()) + "]";
+        d.softBodies.push_back(sb);
+    }
+    vbd::RigidBodyDesc box;
+    box.position = {1.5f, 3, 0};
+    d.rigidBodies.push_back(box);
+    auto world = vbd::World::create(d);
+    for (int f = 0; f < 5; ++f) world->step();  // falling and turning: off the rest boxes
+    auto snap = std::make_shared<WorldSnapshot>(
+        *world, vbd::ScalarField::None, std::make_shared<WorldStatic>(), std::vector<vbd::FrameMetrics>{},
+        std::make_shared<std::mutex>(), std::make_shared<PendingCommands>(), world->saveState());
+    glm::vec3 lo, hi, refLo, refHi;
+    sceneBounds(*snap, lo, hi);
+    EXPECT_FALSE(snap->positionsRead());
+    sceneBounds(world->positions(), world->bodies(), world->desc(), refLo, refHi);
+    for (int k = 0; k < 3; ++k) {
+        EXPECT_EQ(lo[k], refLo[k]) << k;
+        EXPECT_EQ(hi[k], refHi[k]) << k;
+    }
+    EXPECT_EQ(lo.y, -2.0f);  // the ground kept under the scene
+    EXPECT_GT(hi.x, 3.9f);
 }
 
 TEST_F(OffscreenRender, SphereSilhouetteMatchesProjectedRadius) {

@@ -71,8 +71,7 @@ int InteropSlots::published() const {
     return published_;
 }
 
-InteropFrame WindowVertexLink::write(const vbd::DeviceParticles& src, const vbd::Vec3* hostPositions,
-                                     const vbd::DeviceRigidBodies& bodies) {
+InteropFrame WindowVertexLink::write(const vbd::DeviceParticles& src, const vbd::DeviceRigidBodies& bodies) {
     std::lock_guard<std::mutex> lk(m_);
     // Particles from the device step, or a rigid-only World whose bodies the device stepped.
     const bool current = src.x ? src.current : bodies.current;
@@ -81,8 +80,8 @@ InteropFrame WindowVertexLink::write(const vbd::DeviceParticles& src, const vbd:
     if (c.slot < 0) return {};
     const vbd::BodyInstanceFrame b{bodies, table_.data(), int(table_.size()), tableBodies_};
     const bool wroteBodies =
-        writer_->write(src, hostPositions, scalar01_.data(), int(scalar01_.size()),
-                       table_.empty() ? nullptr : &b, uint32_t(c.slot), c.waitRenderDone, c.simDone);
+        writer_->write(src, nullptr, scalar01_.data(), int(scalar01_.size()), table_.empty() ? nullptr : &b,
+                       uint32_t(c.slot), c.waitRenderDone, c.simDone);
     slots_.publish(c);
     return {c.slot, c.simDone, wroteBodies, slots_.id()};
 }

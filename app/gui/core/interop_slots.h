@@ -95,12 +95,11 @@ class WindowVertexLink {
     InteropSlots& slots() { return slots_; }
 
     // Simulation thread, right after a device step (src.current; for a World without particles on the
-    // device, bodies.current): writes into a claimed slot (gpu/interop_cuda.h: the positions copied on the
-    // step's stream) and returns the frame for the snapshot; {} when detached or nothing is current. The body
-    // instances are written too when bodies is current and the table set last has its body count
-    // (InteropFrame::bodies).
-    InteropFrame write(const vbd::DeviceParticles& src, const vbd::Vec3* hostPositions,
-                       const vbd::DeviceRigidBodies& bodies = {});
+    // device, bodies.current): writes into a claimed slot (gpu/interop_cuda.h: the records made from src.x on
+    // the step's stream, nothing read from the host) and returns the frame for the snapshot; {} when detached
+    // or nothing is current. The body instances are written too when bodies is current and the table set
+    // last has its body count (InteropFrame::bodies).
+    InteropFrame write(const vbd::DeviceParticles& src, const vbd::DeviceRigidBodies& bodies = {});
     // Render thread: the heat-map scalars for the next writes (the records carry them; empty = none).
     void setScalars(const std::vector<float>& scalar01);
     // Render thread: the body instance table (draw order, the palette) of a World of numBodies bodies, for

@@ -232,8 +232,9 @@ void SimRunner::install(int lab, std::unique_ptr<vbd::World> w, std::uint64_t ti
     }
     worlds_[lab]->setWantedField(field_[lab]);
     // On the device backend each frame's metrics are reduced where the state is (World::setLazyPublish): the
-    // host no longer sums the energy and det F of every tet after each step. The snapshot and the timeline
-    // still read the state once a frame (their reads bring it to the host).
+    // host no longer sums the energy and det F of every tet after each step. The timeline saves each frame on
+    // the device, and the snapshots read their particles from those saves only when they are drawn from the
+    // host (World::surfaceBounds gives the shadows and marker sizes without them).
     worlds_[lab]->setLazyPublish(true);
     const int frame = worlds_[lab]->frame();
     if (carried) {
@@ -274,10 +275,10 @@ InteropFrame SimRunner::writeVertices(int lab) {
     }
     const vbd::World* w = worlds_[lab].get();
     if (!link || !w || !static_[lab] || link->generation() != static_[lab]->generation) return {};
-    return link->write(w->deviceParticles(), w->positions().data(), w->deviceBodies());
+    return link->write(w->deviceParticles(), w->deviceBodies());
 }
 
-void SimRunner::publish(int lab, InteropFrame frame) {
+void SimRunner::publish(int lab, InteropFrame frame, std::shared_ptr<const vbd::WorldState> frameState) {
     std::shared_ptr<WorldSnapshot> s;
     if (const vbd::World* w = worlds_[lab].get()) {
         // The plots' window of metrics up to the World's frame (after a restore the timeline holds later
@@ -288,7 +289,7 @@ void SimRunner::publish(int lab, InteropFrame frame) {
         auto begin = end - std::min<long>(long(kSnapshotMetrics), end - m.begin());
         s = std::make_shared<WorldSnapshot>(*w, field_[lab], static_[lab],
                                             std::vector<vbd::FrameMetrics>(begin, end), cmdMutex_[lab],
-                                            cmds_[lab]);
+                                            cmds_[lab], std::move(frameState));
         s->setInteropFrame(frame);
     }
     std::lock_guard<std::mutex> lk(mutex_);
@@ -431,8 +432,11 @@ void SimRunner::stepLabs(int active) {
     e.frame = worlds_[0]->frame();
     for (int l = 0; l < active; ++l)
         if (worlds_[l]) e.state[l] = worlds_[l]->saveState();
+    std::shared_ptr<const vbd::WorldState> saved[2] = {e.state[0], e.state[1]};
     if (e.state[0]) ring_.push(std::move(e));
-    for (int l = 0; l < active; ++l) publish(l, written[l]);
+    // The snapshots read their particles from the frame's saves, when something reads them: a frame drawn
+    // from the interop's buffers costs no download here (with the lazy publish the save stays on the device).
+    for (int l = 0; l < active; ++l) publish(l, written[l], saved[l]);
     tickMs_ = msSince(t0);
     hostMs_ = std::max(0.0, tickMs_.load() - solverMs);
     if (!err.empty()) event({SimEvent::StepFailed, failedLab, 0, err, false});

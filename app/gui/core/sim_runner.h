@@ -110,7 +110,10 @@ class SimRunner {
     void stepLabs(int active);                             // on the simulation thread
     void install(int lab, std::unique_ptr<vbd::World> w, std::uint64_t ticket, const std::string& note,
                  const vbd::World* carryFrom);
-    void publish(int lab, InteropFrame frame = {});
+    // frameState: the World's save of this frame, which the snapshot reads its particles from when asked
+    // (WorldSnapshot); null: copied now.
+    void publish(int lab, InteropFrame frame = {},
+                 std::shared_ptr<const vbd::WorldState> frameState = nullptr);
     InteropFrame writeVertices(int lab);  // on the simulation thread, right after lab's step
     void event(SimEvent e);
     void measure(Clock::time_point start, double dt);

@@ -1,6 +1,7 @@
 #include "gui/core/world_snapshot.h"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace vbdgui {
 
@@ -33,7 +34,8 @@ constexpr size_t kSnapshotHistory = 2000;
 
 WorldSnapshot::WorldSnapshot(const vbd::World& w, vbd::ScalarField field,
                              std::shared_ptr<const WorldStatic> fixed, std::vector<vbd::FrameMetrics> history,
-                             std::shared_ptr<std::mutex> cmdMutex, std::shared_ptr<PendingCommands> cmds)
+                             std::shared_ptr<std::mutex> cmdMutex, std::shared_ptr<PendingCommands> cmds,
+                             std::shared_ptr<const vbd::WorldState> frameState)
     : desc_(w.desc()),
       time_(w.time()),
       frame_(w.frame()),
@@ -41,9 +43,11 @@ WorldSnapshot::WorldSnapshot(const vbd::World& w, vbd::ScalarField field,
       backend_(w.backendLine()),
       device_(w.deviceParticles()),
       deviceBodies_(w.deviceBodies()),
-      x_(w.positions()),
-      v_(w.velocities()),
+      state_(frameState && frameState->carriesParticles() && frameState->frame == w.frame()
+                 ? std::move(frameState)
+                 : nullptr),
       fixed_(w.fixedMask()),
+      bounds_(w.surfaceBounds()),
       static_(std::move(fixed)),
       field_(field),
       bodies_(w.bodies()),
@@ -55,6 +59,13 @@ WorldSnapshot::WorldSnapshot(const vbd::World& w, vbd::ScalarField field,
       cmds_(std::move(cmds)) {
     device_.current = false;
     deviceBodies_.current = false;
+    if (!state_) {
+        x_ = w.positions();
+        v_ = w.velocities();
+        std::call_once(xOnce_, [] {});
+        std::call_once(vOnce_, [] {});
+        xRead_ = true;
+    }
     if (history_.size() > kSnapshotHistory)
         history_.erase(history_.begin(), history_.end() - long(kSnapshotHistory));
     if (field != vbd::ScalarField::None) w.scalarField(field, fieldValues_);
@@ -68,6 +79,42 @@ WorldSnapshot::WorldSnapshot(const vbd::World& w, vbd::ScalarField field,
     if (want >= 0) inspect_ = w.inspectVertex(want);
     if (markers) contacts_ = w.contacts();
 }
+
+// A frame's state saved on the device brings them to the host here, on the reading thread (a blocking copy
+// that waits for the save, not for the step the simulation thread runs meanwhile).
+// A copy that fails (a device lost since the save) must not take the reader's thread down: the frame reads
+// the World's first positions instead (its own size), and the simulation thread's next step reports the
+// failure.
+const std::vector<vbd::Vec3>& WorldSnapshot::positions() const {
+    std::call_once(xOnce_, [this] {
+        try {
+            state_->particles(&x_, nullptr);
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "vbdlab: frame %d: positions not read from the device: %s\n", frame_,
+                         e.what());
+            x_ = static_->initialPositions;
+        }
+        x_.resize(fixed_.size());
+        xRead_ = true;
+    });
+    return x_;
+}
+
+const std::vector<vbd::Vec3>& WorldSnapshot::velocities() const {
+    std::call_once(vOnce_, [this] {
+        try {
+            state_->particles(nullptr, &v_);
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "vbdlab: frame %d: velocities not read from the device: %s\n", frame_,
+                         e.what());
+            v_.clear();
+        }
+        v_.resize(fixed_.size());
+    });
+    return v_;
+}
+
+bool WorldSnapshot::positionsRead() const { return xRead_; }
 
 vbd::VertexInspect WorldSnapshot::inspectVertex(int particle) const {
     {

@@ -3,6 +3,7 @@
 // edit. The snapshot is itself a vbd::World, so the renderer, picking and panels read it as they would
 // read the real one; its steering calls (setSolver, setDrag, setBodyDrag, addRigidBody, inspectVertex)
 // are queued for the simulation thread, which applies them before its next step.
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -50,19 +51,28 @@ struct WorldStatic {
 class WorldSnapshot final : public vbd::World {
   public:
     // Copies everything drawable from w; `field` is the heat-map field computed into the copy; history is
-    // the timeline's metrics up to w's frame.
+    // the timeline's metrics up to w's frame. frameState: w's saved state of this frame (the timeline's), or
+    // null. Where it carries the particles (WorldState::particles), the snapshot takes its positions and
+    // velocities from it only when they are first read, on the reader's thread: a frame the window draws
+    // from the device's buffers (the interop) with nothing that reads the particles then costs the
+    // simulation thread no download and no copy of them. Else they are copied from w here.
     WorldSnapshot(const vbd::World& w, vbd::ScalarField field, std::shared_ptr<const WorldStatic> fixed,
                   std::vector<vbd::FrameMetrics> history, std::shared_ptr<std::mutex> cmdMutex,
-                  std::shared_ptr<PendingCommands> cmds);
+                  std::shared_ptr<PendingCommands> cmds,
+                  std::shared_ptr<const vbd::WorldState> frameState = nullptr);
     void step() override {}
     const WorldStatic& fixedData() const { return *static_; }
     const vbd::SceneDesc& desc() const override { return desc_; }
     double time() const override { return time_; }
     int frame() const override { return frame_; }
-    const std::vector<vbd::Vec3>& positions() const override { return x_; }
-    const std::vector<vbd::Vec3>& velocities() const override { return v_; }
+    const std::vector<vbd::Vec3>& positions() const override;
+    const std::vector<vbd::Vec3>& velocities() const override;
+    // Whether positions() has been read (brought from the frame's state, or copied at construction).
+    bool positionsRead() const;
     const std::vector<char>& fixedMask() const override { return fixed_; }
     const std::vector<vbd::SurfaceView>& surfaces() const override { return static_->surfaces; }
+    size_t numParticles() const override { return fixed_.size(); }
+    std::vector<vbd::Box3> surfaceBounds() const override { return bounds_; }
     int numColors() const override { return colors_; }
     std::string backendLine() const override { return backend_; }
     // Where the World's device step keeps x, as at the copy, with current = false: the snapshot's state is
@@ -105,8 +115,13 @@ class WorldSnapshot final : public vbd::World {
     vbd::DeviceParticles device_;
     vbd::DeviceRigidBodies deviceBodies_;
     InteropFrame interop_;
-    std::vector<vbd::Vec3> x_, v_;
+    // The particles: copied at construction, or read from state_ once on first use (under once_).
+    std::shared_ptr<const vbd::WorldState> state_;
+    mutable std::once_flag xOnce_, vOnce_;
+    mutable std::atomic<bool> xRead_{false};
+    mutable std::vector<vbd::Vec3> x_, v_;
     std::vector<char> fixed_;
+    std::vector<vbd::Box3> bounds_;
     std::shared_ptr<const WorldStatic> static_;
     vbd::ScalarField field_;
     std::vector<float> fieldValues_;
