@@ -38,6 +38,7 @@
 #include "backend/timer.h"
 #include "gpu/exec_buffer.h"
 #include "gpu/frame_measure_stages.h"
+#include "gpu/save_blocks.h"
 #include "gpu/soft_stepper.h"
 #include "gpu/step_plan.h"
 #include "gpu/step_stages.h"
@@ -220,15 +221,20 @@ class PipelineStepper final : public SoftStepper {
         return true;
     }
 
+    // One block a save (saveBlocks_): the five arrays, then the residual field where there is one.
     std::shared_ptr<const DeviceStateCopy> saveOnDevice() override {
         if (!configured_ || !stepped_) return nullptr;
-        auto c = std::make_shared<StateCopy>(plan_.n);
+        const bool field = a_.residualField && !fieldStale_;
+        const size_t n = size_t(plan_.n);
+        const size_t bytes = n * (StateCopy::kArrays * sizeof(Vec3T<T>) + (field ? sizeof(float) : 0));
+        auto c = std::make_shared<StateCopy>(plan_.n, saveBlocks_, saveBlocks_->take(ex_, bytes), bytes);
+        auto* arrays = static_cast<Vec3T<T>*>(c->block);
         for (int k = 0; k < StateCopy::kArrays; ++k) {
-            c->arrays[k] = ex_.template alloc<Vec3T<T>>(size_t(plan_.n));
+            c->arrays[k] = arrays + size_t(k) * n;
             ex_.forEach(plan_.n, CopyStage<Vec3T<T>>{c->arrays[k], stateArray(k)});
         }
-        if (a_.residualField && !fieldStale_) {
-            c->field = ex_.template alloc<float>(size_t(plan_.n));
+        if (field) {
+            c->field = reinterpret_cast<float*>(arrays + StateCopy::kArrays * n);
             ex_.forEach(plan_.n, CopyStage<float>{c->field, a_.residualField});
         }
         c->done = ex_.mark();
@@ -352,22 +358,20 @@ class PipelineStepper final : public SoftStepper {
     }
 
   private:
-    // A saved state on the executor (saveOnDevice): x, v, x_prev, y, v_last and the residual field, freed
-    // without the stepper (Exec::freeMemory).
+    // A saved state on the executor (saveOnDevice): x, v, x_prev, y, v_last and the residual field in one
+    // block of the stepper's SaveBlocks, given back there when the save is dropped (also after the stepper is
+    // gone).
     struct StateCopy final : DeviceStateCopy {
         static constexpr int kArrays = 5;
-        explicit StateCopy(int count) : n(count) {}
+        StateCopy(int count, std::shared_ptr<SaveBlocks<Exec>> blocks, void* memory, size_t size)
+            : n(count), pool(std::move(blocks)), block(memory), blockBytes(size) {}
         ~StateCopy() override {
-            for (Vec3T<T>* p : arrays)
-                if (p) Exec::freeMemory(p);
-            if (field) Exec::freeMemory(field);
             Exec::freeMark(done);
+            pool->give(block, blockBytes);
         }
         StateCopy(const StateCopy&) = delete;
         StateCopy& operator=(const StateCopy&) = delete;
-        size_t bytes() const override {
-            return size_t(n) * (kArrays * sizeof(Vec3T<T>) + (field ? sizeof(float) : 0));
-        }
+        size_t bytes() const override { return blockBytes; }
         int numVertices() const override { return n; }
         void toHost(SoftSolver::Carried& out) const override {
             Exec::syncDevice();  // the copies were issued on the saving stepper's stream
@@ -404,7 +408,10 @@ class PipelineStepper final : public SoftStepper {
             }
         }
         int n;
-        Vec3T<T>* arrays[kArrays] = {};  // x, v, x_prev, y, v_last (stateArray's order)
+        std::shared_ptr<SaveBlocks<Exec>> pool;
+        void* block;  // the arrays and the field, from pool (given back when the save is dropped)
+        size_t blockBytes;
+        Vec3T<T>* arrays[kArrays] = {};  // x, v, x_prev, y, v_last (stateArray's order), in block
         float* field = nullptr;
         void* done = nullptr;  // Exec::mark after the copies (particles waits for it)
     };
@@ -924,6 +931,8 @@ class PipelineStepper final : public SoftStepper {
     FrameSums* measures_ = nullptr;
     ExecBuffer<Exec, FrameSums> measurePartials_;
     FrameSums hostMeasures_;
+    // The memory of the saves (saveOnDevice), shared with them: a save outlives the stepper that made it.
+    std::shared_ptr<SaveBlocks<Exec>> saveBlocks_ = std::make_shared<SaveBlocks<Exec>>();
     // setFrameBounds: the particle ranges, their boxes on the executor and on the host, the partials.
     std::vector<std::array<int, 2>> boundsRanges_;
     ExecBuffer<Exec, FrameBounds> bounds_, boundsPartials_;

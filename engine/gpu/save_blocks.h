@@ -1,0 +1,70 @@
+#pragma once
+// The memory of a stepper's device saves (SoftStepper::saveOnDevice), kept for its next save when a save is
+// dropped. The app's timeline saves every frame and drops its oldest save as it does: a cudaMalloc and a
+// cudaFree a frame (27.6 MB each for the 230k-vertex scene in double), and cudaFree waits for the whole
+// device, on whichever thread drops the last reference (the simulation thread's ring, or the render thread's
+// snapshot). Kept here, a dropped save's block is the next save's, in steady state without either call.
+//
+// Every block has the size of the last take (a change of vertex count or of the residual field frees the
+// kept ones); at most kKeep are kept. Reuse is safe in stream order: a block is given back only when no save
+// refers to it, and what read it last (a restore's copies) was issued on the stream the next save's copies go
+// on, or synchronously (WorldState::particles). Shared by the saves (a save outlives its stepper) and locked:
+// a save may be dropped on another thread.
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace vbd {
+
+template <class Exec>
+class SaveBlocks {
+  public:
+    static constexpr size_t kKeep = 3;
+    SaveBlocks() = default;
+    SaveBlocks(const SaveBlocks&) = delete;
+    SaveBlocks& operator=(const SaveBlocks&) = delete;
+    ~SaveBlocks() {
+        for (void* p : kept_) Exec::freeMemory(p);
+    }
+    // A block of `bytes`: a kept one, else allocated by ex (which throws when the device has no memory left).
+    void* take(Exec& ex, size_t bytes) {
+        std::vector<void*> stale;
+        {
+            std::lock_guard<std::mutex> lk(m_);
+            if (bytes != bytes_) {
+                stale.swap(kept_);
+                bytes_ = bytes;
+            } else if (!kept_.empty()) {
+                void* p = kept_.back();
+                kept_.pop_back();
+                return p;
+            }
+        }
+        for (void* p : stale) Exec::freeMemory(p);
+        return ex.template alloc<unsigned char>(bytes);
+    }
+    // p (a block of `bytes` from take) is no longer used: kept for the next take, or freed.
+    void give(void* p, size_t bytes) {
+        if (!p) return;
+        {
+            std::lock_guard<std::mutex> lk(m_);
+            if (bytes == bytes_ && kept_.size() < kKeep) {
+                kept_.push_back(p);
+                return;
+            }
+        }
+        Exec::freeMemory(p);
+    }
+    size_t kept() const {
+        std::lock_guard<std::mutex> lk(m_);
+        return kept_.size();
+    }
+
+  private:
+    mutable std::mutex m_;
+    size_t bytes_ = 0;
+    std::vector<void*> kept_;
+};
+
+}  // namespace vbd
