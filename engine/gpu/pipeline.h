@@ -335,6 +335,17 @@ class PipelineStepper final : public SoftStepper {
         ex_.sync();
         return true;
     }
+    bool pendingResidualField(std::vector<float>& out) override {
+        if (!pending_) return false;
+        if (a_.residualField && !fieldStale_) {  // as publish
+            out.resize(size_t(plan_.n));
+            ex_.download(out.data(), a_.residualField, out.size());
+            ex_.sync();
+        } else {
+            out.clear();
+        }
+        return true;
+    }
     const std::vector<IterationRecord>& iterations() const override { return its_; }
     void clearIterations() override { its_.clear(); }
     const StepPlan& plan() const { return plan_; }

@@ -124,6 +124,10 @@ class SoftStepper {
     // (a reader that starts wanting it between steps). False, `out` untouched, when no step ran since the
     // last configure or the field is not wanted.
     virtual bool residualField(std::vector<float>& out) = 0;
+    // While the last step's state is pending (step with publish = false): the residual field publishPending
+    // would give the solver (empty when not wanted), downloaded alone, the state left pending: true. False,
+    // `out` untouched, when nothing is pending (the solver's field is current then).
+    virtual bool pendingResidualField(std::vector<float>& out) = 0;
     // The device state's positions and the stream that orders work after the step (the interop kernel);
     // `current` says whether a step has run since the last configure.
     virtual DeviceParticles deviceParticles() const = 0;

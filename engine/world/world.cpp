@@ -168,8 +168,10 @@ class WorldImpl final : public World {
     int numColors() const override { return int(soft_.model().colorGroups.size()); }
 
     void scalarField(ScalarField f, std::vector<float>& out) const override {
-        fetchState();
+        // The residual heat map of a lazily published device step: the field alone crosses, not the state.
+        if (f == ScalarField::Residual && device_ && device_->pendingResidualField(out)) return;
         const SoftModel& sm = soft_.model();
+        if (f != ScalarField::Color) fetchState();  // the colours are the model's, fixed
         switch (f) {
             case ScalarField::Color:
                 out.assign(sm.color.begin(), sm.color.end());

@@ -172,8 +172,14 @@ TEST(GpuLazyPublish, UnpublishedStepsReachTheModelOnlyThroughPublishPending) {
     EXPECT_EQ(lazy.vertexResidual(), startField);
     ASSERT_TRUE(b->frameMeasures(sums));
     EXPECT_NE(maxDifference(eager.model().x, start), 0.0);  // the cube fell
+    std::vector<float> pendingField;  // the heat map's field alone, the state left pending
+    ASSERT_TRUE(b->pendingResidualField(pendingField));
+    EXPECT_EQ(pendingField, eager.vertexResidual());
+    EXPECT_FALSE(a->pendingResidualField(pendingField));  // nothing pending
+    EXPECT_EQ(maxDifference(lazy.model().x, start), 0.0);
     EXPECT_TRUE(b->publishPending(lazy));
-    EXPECT_FALSE(b->publishPending(lazy));   // once
+    EXPECT_FALSE(b->publishPending(lazy));  // once
+    EXPECT_FALSE(b->pendingResidualField(pendingField));
     EXPECT_FALSE(a->publishPending(eager));  // nothing pending after a publishing step
     EXPECT_EQ(maxDifference(lazy.model().x, eager.model().x), 0.0);
     EXPECT_EQ(maxDifference(lazy.model().v, eager.model().v), 0.0);
@@ -447,6 +453,31 @@ TEST(GpuLazyPublish, BodyBoxesFromTheDeviceAreTheHosts) {
                 EXPECT_EQ(maxDifference({fromHost[k].min, fromHost[k].max}, {own[k].min, own[k].max}), 0.0);
             }
         }
+    }
+}
+
+// The residual heat map of a lazy World (World::scalarField reads the pending field alone) is the CPU World's
+// field bit for bit on every frame, read before anything else, and the run stays the CPU's.
+TEST(GpuLazyPublish, TheResidualHeatMapOfALazyWorldIsTheCpuWorlds) {
+    ThreadLimit oneThread(1);
+    for (Precision prec : {Precision::Double, Precision::Float}) {
+        SCOPED_TRACE(prec == Precision::Double ? "double" : "float");
+        SceneDesc d = scene("cube_drop");
+        d.solver.precision = prec;
+        auto cpu = cpuWorld(d);
+        auto dev = deviceWorld(d, true);
+        cpu->setWantedField(ScalarField::Residual);
+        dev->setWantedField(ScalarField::Residual);
+        std::vector<float> a, b;
+        for (int f = 1; f <= 6; ++f) {
+            cpu->step();
+            dev->step();
+            dev->scalarField(ScalarField::Residual, b);
+            cpu->scalarField(ScalarField::Residual, a);
+            ASSERT_EQ(a.size(), cpu->positions().size());
+            EXPECT_EQ(a, b) << "frame " << f;
+        }
+        EXPECT_EQ(maxDifference(cpu->positions(), dev->positions()), 0.0);
     }
 }
 
