@@ -259,6 +259,9 @@ void GuiApp::reportTiming(int nowFrame) {
                      "step (%.2f ms of it outside the solver), upload %.2f ms, render %.1f ms\n",
                      timed_, sum_.frameMs / timed_, 1000.0 * timed_ / sum_.frameMs, sum_.simMs / timed_,
                      sum_.simHostMs / timed_, sum_.uploadMs / timed_, sum_.renderMs / timed_);
+    if (snapshotsShown_ > 0)
+        std::fprintf(stderr, "vbdlab: the window read the particles of %ld of %ld snapshots\n",
+                     snapshotsRead_, snapshotsShown_);
     std::fprintf(stderr, "vbdlab: frame %d, 3D view %.0fx%.0f, %d validation messages\n", nowFrame,
                  app_.layout.viewW, app_.layout.viewH, ctx_->validationMessages());
 }

@@ -165,6 +165,9 @@ class GuiApp {
     Clock::time_point lastFrame_;
     Timing sum_;  // accumulated over the run, reported on exit
     int timed_ = 0;
+    // Snapshots the window was done with, and how many of them it read the particles of (WorldSnapshot::
+    // positionsRead: with the interop none should, unless a reader of positions is shown), reported on exit.
+    long snapshotsShown_ = 0, snapshotsRead_ = 0;
 };
 
 }  // namespace vbdgui

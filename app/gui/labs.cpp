@@ -279,6 +279,10 @@ void GuiApp::pollSimulation() {
         Lab& lab = app_.labs[l];
         auto snap = sim_.snapshot(l);
         if (!snap || (l == 1 && !app_.compare)) continue;
+        if (lab.world && lab.world != snap) {
+            ++snapshotsShown_;
+            snapshotsRead_ += lab.world->positionsRead();
+        }
         if (snap->generation() != lab.gpuGeneration) {
             lab.world = snap;
             makeLabGpu(l);

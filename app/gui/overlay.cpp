@@ -139,8 +139,10 @@ void regionLabels(ImDrawList* dl, const AppState& app, int l) {
     const Lab& lab = app.labs[l];
     if (!lab.draw.regions || lab.draw.field != vbd::ScalarField::None) return;
     const WorldSnapshot& w = *lab.world;
-    const auto& x = w.positions();
     const auto& tags = w.materialTags();
+    // The positions only for a scene with regions (a snapshot may bring them from the device to read them).
+    if (std::none_of(tags.begin(), tags.end(), [](unsigned char t) { return t != kBaseMaterial; })) return;
+    const auto& x = w.positions();
     for (unsigned char tag : {kStifferRegion, kSofterRegion}) {
         glm::vec3 c(0);
         int n = 0;

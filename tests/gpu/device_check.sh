@@ -544,6 +544,10 @@ if [ -x "$RVBD" ]; then
     row interop "window_upload_ms_$b" "${upload:-?}" ms measured
     simhost=$(sed -n 's/.*(\([0-9.]*\) ms of it outside the solver).*/\1/p' "$LOGS/interop_window_$b.log" | tail -1)
     row interop "window_sim_host_ms_$b" "${simhost:-?}" ms measured
+    # Snapshots whose particles the window brought to the host (the CPU upload reads every one; on the
+    # interop path none should in this default view: WorldSnapshot reads them from the frame's save on use).
+    read=$(sed -n 's/.*read the particles of \([0-9]*\) of \([0-9]*\) snapshots.*/\1\/\2/p' "$LOGS/interop_window_$b.log" | tail -1)
+    row interop "window_snapshots_read_$b" "${read:-?}" read/shown measured
     # A refused solver.backend leaves the run on the CPU with rc 0: on CUDA the window must name the interop.
     if [ $b = cuda ] && ! grep 'window (left)' "$LOGS/interop_window_$b.log" | tail -1 | grep -q 'CUDA-Vulkan interop'; then
       say "  the CUDA window did not take the interop path"
@@ -573,6 +577,8 @@ EOF
   say "  $(grep 'mean over' "$LOGS/interop_window_703k.log" | tail -1)"
   simhost=$(sed -n 's/.*(\([0-9.]*\) ms of it outside the solver).*/\1/p' "$LOGS/interop_window_703k.log" | tail -1)
   row interop window_sim_host_ms_703k "${simhost:-?}" ms measured
+  read=$(sed -n 's/.*read the particles of \([0-9]*\) of \([0-9]*\) snapshots.*/\1\/\2/p' "$LOGS/interop_window_703k.log" | tail -1)
+  row interop window_snapshots_read_703k "${read:-?}" read/shown measured
   row interop window_actions_703k "$rc" rc "$([ $rc = 0 ] && echo ok || echo failed)"
 else
   say "interop window: not run (no .devdeps/bin/vbdlab: run --prepare here and carry .devdeps)"
