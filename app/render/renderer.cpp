@@ -249,13 +249,9 @@ void SceneGpu::markerLines(const vbd::World& world, const DrawOptions& opt, uint
             cross3(lineScratch_, toGlm(j.anchorA), s, pink);
         }
     }
-    const auto& fixed = world.fixedMask();
-    if (opt.fixedVertices && std::any_of(fixed.begin(), fixed.end(), [](char f) { return f != 0; })) {
-        const auto& x =
-            world.positions();  // only with pins to mark: a snapshot may bring them from the device
+    if (opt.fixedVertices) {  // World::pinPositions: a device World gathers them, no positions read
         const uint32_t blue = packRgba(0.2f, 0.9f, 1.0f);
-        for (size_t i = 0; i < fixed.size() && i < x.size(); ++i)
-            if (fixed[i]) cross3(lineScratch_, toGlm(x[i]), 0.6f * s, blue);
+        for (const vbd::Vec3& p : world.pinPositions()) cross3(lineScratch_, toGlm(p), 0.6f * s, blue);
     }
     const uint32_t depthTested = uint32_t(lineScratch_.size());
     if (opt.highlightParticle >= 0 && size_t(opt.highlightParticle) < world.numParticles())

@@ -186,7 +186,7 @@ class CudaExec {
     // stream synchronization would. Freed with freeMark.
     void* mark() {
         cudaEvent_t e = nullptr;
-        VBD_CUDA(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+        VBD_CUDA(cudaEventCreateWithFlags(&e, cudaEventDisableTiming | cudaEventBlockingSync));  // no spinning
         const cudaError_t r = cudaEventRecord(e, stream_);
         if (r != cudaSuccess) cudaEventDestroy(e);
         VBD_CUDA(r);

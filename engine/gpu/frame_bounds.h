@@ -39,4 +39,14 @@ struct FrameBoundsTerm {
     VBD_HD FrameBounds operator()(int i) const { return FrameBounds::of(Vec3(x[begin + i])); }
 };
 
+// The published positions of listed particles (World::pinPositions: the fixed ones), gathered with the
+// frame's measures so that their markers read no state from the host.
+template <typename T>
+struct GatherPositionsStage {
+    const Vec3T<T>* x;
+    const int* index;
+    Vec3* out;
+    VBD_HD void operator()(int k) const { out[k] = Vec3(x[index[k]]); }
+};
+
 }  // namespace vbd

@@ -81,6 +81,9 @@ class CudaVertexWriter final : public ExternalVertexWriter {
         }
     }
     ~CudaVertexWriter() override { release(); }
+    bool readsInPlace(const DeviceParticles& src) const override {
+        return src.current && src.x && src.n == n_ && src.cudaDevice == device_;
+    }
 
     bool write(const DeviceParticles& src, const Vec3* hostPositions, const float* scalar, int numScalars,
                const BodyInstanceFrame* bodies, uint32_t slot, uint64_t waitRenderDone,
@@ -88,7 +91,10 @@ class CudaVertexWriter final : public ExternalVertexWriter {
         if (slot >= mapped_.size())
             throw std::out_of_range("interop: no vertex buffer slot " + std::to_string(slot));
         VBD_CUDA(cudaSetDevice(device_));
-        const bool onDevice = src.current && src.x && src.n == n_ && src.cudaDevice == device_;
+        const bool onDevice = readsInPlace(src);
+        if (!onDevice && !hostPositions && n_ > 0)
+            throw std::invalid_argument("interop: no current positions on CUDA device " +
+                                        std::to_string(device_) + " and no host copy");
         Vec3* x = positions_[slot];  // this slot's float positions
         if (n_ > 0) {
             if (onDevice) {

@@ -71,6 +71,12 @@ class ExternalVertexWriter {
     virtual bool write(const DeviceParticles& src, const Vec3* hostPositions, const float* scalar,
                        int numScalars, const BodyInstanceFrame* bodies, uint32_t slot,
                        uint64_t waitRenderDone, uint64_t frame) = 0;
+    // Whether write reads src's positions in place (current, on this writer's device, its vertex count):
+    // else it needs hostPositions.
+    virtual bool readsInPlace(const DeviceParticles& src) const {
+        (void)src;
+        return true;
+    }
     // How many body instances each slot's instance buffer holds (0: no instance buffers).
     virtual int instanceCapacity() const = 0;
     // Blocks until everything written so far is done (tests, teardown).

@@ -52,7 +52,10 @@ template <typename T, class Exec>
 class PipelineStepper final : public SoftStepper {
   public:
     explicit PipelineStepper(Exec ex = Exec()) : ex_(std::move(ex)) {}
-    ~PipelineStepper() override { release(); }
+    ~PipelineStepper() override {
+        release();
+        saveBlocks_->retire();  // nothing takes from it any more: its saves' blocks are freed as they drop
+    }
     PipelineStepper(const PipelineStepper&) = delete;
     PipelineStepper& operator=(const PipelineStepper&) = delete;
 
@@ -220,6 +223,21 @@ class PipelineStepper final : public SoftStepper {
         out = hostBounds_;
         return true;
     }
+    void setGathered(std::vector<int> particles) override {
+        if (particles == gatherList_) return;
+        for (int i : particles)
+            if (i < 0) throw std::invalid_argument("setGathered: a negative particle index");
+        gatherList_ = std::move(particles);
+        gatherUploaded_ = false;
+        hostGathered_.assign(gatherList_.size(), Vec3(0.0f));
+        measured_ = false;
+        dropCapturedStep();  // the captured step issues the gather it had
+    }
+    bool gathered(std::vector<Vec3>& out) const override {
+        if (!measured_) return false;
+        out = hostGathered_;
+        return true;
+    }
 
     // One block a save (saveBlocks_): the five arrays, then the residual field where there is one.
     std::shared_ptr<const DeviceStateCopy> saveOnDevice() override {
@@ -227,7 +245,14 @@ class PipelineStepper final : public SoftStepper {
         const bool field = a_.residualField && !fieldStale_;
         const size_t n = size_t(plan_.n);
         const size_t bytes = n * (StateCopy::kArrays * sizeof(Vec3T<T>) + (field ? sizeof(float) : 0));
-        auto c = std::make_shared<StateCopy>(plan_.n, saveBlocks_, saveBlocks_->take(ex_, bytes), bytes);
+        void* block = saveBlocks_->take(ex_, bytes);
+        std::shared_ptr<StateCopy> c;
+        try {
+            c = std::make_shared<StateCopy>(plan_.n, saveBlocks_, block, bytes);
+        } catch (...) {
+            saveBlocks_->give(block, bytes);
+            throw;
+        }
         auto* arrays = static_cast<Vec3T<T>*>(c->block);
         for (int k = 0; k < StateCopy::kArrays; ++k) {
             c->arrays[k] = arrays + size_t(k) * n;
@@ -251,6 +276,7 @@ class PipelineStepper final : public SoftStepper {
             ex_.forEach(plan_.n, CopyStage<Vec3T<T>>{stateArray(k), c->arrays[k]});
         fieldStale_ = a_.residualField && !c->field;
         if (a_.residualField && c->field) ex_.forEach(plan_.n, CopyStage<float>{a_.residualField, c->field});
+        ex_.sync();  // the copy's block may go back to its pool and into the saving stepper's next save
         // The model's arrays stand as published (no edit to reseed from) until the pending publish replaces
         // them; the mirror's state is of no step (saveCarried gives nothing until then).
         mirror_ = SoftState<T>{};
@@ -486,9 +512,21 @@ class PipelineStepper final : public SoftStepper {
             measurePartials_.ensure(ex_, size_t(blocksFor(measuredItems())));
             if (!boundsRanges_.empty()) {
                 int longest = 0;
-                for (const auto& r : boundsRanges_) longest = std::max(longest, r[1] - r[0]);
+                for (const auto& r : boundsRanges_) {
+                    if (r[1] > plan_.n) throw std::invalid_argument("setFrameBounds: a range past the model");
+                    longest = std::max(longest, r[1] - r[0]);
+                }
                 boundsPartials_.ensure(ex_, size_t(blocksFor(std::max(longest, 1))));
                 bounds_.ensure(ex_, boundsRanges_.size());
+            }
+            if (!gatherList_.empty() && !gatherUploaded_) {  // an index past the model's would read past x
+                for (int i : gatherList_)
+                    if (i >= plan_.n)
+                        throw std::invalid_argument("setGathered: particle " + std::to_string(i) + " of " +
+                                                    std::to_string(plan_.n));
+                gatherIndex_.put(ex_, gatherList_.data(), gatherList_.size());
+                gatherOut_.ensure(ex_, gatherList_.size());
+                gatherUploaded_ = true;
             }
         }
         detectMs_ = 0;
@@ -520,6 +558,8 @@ class PipelineStepper final : public SoftStepper {
         if (measuresWanted_) ex_.download(&hostMeasures_, measures_, 1);
         if (measuresWanted_ && !boundsRanges_.empty())
             ex_.download(hostBounds_.data(), bounds_.p, boundsRanges_.size());
+        if (measuresWanted_ && !gatherList_.empty())
+            ex_.download(hostGathered_.data(), gatherOut_.p, gatherList_.size());
         ex_.sync();
         measured_ = measuresWanted_;
         stats.iterations = last;
@@ -586,6 +626,9 @@ class PipelineStepper final : public SoftStepper {
         measurePartials_.free(ex_);
         boundsPartials_.free(ex_);
         bounds_.free(ex_);
+        gatherIndex_.free(ex_);
+        gatherOut_.free(ex_);
+        gatherUploaded_ = false;
         bodyColliders_.free(ex_);
         vbOffsets_.free(ex_);
         bodyRows_.free(ex_);
@@ -929,6 +972,8 @@ class PipelineStepper final : public SoftStepper {
             const auto& r = boundsRanges_[k];
             ex_.reduce(r[1] - r[0], FrameBoundsTerm<T>{a_.x, r[0]}, boundsPartials_.p, bounds_.p + k, false);
         }
+        if (!gatherList_.empty())
+            ex_.forEach(int(gatherList_.size()), GatherPositionsStage<T>{a_.x, gatherIndex_.p, gatherOut_.p});
     }
 
     Exec ex_;
@@ -948,6 +993,12 @@ class PipelineStepper final : public SoftStepper {
     std::vector<std::array<int, 2>> boundsRanges_;
     ExecBuffer<Exec, FrameBounds> bounds_, boundsPartials_;
     std::vector<FrameBounds> hostBounds_;
+    // setGathered: the particles, their indices and positions on the executor, the positions on the host.
+    std::vector<int> gatherList_;
+    ExecBuffer<Exec, int> gatherIndex_;
+    ExecBuffer<Exec, Vec3> gatherOut_;
+    std::vector<Vec3> hostGathered_;
+    bool gatherUploaded_ = false;
     bool measuresWanted_ = false, measured_ = false;
     bool pending_ = false;     // the last step's state is not in the model (step with publish = false)
     bool fieldStale_ = false;  // the residual field is of no current state (restoreOnDevice without one)

@@ -6,10 +6,10 @@
 // snapshot). Kept here, a dropped save's block is the next save's, in steady state without either call.
 //
 // Every block has the size of the last take (a change of vertex count or of the residual field frees the
-// kept ones); at most kKeep are kept. Reuse is safe in stream order: a block is given back only when no save
-// refers to it, and what read it last (a restore's copies) was issued on the stream the next save's copies go
-// on, or synchronously (WorldState::particles). Shared by the saves (a save outlives its stepper) and locked:
-// a save may be dropped on another thread.
+// kept ones); at most kKeep are kept, and none once the stepper is gone (retire). Reuse is safe: a block is
+// given back only when no save refers to it, and every read of a save is complete when it returns (the
+// restore's copies are waited for, WorldState::particles copies synchronously). Shared by the saves (a save
+// outlives its stepper) and locked: a save may be dropped on another thread.
 #include <cstddef>
 #include <memory>
 #include <mutex>
@@ -21,7 +21,7 @@ template <class Exec>
 class SaveBlocks {
   public:
     static constexpr size_t kKeep = 3;
-    SaveBlocks() = default;
+    SaveBlocks() { kept_.reserve(kKeep); }  // give() keeps without allocating (it runs in destructors)
     SaveBlocks(const SaveBlocks&) = delete;
     SaveBlocks& operator=(const SaveBlocks&) = delete;
     ~SaveBlocks() {
@@ -34,6 +34,7 @@ class SaveBlocks {
             std::lock_guard<std::mutex> lk(m_);
             if (bytes != bytes_) {
                 stale.swap(kept_);
+                kept_.reserve(kKeep);
                 bytes_ = bytes;
             } else if (!kept_.empty()) {
                 void* p = kept_.back();
@@ -49,12 +50,23 @@ class SaveBlocks {
         if (!p) return;
         {
             std::lock_guard<std::mutex> lk(m_);
-            if (bytes == bytes_ && kept_.size() < kKeep) {
+            if (!retired_ && bytes == bytes_ && kept_.size() < kKeep) {
                 kept_.push_back(p);
                 return;
             }
         }
         Exec::freeMemory(p);
+    }
+    // The stepper is gone: the kept blocks are freed, and so is every block given back from now on.
+    void retire() {
+        std::vector<void*> kept;
+        {
+            std::lock_guard<std::mutex> lk(m_);
+            kept.swap(kept_);
+            bytes_ = 0;
+            retired_ = true;
+        }
+        for (void* p : kept) Exec::freeMemory(p);
     }
     size_t kept() const {
         std::lock_guard<std::mutex> lk(m_);
@@ -64,6 +76,7 @@ class SaveBlocks {
   private:
     mutable std::mutex m_;
     size_t bytes_ = 0;
+    bool retired_ = false;
     std::vector<void*> kept_;
 };
 

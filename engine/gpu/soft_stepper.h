@@ -60,6 +60,11 @@ class SoftStepper {
     // range; false when that step measured nothing.
     virtual void setFrameBounds(std::vector<std::array<int, 2>> ranges) = 0;
     virtual bool frameBounds(std::vector<FrameBounds>& out) const = 0;
+    // With the measures, the published positions of these particles (GatherPositionsStage: World::
+    // pinPositions); none by default. gathered: the last measured step's, in the order given; false when that
+    // step measured nothing. Throws std::invalid_argument for a negative index.
+    virtual void setGathered(std::vector<int> particles) = 0;
+    virtual bool gathered(std::vector<Vec3>& out) const = 0;
     // The last step's state copied within the device's memory (nullptr before any step since configure);
     // restoreOnDevice puts such a copy back as the state the next step starts from, its published arrays then
     // pending (as after step(publish = false)): false, nothing changed, when the copy is of another

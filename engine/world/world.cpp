@@ -68,6 +68,16 @@ std::vector<std::array<int, 2>> bodyRanges(const SoftModel& sm) {
     return r;
 }
 
+// The fixed particles, ascending (World::pinPositions), and how many a device step gathers each frame (12
+// bytes each to the host): a scene pinning more has its pins read from the published positions.
+std::vector<int> pinnedParticles(const SoftModel& sm) {
+    std::vector<int> out;
+    for (size_t i = 0; i < sm.fixed.size(); ++i)
+        if (sm.fixed[i]) out.push_back(int(i));
+    return out;
+}
+constexpr size_t kMaxGatheredPins = 1 << 16;
+
 std::atomic<std::uint64_t> g_nextWorldId{1};
 
 // WorldOptions::hostExecutor: the host executor stands in for a device (no memory limit).
@@ -117,6 +127,7 @@ class WorldImpl final : public World {
         const bool measured = device_ && lazy_ && device_->frameMeasures(sums);
         deviceBounds_.clear();
         if (measured && !device_->frameBounds(deviceBounds_)) deviceBounds_.clear();
+        devicePinsValid_ = measured && gatherPins_ && device_->gathered(devicePins_);
         if (measured && sums.firstBad != FrameSums::kNone) fetchState();  // guardFrame names the particle
         {
             ScopedTimer t(m.measureMs);
@@ -164,6 +175,11 @@ class WorldImpl final : public World {
         for (size_t k = 0; k < b.size(); ++k)
             out[k] = {{b[k].lo[0], b[k].lo[1], b[k].lo[2]}, {b[k].hi[0], b[k].hi[1], b[k].hi[2]}};
         return out;
+    }
+    // The device's gather of the last step while its state is pending, else the published positions.
+    std::vector<Vec3> pinPositions() const override {
+        if (devicePinsValid_) return devicePins_;
+        return World::pinPositions();
     }
     int numColors() const override { return int(soft_.model().colorGroups.size()); }
 
@@ -222,6 +238,7 @@ class WorldImpl final : public World {
         fetchState();
         keepDeviceState();
         deviceBounds_.clear();  // of the state the step leaves; a restore comes through here too
+        devicePinsValid_ = false;
         soft_.setParams(s);
         desc_.solver = s;
         rigid_->setParams(s);
@@ -245,6 +262,9 @@ class WorldImpl final : public World {
                 device_->setResidualField(wantedField_ == ScalarField::Residual);
                 device_->setFrameMeasures(lazy_);
                 device_->setFrameBounds(bodyRanges(soft_.model()));
+                const std::vector<int> pins = pinnedParticles(soft_.model());
+                gatherPins_ = pins.size() <= kMaxGatheredPins;  // beyond, the host reads them (a fetch)
+                device_->setGathered(gatherPins_ ? pins : std::vector<int>{});
                 device_->configure(soft_);
             }
             rigidDevice_ = options_.hostExecutor ? makeHostRigidStepper() : makeCudaRigidStepper();
@@ -340,6 +360,8 @@ class WorldImpl final : public World {
     bool restoreState(const WorldState& state) override {
         const auto* s = dynamic_cast<const WorldStateData*>(&state);
         if (!s) return false;
+        deviceBounds_.clear();  // of the state left (setSolver below clears them too, unless it throws first)
+        devicePinsValid_ = false;
         const bool same = s->origin == id_;
         // Another World (an edited description) keeps its own rigid solver and takes only the bodies'
         // poses and velocities; a body added by addRigidBody since then is one body too many.
@@ -585,6 +607,10 @@ class WorldImpl final : public World {
     // The device's boxes of the bodies' particles (surfaceBounds) of the state the last step left there;
     // empty when the World measures them itself (no lazy device step since the last change of state).
     std::vector<FrameBounds> deviceBounds_;
+    // The device's gather of the fixed particles' positions (pinPositions) of the state the last step left
+    // there, valid when that step measured it; gatherPins_: the stepper gathers them.
+    std::vector<Vec3> devicePins_;
+    bool devicePinsValid_ = false, gatherPins_ = false;
     bool lazy_ = false;                    // setLazyPublish
     std::unique_ptr<SoftStepper> device_;  // the soft step on the device (solver.backend), or none: the CPU
     std::unique_ptr<RigidStepper> rigidDevice_;  // the rigid solve on the device, or none: RigidSolver::step
@@ -598,6 +624,15 @@ class WorldImpl final : public World {
 };
 
 }  // namespace
+
+std::vector<Vec3> World::pinPositions() const {
+    const std::vector<char>& fixed = fixedMask();
+    const std::vector<Vec3>& x = positions();
+    std::vector<Vec3> out;
+    for (size_t i = 0; i < fixed.size() && i < x.size(); ++i)
+        if (fixed[i]) out.push_back(x[i]);
+    return out;
+}
 
 std::vector<Box3> World::surfaceBounds() const {
     const std::vector<Vec3>& x = positions();

@@ -71,6 +71,9 @@ class World {
     // With the lazy publish a device step measures them where the state is (gpu/frame_bounds.h) and they are
     // read without the positions. The default bounds each surface's triangle corners.
     virtual std::vector<Box3> surfaceBounds() const;
+    // The positions of the fixed particles (fixedMask), in index order: the app's pin markers. With the lazy
+    // publish a device step gathers them with its measures and they are read without the positions.
+    virtual std::vector<Vec3> pinPositions() const;
     virtual int numColors() const = 0;
     // Which backend steps the soft bodies and why, in one line (the log line and the status line), e.g.
     // "no CUDA device: CPU backend" or "CUDA backend on NVIDIA H200 (sm_90): soft-body step on the device".

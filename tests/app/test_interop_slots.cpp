@@ -190,6 +190,8 @@ struct RecordingWriter final : vbd::ExternalVertexWriter {
         int instances = -1, numBodies = -1;  // -1: no BodyInstanceFrame passed
     };
     std::vector<Call> calls;
+    int n = -1;  // the vertex count it was imported for (-1: any)
+    bool readsInPlace(const vbd::DeviceParticles& src) const override { return n < 0 || src.n == n; }
     bool write(const vbd::DeviceParticles&, const vbd::Vec3*, const float*, int numScalars,
                const vbd::BodyInstanceFrame* bodies, uint32_t slot, uint64_t waitRenderDone,
                uint64_t frame) override {
@@ -220,6 +222,10 @@ TEST(WindowVertexLink, WritesOnlyCurrentDeviceStatesAndNothingOnceDetached) {
     EXPECT_EQ(writer->calls[0].frame, f.simDone);
     EXPECT_EQ(writer->calls[0].scalars, 1);
     EXPECT_EQ(link.slots().published(), f.slot);
+    writer->n = 2;  // particles the writer cannot read in place: no write (drawn from the snapshot)
+    EXPECT_LT(link.write(dev).slot, 0);
+    EXPECT_EQ(writer->calls.size(), 1u);
+    writer->n = -1;
     link.detach();
     EXPECT_EQ(writer.use_count(), 1);  // the render thread may now destroy the CUDA imports
     EXPECT_LT(link.write(dev).slot, 0);

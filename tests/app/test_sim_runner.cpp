@@ -62,6 +62,7 @@ class CountingWorld final : public vbd::World {
     const std::vector<char>& fixedMask() const override { return fixed_; }
     const std::vector<vbd::SurfaceView>& surfaces() const override { return surfaces_; }
     std::vector<vbd::Box3> surfaceBounds() const override { return {}; }  // no surfaces (no positions read)
+    std::vector<vbd::Vec3> pinPositions() const override { return {}; }   // no pins
     int numColors() const override { return 1; }
     void scalarField(vbd::ScalarField, std::vector<float>& out) const override {
         out.assign(x_.size(), float(frame_));

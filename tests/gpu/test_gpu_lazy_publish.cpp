@@ -481,6 +481,28 @@ TEST(GpuLazyPublish, TheResidualHeatMapOfALazyWorldIsTheCpuWorlds) {
     }
 }
 
+// The pin markers' positions (World::pinPositions) of a lazy World, gathered on the device, are the CPU
+// World's bit for bit every frame, read before anything fetches: a beam twisted by a rotating fixed box
+// (kinematic pins) and a bar hanging from static ones.
+TEST(GpuLazyPublish, PinPositionsFromTheDeviceAreTheHosts) {
+    ThreadLimit oneThread(1);
+    for (const char* name : {"beam_twist", "hanging_bar"}) {
+        SCOPED_TRACE(name);
+        SceneDesc d = scene(name);
+        d.solver.precision = Precision::Float;
+        auto cpu = cpuWorld(d);
+        auto dev = deviceWorld(d, true);
+        for (int f = 1; f <= 6; ++f) {
+            cpu->step();
+            dev->step();
+            const std::vector<Vec3> a = dev->pinPositions(), b = cpu->pinPositions();
+            ASSERT_GT(b.size(), 0u);
+            EXPECT_EQ(maxDifference(a, b), 0.0) << "frame " << f;
+        }
+        EXPECT_EQ(maxDifference(cpu->positions(), dev->positions()), 0.0);
+    }
+}
+
 // The stepper's boxes themselves (the World above would also pass if it never used them): each range's box
 // of the last step's published positions, an empty range empty, none before the measures are wanted, and a
 // range that ends before it begins refused.
@@ -516,6 +538,31 @@ TEST(GpuLazyPublish, TheStepperBoxesEachRangeOfTheLastStep) {
     EXPECT_FALSE(boxes[0].empty());
     EXPECT_GT(boxes[2].hi[1] - boxes[2].lo[1], 0.1f);  // the pile's bodies span heights
     EXPECT_THROW(st->setFrameBounds({{5, 4}}), std::invalid_argument);
+}
+
+// The stepper's gather (World::pinPositions' source): the listed particles' published positions of the last
+// measured step, in the order given; an index outside the model refused.
+TEST(GpuLazyPublish, TheStepperGathersTheListedParticles) {
+    ThreadLimit oneThread(1);
+    const SceneDesc d = scene("soft_pile");
+    SoftSolver solver;
+    solver.build(d);
+    const int n = solver.model().numVertices();
+    auto st = makeHostPipelineStepper(Precision::Double);
+    const std::vector<int> list = {n - 1, 0, n / 2, 0};
+    st->setGathered(list);
+    st->setFrameMeasures(true);
+    st->configure(solver);
+    for (int k = 0; k < 3; ++k) st->step(solver, float(d.dt), d.gravity, false);
+    std::vector<Vec3> got;
+    ASSERT_TRUE(st->gathered(got));
+    ASSERT_TRUE(st->publishPending(solver));
+    std::vector<Vec3> want;
+    for (int i : list) want.push_back(solver.model().x[size_t(i)]);
+    EXPECT_EQ(maxDifference(got, want), 0.0);
+    EXPECT_THROW(st->setGathered({-1}), std::invalid_argument);
+    st->setGathered({n});
+    EXPECT_THROW(st->step(solver, float(d.dt), d.gravity, false), std::invalid_argument);
 }
 
 // A saved frame gives its particles (WorldState::particles, which the app's snapshots read their positions

@@ -41,6 +41,11 @@ TEST(SaveBlocks, ADroppedBlockIsTheNextTakeOfItsSize) {
     EXPECT_EQ(blocks.kept(), SaveBlocks<HostExec>::kKeep);  // the rest freed
     blocks.give(nullptr, 2000);
     EXPECT_EQ(blocks.kept(), SaveBlocks<HostExec>::kKeep);
+    void* d = blocks.take(ex, 2000);
+    blocks.retire();  // the stepper is gone: nothing kept, and nothing taken back from now on
+    EXPECT_EQ(blocks.kept(), 0u);
+    blocks.give(d, 2000);
+    EXPECT_EQ(blocks.kept(), 0u);
 }
 
 // A stepper's saves through its blocks, as the timeline makes and drops them: each save, read after the

@@ -194,7 +194,8 @@ TEST_F(OffscreenRender, GroundShadowUnderEachBodyFromItsBox) {
 
 // The framing box and marker size of a frame (sceneBounds) from the bodies' boxes: the box of the positions
 // and the bodies, as before, without reading the positions of a snapshot that takes them from its frame's
-// save (the window's frames drawn from the interop's buffers then bring no positions to the host).
+// save (the window's frames drawn from the interop's buffers then bring no positions to the host). The same
+// for the pin markers' positions (World::pinPositions), here of a face swept by a moving fixed box.
 TEST(SceneBounds, FromTheBodiesBoxesWithoutThePositions) {
     vbd::SceneDesc d;
     d.ground.enabled = true;
@@ -205,6 +206,10 @@ TEST(SceneBounds, FromTheBodiesBoxesWithoutThePositions) {
         sb.key = "soft_bodies[" + std::to_string(d.softBodies.size()) + "]";
         d.softBodies.push_back(sb);
     }
+    vbd::FixedDesc pin;
+    pin.box = {{-0.1f, -0.1f, -0.1f}, {0.1f, 1.1f, 1.1f}};  // the first cube's x = 0 face, moving up
+    pin.velocity = {0, 0.5f, 0};
+    d.softBodies[0].fixed.push_back(pin);
     vbd::RigidBodyDesc box;
     box.position = {1.5f, 3, 0};
     d.rigidBodies.push_back(box);
@@ -223,6 +228,18 @@ TEST(SceneBounds, FromTheBodiesBoxesWithoutThePositions) {
     }
     EXPECT_EQ(lo.y, -2.0f);  // the ground kept under the scene
     EXPECT_GT(hi.x, 3.9f);
+    const std::vector<vbd::Vec3> pins = snap->pinPositions();
+    EXPECT_FALSE(snap->positionsRead());
+    std::vector<vbd::Vec3> ref;
+    for (size_t i = 0; i < world->fixedMask().size(); ++i)
+        if (world->fixedMask()[i]) ref.push_back(world->positions()[i]);
+    ASSERT_EQ(pins.size(), 9u);  // the face's 3 x 3 vertices
+    for (size_t k = 0; k < pins.size(); ++k) {
+        EXPECT_EQ(pins[k].x, ref[k].x);
+        EXPECT_EQ(pins[k].y, ref[k].y);
+        EXPECT_EQ(pins[k].z, ref[k].z);
+    }
+    EXPECT_GT(pins[0].y, 0.0f);  // moved up with its box (5 frames at 0.5 m/s)
 }
 
 TEST_F(OffscreenRender, SphereSilhouetteMatchesProjectedRadius) {

@@ -76,6 +76,9 @@ InteropFrame WindowVertexLink::write(const vbd::DeviceParticles& src, const vbd:
     // Particles from the device step, or a rigid-only World whose bodies the device stepped.
     const bool current = src.x ? src.current : bodies.current;
     if (!writer_ || !current) return {};
+    // Nothing from the host here: particles the writer cannot read in place (another device, another count)
+    // are drawn from the snapshot instead.
+    if (src.x && !writer_->readsInPlace(src)) return {};
     const InteropSlots::Claim c = slots_.claim();
     if (c.slot < 0) return {};
     const vbd::BodyInstanceFrame b{bodies, table_.data(), int(table_.size()), tableBodies_};

@@ -48,6 +48,7 @@ WorldSnapshot::WorldSnapshot(const vbd::World& w, vbd::ScalarField field,
                  : nullptr),
       fixed_(w.fixedMask()),
       bounds_(w.surfaceBounds()),
+      pins_(w.pinPositions()),
       static_(std::move(fixed)),
       field_(field),
       bodies_(w.bodies()),
@@ -90,8 +91,10 @@ const std::vector<vbd::Vec3>& WorldSnapshot::positions() const {
         try {
             state_->particles(&x_, nullptr);
         } catch (const std::exception& e) {
-            std::fprintf(stderr, "vbdlab: frame %d: positions not read from the device: %s\n", frame_,
-                         e.what());
+            static std::atomic<bool> told{false};  // once: after a lost device every frame would say it
+            if (!told.exchange(true))
+                std::fprintf(stderr, "vbdlab: frame %d: positions not read from the device: %s\n", frame_,
+                             e.what());
             x_ = static_->initialPositions;
         }
         x_.resize(fixed_.size());
@@ -104,10 +107,8 @@ const std::vector<vbd::Vec3>& WorldSnapshot::velocities() const {
     std::call_once(vOnce_, [this] {
         try {
             state_->particles(nullptr, &v_);
-        } catch (const std::exception& e) {
-            std::fprintf(stderr, "vbdlab: frame %d: velocities not read from the device: %s\n", frame_,
-                         e.what());
-            v_.clear();
+        } catch (const std::exception&) {
+            v_.clear();  // positions() says so
         }
         v_.resize(fixed_.size());
     });

@@ -73,6 +73,7 @@ class WorldSnapshot final : public vbd::World {
     const std::vector<vbd::SurfaceView>& surfaces() const override { return static_->surfaces; }
     size_t numParticles() const override { return fixed_.size(); }
     std::vector<vbd::Box3> surfaceBounds() const override { return bounds_; }
+    std::vector<vbd::Vec3> pinPositions() const override { return pins_; }
     int numColors() const override { return colors_; }
     std::string backendLine() const override { return backend_; }
     // Where the World's device step keeps x, as at the copy, with current = false: the snapshot's state is
@@ -122,6 +123,7 @@ class WorldSnapshot final : public vbd::World {
     mutable std::vector<vbd::Vec3> x_, v_;
     std::vector<char> fixed_;
     std::vector<vbd::Box3> bounds_;
+    std::vector<vbd::Vec3> pins_;
     std::shared_ptr<const WorldStatic> static_;
     vbd::ScalarField field_;
     std::vector<float> fieldValues_;
