@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "backend/parallel.h"
@@ -628,5 +629,28 @@ TEST(GpuLazyPublish, LazyPublishOnCuda) {
         EXPECT_LT(diff, tol);
         std::printf("  lazy cube_drop %-6s 30 frames: particles %.3e m\n",
                     prec == Precision::Double ? "double" : "float", diff);
+        // The window's readers: the body's box from the device is the box of the positions it fetches;
+        // saves (from reused blocks after the first few) read on another thread while the World steps on,
+        // each giving its own frame's positions.
+        for (int k = 0; k < 6; ++k) {
+            dev->step();
+            const std::vector<Box3> box = dev->surfaceBounds();
+            auto saved = dev->saveState();
+            std::vector<Vec3> fromSave;
+            std::thread reader([&] { saved->particles(&fromSave, nullptr); });
+            dev->step();  // on the step's stream while the reader copies
+            reader.join();
+            std::vector<Vec3> x;
+            saved->particles(&x, nullptr);
+            EXPECT_EQ(maxDifference(fromSave, x), 0.0) << k;
+            ASSERT_EQ(box.size(), 1u);
+            Vec3 lo(3.4e38f), hi(-3.4e38f);
+            for (const Vec3& p : x) {
+                lo = {std::min(lo.x, p.x), std::min(lo.y, p.y), std::min(lo.z, p.z)};
+                hi = {std::max(hi.x, p.x), std::max(hi.y, p.y), std::max(hi.z, p.z)};
+            }
+            EXPECT_EQ(maxDifference({box[0].min, box[0].max}, {lo, hi}), 0.0) << k;
+            EXPECT_GT(maxDifference(x, dev->positions()), 0.0) << k;  // the World went on
+        }
     }
 }
