@@ -1,9 +1,11 @@
 #pragma once
-// The axis-aligned bounds of a range of particles as a reduction value: World::surfaceBounds (each soft
-// body's or cloth's box, which the renderer's ground shadows and marker sizes read) measured where the
-// state is, so that a lazily published device step does not bring the positions to the host for them
-// (SoftStepper::setFrameBounds). The positions are read as publishing rounds them (float), so the host's
-// loop over World::positions() gives the same box bit for bit: min and max do not depend on the order.
+// What the window reads of a frame's particles besides its measures (gpu/frame_sums.h), measured where the
+// state is so that a lazily published device step does not bring the positions to the host for them: the
+// axis-aligned bounds of a range of particles as a reduction value (World::surfaceBounds: each soft body's
+// or cloth's box, which the renderer's ground shadows and marker sizes read; SoftStepper::setFrameBounds),
+// and the positions of listed particles (World::pinPositions; SoftStepper::setGathered). The positions are
+// read as publishing rounds them (float), so the host's loop over World::positions() gives the same box bit
+// for bit: min and max do not depend on the order.
 #include "math/hd.h"
 #include "math/vec3.h"
 

@@ -218,11 +218,7 @@ class PipelineStepper final : public SoftStepper {
         measured_ = false;
         dropCapturedStep();  // the captured step issues the reductions it had
     }
-    bool frameBounds(std::vector<FrameBounds>& out) const override {
-        if (!measured_) return false;
-        out = hostBounds_;
-        return true;
-    }
+    bool frameBounds(std::vector<FrameBounds>& out) const override { return lastMeasured(hostBounds_, out); }
     void setGathered(std::vector<int> particles) override {
         if (particles == gatherList_) return;
         for (int i : particles)
@@ -233,11 +229,7 @@ class PipelineStepper final : public SoftStepper {
         measured_ = false;
         dropCapturedStep();  // the captured step issues the gather it had
     }
-    bool gathered(std::vector<Vec3>& out) const override {
-        if (!measured_) return false;
-        out = hostGathered_;
-        return true;
-    }
+    bool gathered(std::vector<Vec3>& out) const override { return lastMeasured(hostGathered_, out); }
 
     // One block a save (saveBlocks_): the five arrays, then the residual field where there is one.
     std::shared_ptr<const DeviceStateCopy> saveOnDevice() override {
@@ -452,6 +444,13 @@ class PipelineStepper final : public SoftStepper {
         float* field = nullptr;
         void* done = nullptr;  // Exec::mark after the copies (particles waits for it)
     };
+    // What the last step measured with its measures (frameBounds, gathered); false when it measured nothing.
+    template <typename U>
+    bool lastMeasured(const std::vector<U>& host, std::vector<U>& out) const {
+        if (!measured_) return false;
+        out = host;
+        return true;
+    }
     Vec3T<T>* stateArray(int k) const {
         Vec3T<T>* const a[StateCopy::kArrays] = {a_.x, a_.v, a_.xPrev, a_.y, a_.vLast};
         return a[k];

@@ -125,8 +125,7 @@ class WorldImpl final : public World {
         m.time = time_;
         FrameSums sums;
         const bool measured = device_ && lazy_ && device_->frameMeasures(sums);
-        deviceBounds_.clear();
-        if (measured && !device_->frameBounds(deviceBounds_)) deviceBounds_.clear();
+        if (!(measured && device_->frameBounds(deviceBounds_))) deviceBounds_.clear();
         devicePinsValid_ = measured && gatherPins_ && device_->gathered(devicePins_);
         if (measured && sums.firstBad != FrameSums::kNone) fetchState();  // guardFrame names the particle
         {

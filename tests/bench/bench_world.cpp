@@ -11,6 +11,7 @@
 #include <benchmark/benchmark.h>
 
 #include "backend/parallel.h"
+#include "resting_cube.h"
 #include "world/world.h"
 
 using namespace vbd;
@@ -19,17 +20,8 @@ namespace {
 
 void BM_WorldSaveState(benchmark::State& st) {
     ThreadLimit oneThread(1);
-    SceneDesc s;
-    s.dt = 1.0 / 120.0;
-    s.solver.iterations = 2;
-    s.solver.diagnostics = false;
-    s.solver.precision = st.range(1) ? Precision::Double : Precision::Float;
-    SoftBodyDesc b;
-    b.min = Vec3(0, 0.001f, 0);
-    b.max = Vec3(1, 1.001f, 1);
-    b.cells = {27, 27, 27};
-    s.softBodies.push_back(b);
-    if (st.range(0) > 0) s.solver.backend = Backend::Cuda;
+    const SceneDesc s = vbdbench::restingCube(st.range(1) ? Precision::Double : Precision::Float,
+                                              st.range(0) > 0 ? Backend::Cuda : Backend::Cpu);
     WorldOptions o;
     o.hostExecutor = true;
     auto w = World::create(s, o);

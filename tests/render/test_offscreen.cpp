@@ -86,6 +86,20 @@ class OffscreenRender : public ::testing::Test {
     std::unique_ptr<Renderer> renderer;
 };
 
+// Two unit cubes 3 m apart along x (x in [0, 1] and [3, 4]), over a ground at groundHeight.
+vbd::SceneDesc twoCubes(float groundHeight) {
+    vbd::SceneDesc d;
+    d.ground.enabled = true;
+    d.ground.height = groundHeight;
+    for (float x : {0.0f, 3.0f}) {
+        vbd::SoftBodyDesc sb = vbdtest::cubeBody(0, 1, 2);
+        sb.min.x += x, sb.max.x += x;
+        sb.key = "soft_bodies[" + std::to_string(d.softBodies.size()) + "]";
+        d.softBodies.push_back(sb);
+    }
+    return d;
+}
+
 OrbitCamera testCamera() {
     OrbitCamera cam;
     cam.target = {0.5f, 0.5f, 0.5f};
@@ -148,15 +162,7 @@ TEST_F(OffscreenRender, BoxSilhouetteSitsOnProjectedBoundingBox) {
 // to each cube, and requires every darkened pixel to be nearer a cube's base than the cubes are to each
 // other.
 TEST_F(OffscreenRender, GroundShadowUnderEachBodyFromItsBox) {
-    vbd::SceneDesc d;
-    d.ground.enabled = true;
-    d.ground.height = 0;
-    for (float x : {0.0f, 3.0f}) {
-        vbd::SoftBodyDesc sb = vbdtest::cubeBody(0, 1, 2);
-        sb.min.x += x, sb.max.x += x;
-        sb.key = "soft_bodies[" + std::to_string(d.softBodies.size()) + "]";
-        d.softBodies.push_back(sb);
-    }
+    vbd::SceneDesc d = twoCubes(0);
     auto world = vbd::World::create(d);
     ASSERT_EQ(world->surfaceBounds().size(), 2u);
     OrbitCamera cam;
@@ -197,15 +203,7 @@ TEST_F(OffscreenRender, GroundShadowUnderEachBodyFromItsBox) {
 // save (the window's frames drawn from the interop's buffers then bring no positions to the host). The same
 // for the pin markers' positions (World::pinPositions), here of a face swept by a moving fixed box.
 TEST(SceneBounds, FromTheBodiesBoxesWithoutThePositions) {
-    vbd::SceneDesc d;
-    d.ground.enabled = true;
-    d.ground.height = -2;
-    for (float x : {0.0f, 3.0f}) {
-        vbd::SoftBodyDesc sb = vbdtest::cubeBody(0, 1, 2);
-        sb.min.x += x, sb.max.x += x;
-        sb.key = "soft_bodies[" + std::to_string(d.softBodies.size()) + "]";
-        d.softBodies.push_back(sb);
-    }
+    vbd::SceneDesc d = twoCubes(-2);
     vbd::FixedDesc pin;
     pin.box = {{-0.1f, -0.1f, -0.1f}, {0.1f, 1.1f, 1.1f}};  // the first cube's x = 0 face, moving up
     pin.velocity = {0, 0.5f, 0};

@@ -14,6 +14,7 @@
 // Run: build/bin/bench_snapshot --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
+#include "../resting_cube.h"
 #include "backend/parallel.h"
 #include "gui/core/world_snapshot.h"
 #include "world/world.h"
@@ -23,20 +24,10 @@ using namespace vbd;
 namespace {
 
 std::unique_ptr<World> restingCube(bool doublePrecision) {
-    SceneDesc s;
-    s.dt = 1.0 / 120.0;
-    s.solver.iterations = 2;
-    s.solver.diagnostics = false;
-    s.solver.precision = doublePrecision ? Precision::Double : Precision::Float;
-    s.solver.backend = Backend::Cuda;
-    SoftBodyDesc b;
-    b.min = Vec3(0, 0.001f, 0);
-    b.max = Vec3(1, 1.001f, 1);
-    b.cells = {27, 27, 27};
-    s.softBodies.push_back(b);
     WorldOptions o;
     o.hostExecutor = true;
-    auto w = World::create(s, o);
+    auto w = World::create(
+        vbdbench::restingCube(doublePrecision ? Precision::Double : Precision::Float, Backend::Cuda), o);
     w->setLazyPublish(true);
     return w;
 }
