@@ -135,7 +135,7 @@ class PreviewWorld final : public vbd::World {
         return out;
     }
     std::vector<vbd::ContactView> contacts() const override { return {}; }
-    const std::vector<vbd::FrameMetrics>& history() const override { return history_; }
+    vbd::MetricsSpan history() const override { return history_; }
     const std::vector<vbd::IterationRecord>& lastConvergence() const override { return convergence_; }
     void setSolver(const vbd::SolverDesc& s) override { desc_.solver = s; }
     void setDrag(int, const vbd::Vec3&, float) override {}

@@ -32,6 +32,27 @@ struct FrameMetrics {
     double measureMs = 0;
 };
 
+// A read-only run of consecutive frames' metrics, oldest first: World::history(). It does not own them: a
+// World's stays valid until the World's next step or restore; a snapshot's as long as the snapshot.
+class MetricsSpan {
+  public:
+    MetricsSpan() = default;
+    MetricsSpan(const FrameMetrics* first, size_t count) : p_(first), n_(count) {}
+    MetricsSpan(const std::vector<FrameMetrics>& v) : p_(v.data()), n_(v.size()) {}  // NOLINT: a view of v
+    const FrameMetrics* begin() const { return p_; }
+    const FrameMetrics* end() const { return p_ + n_; }
+    const FrameMetrics* data() const { return p_; }
+    size_t size() const { return n_; }
+    bool empty() const { return n_ == 0; }
+    const FrameMetrics& operator[](size_t i) const { return p_[i]; }
+    const FrameMetrics& front() const { return p_[0]; }
+    const FrameMetrics& back() const { return p_[n_ - 1]; }
+
+  private:
+    const FrameMetrics* p_ = nullptr;
+    size_t n_ = 0;
+};
+
 struct IterationRecord {
     int frame = 0;
     int iteration = 0;  // 0 = initial guess, then 1..N after each sweep

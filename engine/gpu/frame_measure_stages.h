@@ -12,8 +12,17 @@
 
 #include "gpu/frame_sums.h"
 #include "gpu/step_stages.h"
+#include "soft/vertex_block.h"
+#include "soft/volume_ratio.h"
 
 namespace vbd {
+
+// Vertex v's position as published (rounded to float): what soft/volume_ratio.h reads.
+template <typename T>
+struct PublishedPositions {
+    const Vec3T<T>* x;
+    VBD_HD Vec3 operator()(int v) const { return Vec3(x[v]); }
+};
 
 // Per particle: mass, m x, the kinetic energy and speed, -m g.x, its collider penalties, its finiteness.
 template <typename T>
@@ -48,11 +57,42 @@ struct FrameTetTerm {
     VBD_HD FrameSums operator()(int e) const {
         FrameSums r;
         r.energy = EnergyTetTerm<T>{a, s}(e);
-        const std::array<int, 4>& t = a.view.tets[e];
-        r.minJ = double(tetDeformationGradient(Vec3(a.x[t[0]]), Vec3(a.x[t[1]]), Vec3(a.x[t[2]]),
-                                               Vec3(a.x[t[3]]), a.view.DmInv[e])
-                            .det());
+        r.minJ = double(publishedTetJ(a.view.tets[e], a.view.DmInv[e], PublishedPositions<T>{a.x}));
         return r;
+    }
+};
+
+// The heat maps of the published state computed where the state is (World::scalarField while a lazily
+// published step is pending: the field crosses, not the state). Per vertex, the host's functions
+// (soft/soft_fields.cpp) on the model's device copies.
+template <typename T>
+struct VolumeRatioFieldStage {
+    StepArrays<T> a;
+    float* out;
+    VBD_HD void operator()(int i) const {
+        out[i] = a.numTets == 0 ? 1.f
+                                : vertexVolumeRatio(a.view.vtOffsets, a.view.vtItems, a.view.tets, a.view.DmInv,
+                                                    PublishedPositions<T>{a.x}, i);
+    }
+};
+
+// Both dominance ratios of soft/vertex_block.h at the step size h (sumRatio may be null).
+template <typename T>
+struct DominanceFieldStage {
+    StepArrays<T> a;
+    float h;
+    float* maxRatio;
+    float* sumRatio;
+    VBD_HD void operator()(int i) const {
+        VertexBlock b;
+        b.maxRatio = b.sumRatio = 1e30f;  // no tets: no neighbours (as the host's empty lists give)
+        if (a.numTets > 0) {
+            const VertexBlockArrays m{a.view.vtOffsets, a.view.vtItems, a.view.tets, a.view.DmInv,
+                                      a.view.volume,    a.view.mu,      a.view.lambda, a.view.mass};
+            b = vertexBlock(m, h, PublishedPositions<T>{a.x}, i);
+        }
+        maxRatio[i] = b.maxRatio;
+        if (sumRatio) sumRatio[i] = b.sumRatio;
     }
 };
 

@@ -364,6 +364,23 @@ class PipelineStepper final : public SoftStepper {
         }
         return true;
     }
+    bool pendingVolumeRatio(std::vector<float>& out) override {
+        if (!pending_) return false;
+        fieldScratch_.ensure(ex_, size_t(plan_.n));
+        ex_.forEach(plan_.n, VolumeRatioFieldStage<T>{a_, fieldScratch_.p});
+        downloadField(fieldScratch_.p, out);
+        return true;
+    }
+    bool pendingDominance(float h, std::vector<float>& maxRatio, std::vector<float>* sumRatio) override {
+        if (!pending_) return false;
+        const size_t n = size_t(plan_.n);
+        fieldScratch_.ensure(ex_, sumRatio ? 2 * n : n);
+        ex_.forEach(plan_.n,
+                    DominanceFieldStage<T>{a_, h, fieldScratch_.p, sumRatio ? fieldScratch_.p + n : nullptr});
+        downloadField(fieldScratch_.p, maxRatio);
+        if (sumRatio) downloadField(fieldScratch_.p + n, *sumRatio);
+        return true;
+    }
     const std::vector<IterationRecord>& iterations() const override { return its_; }
     void clearIterations() override { its_.clear(); }
     const StepPlan& plan() const { return plan_; }
@@ -607,6 +624,12 @@ class PipelineStepper final : public SoftStepper {
                                                 persistWanted_ ? size_t(plan_.n) * sizeof(Vec3T<T>) : 0);
     }
 
+    // n floats of the device's field into out, waited for.
+    void downloadField(const float* field, std::vector<float>& out) {
+        out.resize(size_t(plan_.n));
+        ex_.download(out.data(), field, out.size());
+        ex_.sync();
+    }
     // The captured step's graph is stale (another kernel or another array): the next step captures again.
     void dropCapturedStep() {
         ex_.drain();
@@ -627,6 +650,7 @@ class PipelineStepper final : public SoftStepper {
         bounds_.free(ex_);
         gatherIndex_.free(ex_);
         gatherOut_.free(ex_);
+        fieldScratch_.free(ex_);
         gatherUploaded_ = false;
         bodyColliders_.free(ex_);
         vbOffsets_.free(ex_);
@@ -996,6 +1020,7 @@ class PipelineStepper final : public SoftStepper {
     std::vector<int> gatherList_;
     ExecBuffer<Exec, int> gatherIndex_;
     ExecBuffer<Exec, Vec3> gatherOut_;
+    ExecBuffer<Exec, float> fieldScratch_;  // pendingVolumeRatio, pendingDominance
     std::vector<Vec3> hostGathered_;
     bool gatherUploaded_ = false;
     bool measuresWanted_ = false, measured_ = false;

@@ -133,6 +133,13 @@ class SoftStepper {
     // would give the solver (empty when not wanted), downloaded alone, the state left pending: true. False,
     // `out` untouched, when nothing is pending (the solver's field is current then).
     virtual bool pendingResidualField(std::vector<float>& out) = 0;
+    // While the last step's state is pending: the volume-ratio heat map (soft_fields.h volumeRatioField) of
+    // the state publishPending would give, computed on the device and downloaded alone, the state left
+    // pending: true. False, `out` untouched, when nothing is pending (the host computes it then).
+    virtual bool pendingVolumeRatio(std::vector<float>& out) = 0;
+    // The same for the dominance heat maps (soft_fields.h diagonalDominanceField) at step size h: maxRatio,
+    // and sumRatio unless null.
+    virtual bool pendingDominance(float h, std::vector<float>& maxRatio, std::vector<float>* sumRatio) = 0;
     // The device state's positions and the stream that orders work after the step (the interop kernel);
     // `current` says whether a step has run since the last configure.
     virtual DeviceParticles deviceParticles() const = 0;

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "soft/soft_model.h"
+#include "soft/vertex_block.h"
 
 namespace vbd {
 
@@ -12,11 +13,13 @@ void volumeRatioField(const SoftModel& m, std::vector<float>& out);
 // Min det F over all tets (1 where there are none): the metrics' min_volume_ratio.
 double minVolumeRatio(const SoftModel& m);
 
-// Block diagonal dominance of the elastic + inertia Hessian row of each vertex:
+// Block diagonal dominance of the elastic + inertia Hessian row of each vertex (soft/vertex_block.h):
 //   r_i = ||D_i|| / max_j ||H_ij||   (Frobenius norms, H_ij summed over shared tets; sumRatio: / sum_j).
 // Low values mean one neighbour's coupling rivals the vertex's own block: the seed's interface quantity.
 void diagonalDominanceField(const SoftModel& m, float h, std::vector<float>& out,
                             std::vector<float>* sumRatio = nullptr);
+// The model's arrays soft/vertex_block.h reads.
+VertexBlockArrays vertexBlockArrays(const SoftModel& m);
 
 // The inspected vertex: its 3x3 block D_i (inertia + elastic, the matrix of its local solve at rest of
 // damping and contact) and the two dominance ratios of diagonalDominanceField.

@@ -183,8 +183,16 @@ class WorldImpl final : public World {
     int numColors() const override { return int(soft_.model().colorGroups.size()); }
 
     void scalarField(ScalarField f, std::vector<float>& out) const override {
-        // The residual heat map of a lazily published device step: the field alone crosses, not the state.
-        if (f == ScalarField::Residual && device_ && device_->pendingResidualField(out)) return;
+        // The heat maps of a lazily published device step: the field alone crosses, not the state.
+        if (device_) {
+            std::vector<float> unused;
+            if (f == ScalarField::Residual && device_->pendingResidualField(out)) return;
+            if (f == ScalarField::VolumeRatio && device_->pendingVolumeRatio(out)) return;
+            if (f == ScalarField::DiagonalDominance && device_->pendingDominance(soft_.currentH(), out, nullptr))
+                return;
+            if (f == ScalarField::DominanceSum && device_->pendingDominance(soft_.currentH(), unused, &out))
+                return;
+        }
         const SoftModel& sm = soft_.model();
         if (f != ScalarField::Color) fetchState();  // the colours are the model's, fixed
         switch (f) {
@@ -227,7 +235,7 @@ class WorldImpl final : public World {
     std::vector<ContactView> contacts() const override { return rigid_->contactViews(); }
     size_t contactCount() const override { return rigid_->contactCount(); }
     std::vector<JointView> joints() const override { return rigid_->jointViews(); }
-    const std::vector<FrameMetrics>& history() const override { return history_; }
+    MetricsSpan history() const override { return history_; }
     const std::vector<IterationRecord>& lastConvergence() const override { return lastIts_; }
 
     void setSolver(const SolverDesc& s) override {

@@ -110,7 +110,8 @@ class World {
     virtual std::vector<JointView> joints() const = 0;
 
     // Diagnostics.
-    virtual const std::vector<FrameMetrics>& history() const = 0;  // the last 2,048 to 2,303 frames
+    // The last 2,048 to 2,303 frames (the app's snapshots: the plots' window), valid until the next step.
+    virtual MetricsSpan history() const = 0;
     virtual const std::vector<IterationRecord>& lastConvergence() const = 0;  // last frame's iterations
 
     // Steering: new solver parameters take effect at the next step.

@@ -74,7 +74,7 @@ class CountingWorld final : public vbd::World {
         return std::vector<vbd::ContactView>(3);
     }
     size_t contactCount() const override { return 3; }
-    const std::vector<vbd::FrameMetrics>& history() const override { return history_; }
+    vbd::MetricsSpan history() const override { return history_; }
     const std::vector<vbd::IterationRecord>& lastConvergence() const override { return conv_; }
     void setSolver(const vbd::SolverDesc& s) override { desc_.solver = s; }
     void setWantedField(vbd::ScalarField f) override { wanted = int(f); }

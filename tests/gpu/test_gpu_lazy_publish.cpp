@@ -15,6 +15,7 @@
 #include "gpu/soft_stepper.h"
 #include "gpu_scenes.h"
 #include "scene/scene.h"
+#include "soft/soft_fields.h"
 #include "soft/soft_solver.h"
 #include "world/finite_guard.h"
 #include "world/world.h"
@@ -50,6 +51,14 @@ double maxDifference(const std::vector<Vec3>& a, const std::vector<Vec3>& b) {
     if (a.size() != b.size()) return INFINITY;
     double d = 0;
     for (size_t i = 0; i < a.size(); ++i) d = std::max(d, double(norm(a[i] - b[i])));
+    return d;
+}
+
+// Largest |a_i - b_i| / |b_i| (infinite when the sizes differ).
+double maxRelative(const std::vector<float>& a, const std::vector<float>& b) {
+    if (a.size() != b.size()) return INFINITY;
+    double d = 0;
+    for (size_t i = 0; i < a.size(); ++i) d = std::max(d, std::fabs(double(a[i]) - b[i]) / std::fabs(double(b[i])));
     return d;
 }
 
@@ -177,6 +186,18 @@ TEST(GpuLazyPublish, UnpublishedStepsReachTheModelOnlyThroughPublishPending) {
     ASSERT_TRUE(b->pendingResidualField(pendingField));
     EXPECT_EQ(pendingField, eager.vertexResidual());
     EXPECT_FALSE(a->pendingResidualField(pendingField));  // nothing pending
+    // The other heat maps, computed on the device from the pending state: the host's fields of the eager
+    // solver's published state (maxRelative: the same arithmetic in another translation unit).
+    std::vector<float> ratio, maxRatio, sumRatio, ref, refMax, refSum;
+    ASSERT_TRUE(b->pendingVolumeRatio(ratio));
+    volumeRatioField(eager.model(), ref);
+    EXPECT_LE(maxRelative(ratio, ref), 1e-6);
+    ASSERT_TRUE(b->pendingDominance(h, maxRatio, &sumRatio));
+    diagonalDominanceField(eager.model(), h, refMax, &refSum);
+    EXPECT_LE(maxRelative(maxRatio, refMax), 1e-6);
+    EXPECT_LE(maxRelative(sumRatio, refSum), 1e-6);
+    EXPECT_FALSE(a->pendingVolumeRatio(ratio));
+    EXPECT_FALSE(a->pendingDominance(h, maxRatio, nullptr));
     EXPECT_EQ(maxDifference(lazy.model().x, start), 0.0);
     EXPECT_TRUE(b->publishPending(lazy));
     EXPECT_FALSE(b->publishPending(lazy));  // once
@@ -482,6 +503,41 @@ TEST(GpuLazyPublish, TheResidualHeatMapOfALazyWorldIsTheCpuWorlds) {
     }
 }
 
+// The volume-ratio and dominance heat maps of a lazy World (World::scalarField computes them on the device from
+// the pending state) are the CPU World's on every frame, read before anything else, on a bar of two materials
+// sagging (contrast_bar: the dominance dips at the interface) in both precisions. The same float arithmetic
+// in another translation unit (its contractions may differ): 1e-6 relative, a few ulps of the norms.
+TEST(GpuLazyPublish, TheOtherHeatMapsOfALazyWorldAreTheCpuWorlds) {
+    ThreadLimit oneThread(1);
+    for (Precision prec : {Precision::Double, Precision::Float}) {
+        SCOPED_TRACE(prec == Precision::Double ? "double" : "float");
+        SceneDesc d = scene("contrast_bar");
+        d.solver.precision = prec;
+        auto cpu = cpuWorld(d);
+        auto dev = deviceWorld(d, true);
+        const ScalarField fields[3] = {ScalarField::VolumeRatio, ScalarField::DiagonalDominance,
+                                       ScalarField::DominanceSum};
+        std::vector<float> a, b;
+        const std::vector<float> ones(cpu->positions().size(), 1.f);
+        double squeezed = 0;
+        for (int f = 1; f <= 6; ++f) {
+            cpu->step();
+            dev->step();
+            const ScalarField field = fields[f % 3];
+            cpu->setWantedField(field);
+            dev->setWantedField(field);
+            dev->scalarField(field, b);
+            cpu->scalarField(field, a);
+            ASSERT_EQ(a.size(), cpu->positions().size());
+            EXPECT_LE(maxRelative(b, a), 1e-6) << "frame " << f << ", field " << int(field);
+            if (field == ScalarField::VolumeRatio) squeezed = std::max(squeezed, maxRelative(a, ones));
+        }
+        std::printf("largest |J - 1| of the volume-ratio frames: %.2e\n", squeezed);
+        EXPECT_GT(squeezed, 1e-4);  // not a field of ones: the bar sags
+        EXPECT_EQ(maxDifference(cpu->positions(), dev->positions()), 0.0);
+    }
+}
+
 // The pin markers' positions (World::pinPositions) of a lazy World, gathered on the device, are the CPU
 // World's bit for bit every frame, read before anything fetches: a beam twisted by a rotating fixed box
 // (kinematic pins) and a bar hanging from static ones.
@@ -651,6 +707,18 @@ TEST(GpuLazyPublish, LazyPublishOnCuda) {
             }
             EXPECT_EQ(maxDifference({box[0].min, box[0].max}, {lo, hi}), 0.0) << k;
             EXPECT_GT(maxDifference(x, dev->positions()), 0.0) << k;  // the World went on
+        }
+        // The heat maps computed on the device from the pending state, against the host's of the same state
+        // once fetched: the same float arithmetic, compiled by nvcc (its contractions): 1e-5 relative.
+        for (ScalarField field : {ScalarField::VolumeRatio, ScalarField::DiagonalDominance,
+                                  ScalarField::DominanceSum}) {
+            dev->setWantedField(field);
+            dev->step();
+            std::vector<float> onDevice, onHost;
+            dev->scalarField(field, onDevice);
+            ASSERT_EQ(dev->positions().size(), onDevice.size());  // fetches: the next one is the host's
+            dev->scalarField(field, onHost);
+            EXPECT_LE(maxRelative(onDevice, onHost), 1e-5) << int(field);
         }
     }
 }

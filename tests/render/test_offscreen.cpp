@@ -214,7 +214,7 @@ TEST(SceneBounds, FromTheBodiesBoxesWithoutThePositions) {
     auto world = vbd::World::create(d);
     for (int f = 0; f < 5; ++f) world->step();  // falling and turning: off the rest boxes
     auto snap = std::make_shared<WorldSnapshot>(
-        *world, vbd::ScalarField::None, std::make_shared<WorldStatic>(), std::vector<vbd::FrameMetrics>{},
+        *world, vbd::ScalarField::None, std::make_shared<WorldStatic>(), SharedMetrics{},
         std::make_shared<std::mutex>(), std::make_shared<PendingCommands>(), world->saveState());
     glm::vec3 lo, hi, refLo, refHi;
     sceneBounds(*snap, lo, hi);

@@ -17,8 +17,6 @@ namespace {
 // Default history budget: enough for thousands of frames of the built-in scenes (a contrast bar state is
 // ~60 KB) and a few hundred of a 10k-vertex beam; the timeline panel changes it.
 constexpr size_t kDefaultHistoryBytes = size_t(512) << 20;
-// Snapshots carry the plots' window of per-frame metrics, not the whole run.
-constexpr size_t kSnapshotMetrics = 2000;
 // A solver slower than the pace is not made to catch up: further behind than this, pacing restarts.
 constexpr double kMaxLagSeconds = 0.1;
 
@@ -246,6 +244,7 @@ void SimRunner::install(int lab, std::unique_ptr<vbd::World> w, std::uint64_t ti
         ring_.clear();
         metrics_[lab].clear();
     }
+    plots_[lab].reset();  // frames the earlier snapshots shared are gone or about to be replaced
     // The start of a timeline (or the new branch point) is a state one can go back to.
     const vbd::World* w0 = worlds_[0].get();
     const vbd::World* w1 = worlds_[1].get();
@@ -286,10 +285,9 @@ void SimRunner::publish(int lab, InteropFrame frame, std::shared_ptr<const vbd::
         const auto& m = metrics_[lab];
         auto end = std::upper_bound(m.begin(), m.end(), w->frame(),
                                     [](int f, const vbd::FrameMetrics& x) { return f < x.frame; });
-        auto begin = end - std::min<long>(long(kSnapshotMetrics), end - m.begin());
         s = std::make_shared<WorldSnapshot>(*w, field_[lab], static_[lab],
-                                            std::vector<vbd::FrameMetrics>(begin, end), cmdMutex_[lab],
-                                            cmds_[lab], std::move(frameState));
+                                            plots_[lab].share(m.data(), m.data() + (end - m.begin())),
+                                            cmdMutex_[lab], cmds_[lab], std::move(frameState));
         s->setInteropFrame(frame);
     }
     std::lock_guard<std::mutex> lk(mutex_);
@@ -390,8 +388,12 @@ void SimRunner::stepLabs(int active) {
         vbd::World* w = worlds_[l].get();
         if (!w) continue;
         auto& m = metrics_[l];
-        m.erase(std::find_if(m.begin(), m.end(), [&](const auto& x) { return x.frame > w->frame(); }),
-                m.end());
+        const auto later =
+            std::find_if(m.begin(), m.end(), [&](const auto& x) { return x.frame > w->frame(); });
+        if (later != m.end()) {
+            m.erase(later, m.end());  // a step from a restored frame: a new branch
+            plots_[l].reset();
+        }
         PendingCommands c;
         {
             std::lock_guard<std::mutex> g(*cmdMutex_[l]);
@@ -434,6 +436,7 @@ void SimRunner::stepLabs(int active) {
         if (worlds_[l]) e.state[l] = worlds_[l]->saveState();
     std::shared_ptr<const vbd::WorldState> saved[2] = {e.state[0], e.state[1]};
     if (e.state[0]) ring_.push(std::move(e));
+    for (auto& m : metrics_) dropUnreachable(m, ring_.oldest(), kSnapshotMetrics);
     // The snapshots read their particles from the frame's saves, when something reads them: a frame drawn
     // from the interop's buffers costs no download here (with the lazy publish the save stays on the device).
     for (int l = 0; l < active; ++l) publish(l, written[l], saved[l]);

@@ -30,6 +30,9 @@
 
 namespace vbdgui {
 
+// Snapshots carry the plots' window of per-frame metrics, not the whole run.
+constexpr size_t kSnapshotMetrics = 2000;
+
 using WorldFactory = std::function<std::unique_ptr<vbd::World>(const vbd::SceneDesc&, std::string* note)>;
 
 // What the UI learns about its requests: a World built (or refused), solver settings the World refused (it
@@ -123,6 +126,7 @@ class SimRunner {
     std::unique_ptr<vbd::World> worlds_[2];
     std::shared_ptr<const WorldStatic> static_[2];
     std::vector<vbd::FrameMetrics> metrics_[2];  // the timeline's per-frame metrics, by frame
+    MetricsWindow plots_[2] = {MetricsWindow(kSnapshotMetrics), MetricsWindow(kSnapshotMetrics)};
     vbd::ScalarField field_[2] = {vbd::ScalarField::None, vbd::ScalarField::None};
     HistoryRing ring_;
     std::uint64_t generation_ = 0;

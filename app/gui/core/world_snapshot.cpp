@@ -29,11 +29,8 @@ std::vector<unsigned char> materialTags(const vbd::World& w) {
     return tags;
 }
 
-// Frames of history the plots can show; older ones are not copied into snapshots.
-constexpr size_t kSnapshotHistory = 2000;
-
 WorldSnapshot::WorldSnapshot(const vbd::World& w, vbd::ScalarField field,
-                             std::shared_ptr<const WorldStatic> fixed, std::vector<vbd::FrameMetrics> history,
+                             std::shared_ptr<const WorldStatic> fixed, SharedMetrics history,
                              std::shared_ptr<std::mutex> cmdMutex, std::shared_ptr<PendingCommands> cmds,
                              std::shared_ptr<const vbd::WorldState> frameState)
     : desc_(w.desc()),
@@ -67,8 +64,6 @@ WorldSnapshot::WorldSnapshot(const vbd::World& w, vbd::ScalarField field,
         std::call_once(vOnce_, [] {});
         xRead_ = true;
     }
-    if (history_.size() > kSnapshotHistory)
-        history_.erase(history_.begin(), history_.end() - long(kSnapshotHistory));
     if (field != vbd::ScalarField::None) w.scalarField(field, fieldValues_);
     int want = -1;
     bool markers = false;

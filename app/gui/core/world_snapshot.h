@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gui/core/interop_slots.h"
+#include "gui/core/metrics_window.h"
 #include "world/world.h"
 
 namespace vbdgui {
@@ -51,13 +52,14 @@ struct WorldStatic {
 class WorldSnapshot final : public vbd::World {
   public:
     // Copies everything drawable from w; `field` is the heat-map field computed into the copy; history is
-    // the timeline's metrics up to w's frame. frameState: w's saved state of this frame (the timeline's), or
-    // null. Where it carries the particles (WorldState::particles), the snapshot takes its positions and
-    // velocities from it only when they are first read, on the reader's thread: a frame the window draws
-    // from the device's buffers (the interop) with nothing that reads the particles then costs the
-    // simulation thread no download and no copy of them. Else they are copied from w here.
+    // the plots' window of the timeline's metrics up to w's frame, shared (MetricsWindow). frameState: w's
+    // saved state of this frame (the timeline's), or null. Where it carries the particles
+    // (WorldState::particles), the snapshot takes its positions and velocities from it only when they are
+    // first read, on the reader's thread: a frame the window draws from the device's buffers (the interop)
+    // with nothing that reads the particles then costs the simulation thread no download and no copy of them.
+    // Else they are copied from w here.
     WorldSnapshot(const vbd::World& w, vbd::ScalarField field, std::shared_ptr<const WorldStatic> fixed,
-                  std::vector<vbd::FrameMetrics> history, std::shared_ptr<std::mutex> cmdMutex,
+                  SharedMetrics history, std::shared_ptr<std::mutex> cmdMutex,
                   std::shared_ptr<PendingCommands> cmds,
                   std::shared_ptr<const vbd::WorldState> frameState = nullptr);
     void step() override {}
@@ -90,7 +92,7 @@ class WorldSnapshot final : public vbd::World {
     std::vector<vbd::ContactView> contacts() const override { return contacts_; }
     size_t contactCount() const override { return contactCount_; }
     std::vector<vbd::JointView> joints() const override { return joints_; }
-    const std::vector<vbd::FrameMetrics>& history() const override { return history_; }
+    vbd::MetricsSpan history() const override { return history_.span; }
     const std::vector<vbd::IterationRecord>& lastConvergence() const override { return conv_; }
     void setSolver(const vbd::SolverDesc& s) override;
     void setDrag(int particle, const vbd::Vec3& target, float stiffness) override;
@@ -131,7 +133,7 @@ class WorldSnapshot final : public vbd::World {
     std::vector<vbd::ContactView> contacts_;
     size_t contactCount_ = 0;
     std::vector<vbd::JointView> joints_;
-    std::vector<vbd::FrameMetrics> history_;
+    SharedMetrics history_;
     std::vector<vbd::IterationRecord> conv_;
     vbd::VertexInspect inspect_;
     std::shared_ptr<std::mutex> cmdMutex_;

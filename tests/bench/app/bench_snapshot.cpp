@@ -8,6 +8,8 @@
 //     host first: SoftStepper::publishPending), as every stepped snapshot did before;
 //     fromSave 1: the snapshot reads them from the frame's save only when something draws them (none here:
 //     a frame the window draws from the interop's buffers).
+//   The plots' 2,000 frames come from a MetricsWindow over a growing timeline, as in the app.
+//   BM_PlotWindow/shared: those frames alone, copied (0) or shared (1).
 //   BM_SnapshotPositions/double: the reader's side of fromSave 1, on the render thread, for the frames that
 //     do read them (the CPU upload, markers, labels): positions() from a save kept on the device (here the
 //     host executor's memory: a copy; on CUDA one device-to-host copy).
@@ -16,6 +18,7 @@
 
 #include "../resting_cube.h"
 #include "backend/parallel.h"
+#include "gui/core/sim_runner.h"
 #include "gui/core/world_snapshot.h"
 #include "world/world.h"
 
@@ -38,19 +41,47 @@ std::shared_ptr<vbdgui::WorldStatic> fixedData(const World& w) {
     return f;
 }
 
+std::vector<FrameMetrics> framesUpTo(int n) {
+    std::vector<FrameMetrics> f(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) f[size_t(i)].frame = i + 1;
+    return f;
+}
+
+// The plots' window of a growing timeline a stepped frame's snapshot carries: shared 0 copies the last 2,000
+// frames (as every snapshot did until the twenty-fourth session), shared 1 shares them (MetricsWindow).
+void BM_PlotWindow(benchmark::State& st) {
+    std::vector<FrameMetrics> timeline = framesUpTo(2000);
+    timeline.reserve(size_t(1) << 22);  // the timeline's own growth is not what is measured
+    vbdgui::MetricsWindow window(vbdgui::kSnapshotMetrics);
+    for (auto _ : st) {
+        timeline.push_back({});
+        timeline.back().frame = int(timeline.size());
+        const FrameMetrics* end = timeline.data() + timeline.size();
+        vbdgui::SharedMetrics m = st.range(0) ? window.share(timeline.data(), end)
+                                              : vbdgui::SharedMetrics::copyOf(std::vector<FrameMetrics>(
+                                                    end - vbdgui::kSnapshotMetrics, end));
+        benchmark::DoNotOptimize(m.span.data());
+    }
+}
+
 void BM_SimFrameHost(benchmark::State& st) {
     ThreadLimit oneThread(1);
     auto w = restingCube(st.range(1) != 0);
     auto fixed = fixedData(*w);
     auto mutex = std::make_shared<std::mutex>();
     auto cmds = std::make_shared<vbdgui::PendingCommands>();
-    const std::vector<FrameMetrics> plots(2000);  // the plots' window of metrics each snapshot copies
+    // The timeline's metrics as the app keeps them, and the plots' window of them each snapshot shares.
+    std::vector<FrameMetrics> timeline = framesUpTo(2000);
+    vbdgui::MetricsWindow plots(vbdgui::kSnapshotMetrics);
     for (auto _ : st) {
         st.PauseTiming();
         w->step();
         st.ResumeTiming();
         auto saved = w->saveState();
-        vbdgui::WorldSnapshot snap(*w, ScalarField::None, fixed, std::vector<FrameMetrics>(plots), mutex,
+        timeline.push_back(w->history().back());
+        timeline.back().frame = int(timeline.size());
+        vbdgui::WorldSnapshot snap(*w, ScalarField::None, fixed,
+                                   plots.share(timeline.data(), timeline.data() + timeline.size()), mutex,
                                    cmds, st.range(0) ? saved : nullptr);
         benchmark::DoNotOptimize(snap.numParticles());
     }
@@ -72,6 +103,7 @@ void BM_SnapshotPositions(benchmark::State& st) {
 
 }  // namespace
 
+BENCHMARK(BM_PlotWindow)->Arg(0)->Arg(1)->ArgName("shared")->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_SimFrameHost)
     ->ArgsProduct({{0, 1}, {0, 1}})
     ->ArgNames({"fromSave", "double"})
