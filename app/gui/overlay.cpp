@@ -314,7 +314,7 @@ std::string statusText(const AppState& app) {
             s += t.speed == 1 ? "  real time" : "  x" + formatNumber(t.speed) + " real time";
         }
     }
-    const size_t n = w.numParticles(), bodies = w.bodies().size(), contacts = w.contactCount();
+    const size_t n = w.numParticles(), bodies = w.numBodies(), contacts = w.contactCount();
     s += "  |  " + w.backendLine();  // which backend steps the soft bodies, and why (solver.backend)
     // Which path fills the particle vertex buffer and why (docs/gpu.md "Interop"); with the interop, a frame
     // not drawn from a slot (a CPU step, an edit, a capture, a slot rewritten since) is uploaded from the

@@ -61,10 +61,15 @@ std::array<float, 3> bodyColor(size_t index, bool fixed) {
 // From the bodies' boxes, which bound every particle, rather than the positions: a lazily published device
 // World measures them where its state is (World::surfaceBounds), and the window reads them every frame.
 void sceneBounds(const vbd::World& world, glm::vec3& lo, glm::vec3& hi) {
+    sceneBounds(world, world.bodies(), lo, hi);
+}
+
+void sceneBounds(const vbd::World& world, const std::vector<vbd::RigidBodyView>& bodies, glm::vec3& lo,
+                 glm::vec3& hi) {
     std::vector<vbd::Vec3> corners;
     for (const vbd::Box3& b : world.surfaceBounds())
         if (b.min.x <= b.max.x) corners.push_back(b.min), corners.push_back(b.max);
-    sceneBounds(corners, world.bodies(), world.desc(), lo, hi);
+    sceneBounds(corners, bodies, world.desc(), lo, hi);
 }
 
 void sceneBounds(const std::vector<vbd::Vec3>& positions, const std::vector<vbd::RigidBodyView>& bodies,
@@ -165,7 +170,7 @@ void SceneGpu::update(const vbd::World& world, const DrawOptions& opt, uint32_t 
            VK_BUFFER_USAGE_VERTEX_BUFFER_BIT);
     if (!shadowScratch_.empty())
         std::memcpy(shadows_[slot].mapped, shadowScratch_.data(), shadowScratch_.size() * sizeof(LineVertex));
-    markerLines(world, opt, slot);
+    markerLines(world, bodies, opt, slot);
     lastUploadMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
@@ -224,9 +229,10 @@ void SceneGpu::bodyInstances(const std::vector<vbd::RigidBodyView>& bodies, uint
 
 // Contacts, joints, fixed vertices (depth tested), the picked vertex and the drag spring (always on top);
 // marker sizes follow the scene's size so that they read at any scale.
-void SceneGpu::markerLines(const vbd::World& world, const DrawOptions& opt, uint32_t slot) {
+void SceneGpu::markerLines(const vbd::World& world, const std::vector<vbd::RigidBodyView>& bodies,
+                           const DrawOptions& opt, uint32_t slot) {
     glm::vec3 lo, hi;
-    sceneBounds(world, lo, hi);
+    sceneBounds(world, bodies, lo, hi);
     const float s = 0.008f * glm::length(hi - lo);
     lineScratch_.clear();
     if (opt.contacts) {

@@ -47,6 +47,9 @@ std::array<float, 3> bodyColor(size_t index, bool fixed);
 
 // Axis-aligned bounds of everything drawable in world (particles and bodies), down to the ground.
 void sceneBounds(const vbd::World& world, glm::vec3& lo, glm::vec3& hi);
+// The same with world.bodies() as read already (a copy of every view: the renderer reads them once a frame).
+void sceneBounds(const vbd::World& world, const std::vector<vbd::RigidBodyView>& bodies, glm::vec3& lo,
+                 glm::vec3& hi);
 // The same from the particles' positions and the bodies' views of some state (e.g. a World's first,
 // gui/core/world_snapshot.h WorldStatic) and the scene's ground.
 void sceneBounds(const std::vector<vbd::Vec3>& positions, const std::vector<vbd::RigidBodyView>& bodies,
@@ -126,7 +129,8 @@ class SceneGpu {
                        const std::vector<unsigned char>* tags);
     void bodyInstances(const std::vector<vbd::RigidBodyView>& bodies, uint32_t slot);
     void shadowBlobs(const vbd::World& world, const std::vector<vbd::RigidBodyView>& bodies);
-    void markerLines(const vbd::World& world, const DrawOptions& opt, uint32_t slot);
+    void markerLines(const vbd::World& world, const std::vector<vbd::RigidBodyView>& bodies,
+                     const DrawOptions& opt, uint32_t slot);
     std::vector<Buffer> instances_, lines_, shadows_;
     std::vector<uint32_t> boxCount_, sphereCount_, lineTested_, lineOverlay_, shadowCount_;
     std::vector<LineVertex> shadowScratch_;

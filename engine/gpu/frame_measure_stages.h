@@ -71,8 +71,8 @@ struct VolumeRatioFieldStage {
     float* out;
     VBD_HD void operator()(int i) const {
         out[i] = a.numTets == 0 ? 1.f
-                                : vertexVolumeRatio(a.view.vtOffsets, a.view.vtItems, a.view.tets, a.view.DmInv,
-                                                    PublishedPositions<T>{a.x}, i);
+                                : vertexVolumeRatio(a.view.vtOffsets, a.view.vtItems, a.view.tets,
+                                                    a.view.DmInv, PublishedPositions<T>{a.x}, i);
     }
 };
 
@@ -87,7 +87,7 @@ struct DominanceFieldStage {
         VertexBlock b;
         b.maxRatio = b.sumRatio = 1e30f;  // no tets: no neighbours (as the host's empty lists give)
         if (a.numTets > 0) {
-            const VertexBlockArrays m{a.view.vtOffsets, a.view.vtItems, a.view.tets, a.view.DmInv,
+            const VertexBlockArrays m{a.view.vtOffsets, a.view.vtItems, a.view.tets,   a.view.DmInv,
                                       a.view.volume,    a.view.mu,      a.view.lambda, a.view.mass};
             b = vertexBlock(m, h, PublishedPositions<T>{a.x}, i);
         }

@@ -28,8 +28,14 @@ double minVolumeRatio(const SoftModel& m) {
 }
 
 VertexBlockArrays vertexBlockArrays(const SoftModel& m) {
-    return {m.vertexTets.offsets.data(), m.vertexTets.items.data(), m.tets.data(), m.DmInv.data(),
-            m.volume.data(), m.mu.data(), m.lambda.data(), m.mass.data()};
+    return {m.vertexTets.offsets.data(),
+            m.vertexTets.items.data(),
+            m.tets.data(),
+            m.DmInv.data(),
+            m.volume.data(),
+            m.mu.data(),
+            m.lambda.data(),
+            m.mass.data()};
 }
 
 void vertexBlockInfo(const SoftModel& m, float h, int vi, Mat33& D, float& maxRatio, float& sumRatio) {

@@ -74,7 +74,8 @@ VBD_HD VertexBlock vertexBlock(const VertexBlockArrays& m, float h, const X& x, 
             if (b == a) continue;
             const int j = t[b];
             bool met = false;  // in an earlier tet of i's: summed there
-            for (int k2 = k0; k2 < k && !met; ++k2) met = detail::cornerOf(m.tets[m.vtItems[k2] >> 2], j) >= 0;
+            for (int k2 = k0; k2 < k && !met; ++k2)
+                met = detail::cornerOf(m.tets[m.vtItems[k2] >> 2], j) >= 0;
             if (met) continue;
             Mat33 Hij = detail::tetBlock(m, x, e, a, b);
             for (int k2 = k + 1; k2 < k1; ++k2) {

@@ -1,6 +1,6 @@
 #pragma once
-// The volume ratio J = det F of the published state, per tet (the metrics' min_volume_ratio) and per vertex as
-// the mean over the vertex's tets (the heat map). One source for the host (soft/soft_fields.cpp) and the
+// The volume ratio J = det F of the published state, per tet (the metrics' min_volume_ratio) and per vertex
+// as the mean over the vertex's tets (the heat map). One source for the host (soft/soft_fields.cpp) and the
 // device (gpu/frame_measure_stages.h, gpu/field_stages.h): x(v) returns vertex v's position as published
 // (rounded to float), so a device state of either precision gives the host's values bit for bit.
 #include <array>

@@ -144,6 +144,10 @@ class WorldImpl final : public World {
     }
 
     const SceneDesc& desc() const override { return desc_; }
+    std::shared_ptr<const SceneDesc> sharedDesc() const override {
+        if (!sharedDesc_) sharedDesc_ = std::make_shared<const SceneDesc>(desc_);
+        return sharedDesc_;
+    }
     double time() const override { return time_; }
     int frame() const override { return frame_; }
     const std::vector<Vec3>& positions() const override {
@@ -188,7 +192,8 @@ class WorldImpl final : public World {
             std::vector<float> unused;
             if (f == ScalarField::Residual && device_->pendingResidualField(out)) return;
             if (f == ScalarField::VolumeRatio && device_->pendingVolumeRatio(out)) return;
-            if (f == ScalarField::DiagonalDominance && device_->pendingDominance(soft_.currentH(), out, nullptr))
+            if (f == ScalarField::DiagonalDominance &&
+                device_->pendingDominance(soft_.currentH(), out, nullptr))
                 return;
             if (f == ScalarField::DominanceSum && device_->pendingDominance(soft_.currentH(), unused, &out))
                 return;
@@ -229,6 +234,7 @@ class WorldImpl final : public World {
     }
 
     std::vector<RigidBodyView> bodies() const override { return rigid_->views(); }
+    size_t numBodies() const override { return size_t(rigid_->numBodies()); }
     DeviceRigidBodies deviceBodies() const override {
         return rigidDevice_ ? rigidDevice_->deviceBodies(*rigid_) : DeviceRigidBodies{};
     }
@@ -247,7 +253,7 @@ class WorldImpl final : public World {
         deviceBounds_.clear();  // of the state the step leaves; a restore comes through here too
         devicePinsValid_ = false;
         soft_.setParams(s);
-        desc_.solver = s;
+        editDesc().solver = s;
         rigid_->setParams(s);
         if (s.coarse.enabled) {
             if (!coarse_) coarse_ = makeCoarseHook();
@@ -302,7 +308,7 @@ class WorldImpl final : public World {
         fresh->setParams(desc_.solver);
         for (size_t i = 0; i < states.size(); ++i) fresh->setState(int(i), states[i]);
         rigid_ = std::move(fresh);
-        desc_.rigidBodies = d.rigidBodies;
+        editDesc().rigidBodies = d.rigidBodies;
         return int(desc_.rigidBodies.size()) - 1;
     }
 
@@ -381,7 +387,7 @@ class WorldImpl final : public World {
             d.rigidBodies = s->rigidBodies;
             rigid_ = s->rigid ? std::make_unique<RigidSolver>(*s->rigid) : std::make_unique<RigidSolver>(d);
             rigid_->setParams(desc_.solver);
-            desc_.rigidBodies = s->rigidBodies;
+            editDesc().rigidBodies = s->rigidBodies;
         } else {
             for (size_t i = 0; i < s->bodies.size(); ++i) rigid_->setState(int(i), s->bodies[i]);
         }
@@ -604,7 +610,13 @@ class WorldImpl final : public World {
         m.minVolumeRatio = !sums ? minVolumeRatio(sm) : sums->minJ == FrameSums::kNone ? 1.0 : sums->minJ;
     }
 
+    // Every change of desc_ goes through editDesc, which drops the shared copy made of the old one.
+    SceneDesc& editDesc() {
+        sharedDesc_.reset();
+        return desc_;
+    }
     SceneDesc desc_;
+    mutable std::shared_ptr<const SceneDesc> sharedDesc_;  // sharedDesc(): desc_ as it is, made on demand
     WorldOptions options_;
     SoftSolver soft_;
     std::unique_ptr<RigidSolver> rigid_;

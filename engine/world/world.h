@@ -57,6 +57,11 @@ class World {
 
     virtual void step() = 0;  // one frame of desc().dt, with desc().substeps substeps
     virtual const SceneDesc& desc() const = 0;
+    // desc() as an immutable copy that readers on other threads may keep (the app's snapshots): the World
+    // makes it once per change of its description (a solver edit, an added body, a restore), not per call.
+    virtual std::shared_ptr<const SceneDesc> sharedDesc() const {
+        return std::make_shared<SceneDesc>(desc());
+    }
     virtual double time() const = 0;
     virtual int frame() const = 0;
 
@@ -101,6 +106,8 @@ class World {
 
     // Rigid bodies in scene order.
     virtual std::vector<RigidBodyView> bodies() const = 0;
+    // Their number, without making the views.
+    virtual size_t numBodies() const { return bodies().size(); }
     // The device rigid step's states (the interop's body instances read them in place); state = nullptr
     // when the rigid bodies step on the CPU, current = false when this frame's poses are only in bodies().
     virtual DeviceRigidBodies deviceBodies() const { return {}; }

@@ -58,7 +58,8 @@ double maxDifference(const std::vector<Vec3>& a, const std::vector<Vec3>& b) {
 double maxRelative(const std::vector<float>& a, const std::vector<float>& b) {
     if (a.size() != b.size()) return INFINITY;
     double d = 0;
-    for (size_t i = 0; i < a.size(); ++i) d = std::max(d, std::fabs(double(a[i]) - b[i]) / std::fabs(double(b[i])));
+    for (size_t i = 0; i < a.size(); ++i)
+        d = std::max(d, std::fabs(double(a[i]) - b[i]) / std::fabs(double(b[i])));
     return d;
 }
 
@@ -503,10 +504,11 @@ TEST(GpuLazyPublish, TheResidualHeatMapOfALazyWorldIsTheCpuWorlds) {
     }
 }
 
-// The volume-ratio and dominance heat maps of a lazy World (World::scalarField computes them on the device from
-// the pending state) are the CPU World's on every frame, read before anything else, on a bar of two materials
-// sagging (contrast_bar: the dominance dips at the interface) in both precisions. The same float arithmetic
-// in another translation unit (its contractions may differ): 1e-6 relative, a few ulps of the norms.
+// The volume-ratio and dominance heat maps of a lazy World (World::scalarField computes them on the device
+// from the pending state) are the CPU World's on every frame, read before anything else, on a bar of two
+// materials sagging (contrast_bar: the dominance dips at the interface) in both precisions. The same float
+// arithmetic in another translation unit (its contractions may differ): 1e-6 relative, a few ulps of the
+// norms.
 TEST(GpuLazyPublish, TheOtherHeatMapsOfALazyWorldAreTheCpuWorlds) {
     ThreadLimit oneThread(1);
     for (Precision prec : {Precision::Double, Precision::Float}) {
@@ -710,8 +712,8 @@ TEST(GpuLazyPublish, LazyPublishOnCuda) {
         }
         // The heat maps computed on the device from the pending state, against the host's of the same state
         // once fetched: the same float arithmetic, compiled by nvcc (its contractions): 1e-5 relative.
-        for (ScalarField field : {ScalarField::VolumeRatio, ScalarField::DiagonalDominance,
-                                  ScalarField::DominanceSum}) {
+        for (ScalarField field :
+             {ScalarField::VolumeRatio, ScalarField::DiagonalDominance, ScalarField::DominanceSum}) {
             dev->setWantedField(field);
             dev->step();
             std::vector<float> onDevice, onHost;

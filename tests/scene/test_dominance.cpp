@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "scene_util.h"
 #include "energy/tet_energy.h"
+#include "scene_util.h"
 #include "soft/soft_fields.h"
 
 using namespace vbd;
@@ -75,7 +75,8 @@ TEST(DiagonalDominance, VertexBlockIsTheNeighbourListsSum) {
                 if (b == a) continue;
                 const Mat33 Hab =
                     neoHookeanBlock(F, ma, tetVertexWeight(m.DmInv[e], b), m.volume[e], m.mu[e], m.lambda[e]);
-                auto it = std::find_if(off.begin(), off.end(), [&](const auto& p) { return p.first == t[size_t(b)]; });
+                auto it = std::find_if(off.begin(), off.end(),
+                                       [&](const auto& p) { return p.first == t[size_t(b)]; });
                 if (it == off.end())
                     off.emplace_back(t[size_t(b)], Hab);
                 else

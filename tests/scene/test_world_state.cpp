@@ -108,6 +108,36 @@ TEST(WorldState, RestoreRemovesABodyAddedLater) {
     EXPECT_EQ(w->desc().rigidBodies.size(), n);
 }
 
+// World::sharedDesc, which the app's snapshots keep instead of a copy each frame: one copy per change of the
+// description, each change (a solver edit, an added body, a restore) a new copy, and the copies handed out
+// before a change keep the description they had.
+TEST(WorldState, SharedDescriptionIsCopiedOncePerChange) {
+    auto w = World::create(loadScene("rigid_stack.json"));
+    const auto first = w->sharedDesc();
+    w->step();
+    EXPECT_EQ(w->sharedDesc().get(), first.get());  // a step changes nothing in it
+    auto s = w->saveState();
+    SolverDesc edited = w->desc().solver;
+    const int iterations = edited.iterations;
+    edited.iterations += 3;
+    w->setSolver(edited);
+    const auto afterEdit = w->sharedDesc();
+    EXPECT_NE(afterEdit.get(), first.get());
+    EXPECT_EQ(afterEdit->solver.iterations, iterations + 3);
+    EXPECT_EQ(first->solver.iterations, iterations);
+    RigidBodyDesc b;
+    b.position = Vec3(5, 3, 5);
+    w->addRigidBody(b);
+    const auto afterAdd = w->sharedDesc();
+    EXPECT_EQ(afterAdd->rigidBodies.size(), afterEdit->rigidBodies.size() + 1);
+    EXPECT_EQ(afterAdd->rigidBodies.size(), w->desc().rigidBodies.size());
+    ASSERT_TRUE(w->restoreState(*s));
+    const auto afterRestore = w->sharedDesc();
+    EXPECT_EQ(afterRestore->rigidBodies.size(), first->rigidBodies.size());
+    EXPECT_EQ(afterAdd->rigidBodies.size(), first->rigidBodies.size() + 1);
+    EXPECT_EQ(w->numBodies(), first->rigidBodies.size());
+}
+
 // A material edit in the app rebuilds the World from the edited description and carries the state: the
 // positions are those of the saved frame, and the stiffer material then moves it differently.
 TEST(WorldState, EditedWorldTakesTheStateAndAppliesItsParameters) {

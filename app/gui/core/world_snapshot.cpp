@@ -33,7 +33,7 @@ WorldSnapshot::WorldSnapshot(const vbd::World& w, vbd::ScalarField field,
                              std::shared_ptr<const WorldStatic> fixed, SharedMetrics history,
                              std::shared_ptr<std::mutex> cmdMutex, std::shared_ptr<PendingCommands> cmds,
                              std::shared_ptr<const vbd::WorldState> frameState)
-    : desc_(w.desc()),
+    : desc_(w.sharedDesc()),
       time_(w.time()),
       frame_(w.frame()),
       colors_(w.numColors()),
@@ -154,7 +154,7 @@ void WorldSnapshot::setBodyDrag(int body, const vbd::Vec3& localPoint, const vbd
 int WorldSnapshot::addRigidBody(const vbd::RigidBodyDesc& body) {
     std::lock_guard<std::mutex> lk(*cmdMutex_);
     cmds_->addBodies.push_back(body);
-    return int(desc_.rigidBodies.size() + cmds_->addBodies.size()) - 1;
+    return int(desc_->rigidBodies.size() + cmds_->addBodies.size()) - 1;
 }
 
 }  // namespace vbdgui

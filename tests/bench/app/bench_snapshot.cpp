@@ -20,6 +20,7 @@
 #include "backend/parallel.h"
 #include "gui/core/sim_runner.h"
 #include "gui/core/world_snapshot.h"
+#include "rigid/rigid_scenes.h"
 #include "world/world.h"
 
 using namespace vbd;
@@ -101,8 +102,26 @@ void BM_SnapshotPositions(benchmark::State& st) {
     }
 }
 
+// A stepped frame's snapshot of the 10,000-box pile (CPU backend, after 30 steps of landing) with the plots'
+// window shared: the bodies' views, the scene description, the rest of what the snapshot copies.
+void BM_SnapshotPile(benchmark::State& st) {
+    ThreadLimit oneThread(1);
+    SceneDesc d = rigidPileScene(10000, 0.5f);
+    d.solver.iterations = 4;
+    auto w = World::create(d);
+    for (int i = 0; i < 30; ++i) w->step();
+    auto fixed = std::make_shared<vbdgui::WorldStatic>();
+    auto mutex = std::make_shared<std::mutex>();
+    auto cmds = std::make_shared<vbdgui::PendingCommands>();
+    for (auto _ : st) {
+        vbdgui::WorldSnapshot snap(*w, ScalarField::None, fixed, {}, mutex, cmds, nullptr);
+        benchmark::DoNotOptimize(snap.bodies().data());
+    }
+}
+
 }  // namespace
 
+BENCHMARK(BM_SnapshotPile)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_PlotWindow)->Arg(0)->Arg(1)->ArgName("shared")->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_SimFrameHost)
     ->ArgsProduct({{0, 1}, {0, 1}})
