@@ -163,6 +163,14 @@ class GuiApp {
     int targetFrames_ = -1;  // --frames (with --screenshot: the frame of the shot)
     using Clock = std::chrono::steady_clock;
     Clock::time_point lastFrame_;
+    // The last hover pick (updateHover): the ray it was cast along, in which lab and World, and what it hit.
+    struct HoverPick {
+        glm::vec3 origin{0}, dir{0};
+        int lab = -1, particle = -1;
+        std::uint64_t generation = 0;
+        int frame = -1;
+        Clock::time_point at;
+    } hoverPick_;
     Timing sum_;  // accumulated over the run, reported on exit
     int timed_ = 0;
     // Snapshots the window was done with, and how many of them it read the particles of (WorldSnapshot::

@@ -88,7 +88,7 @@ void GuiApp::updateDrag(float mx, float my) {
     glm::vec3 from;
     if (pk.particle >= 0) {
         lab.world->setDrag(pk.particle, toVec(pk.target), pk.stiffness);
-        const auto& x = lab.world->positions()[size_t(pk.particle)];
+        const vbd::Vec3 x = lab.world->particlePosition(pk.particle);
         from = {x.x, x.y, x.z};
     } else {
         lab.world->setBodyDrag(pk.body, toVec(pk.grabLocal), toVec(pk.target), pk.stiffness);
@@ -131,13 +131,25 @@ void GuiApp::updateHover(int labUnder, float mx, float my) {
     const Layout& lay = app_.layout;
     const float subW = lay.viewW / float(app_.compare ? 2 : 1);
     const Ray ray = app_.camera.ray(mx - lay.viewX - subW * float(labUnder), my - lay.viewY, subW, lay.viewH);
-    const PickHit hit = pick(*lab.world, ray);
-    if (hit.particle < 0) return;
+    // The pick casts the ray against every surface triangle, from every position (on a device World the
+    // frame's positions come to the host for it): at once when the ray or the World changed, and for a cursor
+    // resting over a playing scene at most every kHoverRepick (the vertex's value follows the field every
+    // frame meanwhile; the scene moves little under the cursor in a quarter of a second).
+    constexpr std::chrono::milliseconds kHoverRepick(250);
+    HoverPick& last = hoverPick_;
+    const auto now = Clock::now();
+    if (ray.origin != last.origin || ray.dir != last.dir || labUnder != last.lab ||
+        lab.world->generation() != last.generation ||
+        (lab.world->frame() != last.frame && now - last.at >= kHoverRepick)) {
+        last = {ray.origin, ray.dir, labUnder, pick(*lab.world, ray).particle, lab.world->generation(),
+                lab.world->frame(), now};
+    }
+    if (last.particle < 0 || size_t(last.particle) >= lab.world->numParticles()) return;
     app_.hover.lab = labUnder;
-    app_.hover.particle = hit.particle;
+    app_.hover.particle = last.particle;
     const auto& values = lab.world->fieldValues();
-    if (size_t(hit.particle) < values.size()) {
-        app_.hover.value = values[size_t(hit.particle)];
+    if (size_t(last.particle) < values.size()) {
+        app_.hover.value = values[size_t(last.particle)];
         app_.hover.hasValue = true;
     }
 }

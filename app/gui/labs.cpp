@@ -356,6 +356,18 @@ void GuiApp::prepareDrawOptions() {
         Lab& lab = app_.labs[l];
         effectiveDraw_[l] = lab.draw;
         effectiveDraw_[l].highlightParticle = app_.pick.active ? app_.pick.particle : app_.inspectParticle;
+        if (lab.world) {
+            // The particles read one by one (World::particlePosition): watched, so that a device World
+            // gathers them instead of the window bringing every position to the host for them.
+            std::vector<int> watch;
+            if (app_.pick.active && app_.pick.lab == l && app_.pick.particle >= 0)
+                watch.push_back(app_.pick.particle);
+            if (app_.inspectParticle >= 0) watch.push_back(app_.inspectParticle);
+            for (const Mark& m : app_.marks)
+                if (m.kind == Mark::Kind::Vertex && m.vertex >= 0 && (m.lab < 0 || m.lab == l))
+                    watch.push_back(m.vertex);
+            lab.world->watch(watch);
+        }
         lab.range = {};
         if (lab.world && lab.draw.field != vbd::ScalarField::None &&
             lab.draw.field != vbd::ScalarField::Color) {

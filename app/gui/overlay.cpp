@@ -216,7 +216,7 @@ void sideCaption(ImDrawList* dl, const AppState& app, int l, float x0) {
 void pickedVertex(ImDrawList* dl, const AppState& app, int l) {
     const WorldSnapshot& w = *app.labs[l].world;
     if (app.inspectParticle < 0 || size_t(app.inspectParticle) >= w.numParticles()) return;
-    const auto& p = w.positions()[size_t(app.inspectParticle)];
+    const vbd::Vec3 p = w.particlePosition(app.inspectParticle);
     bool vis = false;
     const ImVec2 s = toScreen(app, l, {p.x, p.y, p.z}, &vis);
     if (!vis) return;
@@ -239,9 +239,9 @@ void drawMark(ImDrawList* dl, const AppState& app, int l, const Mark& m) {
     if (m.lab >= 0 && m.lab != l) return;
     bool vis = false;
     if (m.kind == Mark::Kind::Vertex) {
-        const auto& x = app.labs[l].world->positions();
-        if (m.vertex < 0 || size_t(m.vertex) >= x.size()) return;
-        const auto& p = x[size_t(m.vertex)];
+        const WorldSnapshot& w = *app.labs[l].world;
+        if (m.vertex < 0 || size_t(m.vertex) >= w.numParticles()) return;
+        const vbd::Vec3 p = w.particlePosition(m.vertex);
         const ImVec2 s = toScreen(app, l, {p.x, p.y, p.z}, &vis);
         if (!vis) return;
         dl->AddCircle(s, 13, kMarkShadow, 24, 5);

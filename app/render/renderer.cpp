@@ -261,7 +261,7 @@ void SceneGpu::markerLines(const vbd::World& world, const std::vector<vbd::Rigid
     }
     const uint32_t depthTested = uint32_t(lineScratch_.size());
     if (opt.highlightParticle >= 0 && size_t(opt.highlightParticle) < world.numParticles())
-        cross3(lineScratch_, toGlm(world.positions()[size_t(opt.highlightParticle)]), 2.0f * s,
+        cross3(lineScratch_, toGlm(world.particlePosition(opt.highlightParticle)), 2.0f * s,
                packRgba(0.2f, 1.0f, 0.3f));
     if (opt.drag) {
         const uint32_t green = packRgba(0.3f, 1.0f, 0.4f);

@@ -126,7 +126,7 @@ class WorldImpl final : public World {
         FrameSums sums;
         const bool measured = device_ && lazy_ && device_->frameMeasures(sums);
         if (!(measured && device_->frameBounds(deviceBounds_))) deviceBounds_.clear();
-        devicePinsValid_ = measured && gatherPins_ && device_->gathered(devicePins_);
+        keepGathered(measured);
         if (measured && sums.firstBad != FrameSums::kNone) fetchState();  // guardFrame names the particle
         {
             ScopedTimer t(m.measureMs);
@@ -183,6 +183,27 @@ class WorldImpl final : public World {
     std::vector<Vec3> pinPositions() const override {
         if (devicePinsValid_) return devicePins_;
         return World::pinPositions();
+    }
+    void setWatchedParticles(const std::vector<int>& particles) override {
+        std::vector<int> w;
+        for (int i : particles)
+            if (i >= 0 && i < soft_.model().numVertices() && std::find(w.begin(), w.end(), i) == w.end())
+                w.push_back(i);
+        if (w == watched_) return;
+        watched_ = std::move(w);
+        deviceWatchedValid_ = false;  // gathered for the old list; the next step gathers the new one
+        if (device_) device_->setGathered(gatherList());
+    }
+    std::vector<WatchedParticle> watchedPositions() const override {
+        std::vector<WatchedParticle> out;
+        if (watched_.empty()) return out;
+        if (deviceWatchedValid_) {
+            for (size_t k = 0; k < watched_.size(); ++k) out.push_back({watched_[k], deviceWatched_[k]});
+            return out;
+        }
+        const std::vector<Vec3>& x = positions();  // fetches a pending state
+        for (int i : watched_) out.push_back({i, x[size_t(i)]});
+        return out;
     }
     int numColors() const override { return int(soft_.model().colorGroups.size()); }
 
@@ -251,7 +272,7 @@ class WorldImpl final : public World {
         fetchState();
         keepDeviceState();
         deviceBounds_.clear();  // of the state the step leaves; a restore comes through here too
-        devicePinsValid_ = false;
+        devicePinsValid_ = deviceWatchedValid_ = false;
         soft_.setParams(s);
         editDesc().solver = s;
         rigid_->setParams(s);
@@ -275,9 +296,9 @@ class WorldImpl final : public World {
                 device_->setResidualField(wantedField_ == ScalarField::Residual);
                 device_->setFrameMeasures(lazy_);
                 device_->setFrameBounds(bodyRanges(soft_.model()));
-                const std::vector<int> pins = pinnedParticles(soft_.model());
-                gatherPins_ = pins.size() <= kMaxGatheredPins;  // beyond, the host reads them (a fetch)
-                device_->setGathered(gatherPins_ ? pins : std::vector<int>{});
+                pins_ = pinnedParticles(soft_.model());
+                gatherPins_ = pins_.size() <= kMaxGatheredPins;  // beyond, the host reads them (a fetch)
+                device_->setGathered(gatherList());
                 device_->configure(soft_);
             }
             rigidDevice_ = options_.hostExecutor ? makeHostRigidStepper() : makeCudaRigidStepper();
@@ -374,7 +395,7 @@ class WorldImpl final : public World {
         const auto* s = dynamic_cast<const WorldStateData*>(&state);
         if (!s) return false;
         deviceBounds_.clear();  // of the state left (setSolver below clears them too, unless it throws first)
-        devicePinsValid_ = false;
+        devicePinsValid_ = deviceWatchedValid_ = false;
         const bool same = s->origin == id_;
         // Another World (an edited description) keeps its own rigid solver and takes only the bodies'
         // poses and velocities; a body added by addRigidBody since then is one body too many.
@@ -630,6 +651,29 @@ class WorldImpl final : public World {
     // there, valid when that step measured it; gatherPins_: the stepper gathers them.
     std::vector<Vec3> devicePins_;
     bool devicePinsValid_ = false, gatherPins_ = false;
+    std::vector<int> pins_;  // the fixed particles (pinnedParticles), gathered where gatherPins_
+    // setWatchedParticles, gathered after the pins; deviceWatched_: their positions, as devicePins_.
+    std::vector<int> watched_;
+    std::vector<Vec3> deviceWatched_;
+    bool deviceWatchedValid_ = false;
+    // What the device step gathers: the pins (unless too many), then the watched particles.
+    std::vector<int> gatherList() const {
+        std::vector<int> g = gatherPins_ ? pins_ : std::vector<int>{};
+        g.insert(g.end(), watched_.begin(), watched_.end());
+        return g;
+    }
+    // After a step: the device's gather of it, split into the pins and the watched particles (valid when the
+    // step measured, lazily published).
+    void keepGathered(bool measured) {
+        std::vector<Vec3> g;
+        const size_t pins = gatherPins_ ? pins_.size() : 0;
+        const bool valid = measured && device_->gathered(g) && g.size() == pins + watched_.size();
+        devicePinsValid_ = valid && gatherPins_;
+        deviceWatchedValid_ = valid;
+        if (!valid) return;
+        devicePins_.assign(g.begin(), g.begin() + long(pins));
+        deviceWatched_.assign(g.begin() + long(pins), g.end());
+    }
     bool lazy_ = false;                    // setLazyPublish
     std::unique_ptr<SoftStepper> device_;  // the soft step on the device (solver.backend), or none: the CPU
     std::unique_ptr<RigidStepper> rigidDevice_;  // the rigid solve on the device, or none: RigidSolver::step

@@ -48,6 +48,12 @@ struct WorldOptions {
     bool scalarSweep = false;
 };
 
+// A watched particle's position (World::setWatchedParticles).
+struct WatchedParticle {
+    int particle = -1;
+    Vec3 x;
+};
+
 class World {
   public:
     virtual ~World() = default;
@@ -79,6 +85,15 @@ class World {
     // The positions of the fixed particles (fixedMask), in index order: the app's pin markers. With the lazy
     // publish a device step gathers them with its measures and they are read without the positions.
     virtual std::vector<Vec3> pinPositions() const;
+    // Particles a reader wants the positions of every frame without the others (the app's picked vertex, a
+    // dragged particle, a lesson's marked vertices): with the lazy publish a device step gathers them with
+    // the pins, from the step after they are set. Out-of-range indices and repeats are dropped.
+    virtual void setWatchedParticles(const std::vector<int>& particles) { (void)particles; }
+    // The watched particles and their positions at this frame, in the order set (none by default).
+    virtual std::vector<WatchedParticle> watchedPositions() const { return {}; }
+    // Particle i's position: positions()[i], read without the others where the World has it apart (a watched
+    // particle of a snapshot).
+    virtual Vec3 particlePosition(int i) const { return positions()[size_t(i)]; }
     virtual int numColors() const = 0;
     // Which backend steps the soft bodies and why, in one line (the log line and the status line), e.g.
     // "no CUDA device: CPU backend" or "CUDA backend on NVIDIA H200 (sm_90): soft-body step on the device".

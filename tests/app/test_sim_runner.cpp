@@ -408,5 +408,41 @@ TEST(WorldSnapshot, AFailedReadOfTheSavedParticlesGivesTheFirstPositions) {
     EXPECT_TRUE(snap.positionsRead());
 }
 
+// The particles the UI reads one by one (the picked vertex, a dragged particle, marked vertices) are watched:
+// the snapshot carries their positions, equal to the World's, and reading them leaves the others unread (a
+// frame taken from its save would otherwise bring every position from the device for one of them). Repeats
+// and indices out of range are dropped; an unwatched particle reads positions().
+TEST(WorldSnapshot, WatchedParticlesAreReadWithoutThePositions) {
+    vbd::SceneDesc d;
+    d.softBodies.push_back({});
+    d.softBodies[0].min = {0, 2, 0};
+    d.softBodies[0].max = {1, 3, 1};
+    auto world = vbd::World::create(d);
+    const int n = int(world->numParticles());
+    ASSERT_GT(n, 20);
+    world->setWatchedParticles({3, n - 1, 3, -1, n});
+    const std::vector<vbd::Vec3> x0 = world->positions();
+    for (int f = 0; f < 5; ++f) world->step();  // falling: not the first positions
+    const auto watched = world->watchedPositions();
+    ASSERT_EQ(watched.size(), 2u);
+    auto fixed = std::make_shared<WorldStatic>();
+    auto cmds = std::make_shared<PendingCommands>();
+    WorldSnapshot snap(*world, vbd::ScalarField::None, fixed, {}, std::make_shared<std::mutex>(), cmds,
+                       world->saveState());
+    for (int i : {3, n - 1}) {
+        const vbd::Vec3 p = snap.particlePosition(i), q = world->positions()[size_t(i)];
+        EXPECT_EQ(p.x, q.x) << i;
+        EXPECT_EQ(p.y, q.y) << i;
+        EXPECT_EQ(p.z, q.z) << i;
+        EXPECT_LT(p.y, x0[size_t(i)].y) << i;  // it fell
+    }
+    EXPECT_FALSE(snap.positionsRead());
+    EXPECT_EQ(snap.particlePosition(4).y, world->positions()[4].y);
+    EXPECT_TRUE(snap.positionsRead());
+    // The UI's list reaches the simulation thread through the pending commands.
+    snap.watch({4, 2});
+    EXPECT_EQ(cmds->watch, (std::vector<int>{4, 2}));
+}
+
 }  // namespace
 }  // namespace vbdgui

@@ -504,6 +504,42 @@ TEST(GpuLazyPublish, TheResidualHeatMapOfALazyWorldIsTheCpuWorlds) {
     }
 }
 
+// The watched particles' positions (World::setWatchedParticles: the app's picked vertex, a dragged particle)
+// of a lazy World, gathered on the device after the pins, are the CPU World's bit for bit every frame, read
+// before anything fetches, through a change of the list mid-run (from the next step) and a settings edit
+// (which remakes the stepper with the list). A bar hanging from pins, so that both parts are gathered.
+TEST(GpuLazyPublish, WatchedParticlesFromTheDeviceAreTheHosts) {
+    ThreadLimit oneThread(1);
+    const SceneDesc d = scene("hanging_bar");
+    auto cpu = cpuWorld(d);
+    auto dev = deviceWorld(d, true);
+    const int n = int(cpu->numParticles());
+    std::vector<int> list = {n - 1, 7, n - 1, n};
+    for (int f = 1; f <= 9; ++f) {
+        if (f == 4) list = {1, n / 2};
+        if (f == 7) {
+            SolverDesc s = d.solver;
+            s.iterations += 1;
+            cpu->setSolver(s);
+            dev->setSolver(s);
+        }
+        cpu->setWatchedParticles(list);
+        dev->setWatchedParticles(list);
+        cpu->step();
+        dev->step();
+        const std::vector<WatchedParticle> a = dev->watchedPositions();
+        const std::vector<Vec3> pins = dev->pinPositions();
+        ASSERT_EQ(a.size(), 2u) << f;
+        for (const WatchedParticle& p : a) {
+            const Vec3& q = cpu->positions()[size_t(p.particle)];
+            EXPECT_EQ(maxDifference({p.x}, {q}), 0.0) << "frame " << f << ", particle " << p.particle;
+        }
+        EXPECT_EQ(a[0].particle, list[0]);
+        EXPECT_EQ(maxDifference(pins, cpu->pinPositions()), 0.0) << f;
+    }
+    EXPECT_EQ(maxDifference(cpu->positions(), dev->positions()), 0.0);
+}
+
 // The volume-ratio and dominance heat maps of a lazy World (World::scalarField computes them on the device
 // from the pending state) are the CPU World's on every frame, read before anything else, on a bar of two
 // materials sagging (contrast_bar: the dominance dips at the interface) in both precisions. The same float

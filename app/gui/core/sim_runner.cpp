@@ -416,6 +416,7 @@ void SimRunner::stepLabs(int active) {
             if (c.drag) w->setDrag(c.particle, c.target, c.stiffness);
             if (c.bodyDrag) w->setBodyDrag(c.body, c.local, c.bodyTarget, c.bodyStiffness);
             for (const auto& b : c.addBodies) w->addRigidBody(b);
+            w->setWatchedParticles(c.watch);
             const auto ts = Clock::now();
             w->step();
             stepMs_[l] = msSince(ts);

@@ -46,6 +46,7 @@ WorldSnapshot::WorldSnapshot(const vbd::World& w, vbd::ScalarField field,
       fixed_(w.fixedMask()),
       bounds_(w.surfaceBounds()),
       pins_(w.pinPositions()),
+      watched_(w.watchedPositions()),
       static_(std::move(fixed)),
       field_(field),
       bodies_(w.bodies()),
@@ -111,6 +112,17 @@ const std::vector<vbd::Vec3>& WorldSnapshot::velocities() const {
 }
 
 bool WorldSnapshot::positionsRead() const { return xRead_; }
+
+vbd::Vec3 WorldSnapshot::particlePosition(int i) const {
+    for (const vbd::WatchedParticle& p : watched_)
+        if (p.particle == i) return p.x;
+    return positions()[size_t(i)];
+}
+
+void WorldSnapshot::watch(const std::vector<int>& particles) const {
+    std::lock_guard<std::mutex> lk(*cmdMutex_);
+    if (cmds_->watch != particles) cmds_->watch = particles;
+}
 
 vbd::VertexInspect WorldSnapshot::inspectVertex(int particle) const {
     {

@@ -29,6 +29,7 @@ struct PendingCommands {
     float bodyStiffness = 0;
     std::vector<vbd::RigidBodyDesc> addBodies;  // thrown boxes, added before the next step
     int inspect = -1;                           // particle whose block the next snapshot carries
+    std::vector<int> watch;                     // World::setWatchedParticles (the UI's single particles)
     bool contacts = false;                      // the next snapshot carries the contact markers
 };
 
@@ -77,6 +78,13 @@ class WorldSnapshot final : public vbd::World {
     size_t numParticles() const override { return fixed_.size(); }
     std::vector<vbd::Box3> surfaceBounds() const override { return bounds_; }
     std::vector<vbd::Vec3> pinPositions() const override { return pins_; }
+    std::vector<vbd::WatchedParticle> watchedPositions() const override { return watched_; }
+    // A watched particle's position without reading the others; any other from positions().
+    vbd::Vec3 particlePosition(int i) const override;
+    // The particles the UI will read one by one (the picked vertex, a dragged particle, marked vertices):
+    // the simulation thread watches them from its next step (World::setWatchedParticles), and the snapshots
+    // after it carry their positions, so that reading them does not bring the others from a device.
+    void watch(const std::vector<int>& particles) const;
     int numColors() const override { return colors_; }
     std::string backendLine() const override { return backend_; }
     // Where the World's device step keeps x, as at the copy, with current = false: the snapshot's state is
@@ -129,6 +137,7 @@ class WorldSnapshot final : public vbd::World {
     std::vector<char> fixed_;
     std::vector<vbd::Box3> bounds_;
     std::vector<vbd::Vec3> pins_;
+    std::vector<vbd::WatchedParticle> watched_;
     std::shared_ptr<const WorldStatic> static_;
     vbd::ScalarField field_;
     std::vector<float> fieldValues_;
