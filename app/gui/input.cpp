@@ -141,8 +141,9 @@ void GuiApp::updateHover(int labUnder, float mx, float my) {
     if (ray.origin != last.origin || ray.dir != last.dir || labUnder != last.lab ||
         lab.world->generation() != last.generation ||
         (lab.world->frame() != last.frame && now - last.at >= kHoverRepick)) {
-        last = {ray.origin, ray.dir, labUnder, pick(*lab.world, ray).particle, lab.world->generation(),
-                lab.world->frame(), now};
+        last = {
+            ray.origin,         ray.dir, labUnder, pick(*lab.world, ray).particle, lab.world->generation(),
+            lab.world->frame(), now};
     }
     if (last.particle < 0 || size_t(last.particle) >= lab.world->numParticles()) return;
     app_.hover.lab = labUnder;

@@ -366,6 +366,9 @@ void GuiApp::prepareDrawOptions() {
             for (const Mark& m : app_.marks)
                 if (m.kind == Mark::Kind::Vertex && m.vertex >= 0 && (m.lab < 0 || m.lab == l))
                     watch.push_back(m.vertex);
+            if (lab.draw.regions && lab.draw.field == vbd::ScalarField::None)  // overlay.cpp regionLabels
+                for (int anchor : lab.world->fixedData().regionAnchors)
+                    if (anchor >= 0) watch.push_back(anchor);
             lab.world->watch(watch);
         }
         lab.range = {};

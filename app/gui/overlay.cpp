@@ -133,28 +133,23 @@ void label(ImDrawList* dl, ImVec2 at, const std::string& text, ImU32 col) {
     dl->AddText(p, col, text.c_str());
 }
 
-// Each stiffer / softer region labelled at the centroid of its tagged vertices (so it moves with the
-// body), while no heat map hides the tint.
+// Each stiffer / softer region labelled at its anchor, the tagged vertex nearest the region's centroid at
+// rest (so it moves with the body), while no heat map hides the tint.
 void regionLabels(ImDrawList* dl, const AppState& app, int l) {
     const Lab& lab = app.labs[l];
     if (!lab.draw.regions || lab.draw.field != vbd::ScalarField::None) return;
     const WorldSnapshot& w = *lab.world;
-    const auto& tags = w.materialTags();
-    // The positions only for a scene with regions (a snapshot may bring them from the device to read them).
-    if (std::none_of(tags.begin(), tags.end(), [](unsigned char t) { return t != kBaseMaterial; })) return;
-    const auto& x = w.positions();
     for (unsigned char tag : {kStifferRegion, kSofterRegion}) {
-        glm::vec3 c(0);
-        int n = 0;
-        for (size_t i = 0; i < tags.size() && i < x.size(); ++i)
-            if (tags[i] == tag) c += glm::vec3(x[i].x, x[i].y, x[i].z), ++n;
-        if (n == 0) continue;
+        // At the region's anchor vertex (regionAnchors), watched: no other position is read.
+        const int anchor = w.fixedData().regionAnchors[tag];
+        if (anchor < 0 || size_t(anchor) >= w.numParticles()) continue;
+        const vbd::Vec3 p = w.particlePosition(anchor);
         double scale = 1;
         for (const auto& b : w.desc().softBodies)
             for (const auto& r : b.regions)
                 if ((tag == kStifferRegion) == (r.youngsScale > 1)) scale = r.youngsScale;
         bool vis = false;
-        const ImVec2 s = toScreen(app, l, c / float(n), &vis);
+        const ImVec2 s = toScreen(app, l, {p.x, p.y, p.z}, &vis);
         if (vis)
             label(dl, s,
                   std::string(tag == kStifferRegion ? "stiffer: E x " : "softer: E x ") + formatNumber(scale),

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "gui/core/sim_runner.h"
+#include "scene/scene.h"
 
 namespace vbdgui {
 namespace {
@@ -442,6 +443,25 @@ TEST(WorldSnapshot, WatchedParticlesAreReadWithoutThePositions) {
     // The UI's list reaches the simulation thread through the pending commands.
     snap.watch({4, 2});
     EXPECT_EQ(cmds->watch, (std::vector<int>{4, 2}));
+}
+
+// The region label's anchor (regionAnchors): a vertex of the region, in its middle at rest. The contrast
+// bar's stiff region is the box x in [2, 4] of the bar [0, 4] x [1, 2] x [0, 1]: its tagged (surface)
+// vertices' centroid is (3, 1.5, 0.5), and the anchor is a vertex of the region nearest to it.
+TEST(WorldSnapshot, TheRegionLabelsAnchorIsInTheMiddleOfItsRegion) {
+    auto world = vbd::World::create(
+        vbd::loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/contrast_bar.json"));
+    const std::vector<unsigned char> tags = materialTags(*world);
+    const std::array<int, 3> anchors = regionAnchors(tags, world->positions());
+    EXPECT_EQ(anchors[kBaseMaterial], -1);
+    EXPECT_EQ(anchors[kSofterRegion], -1);  // no softer region
+    const int a = anchors[kStifferRegion];
+    ASSERT_GE(a, 0);
+    EXPECT_EQ(tags[size_t(a)], kStifferRegion);
+    const vbd::Vec3 p = world->positions()[size_t(a)];
+    EXPECT_GE(p.x, 2.0f);
+    // Surface vertices only: the nearest are the centres of the long faces, half the section away.
+    EXPECT_NEAR(vbd::norm(p - vbd::Vec3(3, 1.5f, 0.5f)), 0.5f, 1e-5f);
 }
 
 }  // namespace

@@ -207,6 +207,7 @@ void SimRunner::install(int lab, std::unique_ptr<vbd::World> w, std::uint64_t ti
         fixed->surfaces = w->surfaces();
         fixed->tags = materialTags(*w);  // rest positions: before any state is carried over
         fixed->initialPositions = w->positions();
+        fixed->regionAnchors = regionAnchors(fixed->tags, fixed->initialPositions);
         fixed->initialBodies = w->bodies();
         fixed->generation = ++generation_;
         static_[lab] = std::move(fixed);

@@ -1,6 +1,7 @@
 #include "gui/core/world_snapshot.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 namespace vbdgui {
@@ -27,6 +28,23 @@ std::vector<unsigned char> materialTags(const vbd::World& w) {
             }
     }
     return tags;
+}
+
+std::array<int, 3> regionAnchors(const std::vector<unsigned char>& tags, const std::vector<vbd::Vec3>& rest) {
+    std::array<int, 3> out{-1, -1, -1};
+    for (unsigned char tag : {kStifferRegion, kSofterRegion}) {
+        vbd::Vec3d c(0, 0, 0);
+        int n = 0;
+        for (size_t i = 0; i < tags.size() && i < rest.size(); ++i)
+            if (tags[i] == tag) c += vbd::Vec3d(rest[i]), ++n;
+        if (n == 0) continue;
+        c = c / double(n);
+        double best = INFINITY;
+        for (size_t i = 0; i < tags.size() && i < rest.size(); ++i)
+            if (tags[i] == tag && vbd::squaredNorm(vbd::Vec3d(rest[i]) - c) < best)
+                best = vbd::squaredNorm(vbd::Vec3d(rest[i]) - c), out[tag] = int(i);
+    }
+    return out;
 }
 
 WorldSnapshot::WorldSnapshot(const vbd::World& w, vbd::ScalarField field,

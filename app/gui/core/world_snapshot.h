@@ -3,6 +3,7 @@
 // edit. The snapshot is itself a vbd::World, so the renderer, picking and panels read it as they would
 // read the real one; its steering calls (setSolver, setDrag, setBodyDrag, addRigidBody, inspectVertex)
 // are queued for the simulation thread, which applies them before its next step.
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -38,12 +39,17 @@ struct PendingCommands {
 enum MaterialTag : unsigned char { kBaseMaterial = 0, kStifferRegion = 1, kSofterRegion = 2 };
 // Tags from the rest positions (a World right after creation) and the regions of desc's soft bodies.
 std::vector<unsigned char> materialTags(const vbd::World& restWorld);
+// Per tag, the tagged vertex nearest the centroid of the tag's vertices at rest (-1: none): where the region
+// labels sit, moving with the body. One vertex each, watched (World::setWatchedParticles), so that the labels
+// read two positions a frame, not all of them.
+std::array<int, 3> regionAnchors(const std::vector<unsigned char>& tags, const std::vector<vbd::Vec3>& rest);
 
 // Fixed for one World's lifetime: shared by all of its snapshots.
 struct WorldStatic {
     std::vector<vbd::SurfaceView> surfaces;
-    std::vector<unsigned char> tags;  // MaterialTag per particle
-    std::uint64_t generation = 0;     // increments with every World a lab gets
+    std::vector<unsigned char> tags;               // MaterialTag per particle
+    std::array<int, 3> regionAnchors{-1, -1, -1};  // by MaterialTag (regionAnchors)
+    std::uint64_t generation = 0;                  // increments with every World a lab gets
     // The World's first state (before any carried state), which the camera frames after a load: framing
     // whatever frame the UI first saw made a scripted run's camera depend on timing.
     std::vector<vbd::Vec3> initialPositions;
