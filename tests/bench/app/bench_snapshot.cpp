@@ -10,6 +10,8 @@
 //     a frame the window draws from the interop's buffers).
 //   The plots' 2,000 frames come from a MetricsWindow over a growing timeline, as in the app.
 //   BM_PlotWindow/shared: those frames alone, copied (0) or shared (1).
+//   BM_PileDescription/shared, BM_SnapshotPile: the 10,000-box pile's scene description copied (0) or shared
+//   (1), and the whole snapshot of a pile frame (CPU backend).
 //   BM_SnapshotPositions/double: the reader's side of fromSave 1, on the render thread, for the frames that
 //     do read them (the CPU upload, markers, labels): positions() from a save kept on the device (here the
 //     host executor's memory: a copy; on CUDA one device-to-host copy).
@@ -102,14 +104,30 @@ void BM_SnapshotPositions(benchmark::State& st) {
     }
 }
 
-// A stepped frame's snapshot of the 10,000-box pile (CPU backend, after 30 steps of landing) with the plots'
-// window shared: the bodies' views, the scene description, the rest of what the snapshot copies.
-void BM_SnapshotPile(benchmark::State& st) {
-    ThreadLimit oneThread(1);
+std::unique_ptr<World> landedPile() {
     SceneDesc d = rigidPileScene(10000, 0.5f);
     d.solver.iterations = 4;
     auto w = World::create(d);
     for (int i = 0; i < 30; ++i) w->step();
+    return w;
+}
+
+// The pile's scene description as a snapshot takes it: shared 0 copies it (10,000 body descriptions, each
+// with its key string, as every snapshot did until the twenty-fourth session), shared 1 shares the World's.
+void BM_PileDescription(benchmark::State& st) {
+    auto w = landedPile();
+    for (auto _ : st) {
+        std::shared_ptr<const SceneDesc> d =
+            st.range(0) ? w->sharedDesc() : std::make_shared<const SceneDesc>(w->desc());
+        benchmark::DoNotOptimize(d.get());
+    }
+}
+
+// A stepped frame's snapshot of the 10,000-box pile (CPU backend, after 30 steps of landing) with the plots'
+// window shared: the bodies' views, the scene description, the rest of what the snapshot copies.
+void BM_SnapshotPile(benchmark::State& st) {
+    ThreadLimit oneThread(1);
+    auto w = landedPile();
     auto fixed = std::make_shared<vbdgui::WorldStatic>();
     auto mutex = std::make_shared<std::mutex>();
     auto cmds = std::make_shared<vbdgui::PendingCommands>();
@@ -121,6 +139,7 @@ void BM_SnapshotPile(benchmark::State& st) {
 
 }  // namespace
 
+BENCHMARK(BM_PileDescription)->Arg(0)->Arg(1)->ArgName("shared")->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SnapshotPile)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_PlotWindow)->Arg(0)->Arg(1)->ArgName("shared")->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_SimFrameHost)
