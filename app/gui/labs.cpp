@@ -374,8 +374,7 @@ void GuiApp::prepareDrawOptions() {
         lab.range = {};
         if (lab.world && lab.draw.field != vbd::ScalarField::None &&
             lab.draw.field != vbd::ScalarField::Color) {
-            std::vector<float> v = lab.world->fieldValues();
-            lab.range = measureField(v, lab.draw.logScale);
+            lab.range = fieldRange(lab.world->fieldValues(), lab.draw.logScale);
         }
     }
     const Lab &a = app_.labs[0], &b = app_.labs[1];

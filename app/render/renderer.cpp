@@ -36,16 +36,26 @@ void cross3(std::vector<LineVertex>& out, const glm::vec3& p, float s, uint32_t 
     }
 }
 
+// A field value on the heat map's scale: log10 when asked (zeros and negatives to -inf, below any range).
+float scaled(float v, bool logScale) {
+    return !logScale ? v : v > 0 ? std::log10(v) : -std::numeric_limits<float>::infinity();
+}
+
 }  // namespace
 
-FieldRange measureField(std::vector<float>& values, bool logScale) {
+FieldRange fieldRange(const std::vector<float>& values, bool logScale) {
     float lo = std::numeric_limits<float>::max(), hi = -lo;
-    for (float& v : values) {
-        if (logScale) v = v > 0 ? std::log10(v) : -std::numeric_limits<float>::infinity();
+    for (float v : values) {
+        v = scaled(v, logScale);
         if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
     }
     if (lo > hi) return {};
     return {lo, hi, true};
+}
+
+FieldRange measureField(std::vector<float>& values, bool logScale) {
+    for (float& v : values) v = scaled(v, logScale);
+    return fieldRange(values, false);
 }
 
 std::array<float, 3> bodyColor(size_t index, bool fixed) {

@@ -41,6 +41,8 @@ inline constexpr float kClearColor[4] = {0.13f, 0.14f, 0.17f, 1.0f};
 // Range of a field for the heat map: log10 is applied to values in place when logScale (zeros, e.g.
 // fixed vertices' residuals, become -inf and sit below the range instead of stretching it).
 FieldRange measureField(std::vector<float>& values, bool logScale);
+// The same range without changing the values (a reader that only wants the range: no copy of the field).
+FieldRange fieldRange(const std::vector<float>& values, bool logScale);
 
 // Linear RGB of rigid body i (a colour-blind-safe palette, repeating), grey for fixed bodies.
 std::array<float, 3> bodyColor(size_t index, bool fixed);
