@@ -87,10 +87,20 @@ void GuiApp::updateDrag(float mx, float my) {
     pk.target = r.origin + pk.depth * r.dir;
     glm::vec3 from;
     if (pk.particle >= 0) {
+        if (size_t(pk.particle) >= lab.world->numParticles()) {  // the World was replaced mid-drag
+            pk.active = false;
+            lab.draw.drag = false;
+            return;
+        }
         lab.world->setDrag(pk.particle, toVec(pk.target), pk.stiffness);
         const vbd::Vec3 x = lab.world->particlePosition(pk.particle);
         from = {x.x, x.y, x.z};
     } else {
+        if (size_t(pk.body) >= lab.world->numBodies()) {  // the World was replaced mid-drag
+            pk.active = false;
+            lab.draw.drag = false;
+            return;
+        }
         lab.world->setBodyDrag(pk.body, toVec(pk.grabLocal), toVec(pk.target), pk.stiffness);
         auto b = lab.world->bodies()[size_t(pk.body)];
         vbd::Vec3 w = b.position + vbd::rotate(b.rotation, toVec(pk.grabLocal));

@@ -371,7 +371,6 @@ class WorldImpl final : public World {
         s->bodies = rigid_->states();
         s->rigidBodies = desc_.rigidBodies;
         s->lastIterations = lastIts_;
-        s->historySize = history_.size();
         return s;
     }
 
@@ -415,7 +414,9 @@ class WorldImpl final : public World {
         frame_ = s->frame;
         time_ = s->time;
         lastIts_ = s->lastIterations;
-        if (history_.size() > s->historySize) history_.resize(s->historySize);
+        // The frames after the restored one (by frame number: the history may have been trimmed since the
+        // save).
+        while (!history_.empty() && history_.back().frame > s->frame) history_.pop_back();
         coupling_.reset();  // its warm start belongs to the frame it was made at
         coarse_.reset();    // its factorization belongs to the frame it was made at (world_state.h)
         device_.reset();    // its state is of the frame left, not the one restored (setSolver would keep it)

@@ -42,7 +42,6 @@ struct WorldStateData final : WorldState {
     std::vector<RigidBodyState> bodies;        // for a World other than the origin
     std::vector<RigidBodyDesc> rigidBodies;
     std::vector<IterationRecord> lastIterations;
-    size_t historySize = 0;
     size_t bytes() const override;
     bool carriesParticles() const override { return true; }
     void particles(std::vector<Vec3>* x, std::vector<Vec3>* v) const override;

@@ -105,10 +105,37 @@ TEST(MetricsWindow, ABranchAfterResetIsSharedAndTheOldBranchKept) {
     EXPECT_EQ(first.span.back().energy, 2200.0);
 }
 
+// A timeline that holds a frame twice (the runner once pushed the last frame again after a step that threw)
+// is still shared within its buffer and ending on its last frame: before, the span reached one element past
+// the buffer's end.
+TEST(MetricsWindow, ARepeatedFrameStaysInsideTheBuffer) {
+    MetricsWindow w(kWindow);
+    std::vector<vbd::FrameMetrics> t;
+    for (int f = 1; f <= 100; ++f) {
+        t.push_back(frameMetrics(f, 0));
+        w.share(t.data(), t.data() + t.size());
+    }
+    t.push_back(t.back());  // frame 100 again
+    for (int f = 0; f < 3; ++f) {
+        const SharedMetrics s = w.share(t.data(), t.data() + t.size());
+        ASSERT_EQ(s.span.size(), t.size());
+        EXPECT_LE(s.span.data() + s.span.size(), s.owner->data() + s.owner->size());
+        EXPECT_EQ(s.span.back().frame, t.back().frame);
+        t.push_back(frameMetrics(t.back().frame + 1, 0));
+    }
+}
+
 TEST(MetricsWindow, EmptyAndCopied) {
     MetricsWindow w(kWindow);
     std::vector<vbd::FrameMetrics> t;
     EXPECT_TRUE(w.share(t.data(), t.data()).span.empty());
+    t.push_back(frameMetrics(1, 0));
+    w.share(t.data(), t.data() + 1);
+    EXPECT_TRUE(w.share(t.data(), t.data()).span.empty());  // a restore to frame 0
+    t.push_back(frameMetrics(2, 0));
+    w.share(t.data(), t.data() + 2);
+    EXPECT_EQ(w.buffersStarted(), 1u);  // the empty share kept the buffer
+    t.clear();
     t.push_back(frameMetrics(7, 0));
     const SharedMetrics c = SharedMetrics::copyOf(t);
     t[0].frame = 8;

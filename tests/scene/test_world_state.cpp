@@ -108,6 +108,22 @@ TEST(WorldState, RestoreRemovesABodyAddedLater) {
     EXPECT_EQ(w->desc().rigidBodies.size(), n);
 }
 
+// A restore across a trim of the metrics history (it keeps the last 2,048 to 2,303 frames): the frames after
+// the restored one go, found by their numbers (the history's length at the save says nothing once the front
+// was cut; before, the later frames stayed).
+TEST(WorldState, RestoreAfterTheHistoryWasTrimmedDropsTheLaterFrames) {
+    auto w = World::create(loadScene("rigid_stack.json"));
+    for (int i = 0; i < 2300; ++i) w->step();
+    auto s = w->saveState();
+    for (int i = 0; i < 10; ++i) w->step();  // the history is cut at 2,304 frames
+    ASSERT_LT(w->history().size(), 2300u);
+    ASSERT_TRUE(w->restoreState(*s));
+    EXPECT_EQ(w->history().back().frame, 2300);
+    w->step();
+    EXPECT_EQ(w->history().back().frame, 2301);
+    EXPECT_EQ(w->history()[w->history().size() - 2].frame, 2300);
+}
+
 // World::sharedDesc, which the app's snapshots keep instead of a copy each frame: one copy per change of the
 // description, each change (a solver edit, an added body, a restore) a new copy, and the copies handed out
 // before a change keep the description they had.

@@ -1,6 +1,7 @@
 #include "gui/core/history_ring.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace vbdgui {
 
@@ -36,6 +37,12 @@ void HistoryRing::trim() {
         bytes_ -= entries_.front().bytes;
         entries_.pop_front();
     }
+}
+
+int HistoryRing::oldestFrameOf(int lab) const {
+    for (const Entry& e : entries_)
+        if (e.state[lab]) return e.state[lab]->frame;
+    return std::numeric_limits<int>::max();
 }
 
 const HistoryRing::Entry* HistoryRing::find(int frame) const {

@@ -36,6 +36,9 @@ class HistoryRing {
     size_t budget() const { return budget_; }
     int oldest() const { return entries_.empty() ? 0 : entries_.front().frame; }
     int newest() const { return entries_.empty() ? -1 : entries_.back().frame; }
+    // The frame of lab l's state in the oldest entry that has one (entries are numbered by lab 0's frame; lab
+    // 1's own frames differ after it got a World of its own), or INT_MAX: none.
+    int oldestFrameOf(int lab) const;
 
   private:
     void trim();

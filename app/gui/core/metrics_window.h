@@ -32,7 +32,7 @@ class MetricsWindow {
     // Frames shared since the last reset must never change.
     void reset() { buf_.reset(); }
     // The last min(window, last - first) frames of [first, last): frames of the timeline in increasing frame
-    // order (the timeline as it is now, since the last reset only appended to).
+    // order, each once (the timeline as it is now, since the last reset only appended to). Nothing for none.
     SharedMetrics share(const vbd::FrameMetrics* first, const vbd::FrameMetrics* last);
     // Buffers started so far (a test's handle on "no copy per frame").
     size_t buffersStarted() const { return started_; }

@@ -427,7 +427,10 @@ void SimRunner::stepLabs(int active) {
             failedLab = l;
         }
         const auto& h = w->history();
-        if (!h.empty() && h.back().frame == w->frame()) {
+        // A new frame only: a step that threw before its frame (a device error, a refused body) leaves the
+        // last frame's metrics at the back, which the timeline holds already (MetricsWindow::share wants each
+        // frame once).
+        if (!h.empty() && h.back().frame == w->frame() && (m.empty() || h.back().frame > m.back().frame)) {
             m.push_back(h.back());
             solverMs += h.back().stepMs - h.back().measureMs;
         }
@@ -438,7 +441,7 @@ void SimRunner::stepLabs(int active) {
         if (worlds_[l]) e.state[l] = worlds_[l]->saveState();
     std::shared_ptr<const vbd::WorldState> saved[2] = {e.state[0], e.state[1]};
     if (e.state[0]) ring_.push(std::move(e));
-    for (auto& m : metrics_) dropUnreachable(m, ring_.oldest(), kSnapshotMetrics);
+    for (int l = 0; l < 2; ++l) dropUnreachable(metrics_[l], ring_.oldestFrameOf(l), kSnapshotMetrics);
     // The snapshots read their particles from the frame's saves, when something reads them: a frame drawn
     // from the interop's buffers costs no download here (with the lazy publish the save stays on the device).
     for (int l = 0; l < active; ++l) publish(l, written[l], saved[l]);

@@ -134,6 +134,7 @@ bool WorldSnapshot::positionsRead() const { return xRead_; }
 vbd::Vec3 WorldSnapshot::particlePosition(int i) const {
     for (const vbd::WatchedParticle& p : watched_)
         if (p.particle == i) return p.x;
+    if (i < 0 || size_t(i) >= numParticles()) return vbd::Vec3(0.0f);  // an index of another World
     return positions()[size_t(i)];
 }
 

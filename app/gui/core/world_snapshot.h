@@ -85,7 +85,8 @@ class WorldSnapshot final : public vbd::World {
     std::vector<vbd::Box3> surfaceBounds() const override { return bounds_; }
     std::vector<vbd::Vec3> pinPositions() const override { return pins_; }
     std::vector<vbd::WatchedParticle> watchedPositions() const override { return watched_; }
-    // A watched particle's position without reading the others; any other from positions().
+    // A watched particle's position without reading the others; any other from positions(); the origin for
+    // an index out of range (one kept from another World).
     vbd::Vec3 particlePosition(int i) const override;
     // The particles the UI will read one by one (the picked vertex, a dragged particle, marked vertices):
     // the simulation thread watches them from its next step (World::setWatchedParticles), and the snapshots
