@@ -1,6 +1,7 @@
 // The timeline's ring (gui/core/history_ring.h): which frame of each lab its oldest state is, which bounds
-// the metrics the runner keeps for the plots (dropUnreachable). Entries are numbered by lab 0's frame; lab 1's
-// own frames differ once it got a World of its own (a carry that failed), and must not be trimmed by lab 0's.
+// the metrics the runner keeps for the plots (dropUnreachable). Entries are numbered by lab 0's frame; lab
+// 1's own frames differ once it got a World of its own (a carry that failed), and must not be trimmed by lab
+// 0's.
 #include <gtest/gtest.h>
 
 #include <climits>

@@ -30,7 +30,8 @@
 #        - the interop render check on cube_drop and rigid_pyramid (body instances): --backend cuda with
 #          --vertices cpu and with --vertices interop (the CUDA
 #          kernel writes the Vulkan vertex buffer), 30 frames compared pixel-wise, and the host time per frame
-#          between solver and renderer on both paths; bench_interop (the record kernels against the CPU fill)
+#          between solver and renderer on both paths; bench_interop (the record kernels against the CPU fill);
+#          bench_snapshot BM_SimFrameDevice (the simulation thread's save and snapshot after each window step)
 #        - the app's window frames without a display (vbdlab --headless, 60 frames of cube_drop) on the CUDA
 #          and the CPU backend: the vertex-buffer path and the host time per frame outside solver and renderer
 #        - bench_gpu (soft step at ~100k / ~700k / ~2M tets, 10 / 100 / 120 iterations, lanes per vertex,
@@ -62,7 +63,7 @@ GL_DEBS=(libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2)
 # for vbdlab: the device run links that path to its own checkout.
 PREBUILT_TARGETS=(test_gpu_cuda test_gpu_host_pipeline test_gpu_backend test_cuda_parity test_gpu_interop
   test_gpu_rigid_host test_gpu_cuda_rigid test_gpu_world_device test_gpu_lazy_publish test_interop bench_gpu bench_interop
-  vbdlab)
+  bench_snapshot vbdlab)
 
 prepare() {
   set -e
@@ -195,7 +196,7 @@ fi
 phase "build (Release, CUDA sm_90 + PTX)"
 BUILD_OK=1
 TARGETS=(test_gpu_cuda test_gpu_host_pipeline test_gpu_backend test_cuda_parity test_gpu_interop test_gpu_rigid_host
-  test_gpu_cuda_rigid test_gpu_world_device test_gpu_lazy_publish bench_gpu bench_interop vbdlab)
+  test_gpu_cuda_rigid test_gpu_world_device test_gpu_lazy_publish bench_gpu bench_interop bench_snapshot vbdlab)
 if [ -n "${DEVICE_CHECK_NO_BUILD:-}" ] || [ $PREBUILT = 1 ]; then
   say "build: skipped ($([ $PREBUILT = 1 ] && echo prebuilt || echo DEVICE_CHECK_NO_BUILD)), using $BUILD"
 elif [ -z "${DEVICE_CHECK_ALLOW_BUILD:-}" ]; then
@@ -590,6 +591,13 @@ if [ $BUILD_OK = 1 ]; then
     --benchmark_format=csv >"$LOGS/bench_interop.csv" 2>"$LOGS/bench_interop.err"
   say "bench_interop: rc $?"
   grep '_median' "$LOGS/bench_interop.csv" | cut -d, -f1,3,4 | tee -a "$SUMMARY" |
+    awk -F, '{printf "interop,%s,%s,ms,measured\n", $1, $2}' >>"$CSV"
+  # The simulation thread's host time after each step of the window (the save and the snapshot), on the device.
+  vt 90 "$BUILD/bin/bench_snapshot" --benchmark_filter='BM_SimFrameDevice' --benchmark_repetitions=3 \
+    --benchmark_report_aggregates_only=true --benchmark_format=csv >"$LOGS/bench_snapshot.csv" \
+    2>"$LOGS/bench_snapshot.err"
+  say "bench_snapshot BM_SimFrameDevice: rc $?"
+  grep '_median' "$LOGS/bench_snapshot.csv" | cut -d, -f1,3,4 | tee -a "$SUMMARY" |
     awk -F, '{printf "interop,%s,%s,ms,measured\n", $1, $2}' >>"$CSV"
 fi
 

@@ -10,6 +10,8 @@
 //     a frame the window draws from the interop's buffers).
 //   The plots' 2,000 frames come from a MetricsWindow over a growing timeline, as in the app.
 //   BM_PlotWindow/shared: those frames alone, copied (0) or shared (1).
+//   BM_SimFrameDevice/cells/double: BM_SimFrameHost's fromSave 1 on a CUDA device, 22k and 149k vertices (the
+//   window's host time outside the solver, on the simulation thread; skips without a device).
 //   BM_PileDescription/shared, BM_SnapshotPile: the 10,000-box pile's scene description copied (0) or shared
 //   (1), and the whole snapshot of a pile frame (CPU backend).
 //   BM_SnapshotPositions/double: the reader's side of fromSave 1, on the render thread, for the frames that
@@ -90,6 +92,40 @@ void BM_SimFrameHost(benchmark::State& st) {
     }
 }
 
+// BM_SimFrameHost on a CUDA device (the device check runs it): the simulation thread's host time after each
+// step of the app's window -- the timeline's save (device-to-device copies issued on the step's stream) and
+// the snapshot (the frame's measures, boxes and pins already downloaded by the step; the plots shared) -- for
+// the 22k-vertex cube and the paper's 703k-tet one. Skips without a device.
+void BM_SimFrameDevice(benchmark::State& st) {
+    ThreadLimit oneThread(1);
+    std::unique_ptr<World> w;
+    try {
+        w = World::create(vbdbench::restingCube(st.range(1) ? Precision::Double : Precision::Float,
+                                                Backend::Cuda, int(st.range(0))));
+    } catch (const std::exception& e) {
+        st.SkipWithError(e.what());
+        return;
+    }
+    w->setLazyPublish(true);
+    auto fixed = fixedData(*w);
+    auto mutex = std::make_shared<std::mutex>();
+    auto cmds = std::make_shared<vbdgui::PendingCommands>();
+    std::vector<FrameMetrics> timeline = framesUpTo(2000);
+    vbdgui::MetricsWindow plots(vbdgui::kSnapshotMetrics);
+    for (auto _ : st) {
+        st.PauseTiming();
+        w->step();
+        st.ResumeTiming();
+        auto saved = w->saveState();
+        timeline.push_back(w->history().back());
+        timeline.back().frame = int(timeline.size());
+        vbdgui::WorldSnapshot snap(*w, ScalarField::None, fixed,
+                                   plots.share(timeline.data(), timeline.data() + timeline.size()), mutex,
+                                   cmds, saved);
+        benchmark::DoNotOptimize(snap.numParticles());
+    }
+}
+
 void BM_SnapshotPositions(benchmark::State& st) {
     ThreadLimit oneThread(1);
     auto w = restingCube(st.range(0) != 0);
@@ -139,6 +175,12 @@ void BM_SnapshotPile(benchmark::State& st) {
 
 }  // namespace
 
+BENCHMARK(BM_SimFrameDevice)
+    ->ArgsProduct({{27, 52}, {0, 1}})
+    ->ArgNames({"cells", "double"})
+    ->Iterations(20)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK(BM_PileDescription)->Arg(0)->Arg(1)->ArgName("shared")->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SnapshotPile)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_PlotWindow)->Arg(0)->Arg(1)->ArgName("shared")->Unit(benchmark::kMicrosecond);
