@@ -599,6 +599,8 @@ if [ $BUILD_OK = 1 ]; then
   say "bench_snapshot BM_SimFrameDevice: rc $?"
   grep '_median' "$LOGS/bench_snapshot.csv" | cut -d, -f1,3,4 | tee -a "$SUMMARY" |
     awk -F, '{printf "interop,%s,%s,ms,measured\n", $1, $2}' >>"$CSV"
+  grep -q '_median' "$LOGS/bench_snapshot.csv" ||  # skipped: say why (the benchmark's error message)
+    say "  no medians: $(grep -o 'solver.backend[^"]*' "$LOGS/bench_snapshot.csv" | head -1)"
 fi
 
 if [ $BUILD_OK = 1 ]; then
