@@ -76,23 +76,19 @@ struct VolumeRatioFieldStage {
     }
 };
 
-// Both dominance ratios of soft/vertex_block.h at the step size h (sumRatio may be null).
+// A dominance ratio of soft/vertex_block.h at the step size h: to the largest coupling, or (sumRatio) to
+// their sum.
 template <typename T>
 struct DominanceFieldStage {
     StepArrays<T> a;
     float h;
-    float* maxRatio;
-    float* sumRatio;
+    bool sumRatio;
+    float* out;
     VBD_HD void operator()(int i) const {
         VertexBlock b;
         b.maxRatio = b.sumRatio = 1e30f;  // no tets: no neighbours (as the host's empty lists give)
-        if (a.numTets > 0) {
-            const VertexBlockArrays m{a.view.vtOffsets, a.view.vtItems, a.view.tets,   a.view.DmInv,
-                                      a.view.volume,    a.view.mu,      a.view.lambda, a.view.mass};
-            b = vertexBlock(m, h, PublishedPositions<T>{a.x}, i);
-        }
-        maxRatio[i] = b.maxRatio;
-        if (sumRatio) sumRatio[i] = b.sumRatio;
+        if (a.numTets > 0) b = vertexBlock(a.view, h, PublishedPositions<T>{a.x}, i);
+        out[i] = sumRatio ? b.sumRatio : b.maxRatio;
     }
 };
 

@@ -348,20 +348,15 @@ class PipelineStepper final : public SoftStepper {
         if (!configured_ || !ranStep_ || !a_.residualField) return false;
         ex_.forEach(plan_.n, ResidualFieldStage<T>{ResidualTerm<T>{a_, scalars_}});
         fieldStale_ = false;
-        out.resize(size_t(plan_.n));
-        ex_.download(out.data(), a_.residualField, out.size());
-        ex_.sync();
+        downloadField(a_.residualField, out);
         return true;
     }
     bool pendingResidualField(std::vector<float>& out) override {
         if (!pending_) return false;
-        if (a_.residualField && !fieldStale_) {  // as publish
-            out.resize(size_t(plan_.n));
-            ex_.download(out.data(), a_.residualField, out.size());
-            ex_.sync();
-        } else {
+        if (a_.residualField && !fieldStale_)  // as publish
+            downloadField(a_.residualField, out);
+        else
             out.clear();
-        }
         return true;
     }
     bool pendingVolumeRatio(std::vector<float>& out) override {
@@ -371,14 +366,11 @@ class PipelineStepper final : public SoftStepper {
         downloadField(fieldScratch_.p, out);
         return true;
     }
-    bool pendingDominance(float h, std::vector<float>& maxRatio, std::vector<float>* sumRatio) override {
+    bool pendingDominance(float h, bool sumRatio, std::vector<float>& out) override {
         if (!pending_) return false;
-        const size_t n = size_t(plan_.n);
-        fieldScratch_.ensure(ex_, sumRatio ? 2 * n : n);
-        ex_.forEach(plan_.n,
-                    DominanceFieldStage<T>{a_, h, fieldScratch_.p, sumRatio ? fieldScratch_.p + n : nullptr});
-        downloadField(fieldScratch_.p, maxRatio);
-        if (sumRatio) downloadField(fieldScratch_.p + n, *sumRatio);
+        fieldScratch_.ensure(ex_, size_t(plan_.n));
+        ex_.forEach(plan_.n, DominanceFieldStage<T>{a_, h, sumRatio, fieldScratch_.p});
+        downloadField(fieldScratch_.p, out);
         return true;
     }
     const std::vector<IterationRecord>& iterations() const override { return its_; }

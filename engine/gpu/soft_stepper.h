@@ -137,9 +137,9 @@ class SoftStepper {
     // the state publishPending would give, computed on the device and downloaded alone, the state left
     // pending: true. False, `out` untouched, when nothing is pending (the host computes it then).
     virtual bool pendingVolumeRatio(std::vector<float>& out) = 0;
-    // The same for the dominance heat maps (soft_fields.h diagonalDominanceField) at step size h: maxRatio,
-    // and sumRatio unless null.
-    virtual bool pendingDominance(float h, std::vector<float>& maxRatio, std::vector<float>* sumRatio) = 0;
+    // The same for a dominance heat map (soft_fields.h diagonalDominanceField) at step size h: the ratio to
+    // the largest coupling, or with sumRatio to their sum.
+    virtual bool pendingDominance(float h, bool sumRatio, std::vector<float>& out) = 0;
     // The device state's positions and the stream that orders work after the step (the interop kernel);
     // `current` says whether a step has run since the last configure.
     virtual DeviceParticles deviceParticles() const = 0;

@@ -27,20 +27,21 @@ double minVolumeRatio(const SoftModel& m) {
     return double(*std::min_element(J.begin(), J.end()));
 }
 
-VertexBlockArrays vertexBlockArrays(const SoftModel& m) {
-    return {m.vertexTets.offsets.data(),
-            m.vertexTets.items.data(),
-            m.tets.data(),
-            m.DmInv.data(),
-            m.volume.data(),
-            m.mu.data(),
-            m.lambda.data(),
-            m.mass.data()};
+namespace {
+
+// The model's arrays as the kernels' parameters (the one list, soft_model.h forEachParamArray): what
+// soft/vertex_block.h reads, host or device.
+SoftViewParams modelArrays(const SoftModel& m) {
+    SoftViewParams p{};
+    forEachParamArray(m, p, [](auto& ptr, const auto& array) { ptr = array.data(); });
+    return p;
 }
+
+}  // namespace
 
 void vertexBlockInfo(const SoftModel& m, float h, int vi, Mat33& D, float& maxRatio, float& sumRatio) {
     const auto x = [&m](int v) -> const Vec3& { return m.x[size_t(v)]; };
-    const VertexBlock b = vertexBlock(vertexBlockArrays(m), h, x, vi);
+    const VertexBlock b = vertexBlock(modelArrays(m), h, x, vi);
     D = b.D, maxRatio = b.maxRatio, sumRatio = b.sumRatio;
 }
 
@@ -49,7 +50,7 @@ void diagonalDominanceField(const SoftModel& m, float h, std::vector<float>& out
     const int n = m.numVertices();
     out.assign(size_t(n), 0.f);
     if (sumRatio) sumRatio->assign(size_t(n), 0.f);
-    const VertexBlockArrays arrays = vertexBlockArrays(m);
+    const SoftViewParams arrays = modelArrays(m);
     const auto x = [&m](int v) -> const Vec3& { return m.x[size_t(v)]; };
     parallelFor(size_t(n), [&](size_t i) {
         const VertexBlock b = vertexBlock(arrays, h, x, int(i));

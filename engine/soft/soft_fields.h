@@ -4,7 +4,6 @@
 #include <vector>
 
 #include "soft/soft_model.h"
-#include "soft/vertex_block.h"
 
 namespace vbd {
 
@@ -18,8 +17,6 @@ double minVolumeRatio(const SoftModel& m);
 // Low values mean one neighbour's coupling rivals the vertex's own block: the seed's interface quantity.
 void diagonalDominanceField(const SoftModel& m, float h, std::vector<float>& out,
                             std::vector<float>* sumRatio = nullptr);
-// The model's arrays soft/vertex_block.h reads.
-VertexBlockArrays vertexBlockArrays(const SoftModel& m);
 
 // The inspected vertex: its 3x3 block D_i (inertia + elastic, the matrix of its local solve at rest of
 // damping and contact) and the two dominance ratios of diagonalDominanceField.

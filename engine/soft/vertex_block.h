@@ -11,13 +11,15 @@
 // (gpu/frame_measure_stages.h), so without a list of neighbours: each neighbour j is summed when it is first
 // met in i's tet list, over that tet and every later one holding j. That is the order a list kept in
 // first-met order accumulates in, so both give the same sums; the cost is O(deg^2) block evaluations for a
-// vertex of deg tets, paid only while a heat map or the inspector is shown. x(v) returns vertex v's
-// position as published (float).
+// vertex of deg tets, paid only while a heat map or the inspector is shown. It reads the vertex-tet lists,
+// tets, DmInv, volume, mu, lambda and mass of m (the model's arrays or their device copies); x(v) returns
+// vertex v's position as published (float).
 #include <array>
 #include <cmath>
 
 #include "energy/tet_energy.h"
 #include "math/hd.h"
+#include "soft/soft_model.h"
 
 namespace vbd {
 
@@ -25,18 +27,6 @@ struct VertexBlock {
     Mat33 D;
     float maxRatio = 0;
     float sumRatio = 0;
-};
-
-// The model's arrays that vertexBlock reads (host vectors' data or their device copies).
-struct VertexBlockArrays {
-    const int* vtOffsets;  // vertex-tet lists: items carry tet << 2 | corner
-    const int* vtItems;
-    const std::array<int, 4>* tets;
-    const Mat33* DmInv;
-    const float* volume;
-    const float* mu;
-    const float* lambda;
-    const float* mass;
 };
 
 namespace detail {
@@ -50,7 +40,7 @@ VBD_HD int cornerOf(const std::array<int, 4>& t, int v) {
 
 // H_ab of tet e at the positions x.
 template <class X>
-VBD_HD Mat33 tetBlock(const VertexBlockArrays& m, const X& x, int e, int a, int b) {
+VBD_HD Mat33 tetBlock(const SoftViewParams& m, const X& x, int e, int a, int b) {
     const std::array<int, 4>& t = m.tets[e];
     const Mat33& Dinv = m.DmInv[e];
     const Mat33 F = tetDeformationGradient(x(t[0]), x(t[1]), x(t[2]), x(t[3]), Dinv);
@@ -61,7 +51,7 @@ VBD_HD Mat33 tetBlock(const VertexBlockArrays& m, const X& x, int e, int a, int 
 }  // namespace detail
 
 template <class X>
-VBD_HD VertexBlock vertexBlock(const VertexBlockArrays& m, float h, const X& x, int i) {
+VBD_HD VertexBlock vertexBlock(const SoftViewParams& m, float h, const X& x, int i) {
     VertexBlock r;
     r.D = Mat33::diag(m.mass[i] / (h * h));
     float mx = 0.f, sum = 0.f;

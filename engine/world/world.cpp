@@ -210,13 +210,10 @@ class WorldImpl final : public World {
     void scalarField(ScalarField f, std::vector<float>& out) const override {
         // The heat maps of a lazily published device step: the field alone crosses, not the state.
         if (device_) {
-            std::vector<float> unused;
             if (f == ScalarField::Residual && device_->pendingResidualField(out)) return;
             if (f == ScalarField::VolumeRatio && device_->pendingVolumeRatio(out)) return;
-            if (f == ScalarField::DiagonalDominance &&
-                device_->pendingDominance(soft_.currentH(), out, nullptr))
-                return;
-            if (f == ScalarField::DominanceSum && device_->pendingDominance(soft_.currentH(), unused, &out))
+            if ((f == ScalarField::DiagonalDominance || f == ScalarField::DominanceSum) &&
+                device_->pendingDominance(soft_.currentH(), f == ScalarField::DominanceSum, out))
                 return;
         }
         const SoftModel& sm = soft_.model();

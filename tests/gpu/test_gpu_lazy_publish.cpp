@@ -193,12 +193,13 @@ TEST(GpuLazyPublish, UnpublishedStepsReachTheModelOnlyThroughPublishPending) {
     ASSERT_TRUE(b->pendingVolumeRatio(ratio));
     volumeRatioField(eager.model(), ref);
     EXPECT_LE(maxRelative(ratio, ref), 1e-6);
-    ASSERT_TRUE(b->pendingDominance(h, maxRatio, &sumRatio));
+    ASSERT_TRUE(b->pendingDominance(h, false, maxRatio));
+    ASSERT_TRUE(b->pendingDominance(h, true, sumRatio));
     diagonalDominanceField(eager.model(), h, refMax, &refSum);
     EXPECT_LE(maxRelative(maxRatio, refMax), 1e-6);
     EXPECT_LE(maxRelative(sumRatio, refSum), 1e-6);
     EXPECT_FALSE(a->pendingVolumeRatio(ratio));
-    EXPECT_FALSE(a->pendingDominance(h, maxRatio, nullptr));
+    EXPECT_FALSE(a->pendingDominance(h, false, maxRatio));
     EXPECT_EQ(maxDifference(lazy.model().x, start), 0.0);
     EXPECT_TRUE(b->publishPending(lazy));
     EXPECT_FALSE(b->publishPending(lazy));  // once

@@ -69,27 +69,33 @@ void BM_PlotWindow(benchmark::State& st) {
     }
 }
 
-void BM_SimFrameHost(benchmark::State& st) {
-    ThreadLimit oneThread(1);
-    auto w = restingCube(st.range(1) != 0);
-    auto fixed = fixedData(*w);
+// Times what the app's simulation thread does after each (untimed) step of w: the timeline's save, then the
+// frame's snapshot with the plots' window shared from a growing timeline (as SimRunner::stepLabs).
+// fromSave: the snapshot reads its particles from the save when asked (none here), else copies them now.
+void timeSimFrames(benchmark::State& st, World& w, bool fromSave) {
+    auto fixed = fixedData(w);
     auto mutex = std::make_shared<std::mutex>();
     auto cmds = std::make_shared<vbdgui::PendingCommands>();
-    // The timeline's metrics as the app keeps them, and the plots' window of them each snapshot shares.
     std::vector<FrameMetrics> timeline = framesUpTo(2000);
     vbdgui::MetricsWindow plots(vbdgui::kSnapshotMetrics);
     for (auto _ : st) {
         st.PauseTiming();
-        w->step();
+        w.step();
         st.ResumeTiming();
-        auto saved = w->saveState();
-        timeline.push_back(w->history().back());
+        auto saved = w.saveState();
+        timeline.push_back(w.history().back());
         timeline.back().frame = int(timeline.size());
-        vbdgui::WorldSnapshot snap(*w, ScalarField::None, fixed,
+        vbdgui::WorldSnapshot snap(w, ScalarField::None, fixed,
                                    plots.share(timeline.data(), timeline.data() + timeline.size()), mutex,
-                                   cmds, st.range(0) ? saved : nullptr);
+                                   cmds, fromSave ? saved : nullptr);
         benchmark::DoNotOptimize(snap.numParticles());
     }
+}
+
+void BM_SimFrameHost(benchmark::State& st) {
+    ThreadLimit oneThread(1);
+    auto w = restingCube(st.range(1) != 0);
+    timeSimFrames(st, *w, st.range(0) != 0);
 }
 
 // BM_SimFrameHost on a CUDA device (the device check runs it): the simulation thread's host time after each
@@ -107,23 +113,7 @@ void BM_SimFrameDevice(benchmark::State& st) {
         return;
     }
     w->setLazyPublish(true);
-    auto fixed = fixedData(*w);
-    auto mutex = std::make_shared<std::mutex>();
-    auto cmds = std::make_shared<vbdgui::PendingCommands>();
-    std::vector<FrameMetrics> timeline = framesUpTo(2000);
-    vbdgui::MetricsWindow plots(vbdgui::kSnapshotMetrics);
-    for (auto _ : st) {
-        st.PauseTiming();
-        w->step();
-        st.ResumeTiming();
-        auto saved = w->saveState();
-        timeline.push_back(w->history().back());
-        timeline.back().frame = int(timeline.size());
-        vbdgui::WorldSnapshot snap(*w, ScalarField::None, fixed,
-                                   plots.share(timeline.data(), timeline.data() + timeline.size()), mutex,
-                                   cmds, saved);
-        benchmark::DoNotOptimize(snap.numParticles());
-    }
+    timeSimFrames(st, *w, true);
 }
 
 void BM_SnapshotPositions(benchmark::State& st) {
