@@ -8,13 +8,17 @@ void PendingContacts::deliver() {
     if (list) list->settle();
 }
 
-ContactList::ContactList(const ContactList& o) : records_(o.get()), lost_(o.lost_) {}
+// Shares o's records once they are on the host: a pending fetch writes into the one list it waits for.
+ContactList::ContactList(const ContactList& o) : lost_(o.lost_) {
+    o.get();
+    records_ = o.records_;
+}
 
 ContactList& ContactList::operator=(const ContactList& o) {
     if (this != &o) {
-        const std::vector<Contact>& r = o.get();
+        o.get();
         unhook();
-        records_ = r;
+        records_ = o.records_;
         lost_ = o.lost_;
     }
     return *this;
@@ -23,7 +27,7 @@ ContactList& ContactList::operator=(const ContactList& o) {
 ContactList::ContactList(ContactList&& o) noexcept
     : records_(std::move(o.records_)), pending_(std::move(o.pending_)), lost_(o.lost_) {
     if (pending_) pending_->list = this;
-    o.records_.clear();
+    o.records_ = SharedRecords<Contact>();
 }
 
 ContactList& ContactList::operator=(ContactList&& o) noexcept {
@@ -33,7 +37,7 @@ ContactList& ContactList::operator=(ContactList&& o) noexcept {
         pending_ = std::move(o.pending_);
         lost_ = o.lost_;
         if (pending_) pending_->list = this;
-        o.records_.clear();
+        o.records_ = SharedRecords<Contact>();
     }
     return *this;
 }
@@ -43,12 +47,23 @@ ContactList::~ContactList() { unhook(); }
 std::vector<Contact>& ContactList::overwrite() {
     unhook();
     lost_ = false;
-    return records_;
+    return records_.overwrite();
+}
+
+void ContactList::replace(std::shared_ptr<std::vector<Contact>> next) {
+    unhook();
+    lost_ = false;
+    records_.replace(std::move(next));
 }
 
 std::shared_ptr<PendingContacts> ContactList::defer(std::function<void(Contact* dst, size_t n)> fetch) {
     unhook();
     lost_ = false;
+    // The fetch writes into the storage: never storage a copy shares (sized as the list, contents dead).
+    if (records_.shared()) {
+        const size_t n = records_.size();
+        records_.overwrite().resize(n);
+    }
     pending_ = std::make_shared<PendingContacts>();
     pending_->fetch = std::move(fetch);
     pending_->list = this;
@@ -70,13 +85,14 @@ void ContactList::settle() const {
     bool fetched = false;
     if (link->fetch) {
         try {
-            link->fetch(records_.data(), records_.size());
+            std::vector<Contact>& r = records_.edit();  // unshared (defer): no copy
+            link->fetch(r.data(), r.size());
             fetched = true;
         } catch (...) {  // a broken device: its next step reports the error; the solver goes on without
         }
     }
     if (!fetched) {
-        records_.clear();
+        records_.overwrite().clear();
         lost_ = true;
     }
 }

@@ -182,8 +182,7 @@ RigidSolver::RigidSolver(const SceneDesc& scene)
     // first touch of the contacts the pile adds. The reservation is address space: the kernel backs a page
     // when it is first written.
     const size_t room = 12 * n + 64;
-    contacts_.overwrite().reserve(room);
-    spareContacts_.reserve(room);
+    contacts_.reserve(room);
     manifoldBuffer_.reserve(room);
 }
 
@@ -325,13 +324,16 @@ void RigidSolver::narrowPhase(const std::vector<std::pair<int, int>>& pairs, con
 void RigidSolver::matchContacts(const std::vector<std::pair<int, int>>& pairs,
                                 const std::vector<Manifold>& mans, std::vector<size_t>& first, float h) {
     for (size_t k = 0; k < pairs.size(); ++k) first[k + 1] += first[k];
-    // The new list goes into last step's spare buffer: a fresh 15 MB vector per step (the 10,000-box pile)
-    // cost page faults and a zeroing pass. manifoldContacts resets every record it writes.
-    std::vector<Contact>& next = spareContacts_;
+    // The new list goes into storage recycled from a list let go (last step's, or the timeline's oldest save
+    // of this solver): a fresh 15 MB vector per step (the 10,000-box pile) cost page faults and a zeroing
+    // pass. manifoldContacts resets every record it writes.
+    const std::shared_ptr<std::vector<Contact>> nextList = contacts_.fresh();
+    std::vector<Contact>& next = *nextList;
     resizeDiscarding(next, first.back());
     // The touching pairs (the pile: 22,000-40,000 of up to 79,000 candidates), so that the parallel loop
     // reads only their manifolds. They become manifolds_ once matched: lastManifold searches last step's.
-    std::vector<ManifoldRange>& touching = spareManifolds_;
+    const std::shared_ptr<std::vector<ManifoldRange>> touchingList = manifolds_.take();
+    std::vector<ManifoldRange>& touching = *touchingList;
     touching.clear();
     for (size_t k = 0; k < pairs.size(); ++k)
         if (first[k + 1] > first[k])
@@ -354,8 +356,8 @@ void RigidSolver::matchContacts(const std::vector<std::pair<int, int>>& pairs,
             matchManifold(mv, r.a, r.b, mans[r.pair], h, &next[r.first]);
         },
         32);
-    manifolds_.swap(touching);
-    contacts_.overwrite().swap(next);
+    manifolds_.replace(touchingList);
+    contacts_.replace(nextList);
     stageMs_.adjacency += adjacencyMs;
 }
 
@@ -369,7 +371,7 @@ MatchView RigidSolver::matchView() const {
     v.friction = friction_.data();
     v.fixed = fixed_.data();
     v.oldContacts = contacts_.get().data();  // fetched first if a device step left them there
-    v.oldManifolds = manifolds_.data();
+    v.oldManifolds = manifolds_.data();      // const: never copied
     // Records a failed fetch lost (ContactList::lost): last step's ranges point at nothing, no warm start.
     v.numOldManifolds = contacts_.lost() ? 0 : manifolds_.size();
     v.gravity = gravity_;
@@ -651,19 +653,20 @@ void RigidSolver::rangesForDevice(const int* counts) {
     first.resize(pairs_.size() + 1);
     first[0] = 0;
     for (size_t k = 0; k < pairs_.size(); ++k) first[k + 1] = first[k] + size_t(counts[k]);
-    std::vector<ManifoldRange>& touching = spareManifolds_;
+    const std::shared_ptr<std::vector<ManifoldRange>> touchingList = manifolds_.take();
+    std::vector<ManifoldRange>& touching = *touchingList;
     touching.clear();
     for (size_t k = 0; k < pairs_.size(); ++k)
         if (first[k + 1] > first[k])
             touching.push_back({pairs_[k].first, pairs_[k].second, first[k], first[k + 1] - first[k], k});
     resizeDiscarding(contacts_.overwrite(), first.back());  // the device writes them (pending ones dropped)
-    manifolds_.swap(touching);
+    manifolds_.replace(touchingList);
     clock.lap(stageMs_.contacts);
 }
 
 void RigidSolver::listsForDevice() {
     StageClock clock;
-    buildAdjacency(manifolds_, contacts_.size());
+    buildAdjacency(manifolds_.get(), contacts_.size());
     clock.lap(stageMs_.adjacency);
     warmStart();
     iterations_.clear();
@@ -679,7 +682,7 @@ std::shared_ptr<PendingContacts> RigidSolver::deferContacts(
 
 void RigidSolver::dropContacts() {
     contacts_.overwrite().clear();
-    manifolds_.clear();
+    manifolds_.overwrite().clear();
     contactsVersion_ = freshContactsVersion();
 }
 
@@ -730,6 +733,29 @@ void RigidSolver::endStep() {
 }
 
 // ---------------------------------------------------------------------------------------------
+
+namespace {
+template <class T>
+size_t bytesOf(const std::vector<T>& v) {
+    return v.size() * sizeof(T);
+}
+}  // namespace
+
+// A copy's vectors are allocated to their sizes; the shared lists are counted by their records (a list's
+// storage may have more room, which its pages back only where a step once wrote: the landing's peak).
+size_t RigidSolver::copyBytes() const {
+    size_t b = sizeof(*this) + file_.size();
+    b += bytesOf(state_) + bytesOf(pose_) + bytesOf(shape_) + bytesOf(mass_) + bytesOf(inertia_) +
+         bytesOf(friction_) + bytesOf(fixed_) + bytesOf(prevPos_) + bytesOf(targetPos_) + bytesOf(prevRot_) +
+         bytesOf(targetRot_) + bytesOf(prevVel_) + bytesOf(force2_);
+    b += contacts_.size() * sizeof(Contact) + manifolds_.size() * sizeof(ManifoldRange);
+    b += bytesOf(joints_) + bytesOf(jointPairs_) + bytesOf(contactOffsets_) + bytesOf(contactItems_) +
+         bytesOf(jointOffsets_) + bytesOf(jointItems_) + bytesOf(colorOf_) + bytesOf(dualOwner_) +
+         bytesOf(iterations_);
+    for (const std::vector<int>& g : colorGroups_) b += sizeof(std::vector<int>) + bytesOf(g);
+    for (const std::string& w : warnings_) b += sizeof(std::string) + w.size();
+    return b;
+}
 
 std::vector<RigidBodyView> RigidSolver::views() const {
     std::vector<RigidBodyView> v(state_.size());

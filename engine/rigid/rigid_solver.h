@@ -155,6 +155,17 @@ class RigidSolver {
     // Inspection for tests, the app and diagnostics.
     const std::vector<Contact>& contacts() const { return contacts_.get(); }
     size_t contactCount() const { return contacts_.size(); }
+    // The contact records' and ranges' storage since this solver was made (rigid/contact_list.h): writes that
+    // copied records a copy of the solver shared (none: every step writes new lists), and storage allocated
+    // where none was recycled (none once the lists that copies held come back).
+    RecordStats contactStorage() const {
+        RecordStats s = contacts_.storageStats();
+        s += manifolds_.stats();
+        return s;
+    }
+    // The bytes a copy of this solver holds (its vectors' room; the contacts and their ranges are shared with
+    // the copy until the next step writes new ones): what the app's timeline counts against its budget.
+    size_t copyBytes() const;
     const std::vector<Joint>& joints() const { return joints_; }
     // The last detection's narrow phase (tests and bench_gpu run the device's from the same input): the
     // candidate pairs (a < 0: the ground plane at groundHeight()), the bodies' speculative margins and boxes,
@@ -170,7 +181,7 @@ class RigidSolver {
     // frictions, shapes and parameters, and last step's contacts and ranges (the ones contacts() and
     // manifoldRanges() hold until the next detection matches against them).
     MatchView matchView() const;
-    const std::vector<ManifoldRange>& manifoldRanges() const { return manifolds_; }
+    const std::vector<ManifoldRange>& manifoldRanges() const { return manifolds_.get(); }
     const std::vector<std::string>& warnings() const { return warnings_; }
     int numColors() const { return int(colorGroups_.size()); }
     double mass(int body) const { return mass_[size_t(body)]; }
@@ -230,12 +241,12 @@ class RigidSolver {
     std::vector<Vec3> prevVel_;     // v at the start of the previous step (adaptive guess)
     std::vector<double> force2_;    // |f|^2 + |tau|^2 of the last assembly (residual)
 
-    ContactList contacts_;  // this step's records (on the device while contactsPending())
+    // This step's records (on the device while contactsPending()); a copy of the solver shares them
+    // (rigid/contact_list.h).
+    ContactList contacts_;
     // Detection's per-step arrays, kept across steps (fresh ones cost page faults every step), not carried by
-    // a copy of the solver (backend/scratch.h): last step's contact list reused as the next one's storage,
-    // the narrow phase's manifolds, margins and bounding boxes, the broad phase's overlaps and working
-    // arrays, the candidate pairs, each pair's first contact.
-    Scratch<std::vector<Contact>> spareContacts_;
+    // a copy of the solver (backend/scratch.h): the narrow phase's manifolds, margins and bounding boxes, the
+    // broad phase's overlaps and working arrays, the candidate pairs, each pair's first contact.
     Scratch<std::vector<Manifold>> manifoldBuffer_;
     Scratch<std::vector<float>> margin_;
     Scratch<std::vector<Aabb>> boxes_;
@@ -243,9 +254,9 @@ class RigidSolver {
     Scratch<std::vector<std::pair<int, int>>> overlaps_, pairs_;
     Scratch<BroadPhaseScratch> broadScratch_;
     Scratch<std::vector<size_t>> firstContact_;
-    // Contacts grouped by pair (rigid/contact_match.h), this step's (carried) and last step's storage.
-    std::vector<ManifoldRange> manifolds_;
-    Scratch<std::vector<ManifoldRange>> spareManifolds_;
+    // Contacts grouped by pair (rigid/contact_match.h): this step's, shared with copies of the solver like
+    // the contacts, each step's written into storage recycled from a list let go.
+    SharedRecords<ManifoldRange> manifolds_;
     std::vector<Joint> joints_;
     std::vector<std::pair<int, int>> jointPairs_;  // sorted (min, max) of jointed dynamic pairs
 

@@ -1,5 +1,7 @@
 #include "world/world_state.h"
 
+#include "rigid/rigid_solver.h"
+
 namespace vbd {
 
 namespace {
@@ -24,8 +26,9 @@ size_t WorldStateData::bytes() const {
     b += bytesOf(soft.x) + bytesOf(soft.v) + bytesOf(soft.xPrev) + bytesOf(soft.y) + bytesOf(soft.vLast);
     b += stateBytes(carried.f) + stateBytes(carried.d) + bytesOf(carried.residual);
     if (device) b += device->bytes();
-    // The rigid solver copy: per body about 0.3 KB of state and fixed data.
-    if (rigid) b += bodies.size() * 320;
+    // The rigid solver's copy, its contacts included (11 MB of a landed 10,000-box pile's 17: counting 0.3 KB
+    // a body, as before, let the timeline hold 4.6 times its budget of such frames).
+    if (rigid) b += rigid->copyBytes();
     b += bytesOf(bodies) + bytesOf(lastIterations) + rigidBodies.size() * sizeof(RigidBodyDesc);
     return b;
 }

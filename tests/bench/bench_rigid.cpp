@@ -8,12 +8,15 @@
 // minor page faults per timed step (buffers growing inside the window). BM_PileDetect: the pile's detection
 // alone, all of it on the CPU or the CPU's share when the narrow phase and the matching run on the device.
 // BM_PileContactViews: the contact markers of the landed pile (what an app snapshot computed every frame).
-// Run: build/bin/bench_rigid --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+// BM_PileSolverCopy: a copy of the landed pile's solver (the World's save, every frame of the app's
+// timeline); BM_PileTimeline: steps with such a save after each, the save and the matching timed. Run:
+// build/bin/bench_rigid --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
 #include <sys/resource.h>
 
 #include <chrono>
+#include <deque>
 #include <memory>
 #include <vector>
 
@@ -183,8 +186,70 @@ void BM_PileSolverCopy(benchmark::State& st) {
     st.counters["contacts"] = double(solver.contactCount());
 }
 
+// The app's timeline on the landed pile, one thread: a step, then (saves:1) a copy of the solver kept in a
+// ring of 8 frames whose oldest is dropped (drop_ms, inside save_ms). Timed: the save and the step's contact
+// matching (contacts_ms), where a step writes its new list; page_faults per step. The saved frames share
+// their lists with the solver, and a step writes into storage recycled from the dropped frame's list: with
+// saves the matching should cost what it costs without (fresh storage would fault its pages in and zero
+// them).
+void BM_PileTimeline(benchmark::State& st) {
+    ThreadLimit limit(1);
+    const bool saves = st.range(0) != 0;
+    RigidSolver solver(landedPile());
+    std::deque<std::shared_ptr<const RigidSolver>> ring;
+    // The ring filled first: its first frames take fresh memory, which a running app's timeline has done long
+    // before.
+    for (int i = 0; i < 12; ++i) {
+        solver.step(kH);
+        if (saves) ring.push_back(std::make_shared<const RigidSolver>(solver));
+        if (ring.size() > 8) ring.pop_front();
+    }
+    double saveMs = 0, contactsMs = 0, dropMs = 0;
+    long faults = 0;
+    const RecordStats before = solver.contactStorage();
+    for (auto _ : st) {
+        const long f0 = minorFaults();
+        solver.step(kH);
+        const double matching = solver.stageMs().contacts;
+        const auto t0 = std::chrono::steady_clock::now();
+        std::shared_ptr<const RigidSolver> dropped;
+        if (saves) {
+            ring.push_back(std::make_shared<const RigidSolver>(solver));
+            if (ring.size() > 8) {
+                dropped = std::move(ring.front());
+                ring.pop_front();
+            }
+        }
+        const auto tc = std::chrono::steady_clock::now();
+        dropped.reset();
+        dropMs += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - tc).count();
+        const double save =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        faults += minorFaults() - f0;
+        saveMs += save;
+        contactsMs += matching;
+        st.SetIterationTime((save + matching) * 1e-3);
+    }
+    const double n = double(st.iterations());
+    st.counters["save_ms"] = saveMs / n;
+    st.counters["contacts_ms"] = contactsMs / n;
+    st.counters["page_faults"] = double(faults) / n;
+    st.counters["drop_ms"] = dropMs / n;
+    // Over the timed steps: lists copied, and new storage for lists (0 and 0 where the dropped frames' lists
+    // are recycled).
+    st.counters["copied"] = double(solver.contactStorage().copies - before.copies);
+    st.counters["allocated"] = double(solver.contactStorage().allocations - before.allocations);
+}
+
 }  // namespace
 
+BENCHMARK(BM_PileTimeline)
+    ->ArgName("saves")
+    ->Arg(0)
+    ->Arg(1)
+    ->Unit(benchmark::kMillisecond)
+    ->UseManualTime()
+    ->Iterations(24);
 BENCHMARK(BM_PileSolverCopy)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_PileContactViews)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_PileDetect)

@@ -117,3 +117,18 @@ TEST(ContactList, AFailedFetchLeavesAnEmptyLostList) {
         EXPECT_FALSE(l.lost());
     }
 }
+
+TEST(ContactList, ACopySharesTheRecordsAndADeferNeverWritesThem) {
+    Device dev;
+    ContactList a;
+    a.overwrite().assign(3, Contact{});
+    a.get()[0].key = 7;
+    const ContactList saved(a);                                    // the timeline's copy
+    EXPECT_EQ(saved.get().data(), std::as_const(a).get().data());  // a read: no copy
+    EXPECT_TRUE(a.shared());
+    const std::shared_ptr<PendingContacts> link = a.defer(dev.fetch());  // the device writes a new list
+    EXPECT_EQ(a.size(), 3u);
+    EXPECT_EQ(a.get()[0].key, 100u);
+    EXPECT_EQ(saved.get()[0].key, 7u);
+    EXPECT_EQ(a.storageStats().copies, 0u);
+}

@@ -1,0 +1,91 @@
+// A copy of the rigid solver (the app's timeline saves one every frame): it shares the step's contact records
+// and ranges instead of copying them; the steps after it write new lists, never the saved frame's, and
+// neither copy nor allocate storage once the dropped frames' lists come back; a saved copy steps as the
+// original did; and it counts its contacts in the bytes the timeline budgets.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <vector>
+
+#include "rigid/rigid_scenes.h"
+#include "rigid/rigid_solver.h"
+
+using namespace vbd;
+
+namespace {
+
+constexpr float kH = 1.0f / 60.0f;
+
+RigidSolver landedPile(int boxes, int steps) {
+    SceneDesc sc = rigidPileScene(boxes, 0.5f);
+    sc.solver.iterations = 6;
+    sc.solver.diagnostics = false;
+    RigidSolver s(sc);
+    for (int i = 0; i < steps; ++i) s.step(kH);
+    return s;
+}
+
+template <typename T>
+bool sameBytes(const std::vector<T>& a, const std::vector<T>& b) {
+    return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
+}
+
+}  // namespace
+
+TEST(RigidCopy, SavedFramesShareTheirListsAndStepsNeitherWriteNorCopyThem) {
+    RigidSolver solver = landedPile(300, 40);
+    ASSERT_GT(solver.contactCount(), 500u);
+    struct Saved {
+        std::shared_ptr<const RigidSolver> copy;
+        std::vector<Contact> contacts;  // a deep copy taken at the save
+        std::vector<ManifoldRange> ranges;
+    };
+    std::deque<Saved> ring;
+    RecordStats filled;
+    for (int i = 0; i < 14; ++i) {
+        solver.step(kH);
+        auto copy = std::make_shared<const RigidSolver>(solver);
+        EXPECT_EQ(copy->contacts().data(), solver.contacts().data());
+        EXPECT_EQ(copy->manifoldRanges().data(), solver.manifoldRanges().data());
+        ring.push_back({copy, solver.contacts(), solver.manifoldRanges()});
+        if (ring.size() > 4) ring.pop_front();
+        if (i == 5) filled = solver.contactStorage();
+    }
+    for (const Saved& s : ring) {
+        EXPECT_TRUE(sameBytes(s.copy->contacts(), s.contacts));
+        EXPECT_TRUE(sameBytes(s.copy->manifoldRanges(), s.ranges));
+    }
+    EXPECT_EQ(solver.contactStorage().copies, 0u);
+    // Once the ring is full every step's lists go into the storage of the frame dropped before it.
+    EXPECT_EQ(solver.contactStorage().allocations, filled.allocations);
+}
+
+TEST(RigidCopy, ACopyStepsAsTheOriginalDid) {
+    RigidSolver solver = landedPile(200, 30);
+    RigidSolver copy(solver);
+    std::vector<std::vector<RigidBodyState>> states;
+    for (int i = 0; i < 5; ++i) {
+        solver.step(kH);
+        states.push_back(solver.states());
+    }
+    const std::vector<Contact> last = solver.contacts();
+    for (int i = 0; i < 5; ++i) {
+        copy.step(kH);
+        EXPECT_TRUE(sameBytes(copy.states(), states[size_t(i)])) << "step " << i;
+    }
+    EXPECT_TRUE(sameBytes(copy.contacts(), last));
+    EXPECT_EQ(copy.contactStorage().copies, 0u);
+}
+
+TEST(RigidCopy, ACopyCountsItsContacts) {
+    const RigidSolver solver = landedPile(300, 40);
+    const size_t records =
+        solver.contactCount() * sizeof(Contact) + solver.manifoldRanges().size() * sizeof(ManifoldRange);
+    const size_t bodies = size_t(solver.numBodies()) * (sizeof(RigidBodyState) + sizeof(BodyPose));
+    EXPECT_GE(solver.copyBytes(), records + bodies);
+    // Per body beyond its state and pose: the constants, the step's targets and previous pose, the lists
+    // (~250 bytes): 1 KB bounds it.
+    EXPECT_LE(solver.copyBytes(), records + bodies + size_t(solver.numBodies()) * 1024);
+}
