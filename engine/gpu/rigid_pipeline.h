@@ -31,9 +31,11 @@
 
 #include "backend/parallel.h"
 #include "gpu/broad_pipeline.h"
+#include "gpu/copy_stage.h"
 #include "gpu/exec_buffer.h"
 #include "gpu/rigid_stages.h"
 #include "gpu/rigid_stepper.h"
+#include "gpu/save_blocks.h"
 #include "gpu/step_plan.h"
 #include "rigid/rigid_solver.h"
 
@@ -43,7 +45,10 @@ template <class Exec>
 class RigidPipeline final : public RigidStepper {
   public:
     explicit RigidPipeline(Exec ex = Exec()) : ex_(std::move(ex)) {}
-    ~RigidPipeline() override { release(); }
+    ~RigidPipeline() override {
+        release();
+        keptContacts_->retire();  // the kept records' blocks are freed as their copies drop
+    }
     RigidPipeline(const RigidPipeline&) = delete;
     RigidPipeline& operator=(const RigidPipeline&) = delete;
 
@@ -162,6 +167,9 @@ class RigidPipeline final : public RigidStepper {
                 ex_.download(dst, oldContacts_.p, count);
                 ex_.sync();
             });
+            // A copy of the solver (the app's timeline saves one a frame) keeps them on the device instead of
+            // bringing them down: 11.4 MB of the pile's a frame.
+            lent_->keep = [this, count = size_t(nc)] { return keepContacts(count); };
         } else {
             unpackDuals(hv.contacts, nc);
             contactsVersion_ = 0;
@@ -391,10 +399,38 @@ class RigidPipeline final : public RigidStepper {
     // The records the last device-contacts step left for a solver, written into its list now (before their
     // memory is reused or freed); the link is then cut: a later read of that solver cannot reach this
     // stepper.
+    // The n records in oldContacts_ copied within the device (on the step's stream: the next step, which
+    // reuses oldContacts_, runs after the copy), for a copy of the solver: its fetch waits for the copy alone
+    // and reads the kept block, which goes back to keptContacts_ when the last holder of the fetch lets go.
+    ContactFetch keepContacts(size_t n) {
+        struct Kept {
+            std::shared_ptr<RoomBlocks<Exec>> pool;
+            typename RoomBlocks<Exec>::Block block;
+            void* done = nullptr;
+            Kept() = default;
+            Kept(const Kept&) = delete;
+            Kept& operator=(const Kept&) = delete;
+            ~Kept() {
+                Exec::freeMark(done);
+                if (pool) pool->give(block);
+            }
+        };
+        auto kept = std::make_shared<Kept>();
+        kept->block = keptContacts_->take(ex_, n * sizeof(Contact));
+        kept->pool = keptContacts_;
+        ex_.forEach(int(n), CopyStage<Contact>{static_cast<Contact*>(kept->block.p), oldContacts_.p});
+        kept->done = ex_.mark();
+        return [kept](Contact* dst, size_t count) {
+            Exec::waitMark(kept->done);
+            Exec::downloadNow(dst, kept->block.p, count * sizeof(Contact));
+        };
+    }
+
     void deliverLent() noexcept {
         if (!lent_) return;
         lent_->deliver();  // a failed fetch leaves the list lost (ContactList), it does not throw
         lent_->fetch = nullptr;
+        lent_->keep = nullptr;
         lent_.reset();
     }
 
@@ -470,6 +506,8 @@ class RigidPipeline final : public RigidStepper {
     size_t numOldRanges_ = 0;
     uint64_t contactsVersion_ = 0;
     std::shared_ptr<PendingContacts> lent_;  // the link to the solver whose records are in oldContacts_
+    // The blocks of records kept for copies of the solver (keepContacts), shared with them.
+    std::shared_ptr<RoomBlocks<Exec>> keptContacts_ = std::make_shared<RoomBlocks<Exec>>();
     bool deviceContacts_ = false;
     bool deviceBroad_ = false;
     BroadPipeline<Exec> broad_;  // the broad phase with deviceBroad_

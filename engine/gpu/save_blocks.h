@@ -80,4 +80,82 @@ class SaveBlocks {
     std::vector<void*> kept_;
 };
 
+// Blocks of varying size, for saves whose size changes every step (a rigid step's contact records kept on the
+// device for a copy of the solver: the pile's count changes as it settles). take(bytes) gives the smallest
+// kept block with room for bytes, else a new one with half again as much room (so that a slowly growing count
+// does not allocate every frame); at most kKeep are kept, the largest, and none once the stepper is gone
+// (retire). Reuse is safe as in SaveBlocks: a block comes back only when nothing refers to it, and every read
+// of it is complete when it returns.
+template <class Exec>
+class RoomBlocks {
+  public:
+    struct Block {
+        void* p = nullptr;
+        size_t room = 0;
+    };
+    static constexpr size_t kKeep = 3;
+    RoomBlocks() { kept_.reserve(kKeep); }
+    RoomBlocks(const RoomBlocks&) = delete;
+    RoomBlocks& operator=(const RoomBlocks&) = delete;
+    ~RoomBlocks() {
+        for (const Block& b : kept_) Exec::freeMemory(b.p);
+    }
+    Block take(Exec& ex, size_t bytes) {
+        {
+            std::lock_guard<std::mutex> lk(m_);
+            size_t best = kept_.size();  // the smallest with room
+            for (size_t k = 0; k < kept_.size(); ++k)
+                if (kept_[k].room >= bytes && (best == kept_.size() || kept_[k].room < kept_[best].room))
+                    best = k;
+            if (best < kept_.size()) {
+                const Block b = kept_[best];
+                kept_.erase(kept_.begin() + std::ptrdiff_t(best));
+                return b;
+            }
+        }
+        const size_t room = bytes + bytes / 2;
+        return {ex.template alloc<unsigned char>(room), room};
+    }
+    void give(const Block& b) {
+        if (!b.p) return;
+        void* freed = b.p;
+        {
+            std::lock_guard<std::mutex> lk(m_);
+            if (!retired_) {
+                if (kept_.size() < kKeep) {
+                    kept_.push_back(b);
+                    return;
+                }
+                // Full: the smallest of the kept and b goes.
+                size_t small = 0;
+                for (size_t k = 1; k < kept_.size(); ++k)
+                    if (kept_[k].room < kept_[small].room) small = k;
+                if (kept_[small].room < b.room) {
+                    freed = kept_[small].p;
+                    kept_[small] = b;
+                }
+            }
+        }
+        Exec::freeMemory(freed);
+    }
+    void retire() {
+        std::vector<Block> kept;
+        {
+            std::lock_guard<std::mutex> lk(m_);
+            kept.swap(kept_);
+            retired_ = true;
+        }
+        for (const Block& b : kept) Exec::freeMemory(b.p);
+    }
+    size_t kept() const {
+        std::lock_guard<std::mutex> lk(m_);
+        return kept_.size();
+    }
+
+  private:
+    mutable std::mutex m_;
+    bool retired_ = false;
+    std::vector<Block> kept_;
+};
+
 }  // namespace vbd

@@ -26,6 +26,7 @@
 #include <limits>
 
 #include "energy/tet_energy.h"
+#include "gpu/copy_stage.h"
 #include "gpu/tet_records.h"
 #include "gpu/tile_sum.h"
 #include "math/quat.h"
@@ -343,14 +344,6 @@ template <typename T>
 struct ResyncStage {
     StepArrays<T> a;
     VBD_HD void operator()(int i) const { resyncIncrement(a.x, a.dx, a.xPrev, i); }
-};
-
-// dst[i] = src[i] (a saved state's copy on the executor, gpu/soft_stepper.h DeviceStateCopy).
-template <typename U>
-struct CopyStage {
-    U* dst;
-    const U* src;
-    VBD_HD void operator()(int i) const { dst[i] = src[i]; }
 };
 
 // Chebyshev history at the step start: both previous iterates are the initial guess.

@@ -8,20 +8,37 @@ void PendingContacts::deliver() {
     if (list) list->settle();
 }
 
-// Shares o's records once they are on the host: a pending fetch writes into the one list it waits for.
-ContactList::ContactList(const ContactList& o) : lost_(o.lost_) {
-    o.get();
-    records_ = o.records_;
-}
+ContactList::ContactList(const ContactList& o) { copyFrom(o); }
 
 ContactList& ContactList::operator=(const ContactList& o) {
-    if (this != &o) {
-        o.get();
-        unhook();
-        records_ = o.records_;
-        lost_ = o.lost_;
-    }
+    if (this != &o) copyFrom(o);
     return *this;
+}
+
+// Pending records: a copy of them kept on the device where the device step makes one, so that the copy stays
+// pending (its fetch is its own, and a copy of the copy shares it: the kept records are never written);
+// else fetched into o and shared, as records on the host are.
+void ContactList::copyFrom(const ContactList& o) {
+    unhook();
+    lost_ = o.lost_;
+    if (o.pending_ && o.pending_->keep) {
+        ContactFetch kept;
+        try {
+            kept = o.pending_->keep();
+        } catch (...) {  // no device memory for it: fetched below
+        }
+        if (kept) {
+            records_ = SharedRecords<Contact>();
+            pending_ = std::make_shared<PendingContacts>();
+            pending_->fetch = kept;
+            pending_->keep = [kept] { return kept; };
+            pending_->list = this;
+            pending_->count = o.pending_->count;
+            return;
+        }
+    }
+    o.get();
+    records_ = o.records_;
 }
 
 ContactList::ContactList(ContactList&& o) noexcept
@@ -56,17 +73,13 @@ void ContactList::replace(std::shared_ptr<std::vector<Contact>> next) {
     records_.replace(std::move(next));
 }
 
-std::shared_ptr<PendingContacts> ContactList::defer(std::function<void(Contact* dst, size_t n)> fetch) {
+std::shared_ptr<PendingContacts> ContactList::defer(ContactFetch fetch) {
     unhook();
     lost_ = false;
-    // The fetch writes into the storage: never storage a copy shares (sized as the list, contents dead).
-    if (records_.shared()) {
-        const size_t n = records_.size();
-        records_.overwrite().resize(n);
-    }
     pending_ = std::make_shared<PendingContacts>();
     pending_->fetch = std::move(fetch);
     pending_->list = this;
+    pending_->count = records_.size();
     return pending_;
 }
 
@@ -85,7 +98,9 @@ void ContactList::settle() const {
     bool fetched = false;
     if (link->fetch) {
         try {
-            std::vector<Contact>& r = records_.edit();  // unshared (defer): no copy
+            // Contents dead, never storage a copy shares (a kept copy's list has none yet).
+            std::vector<Contact>& r = records_.overwrite();
+            r.resize(link->count);
             link->fetch(r.data(), r.size());
             fetched = true;
         } catch (...) {  // a broken device: its next step reports the error; the solver goes on without

@@ -16,7 +16,9 @@
 //
 // A copy of the list shares its records (backend/shared_records.h: the timeline's save of the solver every
 // frame copied 11.4 MB of the pile's contacts); a step's new list is written into storage recycled from the
-// lists the copies let go.
+// lists the copies let go. A copy of a list whose records are pending keeps them pending where the device
+// step can copy them within the device (PendingContacts::keep): the save then moves no record to the host,
+// and the copy's first read fetches from its own device copy, which the device step's reuse does not touch.
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -29,11 +31,17 @@ namespace vbd {
 
 class ContactList;
 
+using ContactFetch = std::function<void(Contact* dst, size_t n)>;
+
 // The records a device step left on the device for one list. fetch(dst, n) writes them into dst; it is the
 // device step's, and null once that step has gone away.
 struct PendingContacts {
-    std::function<void(Contact* dst, size_t n)> fetch;
+    ContactFetch fetch;
+    // A fetch of the same records from a copy made now within the device's memory, which no step reuses (what
+    // a copy of the list holds), or null where none can be made; null where the device step offers none.
+    std::function<ContactFetch()> keep;
     ContactList* list = nullptr;  // the list still waiting for them, or null
+    size_t count = 0;             // how many records
     // Writes the records into the waiting list and unhooks it (a no-op once it has them).
     void deliver();
 };
@@ -48,7 +56,7 @@ class ContactList {
     ~ContactList();
 
     // The number of records, known without them.
-    size_t size() const { return records_.size(); }
+    size_t size() const { return pending_ ? pending_->count : records_.size(); }
     // The records; pending ones are fetched first. Writing in place copies them where a copy shares them.
     const std::vector<Contact>& get() const {
         if (pending_) settle();
@@ -71,7 +79,7 @@ class ContactList {
     size_t bytes() const { return records_.bytes(); }
     // The device step: the current size() records are on the device until the first get(). The caller keeps
     // the link and delivers through it before it reuses their memory.
-    std::shared_ptr<PendingContacts> defer(std::function<void(Contact* dst, size_t n)> fetch);
+    std::shared_ptr<PendingContacts> defer(ContactFetch fetch);
     bool pending() const { return pending_ != nullptr; }
     // A fetch that failed (the device is gone, or its step went away without delivering) leaves no records:
     // the list is then empty and lost() until the next overwrite(). The solver then matches without a warm
@@ -82,6 +90,7 @@ class ContactList {
     friend struct PendingContacts;
     void settle() const;  // runs the pending fetch
     void unhook() const;  // forgets the pending records
+    void copyFrom(const ContactList& o);
 
     mutable SharedRecords<Contact> records_;
     mutable std::shared_ptr<PendingContacts> pending_;

@@ -445,14 +445,33 @@ TEST(GpuRigidHost, DeviceContactRecordsComeDownWhenRead) {
     EXPECT_TRUE(sameContacts(bCpu.contacts(), bDev.contacts()));
     EXPECT_FALSE(bDev.contactsPending());
 
-    // A copy of a solver whose records are pending has them; so has the original.
+    // A copy of a solver whose records are pending has them, kept on the device: neither the copy nor the
+    // original fetched them; the steps after it (which reuse the stepper's memory) do not change them; a copy
+    // of the copy shares the kept records.
     stepper->step(aDev, h);
     aCpu.step(h);
     ASSERT_TRUE(aDev.contactsPending());
+    const std::vector<Contact> atCopy = aCpu.contacts();
     const RigidSolver copy(aDev);
-    EXPECT_FALSE(aDev.contactsPending());
-    EXPECT_TRUE(sameContacts(aCpu.contacts(), copy.contacts()));
+    EXPECT_TRUE(aDev.contactsPending());
+    EXPECT_TRUE(copy.contactsPending());
+    EXPECT_EQ(copy.contactCount(), atCopy.size());
+    const RigidSolver copyOfCopy(copy);
+    EXPECT_TRUE(copy.contactsPending());
+    for (int s = 0; s < 3; ++s) {
+        stepper->step(aDev, h);
+        aCpu.step(h);
+    }
+    EXPECT_TRUE(sameContacts(atCopy, copy.contacts()));
+    EXPECT_TRUE(sameContacts(atCopy, copyOfCopy.contacts()));
     EXPECT_TRUE(sameContacts(aCpu.contacts(), aDev.contacts()));
+    // A copy that is stepped goes on as the original would have from there.
+    RigidSolver restored(copy);
+    RigidSolver twin(copy);
+    restored.step(h);
+    stepper->step(twin, h);
+    EXPECT_TRUE(sameBits(restored.states(), twin.states()));
+    EXPECT_TRUE(sameContacts(restored.contacts(), twin.contacts()));
 
     // A CPU step of a solver whose records are pending matches against them.
     stepper->step(aDev, h);

@@ -50,6 +50,41 @@ TEST(SaveBlocks, ADroppedBlockIsTheNextTakeOfItsSize) {
 
 // A stepper's saves through its blocks, as the timeline makes and drops them: each save, read after the
 // stepper went on and after other saves were dropped and made, gives the particles of its own frame.
+// Blocks of varying size (the rigid contacts kept for the timeline's saves): a kept block with room serves a
+// smaller or equal take; a take beyond every kept block's room allocates half again as much; the largest
+// kKeep are kept; after retire nothing is.
+TEST(RoomBlocks, AKeptBlockWithRoomIsTheNextTake) {
+    HostExec ex;
+    RoomBlocks<HostExec> blocks;
+    const RoomBlocks<HostExec>::Block a = blocks.take(ex, 1000);
+    ASSERT_NE(a.p, nullptr);
+    EXPECT_EQ(a.room, 1500u);
+    blocks.give(a);
+    const RoomBlocks<HostExec>::Block b = blocks.take(ex, 1400);  // fits a's room
+    EXPECT_EQ(b.p, a.p);
+    EXPECT_EQ(blocks.kept(), 0u);
+    const RoomBlocks<HostExec>::Block c = blocks.take(ex, 1600);  // beyond it: new
+    EXPECT_NE(c.p, a.p);
+    EXPECT_EQ(c.room, 2400u);
+    blocks.give(b);
+    blocks.give(c);
+    std::vector<RoomBlocks<HostExec>::Block> more;
+    for (size_t k = 0; k < RoomBlocks<HostExec>::kKeep; ++k) more.push_back(blocks.take(ex, 3000 + 1000 * k));
+    EXPECT_EQ(blocks.kept(), 2u);  // none of them fitted the kept ones
+    for (const RoomBlocks<HostExec>::Block& m : more) blocks.give(m);
+    EXPECT_EQ(blocks.kept(), RoomBlocks<HostExec>::kKeep);
+    const RoomBlocks<HostExec>::Block big = blocks.take(ex, 7000);  // the largest kept (room 7500) is left
+    EXPECT_EQ(big.room, 7500u);
+    const RoomBlocks<HostExec>::Block mid = blocks.take(ex, 4000);  // the smallest with room: 4500
+    EXPECT_EQ(mid.room, 4500u);
+    blocks.give(big);
+    blocks.give(mid);
+    blocks.retire();
+    EXPECT_EQ(blocks.kept(), 0u);
+    blocks.give(blocks.take(ex, 10));  // freed, not kept
+    EXPECT_EQ(blocks.kept(), 0u);
+}
+
 TEST(SaveBlocks, SavesMadeFromReusedBlocksKeepTheirOwnFrames) {
     ThreadLimit oneThread(1);
     const SceneDesc d = loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/cube_drop.json");
