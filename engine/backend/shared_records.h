@@ -53,6 +53,7 @@ class SharedRecords {
     size_t size() const { return records_ ? records_->size() : 0; }
     bool empty() const { return size() == 0; }
     const T* data() const { return records_ ? records_->data() : nullptr; }
+    const T& operator[](size_t i) const { return (*records_)[i]; }
     const Records& get() const { return records_ ? *records_ : empty_(); }
     // The records for writing in place: copied first where another holder shares them.
     Records& edit() {

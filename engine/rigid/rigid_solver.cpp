@@ -116,19 +116,24 @@ RigidSolver::RigidSolver(const SceneDesc& scene)
     groundFriction_ = float(scene.ground.friction);
     const size_t n = scene.rigidBodies.size();
     state_.resize(n);
-    shape_.resize(n);
-    mass_.resize(n);
-    inertia_.resize(n);
-    friction_.resize(n);
-    fixed_.resize(n);
+    std::vector<Collider>& shape = shape_.overwrite();
+    std::vector<double>& mass = mass_.overwrite();
+    std::vector<Vec3d>& inertia = inertia_.overwrite();
+    std::vector<float>& friction = friction_.overwrite();
+    std::vector<char>& fixed = fixed_.overwrite();
+    shape.resize(n);
+    mass.resize(n);
+    inertia.resize(n);
+    friction.resize(n);
+    fixed.resize(n);
     for (size_t i = 0; i < n; ++i) {
         const RigidBodyDesc& d = scene.rigidBodies[i];
-        shape_[i] = colliderFromDesc(d);
-        MassProperties mp = massProperties(shape_[i], d.density);
-        mass_[i] = mp.mass;
-        inertia_[i] = mp.inertia;
-        friction_[i] = float(d.friction);
-        fixed_[i] = d.fixed ? 1 : 0;
+        shape[i] = colliderFromDesc(d);
+        MassProperties mp = massProperties(shape[i], d.density);
+        mass[i] = mp.mass;
+        inertia[i] = mp.inertia;
+        friction[i] = float(d.friction);
+        fixed[i] = d.fixed ? 1 : 0;
         state_[i].position = d.position;
         state_[i].rotation = normalized(d.rotation);
         state_[i].velocity = d.fixed ? Vec3(0.0f) : d.velocity;
@@ -137,10 +142,8 @@ RigidSolver::RigidSolver(const SceneDesc& scene)
     prevPos_.resize(n);
     prevVel_.resize(n);
     for (size_t i = 0; i < n; ++i) prevVel_[i] = state_[i].velocity;
-    targetPos_.resize(n);
     prevRot_.resize(n);
-    targetRot_.resize(n);
-    force2_.assign(n, 0.0);
+    stepArrays();
     for (const JointDesc& jd : scene.joints) {
         Joint j;
         j.type = jd.type;
@@ -596,7 +599,18 @@ void RigidSolver::step(float h) {
     endStep();
 }
 
+// x*, R* and |f|^2 live inside a step (predict writes the targets, every assembly its body's |f|^2): a copy
+// of the solver does not carry them, and a step sizes them first.
+void RigidSolver::stepArrays() {
+    const size_t n = state_.size();
+    if (targetPos_.size() == n && targetRot_.size() == n && force2_.size() == n) return;
+    targetPos_.resize(n);
+    targetRot_.resize(n);
+    force2_.assign(n, 0.0);
+}
+
 void RigidSolver::beginStages(float h, bool forward) {
+    stepArrays();
     contactsVersion_ = freshContactsVersion();
     stageMs_ = RigidStageMs();
     StageClock clock;
@@ -745,9 +759,10 @@ size_t bytesOf(const std::vector<T>& v) {
 // storage may have more room, which its pages back only where a step once wrote: the landing's peak).
 size_t RigidSolver::copyBytes() const {
     size_t b = sizeof(*this) + file_.size();
-    b += bytesOf(state_) + bytesOf(pose_) + bytesOf(shape_) + bytesOf(mass_) + bytesOf(inertia_) +
-         bytesOf(friction_) + bytesOf(fixed_) + bytesOf(prevPos_) + bytesOf(targetPos_) + bytesOf(prevRot_) +
-         bytesOf(targetRot_) + bytesOf(prevVel_) + bytesOf(force2_);
+    b += bytesOf(state_) + bytesOf(pose_) + bytesOf(prevPos_) + bytesOf(prevRot_) + bytesOf(prevVel_);
+    // The bodies' constants, shared by every copy of one solver: counted with each (a budget errs high).
+    b += shape_.size() * sizeof(Collider) + mass_.size() * sizeof(double) + inertia_.size() * sizeof(Vec3d) +
+         friction_.size() * sizeof(float) + fixed_.size();
     b += contacts_.size() * sizeof(Contact) + manifolds_.size() * sizeof(ManifoldRange);
     b += bytesOf(joints_) + bytesOf(jointPairs_) + bytesOf(contactOffsets_) + bytesOf(contactItems_) +
          bytesOf(jointOffsets_) + bytesOf(jointItems_) + bytesOf(colorOf_) + bytesOf(dualOwner_) +

@@ -189,8 +189,8 @@ class RigidSolver {
     bool isFixed(int body) const { return fixed_[size_t(body)] != 0; }
     float friction(int body) const { return friction_[size_t(body)]; }
     const Collider& collider(int body) const { return shape_[size_t(body)]; }
-    const std::vector<Collider>& colliders() const { return shape_; }
-    const std::vector<float>& frictions() const { return friction_; }
+    const std::vector<Collider>& colliders() const { return shape_.get(); }
+    const std::vector<float>& frictions() const { return friction_.get(); }
     // Overwrites a body's state (tests, app reset); clears nothing else.
     void setState(int body, const RigidBodyState& s);
 
@@ -205,7 +205,8 @@ class RigidSolver {
     // colorGroups_, colorOf_ from the contact and joint pairs
     void colorBodies(const std::vector<ManifoldRange>& manifolds);
     void beginStages(float h, bool forward);  // beginStep without the diagnostics of iteration 0
-    void dualUpdate(bool contacts);           // joints always; contacts unless fused into the next sweep
+    void stepArrays();
+    void dualUpdate(bool contacts);  // joints always; contacts unless fused into the next sweep
     void finalizeVelocities(float h);
     void recordIteration(int it, float h);
 
@@ -229,17 +230,20 @@ class RigidSolver {
     // Per body (structure of arrays).
     std::vector<RigidBodyState> state_;
     std::vector<BodyPose> pose_;  // working poses of the current step (double)
-    std::vector<Collider> shape_;
-    std::vector<double> mass_;
-    std::vector<Vec3d> inertia_;  // principal moments
-    std::vector<float> friction_;
-    std::vector<char> fixed_;
-    std::vector<Vec3> prevPos_;     // x-
-    std::vector<Vec3d> targetPos_;  // x*
-    std::vector<Quat> prevRot_;     // R-
-    std::vector<Quatd> targetRot_;  // R*
-    std::vector<Vec3> prevVel_;     // v at the start of the previous step (adaptive guess)
-    std::vector<double> force2_;    // |f|^2 + |tau|^2 of the last assembly (residual)
+    // The bodies' constants, set when the solver is made: its copies share them.
+    SharedRecords<Collider> shape_;
+    SharedRecords<double> mass_;
+    SharedRecords<Vec3d> inertia_;  // principal moments
+    SharedRecords<float> friction_;
+    SharedRecords<char> fixed_;
+    std::vector<Vec3> prevPos_;  // x-
+    std::vector<Quat> prevRot_;  // R-
+    std::vector<Vec3> prevVel_;  // v at the start of the previous step (adaptive guess)
+    // Inside a step only (stepArrays), not carried by a copy: x*, R*, |f|^2 + |tau|^2 of the last assembly
+    // (the residual).
+    Scratch<std::vector<Vec3d>> targetPos_;
+    Scratch<std::vector<Quatd>> targetRot_;
+    Scratch<std::vector<double>> force2_;
 
     // This step's records (on the device while contactsPending()); a copy of the solver shares them
     // (rigid/contact_list.h).

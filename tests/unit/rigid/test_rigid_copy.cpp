@@ -18,10 +18,10 @@ namespace {
 
 constexpr float kH = 1.0f / 60.0f;
 
-RigidSolver landedPile(int boxes, int steps) {
+RigidSolver landedPile(int boxes, int steps, bool diagnostics = false) {
     SceneDesc sc = rigidPileScene(boxes, 0.5f);
     sc.solver.iterations = 6;
-    sc.solver.diagnostics = false;
+    sc.solver.diagnostics = diagnostics;
     RigidSolver s(sc);
     for (int i = 0; i < steps; ++i) s.step(kH);
     return s;
@@ -62,21 +62,34 @@ TEST(RigidCopy, SavedFramesShareTheirListsAndStepsNeitherWriteNorCopyThem) {
     EXPECT_EQ(solver.contactStorage().allocations, filled.allocations);
 }
 
+// The copy carries neither x*, R* nor the residual's |f|^2 (a step rebuilds them) and shares the bodies'
+// constants: with the diagnostics (which read |f|^2 for the residual and G) and without.
 TEST(RigidCopy, ACopyStepsAsTheOriginalDid) {
-    RigidSolver solver = landedPile(200, 30);
-    RigidSolver copy(solver);
-    std::vector<std::vector<RigidBodyState>> states;
-    for (int i = 0; i < 5; ++i) {
-        solver.step(kH);
-        states.push_back(solver.states());
+    for (const bool diagnostics : {false, true}) {
+        RigidSolver solver = landedPile(200, 30, diagnostics);
+        RigidSolver copy(solver);
+        EXPECT_EQ(copy.colliders().data(), solver.colliders().data());
+        std::vector<std::vector<RigidBodyState>> states;
+        std::vector<std::vector<IterationRecord>> its;
+        for (int i = 0; i < 5; ++i) {
+            solver.step(kH);
+            states.push_back(solver.states());
+            its.push_back(solver.lastIterations());
+        }
+        const std::vector<Contact> last = solver.contacts();
+        for (int i = 0; i < 5; ++i) {
+            copy.step(kH);
+            EXPECT_TRUE(sameBytes(copy.states(), states[size_t(i)])) << "step " << i;
+            const std::vector<IterationRecord>& r = copy.lastIterations();
+            ASSERT_EQ(r.size(), its[size_t(i)].size());
+            for (size_t k = 0; k < r.size(); ++k) {
+                EXPECT_EQ(r[k].residual, its[size_t(i)][k].residual) << "step " << i << " iteration " << k;
+                EXPECT_EQ(r[k].energy, its[size_t(i)][k].energy) << "step " << i << " iteration " << k;
+            }
+        }
+        EXPECT_TRUE(sameBytes(copy.contacts(), last));
+        EXPECT_EQ(copy.contactStorage().copies, 0u);
     }
-    const std::vector<Contact> last = solver.contacts();
-    for (int i = 0; i < 5; ++i) {
-        copy.step(kH);
-        EXPECT_TRUE(sameBytes(copy.states(), states[size_t(i)])) << "step " << i;
-    }
-    EXPECT_TRUE(sameBytes(copy.contacts(), last));
-    EXPECT_EQ(copy.contactStorage().copies, 0u);
 }
 
 TEST(RigidCopy, ACopyCountsItsContacts) {
