@@ -365,8 +365,7 @@ class WorldImpl final : public World {
         else
             saveDeviceOrSolverState(*s);
         if (rigid_->numBodies() > 0) s->rigid = std::make_shared<const RigidSolver>(*rigid_);
-        s->bodies = rigid_->states();
-        s->rigidBodies = desc_.rigidBodies;
+        s->desc = sharedDesc();
         s->lastIterations = lastIts_;
         return s;
     }
@@ -395,18 +394,20 @@ class WorldImpl final : public World {
         const bool same = s->origin == id_;
         // Another World (an edited description) keeps its own rigid solver and takes only the bodies'
         // poses and velocities; a body added by addRigidBody since then is one body too many.
-        if (!same && s->bodies.size() != size_t(rigid_->numBodies())) return false;
+        if (!same && s->bodyStates().size() != size_t(rigid_->numBodies())) return false;
+        if (same && !s->desc) return false;  // every save holds its description
         if (s->device ? s->device->numVertices() != soft_.model().numVertices() : !restoreSoft(soft_, *s))
             return false;
         if (same) {
             // The whole solver as it was (warm start included), or rebuilt without bodies added since.
             SceneDesc d = desc_;
-            d.rigidBodies = s->rigidBodies;
+            d.rigidBodies = s->desc->rigidBodies;
             rigid_ = s->rigid ? std::make_unique<RigidSolver>(*s->rigid) : std::make_unique<RigidSolver>(d);
             rigid_->setParams(desc_.solver);
-            editDesc().rigidBodies = s->rigidBodies;
+            editDesc().rigidBodies = s->desc->rigidBodies;
         } else {
-            for (size_t i = 0; i < s->bodies.size(); ++i) rigid_->setState(int(i), s->bodies[i]);
+            const std::vector<RigidBodyState>& bodies = s->bodyStates();
+            for (size_t i = 0; i < bodies.size(); ++i) rigid_->setState(int(i), bodies[i]);
         }
         frame_ = s->frame;
         time_ = s->time;

@@ -29,8 +29,13 @@ size_t WorldStateData::bytes() const {
     // The rigid solver's copy, its contacts included (11 MB of a landed 10,000-box pile's 17: counting 0.3 KB
     // a body, as before, let the timeline hold 4.6 times its budget of such frames).
     if (rigid) b += rigid->copyBytes();
-    b += bytesOf(bodies) + bytesOf(lastIterations) + rigidBodies.size() * sizeof(RigidBodyDesc);
+    b += bytesOf(lastIterations);  // the description is the World's, shared: not counted per frame
     return b;
+}
+
+const std::vector<RigidBodyState>& WorldStateData::bodyStates() const {
+    static const std::vector<RigidBodyState> none;
+    return rigid ? rigid->states() : none;
 }
 
 void WorldStateData::particles(std::vector<Vec3>* x, std::vector<Vec3>* v) const {

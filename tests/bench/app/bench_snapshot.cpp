@@ -13,12 +13,16 @@
 //   BM_SimFrameDevice/cells/double: BM_SimFrameHost's fromSave 1 on a CUDA device, 22k and 149k vertices (the
 //   window's host time outside the solver, on the simulation thread; skips without a device).
 //   BM_PileDescription/shared, BM_SnapshotPile: the 10,000-box pile's scene description copied (0) or shared
-//   (1), and the whole snapshot of a pile frame (CPU backend).
+//   (1), and the whole snapshot of a pile frame (CPU backend). BM_SimFramePile: BM_SimFrameHost's save and
+//   snapshot for the pile (CPU backend, a timeline of 8 frames).
 //   BM_SnapshotPositions/double: the reader's side of fromSave 1, on the render thread, for the frames that
 //     do read them (the CPU upload, markers, labels): positions() from a save kept on the device (here the
 //     host executor's memory: a copy; on CUDA one device-to-host copy).
 // Run: build/bin/bench_snapshot --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <deque>
 
 #include "../resting_cube.h"
 #include "backend/parallel.h"
@@ -72,17 +76,32 @@ void BM_PlotWindow(benchmark::State& st) {
 // Times what the app's simulation thread does after each (untimed) step of w: the timeline's save, then the
 // frame's snapshot with the plots' window shared from a growing timeline (as SimRunner::stepLabs).
 // fromSave: the snapshot reads its particles from the save when asked (none here), else copies them now.
-void timeSimFrames(benchmark::State& st, World& w, bool fromSave) {
+// ring: the saves kept, the oldest dropped as each is made (0: each dropped at once), as the app's timeline
+// keeps its frames (a kept frame's memory is not the next save's).
+void timeSimFrames(benchmark::State& st, World& w, bool fromSave, size_t ring = 0) {
     auto fixed = fixedData(w);
     auto mutex = std::make_shared<std::mutex>();
     auto cmds = std::make_shared<vbdgui::PendingCommands>();
     std::vector<FrameMetrics> timeline = framesUpTo(2000);
     vbdgui::MetricsWindow plots(vbdgui::kSnapshotMetrics);
+    std::deque<std::shared_ptr<const WorldState>> kept;
+    for (size_t i = 0; i < ring; ++i) {  // filled first, as a running app's timeline is
+        w.step();
+        kept.push_back(w.saveState());
+    }
+    using Clock = std::chrono::steady_clock;
+    double saveMs = 0;
     for (auto _ : st) {
         st.PauseTiming();
         w.step();
         st.ResumeTiming();
+        const Clock::time_point t0 = Clock::now();
         auto saved = w.saveState();
+        if (ring > 0) {
+            kept.push_back(saved);
+            kept.pop_front();
+        }
+        saveMs += std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
         timeline.push_back(w.history().back());
         timeline.back().frame = int(timeline.size());
         vbdgui::WorldSnapshot snap(w, ScalarField::None, fixed,
@@ -90,6 +109,7 @@ void timeSimFrames(benchmark::State& st, World& w, bool fromSave) {
                                    cmds, fromSave ? saved : nullptr);
         benchmark::DoNotOptimize(snap.numParticles());
     }
+    st.counters["save_ms"] = saveMs / double(st.iterations());  // the save (and the ring's drop) alone
 }
 
 void BM_SimFrameHost(benchmark::State& st) {
@@ -138,6 +158,14 @@ std::unique_ptr<World> landedPile() {
     return w;
 }
 
+// BM_SimFrameHost for the landing pile on the CPU backend with a timeline of 8 frames: the save (a copy of
+// the rigid solver sharing the step's contacts, 43,000-57,000 here) and the snapshot.
+void BM_SimFramePile(benchmark::State& st) {
+    ThreadLimit oneThread(1);
+    auto w = landedPile();
+    timeSimFrames(st, *w, true, 8);
+}
+
 // The pile's scene description as a snapshot takes it: shared 0 copies it (10,000 body descriptions, each
 // with its key string, as every snapshot did until the twenty-fourth session), shared 1 shares the World's.
 void BM_PileDescription(benchmark::State& st) {
@@ -173,6 +201,7 @@ BENCHMARK(BM_SimFrameDevice)
     ->UseRealTime();
 BENCHMARK(BM_PileDescription)->Arg(0)->Arg(1)->ArgName("shared")->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SnapshotPile)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_SimFramePile)->Iterations(20)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_PlotWindow)->Arg(0)->Arg(1)->ArgName("shared")->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_SimFrameHost)
     ->ArgsProduct({{0, 1}, {0, 1}})
