@@ -32,6 +32,7 @@
 #          kernel writes the Vulkan vertex buffer), 30 frames compared pixel-wise, and the host time per frame
 #          between solver and renderer on both paths; bench_interop (the record kernels against the CPU fill);
 #          bench_snapshot BM_SimFrameDevice (the simulation thread's save and snapshot after each window step)
+#          and BM_SimFramePileDevice (the same for the 10,000-box pile, contacts on the CPU or the device)
 #        - the app's window frames without a display (vbdlab --headless, 60 frames of cube_drop) on the CUDA
 #          and the CPU backend: the vertex-buffer path and the host time per frame outside solver and renderer
 #        - bench_gpu (soft step at ~100k / ~700k / ~2M tets, 10 / 100 / 120 iterations, lanes per vertex,
@@ -601,6 +602,13 @@ if [ $BUILD_OK = 1 ]; then
     awk -F, '{printf "interop,%s,%s,ms,measured\n", $1, $2}' >>"$CSV"
   grep -q '_median' "$LOGS/bench_snapshot.csv" ||  # skipped: say why (the benchmark's error message)
     say "  no medians: $(grep -o 'solver.backend[^"]*' "$LOGS/bench_snapshot.csv" | head -1)"
+  # The same for the 10,000-box pile stepped on the device, contacts made on the CPU or on the device (the
+  # timeline's save then keeps the records on the device): one run of 20 frames each; save_ms is the save.
+  vt 60 "$BUILD/bin/bench_snapshot" --benchmark_filter='BM_SimFramePileDevice/cuda:1' \
+    --benchmark_format=csv >"$LOGS/bench_snapshot_pile.csv" 2>"$LOGS/bench_snapshot_pile.err"
+  say "bench_snapshot BM_SimFramePileDevice: rc $?"
+  grep 'PileDevice' "$LOGS/bench_snapshot_pile.csv" | grep -v ',true,' | cut -d, -f1,3,4 | tee -a "$SUMMARY" |
+    awk -F, '{printf "interop,%s,%s,ms,measured\n", $1, $2}' >>"$CSV"
 fi
 
 if [ $BUILD_OK = 1 ]; then

@@ -14,14 +14,17 @@
 //   window's host time outside the solver, on the simulation thread; skips without a device).
 //   BM_PileDescription/shared, BM_SnapshotPile: the 10,000-box pile's scene description copied (0) or shared
 //   (1), and the whole snapshot of a pile frame (CPU backend). BM_SimFramePile: BM_SimFrameHost's save and
-//   snapshot for the pile (CPU backend, a timeline of 8 frames).
-//   BM_SnapshotPositions/double: the reader's side of fromSave 1, on the render thread, for the frames that
+//   snapshot for the pile (CPU backend, a timeline of 8 frames). BM_SimFramePileDevice/cuda/contacts: the
+//   same with the bodies stepped on a CUDA device (cuda 1; skips without one) or the host executor (cuda 0),
+//   the contacts made on the CPU (contacts 0) or on the device (1). BM_SnapshotPositions/double: the reader's
+//   side of fromSave 1, on the render thread, for the frames that
 //     do read them (the CPU upload, markers, labels): positions() from a save kept on the device (here the
 //     host executor's memory: a copy; on CUDA one device-to-host copy).
 // Run: build/bin/bench_snapshot --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <deque>
 
 #include "../resting_cube.h"
@@ -166,6 +169,30 @@ void BM_SimFramePile(benchmark::State& st) {
     timeSimFrames(st, *w, true, 8);
 }
 
+// BM_SimFramePile with the bodies stepped on the device (cuda 1: a CUDA device, skipped without one; 0: the
+// host executor), contacts 1 with the narrow phase and the matching there (VBD_CUDA_DEVICE_CONTACTS): the
+// save then keeps the step's contact records on the device (PendingContacts::keep) instead of fetching them.
+void BM_SimFramePileDevice(benchmark::State& st) {
+    ThreadLimit oneThread(1);
+    setenv("VBD_CUDA_DEVICE_CONTACTS", st.range(1) ? "1" : "0", 1);
+    SceneDesc d = rigidPileScene(10000, 0.5f);
+    d.solver.iterations = 4;
+    d.solver.backend = Backend::Cuda;
+    WorldOptions o;
+    o.hostExecutor = st.range(0) == 0;
+    std::unique_ptr<World> w;
+    try {
+        w = World::create(d, o);
+    } catch (const std::exception& e) {
+        unsetenv("VBD_CUDA_DEVICE_CONTACTS");
+        st.SkipWithError(e.what());
+        return;
+    }
+    unsetenv("VBD_CUDA_DEVICE_CONTACTS");
+    for (int i = 0; i < 30; ++i) w->step();
+    timeSimFrames(st, *w, true, 8);
+}
+
 // The pile's scene description as a snapshot takes it: shared 0 copies it (10,000 body descriptions, each
 // with its key string, as every snapshot did until the twenty-fourth session), shared 1 shares the World's.
 void BM_PileDescription(benchmark::State& st) {
@@ -202,6 +229,12 @@ BENCHMARK(BM_SimFrameDevice)
 BENCHMARK(BM_PileDescription)->Arg(0)->Arg(1)->ArgName("shared")->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SnapshotPile)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_SimFramePile)->Iterations(20)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_SimFramePileDevice)
+    ->ArgsProduct({{0, 1}, {0, 1}})
+    ->ArgNames({"cuda", "contacts"})
+    ->Iterations(20)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK(BM_PlotWindow)->Arg(0)->Arg(1)->ArgName("shared")->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_SimFrameHost)
     ->ArgsProduct({{0, 1}, {0, 1}})
