@@ -82,6 +82,8 @@ class SharedRecords {
             if (std::shared_ptr<Pool> pool = home.lock()) pool->push(std::move(owned));
         });
     }
+    // No list (its storage goes back to its pool once no copy holds it); this owner's pool stays.
+    void release() { records_.reset(); }
     // Makes next (from take()) the list; the old one goes back to its pool once no copy holds it.
     void replace(std::shared_ptr<Records> next) { records_ = std::move(next); }
     // The list for a writer that rewrites every record, contents dead: its own storage where no copy shares

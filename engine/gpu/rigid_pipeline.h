@@ -271,6 +271,11 @@ class RigidPipeline final : public RigidStepper {
         ex_.download(hostCounts_.data(), counts_.p, np);
         ex_.sync();
         solver.rangesForDevice(hostCounts_.data());
+        // A list still waiting for the records in oldContacts_ is another solver's now (rangesForDevice
+        // unhooked this one's): a copy of this solver made while its records were pending stays pending on
+        // the same version, so stepping the copy finds its version kept and would swap oldContacts_ under the
+        // original's fetch. Delivered before the step reuses them.
+        deliverLent();
         // The matching needs only the ranges and the start-of-step bodies: issued now, it runs while the CPU
         // builds the lists and the coloring (upload() then leaves these arrays as they are).
         const RigidView hv = solver.view();

@@ -20,7 +20,7 @@ ContactList& ContactList::operator=(const ContactList& o) {
 // else fetched into o and shared, as records on the host are.
 void ContactList::copyFrom(const ContactList& o) {
     unhook();
-    lost_ = o.lost_;
+    lost_ = false;  // pending records are not lost
     if (o.pending_ && o.pending_->keep) {
         ContactFetch kept;
         try {
@@ -28,7 +28,7 @@ void ContactList::copyFrom(const ContactList& o) {
         } catch (...) {  // no device memory for it: fetched below
         }
         if (kept) {
-            records_ = SharedRecords<Contact>();
+            records_.release();
             pending_ = std::make_shared<PendingContacts>();
             pending_->fetch = kept;
             pending_->keep = [kept] { return kept; };
@@ -37,8 +37,9 @@ void ContactList::copyFrom(const ContactList& o) {
             return;
         }
     }
-    o.get();
+    o.get();  // a fetch that fails leaves o lost: read after it
     records_ = o.records_;
+    lost_ = o.lost_;
 }
 
 ContactList::ContactList(ContactList&& o) noexcept

@@ -513,6 +513,53 @@ TEST(GpuRigidHost, LostDeviceRecordsMeanNoWarmStart) {
     EXPECT_TRUE(sameBits(dropped.states(), lost.states()));
     EXPECT_TRUE(sameContacts(dropped.contacts(), lost.contacts()));
     EXPECT_GT(lost.contactCount(), 500u);
+
+    // A copy made while the failing fetch is pending (no device copy offered): the copy's read fails the
+    // fetch, so the copy is lost too and steps as dropped does (it matched against ranges whose records were
+    // not there when it took the original's flag from before the fetch).
+    RigidSolver original(dropped), reference(dropped);
+    original.step(h);  // records of its own, which the failed fetch's storage still holds past its size
+    reference.step(h);
+    original.deferContacts([](Contact*, size_t) { throw std::runtime_error("device lost"); });
+    const RigidSolver copy(original);
+    EXPECT_TRUE(copy.contacts().empty());
+    RigidSolver stepped(copy);
+    reference.dropContacts();
+    reference.step(h);
+    stepped.step(h);
+    EXPECT_TRUE(sameBits(reference.states(), stepped.states()));
+}
+
+// A copy of a solver made while its records wait on the device has the same contacts version; the stepper
+// stepping the copy finds its own records kept and reuses them for the copy's step, so the original's pending
+// records must come down first: the original then reads its own records and steps as the CPU does, and a
+// stepper that goes away afterwards leaves nothing pending (its fetch would read freed memory).
+TEST(GpuRigidHost, SteppingACopyOfAPendingSolverKeepsTheOriginalsRecords) {
+    ThreadLimit oneThread(1);
+    const SceneDesc pyramid =
+        loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/rigid_pyramid.json", {});
+    const float h = float(pyramid.dt / pyramid.substeps);
+    RigidSolver cpu(pyramid), dev(pyramid);
+    std::unique_ptr<RigidStepper> stepper = makeHostRigidStepper();
+    stepper->setDeviceContacts(true);
+    for (int s = 0; s < 30; ++s) {
+        cpu.step(h);
+        stepper->step(dev, h);
+    }
+    ASSERT_TRUE(dev.contactsPending());
+    RigidSolver copy(dev);
+    stepper->step(copy, h);
+    EXPECT_FALSE(dev.contactsPending());  // delivered before the copy's step reused the memory
+    EXPECT_TRUE(sameContacts(cpu.contacts(), dev.contacts()));
+    cpu.step(h);
+    stepper->step(dev, h);
+    EXPECT_TRUE(sameBits(cpu.states(), dev.states()));
+    EXPECT_TRUE(sameBits(cpu.states(), copy.states()));  // the copy stepped from the same frame
+    RigidSolver copy2(dev);
+    stepper->step(copy2, h);
+    stepper.reset();
+    EXPECT_FALSE(dev.contactsPending());
+    EXPECT_TRUE(sameContacts(cpu.contacts(), dev.contacts()));
 }
 
 // The stepper keeps the bodies' constants (shapes, masses, inertia, fixed flags, frictions) on the executor
