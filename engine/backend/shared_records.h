@@ -100,7 +100,6 @@ class SharedRecords {
     }
     bool shared() const { return records_ && records_.use_count() > 1; }
     RecordStats stats() const { return stats_; }  // this owner's (a copy starts at zero)
-    size_t bytes() const { return records_ ? records_->capacity() * sizeof(T) : 0; }
 
   private:
     // Storage no list holds. One spare is what a step needs (the next list is written while the last is

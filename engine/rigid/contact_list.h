@@ -49,7 +49,9 @@ struct PendingContacts {
 class ContactList {
   public:
     ContactList() = default;
-    ContactList(const ContactList& o);  // fetches o's pending records first, then shares them
+    // Shares o's records; pending ones stay pending in a copy kept on the device where the device step offers
+    // one (PendingContacts::keep), else are fetched into o first.
+    ContactList(const ContactList& o);
     ContactList& operator=(const ContactList& o);
     ContactList(ContactList&& o) noexcept;
     ContactList& operator=(ContactList&& o) noexcept;
@@ -76,7 +78,6 @@ class ContactList {
     void reserve(size_t n) { records_.reserve(n); }  // room in the list and in one spare
     bool shared() const { return records_.shared(); }
     RecordStats storageStats() const { return records_.stats(); }
-    size_t bytes() const { return records_.bytes(); }
     // The device step: the current size() records are on the device until the first get(). The caller keeps
     // the link and delivers through it before it reuses their memory.
     std::shared_ptr<PendingContacts> defer(ContactFetch fetch);
