@@ -609,6 +609,8 @@ if [ $BUILD_OK = 1 ]; then
   say "bench_snapshot BM_SimFramePileDevice: rc $?"
   grep 'PileDevice' "$LOGS/bench_snapshot_pile.csv" | grep -v ',true,' | cut -d, -f1,3,4 | tee -a "$SUMMARY" |
     awk -F, '{printf "interop,%s,%s,ms,measured\n", $1, $2}' >>"$CSV"
+  grep 'PileDevice' "$LOGS/bench_snapshot_pile.csv" | grep -qv ',true,' ||
+    say "  no results: $(grep -o 'solver.backend[^"]*' "$LOGS/bench_snapshot_pile.csv" | head -1)"
 fi
 
 if [ $BUILD_OK = 1 ]; then
