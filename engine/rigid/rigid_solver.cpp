@@ -8,6 +8,7 @@
 #include <tuple>
 #include <utility>
 
+#include "backend/bytes.h"
 #include "backend/parallel.h"
 #include "backend/timer.h"
 #include "coloring/coloring.h"
@@ -748,26 +749,20 @@ void RigidSolver::endStep() {
 
 // ---------------------------------------------------------------------------------------------
 
-namespace {
-template <class T>
-size_t bytesOf(const std::vector<T>& v) {
-    return v.size() * sizeof(T);
-}
-}  // namespace
-
-// A copy's vectors are allocated to their sizes; the shared lists are counted by their records (a list's
-// storage may have more room, which its pages back only where a step once wrote: the landing's peak).
+// The vectors' heap (a copy allocates each to its size); the shared lists are counted by their records (a
+// list's storage may have more room, which its pages back only where a step once wrote: the landing's peak).
 size_t RigidSolver::copyBytes() const {
     size_t b = sizeof(*this) + file_.size();
-    b += bytesOf(state_) + bytesOf(pose_) + bytesOf(prevPos_) + bytesOf(prevRot_) + bytesOf(prevVel_);
+    b += heapBytes(state_) + heapBytes(pose_) + heapBytes(prevPos_) + heapBytes(prevRot_) +
+         heapBytes(prevVel_);
     // The bodies' constants, shared by every copy of one solver: counted with each (a budget errs high).
     b += shape_.size() * sizeof(Collider) + mass_.size() * sizeof(double) + inertia_.size() * sizeof(Vec3d) +
          friction_.size() * sizeof(float) + fixed_.size();
     b += contacts_.size() * sizeof(Contact) + manifolds_.size() * sizeof(ManifoldRange);
-    b += bytesOf(joints_) + bytesOf(jointPairs_) + bytesOf(contactOffsets_) + bytesOf(contactItems_) +
-         bytesOf(jointOffsets_) + bytesOf(jointItems_) + bytesOf(colorOf_) + bytesOf(dualOwner_) +
-         bytesOf(iterations_);
-    for (const std::vector<int>& g : colorGroups_) b += sizeof(std::vector<int>) + bytesOf(g);
+    b += heapBytes(joints_) + heapBytes(jointPairs_) + heapBytes(contactOffsets_) + heapBytes(contactItems_) +
+         heapBytes(jointOffsets_) + heapBytes(jointItems_) + heapBytes(colorOf_) + heapBytes(dualOwner_) +
+         heapBytes(iterations_);
+    for (const std::vector<int>& g : colorGroups_) b += sizeof(std::vector<int>) + heapBytes(g);
     for (const std::string& w : warnings_) b += sizeof(std::string) + w.size();
     return b;
 }

@@ -1,5 +1,6 @@
 #include "world/world_state.h"
 
+#include "backend/bytes.h"
 #include "rigid/rigid_solver.h"
 
 namespace vbd {
@@ -7,29 +8,25 @@ namespace vbd {
 namespace {
 
 template <typename T>
-size_t bytesOf(const std::vector<T>& v) {
-    return v.capacity() * sizeof(T);
-}
-
-template <typename T>
 size_t stateBytes(const SoftState<T>& s) {
     size_t b = 0;
     for (const auto* a : {&s.x, &s.v, &s.xPrev, &s.y, &s.vLast, &s.chebPrev, &s.chebPrevPrev, &s.force})
-        b += bytesOf(*a);
-    return b + bytesOf(s.Cprev);
+        b += heapBytes(*a);
+    return b + heapBytes(s.Cprev);
 }
 
 }  // namespace
 
 size_t WorldStateData::bytes() const {
     size_t b = sizeof(*this);
-    b += bytesOf(soft.x) + bytesOf(soft.v) + bytesOf(soft.xPrev) + bytesOf(soft.y) + bytesOf(soft.vLast);
-    b += stateBytes(carried.f) + stateBytes(carried.d) + bytesOf(carried.residual);
+    b += heapBytes(soft.x) + heapBytes(soft.v) + heapBytes(soft.xPrev) + heapBytes(soft.y) +
+         heapBytes(soft.vLast);
+    b += stateBytes(carried.f) + stateBytes(carried.d) + heapBytes(carried.residual);
     if (device) b += device->bytes();
     // The rigid solver's copy, its contacts included (11 MB of a landed 10,000-box pile's 17: counting 0.3 KB
     // a body, as before, let the timeline hold 4.6 times its budget of such frames).
     if (rigid) b += rigid->copyBytes();
-    b += bytesOf(lastIterations);  // the description is the World's, shared: not counted per frame
+    b += heapBytes(lastIterations);  // the description is the World's, shared: not counted per frame
     return b;
 }
 
