@@ -107,7 +107,7 @@ class GuiApp {
     void recordWindow(FrameSlot& f, uint32_t image);
     void submitAndPresent(FrameSlot& f, uint32_t image);
     void finishReadback(FrameSlot& f, Pixels& px);
-    void uploadLabs(bool external);
+    void uploadLabs();
     void makeLabGpu(int l);
     void dropLabGpu(int l);
     void recordScene(VkCommandBuffer cb, VkRect2D area, const Renderer& r);

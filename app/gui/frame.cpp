@@ -27,11 +27,10 @@ VkRect2D labArea(VkRect2D area, int l, int labs) {
 
 }  // namespace
 
-// external: the window's submit may read the interop's exported buffers (no offscreen capture this frame:
-// that submit would read them too; it draws the host copy instead). A snapshot whose frame the simulation
-// thread wrote into a slot that still holds it is drawn from there; any other (a CPU step, an edit, a
-// slot rewritten since) is uploaded from the snapshot.
-void GuiApp::uploadLabs(bool external) {
+// A snapshot whose frame the simulation thread wrote into a slot that still holds it is drawn from there
+// (by the window's submit, and first by an offscreen capture's: renderOffscreen); any other (a CPU step, an
+// edit, a slot rewritten since) is uploaded from the snapshot.
+void GuiApp::uploadLabs() {
     const auto t0 = Clock::now();
     for (int l = 0; l < (app_.compare ? 2 : 1); ++l) {
         Lab& lab = app_.labs[l];
@@ -39,7 +38,7 @@ void GuiApp::uploadLabs(bool external) {
         ExternalFrame ext;
         if (lab.link) {
             const InteropFrame f = lab.world->interopFrame();
-            ext.renderDone = external ? lab.link->slots().beginDraw(f) : 0;
+            ext.renderDone = lab.link->slots().beginDraw(f);
             lab.drewFromSlot = ext.renderDone != 0;
             if (ext.renderDone) {
                 ext.slot = f.slot;
@@ -70,7 +69,10 @@ void GuiApp::recordScene(VkCommandBuffer cb, VkRect2D area, const Renderer& r) {
 }
 
 // The 3D view(s) alone at w x h, with the same camera (the aspect is the target's), read back at once.
-// It runs in this frame's slot after the upload, before the swapchain frame reads the same buffers.
+// It runs in this frame's slot after the upload, before the swapchain frame reads the same buffers. A lab
+// drawn from an interop slot: this submit waits for simDone like the window's but does not signal
+// renderDone, which lets CUDA rewrite the slot; the window's submit, made after this one has finished
+// (render() waits for its fence), signals it once both have read the slot.
 void GuiApp::renderOffscreen(int w, int h, Pixels& out) {
     if (!offscreen_ || int(offscreen_->width()) != w || int(offscreen_->height()) != h) {
         offscreenRenderer_.reset();
@@ -78,9 +80,20 @@ void GuiApp::renderOffscreen(int w, int h, Pixels& out) {
         offscreen_ = std::make_unique<OffscreenTarget>(*ctx_, uint32_t(w), uint32_t(h));
         offscreenRenderer_ = std::make_unique<Renderer>(*ctx_, offscreen_->pass());
     }
-    out = offscreen_->render(kClearColor, [&](VkCommandBuffer cb) {
-        recordScene(cb, VkRect2D{{0, 0}, {uint32_t(w), uint32_t(h)}}, *offscreenRenderer_);
-    });
+    std::vector<FrameSync> waits;
+    for (int l = 0; l < (app_.compare ? 2 : 1); ++l) {
+        if (!app_.labs[l].gpu) continue;
+        FrameSync s = app_.labs[l].gpu->frameSync(frameIndex_);
+        s.signal = VK_NULL_HANDLE;
+        s.signalValue = 0;
+        waits.push_back(s);
+    }
+    out = offscreen_->render(
+        kClearColor,
+        [&](VkCommandBuffer cb) {
+            recordScene(cb, VkRect2D{{0, 0}, {uint32_t(w), uint32_t(h)}}, *offscreenRenderer_);
+        },
+        waits);
 }
 
 void GuiApp::readbackWindow(FrameSlot& f, uint32_t image, VkExtent2D ext, Pixels& out) {
@@ -244,7 +257,7 @@ bool GuiApp::renderFrame(const CaptureRequest& cap, CaptureResult* out) {
     uint32_t image = 0;
     if (!acquire(f, image)) return false;
     const bool offscreen = cap.offscreenW > 0 && cap.offscreenH > 0 && out;
-    uploadLabs(!offscreen);
+    uploadLabs();
     if (offscreen) renderOffscreen(cap.offscreenW, cap.offscreenH, out->offscreen);
     VK_CHECK(vkResetCommandBuffer(f.cb, 0));
     auto bi = vkInfo<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);

@@ -111,6 +111,11 @@ void OffscreenTarget::externalOwnership(VkBuffer buffer, bool acquire) {
 
 Pixels OffscreenTarget::render(const float clear[4], const std::function<void(VkCommandBuffer)>& record,
                                const FrameSync& sync) {
+    return render(clear, record, std::vector<FrameSync>{sync});
+}
+
+Pixels OffscreenTarget::render(const float clear[4], const std::function<void(VkCommandBuffer)>& record,
+                               const std::vector<FrameSync>& syncs) {
     VK_CHECK(vkResetCommandBuffer(cb_, 0));
     auto bi = vkInfo<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
     bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
@@ -124,13 +129,17 @@ Pixels OffscreenTarget::render(const float clear[4], const std::function<void(Vk
     rbi.renderArea = {{0, 0}, {width_, height_}};
     rbi.clearValueCount = 2;
     rbi.pClearValues = cv;
-    externalOwnership(sync.external, true);
-    externalOwnership(sync.externalInstances, true);
+    for (const FrameSync& s : syncs) {
+        externalOwnership(s.external, true);
+        externalOwnership(s.externalInstances, true);
+    }
     vkCmdBeginRenderPass(cb_, &rbi, VK_SUBPASS_CONTENTS_INLINE);
     record(cb_);
     vkCmdEndRenderPass(cb_);
-    externalOwnership(sync.external, false);
-    externalOwnership(sync.externalInstances, false);
+    for (const FrameSync& s : syncs) {
+        externalOwnership(s.external, false);
+        externalOwnership(s.externalInstances, false);
+    }
     VkBufferImageCopy copy{};
     copy.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
     copy.imageExtent = {width_, height_, 1};
@@ -148,21 +157,31 @@ Pixels OffscreenTarget::render(const float clear[4], const std::function<void(Vk
     auto si = vkInfo<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
     si.commandBufferCount = 1;
     si.pCommandBuffers = &cb_;
-    // The interop's vertex buffer: wait until CUDA wrote it (vertex fetch is the first reader), signal when
-    // the draw is done so that CUDA may write the slot again.
+    // The interop's vertex buffers: wait until CUDA wrote them (vertex fetch is the first reader), signal
+    // where asked when the draw is done so that CUDA may write the slot again.
+    std::vector<VkSemaphore> waits, signals;
+    std::vector<uint64_t> waitValues, signalValues;
+    for (const FrameSync& s : syncs) {
+        if (!s.wait) continue;
+        waits.push_back(s.wait);
+        waitValues.push_back(s.waitValue);
+        if (!s.signal) continue;
+        signals.push_back(s.signal);
+        signalValues.push_back(s.signalValue);
+    }
+    const std::vector<VkPipelineStageFlags> waitStages(waits.size(), VK_PIPELINE_STAGE_VERTEX_INPUT_BIT);
     auto tsi = vkInfo<VkTimelineSemaphoreSubmitInfoKHR>(VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO_KHR);
-    const VkPipelineStageFlags waitStage = VK_PIPELINE_STAGE_VERTEX_INPUT_BIT;
-    if (sync.wait) {
-        tsi.waitSemaphoreValueCount = 1;
-        tsi.pWaitSemaphoreValues = &sync.waitValue;
-        tsi.signalSemaphoreValueCount = 1;
-        tsi.pSignalSemaphoreValues = &sync.signalValue;
+    if (!waits.empty()) {
+        tsi.waitSemaphoreValueCount = uint32_t(waitValues.size());
+        tsi.pWaitSemaphoreValues = waitValues.data();
+        tsi.signalSemaphoreValueCount = uint32_t(signalValues.size());
+        tsi.pSignalSemaphoreValues = signalValues.data();
         si.pNext = &tsi;
-        si.waitSemaphoreCount = 1;
-        si.pWaitSemaphores = &sync.wait;
-        si.pWaitDstStageMask = &waitStage;
-        si.signalSemaphoreCount = 1;
-        si.pSignalSemaphores = &sync.signal;
+        si.waitSemaphoreCount = uint32_t(waits.size());
+        si.pWaitSemaphores = waits.data();
+        si.pWaitDstStageMask = waitStages.data();
+        si.signalSemaphoreCount = uint32_t(signals.size());
+        si.pSignalSemaphores = signals.data();
     }
     VK_CHECK(vkResetFences(ctx_.device, 1, &fence_));
     VK_CHECK(vkQueueSubmit(ctx_.queue, 1, &si, fence_));

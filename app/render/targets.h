@@ -31,6 +31,11 @@ class OffscreenTarget {
     // timeline semaphores of the vertex buffer drawn (SceneGpu::frameSync; none for the CPU upload).
     Pixels render(const float clear[4], const std::function<void(VkCommandBuffer)>& record,
                   const FrameSync& sync = {});
+    // The same with the buffers of several scenes drawn (the app's two labs). A sync whose signal is
+    // VK_NULL_HANDLE only waits: a later submit that reads the same slot signals its renderDone (a
+    // timeline value is signalled once, and CUDA may rewrite the slot only after the last reader).
+    Pixels render(const float clear[4], const std::function<void(VkCommandBuffer)>& record,
+                  const std::vector<FrameSync>& syncs);
     VkRenderPass pass() const { return pass_; }
     uint32_t width() const { return width_; }
     uint32_t height() const { return height_; }

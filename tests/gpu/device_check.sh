@@ -34,7 +34,8 @@
 #          bench_snapshot BM_SimFrameDevice (the simulation thread's save and snapshot after each window step)
 #          and BM_SimFramePileDevice (the same for the 10,000-box pile, contacts on the CPU or the device)
 #        - the app's window frames without a display (vbdlab --headless, 60 frames of cube_drop) on the CUDA
-#          and the CPU backend: the vertex-buffer path and the host time per frame outside solver and renderer
+#          and the CPU backend: the vertex-buffer path and the host time per frame outside solver and renderer;
+#          a 30-frame take recorded from the view at 640x360 on CUDA (the particles the window read)
 #        - bench_gpu (soft step at ~100k / ~700k / ~2M tets, 10 / 100 / 120 iterations, lanes per vertex,
 #          the tet layouts (arrays, incidence and tet records), the float increment form, staged against
 #          pageable copies, the rigid pile by phase, copy bandwidth)
@@ -558,6 +559,24 @@ if [ -x "$RVBD" ]; then
     row interop "window_actions_$b" "$rc" rc "$([ $rc = 0 ] && echo ok || echo failed)"
     [ $rc = 0 ] || FAILED=1
   done
+  # A take recorded from the view at a chosen size (the offscreen capture, gui/frame.cpp renderOffscreen),
+  # 30 frames on CUDA: each capture draws the interop slot the window draws (before the twenty-sixth session
+  # it drew the host copy, reading every snapshot's particles). The window must still read none.
+  rm -rf /tmp/vbd_take && mkdir -p /tmp/vbd_take
+  printf '[{"speed": "max"}, {"frame": 0, "set": {"solver.backend": "cuda"}}, {"frame": 1, "record": {"capture": "view", "size": [640, 360], "format": "png", "dir": "/tmp/vbd_take"}}, {"frame": 31, "record": "stop"}, {"frame": 33, "quit": true}]' \
+    >/tmp/vbd_window_actions_take.json
+  vt 120 "$RVBD" --headless --width 1280 --height 720 --scene assets/scenes/cube_drop.json \
+    --actions /tmp/vbd_window_actions_take.json >"$LOGS/interop_window_take.log" 2>&1
+  rc=$?
+  images=$(find /tmp/vbd_take -name '*.png' | wc -l)
+  read=$(sed -n 's/.*read the particles of \([0-9]*\) of \([0-9]*\) snapshots.*/\1\/\2/p' "$LOGS/interop_window_take.log" | tail -1)
+  say "window recording a 640x360 view take on cuda: rc $rc, $images images, read the particles of ${read:-?} snapshots"
+  say "  $(grep 'mean over' "$LOGS/interop_window_take.log" | tail -1)"
+  row interop window_take_images "$images" png measured
+  row interop window_take_snapshots_read "${read:-?}" read/shown measured
+  [ "$images" -ge 30 ] || rc=1
+  row interop window_take "$rc" rc "$([ $rc = 0 ] && echo ok || echo failed)"
+  [ $rc = 0 ] || FAILED=1
   # The same window on the paper's tet count (cube_drop with 52^3 cells: 149k vertices, 703k tets, 120
   # iterations at h = 1/120 s), CUDA only: what the simulation thread adds to a frame outside the solver
   # (the lazy publish's metrics, the timeline's save, the snapshot) where the state is large.

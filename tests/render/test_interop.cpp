@@ -9,7 +9,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
+#include <future>
 #include <memory>
 #include <thread>
 
@@ -196,6 +198,85 @@ TEST_F(Interop, OffscreenSubmitWaitsAndSignalsTimelines) {
     }
     vkDestroySemaphore(ctx->device, simDone, nullptr);
     vkDestroySemaphore(ctx->device, renderDone, nullptr);
+}
+
+// The app's offscreen capture reads the slots the window's submit reads next (gui/frame.cpp
+// renderOffscreen): it must wait for every drawn slot's simDone, and signal only the renderDone values it is
+// given (a wait-only sync leaves its renderDone to the window's submit: a timeline value is signalled once).
+// Two scenes here, as in the app's comparison: one wait-only, one that waits and signals.
+TEST_F(Interop, OffscreenSubmitWaitsForEverySlotAndSignalsOnlyWhatItIsGiven) {
+    if (!ctx->external.timeline) GTEST_SKIP() << ctx->deviceName() << " lacks timeline semaphores";
+    auto signal =
+        reinterpret_cast<PFN_vkSignalSemaphoreKHR>(vkGetDeviceProcAddr(ctx->device, "vkSignalSemaphoreKHR"));
+    auto value = reinterpret_cast<PFN_vkGetSemaphoreCounterValueKHR>(
+        vkGetDeviceProcAddr(ctx->device, "vkGetSemaphoreCounterValueKHR"));
+    auto wait =
+        reinterpret_cast<PFN_vkWaitSemaphoresKHR>(vkGetDeviceProcAddr(ctx->device, "vkWaitSemaphoresKHR"));
+    ASSERT_TRUE(signal && value && wait);
+    auto type = vkInfo<VkSemaphoreTypeCreateInfoKHR>(VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO_KHR);
+    type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE_KHR;
+    auto sci = vkInfo<VkSemaphoreCreateInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO);
+    sci.pNext = &type;
+    // [0], [1]: simDone of the two scenes; [2], [3]: their renderDone.
+    VkSemaphore sem[4] = {};
+    for (VkSemaphore& x : sem) ASSERT_EQ(vkCreateSemaphore(ctx->device, &sci, nullptr, &x), VK_SUCCESS);
+    auto hostSignal = [&](VkSemaphore x, uint64_t v) {
+        auto si = vkInfo<VkSemaphoreSignalInfoKHR>(VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO_KHR);
+        si.semaphore = x;
+        si.value = v;
+        return signal(ctx->device, &si);
+    };
+    {
+        auto world = vbd::World::create(cubeScene(vbd::Backend::Cpu));
+        OffscreenTarget target(*ctx, kW, kH);
+        Renderer renderer(*ctx, target.pass());
+        SceneGpu gpu(*ctx, *world, 1);
+        OrbitCamera cam;
+        glm::vec3 lo, hi;
+        sceneBounds(*world, lo, hi);
+        cam.frame(lo, hi, float(kW) / float(kH));
+        DrawOptions opt;
+        // Frame 1 signals the second scene's simDone first, frame 2 the first's: a submit that waited for one
+        // of them only would be done before the other is signalled in one of the two.
+        for (uint64_t f = 1; f <= 2; ++f) {
+            world->step();
+            gpu.update(*world, opt, 0);
+            const std::vector<FrameSync> syncs{FrameSync{sem[0], f, VK_NULL_HANDLE, 0},
+                                               FrameSync{sem[1], f, sem[3], f}};
+            auto frame = std::async(std::launch::async, [&] {
+                return target.render(
+                    kClearColor,
+                    [&](VkCommandBuffer cb) {
+                        renderer.draw(cb, gpu, 0, cam, VkRect2D{{0, 0}, {kW, kH}}, opt);
+                    },
+                    syncs);
+            });
+            const int first = f == 1 ? 1 : 0;
+            // Neither simDone is signalled: the submit waits (a frame takes a few ms here without the waits).
+            EXPECT_EQ(frame.wait_for(std::chrono::milliseconds(300)), std::future_status::timeout)
+                << "frame " << f;
+            EXPECT_EQ(hostSignal(sem[first], f), VK_SUCCESS);
+            EXPECT_EQ(frame.wait_for(std::chrono::milliseconds(300)), std::future_status::timeout)
+                << "frame " << f << ": the submit did not wait for scene " << 1 - first << "'s simDone";
+            EXPECT_EQ(hostSignal(sem[1 - first], f), VK_SUCCESS);
+            ASSERT_EQ(frame.wait_for(std::chrono::seconds(10)), std::future_status::ready) << "frame " << f;
+            const Pixels px = frame.get();
+            // The signalled renderDone may reach the host a moment after the fence (5 s bound, as above).
+            auto wi = vkInfo<VkSemaphoreWaitInfoKHR>(VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO_KHR);
+            wi.semaphoreCount = 1;
+            wi.pSemaphores = &sem[3];
+            wi.pValues = &f;
+            EXPECT_EQ(wait(ctx->device, &wi, 5'000'000'000ull), VK_SUCCESS) << "frame " << f;
+            uint64_t v = 7;
+            ASSERT_EQ(value(ctx->device, sem[2], &v), VK_SUCCESS);
+            EXPECT_EQ(v, 0u) << "frame " << f << ": the wait-only sync's renderDone was signalled";
+            long orange = 0;
+            for (size_t i = 0; i + 3 < px.rgba.size(); i += 4)
+                orange += px.rgba[i] > px.rgba[i + 1] + 30 && px.rgba[i + 1] > px.rgba[i + 2] + 20;
+            EXPECT_GT(orange, long(kW * kH / 100)) << "frame " << f;
+        }
+    }
+    for (VkSemaphore x : sem) vkDestroySemaphore(ctx->device, x, nullptr);
 }
 
 TEST_F(Interop, CpuBackendFallsBackToTheCpuVertexSourceNamingWhy) {
