@@ -121,7 +121,9 @@ class RigidPipeline final : public RigidStepper {
             solver.beginStepForDevice(h);
             t0 = std::chrono::steady_clock::now();
         }
-        const RigidView hv = solver.view();
+        // Read for the uploads; the results go into resultsView's storage below (the timeline's copy of the
+        // solver may share these arrays: no host copy of them either way).
+        const RigidView hv = solver.uploadView();
         const SolverDesc& p = solver.params();
         const int n = solver.numBodies();
         const int nc = int(solver.contactCount()), nj = int(solver.joints().size());
@@ -152,11 +154,12 @@ class RigidPipeline final : public RigidStepper {
         ex_.forEach(n, RigidFinalizeStage{dv, 1.0 / double(h)});
         if (!deviceContacts_) ex_.forEach(nc, RigidPackContactsStage{dv.contacts, duals_.p});
         lap(phases_.kernels);
-        download(hv, n, nc, nj);
+        const RigidView out = solver.resultsView();
+        download(out, n, nc, nj);
         std::vector<double> res(size_t(records) * 2);
         ex_.download(res.data(), results_.p, res.size());
         ex_.sync();
-        published_.assign(hv.state, hv.state + n);
+        published_.assign(out.state, out.state + n);
         if (deviceContacts_) {
             // This step's contacts and ranges become the next step's warm start, kept here; the solver's
             // records are fetched from there when the host first reads them (deliverLent before reuse).
@@ -171,7 +174,7 @@ class RigidPipeline final : public RigidStepper {
             // bringing them down: 11.4 MB of the pile's a frame.
             lent_->keep = [this, count = size_t(nc)] { return keepContacts(count); };
         } else {
-            unpackDuals(hv.contacts, nc);
+            unpackDuals(out.contacts, nc);
             contactsVersion_ = 0;
         }
         std::vector<IterationRecord> its(static_cast<size_t>(records));
@@ -278,7 +281,7 @@ class RigidPipeline final : public RigidStepper {
         deliverLent();
         // The matching needs only the ranges and the start-of-step bodies: issued now, it runs while the CPU
         // builds the lists and the coloring (upload() then leaves these arrays as they are).
-        const RigidView hv = solver.view();
+        const RigidView hv = solver.uploadView();
         put(pose_, hv.pose, n);
         mass_.put(ex_, hv.mass, n);
         fixed_.put(ex_, hv.fixed, n);

@@ -55,6 +55,12 @@ void resizeDiscarding(std::vector<T>& v, size_t n) {
     v.resize(n);
 }
 
+template <class T>
+T* resizedDiscarding(std::vector<T>& v, size_t n) {
+    resizeDiscarding(v, n);
+    return v.data();
+}
+
 // CSR lists by body: each(f) calls f(body, item) for every (body, item) incidence, twice in the same
 // order (once to count, once to fill), so a body's items keep the order of `each`.
 template <class Each>
@@ -116,7 +122,8 @@ RigidSolver::RigidSolver(const SceneDesc& scene)
     groundHeight_ = float(scene.ground.height);
     groundFriction_ = float(scene.ground.friction);
     const size_t n = scene.rigidBodies.size();
-    state_.resize(n);
+    std::vector<RigidBodyState>& state = state_.overwrite();
+    state.resize(n);
     std::vector<Collider>& shape = shape_.overwrite();
     std::vector<double>& mass = mass_.overwrite();
     std::vector<Vec3d>& inertia = inertia_.overwrite();
@@ -135,15 +142,16 @@ RigidSolver::RigidSolver(const SceneDesc& scene)
         inertia[i] = mp.inertia;
         friction[i] = float(d.friction);
         fixed[i] = d.fixed ? 1 : 0;
-        state_[i].position = d.position;
-        state_[i].rotation = normalized(d.rotation);
-        state_[i].velocity = d.fixed ? Vec3(0.0f) : d.velocity;
-        state_[i].angularVelocity = d.fixed ? Vec3(0.0f) : d.angularVelocity;
+        state[i].position = d.position;
+        state[i].rotation = normalized(d.rotation);
+        state[i].velocity = d.fixed ? Vec3(0.0f) : d.velocity;
+        state[i].angularVelocity = d.fixed ? Vec3(0.0f) : d.angularVelocity;
     }
-    prevPos_.resize(n);
-    prevVel_.resize(n);
-    for (size_t i = 0; i < n; ++i) prevVel_[i] = state_[i].velocity;
-    prevRot_.resize(n);
+    prevPos_.overwrite().assign(n, Vec3(0.0f));
+    prevRot_.overwrite().assign(n, Quat());
+    std::vector<Vec3>& prevVel = prevVel_.overwrite();
+    prevVel.resize(n);
+    for (size_t i = 0; i < n; ++i) prevVel[i] = state[i].velocity;
     stepArrays();
     for (const JointDesc& jd : scene.joints) {
         Joint j;
@@ -199,8 +207,9 @@ void RigidSolver::setParams(const SolverDesc& s) {
 }
 
 void RigidSolver::setState(int body, const RigidBodyState& s) {
-    state_[size_t(body)] = s;
-    state_[size_t(body)].rotation = normalized(s.rotation);
+    RigidBodyState& b = state_.edit()[size_t(body)];
+    b = s;
+    b.rotation = normalized(s.rotation);
 }
 
 void RigidSolver::setDrag(int body, const Vec3& localPoint, const Vec3& target, float stiffness) {
@@ -418,7 +427,9 @@ void RigidSolver::warmStart() {
 // Forward step (rigid/body_block.h, predictRigidBody): frozen targets x*, R* and the initial guess.
 
 void RigidSolver::predict(float h) {
-    const RigidView v = view();
+    // predictRigidBody writes every body's x- and R- (copies of the solver may share the old ones: new
+    // storage, no copy) and reads the states and v-.
+    RigidView v = view(false);
     const double hd = h;
     parallelFor(state_.size(), [&](size_t i) { predictRigidBody(v, int(i), hd); });
 }
@@ -512,13 +523,40 @@ void RigidSolver::colorBodies(const std::vector<ManifoldRange>& manifolds) {
 // ---------------------------------------------------------------------------------------------
 // The per-body block, the dual updates and the velocities: rigid/body_block.h over this solver's arrays.
 
-RigidView RigidSolver::view() {
+RigidView RigidSolver::view() { return view(true); }
+
+// keepStart: x- and R- keep their records (a copy where another holder shares them); false: rewritten.
+RigidView RigidSolver::view(bool keepStart) {
+    RigidView v = uploadView();
+    v.state = state_.edit().data();
+    v.pose = pose_.edit().data();
+    const size_t n = state_.size();
+    v.prevPos = keepStart ? prevPos_.edit().data() : resizedDiscarding(prevPos_.overwrite(), n);
+    v.prevRot = keepStart ? prevRot_.edit().data() : resizedDiscarding(prevRot_.overwrite(), n);
+    v.prevVel = prevVel_.edit().data();
+    return v;
+}
+
+RigidView RigidSolver::resultsView() {
+    RigidView v = uploadView();
+    const size_t n = state_.size();
+    v.state = resizedDiscarding(state_.overwrite(), n);
+    v.pose = resizedDiscarding(pose_.overwrite(), n);
+    v.prevPos = resizedDiscarding(prevPos_.overwrite(), n);
+    v.prevRot = resizedDiscarding(prevRot_.overwrite(), n);
+    v.prevVel = resizedDiscarding(prevVel_.overwrite(), n);
+    return v;
+}
+
+// The shared per-body arrays are const_cast: nothing writes through this view (RigidView's pointers are the
+// stages' writable ones).
+RigidView RigidSolver::uploadView() {
     RigidView v;
-    v.state = state_.data();
-    v.pose = pose_.data();
-    v.prevPos = prevPos_.data();
-    v.prevRot = prevRot_.data();
-    v.prevVel = prevVel_.data();
+    v.state = const_cast<RigidBodyState*>(state_.data());
+    v.pose = const_cast<BodyPose*>(pose_.data());
+    v.prevPos = const_cast<Vec3*>(prevPos_.data());
+    v.prevRot = const_cast<Quat*>(prevRot_.data());
+    v.prevVel = const_cast<Vec3*>(prevVel_.data());
     v.targetPos = targetPos_.data();
     v.targetRot = targetRot_.data();
     v.force2 = force2_.data();
@@ -587,10 +625,12 @@ void RigidSolver::recordIteration(int it, float h) {
 
 // ---------------------------------------------------------------------------------------------
 
+// Every pose rewritten: storage of its own, without copying the records a copy of the solver shares.
 void RigidSolver::syncPoses() {
-    pose_.resize(state_.size());
+    BodyPose* pose = resizedDiscarding(pose_.overwrite(), state_.size());
+    const RigidBodyState* state = state_.data();
     parallelFor(state_.size(),
-                [&](size_t i) { pose_[i] = makePose(Vec3d(state_[i].position), Quatd(state_[i].rotation)); });
+                [&](size_t i) { pose[i] = makePose(Vec3d(state[i].position), Quatd(state[i].rotation)); });
 }
 
 void RigidSolver::step(float h) {
@@ -749,20 +789,19 @@ void RigidSolver::endStep() {
 
 // ---------------------------------------------------------------------------------------------
 
-// The vectors' heap (a copy allocates each to its size); the shared lists are counted by their records (a
-// list's storage may have more room, which its pages back only where a step once wrote: the landing's peak).
+// The vectors' heap (a copy allocates each to its size); the shared arrays by their records (a list's storage
+// may have more room, which its pages back only where a step once wrote: the landing's peak). The bodies'
+// states, poses and x-, R-, v- are shared with the copy too, but the next step writes new ones (a copy or new
+// storage), so each saved frame holds its own. The adjacency is not carried.
 size_t RigidSolver::copyBytes() const {
     size_t b = sizeof(*this) + file_.size();
-    b += heapBytes(state_) + heapBytes(pose_) + heapBytes(prevPos_) + heapBytes(prevRot_) +
-         heapBytes(prevVel_);
+    b += state_.size() * sizeof(RigidBodyState) + pose_.size() * sizeof(BodyPose) +
+         prevPos_.size() * sizeof(Vec3) + prevRot_.size() * sizeof(Quat) + prevVel_.size() * sizeof(Vec3);
     // The bodies' constants, shared by every copy of one solver: counted with each (a budget errs high).
     b += shape_.size() * sizeof(Collider) + mass_.size() * sizeof(double) + inertia_.size() * sizeof(Vec3d) +
          friction_.size() * sizeof(float) + fixed_.size();
     b += contacts_.size() * sizeof(Contact) + manifolds_.size() * sizeof(ManifoldRange);
-    b += heapBytes(joints_) + heapBytes(jointPairs_) + heapBytes(contactOffsets_) + heapBytes(contactItems_) +
-         heapBytes(jointOffsets_) + heapBytes(jointItems_) + heapBytes(colorOf_) + heapBytes(dualOwner_) +
-         heapBytes(iterations_);
-    for (const std::vector<int>& g : colorGroups_) b += sizeof(std::vector<int>) + heapBytes(g);
+    b += heapBytes(joints_) + heapBytes(jointPairs_) + heapBytes(iterations_);
     for (const std::string& w : warnings_) b += sizeof(std::string) + w.size();
     return b;
 }

@@ -122,6 +122,12 @@ class RigidSolver {
     // were never written): the next step makes them fresh, without a warm start.
     void dropContacts();
     RigidView view();
+    // The device step's views (gpu/rigid_pipeline.h). uploadView: view()'s pointers without copying records
+    // a copy of the solver shares, for reading only (the uploads). resultsView: view() whose states, poses
+    // and x-, R-, v- are storage for the device's results, contents dead (the download writes every
+    // record): where a copy shares them, new storage instead of a copy.
+    RigidView uploadView();
+    RigidView resultsView();
     void endStepFromDevice(std::vector<IterationRecord> its, double deviceMs);
     const std::vector<std::vector<int>>& colorGroups() const { return colorGroups_; }
     const SolverDesc& params() const { return params_; }
@@ -132,13 +138,13 @@ class RigidSolver {
     // caller keeps the vector alive and updates it between sweeps.
     void setExternalBlocks(const std::vector<Block66d>* blocks) { external_ = blocks; }
     // The bodies' working poses: the current iterate inside a step, the last step's end pose after it.
-    const std::vector<BodyPose>& poses() const { return pose_; }
+    const std::vector<BodyPose>& poses() const { return pose_.get(); }
     // The pose at the start of the current step (x-, R-).
     Vec3 startPosition(int body) const { return prevPos_[size_t(body)]; }
     Quat startRotation(int body) const { return prevRot_[size_t(body)]; }
 
     int numBodies() const { return int(state_.size()); }
-    const std::vector<RigidBodyState>& states() const { return state_; }
+    const std::vector<RigidBodyState>& states() const { return state_.get(); }
     std::vector<RigidBodyView> views() const;
     std::vector<ContactView> contactViews() const;
     std::vector<JointView> jointViews() const;
@@ -161,6 +167,16 @@ class RigidSolver {
     RecordStats contactStorage() const {
         RecordStats s = contacts_.storageStats();
         s += manifolds_.stats();
+        return s;
+    }
+    // The same for the bodies' states, poses and x-, R-, v-: a CPU step that follows a copy copies the four
+    // it writes in place (states, x-, R-, v-; the poses are rewritten), a device step none.
+    RecordStats bodyStorage() const {
+        RecordStats s = state_.stats();
+        s += pose_.stats();
+        s += prevPos_.stats();
+        s += prevRot_.stats();
+        s += prevVel_.stats();
         return s;
     }
     // The bytes a copy of this solver holds (its vectors' room; the contacts and their ranges are shared with
@@ -195,6 +211,7 @@ class RigidSolver {
     void setState(int body, const RigidBodyState& s);
 
   private:
+    RigidView view(bool keepStart);
     void syncPoses();
     void detectCollisions(float h);
     void warmStart();
@@ -227,18 +244,21 @@ class RigidSolver {
     bool groundEnabled_ = true;
     float groundHeight_ = 0, groundFriction_ = 0.5f;
 
-    // Per body (structure of arrays).
-    std::vector<RigidBodyState> state_;
-    std::vector<BodyPose> pose_;  // working poses of the current step (double)
+    // Per body (structure of arrays). The states, the working poses and x-, R-, v- are shared with copies of
+    // the solver (the timeline saves one every frame) until a step writes them: a CPU step copies them on its
+    // first view() (into storage recycled from a copy let go), a device step writes its results into such
+    // storage without copying (resultsView), and syncPoses rewrites every pose.
+    SharedRecords<RigidBodyState> state_;
+    SharedRecords<BodyPose> pose_;  // working poses of the current step (double)
     // The bodies' constants, set when the solver is made: its copies share them.
     SharedRecords<Collider> shape_;
     SharedRecords<double> mass_;
     SharedRecords<Vec3d> inertia_;  // principal moments
     SharedRecords<float> friction_;
     SharedRecords<char> fixed_;
-    std::vector<Vec3> prevPos_;  // x-
-    std::vector<Quat> prevRot_;  // R-
-    std::vector<Vec3> prevVel_;  // v at the start of the previous step (adaptive guess)
+    SharedRecords<Vec3> prevPos_;  // x-
+    SharedRecords<Quat> prevRot_;  // R-
+    SharedRecords<Vec3> prevVel_;  // v at the start of the previous step (adaptive guess)
     // Inside a step only (stepArrays), not carried by a copy: x*, R*, |f|^2 + |tau|^2 of the last assembly
     // (the residual).
     Scratch<std::vector<Vec3d>> targetPos_;
@@ -264,11 +284,12 @@ class RigidSolver {
     std::vector<Joint> joints_;
     std::vector<std::pair<int, int>> jointPairs_;  // sorted (min, max) of jointed dynamic pairs
 
-    // Per-body adjacency (CSR): contact indices, joint indices.
-    std::vector<int> contactOffsets_, contactItems_, jointOffsets_, jointItems_;
-    std::vector<std::vector<int>> colorGroups_;
-    std::vector<int> colorOf_;    // index into colorGroups_ (-1: fixed)
-    std::vector<int> dualOwner_;  // per contact: the body that applies its fused dual update
+    // Per-body adjacency (CSR: contact indices, joint indices), the coloring and the dual owners: built from
+    // the step's contacts by every step before its sweeps (buildAdjacency), so not carried by a copy.
+    Scratch<std::vector<int>> contactOffsets_, contactItems_, jointOffsets_, jointItems_;
+    Scratch<std::vector<std::vector<int>>> colorGroups_;
+    Scratch<std::vector<int>> colorOf_;    // index into colorGroups_ (-1: fixed)
+    Scratch<std::vector<int>> dualOwner_;  // per contact: the body that applies its fused dual update
 
     std::vector<IterationRecord> iterations_;
     std::vector<std::string> warnings_;

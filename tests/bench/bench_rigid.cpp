@@ -9,7 +9,8 @@
 // alone, all of it on the CPU or the CPU's share when the narrow phase and the matching run on the device.
 // BM_PileContactViews: the contact markers of the landed pile (what an app snapshot computed every frame).
 // BM_PileSolverCopy: a copy of the landed pile's solver (the World's save, every frame of the app's
-// timeline); BM_PileTimeline: steps with such a save after each, the save and the matching timed. Run:
+// timeline); BM_PileTimeline: steps with such a save after each, the save and the matching timed (step_ms:
+// the whole step, which copies the per-body arrays a save shares before it writes them in place). Run:
 // build/bin/bench_rigid --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
@@ -204,12 +205,14 @@ void BM_PileTimeline(benchmark::State& st) {
         if (saves) ring.push_back(std::make_shared<const RigidSolver>(solver));
         if (ring.size() > 8) ring.pop_front();
     }
-    double saveMs = 0, contactsMs = 0, dropMs = 0;
+    double saveMs = 0, contactsMs = 0, dropMs = 0, stepMs = 0;
     long faults = 0;
-    const RecordStats before = solver.contactStorage();
+    const RecordStats before = solver.contactStorage(), bodiesBefore = solver.bodyStorage();
     for (auto _ : st) {
         const long f0 = minorFaults();
+        const auto ts = std::chrono::steady_clock::now();
         solver.step(kH);
+        stepMs += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - ts).count();
         const double matching = solver.stageMs().contacts;
         const auto t0 = std::chrono::steady_clock::now();
         std::shared_ptr<const RigidSolver> dropped;
@@ -235,10 +238,15 @@ void BM_PileTimeline(benchmark::State& st) {
     st.counters["contacts_ms"] = contactsMs / n;
     st.counters["page_faults"] = double(faults) / n;
     st.counters["drop_ms"] = dropMs / n;
+    // The whole step: with saves it also copies the per-body arrays it writes in place where the saved copy
+    // shares them (RigidSolver::bodyStorage).
+    st.counters["step_ms"] = stepMs / n;
     // Over the timed steps: lists copied, and new storage for lists (0 and 0 where the dropped frames' lists
     // are recycled).
     st.counters["copied"] = double(solver.contactStorage().copies - before.copies);
     st.counters["allocated"] = double(solver.contactStorage().allocations - before.allocations);
+    st.counters["body_copies"] = double(solver.bodyStorage().copies - bodiesBefore.copies) / n;
+    st.counters["body_allocated"] = double(solver.bodyStorage().allocations - bodiesBefore.allocations);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <deque>
 #include <filesystem>
 #include <memory>
 #include <set>
@@ -266,6 +267,31 @@ TEST(GpuRigidHost, ACopyStepsAsTheOriginal) {
         stepper->step(b, h);
         ASSERT_TRUE(sameBits(a.states(), b.states())) << "step " << s;
         ASSERT_TRUE(sameContacts(a.contacts(), b.contacts())) << "step " << s;
+    }
+}
+
+// The device step writes its results (states, working poses, x-, R-, v-) into storage of the solver's own
+// where the timeline's copy shares the arrays (RigidSolver::resultsView): no copy of them, with or without
+// device contacts; the saved copies keep their states byte for byte, and once the ring is full the storage is
+// the dropped frames'. The steps still equal the CPU's bit for bit (Pair).
+TEST(GpuRigidHost, ADeviceStepAfterASaveCopiesNoBodyArrays) {
+    for (const bool deviceContacts : {false, true}) {
+        SCOPED_TRACE(deviceContacts ? "device contacts" : "host contacts");
+        Pair p(rigidPileScene(400, 0.5f));
+        p.stepper->setDeviceContacts(deviceContacts);
+        std::deque<std::pair<std::shared_ptr<const RigidSolver>, std::vector<RigidBodyState>>> ring;
+        RecordStats filled;
+        for (int s = 0; s < 12; ++s) {
+            p.step("step " + std::to_string(s));
+            auto copy = std::make_shared<const RigidSolver>(p.dev);
+            ASSERT_EQ(copy->states().data(), p.dev.states().data());
+            ring.emplace_back(copy, p.dev.states());
+            if (ring.size() > 3) ring.pop_front();
+            if (s == 4) filled = p.dev.bodyStorage();
+        }
+        EXPECT_EQ(p.dev.bodyStorage().copies, 0u);
+        EXPECT_EQ(p.dev.bodyStorage().allocations, filled.allocations);
+        for (const auto& [copy, states] : ring) EXPECT_TRUE(sameBits(copy->states(), states));
     }
 }
 

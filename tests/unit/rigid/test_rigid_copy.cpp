@@ -1,7 +1,8 @@
 // A copy of the rigid solver (the app's timeline saves one every frame): it shares the step's contact records
-// and ranges instead of copying them; the steps after it write new lists, never the saved frame's, and
-// neither copy nor allocate storage once the dropped frames' lists come back; a saved copy steps as the
-// original did; and it counts its contacts in the bytes the timeline budgets.
+// and ranges, and the bodies' states and poses, instead of copying them; the steps after it write new lists,
+// never the saved frame's, and neither copy nor allocate storage once the dropped frames' lists come back (of
+// the bodies' arrays a CPU step copies the two it updates in place); a saved copy steps as the original did;
+// and it counts its contacts in the bytes the timeline budgets.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -60,6 +61,52 @@ TEST(RigidCopy, SavedFramesShareTheirListsAndStepsNeitherWriteNorCopyThem) {
     EXPECT_EQ(solver.contactStorage().copies, 0u);
     // Once the ring is full every step's lists go into the storage of the frame dropped before it.
     EXPECT_EQ(solver.contactStorage().allocations, filled.allocations);
+}
+
+// The bodies' states, working poses and x-, R- are shared with the saved copy too; a step writes its own:
+// it copies the two arrays it updates in place (the states, which finalize writes, and v-, which the
+// adaptive guess writes only for dynamic bodies) and takes new storage for the three it rewrites whole
+// (syncPoses, and x-, R- in predict). The saved frames keep theirs byte for byte, and once the ring is full
+// the storage comes from the frames dropped.
+TEST(RigidCopy, SavedFramesKeepTheirBodiesAndAStepCopiesOnlyWhatItUpdatesInPlace) {
+    RigidSolver solver = landedPile(300, 40);
+    struct Saved {
+        std::shared_ptr<const RigidSolver> copy;
+        std::vector<RigidBodyState> states;
+        std::vector<BodyPose> poses;
+        std::vector<Vec3> start;
+    };
+    auto startPositions = [](const RigidSolver& s) {
+        std::vector<Vec3> x(size_t(s.numBodies()));
+        for (int i = 0; i < s.numBodies(); ++i) x[size_t(i)] = s.startPosition(i);
+        return x;
+    };
+    std::deque<Saved> ring;
+    RecordStats filled;
+    for (int i = 0; i < 14; ++i) {
+        const RecordStats before = solver.bodyStorage();
+        solver.step(kH);
+        if (i > 0) {  // a copy was saved before this step
+            EXPECT_EQ(solver.bodyStorage().copies - before.copies, 2u) << "step " << i;
+        }
+        auto copy = std::make_shared<const RigidSolver>(solver);
+        EXPECT_EQ(copy->states().data(), solver.states().data());
+        EXPECT_EQ(copy->poses().data(), solver.poses().data());
+        ring.push_back({copy, solver.states(), solver.poses(), startPositions(solver)});
+        if (ring.size() > 4) ring.pop_front();
+        if (i == 5) filled = solver.bodyStorage();
+    }
+    for (const Saved& s : ring) {
+        EXPECT_TRUE(sameBytes(s.copy->states(), s.states));
+        EXPECT_TRUE(sameBytes(s.copy->poses(), s.poses));
+        EXPECT_TRUE(sameBytes(startPositions(*s.copy), s.start));
+    }
+    EXPECT_EQ(solver.bodyStorage().allocations, filled.allocations);
+    // Unshared, a step copies nothing.
+    ring.clear();
+    const RecordStats alone = solver.bodyStorage();
+    solver.step(kH);
+    EXPECT_EQ(solver.bodyStorage().copies, alone.copies);
 }
 
 // The copy carries neither x*, R* nor the residual's |f|^2 (a step rebuilds them) and shares the bodies'
