@@ -1,11 +1,13 @@
 #pragma once
 // What the window reads of a frame's particles besides its measures (gpu/frame_sums.h), measured where the
 // state is so that a lazily published device step does not bring the positions to the host for them: the
-// axis-aligned bounds of a range of particles as a reduction value (World::surfaceBounds: each soft body's
-// or cloth's box, which the renderer's ground shadows and marker sizes read; SoftStepper::setFrameBounds),
+// axis-aligned bounds of ranges of particles (World::surfaceBounds: each soft body's or cloth's box, which
+// the renderer's ground shadows and marker sizes read; SoftStepper::setFrameBounds; a tree of boxes,
+// gpu/bounds_plan.h),
 // and the positions of listed particles (World::pinPositions; SoftStepper::setGathered). The positions are
 // read as publishing rounds them (float), so the host's loop over World::positions() gives the same box bit
 // for bit: min and max do not depend on the order.
+#include "gpu/bounds_plan.h"
 #include "math/hd.h"
 #include "math/vec3.h"
 
@@ -33,12 +35,39 @@ struct FrameBounds {
     }
 };
 
-// The box of particles begin, begin + 1, ... of x (the published rounding of the state's positions).
+// The box tree of gpu/bounds_plan.h. Level 0: item k boxes its particles of x (the published rounding of the
+// state's positions).
 template <typename T>
-struct FrameBoundsTerm {
+struct ParticleChunkBoundsStage {
     const Vec3T<T>* x;
-    int begin;
-    VBD_HD FrameBounds operator()(int i) const { return FrameBounds::of(Vec3(x[begin + i])); }
+    const BoundsItem* items;  // this level's
+    FrameBounds* boxes;
+    VBD_HD void operator()(int k) const {
+        const BoundsItem it = items[k];
+        FrameBounds b;
+        for (int i = it.begin; i < it.end; ++i) b = b + FrameBounds::of(Vec3(x[i]));
+        boxes[it.out] = b;
+    }
+};
+
+// A level above: item k boxes its boxes of the levels below.
+struct BoxGroupBoundsStage {
+    const BoundsItem* items;  // this level's
+    FrameBounds* boxes;
+    VBD_HD void operator()(int k) const {
+        const BoundsItem it = items[k];
+        FrameBounds b;
+        for (int i = it.begin; i < it.end; ++i) b = b + boxes[i];
+        boxes[it.out] = b;
+    }
+};
+
+// Range r's box from the tree (empty for an empty range).
+struct RangeBoundsStage {
+    const int* rangeBox;
+    const FrameBounds* boxes;
+    FrameBounds* out;
+    VBD_HD void operator()(int r) const { out[r] = rangeBox[r] >= 0 ? boxes[rangeBox[r]] : FrameBounds{}; }
 };
 
 // The published positions of listed particles (World::pinPositions: the fixed ones), gathered with the

@@ -214,6 +214,8 @@ class PipelineStepper final : public SoftStepper {
             if (r[0] < 0 || r[1] < r[0])
                 throw std::invalid_argument("setFrameBounds: a range ends before it begins");
         boundsRanges_ = std::move(ranges);
+        boundsPlan_ = planRangeBounds(boundsRanges_, kBoundsFanIn);
+        boundsUploaded_ = false;
         hostBounds_.assign(boundsRanges_.size(), FrameBounds{});
         measured_ = false;
         dropCapturedStep();  // the captured step issues the reductions it had
@@ -518,14 +520,15 @@ class PipelineStepper final : public SoftStepper {
         // Sized before a graph is captured (an allocation cannot be captured), once per configure.
         if (measuresWanted_) {
             measurePartials_.ensure(ex_, size_t(blocksFor(measuredItems())));
-            if (!boundsRanges_.empty()) {
-                int longest = 0;
-                for (const auto& r : boundsRanges_) {
+            if (!boundsRanges_.empty() && !boundsUploaded_) {
+                for (const auto& r : boundsRanges_)
                     if (r[1] > plan_.n) throw std::invalid_argument("setFrameBounds: a range past the model");
-                    longest = std::max(longest, r[1] - r[0]);
-                }
-                boundsPartials_.ensure(ex_, size_t(blocksFor(std::max(longest, 1))));
+                const BoundsPlan& bp = boundsPlan_;
+                if (!bp.items.empty()) boundsItems_.put(ex_, bp.items.data(), bp.items.size());
+                boundsRangeBox_.put(ex_, bp.rangeBox.data(), bp.rangeBox.size());
+                boundsTree_.ensure(ex_, size_t(std::max(bp.numBoxes, 1)));
                 bounds_.ensure(ex_, boundsRanges_.size());
+                boundsUploaded_ = true;
             }
             if (!gatherList_.empty() && !gatherUploaded_) {  // an index past the model's would read past x
                 for (int i : gatherList_)
@@ -638,8 +641,11 @@ class PipelineStepper final : public SoftStepper {
         vcItems_.free(ex_);
         contactPartials_.free(ex_);
         measurePartials_.free(ex_);
-        boundsPartials_.free(ex_);
+        boundsItems_.free(ex_);
+        boundsRangeBox_.free(ex_);
+        boundsTree_.free(ex_);
         bounds_.free(ex_);
+        boundsUploaded_ = false;
         gatherIndex_.free(ex_);
         gatherOut_.free(ex_);
         fieldScratch_.free(ex_);
@@ -983,9 +989,19 @@ class PipelineStepper final : public SoftStepper {
             ex_.reduce(numContacts_, FrameEnergyTerm<EnergyContactTerm<T>>{{a}}, measurePartials_.p,
                        measures_, true);
         }
-        for (size_t k = 0; k < boundsRanges_.size(); ++k) {
-            const auto& r = boundsRanges_[k];
-            ex_.reduce(r[1] - r[0], FrameBoundsTerm<T>{a_.x, r[0]}, boundsPartials_.p, bounds_.p + k, false);
+        if (!boundsRanges_.empty()) {  // the box tree, one launch a level (gpu/bounds_plan.h)
+            const BoundsPlan& bp = boundsPlan_;
+            for (int l = 0; l < bp.levels(); ++l) {
+                const int first = bp.levelStart[size_t(l)], count = bp.levelStart[size_t(l) + 1] - first;
+                if (count == 0) continue;
+                const BoundsItem* items = boundsItems_.p + first;
+                if (l == 0)
+                    ex_.forEach(count, ParticleChunkBoundsStage<T>{a_.x, items, boundsTree_.p});
+                else
+                    ex_.forEach(count, BoxGroupBoundsStage{items, boundsTree_.p});
+            }
+            ex_.forEach(int(boundsRanges_.size()),
+                        RangeBoundsStage{boundsRangeBox_.p, boundsTree_.p, bounds_.p});
         }
         if (!gatherList_.empty())
             ex_.forEach(int(gatherList_.size()), GatherPositionsStage<T>{a_.x, gatherIndex_.p, gatherOut_.p});
@@ -1004,9 +1020,15 @@ class PipelineStepper final : public SoftStepper {
     FrameSums hostMeasures_;
     // The memory of the saves (saveOnDevice), shared with them: a save outlives the stepper that made it.
     std::shared_ptr<SaveBlocks<Exec>> saveBlocks_ = std::make_shared<SaveBlocks<Exec>>();
-    // setFrameBounds: the particle ranges, their boxes on the executor and on the host, the partials.
+    // setFrameBounds: the particle ranges and their box tree (uploaded once per set of ranges and
+    // configuration), the tree's boxes, the ranges' boxes on the executor and on the host.
+    static constexpr int kBoundsFanIn = 32;
     std::vector<std::array<int, 2>> boundsRanges_;
-    ExecBuffer<Exec, FrameBounds> bounds_, boundsPartials_;
+    BoundsPlan boundsPlan_;
+    bool boundsUploaded_ = false;
+    ExecBuffer<Exec, BoundsItem> boundsItems_;
+    ExecBuffer<Exec, int> boundsRangeBox_;
+    ExecBuffer<Exec, FrameBounds> boundsTree_, bounds_;
     std::vector<FrameBounds> hostBounds_;
     // setGathered: the particles, their indices and positions on the executor, the positions on the host.
     std::vector<int> gatherList_;

@@ -50,17 +50,16 @@ std::vector<SurfaceView> particleSurfaces(const SoftModel& sm) {
     return out;
 }
 
-// Each body's particles as one range [begin, end) for the device's boxes (SoftStepper::setFrameBounds):
-// the builder appends the bodies' particles in order. None (the World bounds them on the host) where a body's
-// particles are not contiguous, or for more bodies than are worth a reduction each.
+// Each body's particles as one range [begin, end) for the device's boxes (SoftStepper::setFrameBounds, any
+// number of them: a tree of a few launches, gpu/bounds_plan.h): the builder appends the bodies' particles in
+// order. None (the World bounds them on the host) where a body's particles are not contiguous.
 std::vector<std::array<int, 2>> bodyRanges(const SoftModel& sm) {
-    constexpr int kMaxRanges = 64;
     std::vector<std::array<int, 2>> r;
     const auto& body = sm.bodyOfVertex;
     for (size_t i = 0; i < body.size(); ++i) {
         const int b = body[i];
         if (b == int(r.size()) - 1) continue;
-        if (b < int(r.size()) || b >= kMaxRanges) return {};      // a body seen before, or too many
+        if (b < int(r.size())) return {};                         // a body seen before
         while (int(r.size()) < b) r.push_back({int(i), int(i)});  // bodies without particles
         r.push_back({int(i), int(i)});
     }
@@ -143,6 +142,7 @@ class WorldImpl final : public World {
             history_.erase(history_.begin(), history_.end() - kHistoryKeep);
     }
 
+    size_t stateFetches() const override { return fetches_; }
     const SceneDesc& desc() const override { return desc_; }
     std::shared_ptr<const SceneDesc> sharedDesc() const override {
         if (!sharedDesc_) sharedDesc_ = std::make_shared<const SceneDesc>(desc_);
@@ -442,7 +442,7 @@ class WorldImpl final : public World {
     // setLazyPublish: the device's state of its last step into the model, if that step left it on the device.
     // Logically const: the model's arrays are the host's view of that state, brought up to date when read.
     void fetchState() const {
-        if (device_) device_->publishPending(const_cast<SoftSolver&>(soft_));
+        if (device_ && device_->publishPending(const_cast<SoftSolver&>(soft_))) ++fetches_;
     }
 
     // The device step's state of its last step (SoftStepper::saveCarried: its precision's state with the
@@ -637,6 +637,7 @@ class WorldImpl final : public World {
     }
     SceneDesc desc_;
     mutable std::shared_ptr<const SceneDesc> sharedDesc_;  // sharedDesc(): desc_ as it is, made on demand
+    mutable size_t fetches_ = 0;                           // stateFetches()
     WorldOptions options_;
     SoftSolver soft_;
     std::unique_ptr<RigidSolver> rigid_;

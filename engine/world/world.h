@@ -118,6 +118,9 @@ class World {
     // device run reads the published floats). Off by default: every step publishes. No effect on the CPU
     // backend.
     virtual void setLazyPublish(bool on) { (void)on; }
+    // How many times a reader brought a lazily published state to the host (0 on the CPU backend): what the
+    // tests and the app's exit line count to show which readers still need the particles.
+    virtual size_t stateFetches() const { return 0; }
 
     // Rigid bodies in scene order.
     virtual std::vector<RigidBodyView> bodies() const = 0;

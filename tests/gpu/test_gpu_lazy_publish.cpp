@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "backend/parallel.h"
+#include "gpu/host_exec.h"
 #include "gpu/soft_stepper.h"
 #include "gpu_scenes.h"
 #include "scene/scene.h"
@@ -439,18 +440,31 @@ TEST(GpuLazyPublish, ADivergingLazyRunStopsAsTheEagerRun) {
 // The boxes of the bodies' particles (World::surfaceBounds, which the window's shadows and marker sizes read
 // instead of the positions): from the lazy World's device measures, before anything fetches its state, they
 // must be the CPU World's loop over its positions bit for bit (min and max of the same floats), and that loop
-// the test's own over each body's particles. Soft bodies, cloth with a cube, two cubes in double.
+// the test's own over each body's particles, and reading them brings nothing to the host (stateFetches).
+// Soft bodies, cloth with a cube, two cubes in double, and the pile stacked three times (81 bodies: the World
+// boxed at most 64 on the device until the box tree, gpu/bounds_plan.h, and fetched the state beyond).
 TEST(GpuLazyPublish, BodyBoxesFromTheDeviceAreTheHosts) {
     ThreadLimit oneThread(1);
     struct Case {
         const char* name;
         Precision prec;
+        int layers;
     };
-    for (const Case c : {Case{"soft_pile", Precision::Float}, Case{"cloth_cube", Precision::Float},
-                         Case{"damping_comparison", Precision::Double}}) {
-        SCOPED_TRACE(c.name);
+    for (const Case c :
+         {Case{"soft_pile", Precision::Float, 1}, Case{"cloth_cube", Precision::Float, 1},
+          Case{"damping_comparison", Precision::Double, 1}, Case{"soft_pile", Precision::Float, 3}}) {
+        SCOPED_TRACE(std::string(c.name) + " x" + std::to_string(c.layers));
         SceneDesc d = scene(c.name);
         d.solver.precision = c.prec;
+        const size_t one = d.softBodies.size();
+        for (int layer = 1; layer < c.layers; ++layer)
+            for (size_t k = 0; k < one; ++k) {
+                SoftBodyDesc b = d.softBodies[k];
+                b.min.y += 0.3f * float(layer);
+                b.max.y += 0.3f * float(layer);
+                b.key = "soft_bodies[" + std::to_string(d.softBodies.size()) + "]";
+                d.softBodies.push_back(b);
+            }
         auto cpu = cpuWorld(d);
         auto dev = deviceWorld(d, true);
         SoftSolver built;
@@ -460,7 +474,9 @@ TEST(GpuLazyPublish, BodyBoxesFromTheDeviceAreTheHosts) {
         for (int f = 1; f <= 8; ++f) {
             cpu->step();
             dev->step();
+            const size_t fetches = dev->stateFetches();
             const std::vector<Box3> fromDevice = dev->surfaceBounds(), fromHost = cpu->surfaceBounds();
+            EXPECT_EQ(dev->stateFetches(), fetches) << "frame " << f << ": the boxes fetched the state";
             std::vector<Box3> own(cpu->surfaces().size(), Box3{Vec3(3.4e38f), Vec3(-3.4e38f)});
             const auto& x = cpu->positions();
             for (size_t i = 0; i < x.size(); ++i) {
@@ -634,6 +650,41 @@ TEST(GpuLazyPublish, TheStepperBoxesEachRangeOfTheLastStep) {
     EXPECT_FALSE(boxes[0].empty());
     EXPECT_GT(boxes[2].hi[1] - boxes[2].lo[1], 0.1f);  // the pile's bodies span heights
     EXPECT_THROW(st->setFrameBounds({{5, 4}}), std::invalid_argument);
+}
+
+// Many ranges (the box tree's launches, gpu/bounds_plan.h: a level's items in any order, as a GPU runs them):
+// 150 ranges of all lengths, each box the loop's over the published positions, in every launch order.
+TEST(GpuLazyPublish, TheStepperBoxesManyRangesInAnyLaunchOrder) {
+    ThreadLimit oneThread(1);
+    const SceneDesc d = scene("soft_pile");
+    for (const LaunchOrder order : {LaunchOrder::Forward, LaunchOrder::Reversed, LaunchOrder::Shuffled}) {
+        ScopedLaunchOrder launches(order);
+        SoftSolver solver;
+        solver.build(d);
+        const int n = solver.model().numVertices();
+        std::vector<std::array<int, 2>> ranges = {{0, n}, {7, 7}};
+        for (int k = 0; k < 148; ++k)
+            ranges.push_back({(k * 37) % n, std::min(n, (k * 37) % n + k * k % 1500)});
+        auto st = makeHostPipelineStepper(Precision::Float);
+        st->setFrameBounds(ranges);
+        st->setFrameMeasures(true);
+        st->configure(solver);
+        for (int k = 0; k < 3; ++k) st->step(solver, float(d.dt), d.gravity, false);
+        std::vector<FrameBounds> boxes;
+        ASSERT_TRUE(st->frameBounds(boxes));
+        ASSERT_EQ(boxes.size(), ranges.size());
+        ASSERT_TRUE(st->publishPending(solver));
+        const auto& x = solver.model().x;
+        for (size_t k = 0; k < ranges.size(); ++k) {
+            FrameBounds own;
+            for (int i = ranges[k][0]; i < ranges[k][1]; ++i) own = own + FrameBounds::of(x[size_t(i)]);
+            EXPECT_EQ(boxes[k].empty(), ranges[k][0] == ranges[k][1]) << "range " << k;
+            for (int a = 0; a < 3; ++a) {
+                EXPECT_EQ(boxes[k].lo[a], own.lo[a]) << "range " << k;
+                EXPECT_EQ(boxes[k].hi[a], own.hi[a]) << "range " << k;
+            }
+        }
+    }
 }
 
 // The stepper's gather (World::pinPositions' source): the listed particles' published positions of the last
