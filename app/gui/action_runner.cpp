@@ -300,6 +300,9 @@ bool ActionRunner::execute(GuiApp& app, const Action& a) {
         case Verb::Pause:
             pauseUntil_ = wallSeconds() + v.get<double>();
             break;
+        case Verb::Fault:
+            app.injectDeviceLost();
+            break;
         case Verb::Quit: {
             app.stopRecording();
             const Lab& lab = s.labs[0];

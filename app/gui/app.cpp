@@ -369,12 +369,26 @@ int GuiApp::run() {
     }
     sim_.setGate(Gate::Screenshot, targetFrames_);
     lastFrame_ = Clock::now();
-    while ((!window_ || !glfwWindowShouldClose(window_)) && quitCode_ < 0 && iterate()) {
+    bool failed = false;
+    try {
+        while ((!window_ || !glfwWindowShouldClose(window_)) && quitCode_ < 0 && iterate()) {
+        }
+    } catch (const VulkanError& e) {
+        // A lost device (or another failed Vulkan call) mid-run: nothing more can be drawn, but what the run
+        // made is kept. The take so far is closed (its images, take.json, the mp4's end), the simulation
+        // stops, and the teardown frees the interop without waiting for the frames the renderer will never
+        // finish (gpu/bounded_wait.h).
+        std::fprintf(stderr, "vbdlab: rendering failed at frame %d: %s\n", sim_.frame(), e.what());
+        failed = true;
     }
     if (app_.rec.on) stopRecording();
-    if (quitCode_ >= 0) reportTiming(sim_.frame());
+    if (quitCode_ >= 0 && !failed) reportTiming(sim_.frame());
     sim_.setPlaying(false);
-    vkDeviceWaitIdle(ctx_->device);
+    vkDeviceWaitIdle(ctx_->device);  // its result is not checked: a lost device returns at once
+    if (failed) {
+        std::fprintf(stderr, "vbdlab: the run stopped (exit code 1)\n");
+        return 1;
+    }
     if (ctx_->validationMessages() > 0 && validationRequested() && batch) return 1;
     return quitCode_ > 0 ? quitCode_ : 0;
 }

@@ -67,6 +67,8 @@ class GuiApp {
     void setCompare(bool on);
     void resizeWindow(int w, int h);
     void quit(int code) { quitCode_ = code; }
+    // The next frame's submit fails as on a lost Vulkan device (the actions' "fault": tests of that path).
+    void injectDeviceLost() { faultDeviceLost_ = true; }
     // True while a request to the simulation thread or the GPU buffers has not caught up with it.
     bool settling() const;
     int renderedFrames() const { return renderedFrames_; }
@@ -160,6 +162,7 @@ class GuiApp {
     bool postedContacts_[2] = {false, false};  // the contact markers each lab's snapshots carry
     DrawOptions effectiveDraw_[2];             // this frame's drawing options (shared colour scale applied)
     int quitCode_ = -1;
+    bool faultDeviceLost_ = false;
     int targetFrames_ = -1;  // --frames (with --screenshot: the frame of the shot)
     using Clock = std::chrono::steady_clock;
     Clock::time_point lastFrame_;

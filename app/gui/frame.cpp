@@ -217,6 +217,10 @@ void GuiApp::submitAndPresent(FrameSlot& f, uint32_t image) {
     tsi.pSignalSemaphoreValues = signalValues.data();
     auto si = vkInfo<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
     if (waits.size() > (present ? 1u : 0u)) si.pNext = &tsi;
+    // injectDeviceLost: the failure after the frame's upload, as a lost device gives it (the interop slot's
+    // draw begun, its renderDone never signalled).
+    if (faultDeviceLost_)
+        vkFail(VK_ERROR_DEVICE_LOST, "vkQueueSubmit (a fault injected by the actions)", __FILE__, __LINE__);
     si.waitSemaphoreCount = uint32_t(waits.size());
     si.pWaitSemaphores = waits.data();
     si.pWaitDstStageMask = stages.data();

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
 #include <regex>
 #include <set>
 
@@ -252,6 +253,37 @@ TEST(AppActions, RefusedSettingsKeepTheWorldSteppingToTheLastAction) {
     }
 }
 
+// A lost Vulkan device mid-take (the actions' fault: the frame's submit fails with VK_ERROR_DEVICE_LOST
+// after its upload): the run says where it failed and exits with code 1, not 2 (nothing in the input was
+// wrong), without hanging, and the take so far is closed: its images of consecutive frames and a take.json
+// that counts them. Before, the error left the main loop as "cannot start the GUI" (code 2) and the take had
+// no take.json. Headless, without a display.
+TEST(AppActions, ALostDeviceMidTakeKeepsTheTakeAndExitsWithOne) {
+    std::string why;
+    if (!haveVulkanDevice(why)) GTEST_SKIP() << "no Vulkan device: " << why;
+    const fs::path rec = tmp("test_actions_lost_device");
+    fs::remove_all(rec);
+    const fs::path a = tmp("test_actions_lost_device.json");
+    writeFile(a, "[{\"speed\": \"max\"}, {\"frame\": 1, \"record\": {\"format\": \"png\", \"dir\": \"" +
+                     rec.string() +
+                     "\"}}, {\"frame\": 12, \"fault\": \"device_lost\"}, {\"frame\": 40, \"quit\": true}]");
+    CommandResult r = runCommand("env -u DISPLAY -u WAYLAND_DISPLAY timeout 120 " + vbdlabExe() +
+                                 " --headless --width 800 --height 500 --scene " + kScenes +
+                                 "cube_drop.json --actions " + a.string());
+    ASSERT_EQ(r.code, 1) << r.output;  // 124: it hung
+    EXPECT_NE(r.output.find("rendering failed at frame 12"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("VK_ERROR_DEVICE_LOST"), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("cannot start the GUI"), std::string::npos) << r.output;
+    std::vector<int> want(11);
+    for (int f = 0; f < 11; ++f) want[size_t(f)] = f + 1;
+    EXPECT_EQ(takeFrames(rec / "take_001"), want);
+    std::ifstream info(rec / "take_001" / "take.json");
+    ASSERT_TRUE(info.good()) << "no take.json";
+    const nlohmann::json j = nlohmann::json::parse(info);
+    EXPECT_EQ(j["images"], 11);
+    EXPECT_EQ(j["last_frame"], 11);
+}
+
 // Bad actions: exit code 2 naming the file, the action and the key, before any window (so without a
 // display too), and nothing created where the actions would have written.
 struct BadCase {
@@ -276,6 +308,7 @@ TEST(AppActions, BadActionsAreExitCodeTwoNamingTheActionAndKey) {
         {"[{\"frame\": 1, \"heat\": \"residual\", \"quit\": true}]", "actions[0].quit"},
         {"{\"steps\": [{\"title\": \"one\", \"actions\": [{\"quit\": 1}]}]}", "steps[0].actions[0].quit"},
         {"[{\"frame\": 3}, {\"frame\": 4, \"record\": {\"every\": 0}}]", "actions[1].record.every"},
+        {"[{\"frame\": 2, \"fault\": \"gpu_on_fire\"}]", "actions[0].fault"},
         {"[{\"frame\": 1 \"quit\": true}]", "line 1, column"},
     };
     for (const BadCase& c : cases) {

@@ -35,7 +35,8 @@
 #          and BM_SimFramePileDevice (the same for the 10,000-box pile, contacts on the CPU or the device)
 #        - the app's window frames without a display (vbdlab --headless, 60 frames of cube_drop) on the CUDA
 #          and the CPU backend: the vertex-buffer path and the host time per frame outside solver and renderer;
-#          a 30-frame take recorded from the view at 640x360 on CUDA (the particles the window read)
+#          a 30-frame take recorded from the view at 640x360 on CUDA (the particles the window read); a lost
+#          device mid-take on CUDA (exit code 1, no hang in the interop's teardown, the take kept)
 #        - bench_gpu (soft step at ~100k / ~700k / ~2M tets, 10 / 100 / 120 iterations, lanes per vertex,
 #          the tet layouts (arrays, incidence and tet records), the float increment form, staged against
 #          pageable copies, the rigid pile by phase, copy bandwidth)
@@ -577,6 +578,21 @@ if [ -x "$RVBD" ]; then
   [ "$images" -ge 30 ] || rc=1
   row interop window_take "$rc" rc "$([ $rc = 0 ] && echo ok || echo failed)"
   [ $rc = 0 ] || FAILED=1
+  # A lost device mid-take on CUDA (the actions' fault: the frame's submit fails after the interop slot's draw
+  # was begun, so its renderDone is never signalled): the run must end with code 1 within the timeout (124:
+  # the interop's teardown hung on the frame the renderer never finished, gpu/bounded_wait.h) and keep the
+  # take's images and take.json.
+  rm -rf /tmp/vbd_take_lost && mkdir -p /tmp/vbd_take_lost
+  printf '[{"speed": "max"}, {"frame": 0, "set": {"solver.backend": "cuda"}}, {"frame": 1, "record": {"format": "png", "dir": "/tmp/vbd_take_lost"}}, {"frame": 12, "fault": "device_lost"}, {"frame": 40, "quit": true}]' \
+    >/tmp/vbd_window_actions_lost.json
+  vt 60 "$RVBD" --headless --width 1280 --height 720 --scene assets/scenes/cube_drop.json \
+    --actions /tmp/vbd_window_actions_lost.json >"$LOGS/interop_window_lost.log" 2>&1
+  rc=$?
+  lost_ok=0
+  [ $rc = 1 ] && [ -f /tmp/vbd_take_lost/take_001/take.json ] && lost_ok=1
+  say "window losing its device mid-take on cuda: rc $rc (1 expected), take.json $([ -f /tmp/vbd_take_lost/take_001/take.json ] && echo kept || echo missing); $(grep -E 'rendering failed|drain|abandon' "$LOGS/interop_window_lost.log" | tail -2 | tr '\n' ' ')"
+  row interop window_lost_device "$rc" rc "$([ $lost_ok = 1 ] && echo ok || echo failed)"
+  [ $lost_ok = 1 ] || FAILED=1
   # The same window on the paper's tet count (cube_drop with 52^3 cells: 149k vertices, 703k tets, 120
   # iterations at h = 1/120 s), CUDA only: what the simulation thread adds to a frame outside the solver
   # (the lazy publish's metrics, the timeline's save, the snapshot) where the state is large.

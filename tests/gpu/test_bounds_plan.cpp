@@ -1,7 +1,7 @@
-// The box tree's plan (gpu/bounds_plan.h), checked by evaluating it on the host the way the launches do, level
-// by level, against a direct loop: every range's box is the min / max of its particles, whatever the ranges
-// (empty, single, overlapping, longer than fanIn^k), and the tree keeps the structure the launches rely on:
-// items of one level write distinct boxes and read only boxes written by the levels below.
+// The box tree's plan (gpu/bounds_plan.h), checked by evaluating it on the host the way the launches do,
+// level by level, against a direct loop: every range's box is the min / max of its particles, whatever the
+// ranges (empty, single, overlapping, longer than fanIn^k), and the tree keeps the structure the launches
+// rely on: items of one level write distinct boxes and read only boxes written by the levels below.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -58,8 +58,8 @@ TEST(BoundsPlan, EveryRangesBoxIsItsParticlesMinAndMax) {
     const int n = 40000;
     std::vector<int> value(n);
     for (int& v : value) v = int(rng() % 2000001) - 1000000;
-    std::vector<std::array<int, 2>> ranges = {{0, n}, {5, 5}, {0, 1}, {n - 1, n}, {31, 33}, {0, 32}, {0, 33},
-                                              {100, 1124}, {1124, 1125}, {30000, 39999}};
+    std::vector<std::array<int, 2>> ranges = {{0, n},  {5, 5},  {0, 1},      {n - 1, n},   {31, 33},
+                                              {0, 32}, {0, 33}, {100, 1124}, {1124, 1125}, {30000, 39999}};
     for (int k = 0; k < 300; ++k) {  // many small bodies, as a pile of 300 soft cubes
         const int b = int(rng() % n), len = int(rng() % 200);
         ranges.push_back({b, std::min(n, b + len)});
@@ -70,7 +70,8 @@ TEST(BoundsPlan, EveryRangesBoxIsItsParticlesMinAndMax) {
         const std::vector<MinMax> got = evaluate(p, value, ranges.size());
         for (size_t r = 0; r < ranges.size(); ++r) {
             MinMax own;
-            for (int i = ranges[r][0]; i < ranges[r][1]; ++i) own = own + MinMax{value[size_t(i)], value[size_t(i)]};
+            for (int i = ranges[r][0]; i < ranges[r][1]; ++i)
+                own = own + MinMax{value[size_t(i)], value[size_t(i)]};
             EXPECT_EQ(p.rangeBox[r] < 0, ranges[r][0] == ranges[r][1]) << "range " << r;
             EXPECT_TRUE(got[r] == own) << "range " << r;
         }

@@ -49,6 +49,7 @@ const VerbInfo kVerbs[] = {
     {"caption", Verb::Caption, false},
     {"plot", Verb::Plot, false},
     {"pause", Verb::Pause, false},
+    {"fault", Verb::Fault, false},
 };
 
 const char* const kHeatNames[] = {"none", "color", "residual", "det_f", "dominance", "dominance_sum"};
@@ -417,6 +418,9 @@ void Checker::checkValue(Action& a) {
             break;
         case Verb::Pause:
             needNumber(v, k, 0, 600);
+            break;
+        case Verb::Fault:
+            needOneOf(v, k, {"device_lost"});
             break;
     }
 }
