@@ -710,6 +710,9 @@ elif [ $BUILD_OK = 1 ]; then
   fi
 fi
 
+phase "issue 16's targets (tests/gpu/targets.py: the best run of each kind against its goal)"
+python3 tests/gpu/targets.py "$CSV" "$OUT/bench_gpu.csv" "$LOGS"/bench_*.csv 2>&1 | tee -a "$SUMMARY"
+
 phase "one setting at a time (tests/gpu/compare_args.py: median-time ratios of runs that differ in one argument)"
 python3 tests/gpu/compare_args.py "$LOGS"/bench_*.csv "$OUT/bench_gpu.csv" 2>&1 | tee -a "$SUMMARY"
 
