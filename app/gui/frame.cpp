@@ -83,10 +83,7 @@ void GuiApp::renderOffscreen(int w, int h, Pixels& out) {
     std::vector<FrameSync> waits;
     for (int l = 0; l < (app_.compare ? 2 : 1); ++l) {
         if (!app_.labs[l].gpu) continue;
-        FrameSync s = app_.labs[l].gpu->frameSync(frameIndex_);
-        s.signal = VK_NULL_HANDLE;
-        s.signalValue = 0;
-        waits.push_back(s);
+        waits.push_back(waitOnly(app_.labs[l].gpu->frameSync(frameIndex_)));
     }
     out = offscreen_->render(
         kClearColor,

@@ -38,6 +38,15 @@ struct FrameSync {
     VkBuffer externalInstances = VK_NULL_HANDLE;
 };
 
+// The sync of a submit that reads a slot before another submit that signals its renderDone (the app's
+// offscreen capture, made and finished before the window's frame): the same waits and buffers, no signal (a
+// timeline value is signalled once).
+inline FrameSync waitOnly(FrameSync s) {
+    s.signal = VK_NULL_HANDLE;
+    s.signalValue = 0;
+    return s;
+}
+
 class VertexSource {
   public:
     virtual ~VertexSource() = default;

@@ -16,6 +16,7 @@
 // vector whose contents are dead (its old size and records: the caller sizes it and writes every record).
 // The pool is not copied: a copy makes its own on its first take(). Storage may be released on any thread
 // (a snapshot dropped by the render thread), so the pool locks.
+#include <atomic>
 #include <cstddef>
 #include <memory>
 #include <mutex>
@@ -60,7 +61,7 @@ class SharedRecords {
         if (!records_) {
             records_ = take();
             records_->clear();
-        } else if (records_.use_count() > 1) {
+        } else if (!soleHolder()) {
             std::shared_ptr<Records> own = take();
             *own = *records_;
             records_ = std::move(own);
@@ -89,7 +90,7 @@ class SharedRecords {
     // The list for a writer that rewrites every record, contents dead: its own storage where no copy shares
     // it, else storage from the pool.
     Records& overwrite() {
-        if (!records_ || records_.use_count() > 1) records_ = take();
+        if (!records_ || !soleHolder()) records_ = take();
         return *records_;
     }
     // Reserves room for n records in the list and in one spare storage of the pool (address space: pages are
@@ -102,6 +103,15 @@ class SharedRecords {
     RecordStats stats() const { return stats_; }  // this owner's (a copy starts at zero)
 
   private:
+    // Whether this owner holds the records alone, so that it may write them in place. A copy let go on
+    // another thread (a snapshot the render thread dropped) read them before its release decrement;
+    // use_count() is a relaxed load, and the acquire fence orders this owner's writes after those reads (the
+    // pattern of a reference count's last holder).
+    bool soleHolder() const {
+        if (records_.use_count() > 1) return false;
+        std::atomic_thread_fence(std::memory_order_acquire);
+        return true;
+    }
     // Storage no list holds. One spare is what a step needs (the next list is written while the last is
     // read); more are freed.
     class Pool {

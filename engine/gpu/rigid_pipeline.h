@@ -154,11 +154,19 @@ class RigidPipeline final : public RigidStepper {
         ex_.forEach(n, RigidFinalizeStage{dv, 1.0 / double(h)});
         if (!deviceContacts_) ex_.forEach(nc, RigidPackContactsStage{dv.contacts, duals_.p});
         lap(phases_.kernels);
+        // The results go into storage of the solver's own (resultsView); the start-of-step arrays are kept
+        // until they have all arrived, and put back if the step fails first.
+        const RigidSolver::BodyRecords start = solver.bodyRecords();
         const RigidView out = solver.resultsView();
-        download(out, n, nc, nj);
         std::vector<double> res(size_t(records) * 2);
-        ex_.download(res.data(), results_.p, res.size());
-        ex_.sync();
+        try {
+            download(out, n, nc, nj);
+            ex_.download(res.data(), results_.p, res.size());
+            ex_.sync();
+        } catch (...) {
+            solver.restoreBodyRecords(start);
+            throw;
+        }
         published_.assign(out.state, out.state + n);
         if (deviceContacts_) {
             // This step's contacts and ranges become the next step's warm start, kept here; the solver's

@@ -548,8 +548,17 @@ RigidView RigidSolver::resultsView() {
     return v;
 }
 
-// The shared per-body arrays are const_cast: nothing writes through this view (RigidView's pointers are the
-// stages' writable ones).
+void RigidSolver::restoreBodyRecords(const BodyRecords& b) {
+    state_ = b.state;
+    prevPos_ = b.prevPos;
+    prevRot_ = b.prevRot;
+    prevVel_ = b.prevVel;
+    syncPoses();
+}
+
+// The shared per-body arrays are const_cast: nothing writes through them (RigidView's pointers are the
+// stages' writable ones). The contacts and joints are this solver's own (the device step writes their
+// multipliers back through this view's pointers).
 RigidView RigidSolver::uploadView() {
     RigidView v;
     v.state = const_cast<RigidBodyState*>(state_.data());

@@ -122,12 +122,26 @@ class RigidSolver {
     // were never written): the next step makes them fresh, without a warm start.
     void dropContacts();
     RigidView view();
-    // The device step's views (gpu/rigid_pipeline.h). uploadView: view()'s pointers without copying records
-    // a copy of the solver shares, for reading only (the uploads). resultsView: view() whose states, poses
-    // and x-, R-, v- are storage for the device's results, contents dead (the download writes every
-    // record): where a copy shares them, new storage instead of a copy.
+    // The device step's views (gpu/rigid_pipeline.h). uploadView: view()'s pointers without copying the
+    // bodies' arrays a copy of the solver shares, which are for reading only (the uploads; the contacts and
+    // joints are the step's own). resultsView: view() whose states, poses and x-, R-, v- are storage for the
+    // device's results, contents dead (the download writes every record): where a copy shares them, new
+    // storage instead of a copy.
     RigidView uploadView();
     RigidView resultsView();
+    // The states and x-, R-, v- as they are (shared, not copied), and put back: a device step keeps them
+    // while it writes into resultsView's storage, and puts them back when it fails before the results all
+    // arrived (the World lives on after a failed step: its bodies stay at the start of the step). The poses
+    // are made again from the states, as the step's start made them (holding them too would make resultsView
+    // take a second storage for the poses syncPoses has just written).
+    struct BodyRecords {
+        SharedRecords<RigidBodyState> state;
+        SharedRecords<Vec3> prevPos;
+        SharedRecords<Quat> prevRot;
+        SharedRecords<Vec3> prevVel;
+    };
+    BodyRecords bodyRecords() const { return {state_, prevPos_, prevRot_, prevVel_}; }
+    void restoreBodyRecords(const BodyRecords& b);
     void endStepFromDevice(std::vector<IterationRecord> its, double deviceMs);
     const std::vector<std::vector<int>>& colorGroups() const { return colorGroups_; }
     const SolverDesc& params() const { return params_; }
@@ -169,8 +183,8 @@ class RigidSolver {
         s += manifolds_.stats();
         return s;
     }
-    // The same for the bodies' states, poses and x-, R-, v-: a CPU step that follows a copy copies the four
-    // it writes in place (states, x-, R-, v-; the poses are rewritten), a device step none.
+    // The same for the bodies' states, poses and x-, R-, v-: a CPU step that follows a copy copies the two
+    // it updates in place (the states and v-; the poses, x- and R- are rewritten whole), a device step none.
     RecordStats bodyStorage() const {
         RecordStats s = state_.stats();
         s += pose_.stats();

@@ -25,6 +25,7 @@
 #include "gpu/broad_phase_runner.h"
 #include "gpu/host_exec.h"
 #include "gpu/narrow_phase_runner.h"
+#include "gpu/rigid_pipeline.h"
 #include "gpu/rigid_stepper.h"
 #include "rigid/rigid_scenes.h"
 #include "scene/scene.h"
@@ -292,6 +293,47 @@ TEST(GpuRigidHost, ADeviceStepAfterASaveCopiesNoBodyArrays) {
         EXPECT_EQ(p.dev.bodyStorage().copies, 0u);
         EXPECT_EQ(p.dev.bodyStorage().allocations, filled.allocations);
         for (const auto& [copy, states] : ring) EXPECT_TRUE(sameBits(copy->states(), states));
+    }
+}
+
+// An executor whose downloads fail once armed: a device lost in the middle of a step.
+struct FailingExec : HostExec {
+    bool armed = false;
+    template <typename U>
+    void download(U* dst, const U* src, size_t n) {
+        if (armed) throw std::runtime_error("device lost (test)");
+        HostExec::download(dst, src, n);
+    }
+};
+
+// A device step that fails while its results come down leaves the bodies where the step began (the World
+// lives on after a failed step, and its CPU backend would go on from them), whether a saved copy shares the
+// arrays (the results then go to storage of the solver's own: a dropped frame's records or fresh zeros) or
+// not; and the solver then steps on as the CPU step from there, bit for bit.
+TEST(GpuRigidHost, AFailedDeviceStepLeavesTheBodiesAtItsStart) {
+    ThreadLimit oneThread(1);
+    for (const bool saved : {false, true}) {
+        SCOPED_TRACE(saved ? "a saved copy shares the arrays" : "no copy");
+        const SceneDesc d = rigidPileScene(300, 0.5f);
+        const float h = float(d.dt / d.substeps);
+        RigidSolver solver(d);
+        RigidPipeline<FailingExec> stepper;
+        std::deque<std::shared_ptr<const RigidSolver>> ring;
+        for (int s = 0; s < 8; ++s) {
+            stepper.step(solver, h);
+            if (!saved) continue;
+            ring.push_back(std::make_shared<const RigidSolver>(solver));
+            if (ring.size() > 2) ring.pop_front();
+        }
+        const std::vector<RigidBodyState> states = solver.states();
+        stepper.exec().armed = true;
+        EXPECT_THROW(stepper.step(solver, h), std::runtime_error);
+        EXPECT_TRUE(sameBits(solver.states(), states)) << "the bodies moved or were overwritten";
+        stepper.exec().armed = false;
+        RigidSolver cpu(solver);
+        cpu.step(h);
+        stepper.step(solver, h);
+        EXPECT_TRUE(sameBits(solver.states(), cpu.states()));
     }
 }
 

@@ -202,7 +202,8 @@ TEST_F(Interop, OffscreenSubmitWaitsAndSignalsTimelines) {
 
 // The app's offscreen capture reads the slots the window's submit reads next (gui/frame.cpp
 // renderOffscreen): it must wait for every drawn slot's simDone, and signal only the renderDone values it is
-// given (a wait-only sync leaves its renderDone to the window's submit: a timeline value is signalled once).
+// given: the app gives it its syncs through waitOnly, whose renderDone is left to the window's submit (a
+// timeline value is signalled once; signalled twice, the window's signal would be invalid).
 // Two scenes here, as in the app's comparison: one wait-only, one that waits and signals.
 TEST_F(Interop, OffscreenSubmitWaitsForEverySlotAndSignalsOnlyWhatItIsGiven) {
     if (!ctx->external.timeline) GTEST_SKIP() << ctx->deviceName() << " lacks timeline semaphores";
@@ -236,13 +237,23 @@ TEST_F(Interop, OffscreenSubmitWaitsForEverySlotAndSignalsOnlyWhatItIsGiven) {
         sceneBounds(*world, lo, hi);
         cam.frame(lo, hi, float(kW) / float(kH));
         DrawOptions opt;
+        Buffer ext[2];
+        if (exportableMemoryUnavailable(*ctx, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT).empty())
+            for (Buffer& b : ext) {
+                vbd::ExternalMemoryFd fd;
+                b = createExportableBuffer(*ctx, 256, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT, fd);
+                close(fd.fd);
+            }
         // Frame 1 signals the second scene's simDone first, frame 2 the first's: a submit that waited for one
         // of them only would be done before the other is signalled in one of the two.
         for (uint64_t f = 1; f <= 2; ++f) {
             world->step();
             gpu.update(*world, opt, 0);
-            const std::vector<FrameSync> syncs{FrameSync{sem[0], f, VK_NULL_HANDLE, 0},
-                                               FrameSync{sem[1], f, sem[3], f}};
+            // Scene 0's sync as the app's offscreen capture makes it (waitOnly): its renderDone (sem[2]) is
+            // the window's submit's to signal. Exported buffers where the device has them: the ownership
+            // transfers of both (the validation layers count any error).
+            const std::vector<FrameSync> syncs{waitOnly(FrameSync{sem[0], f, sem[2], f, ext[0].buffer}),
+                                               FrameSync{sem[1], f, sem[3], f, ext[1].buffer}};
             auto frame = std::async(std::launch::async, [&] {
                 return target.render(
                     kClearColor,
@@ -275,6 +286,7 @@ TEST_F(Interop, OffscreenSubmitWaitsForEverySlotAndSignalsOnlyWhatItIsGiven) {
                 orange += px.rgba[i] > px.rgba[i + 1] + 30 && px.rgba[i + 1] > px.rgba[i + 2] + 20;
             EXPECT_GT(orange, long(kW * kH / 100)) << "frame " << f;
         }
+        for (Buffer& b : ext) ctx->destroy(b);
     }
     for (VkSemaphore x : sem) vkDestroySemaphore(ctx->device, x, nullptr);
 }
