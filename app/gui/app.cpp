@@ -262,6 +262,14 @@ void GuiApp::reportTiming(int nowFrame) {
     if (snapshotsShown_ > 0)
         std::fprintf(stderr, "vbdlab: the window read the particles of %ld of %ld snapshots\n",
                      snapshotsRead_, snapshotsShown_);
+    // The simulation thread's own reads of a lazily published device state (World::stateFetches; 0 on the
+    // CPU backend, whose state is always on the host): each is a download of every particle.
+    for (int l = 0; l < (app_.compare ? 2 : 1); ++l)
+        if (const auto& w = app_.labs[l].world)
+            std::fprintf(
+                stderr,
+                "vbdlab: the simulation (%s) brought the particles to the host %zu times in %d frames\n",
+                l == 0 ? "left" : "right", w->stateFetches(), w->frame());
     std::fprintf(stderr, "vbdlab: frame %d, 3D view %.0fx%.0f, %d validation messages\n", nowFrame,
                  app_.layout.viewW, app_.layout.viewH, ctx_->validationMessages());
 }

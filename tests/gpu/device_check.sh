@@ -552,6 +552,9 @@ if [ -x "$RVBD" ]; then
     # interop path none should in this default view: WorldSnapshot reads them from the frame's save on use).
     read=$(sed -n 's/.*read the particles of \([0-9]*\) of \([0-9]*\) snapshots.*/\1\/\2/p' "$LOGS/interop_window_$b.log" | tail -1)
     row interop "window_snapshots_read_$b" "${read:-?}" read/shown measured
+    # And the simulation thread's own reads of the device state (World::stateFetches): 0 expected on CUDA.
+    fetched=$(sed -n 's/.*simulation (left) brought the particles to the host \([0-9]*\) times in \([0-9]*\) frames.*/\1\/\2/p' "$LOGS/interop_window_$b.log" | tail -1)
+    row interop "window_world_fetches_$b" "${fetched:-?}" fetches/frames measured
     # A refused solver.backend leaves the run on the CPU with rc 0: on CUDA the window must name the interop.
     if [ $b = cuda ] && ! grep 'window (left)' "$LOGS/interop_window_$b.log" | tail -1 | grep -q 'CUDA-Vulkan interop'; then
       say "  the CUDA window did not take the interop path"
@@ -616,6 +619,8 @@ EOF
   row interop window_sim_host_ms_703k "${simhost:-?}" ms measured
   read=$(sed -n 's/.*read the particles of \([0-9]*\) of \([0-9]*\) snapshots.*/\1\/\2/p' "$LOGS/interop_window_703k.log" | tail -1)
   row interop window_snapshots_read_703k "${read:-?}" read/shown measured
+  fetched=$(sed -n 's/.*simulation (left) brought the particles to the host \([0-9]*\) times in \([0-9]*\) frames.*/\1\/\2/p' "$LOGS/interop_window_703k.log" | tail -1)
+  row interop window_world_fetches_703k "${fetched:-?}" fetches/frames measured
   row interop window_actions_703k "$rc" rc "$([ $rc = 0 ] && echo ok || echo failed)"
 else
   say "interop window: not run (no .devdeps/bin/vbdlab: run --prepare here and carry .devdeps)"

@@ -477,6 +477,12 @@ TEST(GpuLazyPublish, BodyBoxesFromTheDeviceAreTheHosts) {
             const size_t fetches = dev->stateFetches();
             const std::vector<Box3> fromDevice = dev->surfaceBounds(), fromHost = cpu->surfaceBounds();
             EXPECT_EQ(dev->stateFetches(), fetches) << "frame " << f << ": the boxes fetched the state";
+            // A reader of the positions brings the pending state once (and counts it); the next reads find
+            // it there.
+            (void)dev->positions();
+            EXPECT_EQ(dev->stateFetches(), fetches + 1) << "frame " << f;
+            (void)dev->positions();
+            EXPECT_EQ(dev->stateFetches(), fetches + 1) << "frame " << f;
             std::vector<Box3> own(cpu->surfaces().size(), Box3{Vec3(3.4e38f), Vec3(-3.4e38f)});
             const auto& x = cpu->positions();
             for (size_t i = 0; i < x.size(); ++i) {

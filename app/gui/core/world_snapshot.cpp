@@ -93,6 +93,7 @@ WorldSnapshot::WorldSnapshot(const vbd::World& w, vbd::ScalarField field,
     }
     if (want >= 0) inspect_ = w.inspectVertex(want);
     if (markers) contacts_ = w.contacts();
+    fetches_ = w.stateFetches();  // last: the snapshot's own reads above count
 }
 
 // A frame's state saved on the device brings them to the host here, on the reading thread (a blocking copy

@@ -108,6 +108,9 @@ class WorldSnapshot final : public vbd::World {
     // contacts it brings every record to the host. Otherwise empty; contactCount() is always the World's.
     std::vector<vbd::ContactView> contacts() const override { return contacts_; }
     size_t contactCount() const override { return contactCount_; }
+    // The source World's count when the snapshot was taken (its readers on the simulation thread, this
+    // snapshot's construction included).
+    size_t stateFetches() const override { return fetches_; }
     std::vector<vbd::JointView> joints() const override { return joints_; }
     vbd::MetricsSpan history() const override { return history_.span; }
     const std::vector<vbd::IterationRecord>& lastConvergence() const override { return conv_; }
@@ -151,6 +154,7 @@ class WorldSnapshot final : public vbd::World {
     std::vector<vbd::RigidBodyView> bodies_;
     std::vector<vbd::ContactView> contacts_;
     size_t contactCount_ = 0;
+    size_t fetches_ = 0;
     std::vector<vbd::JointView> joints_;
     SharedMetrics history_;
     std::vector<vbd::IterationRecord> conv_;
