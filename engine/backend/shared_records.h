@@ -53,6 +53,7 @@ class SharedRecords {
 
     size_t size() const { return records_ ? records_->size() : 0; }
     bool empty() const { return size() == 0; }
+    size_t bytes() const { return size() * sizeof(T); }  // the records' (not the storage's room)
     const T* data() const { return records_ ? records_->data() : nullptr; }
     const T& operator[](size_t i) const { return (*records_)[i]; }
     const Records& get() const { return records_ ? *records_ : empty_(); }

@@ -804,12 +804,10 @@ void RigidSolver::endStep() {
 // storage), so each saved frame holds its own. The adjacency is not carried.
 size_t RigidSolver::copyBytes() const {
     size_t b = sizeof(*this) + file_.size();
-    b += state_.size() * sizeof(RigidBodyState) + pose_.size() * sizeof(BodyPose) +
-         prevPos_.size() * sizeof(Vec3) + prevRot_.size() * sizeof(Quat) + prevVel_.size() * sizeof(Vec3);
+    b += state_.bytes() + pose_.bytes() + prevPos_.bytes() + prevRot_.bytes() + prevVel_.bytes();
     // The bodies' constants, shared by every copy of one solver: counted with each (a budget errs high).
-    b += shape_.size() * sizeof(Collider) + mass_.size() * sizeof(double) + inertia_.size() * sizeof(Vec3d) +
-         friction_.size() * sizeof(float) + fixed_.size();
-    b += contacts_.size() * sizeof(Contact) + manifolds_.size() * sizeof(ManifoldRange);
+    b += shape_.bytes() + mass_.bytes() + inertia_.bytes() + friction_.bytes() + fixed_.bytes();
+    b += contacts_.size() * sizeof(Contact) + manifolds_.bytes();
     b += heapBytes(joints_) + heapBytes(jointPairs_) + heapBytes(iterations_);
     for (const std::string& w : warnings_) b += sizeof(std::string) + w.size();
     return b;

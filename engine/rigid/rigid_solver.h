@@ -259,9 +259,9 @@ class RigidSolver {
     float groundHeight_ = 0, groundFriction_ = 0.5f;
 
     // Per body (structure of arrays). The states, the working poses and x-, R-, v- are shared with copies of
-    // the solver (the timeline saves one every frame) until a step writes them: a CPU step copies them on its
-    // first view() (into storage recycled from a copy let go), a device step writes its results into such
-    // storage without copying (resultsView), and syncPoses rewrites every pose.
+    // the solver (the timeline saves one every frame) until a step writes them: a CPU step copies the states
+    // and v- on its first view() (into storage recycled from a copy let go) and rewrites the others whole
+    // (syncPoses, predict) without a copy, a device step writes its results into such storage (resultsView).
     SharedRecords<RigidBodyState> state_;
     SharedRecords<BodyPose> pose_;  // working poses of the current step (double)
     // The bodies' constants, set when the solver is made: its copies share them.
