@@ -13,9 +13,8 @@ import sys
 from collections import defaultdict
 
 
-def runs(paths):
-    """(family, args as a tuple of (key, value)) -> median real time, from the *_median rows."""
-    out = {}
+def median_rows(paths):
+    """(name without _median, row) of every *_median row with a real time in the CSV files (also targets.py)."""
     for path in paths:
         try:
             with open(path) as f:
@@ -28,22 +27,28 @@ def runs(paths):
             continue
         for row in csv.DictReader(lines[start:]):
             name = row.get('name', '')
-            if not name.endswith('_median') or not row.get('real_time'):
+            if name.endswith('_median') and row.get('real_time'):
+                yield name[: -len('_median')], row
+
+
+def runs(paths):
+    """(family, args as a tuple of (key, value)) -> median real time, from the *_median rows."""
+    out = {}
+    for name, row in median_rows(paths):
+        parts = name.split('/')
+        family, args = parts[0], []
+        for i, p in enumerate(parts[1:]):
+            if p.startswith(('iterations', 'min_time', 'repeats', 'real_time', 'manual_time')):
                 continue
-            parts = name[: -len('_median')].split('/')
-            family, args = parts[0], []
-            for i, p in enumerate(parts[1:]):
-                if p.startswith(('iterations', 'min_time', 'repeats', 'real_time', 'manual_time')):
-                    continue
-                if ':' in p:
-                    k, v = p.split(':', 1)
-                    args.append((k, v))
-                else:  # an unnamed argument (BM_VertexRecordsHost/0): keyed by its place, not dropped
-                    args.append((f'arg{i}', p))
-            try:
-                out[(family, tuple(args))] = float(row['real_time'])
-            except ValueError:
-                pass
+            if ':' in p:
+                k, v = p.split(':', 1)
+                args.append((k, v))
+            else:  # an unnamed argument (BM_VertexRecordsHost/0): keyed by its place, not dropped
+                args.append((f'arg{i}', p))
+        try:
+            out[(family, tuple(args))] = float(row['real_time'])
+        except ValueError:
+            pass
     return out
 
 

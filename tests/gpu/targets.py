@@ -15,29 +15,21 @@ Usage: targets.py SUMMARY.csv BENCH.csv [BENCH.csv ...]
 import csv
 import sys
 
+from compare_args import median_rows
+
 
 def medians(paths):
     """benchmark name (without _median) -> median real time in ms."""
     out = {}
-    for path in paths:
+    for name, row in median_rows(paths):
+        if row.get('error_occurred') == 'true':
+            continue
         try:
-            with open(path) as f:
-                lines = f.read().splitlines(True)
-        except OSError:
+            t = float(row['real_time'])
+        except ValueError:
             continue
-        start = next((i for i, l in enumerate(lines) if l.startswith('name,')), None)
-        if start is None:
-            continue
-        for row in csv.DictReader(lines[start:]):
-            name = row.get('name', '')
-            if not name.endswith('_median') or row.get('error_occurred') == 'true':
-                continue
-            try:
-                t = float(row['real_time'])
-            except (KeyError, ValueError):
-                continue
-            scale = {'ns': 1e-6, 'us': 1e-3, 'ms': 1.0, 's': 1e3}.get(row.get('time_unit', 'ms'), 1.0)
-            out[name[:-len('_median')]] = t * scale
+        scale = {'ns': 1e-6, 'us': 1e-3, 'ms': 1.0, 's': 1e3}.get(row.get('time_unit', 'ms'), 1.0)
+        out[name] = t * scale
     return out
 
 

@@ -62,6 +62,65 @@ bool isOpenFd(int fd) {
     return fd >= 0 && fstat(fd, &st) == 0;
 }
 
+// Timeline semaphores the host signals, reads and waits on (the tests play CUDA's part), destroyed with it.
+class HostTimelines {
+  public:
+    explicit HostTimelines(const Context& ctx) : device_(ctx.device) {
+        signal_ =
+            reinterpret_cast<PFN_vkSignalSemaphoreKHR>(vkGetDeviceProcAddr(device_, "vkSignalSemaphoreKHR"));
+        value_ = reinterpret_cast<PFN_vkGetSemaphoreCounterValueKHR>(
+            vkGetDeviceProcAddr(device_, "vkGetSemaphoreCounterValueKHR"));
+        wait_ =
+            reinterpret_cast<PFN_vkWaitSemaphoresKHR>(vkGetDeviceProcAddr(device_, "vkWaitSemaphoresKHR"));
+    }
+    ~HostTimelines() {
+        for (VkSemaphore s : made_) vkDestroySemaphore(device_, s, nullptr);
+    }
+    HostTimelines(const HostTimelines&) = delete;
+    HostTimelines& operator=(const HostTimelines&) = delete;
+    bool loaded() const { return signal_ && value_ && wait_; }
+    VkSemaphore make() {
+        auto type = vkInfo<VkSemaphoreTypeCreateInfoKHR>(VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO_KHR);
+        type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE_KHR;
+        auto sci = vkInfo<VkSemaphoreCreateInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO);
+        sci.pNext = &type;
+        VkSemaphore s = VK_NULL_HANDLE;
+        if (vkCreateSemaphore(device_, &sci, nullptr, &s) == VK_SUCCESS) made_.push_back(s);
+        return s;
+    }
+    VkResult signal(VkSemaphore s, uint64_t v) const {
+        auto si = vkInfo<VkSemaphoreSignalInfoKHR>(VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO_KHR);
+        si.semaphore = s;
+        si.value = v;
+        return signal_(device_, &si);
+    }
+    VkResult value(VkSemaphore s, uint64_t* v) const { return value_(device_, s, v); }
+    // The submit's fence says its commands finished; the timeline signal of the same batch may reach the host
+    // a moment later (lavapipe under load read 1 for frame 2), so the host waits for it (5 s bound).
+    VkResult waitFor(VkSemaphore s, uint64_t v) const {
+        auto wi = vkInfo<VkSemaphoreWaitInfoKHR>(VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO_KHR);
+        wi.semaphoreCount = 1;
+        wi.pSemaphores = &s;
+        wi.pValues = &v;
+        return wait_(device_, &wi, 5'000'000'000ull);
+    }
+
+  private:
+    VkDevice device_;
+    PFN_vkSignalSemaphoreKHR signal_ = nullptr;
+    PFN_vkGetSemaphoreCounterValueKHR value_ = nullptr;
+    PFN_vkWaitSemaphoresKHR wait_ = nullptr;
+    std::vector<VkSemaphore> made_;
+};
+
+// The cube's orange pixels (the scene is drawn when they cover part of the frame).
+long orangePixels(const Pixels& px) {
+    long orange = 0;
+    for (size_t i = 0; i + 3 < px.rgba.size(); i += 4)
+        orange += px.rgba[i] > px.rgba[i + 1] + 30 && px.rgba[i + 1] > px.rgba[i + 2] + 20;
+    return orange;
+}
+
 // Steps `world` 30 frames and draws each from `interop`'s slot f % 2 (check(f) runs after the step and the
 // interop update: what must hold of the frame's device data); every tenth frame is drawn again from the CPU
 // upload `cpu` of the same World. Returns the largest per-channel difference of those frames, and counts the
@@ -134,20 +193,10 @@ TEST_F(Interop, ExportableTimelineSemaphoreWhereTheDeviceOffersIt) {
 // family (under the validation layer, like every test here).
 TEST_F(Interop, OffscreenSubmitWaitsAndSignalsTimelines) {
     if (!ctx->external.timeline) GTEST_SKIP() << ctx->deviceName() << " lacks timeline semaphores";
-    auto signal =
-        reinterpret_cast<PFN_vkSignalSemaphoreKHR>(vkGetDeviceProcAddr(ctx->device, "vkSignalSemaphoreKHR"));
-    auto value = reinterpret_cast<PFN_vkGetSemaphoreCounterValueKHR>(
-        vkGetDeviceProcAddr(ctx->device, "vkGetSemaphoreCounterValueKHR"));
-    auto wait =
-        reinterpret_cast<PFN_vkWaitSemaphoresKHR>(vkGetDeviceProcAddr(ctx->device, "vkWaitSemaphoresKHR"));
-    ASSERT_TRUE(signal && value && wait);
-    auto type = vkInfo<VkSemaphoreTypeCreateInfoKHR>(VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO_KHR);
-    type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE_KHR;
-    auto sci = vkInfo<VkSemaphoreCreateInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO);
-    sci.pNext = &type;
-    VkSemaphore simDone = VK_NULL_HANDLE, renderDone = VK_NULL_HANDLE;
-    ASSERT_EQ(vkCreateSemaphore(ctx->device, &sci, nullptr, &simDone), VK_SUCCESS);
-    ASSERT_EQ(vkCreateSemaphore(ctx->device, &sci, nullptr, &renderDone), VK_SUCCESS);
+    HostTimelines tl(*ctx);
+    ASSERT_TRUE(tl.loaded());
+    const VkSemaphore simDone = tl.make(), renderDone = tl.make();
+    ASSERT_TRUE(simDone && renderDone);
     {
         auto world = vbd::World::create(cubeScene(vbd::Backend::Cpu));
         OffscreenTarget target(*ctx, kW, kH);
@@ -167,37 +216,21 @@ TEST_F(Interop, OffscreenSubmitWaitsAndSignalsTimelines) {
         for (uint64_t f = 1; f <= 3; ++f) {
             world->step();
             gpu.update(*world, opt, 0);
-            auto si = vkInfo<VkSemaphoreSignalInfoKHR>(VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO_KHR);
-            si.semaphore = simDone;
-            si.value = f;
-            ASSERT_EQ(signal(ctx->device, &si), VK_SUCCESS);
+            ASSERT_EQ(tl.signal(simDone, f), VK_SUCCESS);
             const Pixels px = target.render(
                 kClearColor,
                 [&](VkCommandBuffer cb) {
                     renderer.draw(cb, gpu, 0, cam, VkRect2D{{0, 0}, {kW, kH}}, opt);
                 },
                 FrameSync{simDone, f, renderDone, f, ext.buffer});
-            // The submit's fence says the commands finished; the timeline signal of the same batch may reach
-            // the host a moment later (lavapipe under load read 1 for frame 2), so the host waits for it (5 s
-            // bound).
-            auto wi = vkInfo<VkSemaphoreWaitInfoKHR>(VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO_KHR);
-            wi.semaphoreCount = 1;
-            wi.pSemaphores = &renderDone;
-            wi.pValues = &f;
-            ASSERT_EQ(wait(ctx->device, &wi, 5'000'000'000ull), VK_SUCCESS) << "frame " << f;
+            ASSERT_EQ(tl.waitFor(renderDone, f), VK_SUCCESS) << "frame " << f;
             uint64_t v = 0;
-            ASSERT_EQ(value(ctx->device, renderDone, &v), VK_SUCCESS);
+            ASSERT_EQ(tl.value(renderDone, &v), VK_SUCCESS);
             EXPECT_EQ(v, f);
-            // The cube is drawn: its orange covers part of the frame.
-            long orange = 0;
-            for (size_t i = 0; i + 3 < px.rgba.size(); i += 4)
-                orange += px.rgba[i] > px.rgba[i + 1] + 30 && px.rgba[i + 1] > px.rgba[i + 2] + 20;
-            EXPECT_GT(orange, long(kW * kH / 100)) << "frame " << f;
+            EXPECT_GT(orangePixels(px), long(kW * kH / 100)) << "frame " << f;
         }
         ctx->destroy(ext);
     }
-    vkDestroySemaphore(ctx->device, simDone, nullptr);
-    vkDestroySemaphore(ctx->device, renderDone, nullptr);
 }
 
 // The app's offscreen capture reads the slots the window's submit reads next (gui/frame.cpp
@@ -207,26 +240,11 @@ TEST_F(Interop, OffscreenSubmitWaitsAndSignalsTimelines) {
 // Two scenes here, as in the app's comparison: one wait-only, one that waits and signals.
 TEST_F(Interop, OffscreenSubmitWaitsForEverySlotAndSignalsOnlyWhatItIsGiven) {
     if (!ctx->external.timeline) GTEST_SKIP() << ctx->deviceName() << " lacks timeline semaphores";
-    auto signal =
-        reinterpret_cast<PFN_vkSignalSemaphoreKHR>(vkGetDeviceProcAddr(ctx->device, "vkSignalSemaphoreKHR"));
-    auto value = reinterpret_cast<PFN_vkGetSemaphoreCounterValueKHR>(
-        vkGetDeviceProcAddr(ctx->device, "vkGetSemaphoreCounterValueKHR"));
-    auto wait =
-        reinterpret_cast<PFN_vkWaitSemaphoresKHR>(vkGetDeviceProcAddr(ctx->device, "vkWaitSemaphoresKHR"));
-    ASSERT_TRUE(signal && value && wait);
-    auto type = vkInfo<VkSemaphoreTypeCreateInfoKHR>(VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO_KHR);
-    type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE_KHR;
-    auto sci = vkInfo<VkSemaphoreCreateInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO);
-    sci.pNext = &type;
+    HostTimelines tl(*ctx);
+    ASSERT_TRUE(tl.loaded());
     // [0], [1]: simDone of the two scenes; [2], [3]: their renderDone.
     VkSemaphore sem[4] = {};
-    for (VkSemaphore& x : sem) ASSERT_EQ(vkCreateSemaphore(ctx->device, &sci, nullptr, &x), VK_SUCCESS);
-    auto hostSignal = [&](VkSemaphore x, uint64_t v) {
-        auto si = vkInfo<VkSemaphoreSignalInfoKHR>(VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO_KHR);
-        si.semaphore = x;
-        si.value = v;
-        return signal(ctx->device, &si);
-    };
+    for (VkSemaphore& x : sem) ASSERT_NE(x = tl.make(), VkSemaphore(VK_NULL_HANDLE));
     {
         auto world = vbd::World::create(cubeScene(vbd::Backend::Cpu));
         OffscreenTarget target(*ctx, kW, kH);
@@ -266,29 +284,20 @@ TEST_F(Interop, OffscreenSubmitWaitsForEverySlotAndSignalsOnlyWhatItIsGiven) {
             // Neither simDone is signalled: the submit waits (a frame takes a few ms here without the waits).
             EXPECT_EQ(frame.wait_for(std::chrono::milliseconds(300)), std::future_status::timeout)
                 << "frame " << f;
-            EXPECT_EQ(hostSignal(sem[first], f), VK_SUCCESS);
+            EXPECT_EQ(tl.signal(sem[first], f), VK_SUCCESS);
             EXPECT_EQ(frame.wait_for(std::chrono::milliseconds(300)), std::future_status::timeout)
                 << "frame " << f << ": the submit did not wait for scene " << 1 - first << "'s simDone";
-            EXPECT_EQ(hostSignal(sem[1 - first], f), VK_SUCCESS);
+            EXPECT_EQ(tl.signal(sem[1 - first], f), VK_SUCCESS);
             ASSERT_EQ(frame.wait_for(std::chrono::seconds(10)), std::future_status::ready) << "frame " << f;
             const Pixels px = frame.get();
-            // The signalled renderDone may reach the host a moment after the fence (5 s bound, as above).
-            auto wi = vkInfo<VkSemaphoreWaitInfoKHR>(VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO_KHR);
-            wi.semaphoreCount = 1;
-            wi.pSemaphores = &sem[3];
-            wi.pValues = &f;
-            EXPECT_EQ(wait(ctx->device, &wi, 5'000'000'000ull), VK_SUCCESS) << "frame " << f;
+            EXPECT_EQ(tl.waitFor(sem[3], f), VK_SUCCESS) << "frame " << f;
             uint64_t v = 7;
-            ASSERT_EQ(value(ctx->device, sem[2], &v), VK_SUCCESS);
+            ASSERT_EQ(tl.value(sem[2], &v), VK_SUCCESS);
             EXPECT_EQ(v, 0u) << "frame " << f << ": the wait-only sync's renderDone was signalled";
-            long orange = 0;
-            for (size_t i = 0; i + 3 < px.rgba.size(); i += 4)
-                orange += px.rgba[i] > px.rgba[i + 1] + 30 && px.rgba[i + 1] > px.rgba[i + 2] + 20;
-            EXPECT_GT(orange, long(kW * kH / 100)) << "frame " << f;
+            EXPECT_GT(orangePixels(px), long(kW * kH / 100)) << "frame " << f;
         }
         for (Buffer& b : ext) ctx->destroy(b);
     }
-    for (VkSemaphore x : sem) vkDestroySemaphore(ctx->device, x, nullptr);
 }
 
 TEST_F(Interop, CpuBackendFallsBackToTheCpuVertexSourceNamingWhy) {
