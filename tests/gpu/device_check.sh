@@ -535,12 +535,23 @@ fi
 # exported slots) and on the CPU backend (the render thread uploads them). Its stderr names the vertex-buffer
 # path the window took and the mean host time per frame between the simulation's snapshot and the renderer
 # ("upload": the target is < 0.5 ms on the interop path).
+# window_run NAME BOX SCENE ACTIONS: the headless window on SCENE driven by the ACTIONS (JSON), time-boxed at
+# BOX s, its log in $LOGS/interop_window_NAME.log; its exit code.
+window_run() {
+  printf '%s' "$4" >"/tmp/vbd_window_actions_$1.json"
+  vt "$2" "$RVBD" --headless --width 1280 --height 720 --scene "$3" \
+    --actions "/tmp/vbd_window_actions_$1.json" >"$LOGS/interop_window_$1.log" 2>&1
+}
+# From window NAME's exit lines: the snapshots whose particles the window read (read/shown), and the
+# simulation thread's own reads of the device state (World::stateFetches, fetches/frames).
+window_read() { sed -n 's/.*read the particles of \([0-9]*\) of \([0-9]*\) snapshots.*/\1\/\2/p' "$LOGS/interop_window_$1.log" | tail -1; }
+window_fetched() {
+  sed -n 's/.*simulation (left) brought the particles to the host \([0-9]*\) times in \([0-9]*\) frames.*/\1\/\2/p' "$LOGS/interop_window_$1.log" | tail -1
+}
 if [ -x "$RVBD" ]; then
   for b in cuda cpu; do
-    printf '[{"speed": "max"}, {"frame": 0, "set": {"solver.backend": "%s"}}, {"frame": 60, "quit": true}]' "$b" \
-      >/tmp/vbd_window_actions_$b.json
-    vt 120 "$RVBD" --headless --width 1280 --height 720 --scene assets/scenes/cube_drop.json \
-      --actions /tmp/vbd_window_actions_$b.json >"$LOGS/interop_window_$b.log" 2>&1
+    window_run "$b" 120 assets/scenes/cube_drop.json \
+      '[{"speed": "max"}, {"frame": 0, "set": {"solver.backend": "'"$b"'"}}, {"frame": 60, "quit": true}]'
     rc=$?
     say "window (--headless), solver.backend = $b: rc $rc; $(grep 'window (left)' "$LOGS/interop_window_$b.log" | tail -1)"
     say "  $(grep 'mean over' "$LOGS/interop_window_$b.log" | tail -1)"
@@ -550,10 +561,10 @@ if [ -x "$RVBD" ]; then
     row interop "window_sim_host_ms_$b" "${simhost:-?}" ms measured
     # Snapshots whose particles the window brought to the host (the CPU upload reads every one; on the
     # interop path none should in this default view: WorldSnapshot reads them from the frame's save on use).
-    read=$(sed -n 's/.*read the particles of \([0-9]*\) of \([0-9]*\) snapshots.*/\1\/\2/p' "$LOGS/interop_window_$b.log" | tail -1)
+    read=$(window_read "$b")
     row interop "window_snapshots_read_$b" "${read:-?}" read/shown measured
     # And the simulation thread's own reads of the device state (World::stateFetches): 0 expected on CUDA.
-    fetched=$(sed -n 's/.*simulation (left) brought the particles to the host \([0-9]*\) times in \([0-9]*\) frames.*/\1\/\2/p' "$LOGS/interop_window_$b.log" | tail -1)
+    fetched=$(window_fetched "$b")
     row interop "window_world_fetches_$b" "${fetched:-?}" fetches/frames measured
     # A refused solver.backend leaves the run on the CPU with rc 0: on CUDA the window must name the interop.
     if [ $b = cuda ] && ! grep 'window (left)' "$LOGS/interop_window_$b.log" | tail -1 | grep -q 'CUDA-Vulkan interop'; then
@@ -567,13 +578,11 @@ if [ -x "$RVBD" ]; then
   # 30 frames on CUDA: each capture draws the interop slot the window draws (before the twenty-sixth session
   # it drew the host copy, reading every snapshot's particles). The window must still read none.
   rm -rf /tmp/vbd_take && mkdir -p /tmp/vbd_take
-  printf '[{"speed": "max"}, {"frame": 0, "set": {"solver.backend": "cuda"}}, {"frame": 1, "record": {"capture": "view", "size": [640, 360], "format": "png", "dir": "/tmp/vbd_take"}}, {"frame": 31, "record": "stop"}, {"frame": 33, "quit": true}]' \
-    >/tmp/vbd_window_actions_take.json
-  vt 60 "$RVBD" --headless --width 1280 --height 720 --scene assets/scenes/cube_drop.json \
-    --actions /tmp/vbd_window_actions_take.json >"$LOGS/interop_window_take.log" 2>&1
+  window_run take 60 assets/scenes/cube_drop.json \
+    '[{"speed": "max"}, {"frame": 0, "set": {"solver.backend": "cuda"}}, {"frame": 1, "record": {"capture": "view", "size": [640, 360], "format": "png", "dir": "/tmp/vbd_take"}}, {"frame": 31, "record": "stop"}, {"frame": 33, "quit": true}]'
   rc=$?
   images=$(find /tmp/vbd_take -name '*.png' | wc -l)
-  read=$(sed -n 's/.*read the particles of \([0-9]*\) of \([0-9]*\) snapshots.*/\1\/\2/p' "$LOGS/interop_window_take.log" | tail -1)
+  read=$(window_read take)
   say "window recording a 640x360 view take on cuda: rc $rc, $images images, read the particles of ${read:-?} snapshots"
   say "  $(grep 'mean over' "$LOGS/interop_window_take.log" | tail -1)"
   row interop window_take_images "$images" png measured
@@ -587,10 +596,8 @@ if [ -x "$RVBD" ]; then
   # gpu/bounded_wait.h) and keep the take's images and take.json. Short boxes: bench_gpu, later, gets what is
   # left of the run's budget.
   rm -rf /tmp/vbd_take_lost && mkdir -p /tmp/vbd_take_lost
-  printf '[{"speed": "max"}, {"frame": 0, "set": {"solver.backend": "cuda"}}, {"frame": 1, "record": {"format": "png", "dir": "/tmp/vbd_take_lost"}}, {"frame": 12, "fault": "device_lost"}, {"frame": 40, "quit": true}]' \
-    >/tmp/vbd_window_actions_lost.json
-  vt 30 "$RVBD" --headless --width 1280 --height 720 --scene assets/scenes/cube_drop.json \
-    --actions /tmp/vbd_window_actions_lost.json >"$LOGS/interop_window_lost.log" 2>&1
+  window_run lost 30 assets/scenes/cube_drop.json \
+    '[{"speed": "max"}, {"frame": 0, "set": {"solver.backend": "cuda"}}, {"frame": 1, "record": {"format": "png", "dir": "/tmp/vbd_take_lost"}}, {"frame": 12, "fault": "device_lost"}, {"frame": 40, "quit": true}]'
   rc=$?
   lost_ok=0
   [ $rc = 1 ] && [ -f /tmp/vbd_take_lost/take_001/take.json ] && lost_ok=1
@@ -609,18 +616,16 @@ d["solver"]["iterations"] = 120
 d["soft_bodies"][0]["cells"] = [52, 52, 52]
 json.dump(d, open("/tmp/vbd_cube_703k.json", "w"))
 EOF
-  printf '[{"speed": "max"}, {"frame": 0, "set": {"solver.backend": "cuda"}}, {"frame": 40, "quit": true}]' \
-    >/tmp/vbd_window_actions_big.json
-  vt 150 "$RVBD" --headless --width 1280 --height 720 --scene /tmp/vbd_cube_703k.json \
-    --actions /tmp/vbd_window_actions_big.json >"$LOGS/interop_window_703k.log" 2>&1
+  window_run 703k 150 /tmp/vbd_cube_703k.json \
+    '[{"speed": "max"}, {"frame": 0, "set": {"solver.backend": "cuda"}}, {"frame": 40, "quit": true}]'
   rc=$?
   say "window (--headless), 703k tets on cuda: rc $rc; $(grep 'window (left)' "$LOGS/interop_window_703k.log" | tail -1)"
   say "  $(grep 'mean over' "$LOGS/interop_window_703k.log" | tail -1)"
   simhost=$(sed -n 's/.*(\([0-9.]*\) ms of it outside the solver).*/\1/p' "$LOGS/interop_window_703k.log" | tail -1)
   row interop window_sim_host_ms_703k "${simhost:-?}" ms measured
-  read=$(sed -n 's/.*read the particles of \([0-9]*\) of \([0-9]*\) snapshots.*/\1\/\2/p' "$LOGS/interop_window_703k.log" | tail -1)
+  read=$(window_read 703k)
   row interop window_snapshots_read_703k "${read:-?}" read/shown measured
-  fetched=$(sed -n 's/.*simulation (left) brought the particles to the host \([0-9]*\) times in \([0-9]*\) frames.*/\1\/\2/p' "$LOGS/interop_window_703k.log" | tail -1)
+  fetched=$(window_fetched 703k)
   row interop window_world_fetches_703k "${fetched:-?}" fetches/frames measured
   row interop window_actions_703k "$rc" rc "$([ $rc = 0 ] && echo ok || echo failed)"
 else
