@@ -1,5 +1,6 @@
 #include "gui/action_runner.h"
 
+#include <cfloat>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -302,6 +303,12 @@ bool ActionRunner::execute(GuiApp& app, const Action& a) {
             break;
         case Verb::Fault:
             app.injectDeviceLost();
+            break;
+        case Verb::Cursor:
+            if (v.is_string())
+                app.setCursor(-FLT_MAX, -FLT_MAX);
+            else
+                app.setCursor(v[0].get<float>(), v[1].get<float>());
             break;
         case Verb::Quit: {
             app.stopRecording();

@@ -241,6 +241,7 @@ void GuiApp::buildUi() {
         mouseMoved_ = io.MousePos.x != firstMouse_.x || io.MousePos.y != firstMouse_.y;
         if (!mouseMoved_) io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
     }
+    if (cursor_) io.MousePos = *cursor_;
     ImGui::NewFrame();
     int fw, fh;
     framebufferSize(fw, fh);

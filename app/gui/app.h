@@ -11,7 +11,9 @@
 //   lesson_player.cpp  guided lessons (one action group per step), lesson_panel.cpp their panel
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <imgui.h>
 #define GLFW_INCLUDE_VULKAN
@@ -69,6 +71,8 @@ class GuiApp {
     void quit(int code) { quitCode_ = code; }
     // The next frame's submit fails as on a lost Vulkan device (the actions' "fault": tests of that path).
     void injectDeviceLost() { faultDeviceLost_ = true; }
+    // The actions' cursor: the pointer at window pixel (x, y) from the next frame on (-FLT_MAX: none).
+    void setCursor(float x, float y) { cursor_ = ImVec2(x, y); }
     // True while a request to the simulation thread or the GPU buffers has not caught up with it.
     bool settling() const;
     int renderedFrames() const { return renderedFrames_; }
@@ -163,7 +167,9 @@ class GuiApp {
     DrawOptions effectiveDraw_[2];             // this frame's drawing options (shared colour scale applied)
     int quitCode_ = -1;
     bool faultDeviceLost_ = false;
-    int targetFrames_ = -1;  // --frames (with --screenshot: the frame of the shot)
+    std::optional<ImVec2> cursor_;  // setCursor (nullopt: the mouse's)
+    int hoverWaits_ = 0;            // UI frames the hover readout has waited for a device's cast
+    int targetFrames_ = -1;         // --frames (with --screenshot: the frame of the shot)
     using Clock = std::chrono::steady_clock;
     Clock::time_point lastFrame_;
     // The last hover pick (updateHover): the ray it was cast along, in which lab and World, and what it hit.
@@ -174,6 +180,11 @@ class GuiApp {
         int frame = -1;
         Clock::time_point at;
     } hoverPick_;
+    // This frame's hover ray per lab (nullopt: none), which the simulation thread casts with its next steps
+    // (WorldSnapshot::castRay), and the last few sent (a snapshot's cast of one of them is the hit under the
+    // cursor of at most that many frames ago).
+    std::optional<vbd::SurfaceRay> hoverRay_[2];
+    std::vector<vbd::SurfaceRay> sentRays_[2];
     Timing sum_;  // accumulated over the run, reported on exit
     int timed_ = 0;
     // Snapshots the window was done with, and how many of them it read the particles of (WorldSnapshot::

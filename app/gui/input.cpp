@@ -50,6 +50,7 @@ void GuiApp::handleInput() {
     const float subW = lay.viewW / float(labs);
     const int labUnder = std::clamp(int((mx - lay.viewX) / subW), 0, labs - 1);
     app_.hover = {};
+    hoverRay_[0] = hoverRay_[1] = std::nullopt;
     if (!io.WantCaptureMouse && inView) {
         if (io.MouseWheel != 0) app_.camera.zoom(io.MouseWheel);
         if (ImGui::IsMouseClicked(0) && io.KeyShift) handlePick(labUnder, mx, my);
@@ -141,16 +142,47 @@ void GuiApp::updateHover(int labUnder, float mx, float my) {
     const Layout& lay = app_.layout;
     const float subW = lay.viewW / float(app_.compare ? 2 : 1);
     const Ray ray = app_.camera.ray(mx - lay.viewX - subW * float(labUnder), my - lay.viewY, subW, lay.viewH);
-    // The pick casts the ray against every surface triangle, from every position (on a device World the
-    // frame's positions come to the host for it): at once when the ray or the World changed, and for a cursor
-    // resting over a playing scene at most every kHoverRepick (the vertex's value follows the field every
-    // frame meanwhile; the scene moves little under the cursor in a quarter of a second).
+    // A World stepping on the device casts the ray where its state is, with each step (World::setSurfaceRay),
+    // and the snapshot carries the hit: the readout of a cursor over a playing scene reads no positions. The
+    // ray goes to the simulation thread with this frame's commands, so a snapshot's hit is of a ray sent a
+    // frame or more ago: it is taken while that ray is one of the last few sent (a moving cursor's readout
+    // trails it by a frame). Otherwise the pick casts the ray over every position (on a device World they
+    // come to the host for it): at once when the ray or the World changed -- unless the scene plays on a
+    // device, whose next frame answers -- and for a cursor resting over a scene playing on the CPU at most
+    // every kHoverRepick (the vertex's value follows the field every frame meanwhile; the scene moves little
+    // under the cursor in a quarter of a second).
     constexpr std::chrono::milliseconds kHoverRepick(250);
+    constexpr size_t kRaysKept = 8;
+    constexpr int kHoverWaits = 4;
+    const vbd::SurfaceRay sent = surfaceRay(ray);
+    hoverRay_[labUnder] = sent;
+    std::vector<vbd::SurfaceRay>& rays = sentRays_[labUnder];
+    if (rays.empty() || rays.back() != sent) rays.push_back(sent);
+    if (rays.size() > kRaysKept) rays.erase(rays.begin());
     HoverPick& last = hoverPick_;
     const auto now = Clock::now();
-    if (ray.origin != last.origin || ray.dir != last.dir || labUnder != last.lab ||
-        lab.world->generation() != last.generation ||
-        (lab.world->frame() != last.frame && now - last.at >= kHoverRepick)) {
+    const bool moved = ray.origin != last.origin || ray.dir != last.dir || labUnder != last.lab ||
+                       lab.world->generation() != last.generation;
+    const bool castOnDevice = lab.world->deviceParticles().x != nullptr;
+    const auto cast = lab.world->castSurfaceHit();
+    if (cast && std::find(rays.begin(), rays.end(), cast->ray) != rays.end()) {
+        const Ray castRay{{cast->ray.origin.x, cast->ray.origin.y, cast->ray.origin.z},
+                          {cast->ray.dir.x, cast->ray.dir.y, cast->ray.dir.z}};
+        last = {ray.origin,
+                ray.dir,
+                labUnder,
+                pick(*lab.world, castRay, cast->hit).particle,
+                lab.world->generation(),
+                lab.world->frame(),
+                now};
+        hoverWaits_ = 0;
+    } else if (castOnDevice && app_.timeline.playing && labUnder == last.lab &&
+               lab.world->generation() == last.generation && hoverWaits_ < kHoverWaits) {
+        // The next frame's snapshot brings the hit: the readout stays meanwhile (for a few UI frames: a run
+        // held at a scripted action's frame steps no further).
+        ++hoverWaits_;
+    } else if (moved || (lab.world->frame() != last.frame && now - last.at >= kHoverRepick)) {
+        hoverWaits_ = 0;
         last = {
             ray.origin,         ray.dir, labUnder, pick(*lab.world, ray).particle, lab.world->generation(),
             lab.world->frame(), now};

@@ -370,6 +370,7 @@ void GuiApp::prepareDrawOptions() {
                 for (int anchor : lab.world->fixedData().regionAnchors)
                     if (anchor >= 0) watch.push_back(anchor);
             lab.world->watch(watch);
+            lab.world->castRay(hoverRay_[l]);
         }
         lab.range = {};
         if (lab.world && lab.draw.field != vbd::ScalarField::None &&

@@ -12,24 +12,6 @@ glm::vec3 rot(const vbd::Quat& q, const glm::vec3& v) {
     vbd::Vec3 r = vbd::rotate(q, vbd::Vec3(v.x, v.y, v.z));
     return {r.x, r.y, r.z};
 }
-}  // namespace
-
-float rayTriangle(const Ray& r, const glm::vec3& a, const glm::vec3& b, const glm::vec3& c) {
-    // Solve o + t d = a + u (b - a) + v (c - a) by Cramer's rule with scalar triple products.
-    glm::vec3 e1 = b - a, e2 = c - a, p = glm::cross(r.dir, e2);
-    float det = glm::dot(e1, p);
-    if (std::fabs(det) < 1e-12f) return -1;
-    float inv = 1 / det;
-    glm::vec3 s = r.origin - a;
-    float u = glm::dot(s, p) * inv;
-    if (u < 0 || u > 1) return -1;
-    glm::vec3 q = glm::cross(s, e1);
-    float v = glm::dot(r.dir, q) * inv;
-    if (v < 0 || u + v > 1) return -1;
-    return glm::dot(e2, q) * inv;
-}
-
-namespace {
 
 // Distance along a ray (origin o, direction d, in the box frame) to a box of half extents h: slab test;
 // -1 for a miss.
@@ -56,29 +38,24 @@ float raySphere(const glm::vec3& o, const glm::vec3& d, float r) {
     return -bq - s > 0 ? -bq - s : -bq + s;
 }
 
-// Nearest hit of the particle surfaces; the grabbed particle is the hit triangle's vertex nearest to it.
-void pickSurfaces(const vbd::World& world, const Ray& ray, PickHit& hit, float& best) {
-    const auto& x = world.positions();
-    for (const auto& s : world.surfaces())
-        for (const auto& t : s.tris) {
-            const glm::vec3 v[3] = {g(x[t[0]]), g(x[t[1]]), g(x[t[2]])};
-            const float d = rayTriangle(ray, v[0], v[1], v[2]);
-            if (d <= 0 || d >= best) continue;
-            best = d;
-            const glm::vec3 p = ray.origin + d * ray.dir;
-            int k = 0;
-            for (int j = 1; j < 3; ++j)
-                if (glm::length(p - v[j]) < glm::length(p - v[k])) k = j;
-            hit = {t[k], -1, d, p};
-        }
-}
-
 }  // namespace
 
+vbd::SurfaceRay surfaceRay(const Ray& r) {
+    return {{r.origin.x, r.origin.y, r.origin.z}, {r.dir.x, r.dir.y, r.dir.z}};
+}
+
 PickHit pick(const vbd::World& world, const Ray& ray) {
+    return pick(world, ray, world.surfaceHit(surfaceRay(ray)));
+}
+
+PickHit pick(const vbd::World& world, const Ray& ray, const vbd::SurfaceHit& surface) {
     PickHit hit;
     float best = std::numeric_limits<float>::max();
-    pickSurfaces(world, ray, hit, best);
+    // The particle surfaces: the hit triangle's corner nearest to the hit is grabbed.
+    if (surface.hit()) {
+        best = float(surface.t);
+        hit = {int(surface.particle), -1, best, ray.origin + best * ray.dir};
+    }
     const auto bodies = world.bodies();
     for (size_t i = 0; i < bodies.size(); ++i) {
         const auto& bd = bodies[i];

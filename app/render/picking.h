@@ -14,8 +14,11 @@ struct PickHit {
 
 // Nearest hit of the ray (dir unit length), or particle = body = -1 for none.
 PickHit pick(const vbd::World& world, const Ray& ray);
+// The same with the particle surfaces' hit of this ray given (World::castSurfaceHit: cast where the World's
+// state is, so that the pick reads no positions).
+PickHit pick(const vbd::World& world, const Ray& ray, const vbd::SurfaceHit& surface);
 
-// Möller–Trumbore: t of the ray's hit with triangle (a, b, c), or a negative value for a miss.
-float rayTriangle(const Ray& r, const glm::vec3& a, const glm::vec3& b, const glm::vec3& c);
+// The ray in the engine's terms (World::surfaceHit, World::setSurfaceRay).
+vbd::SurfaceRay surfaceRay(const Ray& r);
 
 }  // namespace vbdgui

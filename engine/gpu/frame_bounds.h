@@ -6,10 +6,13 @@
 // gpu/bounds_plan.h),
 // and the positions of listed particles (World::pinPositions; SoftStepper::setGathered). The positions are
 // read as publishing rounds them (float), so the host's loop over World::positions() gives the same box bit
-// for bit: min and max do not depend on the order.
+// for bit: min and max do not depend on the order. And the nearest hit of a ray with the surface triangles
+// (World::surfaceHit, the app's hover readout), again on the published rounding: a reduction whose sum is
+// the nearer hit (mesh/surface_ray.h), so the order of the device's tree does not matter either.
 #include "gpu/bounds_plan.h"
 #include "math/hd.h"
 #include "math/vec3.h"
+#include "mesh/surface_ray.h"
 
 namespace vbd {
 
@@ -78,6 +81,19 @@ struct GatherPositionsStage {
     const int* index;
     Vec3* out;
     VBD_HD void operator()(int k) const { out[k] = Vec3(x[index[k]]); }
+};
+
+// Triangle k (corners tris[3k..3k+2]) against the ray.
+template <typename T>
+struct SurfaceRayTerm {
+    const Vec3T<T>* x;
+    const int* tris;
+    const SurfaceRay* ray;
+    VBD_HD SurfaceHit operator()(int k) const {
+        const int c[3] = {tris[3 * k], tris[3 * k + 1], tris[3 * k + 2]};
+        const Vec3 p[3] = {Vec3(x[c[0]]), Vec3(x[c[1]]), Vec3(x[c[2]])};
+        return triangleHit(*ray, k, c, p);
+    }
 };
 
 }  // namespace vbd

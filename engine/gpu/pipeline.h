@@ -232,6 +232,30 @@ class PipelineStepper final : public SoftStepper {
         dropCapturedStep();  // the captured step issues the gather it had
     }
     bool gathered(std::vector<Vec3>& out) const override { return lastMeasured(hostGathered_, out); }
+    void setRayTriangles(std::vector<std::array<int, 3>> tris) override {
+        if (tris == rayTris_) return;
+        for (const auto& t : tris)
+            if (t[0] < 0 || t[1] < 0 || t[2] < 0)
+                throw std::invalid_argument("setRayTriangles: a negative particle index");
+        rayTris_ = std::move(tris);
+        rayTrisUploaded_ = false;
+        rayCast_ = false;
+        dropCapturedStep();  // the captured step casts against the old triangles' array, or none
+    }
+    // The ray goes up with each step's scalars (prepareStep): a new ray needs no new graph, a ray on or off
+    // does.
+    void setSurfaceRay(const SurfaceRay* ray) override {
+        const bool was = castsRay();
+        rayWanted_ = ray != nullptr;
+        if (ray) ray_ = *ray;
+        if (was != castsRay()) dropCapturedStep();
+    }
+    bool surfaceHit(SurfaceRay& ray, SurfaceHit& out) const override {
+        if (!measured_ || !rayCast_) return false;
+        ray = rayOfStep_;
+        out = hostRayHit_;
+        return true;
+    }
 
     // One block a save (saveBlocks_): the five arrays, then the residual field where there is one.
     std::shared_ptr<const DeviceStateCopy> saveOnDevice() override {
@@ -530,6 +554,21 @@ class PipelineStepper final : public SoftStepper {
                 bounds_.ensure(ex_, boundsRanges_.size());
                 boundsUploaded_ = true;
             }
+            if (castsRay() && !rayTrisUploaded_) {  // as the gather: an index past the model's reads past x
+                for (const auto& t : rayTris_)
+                    if (std::max(t[0], std::max(t[1], t[2])) >= plan_.n)
+                        throw std::invalid_argument("setRayTriangles: a corner past the model's " +
+                                                    std::to_string(plan_.n) + " particles");
+                std::vector<int> corners;
+                corners.reserve(3 * rayTris_.size());
+                for (const auto& t : rayTris_) corners.insert(corners.end(), t.begin(), t.end());
+                rayTriangles_.put(ex_, corners.data(), corners.size());
+                ex_.sync();  // corners goes out of scope
+                rayIn_.ensure(ex_, 1);
+                rayOut_.ensure(ex_, 1);
+                rayPartials_.ensure(ex_, size_t(blocksFor(int(rayTris_.size()))));
+                rayTrisUploaded_ = true;
+            }
             if (!gatherList_.empty() && !gatherUploaded_) {  // an index past the model's would read past x
                 for (int i : gatherList_)
                     if (i >= plan_.n)
@@ -557,6 +596,11 @@ class PipelineStepper final : public SoftStepper {
         sc.dragTarget = drag.dragTarget;
         sc.dragStiffness = drag.dragStiffness;
         ex_.upload(scalars_, &sc, 1);
+        rayCast_ = measuresWanted_ && castsRay();
+        if (rayCast_) {
+            rayOfStep_ = ray_;
+            ex_.upload(rayIn_.p, &rayOfStep_, 1);
+        }
         return true;
     }
     // After the last stage: the results read, the stats and iteration records, the state published, the
@@ -571,6 +615,7 @@ class PipelineStepper final : public SoftStepper {
             ex_.download(hostBounds_.data(), bounds_.p, boundsRanges_.size());
         if (measuresWanted_ && !gatherList_.empty())
             ex_.download(hostGathered_.data(), gatherOut_.p, gatherList_.size());
+        if (rayCast_) ex_.download(&hostRayHit_, rayOut_.p, 1);
         ex_.sync();
         measured_ = measuresWanted_;
         stats.iterations = last;
@@ -648,6 +693,11 @@ class PipelineStepper final : public SoftStepper {
         boundsUploaded_ = false;
         gatherIndex_.free(ex_);
         gatherOut_.free(ex_);
+        rayTriangles_.free(ex_);
+        rayIn_.free(ex_);
+        rayOut_.free(ex_);
+        rayPartials_.free(ex_);
+        rayTrisUploaded_ = rayCast_ = false;
         fieldScratch_.free(ex_);
         gatherUploaded_ = false;
         bodyColliders_.free(ex_);
@@ -1005,7 +1055,11 @@ class PipelineStepper final : public SoftStepper {
         }
         if (!gatherList_.empty())
             ex_.forEach(int(gatherList_.size()), GatherPositionsStage<T>{a_.x, gatherIndex_.p, gatherOut_.p});
+        if (castsRay())
+            ex_.reduce(int(rayTris_.size()), SurfaceRayTerm<T>{a_.x, rayTriangles_.p, rayIn_.p},
+                       rayPartials_.p, rayOut_.p, false);
     }
+    bool castsRay() const { return rayWanted_ && !rayTris_.empty(); }
 
     Exec ex_;
     StepPlan plan_;
@@ -1037,6 +1091,15 @@ class PipelineStepper final : public SoftStepper {
     ExecBuffer<Exec, float> fieldScratch_;  // pendingVolumeRatio, pendingDominance
     std::vector<Vec3> hostGathered_;
     bool gatherUploaded_ = false;
+    // setRayTriangles / setSurfaceRay: the triangles (3 corners each) and the ray on the executor, the
+    // nearest hit there and on the host; rayCast_: this (the last) step casts the ray rayOfStep_.
+    std::vector<std::array<int, 3>> rayTris_;
+    bool rayTrisUploaded_ = false, rayWanted_ = false, rayCast_ = false;
+    SurfaceRay ray_, rayOfStep_;
+    ExecBuffer<Exec, int> rayTriangles_;
+    ExecBuffer<Exec, SurfaceRay> rayIn_;
+    ExecBuffer<Exec, SurfaceHit> rayOut_, rayPartials_;
+    SurfaceHit hostRayHit_;
     bool measuresWanted_ = false, measured_ = false;
     bool pending_ = false;     // the last step's state is not in the model (step with publish = false)
     bool fieldStale_ = false;  // the residual field is of no current state (restoreOnDevice without one)

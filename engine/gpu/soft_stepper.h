@@ -13,6 +13,7 @@
 #include "gpu/frame_bounds.h"
 #include "gpu/frame_sums.h"
 #include "gpu/tet_records.h"
+#include "mesh/surface_ray.h"
 #include "soft/soft_solver.h"
 
 namespace vbd {
@@ -65,6 +66,15 @@ class SoftStepper {
     // step measured nothing. Throws std::invalid_argument for a negative index.
     virtual void setGathered(std::vector<int> particles) = 0;
     virtual bool gathered(std::vector<Vec3>& out) const = 0;
+    // With the measures, the nearest hit of a ray with these triangles (corner particle indices; World::
+    // surfaceHit: the app's hover readout), a reduction over them (mesh/surface_ray.h, on the positions as
+    // publishing rounds them, so the host's loop over the published positions gives the same hit bit for
+    // bit on the host executor); nothing is cast until both are set. setSurfaceRay(nullptr) stops casting.
+    // surfaceHit: the last measured step's hit and the ray it was cast along; false when that step cast
+    // none. Throws std::invalid_argument for a negative index (one past the model's: at the next step).
+    virtual void setRayTriangles(std::vector<std::array<int, 3>> tris) = 0;
+    virtual void setSurfaceRay(const SurfaceRay* ray) = 0;
+    virtual bool surfaceHit(SurfaceRay& ray, SurfaceHit& out) const = 0;
     // The last step's state copied within the device's memory (nullptr before any step since configure);
     // restoreOnDevice puts such a copy back as the state the next step starts from, its published arrays then
     // pending (as after step(publish = false)): false, nothing changed, when the copy is of another

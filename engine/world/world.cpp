@@ -126,6 +126,7 @@ class WorldImpl final : public World {
         const bool measured = device_ && lazy_ && device_->frameMeasures(sums);
         if (!(measured && device_->frameBounds(deviceBounds_))) deviceBounds_.clear();
         keepGathered(measured);
+        deviceRayValid_ = measured && device_->surfaceHit(deviceRay_.ray, deviceRay_.hit);
         if (measured && sums.firstBad != FrameSums::kNone) fetchState();  // guardFrame names the particle
         {
             ScopedTimer t(m.measureMs);
@@ -205,6 +206,16 @@ class WorldImpl final : public World {
         for (int i : watched_) out.push_back({i, x[size_t(i)]});
         return out;
     }
+    // The device casts the ray with its measures (the triangles go up when a ray is first set).
+    void setSurfaceRay(const std::optional<SurfaceRay>& ray) override {
+        if (ray == surfaceRay_) return;
+        surfaceRay_ = ray;
+        if (device_) passSurfaceRay();
+    }
+    std::optional<CastHit> castSurfaceHit() const override {
+        if (!deviceRayValid_) return std::nullopt;
+        return deviceRay_;
+    }
     int numColors() const override { return int(soft_.model().colorGroups.size()); }
 
     void scalarField(ScalarField f, std::vector<float>& out) const override {
@@ -269,7 +280,7 @@ class WorldImpl final : public World {
         fetchState();
         keepDeviceState();
         deviceBounds_.clear();  // of the state the step leaves; a restore comes through here too
-        devicePinsValid_ = deviceWatchedValid_ = false;
+        devicePinsValid_ = deviceWatchedValid_ = deviceRayValid_ = false;
         soft_.setParams(s);
         editDesc().solver = s;
         rigid_->setParams(s);
@@ -285,6 +296,7 @@ class WorldImpl final : public World {
         // keeps nothing between steps (gpu/rigid_stepper.h): made with the backend, it also serves bodies
         // added later (addRigidBody).
         device_.reset();
+        rayTrianglesPassed_ = false;
         rigidDevice_.reset();
         if (backend.backend == Backend::Cuda) {
             if (soft_.model().numVertices() > 0) {
@@ -296,6 +308,7 @@ class WorldImpl final : public World {
                 pins_ = pinnedParticles(soft_.model());
                 gatherPins_ = pins_.size() <= kMaxGatheredPins;  // beyond, the host reads them (a fetch)
                 device_->setGathered(gatherList());
+                passSurfaceRay();
                 device_->configure(soft_);
             }
             rigidDevice_ = options_.hostExecutor ? makeHostRigidStepper() : makeCudaRigidStepper();
@@ -390,7 +403,7 @@ class WorldImpl final : public World {
         const auto* s = dynamic_cast<const WorldStateData*>(&state);
         if (!s) return false;
         deviceBounds_.clear();  // of the state left (setSolver below clears them too, unless it throws first)
-        devicePinsValid_ = deviceWatchedValid_ = false;
+        devicePinsValid_ = deviceWatchedValid_ = deviceRayValid_ = false;
         const bool same = s->origin == id_;
         // Another World (an edited description) keeps its own rigid solver and takes only the bodies'
         // poses and velocities; a body added by addRigidBody since then is one body too many.
@@ -674,6 +687,21 @@ class WorldImpl final : public World {
         devicePins_.assign(g.begin(), g.begin() + long(pins));
         deviceWatched_.assign(g.begin() + long(pins), g.end());
     }
+    // setSurfaceRay, and the device's hit of it in the last step (valid when that step cast it).
+    std::optional<SurfaceRay> surfaceRay_;
+    CastHit deviceRay_;
+    bool deviceRayValid_ = false;
+    // The ray to the device stepper, with the surfaces' triangles the first time (one list, in order).
+    void passSurfaceRay() {
+        if (surfaceRay_ && !rayTrianglesPassed_) {
+            std::vector<std::array<int, 3>> tris;
+            for (const SurfaceView& s : surfaces_) tris.insert(tris.end(), s.tris.begin(), s.tris.end());
+            device_->setRayTriangles(std::move(tris));
+            rayTrianglesPassed_ = true;
+        }
+        device_->setSurfaceRay(surfaceRay_ ? &*surfaceRay_ : nullptr);
+    }
+    bool rayTrianglesPassed_ = false;      // to the current device_
     bool lazy_ = false;                    // setLazyPublish
     std::unique_ptr<SoftStepper> device_;  // the soft step on the device (solver.backend), or none: the CPU
     std::unique_ptr<RigidStepper> rigidDevice_;  // the rigid solve on the device, or none: RigidSolver::step
@@ -695,6 +723,24 @@ std::vector<Vec3> World::pinPositions() const {
     for (size_t i = 0; i < fixed.size() && i < x.size(); ++i)
         if (fixed[i]) out.push_back(x[i]);
     return out;
+}
+
+SurfaceHit castSurfaces(const std::vector<SurfaceView>& surfaces, const std::vector<Vec3>& x,
+                        const SurfaceRay& ray) {
+    SurfaceHit best;
+    int k = 0;
+    for (const SurfaceView& s : surfaces)
+        for (const auto& t : s.tris) {
+            const int c[3] = {t[0], t[1], t[2]};
+            const Vec3 p[3] = {x[size_t(t[0])], x[size_t(t[1])], x[size_t(t[2])]};
+            best = best + triangleHit(ray, k++, c, p);
+        }
+    return best;
+}
+
+SurfaceHit World::surfaceHit(const SurfaceRay& ray) const {
+    if (const std::optional<CastHit> cast = castSurfaceHit(); cast && cast->ray == ray) return cast->hit;
+    return castSurfaces(surfaces(), positions(), ray);
 }
 
 std::vector<Box3> World::surfaceBounds() const {

@@ -5,12 +5,14 @@
 #include <array>
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "diagnostics/metrics.h"
 #include "gpu/device_bodies.h"
 #include "gpu/device_particles.h"
+#include "mesh/surface_ray.h"
 #include "mesh/tet_mesh.h"
 #include "scene/scene_desc.h"
 #include "views/views.h"
@@ -54,6 +56,11 @@ struct WatchedParticle {
     Vec3 x;
 };
 
+// The nearest hit of the ray with the triangles of these surfaces over positions x, the triangles numbered
+// in order (World::surfaceHit's cast on the host).
+SurfaceHit castSurfaces(const std::vector<SurfaceView>& surfaces, const std::vector<Vec3>& x,
+                        const SurfaceRay& ray);
+
 class World {
   public:
     virtual ~World() = default;
@@ -91,6 +98,22 @@ class World {
     virtual void setWatchedParticles(const std::vector<int>& particles) { (void)particles; }
     // The watched particles and their positions at this frame, in the order set (none by default).
     virtual std::vector<WatchedParticle> watchedPositions() const { return {}; }
+    // The nearest hit of the ray with the particle surfaces at this frame (surfaces()' triangles, numbered in
+    // order; mesh/surface_ray.h: the hit triangle's corner nearest to the hit is the particle). The default
+    // casts over positions(); a World whose last step cast this very ray where its state is (setSurfaceRay)
+    // answers from that, without reading the positions.
+    virtual SurfaceHit surfaceHit(const SurfaceRay& ray) const;
+    // A ray a reader will ask surfaceHit about after each step (the app's hover readout; nullopt: none). With
+    // the lazy publish a device step casts it with its measures, from the step after it is set: the hover
+    // over a playing scene then reads no positions. No effect elsewhere.
+    virtual void setSurfaceRay(const std::optional<SurfaceRay>& ray) { (void)ray; }
+    // The hit the last step cast where the state is, with its ray (nullopt: none cast; a reader asking
+    // another ray casts over the positions).
+    struct CastHit {
+        SurfaceRay ray;
+        SurfaceHit hit;
+    };
+    virtual std::optional<CastHit> castSurfaceHit() const { return std::nullopt; }
     // Particle i's position: positions()[i], read without the others where the World has it apart (a watched
     // particle of a snapshot).
     virtual Vec3 particlePosition(int i) const { return positions()[size_t(i)]; }

@@ -284,6 +284,52 @@ TEST(AppActions, ALostDeviceMidTakeKeepsTheTakeAndExitsWithOne) {
     EXPECT_EQ(j["last_frame"], 11);
 }
 
+// The actions' cursor rests the pointer on the sagging beam at a frame the run is held at: the hover readout
+// (a tooltip naming the vertex and its det F, drawn beside the pointer) appears there and nowhere else, and
+// "none" takes it away again. Three window shots of the same frame (held at the actions' gate): without a
+// pointer, with it, and after "none". Within the 3D view (above its legend and status line), the first and
+// the last are the same pixels, and the second differs from them only in the tooltip's box right of and
+// below the pointer (Dear ImGui places it 16 px off the cursor). Headless, without a display.
+TEST(AppActions, TheCursorShowsTheHoverReadoutWhereItRests) {
+    std::string why;
+    if (!haveVulkanDevice(why)) GTEST_SKIP() << "no Vulkan device: " << why;
+    const fs::path shot[3] = {tmp("test_actions_cursor_a.png"), tmp("test_actions_cursor_b.png"),
+                              tmp("test_actions_cursor_c.png")};
+    for (const fs::path& p : shot) fs::remove(p);
+    const int cx = 620, cy = 250;  // on the beam, in the 1280 x 720 window's view (x 370 to 850)
+    const fs::path a = tmp("test_actions_cursor.json");
+    writeFile(a, "[{\"heat\": \"det_f\"}, {\"frame\": 20, \"screenshot\": \"" + shot[0].string() +
+                     "\"}, {\"frame\": 20, \"cursor\": [" + std::to_string(cx) + ", " + std::to_string(cy) +
+                     "]}, {\"frame\": 20, \"screenshot\": \"" + shot[1].string() +
+                     "\"}, {\"frame\": 20, \"cursor\": \"none\"}, {\"frame\": 20, \"screenshot\": \"" +
+                     shot[2].string() + "\"}, {\"frame\": 20, \"quit\": true}]");
+    CommandResult r = runCommand("env -u DISPLAY -u WAYLAND_DISPLAY timeout 120 " + vbdlabExe() +
+                                 " --headless --width 1280 --height 720 --scene " + kScenes +
+                                 "beam_sag.json --actions " + a.string());
+    ASSERT_EQ(r.code, 0) << r.output;
+    const Image im[3] = {load(shot[0].string()), load(shot[1].string()), load(shot[2].string())};
+    for (const Image& i : im) ASSERT_EQ(i.w, 1280);
+    const int x0 = 380, x1 = 840, y0 = 0, y1 = 600;  // inside the view, above the legend
+    auto differs = [&](const Image& p, const Image& q, int x, int y) {
+        for (int c = 0; c < 3; ++c)
+            if (std::abs(int(p.at(x, y)[c]) - int(q.at(x, y)[c])) > 2) return true;
+        return false;
+    };
+    long inBox = 0, outside = 0, after = 0;
+    for (int y = y0; y < y1; ++y)
+        for (int x = x0; x < x1; ++x) {
+            if (differs(im[0], im[2], x, y)) ++after;
+            if (!differs(im[0], im[1], x, y)) continue;
+            if (x >= cx && y >= cy && y < cy + 60)
+                ++inBox;
+            else
+                ++outside;
+        }
+    EXPECT_GT(inBox, 2000) << "no tooltip beside the pointer";  // two lines of text on a box ~200 x 40 px
+    EXPECT_EQ(outside, 0);
+    EXPECT_EQ(after, 0) << "the readout stayed after \"cursor\": \"none\"";
+}
+
 // Bad actions: exit code 2 naming the file, the action and the key, before any window (so without a
 // display too), and nothing created where the actions would have written.
 struct BadCase {
@@ -309,6 +355,8 @@ TEST(AppActions, BadActionsAreExitCodeTwoNamingTheActionAndKey) {
         {"{\"steps\": [{\"title\": \"one\", \"actions\": [{\"quit\": 1}]}]}", "steps[0].actions[0].quit"},
         {"[{\"frame\": 3}, {\"frame\": 4, \"record\": {\"every\": 0}}]", "actions[1].record.every"},
         {"[{\"frame\": 2, \"fault\": \"gpu_on_fire\"}]", "actions[0].fault"},
+        {"[{\"frame\": 2, \"cursor\": [10]}]", "actions[0].cursor"},
+        {"[{\"frame\": 2, \"cursor\": [10, -4]}]", "actions[0].cursor[1]"},
         {"[{\"frame\": 1 \"quit\": true}]", "line 1, column"},
     };
     for (const BadCase& c : cases) {

@@ -390,6 +390,45 @@ TEST(SimRunner, SteppedSnapshotsReadTheirParticlesFromTheFramesSaveWhenAsked) {
     EXPECT_EQ(sim.snapshot(0)->positions()[0].y, 5.0f);
 }
 
+// The hover's ray set on a snapshot (castRay) reaches the World before its next step, which casts it where
+// its state is (a device World, the host executor standing in for the device; the simulation thread makes
+// it lazy): the snapshot after that step carries the hit, asking it for that ray reads none of the frame's
+// positions, and the hit is the host's cast over those positions bit for bit. A ray taken away (nullopt) is
+// no longer cast.
+TEST(SimRunner, TheHoverRayIsCastByTheNextStepAndReadWithoutThePositions) {
+    vbd::SceneDesc d = vbd::loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/beam_sag.json");
+    d.solver.backend = vbd::Backend::Cuda;
+    d.solver.threads = 1;
+    vbd::WorldOptions o;
+    o.hostExecutor = true;
+    SimRunner sim;
+    sim.setWorld(0, vbd::World::create(d, o));
+    ASSERT_TRUE(waitFor([&] { return frameOf(sim) == 0; }));
+    const auto first = sim.snapshot(0);
+    const std::vector<vbd::Vec3>& x0 = first->positions();
+    const auto& tri = first->surfaces()[0].tris[17];
+    const vbd::Vec3 c = (x0[size_t(tri[0])] + x0[size_t(tri[1])] + x0[size_t(tri[2])]) * (1.f / 3.f);
+    const vbd::SurfaceRay ray{c + vbd::Vec3(0.5f, 2, 0.3f), vbd::normalized(vbd::Vec3(-0.5f, -2, -0.3f))};
+    first->castRay(ray);
+    sim.requestSteps(1);
+    ASSERT_TRUE(waitFor([&] { return frameOf(sim) == 1; }));
+    const auto snap = sim.snapshot(0);
+    const auto cast = snap->castSurfaceHit();
+    ASSERT_TRUE(cast.has_value());
+    EXPECT_TRUE(cast->ray == ray);
+    const vbd::SurfaceHit hit = snap->surfaceHit(ray);
+    EXPECT_TRUE(hit.hit());
+    EXPECT_FALSE(snap->positionsRead());
+    const vbd::SurfaceHit host = vbd::castSurfaces(snap->surfaces(), snap->positions(), ray);
+    EXPECT_EQ(hit.t, host.t);
+    EXPECT_EQ(hit.triangle, host.triangle);
+    EXPECT_EQ(hit.particle, host.particle);
+    snap->castRay(std::nullopt);
+    sim.requestSteps(1);
+    ASSERT_TRUE(waitFor([&] { return frameOf(sim) == 2; }));
+    EXPECT_FALSE(sim.snapshot(0)->castSurfaceHit().has_value());
+}
+
 // A save whose particles cannot be read any more (a device lost after the step) gives the reader the World's
 // first positions, of the right size, instead of an exception on the render thread.
 TEST(WorldSnapshot, AFailedReadOfTheSavedParticlesGivesTheFirstPositions) {

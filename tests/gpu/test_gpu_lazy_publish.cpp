@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <string>
 #include <thread>
@@ -718,6 +719,130 @@ TEST(GpuLazyPublish, TheStepperGathersTheListedParticles) {
     EXPECT_THROW(st->step(solver, float(d.dt), d.gravity, false), std::invalid_argument);
 }
 
+namespace {
+
+// A ray through the centroid of surface triangle `tri` of x, from 2 m away along a fixed slant (it may hit
+// a nearer triangle first: any hit is fine, the two Worlds must name the same one).
+SurfaceRay rayThrough(const World& w, const std::vector<Vec3>& x, int tri) {
+    std::vector<std::array<int, 3>> all;
+    for (const SurfaceView& s : w.surfaces()) all.insert(all.end(), s.tris.begin(), s.tris.end());
+    const auto& t = all[size_t(tri) % all.size()];
+    const Vec3 c = (x[size_t(t[0])] + x[size_t(t[1])] + x[size_t(t[2])]) * (1.f / 3.f);
+    const Vec3 origin = c + 2.f * normalized(Vec3(0.3f, 1.f, 0.4f));
+    return {origin, normalized(c - origin)};
+}
+
+void expectSameHit(const SurfaceHit& a, const SurfaceHit& b, int frame) {
+    EXPECT_EQ(a.t, b.t) << "frame " << frame;
+    EXPECT_EQ(a.triangle, b.triangle) << "frame " << frame;
+    EXPECT_EQ(a.particle, b.particle) << "frame " << frame;
+}
+
+}  // namespace
+
+// The hover's ray (World::setSurfaceRay) cast by a lazy World's device step with its measures: the hit it
+// answers for that ray is the CPU World's host cast of the same frame bit for bit (the same float positions,
+// the same function, an order-free nearest), in every launch order, and reading it fetches no state; another
+// ray is cast over the fetched positions; a ray set to none is no longer cast. soft_pile: several bodies, so
+// the rays cross more than one surface.
+TEST(GpuLazyPublish, TheHoverRayIsCastWhereTheStateIs) {
+    ThreadLimit oneThread(1);
+    const SceneDesc d = scene("soft_pile");
+    for (LaunchOrder order : {LaunchOrder::Forward, LaunchOrder::Reversed, LaunchOrder::Shuffled}) {
+        ScopedLaunchOrder scoped(order);
+        SCOPED_TRACE("launch order " + std::to_string(int(order)));
+        auto cpu = cpuWorld(d);
+        auto dev = deviceWorld(d, true);
+        int hits = 0;
+        for (int f = 1; f <= 8; ++f) {
+            const SurfaceRay ray = rayThrough(*cpu, cpu->positions(), 97 * f);
+            cpu->setSurfaceRay(ray);
+            dev->setSurfaceRay(ray);
+            cpu->step();
+            dev->step();
+            const size_t fetches = dev->stateFetches();
+            const auto cast = dev->castSurfaceHit();
+            ASSERT_TRUE(cast.has_value()) << f;
+            EXPECT_TRUE(cast->ray == ray);
+            const SurfaceHit got = dev->surfaceHit(ray);
+            EXPECT_EQ(dev->stateFetches(), fetches) << "frame " << f;
+            EXPECT_FALSE(cpu->castSurfaceHit().has_value());  // the CPU World casts when asked
+            expectSameHit(got, cpu->surfaceHit(ray), f);
+            hits += got.hit() ? 1 : 0;
+            if (f == 5) {  // another ray (one that misses: straight up from above everything) reads the state
+                const SurfaceRay up{Vec3(0, 100, 0), Vec3(0, 1, 0)};
+                EXPECT_FALSE(dev->surfaceHit(up).hit());
+                EXPECT_EQ(dev->stateFetches(), fetches + 1);
+                const SurfaceRay other = rayThrough(*cpu, cpu->positions(), 5);
+                expectSameHit(dev->surfaceHit(other), cpu->surfaceHit(other), f);
+            }
+        }
+        EXPECT_EQ(hits, 8);
+        dev->setSurfaceRay(std::nullopt);
+        dev->step();
+        EXPECT_FALSE(dev->castSurfaceHit().has_value());
+        cpu->step();
+        EXPECT_EQ(maxDifference(cpu->positions(), dev->positions()), 0.0);
+    }
+    // An eager World publishes every step: nothing is cast on the device, the host casts over the published
+    // positions.
+    auto eager = deviceWorld(d, false);
+    const SurfaceRay ray = rayThrough(*eager, eager->positions(), 3);
+    eager->setSurfaceRay(ray);
+    eager->step();
+    EXPECT_FALSE(eager->castSurfaceHit().has_value());
+    EXPECT_TRUE(eager->surfaceHit(ray).hit());
+}
+
+// The stepper's cast: the hit of the pending state, the ray it was cast along, nothing before a ray is set
+// or after it is taken away; bad triangles are refused.
+TEST(GpuLazyPublish, TheStepperCastsTheRayItIsGiven) {
+    ThreadLimit oneThread(1);
+    const SceneDesc d = scene("hanging_bar");
+    SoftSolver solver;
+    solver.build(d);
+    const int n = solver.model().numVertices();
+    std::vector<std::array<int, 3>> tris;
+    const auto world = cpuWorld(d);
+    for (const SurfaceView& v : world->surfaces()) tris.insert(tris.end(), v.tris.begin(), v.tris.end());
+    auto st = makeHostPipelineStepper(Precision::Float);
+    st->setFrameMeasures(true);
+    st->setRayTriangles(tris);
+    st->configure(solver);
+    st->step(solver, float(d.dt), d.gravity, false);
+    SurfaceRay cast;
+    SurfaceHit hit;
+    EXPECT_FALSE(st->surfaceHit(cast, hit));  // no ray yet
+    ASSERT_TRUE(st->publishPending(solver));
+    for (int k = 0; k < 3; ++k) {
+        const std::vector<Vec3>& x = solver.model().x;
+        const auto& t = tris[size_t(31 * k) % tris.size()];
+        const Vec3 c = (x[size_t(t[0])] + x[size_t(t[1])] + x[size_t(t[2])]) * (1.f / 3.f);
+        const SurfaceRay ray{c + Vec3(0, 0, 3), Vec3(0, 0, -1)};
+        st->setSurfaceRay(&ray);
+        st->step(solver, float(d.dt), d.gravity, false);
+        ASSERT_TRUE(st->surfaceHit(cast, hit));
+        EXPECT_TRUE(cast == ray);
+        ASSERT_TRUE(st->publishPending(solver));
+        SurfaceHit want;
+        for (size_t j = 0; j < tris.size(); ++j) {
+            const int corner[3] = {tris[j][0], tris[j][1], tris[j][2]};
+            const Vec3 p[3] = {x[size_t(corner[0])], x[size_t(corner[1])], x[size_t(corner[2])]};
+            want = want + triangleHit(ray, int(j), corner, p);
+        }
+        ASSERT_TRUE(want.hit());
+        expectSameHit(hit, want, k);
+    }
+    st->setSurfaceRay(nullptr);
+    st->step(solver, float(d.dt), d.gravity, false);
+    EXPECT_FALSE(st->surfaceHit(cast, hit));
+    EXPECT_THROW(st->setRayTriangles({{0, -1, 2}}), std::invalid_argument);
+    st->setRayTriangles({{0, 1, n}});
+    const SurfaceRay ray{Vec3(0, 0, 3), Vec3(0, 0, -1)};
+    st->setSurfaceRay(&ray);
+    EXPECT_THROW(st->step(solver, float(d.dt), d.gravity, false), std::invalid_argument);
+}
+
 // A saved frame gives its particles (WorldState::particles, which the app's snapshots read their positions
 // from only when something draws them): a lazy World's save kept on the device, an eager World's on the host,
 // both the CPU World's positions and velocities of that frame bit for bit, read after the Worlds went on.
@@ -803,6 +928,22 @@ TEST(GpuLazyPublish, LazyPublishOnCuda) {
             }
             EXPECT_EQ(maxDifference({box[0].min, box[0].max}, {lo, hi}), 0.0) << k;
             EXPECT_GT(maxDifference(x, dev->positions()), 0.0) << k;  // the World went on
+        }
+        // The hover's ray cast on the device against the host's cast over the same state once fetched: rays
+        // through triangle centroids, far from any edge, name the same triangle and particle; t differs by
+        // nvcc's contractions of the same float arithmetic (a few ulps).
+        for (int k = 0; k < 4; ++k) {
+            const SurfaceRay ray = rayThrough(*dev, dev->positions(), 41 * k + 1);
+            dev->setSurfaceRay(ray);
+            dev->step();
+            const auto cast = dev->castSurfaceHit();
+            ASSERT_TRUE(cast.has_value());
+            ASSERT_TRUE(cast->hit.hit());
+            dev->setSurfaceRay(std::nullopt);  // the host's cast below, over the fetched positions
+            const SurfaceHit host = castSurfaces(dev->surfaces(), dev->positions(), ray);
+            EXPECT_EQ(cast->hit.triangle, host.triangle) << k;
+            EXPECT_EQ(cast->hit.particle, host.particle) << k;
+            EXPECT_LE(std::fabs(cast->hit.t - host.t), 1e-5 * host.t) << k;
         }
         // The heat maps computed on the device from the pending state, against the host's of the same state
         // once fetched: the same float arithmetic, compiled by nvcc (its contractions): 1e-5 relative.

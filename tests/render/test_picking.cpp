@@ -9,14 +9,6 @@
 namespace vbdgui {
 namespace {
 
-TEST(Picking, RayTriangleDistanceIsExact) {
-    Ray r{{0.2f, 0.3f, 5.0f}, {0, 0, -1}};
-    // Triangle in z = 1: the hit is 4 units away; float rounding only (1e-5 relative).
-    EXPECT_NEAR(rayTriangle(r, {0, 0, 1}, {1, 0, 1}, {0, 1, 1}), 4.0f, 4e-5f);
-    Ray miss{{0.8f, 0.8f, 5.0f}, {0, 0, -1}};  // outside (u + v > 1)
-    EXPECT_LT(rayTriangle(miss, {0, 0, 1}, {1, 0, 1}, {0, 1, 1}), 0.0f);
-}
-
 TEST(Picking, RayThroughProjectedCornerGrabsThatVertex) {
     vbd::SceneDesc d;
     vbd::SoftBodyDesc sb = vbdtest::cubeBody(0, 1, 3);

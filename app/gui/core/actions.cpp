@@ -50,6 +50,7 @@ const VerbInfo kVerbs[] = {
     {"plot", Verb::Plot, false},
     {"pause", Verb::Pause, false},
     {"fault", Verb::Fault, false},
+    {"cursor", Verb::Cursor, false},
 };
 
 const char* const kHeatNames[] = {"none", "color", "residual", "det_f", "dominance", "dominance_sum"};
@@ -421,6 +422,12 @@ void Checker::checkValue(Action& a) {
             break;
         case Verb::Fault:
             needOneOf(v, k, {"device_lost"});
+            break;
+        case Verb::Cursor:
+            if (v.is_string() && v.get<std::string>() == "none") break;
+            if (!v.is_array() || v.size() != 2) fail(k, "must be [x, y] (window pixels) or \"none\"");
+            needNumber(v[0], k + "[0]", 0, 8192);
+            needNumber(v[1], k + "[1]", 0, 8192);
             break;
     }
 }

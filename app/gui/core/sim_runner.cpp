@@ -418,6 +418,7 @@ void SimRunner::stepLabs(int active) {
             if (c.bodyDrag) w->setBodyDrag(c.body, c.local, c.bodyTarget, c.bodyStiffness);
             for (const auto& b : c.addBodies) w->addRigidBody(b);
             w->setWatchedParticles(c.watch);
+            w->setSurfaceRay(c.ray);
             const auto ts = Clock::now();
             w->step();
             stepMs_[l] = msSince(ts);

@@ -65,6 +65,7 @@ WorldSnapshot::WorldSnapshot(const vbd::World& w, vbd::ScalarField field,
       bounds_(w.surfaceBounds()),
       pins_(w.pinPositions()),
       watched_(w.watchedPositions()),
+      cast_(w.castSurfaceHit()),
       static_(std::move(fixed)),
       field_(field),
       bodies_(w.bodies()),
@@ -142,6 +143,11 @@ vbd::Vec3 WorldSnapshot::particlePosition(int i) const {
 void WorldSnapshot::watch(const std::vector<int>& particles) const {
     std::lock_guard<std::mutex> lk(*cmdMutex_);
     if (cmds_->watch != particles) cmds_->watch = particles;
+}
+
+void WorldSnapshot::castRay(const std::optional<vbd::SurfaceRay>& ray) const {
+    std::lock_guard<std::mutex> lk(*cmdMutex_);
+    cmds_->ray = ray;
 }
 
 vbd::VertexInspect WorldSnapshot::inspectVertex(int particle) const {

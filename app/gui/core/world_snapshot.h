@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "gui/core/interop_slots.h"
@@ -31,6 +32,7 @@ struct PendingCommands {
     std::vector<vbd::RigidBodyDesc> addBodies;  // thrown boxes, added before the next step
     int inspect = -1;                           // particle whose block the next snapshot carries
     std::vector<int> watch;                     // World::setWatchedParticles (the UI's single particles)
+    std::optional<vbd::SurfaceRay> ray;         // World::setSurfaceRay (the hover's ray)
     bool contacts = false;                      // the next snapshot carries the contact markers
 };
 
@@ -92,6 +94,11 @@ class WorldSnapshot final : public vbd::World {
     // the simulation thread watches them from its next step (World::setWatchedParticles), and the snapshots
     // after it carry their positions, so that reading them does not bring the others from a device.
     void watch(const std::vector<int>& particles) const;
+    // The hover's ray (nullopt: none): the simulation thread casts it with its next steps where the World
+    // casts (World::setSurfaceRay: a device World with the lazy publish), and the snapshots after them carry
+    // the hit (castSurfaceHit), so that surfaceHit for that ray reads no positions.
+    void castRay(const std::optional<vbd::SurfaceRay>& ray) const;
+    std::optional<CastHit> castSurfaceHit() const override { return cast_; }
     int numColors() const override { return colors_; }
     std::string backendLine() const override { return backend_; }
     // Where the World's device step keeps x, as at the copy, with current = false: the snapshot's state is
@@ -148,6 +155,7 @@ class WorldSnapshot final : public vbd::World {
     std::vector<vbd::Box3> bounds_;
     std::vector<vbd::Vec3> pins_;
     std::vector<vbd::WatchedParticle> watched_;
+    std::optional<CastHit> cast_;
     std::shared_ptr<const WorldStatic> static_;
     vbd::ScalarField field_;
     std::vector<float> fieldValues_;
