@@ -179,6 +179,8 @@ class GuiApp {
         std::uint64_t generation = 0;
         int frame = -1;
         Clock::time_point at;
+        bool pending = false;  // waiting for a device's cast (the particle is the one before, or none)
+        Clock::time_point waitFrom{};  // since when
     } hoverPick_;
     // This frame's hover ray per lab (nullopt: none), which the simulation thread casts with its next steps
     // (WorldSnapshot::castRay), and the last few sent (a snapshot's cast of one of them is the hit under the

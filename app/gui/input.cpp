@@ -145,15 +145,16 @@ void GuiApp::updateHover(int labUnder, float mx, float my) {
     // A World stepping on the device casts the ray where its state is, with each step (World::setSurfaceRay),
     // and the snapshot carries the hit: the readout of a cursor over a playing scene reads no positions. The
     // ray goes to the simulation thread with this frame's commands, so a snapshot's hit is of a ray sent a
-    // frame or more ago: it is taken while that ray is one of the last few sent (a moving cursor's readout
-    // trails it by a frame). Otherwise the pick casts the ray over every position (on a device World they
-    // come to the host for it): at once when the ray or the World changed -- unless the scene plays on a
-    // device, whose next frame answers -- and for a cursor resting over a scene playing on the CPU at most
-    // every kHoverRepick (the vertex's value follows the field every frame meanwhile; the scene moves little
-    // under the cursor in a quarter of a second).
+    // frame or more ago: it is taken when it is this frame's ray, or, while the scene plays, when the frame is
+    // new and its ray one of the last few sent (a moving cursor's readout trails it by a frame). Over a scene
+    // playing on the device the readout otherwise waits for the next frame's cast (up to kHoverRepick: a run
+    // held at a scripted action's frame steps no further, and a heavy scene steps slowly). Otherwise the pick casts the ray over
+    // every position (on a device World they come to the host for it, once per snapshot): when the ray or the
+    // World changed, and for a cursor resting over a scene playing on the CPU at most every kHoverRepick (the
+    // vertex's value follows the field every frame meanwhile; the scene moves little under the cursor in a
+    // quarter of a second).
     constexpr std::chrono::milliseconds kHoverRepick(250);
     constexpr size_t kRaysKept = 8;
-    constexpr int kHoverWaits = 4;
     const vbd::SurfaceRay sent = surfaceRay(ray);
     hoverRay_[labUnder] = sent;
     std::vector<vbd::SurfaceRay>& rays = sentRays_[labUnder];
@@ -161,31 +162,31 @@ void GuiApp::updateHover(int labUnder, float mx, float my) {
     if (rays.size() > kRaysKept) rays.erase(rays.begin());
     HoverPick& last = hoverPick_;
     const auto now = Clock::now();
-    const bool moved = ray.origin != last.origin || ray.dir != last.dir || labUnder != last.lab ||
-                       lab.world->generation() != last.generation;
-    const bool castOnDevice = lab.world->deviceParticles().x != nullptr;
+    const std::uint64_t generation = lab.world->generation();
+    const int frame = lab.world->frame();
+    const bool playing = app_.timeline.playing;
+    const bool sameTarget = labUnder == last.lab && generation == last.generation;
+    const bool answered = !last.pending && sameTarget && ray.origin == last.origin && ray.dir == last.dir &&
+                          (frame == last.frame || now - last.at < kHoverRepick);
     const auto cast = lab.world->castSurfaceHit();
-    if (cast && std::find(rays.begin(), rays.end(), cast->ray) != rays.end()) {
+    const bool castNow = cast && cast->ray == sent;
+    const bool castRecent = cast && playing && sameTarget && frame != last.frame &&
+                            std::find(rays.begin(), rays.end(), cast->ray) != rays.end();
+    if (castNow || castRecent) {
         const Ray castRay{{cast->ray.origin.x, cast->ray.origin.y, cast->ray.origin.z},
                           {cast->ray.dir.x, cast->ray.dir.y, cast->ray.dir.z}};
-        last = {ray.origin,
-                ray.dir,
-                labUnder,
-                pick(*lab.world, castRay, cast->hit).particle,
-                lab.world->generation(),
-                lab.world->frame(),
+        last = {ray.origin, ray.dir, labUnder, pick(*lab.world, castRay, cast->hit).particle, generation, frame,
                 now};
-        hoverWaits_ = 0;
-    } else if (castOnDevice && app_.timeline.playing && labUnder == last.lab &&
-               lab.world->generation() == last.generation && hoverWaits_ < kHoverWaits) {
-        // The next frame's snapshot brings the hit: the readout stays meanwhile (for a few UI frames: a run
-        // held at a scripted action's frame steps no further).
-        ++hoverWaits_;
-    } else if (moved || (lab.world->frame() != last.frame && now - last.at >= kHoverRepick)) {
-        hoverWaits_ = 0;
-        last = {
-            ray.origin,         ray.dir, labUnder, pick(*lab.world, ray).particle, lab.world->generation(),
-            lab.world->frame(), now};
+    } else if (answered) {
+        // The readout stands.
+    } else if (lab.world->deviceParticles().x && playing && (!last.pending || now - last.waitFrom < kHoverRepick)) {
+        // The next frame's snapshot brings the hit. Meanwhile the readout stays, unless it was of another
+        // World or lab.
+        if (!sameTarget) last = {ray.origin, ray.dir, labUnder, -1, generation, frame, now};
+        if (!last.pending) last.waitFrom = now;
+        last.pending = true;
+    } else {
+        last = {ray.origin, ray.dir, labUnder, pick(*lab.world, ray).particle, generation, frame, now};
     }
     if (last.particle < 0 || size_t(last.particle) >= lab.world->numParticles()) return;
     app_.hover.lab = labUnder;

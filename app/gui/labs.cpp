@@ -371,6 +371,7 @@ void GuiApp::prepareDrawOptions() {
                     if (anchor >= 0) watch.push_back(anchor);
             lab.world->watch(watch);
             lab.world->castRay(hoverRay_[l]);
+            if (!hoverRay_[l]) sentRays_[l].clear();  // a hit of an earlier hover is not this one's
         }
         lab.range = {};
         if (lab.world && lab.draw.field != vbd::ScalarField::None &&

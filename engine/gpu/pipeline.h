@@ -242,12 +242,16 @@ class PipelineStepper final : public SoftStepper {
         rayCast_ = false;
         dropCapturedStep();  // the captured step casts against the old triangles' array, or none
     }
-    // The ray goes up with each step's scalars (prepareStep): a new ray needs no new graph, a ray on or off
-    // does.
+    // The ray goes up with each step (prepareStep), so a new ray needs no new graph. Once set, the cast stays
+    // in the step: a ray taken away goes up as one that meets nothing (a zero direction: every triangle's
+    // determinant is 0) and its hit is not read. The hover's ray comes and goes as the cursor crosses the
+    // view's edge and the panels; a new graph each time would drain the stream and capture the step again,
+    // and the launch it saves is one reduction over the surface triangles.
     void setSurfaceRay(const SurfaceRay* ray) override {
         const bool was = castsRay();
         rayWanted_ = ray != nullptr;
-        if (ray) ray_ = *ray;
+        rayLaunched_ = rayLaunched_ || rayWanted_;
+        ray_ = ray ? *ray : SurfaceRay{Vec3(0.f), Vec3(0.f)};
         if (was != castsRay()) dropCapturedStep();
     }
     bool surfaceHit(SurfaceRay& ray, SurfaceHit& out) const override {
@@ -596,8 +600,8 @@ class PipelineStepper final : public SoftStepper {
         sc.dragTarget = drag.dragTarget;
         sc.dragStiffness = drag.dragStiffness;
         ex_.upload(scalars_, &sc, 1);
-        rayCast_ = measuresWanted_ && castsRay();
-        if (rayCast_) {
+        rayCast_ = measuresWanted_ && castsRay() && rayWanted_;
+        if (measuresWanted_ && castsRay()) {
             rayOfStep_ = ray_;
             ex_.upload(rayIn_.p, &rayOfStep_, 1);
         }
@@ -1059,7 +1063,8 @@ class PipelineStepper final : public SoftStepper {
             ex_.reduce(int(rayTris_.size()), SurfaceRayTerm<T>{a_.x, rayTriangles_.p, rayIn_.p},
                        rayPartials_.p, rayOut_.p, false);
     }
-    bool castsRay() const { return rayWanted_ && !rayTris_.empty(); }
+    // The step launches the cast (rayCast_: this step's hit is read).
+    bool castsRay() const { return rayLaunched_ && !rayTris_.empty(); }
 
     Exec ex_;
     StepPlan plan_;
@@ -1094,7 +1099,7 @@ class PipelineStepper final : public SoftStepper {
     // setRayTriangles / setSurfaceRay: the triangles (3 corners each) and the ray on the executor, the
     // nearest hit there and on the host; rayCast_: this (the last) step casts the ray rayOfStep_.
     std::vector<std::array<int, 3>> rayTris_;
-    bool rayTrisUploaded_ = false, rayWanted_ = false, rayCast_ = false;
+    bool rayTrisUploaded_ = false, rayWanted_ = false, rayLaunched_ = false, rayCast_ = false;
     SurfaceRay ray_, rayOfStep_;
     ExecBuffer<Exec, int> rayTriangles_;
     ExecBuffer<Exec, SurfaceRay> rayIn_;

@@ -17,10 +17,12 @@ struct SurfaceRay {
     bool operator!=(const SurfaceRay& o) const { return !(*this == o); }
 };
 
+// Out of line on the host (VBD_HD_NOINLINE), so that the World's cast, the host executor's and the app's
+// pick run the same instructions and agree to the bit.
 // Möller–Trumbore: o + t d = a + u (b - a) + v (c - a) solved by Cramer's rule with scalar triple products
 // (det = e1 . (d x e2)); t of the hit, or a negative value for a miss (outside the triangle, or a ray in its
 // plane: |det| below 1e-12).
-VBD_HD float rayTriangle(const Vec3& o, const Vec3& d, const Vec3& a, const Vec3& b, const Vec3& c) {
+VBD_HD_NOINLINE float rayTriangle(const Vec3& o, const Vec3& d, const Vec3& a, const Vec3& b, const Vec3& c) {
     const Vec3 e1 = b - a, e2 = c - a, p = cross(d, e2);
     const float det = dot(e1, p);
     if ((det < 0 ? -det : det) < 1e-12f) return -1;
@@ -52,7 +54,7 @@ struct SurfaceHit {
 };
 
 // Triangle k (corners i0, i1, i2 at a, b, c) against the ray: a hit in front of the origin, or the miss.
-VBD_HD SurfaceHit triangleHit(const SurfaceRay& r, int k, const int (&corner)[3], const Vec3 (&x)[3]) {
+VBD_HD_NOINLINE SurfaceHit triangleHit(const SurfaceRay& r, int k, const int (&corner)[3], const Vec3 (&x)[3]) {
     SurfaceHit h;
     const float t = rayTriangle(r.origin, r.dir, x[0], x[1], x[2]);
     if (!(t > 0)) return h;  // behind the origin, a miss, or NaN
