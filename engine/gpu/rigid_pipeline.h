@@ -102,6 +102,7 @@ class RigidPipeline final : public RigidStepper {
     void setDeviceBroadPhase(bool on) override { deviceBroad_ = on; }
     bool deviceBroadPhase() const override { return deviceBroad_; }
     PhaseMs phaseMs() const override { return phases_; }
+    size_t contactsRestoredOnDevice() const override { return contactsRestoredOnDevice_; }
     Exec& exec() { return ex_; }
 
   private:
@@ -259,10 +260,12 @@ class RigidPipeline final : public RigidStepper {
         if (solver.contactsVersion() != contactsVersion_ || contactsVersion_ == 0) {
             // Another solver's records may still wait in the memory the upload reuses.
             deliverLent();
-            const MatchView old = solver.matchView();  // fetches the solver's records if they are pending
-            oldContacts_.put(ex_, old.oldContacts, solver.contactCount());
-            oldRanges_.put(ex_, old.oldManifolds, old.numOldManifolds);
-            numOldRanges_ = old.numOldManifolds;
+            if (!restoreKept(solver)) {
+                const MatchView old = solver.matchView();  // fetches the solver's records if they are pending
+                oldContacts_.put(ex_, old.oldContacts, solver.contactCount());
+                oldRanges_.put(ex_, old.oldManifolds, old.numOldManifolds);
+                numOldRanges_ = old.numOldManifolds;
+            }
         } else {
             numOldRanges_ = solver.manifoldRanges().size();  // the solver's records: our oldContacts_
         }
@@ -412,13 +415,11 @@ class RigidPipeline final : public RigidStepper {
         }
     }
 
-    // The records the last device-contacts step left for a solver, written into its list now (before their
-    // memory is reused or freed); the link is then cut: a later read of that solver cannot reach this
-    // stepper.
     // The n records in oldContacts_ copied within the device (on the step's stream: the next step, which
     // reuses oldContacts_, runs after the copy), for a copy of the solver: its fetch waits for the copy alone
     // and reads the kept block, which goes back to keptContacts_ when the last holder of the fetch lets go.
-    ContactFetch keepContacts(size_t n) {
+    // The block's place goes with it, for a step of this executor's memory (restoreKept).
+    KeptContacts keepContacts(size_t n) {
         struct Kept {
             std::shared_ptr<RoomBlocks<Exec>> pool;
             typename RoomBlocks<Exec>::Block block;
@@ -436,12 +437,44 @@ class RigidPipeline final : public RigidStepper {
         kept->pool = keptContacts_;
         ex_.forEach(int(n), CopyStage<Contact>{static_cast<Contact*>(kept->block.p), oldContacts_.p});
         kept->done = ex_.mark();
-        return [kept](Contact* dst, size_t count) {
+        KeptContacts out;
+        out.fetch = [kept](Contact* dst, size_t count) {
             Exec::waitMark(kept->done);
             Exec::downloadNow(dst, kept->block.p, count * sizeof(Contact));
         };
+        out.space = memorySpace();
+        out.records = static_cast<const Contact*>(kept->block.p);
+        out.done = kept->done;
+        return out;
+    }
+    // The executor's memory, as KeptContacts names it: one per executor type (CudaExec runs on device 0). A
+    // kept block of another stepper of the same type is readable by this one's kernels.
+    static const void* memorySpace() {
+        static const char space = 0;
+        return &space;
+    }
+    // Last step's contacts of a solver whose records are a copy kept in this executor's memory (a timeline
+    // frame restored, whose save kept them there; PendingContacts::kept) into oldContacts_, copied within the
+    // memory after the copy that made them (on another stepper's stream, possibly: waited for on the host,
+    // long done by then); their ranges up from the host. False, nothing done, for records anywhere else.
+    bool restoreKept(const RigidSolver& solver) {
+        const PendingContacts* p = solver.pendingContacts();
+        if (!p || !p->kept.records || p->kept.space != memorySpace() || p->count != solver.contactCount())
+            return false;
+        const size_t n = p->count;
+        oldContacts_.ensure(ex_, n);
+        Exec::waitMark(p->kept.done);
+        ex_.forEach(int(n), CopyStage<Contact>{oldContacts_.p, p->kept.records});
+        const std::vector<ManifoldRange>& ranges = solver.manifoldRanges();
+        oldRanges_.put(ex_, ranges.data(), ranges.size());
+        numOldRanges_ = ranges.size();
+        ++contactsRestoredOnDevice_;
+        return true;
     }
 
+    // The records the last device-contacts step left for a solver, written into its list now (before their
+    // memory is reused or freed); the link is then cut: a later read of that solver cannot reach this
+    // stepper.
     void deliverLent() noexcept {
         if (!lent_) return;
         lent_->deliver();  // a failed fetch leaves the list lost (ContactList), it does not throw
@@ -521,6 +554,7 @@ class RigidPipeline final : public RigidStepper {
     std::vector<int> hostCounts_;
     size_t numOldRanges_ = 0;
     uint64_t contactsVersion_ = 0;
+    size_t contactsRestoredOnDevice_ = 0;      // restoreKept's count (RigidStepper::contactsRestoredOnDevice)
     std::shared_ptr<PendingContacts> lent_;  // the link to the solver whose records are in oldContacts_
     // The blocks of records kept for copies of the solver (keepContacts), shared with them.
     std::shared_ptr<RoomBlocks<Exec>> keptContacts_ = std::make_shared<RoomBlocks<Exec>>();

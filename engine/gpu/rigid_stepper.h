@@ -63,6 +63,9 @@ class RigidStepper {
     // filter. Off by default; without device contacts it changes nothing.
     virtual void setDeviceBroadPhase(bool on) = 0;
     virtual bool deviceBroadPhase() const = 0;
+    // With device contacts, how many steps began from a solver's records kept in the executor's memory by a
+    // copy (a restored timeline frame: PendingContacts::kept), copied there instead of through the host.
+    virtual size_t contactsRestoredOnDevice() const = 0;
 };
 
 // Why the device rigid step cannot run this solver's steps, or "": rows coupled to particles

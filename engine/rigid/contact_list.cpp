@@ -22,16 +22,17 @@ void ContactList::copyFrom(const ContactList& o) {
     unhook();
     lost_ = false;  // pending records are not lost
     if (o.pending_ && o.pending_->keep) {
-        ContactFetch kept;
+        KeptContacts kept;
         try {
             kept = o.pending_->keep();
         } catch (...) {  // no device memory for it: fetched below
         }
-        if (kept) {
+        if (kept.fetch) {
             records_.release();
             pending_ = std::make_shared<PendingContacts>();
-            pending_->fetch = kept;
+            pending_->fetch = kept.fetch;
             pending_->keep = [kept] { return kept; };
+            pending_->kept = kept;
             pending_->list = this;
             pending_->count = o.pending_->count;
             return;

@@ -33,13 +33,25 @@ class ContactList;
 
 using ContactFetch = std::function<void(Contact* dst, size_t n)>;
 
+// A copy of pending records made within the device's memory (PendingContacts::keep), which no step reuses:
+// its fetch, and for a device step of the same executor the records themselves (`space` names the executor's
+// memory, gpu/rigid_pipeline.h; `done` its mark after the copy): stepping a solver that holds such a copy (a
+// timeline frame restored) copies them within the device instead of through the host.
+struct KeptContacts {
+    ContactFetch fetch;
+    const void* space = nullptr;
+    const Contact* records = nullptr;
+    void* done = nullptr;
+};
+
 // The records a device step left on the device for one list. fetch(dst, n) writes them into dst; it is the
 // device step's, and null once that step has gone away.
 struct PendingContacts {
     ContactFetch fetch;
-    // A fetch of the same records from a copy made now within the device's memory, which no step reuses (what
-    // a copy of the list holds), or null where none can be made; null where the device step offers none.
-    std::function<ContactFetch()> keep;
+    // A copy of the same records made now within the device's memory, which no step reuses (what a copy of the
+    // list holds): its fetch is null where none can be made; keep is null where the device step offers none.
+    std::function<KeptContacts()> keep;
+    KeptContacts kept;            // where the records are a kept copy (a copy's list): that copy, else none
     ContactList* list = nullptr;  // the list still waiting for them, or null
     size_t count = 0;             // how many records
     // Writes the records into the waiting list and unhooks it (a no-op once it has them).
@@ -82,6 +94,8 @@ class ContactList {
     // the link and delivers through it before it reuses their memory.
     std::shared_ptr<PendingContacts> defer(ContactFetch fetch);
     bool pending() const { return pending_ != nullptr; }
+    // The link of pending records (null when none are pending): a device step reads a kept copy's location.
+    const PendingContacts* pendingLink() const { return pending_.get(); }
     // A fetch that failed (the device is gone, or its step went away without delivering) leaves no records:
     // the list is then empty and lost() until the next overwrite(). The solver then matches without a warm
     // start.

@@ -118,6 +118,7 @@ class RigidSolver {
     // contactCount() does not. The caller delivers through the returned link before it reuses their memory.
     std::shared_ptr<PendingContacts> deferContacts(std::function<void(Contact* dst, size_t n)> fetch);
     bool contactsPending() const { return contacts_.pending(); }
+    const PendingContacts* pendingContacts() const { return contacts_.pendingLink(); }
     // Forgets the contacts and their ranges (a device step that failed after rangesForDevice, whose records
     // were never written): the next step makes them fresh, without a warm start.
     void dropContacts();

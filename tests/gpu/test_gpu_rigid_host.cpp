@@ -561,6 +561,62 @@ TEST(GpuRigidHost, DeviceContactRecordsComeDownWhenRead) {
     EXPECT_TRUE(sameContacts(aCpu.contacts(), aDev.contacts()));
 }
 
+// A timeline frame restored (a copy of a saved copy, whose records were kept within the device when it was
+// saved) steps from those records copied within the device, not through the host: by the stepper that kept
+// them and by a new one (the World makes a new stepper when it restores), bit for bit as the CPU steps from
+// the same frame; the saved frame keeps its records. A copy whose records are on the host is uploaded as
+// before.
+TEST(GpuRigidHost, ARestoredFrameStepsFromTheRecordsKeptOnTheDevice) {
+    ThreadLimit oneThread(1);
+    const SceneDesc pyramid =
+        loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/rigid_pyramid.json", {});
+    const float h = float(pyramid.dt / pyramid.substeps);
+    RigidSolver cpu(pyramid), dev(pyramid);
+    std::unique_ptr<RigidStepper> stepper = makeHostRigidStepper();
+    stepper->setDeviceContacts(true);
+    for (int s = 0; s < 20; ++s) {
+        cpu.step(h);
+        stepper->step(dev, h);
+    }
+    ASSERT_TRUE(dev.contactsPending());
+    const RigidSolver saved(dev), cpuSaved(cpu);  // the timeline's save of this frame
+    ASSERT_TRUE(saved.contactsPending());
+    ASSERT_GT(saved.contactCount(), 500u);
+    for (int s = 0; s < 5; ++s) {  // the run goes on
+        cpu.step(h);
+        stepper->step(dev, h);
+    }
+    const size_t before = stepper->contactsRestoredOnDevice();
+    EXPECT_EQ(before, 0u);
+    RigidSolver restored(saved), cpuRestored(cpuSaved);
+    for (int s = 0; s < 3; ++s) {
+        cpuRestored.step(h);
+        stepper->step(restored, h);
+        ASSERT_TRUE(sameBits(cpuRestored.states(), restored.states())) << "step " << s;
+    }
+    EXPECT_EQ(stepper->contactsRestoredOnDevice(), 1u);  // the first step; then its own records
+    EXPECT_TRUE(sameContacts(cpuRestored.contacts(), restored.contacts()));
+    // Another stepper of the same executor (the World's after a restore) reads them there too.
+    std::unique_ptr<RigidStepper> fresh = makeHostRigidStepper();
+    fresh->setDeviceContacts(true);
+    RigidSolver again(saved), cpuAgain(cpuSaved);
+    cpuAgain.step(h);
+    fresh->step(again, h);
+    EXPECT_EQ(fresh->contactsRestoredOnDevice(), 1u);
+    EXPECT_TRUE(sameBits(cpuAgain.states(), again.states()));
+    EXPECT_TRUE(sameContacts(cpuAgain.contacts(), again.contacts()));
+    // The saved frame's records are as they were saved.
+    EXPECT_TRUE(saved.contactsPending());
+    EXPECT_TRUE(sameContacts(cpuSaved.contacts(), saved.contacts()));
+    // Records on the host (read above) go up as before.
+    RigidSolver onHost(saved), cpuOnHost(cpuSaved);
+    ASSERT_FALSE(onHost.contactsPending());
+    cpuOnHost.step(h);
+    fresh->step(onHost, h);
+    EXPECT_EQ(fresh->contactsRestoredOnDevice(), 1u);
+    EXPECT_TRUE(sameBits(cpuOnHost.states(), onHost.states()));
+}
+
 // Records a fetch could not bring (a broken device) are lost: the list is empty, and the next step matches
 // without a warm start, as after dropContacts.
 TEST(GpuRigidHost, LostDeviceRecordsMeanNoWarmStart) {
