@@ -145,14 +145,14 @@ void GuiApp::updateHover(int labUnder, float mx, float my) {
     // A World stepping on the device casts the ray where its state is, with each step (World::setSurfaceRay),
     // and the snapshot carries the hit: the readout of a cursor over a playing scene reads no positions. The
     // ray goes to the simulation thread with this frame's commands, so a snapshot's hit is of a ray sent a
-    // frame or more ago: it is taken when it is this frame's ray, or, while the scene plays, when the frame is
-    // new and its ray one of the last few sent (a moving cursor's readout trails it by a frame). Over a scene
-    // playing on the device the readout otherwise waits for the next frame's cast (up to kHoverRepick: a run
-    // held at a scripted action's frame steps no further, and a heavy scene steps slowly). Otherwise the pick casts the ray over
-    // every position (on a device World they come to the host for it, once per snapshot): when the ray or the
-    // World changed, and for a cursor resting over a scene playing on the CPU at most every kHoverRepick (the
-    // vertex's value follows the field every frame meanwhile; the scene moves little under the cursor in a
-    // quarter of a second).
+    // frame or more ago: it is taken when it is this frame's ray, or, while the scene plays, when the frame
+    // is new and its ray one of the last few sent (a moving cursor's readout trails it by a frame). Over a
+    // scene playing on the device the readout otherwise waits for the next frame's cast (up to kHoverRepick:
+    // a run held at a scripted action's frame steps no further, and a heavy scene steps slowly). Otherwise
+    // the pick casts the ray over every position (on a device World they come to the host for it, once per
+    // snapshot): when the ray or the World changed, and for a cursor resting over a scene playing on the CPU
+    // at most every kHoverRepick (the vertex's value follows the field every frame meanwhile; the scene moves
+    // little under the cursor in a quarter of a second).
     constexpr std::chrono::milliseconds kHoverRepick(250);
     constexpr size_t kRaysKept = 8;
     const vbd::SurfaceRay sent = surfaceRay(ray);
@@ -175,11 +175,12 @@ void GuiApp::updateHover(int labUnder, float mx, float my) {
     if (castNow || castRecent) {
         const Ray castRay{{cast->ray.origin.x, cast->ray.origin.y, cast->ray.origin.z},
                           {cast->ray.dir.x, cast->ray.dir.y, cast->ray.dir.z}};
-        last = {ray.origin, ray.dir, labUnder, pick(*lab.world, castRay, cast->hit).particle, generation, frame,
-                now};
+        last = {ray.origin, ray.dir, labUnder, pick(*lab.world, castRay, cast->hit).particle,
+                generation, frame,   now};
     } else if (answered) {
         // The readout stands.
-    } else if (lab.world->deviceParticles().x && playing && (!last.pending || now - last.waitFrom < kHoverRepick)) {
+    } else if (lab.world->deviceParticles().x && playing &&
+               (!last.pending || now - last.waitFrom < kHoverRepick)) {
         // The next frame's snapshot brings the hit. Meanwhile the readout stays, unless it was of another
         // World or lab.
         if (!sameTarget) last = {ray.origin, ray.dir, labUnder, -1, generation, frame, now};

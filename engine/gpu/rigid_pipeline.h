@@ -554,7 +554,7 @@ class RigidPipeline final : public RigidStepper {
     std::vector<int> hostCounts_;
     size_t numOldRanges_ = 0;
     uint64_t contactsVersion_ = 0;
-    size_t contactsRestoredOnDevice_ = 0;      // restoreKept's count (RigidStepper::contactsRestoredOnDevice)
+    size_t contactsRestoredOnDevice_ = 0;    // restoreKept's count (RigidStepper::contactsRestoredOnDevice)
     std::shared_ptr<PendingContacts> lent_;  // the link to the solver whose records are in oldContacts_
     // The blocks of records kept for copies of the solver (keepContacts), shared with them.
     std::shared_ptr<RoomBlocks<Exec>> keptContacts_ = std::make_shared<RoomBlocks<Exec>>();

@@ -54,7 +54,8 @@ struct SurfaceHit {
 };
 
 // Triangle k (corners i0, i1, i2 at a, b, c) against the ray: a hit in front of the origin, or the miss.
-VBD_HD_NOINLINE SurfaceHit triangleHit(const SurfaceRay& r, int k, const int (&corner)[3], const Vec3 (&x)[3]) {
+VBD_HD_NOINLINE SurfaceHit triangleHit(const SurfaceRay& r, int k, const int (&corner)[3],
+                                       const Vec3 (&x)[3]) {
     SurfaceHit h;
     const float t = rayTriangle(r.origin, r.dir, x[0], x[1], x[2]);
     if (!(t > 0)) return h;  // behind the origin, a miss, or NaN

@@ -48,8 +48,9 @@ struct KeptContacts {
 // device step's, and null once that step has gone away.
 struct PendingContacts {
     ContactFetch fetch;
-    // A copy of the same records made now within the device's memory, which no step reuses (what a copy of the
-    // list holds): its fetch is null where none can be made; keep is null where the device step offers none.
+    // A copy of the same records made now within the device's memory, which no step reuses (what a copy of
+    // the list holds): its fetch is null where none can be made; keep is null where the device step offers
+    // none.
     std::function<KeptContacts()> keep;
     KeptContacts kept;            // where the records are a kept copy (a copy's list): that copy, else none
     ContactList* list = nullptr;  // the list still waiting for them, or null
