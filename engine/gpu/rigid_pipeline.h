@@ -58,7 +58,10 @@ class RigidPipeline final : public RigidStepper {
             stepOnce(solver, h);
         } catch (...) {
             // The solver's contact records are written by the download at the end: after a failure they are
-            // not there, and neither is a kept copy to trust.
+            // not there, and neither is a kept copy to trust. The stream is drained first: dropping the
+            // solver's records may give a kept block (restoreKept) back to its pool while a copy issued here
+            // still reads it, and another stream may take the block next.
+            ex_.drain();
             solver.dropContacts();
             contactsVersion_ = 0;
             throw;
@@ -459,13 +462,14 @@ class RigidPipeline final : public RigidStepper {
     // long done by then); their ranges up from the host. False, nothing done, for records anywhere else.
     bool restoreKept(const RigidSolver& solver) {
         const PendingContacts* p = solver.pendingContacts();
-        if (!p || !p->kept.records || p->kept.space != memorySpace() || p->count != solver.contactCount())
-            return false;
+        if (!p || !p->kept.records || p->kept.space != memorySpace()) return false;
+        const std::vector<ManifoldRange>& ranges = solver.manifoldRanges();
+        // The ranges index the records: the last ends at their count (else the host path, which reads them).
+        if (ranges.empty() || ranges.back().first + ranges.back().count != p->count) return false;
         const size_t n = p->count;
         oldContacts_.ensure(ex_, n);
         Exec::waitMark(p->kept.done);
         ex_.forEach(int(n), CopyStage<Contact>{oldContacts_.p, p->kept.records});
-        const std::vector<ManifoldRange>& ranges = solver.manifoldRanges();
         oldRanges_.put(ex_, ranges.data(), ranges.size());
         numOldRanges_ = ranges.size();
         ++contactsRestoredOnDevice_;

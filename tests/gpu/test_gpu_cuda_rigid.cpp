@@ -296,6 +296,39 @@ TEST(GpuCudaRigid, DeviceContactsStep) {
     EXPECT_EQ(a.contacts().size(), b.contacts().size());
 }
 
+// A restored timeline frame steps from the records its save kept on the device, copied there by a stepper made
+// after the one that kept them is gone (the World's order; test_gpu_rigid_host
+// ARestoredFrameStepsFromTheRecordsKeptOnTheDevice on the host executor): one restore on the device, and the
+// step is the CPU's from the same frame and records (fetched for it) within DeviceContactsStep's one-step
+// bounds.
+TEST(GpuCudaRigid, ARestoredFrameStepsFromTheRecordsKeptOnTheDevice) {
+    if (const std::string why = vbdtest::noCudaDevice(); !why.empty()) GTEST_SKIP() << why;
+    const SceneDesc pyramid =
+        loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/rigid_pyramid.json", {});
+    const float h = float(pyramid.dt / pyramid.substeps);
+    RigidSolver dev(pyramid);
+    auto stepper = makeCudaRigidStepper();
+    stepper->setDeviceContacts(true);
+    for (int s = 0; s < 20; ++s) stepper->step(dev, h);
+    const RigidSolver saved(dev);
+    ASSERT_TRUE(saved.contactsPending());
+    for (int s = 0; s < 5; ++s) stepper->step(dev, h);
+    stepper.reset();
+    auto fresh = makeCudaRigidStepper();
+    fresh->setDeviceContacts(true);
+    RigidSolver restored(saved), reference(saved);
+    ASSERT_FALSE(reference.contacts().empty());  // fetched from the kept block: the CPU's warm start
+    reference.step(h);
+    fresh->step(restored, h);
+    EXPECT_EQ(fresh->contactsRestoredOnDevice(), 1u);
+    double dx, dv;
+    differences(reference, restored, dx, dv);
+    std::printf("  restored frame, device contacts kept on the device: |dx| %.3e m, |dv| %.3e m/s\n", dx, dv);
+    EXPECT_LT(dx, 1e-8);
+    EXPECT_LT(dv, 1e-6);
+    EXPECT_EQ(reference.contacts().size(), restored.contacts().size());
+}
+
 // The grid broad phase on the device (gpu/broad_pipeline.h, CUB's radix sorts and scans): the CPU's list,
 // pair for pair, on every set of tests/gpu/broad_inputs.h. Exact: boxes, cells and keys are the same floats
 // and integers on both sides (a cell is floor(v * inv), one rounding, nothing to contract), and the list is a

@@ -563,9 +563,9 @@ TEST(GpuRigidHost, DeviceContactRecordsComeDownWhenRead) {
 
 // A timeline frame restored (a copy of a saved copy, whose records were kept within the device when it was
 // saved) steps from those records copied within the device, not through the host: by the stepper that kept
-// them and by a new one (the World makes a new stepper when it restores), bit for bit as the CPU steps from
-// the same frame; the saved frame keeps its records. A copy whose records are on the host is uploaded as
-// before.
+// them and by a new one made after it is gone (the World's order when it restores), bit for bit as the CPU
+// steps from the same frame; the saved frame keeps its records. Records kept by another executor, or on the
+// host, are uploaded as before; a step that fails after the copy leaves the saved records as they were.
 TEST(GpuRigidHost, ARestoredFrameStepsFromTheRecordsKeptOnTheDevice) {
     ThreadLimit oneThread(1);
     const SceneDesc pyramid =
@@ -596,7 +596,9 @@ TEST(GpuRigidHost, ARestoredFrameStepsFromTheRecordsKeptOnTheDevice) {
     }
     EXPECT_EQ(stepper->contactsRestoredOnDevice(), 1u);  // the first step; then its own records
     EXPECT_TRUE(sameContacts(cpuRestored.contacts(), restored.contacts()));
-    // Another stepper of the same executor (the World's after a restore) reads them there too.
+    // Another stepper of the same executor, made after the first is gone (the World's after a restore), reads
+    // them there too: the kept block outlives the stepper that kept it.
+    stepper.reset();
     std::unique_ptr<RigidStepper> fresh = makeHostRigidStepper();
     fresh->setDeviceContacts(true);
     RigidSolver again(saved), cpuAgain(cpuSaved);
@@ -605,6 +607,33 @@ TEST(GpuRigidHost, ARestoredFrameStepsFromTheRecordsKeptOnTheDevice) {
     EXPECT_EQ(fresh->contactsRestoredOnDevice(), 1u);
     EXPECT_TRUE(sameBits(cpuAgain.states(), again.states()));
     EXPECT_TRUE(sameContacts(cpuAgain.contacts(), again.contacts()));
+    // Another executor's step (FailingExec, another memory) does not read them there: it fetches them, and
+    // steps as the CPU; armed, it fails after the fetch.
+    {
+        RigidPipeline<FailingExec> other;
+        other.setDeviceContacts(true);
+        RigidSolver elsewhere(saved), cpuElsewhere(cpuSaved);
+        cpuElsewhere.step(h);
+        other.step(elsewhere, h);
+        EXPECT_EQ(other.contactsRestoredOnDevice(), 0u);
+        EXPECT_TRUE(sameBits(cpuElsewhere.states(), elsewhere.states()));
+    }
+    // A step that fails after the copy (its counts do not come down) leaves the saved frame's records: the
+    // same frame kept by a FailingExec stepper, restored into another, armed.
+    {
+        RigidPipeline<FailingExec> keeper, failing;
+        keeper.setDeviceContacts(true);
+        failing.setDeviceContacts(true);
+        RigidSolver run(pyramid);
+        for (int s = 0; s < 20; ++s) keeper.step(run, h);
+        const RigidSolver kept(run);
+        ASSERT_TRUE(kept.contactsPending());
+        RigidSolver doomed(kept);
+        failing.exec().armed = true;
+        EXPECT_THROW(failing.step(doomed, h), std::runtime_error);
+        EXPECT_EQ(failing.contactsRestoredOnDevice(), 1u);
+        EXPECT_TRUE(sameContacts(cpuSaved.contacts(), kept.contacts()));
+    }
     // The saved frame's records are as they were saved.
     EXPECT_TRUE(saved.contactsPending());
     EXPECT_TRUE(sameContacts(cpuSaved.contacts(), saved.contacts()));
