@@ -296,8 +296,8 @@ TEST(GpuCudaRigid, DeviceContactsStep) {
     EXPECT_EQ(a.contacts().size(), b.contacts().size());
 }
 
-// A restored timeline frame steps from the records its save kept on the device, copied there by a stepper made
-// after the one that kept them is gone (the World's order; test_gpu_rigid_host
+// A restored timeline frame steps from the records its save kept on the device, copied there by a stepper
+// made after the one that kept them is gone (the World's order; test_gpu_rigid_host
 // ARestoredFrameStepsFromTheRecordsKeptOnTheDevice on the host executor): one restore on the device, and the
 // step is the CPU's from the same frame and records (fetched for it) within DeviceContactsStep's one-step
 // bounds.
