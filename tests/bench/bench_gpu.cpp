@@ -58,6 +58,7 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "../scene/cloth_drape.h"
 #include "backend/timer.h"
@@ -250,7 +251,9 @@ BENCHMARK(BM_GpuSoftStepPublished)
 // mechanical energy and min det F over 700k tets); lazy 1: World::setLazyPublish, the metrics reduced on the
 // device and nothing else brought down. host_ms: the frame's wall time less the step's (the World's metrics
 // and finite check; an eager step's publish is inside the step's time).
-// args: double, lazy. The Worlds are built once per precision (seconds of CPU for 700k tets).
+// ray 1 (lazy only): the hover's ray cast with the measures (World::setSurfaceRay: one reduction over the
+// surface triangles), straight down onto the cube's top: what the app's hover readout adds to a device frame.
+// args: double, lazy, ray. The Worlds are built once per precision (seconds of CPU for 700k tets).
 void BM_GpuSoftWorldFrame(benchmark::State& st) {
     if (skipWithoutDevice(st)) return;
     const bool dbl = st.range(0) != 0;
@@ -262,6 +265,13 @@ void BM_GpuSoftWorldFrame(benchmark::State& st) {
         w = World::create(d);
     }
     w->setLazyPublish(st.range(1) != 0);
+    std::optional<SurfaceRay> ray;
+    if (st.range(2) != 0) {
+        const Box3 box = w->surfaceBounds()[0];
+        ray = SurfaceRay{Vec3((box.min.x + box.max.x) / 2, box.max.y + 1, (box.min.z + box.max.z) / 2),
+                         Vec3(0, -1, 0)};
+    }
+    w->setSurfaceRay(ray);
     w->step();  // the graph captured for this setting
     double hostMs = 0;
     for (auto _ : st) {
@@ -269,12 +279,14 @@ void BM_GpuSoftWorldFrame(benchmark::State& st) {
         const FrameMetrics& m = w->history().back();
         hostMs += m.stepMs - m.solveMs;
     }
+    if (ray && !(w->castSurfaceHit() && w->castSurfaceHit()->hit.hit())) st.SkipWithError("no hit cast");
     st.counters["host_ms"] = hostMs / double(st.iterations());
     st.counters["vertices"] = double(w->positions().size());
 }
 BENCHMARK(BM_GpuSoftWorldFrame)
-    ->ArgNames({"double", "lazy"})
-    ->ArgsProduct({{0, 1}, {0, 1}})
+    ->ArgNames({"double", "lazy", "ray"})
+    ->ArgsProduct({{0, 1}, {0, 1}, {0}})
+    ->ArgsProduct({{0, 1}, {1}, {1}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

@@ -73,7 +73,7 @@ def main(argv):
                    best(times, lambda n: paper(n) and f'double:{d}/' in n and 'absolute:1' not in n)))
         print(line(f"paper's World frame (lazy), {prec}", 15.0,
                    best(times, lambda n: n.startswith('BM_GpuSoftWorldFrame') and f'double:{d}/' in n
-                        and 'lazy:1' in n)))
+                        and 'lazy:1' in n and 'ray:1' not in n)))
     print(line("10,000-box pile step", 5.0, best(times, lambda n: n.startswith('BM_GpuRigidPile/'))))
     for key in ('window_sim_host_ms_cuda', 'window_sim_host_ms_703k'):
         try:

@@ -139,6 +139,42 @@ void BM_SimFrameDevice(benchmark::State& st) {
     timeSimFrames(st, *w, true);
 }
 
+// The hover readout's pick on the render thread, for a frame of a lazily published device World (the host
+// executor standing in): cast 0 casts the cursor's ray over the frame's positions, which come from its save
+// (the pick before the twenty-seventh session, up to 4 times a second); cast 1 reads the hit the step cast
+// where the state is (World::setSurfaceRay), which the snapshot carries. A ray straight down onto the cube's
+// top. args: cells (27: 22k vertices; 52: 149k), cast.
+void BM_HoverPick(benchmark::State& st) {
+    ThreadLimit oneThread(1);
+    WorldOptions o;
+    o.hostExecutor = true;
+    auto w = World::create(vbdbench::restingCube(Precision::Double, Backend::Cuda, int(st.range(0))), o);
+    w->setLazyPublish(true);
+    const Box3 box = w->surfaceBounds()[0];
+    const Vec3 top((box.min.x + box.max.x) / 2, box.max.y + 1, (box.min.z + box.max.z) / 2);
+    const SurfaceRay ray{top, Vec3(0, -1, 0)};
+    if (st.range(1)) w->setSurfaceRay(ray);
+    w->step();
+    auto saved = w->saveState();
+    auto fixed = fixedData(*w);
+    auto mutex = std::make_shared<std::mutex>();
+    auto cmds = std::make_shared<vbdgui::PendingCommands>();
+    SurfaceHit hit;
+    for (auto _ : st) {
+        st.PauseTiming();
+        auto snap = std::make_unique<vbdgui::WorldSnapshot>(*w, ScalarField::None, fixed,
+                                                            vbdgui::SharedMetrics{}, mutex, cmds, saved);
+        st.ResumeTiming();
+        hit = snap->surfaceHit(ray);
+        benchmark::DoNotOptimize(hit);
+        st.PauseTiming();
+        snap.reset();
+        st.ResumeTiming();
+    }
+    if (!hit.hit()) st.SkipWithError("the ray missed the cube");
+    st.counters["vertices"] = double(w->numParticles());
+}
+
 void BM_SnapshotPositions(benchmark::State& st) {
     ThreadLimit oneThread(1);
     auto w = restingCube(st.range(0) != 0);
@@ -241,6 +277,13 @@ BENCHMARK(BM_SimFrameHost)
     ->Iterations(20)  // each iteration steps first (untimed): the default minimum time would take minutes
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+BENCHMARK(BM_HoverPick)
+    ->ArgNames({"cells", "cast"})
+    ->ArgsProduct({{27, 52}, {0, 1}})
+    ->Iterations(20)  // each iteration makes a snapshot (untimed)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
 BENCHMARK(BM_SnapshotPositions)
     ->ArgName("double")
     ->Arg(0)
