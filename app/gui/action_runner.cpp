@@ -302,7 +302,7 @@ bool ActionRunner::execute(GuiApp& app, const Action& a) {
             pauseUntil_ = wallSeconds() + v.get<double>();
             break;
         case Verb::Fault:
-            app.injectDeviceLost();
+            app.injectDeviceLost(v.get<std::string>() == "device_gone");
             break;
         case Verb::Cursor:
             if (v.is_string())

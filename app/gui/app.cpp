@@ -10,6 +10,7 @@
 #include <imgui.h>
 #include <imgui_impl_glfw.h>
 #include <imgui_impl_vulkan.h>
+#include <imgui_internal.h>  // ImGuiContext::WithinFrameScope (recreateDevice)
 
 #include "gui/action_runner.h"
 #include "gui/lesson_player.h"
@@ -87,26 +88,60 @@ GuiApp::GuiApp(const GuiOptions& opt) : opt_(opt), sim_(guiWorldFactory()) {}
 
 GuiApp::~GuiApp() {
     if (app_.rec.pipe) pclose(app_.rec.pipe);
-    if (ctx_) vkDeviceWaitIdle(ctx_->device);
-    for (int l = 0; l < 2; ++l) dropLabGpu(l);
-    if (imguiVulkan_) ImGui_ImplVulkan_Shutdown();
+    releaseDevice();
     if (imguiGlfw_) ImGui_ImplGlfw_Shutdown();
     if (ImGui::GetCurrentContext()) ImGui::DestroyContext();
+    if (window_) glfwDestroyWindow(window_);
+    glfwTerminate();
+}
+
+void GuiApp::releaseDevice() {
+    if (ctx_) vkDeviceWaitIdle(ctx_->device);  // unchecked: a lost device returns at once
+    for (int l = 0; l < 2; ++l) dropLabGpu(l);
+    if (imguiVulkan_) ImGui_ImplVulkan_Shutdown();
+    imguiVulkan_ = false;
     if (ctx_) {
         if (imguiPool_) vkDestroyDescriptorPool(ctx_->device, imguiPool_, nullptr);
         for (auto& f : frames_) {
             if (f.fence) vkDestroyFence(ctx_->device, f.fence, nullptr);
             if (f.acquired) vkDestroySemaphore(ctx_->device, f.acquired, nullptr);
+            f = FrameSlot{};  // the command buffers go with the context's pool
         }
         ctx_->destroy(readback_);
     }
+    imguiPool_ = VK_NULL_HANDLE;
     offscreenRenderer_.reset();
     offscreen_.reset();
     renderer_.reset();
     swap_.reset();
     ctx_.reset();
-    if (window_) glfwDestroyWindow(window_);
-    glfwTerminate();
+}
+
+// A lost Vulkan device is gone for good (the Vulkan spec: every object made with it must be destroyed), but
+// the physical device usually comes back (a driver reset): the app releases everything made with the device
+// and makes it all again -- the context, swapchain, renderers, ImGui's Vulkan side and each lab's buffers
+// with the window's interop -- while the simulation thread, the timeline and the UI's state go on. A frame
+// the UI was building when the failure came is ended first (ImGui wants one NewFrame per EndFrame).
+bool GuiApp::recreateDevice() {
+    releaseDevice();
+    if (ImGui::GetCurrentContext() && ImGui::GetCurrentContext()->WithinFrameScope) ImGui::EndFrame();
+    try {
+        if (faultDeviceGone_)
+            throw VulkanError("no Vulkan device after the loss (a fault injected by the actions)");
+        initVulkan();
+        initImGuiVulkan();
+        for (int l = 0; l < 2; ++l) {
+            app_.labs[l].vertexLine.clear();  // said again: the interop is made anew (or not)
+            if (app_.labs[l].world) makeLabGpu(l);
+        }
+    } catch (const VulkanError& e) {
+        std::fprintf(stderr, "vbdlab: no new Vulkan device: %s\n", e.what());
+        return false;
+    }
+    resized_ = true;  // the new swapchain's size is read afresh
+    ++deviceRecoveries_;
+    std::fprintf(stderr, "vbdlab: a new Vulkan device (%s): the run goes on\n", ctx_->deviceName().c_str());
+    return true;
 }
 
 void GuiApp::initWindow() {
@@ -180,6 +215,10 @@ void GuiApp::initImGui() {
         io.BackendPlatformName = "vbdlab headless";
         io.DisplaySize = ImVec2(float(headlessW_), float(headlessH_));
     }
+    initImGuiVulkan();
+}
+
+void GuiApp::initImGuiVulkan() {
     VkDescriptorPoolSize sizes[] = {{VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 16}};
     auto dpi = vkInfo<VkDescriptorPoolCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO);
     dpi.flags = VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT;
@@ -379,21 +418,29 @@ int GuiApp::run() {
     sim_.setGate(Gate::Screenshot, targetFrames_);
     lastFrame_ = Clock::now();
     bool failed = false;
-    try {
-        while ((!window_ || !glfwWindowShouldClose(window_)) && quitCode_ < 0 && iterate()) {
+    for (;;) {
+        try {
+            while ((!window_ || !glfwWindowShouldClose(window_)) && quitCode_ < 0 && iterate()) {
+            }
+            break;
+        } catch (const VulkanError& e) {
+            // A lost device (or another failed Vulkan call) mid-run. The take so far is closed (its images,
+            // take.json, the mp4's end: its frames would have a gap), the teardown frees the interop without
+            // waiting for the frames the renderer will never finish (gpu/bounded_wait.h), and a new device
+            // takes over (recreateDevice). Where none can be made, or the devices keep failing, the run stops
+            // with what it made kept.
+            std::fprintf(stderr, "vbdlab: rendering failed at frame %d: %s\n", sim_.frame(), e.what());
+            if (app_.rec.on) stopRecording();
+            constexpr int kMaxRecoveries = 3;
+            if (deviceRecoveries_ < kMaxRecoveries && recreateDevice()) continue;
+            failed = true;
+            break;
         }
-    } catch (const VulkanError& e) {
-        // A lost device (or another failed Vulkan call) mid-run: nothing more can be drawn, but what the run
-        // made is kept. The take so far is closed (its images, take.json, the mp4's end), the simulation
-        // stops, and the teardown frees the interop without waiting for the frames the renderer will never
-        // finish (gpu/bounded_wait.h).
-        std::fprintf(stderr, "vbdlab: rendering failed at frame %d: %s\n", sim_.frame(), e.what());
-        failed = true;
     }
     if (app_.rec.on) stopRecording();
     if (quitCode_ >= 0 && !failed) reportTiming(sim_.frame());
     sim_.setPlaying(false);
-    vkDeviceWaitIdle(ctx_->device);  // its result is not checked: a lost device returns at once
+    if (ctx_) vkDeviceWaitIdle(ctx_->device);  // its result is not checked: a lost device returns at once
     if (failed) {
         std::fprintf(stderr, "vbdlab: the run stopped (exit code 1)\n");
         return 1;

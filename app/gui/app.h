@@ -70,7 +70,12 @@ class GuiApp {
     void resizeWindow(int w, int h);
     void quit(int code) { quitCode_ = code; }
     // The next frame's submit fails as on a lost Vulkan device (the actions' "fault": tests of that path).
-    void injectDeviceLost() { faultDeviceLost_ = true; }
+    // The actions' faults: the next frame's submit fails as on a lost device; with `gone`, making a new
+    // device fails too (no device any more).
+    void injectDeviceLost(bool gone) {
+        faultDeviceLost_ = true;
+        faultDeviceGone_ = gone;
+    }
     // The actions' cursor: the pointer at window pixel (x, y) from the next frame on (-FLT_MAX: none).
     void setCursor(float x, float y) { cursor_ = ImVec2(x, y); }
     // True while a request to the simulation thread or the GPU buffers has not caught up with it.
@@ -92,6 +97,12 @@ class GuiApp {
     void initWindow();
     void initVulkan();
     void initImGui();
+    void initImGuiVulkan();
+    // Everything made with the Vulkan device, in the destructor's order (the ImGui context, the window and
+    // the simulation stay).
+    void releaseDevice();
+    // After a lost device: a new device and everything made with it; false when none can be made.
+    bool recreateDevice();
     bool iterate();
     void buildUi();
     void writeScreenshot(const Pixels& window, int frame);
@@ -166,7 +177,8 @@ class GuiApp {
     bool postedContacts_[2] = {false, false};  // the contact markers each lab's snapshots carry
     DrawOptions effectiveDraw_[2];             // this frame's drawing options (shared colour scale applied)
     int quitCode_ = -1;
-    bool faultDeviceLost_ = false;
+    bool faultDeviceLost_ = false, faultDeviceGone_ = false;
+    int deviceRecoveries_ = 0;      // recreateDevice's successes this run
     std::optional<ImVec2> cursor_;  // setCursor (nullopt: the mouse's)
     int hoverWaits_ = 0;            // UI frames the hover readout has waited for a device's cast
     int targetFrames_ = -1;         // --frames (with --screenshot: the frame of the shot)

@@ -216,8 +216,10 @@ void GuiApp::submitAndPresent(FrameSlot& f, uint32_t image) {
     if (waits.size() > (present ? 1u : 0u)) si.pNext = &tsi;
     // injectDeviceLost: the failure after the frame's upload, as a lost device gives it (the interop slot's
     // draw begun, its renderDone never signalled).
-    if (faultDeviceLost_)
+    if (faultDeviceLost_) {
+        faultDeviceLost_ = false;  // once: the new device's frames submit
         vkFail(VK_ERROR_DEVICE_LOST, "vkQueueSubmit (a fault injected by the actions)", __FILE__, __LINE__);
+    }
     si.waitSemaphoreCount = uint32_t(waits.size());
     si.pWaitSemaphores = waits.data();
     si.pWaitDstStageMask = stages.data();

@@ -421,7 +421,7 @@ void Checker::checkValue(Action& a) {
             needNumber(v, k, 0, 600);
             break;
         case Verb::Fault:
-            needOneOf(v, k, {"device_lost"});
+            needOneOf(v, k, {"device_lost", "device_gone"});
             break;
         case Verb::Cursor:
             if (v.is_string() && v.get<std::string>() == "none") break;

@@ -58,7 +58,8 @@ enum class Verb {
     Cursor,  // [x, y]: the pointer at window pixel (x, y), as if the mouse rested there (the hover readout of
              //  the vertex under it); "none": no pointer. Until the first cursor action the real mouse.
     // Tests of the failure paths: "device_lost" makes the next frame's submit fail as a lost Vulkan device's
-    // would (after the frame's upload, so an interop slot's draw is begun and never signalled).
+    // would (after the frame's upload, so an interop slot's draw is begun and never signalled); the app then
+    // makes a new device and goes on. "device_gone": the same, and no new device can be made (exit code 1).
     Fault,
 };
 
