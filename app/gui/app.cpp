@@ -10,7 +10,6 @@
 #include <imgui.h>
 #include <imgui_impl_glfw.h>
 #include <imgui_impl_vulkan.h>
-#include <imgui_internal.h>  // ImGuiContext::WithinFrameScope (recreateDevice)
 
 #include "gui/action_runner.h"
 #include "gui/lesson_player.h"
@@ -98,7 +97,9 @@ GuiApp::~GuiApp() {
 void GuiApp::releaseDevice() {
     if (ctx_) vkDeviceWaitIdle(ctx_->device);  // unchecked: a lost device returns at once
     for (int l = 0; l < 2; ++l) dropLabGpu(l);
-    if (imguiVulkan_) ImGui_ImplVulkan_Shutdown();
+    // Also after an Init that failed half way (its backend data is set before its device objects are made).
+    if (imguiVulkan_ || (ImGui::GetCurrentContext() && ImGui::GetIO().BackendRendererUserData))
+        ImGui_ImplVulkan_Shutdown();
     imguiVulkan_ = false;
     if (ctx_) {
         if (imguiPool_) vkDestroyDescriptorPool(ctx_->device, imguiPool_, nullptr);
@@ -114,17 +115,18 @@ void GuiApp::releaseDevice() {
     offscreen_.reset();
     renderer_.reset();
     swap_.reset();
+    if (ctx_) releasedValidation_ += ctx_->validationMessages();  // the teardown's own included
     ctx_.reset();
 }
 
 // A lost Vulkan device is gone for good (the Vulkan spec: every object made with it must be destroyed), but
 // the physical device usually comes back (a driver reset): the app releases everything made with the device
 // and makes it all again -- the context, swapchain, renderers, ImGui's Vulkan side and each lab's buffers
-// with the window's interop -- while the simulation thread, the timeline and the UI's state go on. A frame
-// the UI was building when the failure came is ended first (ImGui wants one NewFrame per EndFrame).
+// with the window's interop -- while the simulation thread, the timeline and the UI's state go on. No
+// Vulkan call is made while the UI builds its frame (between ImGui::NewFrame and Render), so a failure never
+// leaves an ImGui frame open.
 bool GuiApp::recreateDevice() {
     releaseDevice();
-    if (ImGui::GetCurrentContext() && ImGui::GetCurrentContext()->WithinFrameScope) ImGui::EndFrame();
     try {
         if (faultDeviceGone_)
             throw VulkanError("no Vulkan device after the loss (a fault injected by the actions)");
@@ -311,7 +313,7 @@ void GuiApp::reportTiming(int nowFrame) {
                 "vbdlab: the simulation (%s) brought the particles to the host %zu times in %d frames\n",
                 l == 0 ? "left" : "right", w->stateFetches(), w->frame());
     std::fprintf(stderr, "vbdlab: frame %d, 3D view %.0fx%.0f, %d validation messages\n", nowFrame,
-                 app_.layout.viewW, app_.layout.viewH, ctx_->validationMessages());
+                 app_.layout.viewW, app_.layout.viewH, validationMessages());
 }
 
 // The action's screenshot: the window or its 3D view; the log line gives each heat map's range.
@@ -381,7 +383,7 @@ bool GuiApp::iterate() {
         reportTiming(nowFrame);
         std::fprintf(stderr, "vbdlab: wrote %s (%ux%u) after %d frames; %d validation messages\n",
                      opt_.screenshot.c_str(), px.window.width, px.window.height, nowFrame,
-                     ctx_->validationMessages());
+                     validationMessages());
         return false;
     }
     if (!screenshotMode && !actions_ && !lesson_ && targetFrames_ >= 0 && nowFrame >= targetFrames_ &&
@@ -445,8 +447,18 @@ int GuiApp::run() {
         std::fprintf(stderr, "vbdlab: the run stopped (exit code 1)\n");
         return 1;
     }
-    if (ctx_->validationMessages() > 0 && validationRequested() && batch) return 1;
-    return quitCode_ > 0 ? quitCode_ : 0;
+    if (quitCode_ > 0) return quitCode_;
+    // A scripted run that went on after a lost device has a gap: the failed frame is not drawn and a take in
+    // progress was closed there. It says so, and exits with 1 so that its caller looks.
+    if (deviceRecoveries_ > 0 && batch) {
+        std::fprintf(stderr,
+                     "vbdlab: the run replaced a lost Vulkan device %d time%s; a take in progress was closed "
+                     "there (exit code 1)\n",
+                     deviceRecoveries_, deviceRecoveries_ == 1 ? "" : "s");
+        return 1;
+    }
+    if (validationMessages() > 0 && validationRequested() && batch) return 1;
+    return 0;
 }
 
 int runGui(const GuiOptions& opt) {

@@ -178,7 +178,10 @@ class GuiApp {
     DrawOptions effectiveDraw_[2];             // this frame's drawing options (shared colour scale applied)
     int quitCode_ = -1;
     bool faultDeviceLost_ = false, faultDeviceGone_ = false;
-    int deviceRecoveries_ = 0;      // recreateDevice's successes this run
+    int deviceRecoveries_ = 0;    // recreateDevice's successes this run
+    int releasedValidation_ = 0;  // validation messages of the devices released this run
+    // The run's validation messages, every device's.
+    int validationMessages() const { return releasedValidation_ + (ctx_ ? ctx_->validationMessages() : 0); }
     std::optional<ImVec2> cursor_;  // setCursor (nullopt: the mouse's)
     int hoverWaits_ = 0;            // UI frames the hover readout has waited for a device's cast
     int targetFrames_ = -1;         // --frames (with --screenshot: the frame of the shot)

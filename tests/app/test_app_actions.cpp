@@ -257,8 +257,9 @@ TEST(AppActions, RefusedSettingsKeepTheWorldSteppingToTheLastAction) {
 // its upload). With "device_lost" the app makes a new device and goes on: the run says where it failed and
 // that a new device took over, the take so far is closed (its images of consecutive frames and a take.json
 // that counts them: a take with a gap would not be one), the frames after it are drawn (a screenshot at frame
-// 30 shows the orange cube in the view), and the run reaches its quit with code 0. With "device_gone" no new
-// device can be made: exit code 1 (not 2: nothing in the input was wrong), without hanging, the take closed.
+// 30 shows the orange cube in the view), and the run reaches its quit -- with exit code 1 and a line saying
+// why, since a scripted run's outputs have a gap. With "device_gone" no new device can be made: exit code 1
+// (not 2: nothing in the input was wrong), without hanging, the take closed.
 // Before the twenty-seventh session every lost device ended the run; before the twenty-sixth the error left
 // the main loop as "cannot start the GUI" (code 2) and the take had no take.json. Headless, without a
 // display.
@@ -276,10 +277,10 @@ TEST(AppActions, ALostDeviceMidTakeIsReplacedAndTheRunGoesOn) {
                          rec.string() + "\"}}, {\"frame\": 12, \"fault\": \"" + fault +
                          "\"}, {\"frame\": 30, \"screenshot\": \"" + shot.string() +
                          "\"}, {\"frame\": 40, \"quit\": true}]");
-        CommandResult r = runCommand("env -u DISPLAY -u WAYLAND_DISPLAY timeout 120 " + vbdlabExe() +
-                                     " --headless --width 800 --height 500 --scene " + kScenes +
+        CommandResult r = runCommand("env -u DISPLAY -u WAYLAND_DISPLAY VBD_VALIDATION=1 timeout 120 " +
+                                     vbdlabExe() + " --headless --width 800 --height 500 --scene " + kScenes +
                                      "cube_drop.json --actions " + a.string());
-        ASSERT_EQ(r.code, gone ? 1 : 0) << r.output;  // 124: it hung
+        ASSERT_EQ(r.code, 1) << r.output;  // 124: it hung
         EXPECT_NE(r.output.find("rendering failed at frame 12"), std::string::npos) << r.output;
         EXPECT_NE(r.output.find("VK_ERROR_DEVICE_LOST"), std::string::npos) << r.output;
         EXPECT_EQ(r.output.find("cannot start the GUI"), std::string::npos) << r.output;
@@ -302,6 +303,10 @@ TEST(AppActions, ALostDeviceMidTakeIsReplacedAndTheRunGoesOn) {
             continue;
         }
         ASSERT_NE(r.output.find("a new Vulkan device"), std::string::npos) << r.output;
+        EXPECT_NE(r.output.find("replaced a lost Vulkan device 1 time;"), std::string::npos) << r.output;
+        // The validation layers found nothing on either device (the count is the run's, both devices').
+        EXPECT_NE(r.output.find(", 0 validation messages"), std::string::npos) << r.output;
+        EXPECT_EQ(r.output.find("vulkan validation:"), std::string::npos) << r.output;
         const Image im = load(shot.string());
         ASSERT_EQ(im.w, 800);
         auto orange = [](const unsigned char* p) { return p[0] > p[1] + 30 && p[1] > p[2] + 20; };
