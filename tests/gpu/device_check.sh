@@ -35,8 +35,10 @@
 #          and BM_SimFramePileDevice (the same for the 10,000-box pile, contacts on the CPU or the device)
 #        - the app's window frames without a display (vbdlab --headless, 60 frames of cube_drop) on the CUDA
 #          and the CPU backend: the vertex-buffer path and the host time per frame outside solver and renderer;
-#          a 30-frame take recorded from the view at 640x360 on CUDA (the particles the window read); a lost
-#          device mid-take on CUDA (exit code 1, no hang in the interop's teardown, the take kept)
+#          a 30-frame take recorded from the view at 640x360 on CUDA (the particles the window read); a hover
+#          over the falling cube on CUDA (the readout's ray cast on the device: no snapshot read for it); a lost
+#          device mid-take on CUDA (no hang in the interop's teardown, the take kept, a new device with the
+#          interop, the run's end with exit code 1 for its gap)
 #        - bench_gpu (soft step at ~100k / ~700k / ~2M tets, 10 / 100 / 120 iterations, lanes per vertex,
 #          the tet layouts (arrays, incidence and tet records), the float increment form, staged against
 #          pageable copies, the rigid pile by phase, copy bandwidth)
