@@ -173,9 +173,7 @@ void GuiApp::updateHover(int labUnder, float mx, float my) {
     const bool castRecent = cast && playing && sameTarget && frame != last.frame &&
                             std::find(rays.begin(), rays.end(), cast->ray) != rays.end();
     if (castNow || castRecent) {
-        const Ray castRay{{cast->ray.origin.x, cast->ray.origin.y, cast->ray.origin.z},
-                          {cast->ray.dir.x, cast->ray.dir.y, cast->ray.dir.z}};
-        last = {ray.origin, ray.dir, labUnder, pick(*lab.world, castRay, cast->hit).particle,
+        last = {ray.origin, ray.dir, labUnder, pick(*lab.world, rayOf(cast->ray), cast->hit).particle,
                 generation, frame,   now};
     } else if (answered) {
         // The readout stands.

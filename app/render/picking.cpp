@@ -44,6 +44,8 @@ vbd::SurfaceRay surfaceRay(const Ray& r) {
     return {{r.origin.x, r.origin.y, r.origin.z}, {r.dir.x, r.dir.y, r.dir.z}};
 }
 
+Ray rayOf(const vbd::SurfaceRay& r) { return {g(r.origin), g(r.dir)}; }
+
 PickHit pick(const vbd::World& world, const Ray& ray) {
     return pick(world, ray, world.surfaceHit(surfaceRay(ray)));
 }

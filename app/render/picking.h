@@ -18,7 +18,8 @@ PickHit pick(const vbd::World& world, const Ray& ray);
 // state is, so that the pick reads no positions).
 PickHit pick(const vbd::World& world, const Ray& ray, const vbd::SurfaceHit& surface);
 
-// The ray in the engine's terms (World::surfaceHit, World::setSurfaceRay).
+// The ray in the engine's terms (World::surfaceHit, World::setSurfaceRay), and back.
 vbd::SurfaceRay surfaceRay(const Ray& r);
+Ray rayOf(const vbd::SurfaceRay& r);
 
 }  // namespace vbdgui

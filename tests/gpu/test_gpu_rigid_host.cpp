@@ -561,6 +561,26 @@ TEST(GpuRigidHost, DeviceContactRecordsComeDownWhenRead) {
     EXPECT_TRUE(sameContacts(aCpu.contacts(), aDev.contacts()));
 }
 
+namespace {
+
+// The pyramid stepped n substeps on the CPU and by a host-executor stepper with device contacts (whose
+// records are then pending in the stepper's memory).
+struct PyramidRun {
+    SceneDesc pyramid = loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/rigid_pyramid.json", {});
+    float h = float(pyramid.dt / pyramid.substeps);
+    RigidSolver cpu{pyramid}, dev{pyramid};
+    std::unique_ptr<RigidStepper> stepper = makeHostRigidStepper();
+    explicit PyramidRun(int n) {
+        stepper->setDeviceContacts(true);
+        for (int s = 0; s < n; ++s) {
+            cpu.step(h);
+            stepper->step(dev, h);
+        }
+    }
+};
+
+}  // namespace
+
 // A timeline frame restored (a copy of a saved copy, whose records were kept within the device when it was
 // saved) steps from those records copied within the device, not through the host: by the stepper that kept
 // them and by a new one made after it is gone (the World's order when it restores), bit for bit as the CPU
@@ -568,16 +588,11 @@ TEST(GpuRigidHost, DeviceContactRecordsComeDownWhenRead) {
 // host, are uploaded as before; a step that fails after the copy leaves the saved records as they were.
 TEST(GpuRigidHost, ARestoredFrameStepsFromTheRecordsKeptOnTheDevice) {
     ThreadLimit oneThread(1);
-    const SceneDesc pyramid =
-        loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/rigid_pyramid.json", {});
-    const float h = float(pyramid.dt / pyramid.substeps);
-    RigidSolver cpu(pyramid), dev(pyramid);
-    std::unique_ptr<RigidStepper> stepper = makeHostRigidStepper();
-    stepper->setDeviceContacts(true);
-    for (int s = 0; s < 20; ++s) {
-        cpu.step(h);
-        stepper->step(dev, h);
-    }
+    PyramidRun pyr(20);
+    const SceneDesc& pyramid = pyr.pyramid;
+    const float h = pyr.h;
+    RigidSolver &cpu = pyr.cpu, &dev = pyr.dev;
+    std::unique_ptr<RigidStepper>& stepper = pyr.stepper;
     ASSERT_TRUE(dev.contactsPending());
     const RigidSolver saved(dev), cpuSaved(cpu);  // the timeline's save of this frame
     ASSERT_TRUE(saved.contactsPending());
@@ -689,16 +704,10 @@ TEST(GpuRigidHost, LostDeviceRecordsMeanNoWarmStart) {
 // stepper that goes away afterwards leaves nothing pending (its fetch would read freed memory).
 TEST(GpuRigidHost, SteppingACopyOfAPendingSolverKeepsTheOriginalsRecords) {
     ThreadLimit oneThread(1);
-    const SceneDesc pyramid =
-        loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/rigid_pyramid.json", {});
-    const float h = float(pyramid.dt / pyramid.substeps);
-    RigidSolver cpu(pyramid), dev(pyramid);
-    std::unique_ptr<RigidStepper> stepper = makeHostRigidStepper();
-    stepper->setDeviceContacts(true);
-    for (int s = 0; s < 30; ++s) {
-        cpu.step(h);
-        stepper->step(dev, h);
-    }
+    PyramidRun pyr(30);
+    const float h = pyr.h;
+    RigidSolver &cpu = pyr.cpu, &dev = pyr.dev;
+    std::unique_ptr<RigidStepper>& stepper = pyr.stepper;
     ASSERT_TRUE(dev.contactsPending());
     RigidSolver copy(dev);
     stepper->step(copy, h);
