@@ -15,6 +15,7 @@
 #include <algorithm>
 
 #include "render/geometry.h"
+#include "render/interop_host.h"
 #include "render/interop_vulkan.h"
 #include "render/vertex_source.h"
 
@@ -22,28 +23,34 @@ namespace vbdgui {
 
 namespace {
 
+// The World's device steps run on the host executor (WorldOptions::hostExecutor: its backend line names the
+// "device" so), which the host writer stands in for CUDA for (render/interop_host.h); whether its rigid
+// bodies step there too (DeviceRigidBodies::cudaDevice is -1 both for host memory and for no device rigid
+// step).
+bool onHostExecutor(const vbd::World& world) {
+    return world.backendLine().rfind("CUDA backend on host executor", 0) == 0;
+}
+bool hostRigidStep(const vbd::World& world) {
+    return onHostExecutor(world) &&
+           world.backendLine().find("rigid bodies on the device") != std::string::npos;
+}
+
 class InteropVertexSource final : public VertexSource {
   public:
+    // cudaDevice -1: the host executor's stand-in (the header of render/interop_host.h).
     InteropVertexSource(const Context& ctx, const vbd::World& world, uint32_t slots, int cudaDevice)
         : ctx_(ctx), n_(uint32_t(world.numParticles())), lastFrame_(slots, 0), bodiesWritten_(slots, 0) {
+        if (cudaDevice < 0) {
+            host_ = true;
+            makeHost(world, slots);
+            return;
+        }
         vbd::ExternalVertexTarget t;
         t.cudaDevice = cudaDevice;
         const vbd::DeviceRigidBodies bodies = world.deviceBodies();
         const size_t numBodies = bodies.cudaDevice == cudaDevice ? world.bodies().size() : 0;
         try {
-            for (uint32_t s = 0; s < slots; ++s) {
-                vbd::ExternalMemoryFd fd;
-                buffers_.push_back(
-                    createExportableBuffer(ctx, std::max<VkDeviceSize>(sizeof(ParticleVertex) * n_, 64),
-                                           VK_BUFFER_USAGE_VERTEX_BUFFER_BIT, fd));
-                t.slots.push_back(fd);
-            }
-            for (uint32_t s = 0; s < slots && numBodies > 0; ++s) {
-                vbd::ExternalMemoryFd fd;
-                instances_.push_back(createExportableBuffer(ctx, sizeof(BodyInstance) * numBodies,
-                                                            VK_BUFFER_USAGE_VERTEX_BUFFER_BIT, fd));
-                t.instanceSlots.push_back(fd);
-            }
+            makeBuffers(slots, numBodies, t.slots, t.instanceSlots, 0);
             simDone_ = createExportableTimeline(ctx, t.simDoneFd);
             renderDone_ = createExportableTimeline(ctx, t.renderDoneFd);
         } catch (...) {
@@ -97,9 +104,62 @@ class InteropVertexSource final : public VertexSource {
                 bodies && slot < instances_.size() ? instances_[slot].buffer : VK_NULL_HANDLE};
     }
     bool interop() const override { return true; }
+    bool hostStandIn() const override { return host_; }
     bool instanceBuffers() const { return !instances_.empty(); }
 
   private:
+    // One exported vertex buffer per slot, and one instance buffer per slot for numBodies bodies; their
+    // descriptors into fds and instanceFds. extra: memory properties beyond DEVICE_LOCAL.
+    void makeBuffers(uint32_t slots, size_t numBodies, std::vector<vbd::ExternalMemoryFd>& fds,
+                     std::vector<vbd::ExternalMemoryFd>& instanceFds, VkMemoryPropertyFlags extra) {
+        for (uint32_t s = 0; s < slots; ++s) {
+            vbd::ExternalMemoryFd fd;
+            buffers_.push_back(createExportableBuffer(ctx_,
+                                                      std::max<VkDeviceSize>(sizeof(ParticleVertex) * n_, 64),
+                                                      VK_BUFFER_USAGE_VERTEX_BUFFER_BIT, fd, extra));
+            fds.push_back(fd);
+        }
+        for (uint32_t s = 0; s < slots && numBodies > 0; ++s) {
+            vbd::ExternalMemoryFd fd;
+            instances_.push_back(createExportableBuffer(ctx_, sizeof(BodyInstance) * numBodies,
+                                                        VK_BUFFER_USAGE_VERTEX_BUFFER_BIT, fd, extra));
+            instanceFds.push_back(fd);
+        }
+    }
+
+    // The host executor's stand-in: the same exported buffers (so that the submits' ownership transfers are
+    // those of the CUDA path), in host-visible memory the host writer fills through a mapping, and timeline
+    // semaphores the writer signals and waits on from the host (not exported: lavapipe lacks
+    // VK_KHR_external_semaphore_fd).
+    void makeHost(const vbd::World& world, uint32_t slots) {
+        HostInteropTarget t;
+        t.device = ctx_.device;
+        const size_t numBodies = hostRigidStep(world) ? world.bodies().size() : 0;
+        std::vector<vbd::ExternalMemoryFd> fds, instanceFds;
+        try {
+            makeBuffers(slots, numBodies, fds, instanceFds,
+                        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+            for (auto* bufs : {&buffers_, &instances_})
+                for (Buffer& b : *bufs)
+                    VK_CHECK(vkMapMemory(ctx_.device, b.memory, 0, VK_WHOLE_SIZE, 0, &b.mapped));
+            for (const Buffer& b : buffers_) t.slots.push_back(b.mapped);
+            for (const Buffer& b : instances_) t.instanceSlots.push_back(b.mapped);
+            t.instanceCapacity = int(numBodies);
+            simDone_ = t.simDone = createTimeline(ctx_);
+            renderDone_ = t.renderDone = createTimeline(ctx_);
+            writer_ = makeHostVertexWriter(t, int(n_), particleAdjacency(world), particleVertexLayout());
+        } catch (...) {
+            for (const auto* v : {&fds, &instanceFds})
+                for (const auto& f : *v)
+                    if (f.fd >= 0) close(f.fd);
+            releaseVulkan();
+            throw;
+        }
+        for (const auto* v : {&fds, &instanceFds})  // nothing imports them
+            for (const auto& f : *v)
+                if (f.fd >= 0) close(f.fd);
+    }
+
     void releaseVulkan() {
         for (auto* bufs : {&buffers_, &instances_})
             for (auto& b : *bufs) ctx_.destroy(b);
@@ -115,10 +175,30 @@ class InteropVertexSource final : public VertexSource {
     std::vector<Buffer> instances_;  // per slot: exported BodyInstance buffers (none without device bodies)
     VkSemaphore simDone_ = VK_NULL_HANDLE, renderDone_ = VK_NULL_HANDLE;
     std::shared_ptr<vbd::ExternalVertexWriter> writer_;
+    bool host_ = false;  // the host executor's stand-in
     uint64_t frame_ = 0;
     std::vector<uint64_t> lastFrame_;  // the frame each slot holds
     std::vector<char> bodiesWritten_;  // the slot's instance buffer holds that frame's bodies
 };
+
+// The host executor's stand-in (render/interop_host.h) where ctx can export host-visible buffer memory and
+// has timeline semaphores (lavapipe), else nullptr with the reason.
+std::unique_ptr<VertexSource> makeHostInterop(const Context& ctx, const vbd::World& world, uint32_t slots,
+                                              std::string& why) {
+    why = exportableMemoryUnavailable(ctx, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT);
+    if (why.empty() && !ctx.external.timeline) why = ctx.deviceName() + " lacks timeline semaphores";
+    if (!why.empty()) return nullptr;
+    try {
+        auto src = std::make_unique<InteropVertexSource>(ctx, world, slots, -1);
+        why = ctx.deviceName() + ": records written by the host executor's writer thread (a test stand-in " +
+              "for CUDA), no host copy of the state" +
+              (src->instanceBuffers() ? "; rigid body instances too" : "");
+        return src;
+    } catch (const std::exception& e) {
+        why = "host executor: " + std::string(e.what());
+        return nullptr;
+    }
+}
 
 }  // namespace
 
@@ -126,6 +206,8 @@ std::unique_ptr<VertexSource> makeInteropVertexSource(const Context& ctx, const 
                                                       uint32_t slots, std::string& why) {
     const vbd::DeviceParticles dev = world.deviceParticles();
     const vbd::DeviceRigidBodies bodies = world.deviceBodies();
+    if (onHostExecutor(world) && (dev.x || (world.numParticles() == 0 && hostRigidStep(world))))
+        return makeHostInterop(ctx, world, slots, why);
     // A scene of soft bodies whose soft step runs on the CPU has nothing on the device to write vertices
     // from; a rigid-only scene whose bodies step on the device writes instances only.
     if (!dev.x && !(world.numParticles() == 0 && bodies.cudaDevice >= 0)) {

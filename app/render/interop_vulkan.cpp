@@ -48,7 +48,7 @@ std::string interopUnavailable(const Context& ctx) {
 }
 
 Buffer createExportableBuffer(const Context& ctx, VkDeviceSize size, VkBufferUsageFlags usage,
-                              vbd::ExternalMemoryFd& out) {
+                              vbd::ExternalMemoryFd& out, VkMemoryPropertyFlags extra) {
     auto getFd = deviceProc<PFN_vkGetMemoryFdKHR>(ctx, "vkGetMemoryFdKHR");
     Buffer b;
     b.size = size;
@@ -72,7 +72,7 @@ Buffer createExportableBuffer(const Context& ctx, VkDeviceSize size, VkBufferUsa
         auto mai = vkInfo<VkMemoryAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO);
         mai.pNext = &exp;
         mai.allocationSize = req.size;
-        mai.memoryTypeIndex = ctx.memoryType(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+        mai.memoryTypeIndex = ctx.memoryType(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | extra);
         VK_CHECK(vkAllocateMemory(ctx.device, &mai, nullptr, &b.memory));
         VK_CHECK(vkBindBufferMemory(ctx.device, b.buffer, b.memory, 0));
         auto fdi = vkInfo<VkMemoryGetFdInfoKHR>(VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR);
@@ -91,18 +91,33 @@ Buffer createExportableBuffer(const Context& ctx, VkDeviceSize size, VkBufferUsa
     return b;
 }
 
-VkSemaphore createExportableTimeline(const Context& ctx, int& fd) {
-    auto getFd = deviceProc<PFN_vkGetSemaphoreFdKHR>(ctx, "vkGetSemaphoreFdKHR");
+namespace {
+
+// A timeline semaphore (initial value 0), exported as an OPAQUE_FD when `exported`.
+VkSemaphore makeTimeline(const Context& ctx, bool exported) {
     auto exp = vkInfo<VkExportSemaphoreCreateInfo>(VK_STRUCTURE_TYPE_EXPORT_SEMAPHORE_CREATE_INFO);
     exp.handleTypes = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
     auto type = vkInfo<VkSemaphoreTypeCreateInfoKHR>(VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO_KHR);
-    type.pNext = &exp;
+    type.pNext = exported ? &exp : nullptr;
     type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE_KHR;
     type.initialValue = 0;
     auto sci = vkInfo<VkSemaphoreCreateInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO);
     sci.pNext = &type;
     VkSemaphore s = VK_NULL_HANDLE;
     VK_CHECK(vkCreateSemaphore(ctx.device, &sci, nullptr, &s));
+    return s;
+}
+
+}  // namespace
+
+VkSemaphore createTimeline(const Context& ctx) {
+    if (!ctx.external.timeline) throw VulkanError(ctx.deviceName() + " lacks timeline semaphores");
+    return makeTimeline(ctx, false);
+}
+
+VkSemaphore createExportableTimeline(const Context& ctx, int& fd) {
+    auto getFd = deviceProc<PFN_vkGetSemaphoreFdKHR>(ctx, "vkGetSemaphoreFdKHR");
+    VkSemaphore s = makeTimeline(ctx, true);
     auto fdi = vkInfo<VkSemaphoreGetFdInfoKHR>(VK_STRUCTURE_TYPE_SEMAPHORE_GET_FD_INFO_KHR);
     fdi.semaphore = s;
     fdi.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;

@@ -78,7 +78,8 @@ std::unique_ptr<VertexSource> makeVertexSource(const Context& ctx, const vbd::Wo
         std::string why;
         auto src = makeInteropVertexSource(ctx, world, slots, why);
         if (src) {
-            line = "vertex buffer: CUDA-Vulkan interop (" + why + ")";
+            line = std::string("vertex buffer: ") +
+                   (src->hostStandIn() ? "host-executor interop (" : "CUDA-Vulkan interop (") + why + ")";
             return src;
         }
         line += " (no interop: " + why + ")";

@@ -60,6 +60,8 @@ class VertexSource {
     virtual uint32_t count() const = 0;
     virtual FrameSync sync(uint32_t slot) const { return {}; }
     virtual bool interop() const { return false; }
+    // The interop's host-executor stand-in for CUDA (render/interop_host.h): tests without a GPU.
+    virtual bool hostStandIn() const { return false; }
     // The window's path (gui/core/interop_slots.h), interop only: the simulation thread writes through
     // writer() (upload() is not called), and the submit that reads slot `slot` written with value simDone
     // waits for it and signals renderDone; bodies: the write also wrote the slot's body instances.

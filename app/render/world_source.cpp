@@ -1,6 +1,7 @@
 #include "render/world_source.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 
 #include "math/error.h"
@@ -19,9 +20,16 @@ bool loadScene(const std::string& path, const std::vector<std::string>& override
     }
 }
 
+bool hostExecutorFromEnv() {
+    const char* v = std::getenv("VBD_HOST_EXECUTOR");
+    return v && v[0] == '1';
+}
+
 std::unique_ptr<vbd::World> createWorld(const vbd::SceneDesc& desc, std::string* note) {
     if (note) note->clear();
-    return vbd::World::create(desc);
+    vbd::WorldOptions o;
+    o.hostExecutor = hostExecutorFromEnv();
+    return vbd::World::create(desc, o);
 }
 
 vbd::SceneDesc defaultScene() {

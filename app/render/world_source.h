@@ -13,7 +13,11 @@ namespace vbdgui {
 bool loadScene(const std::string& path, const std::vector<std::string>& overrides, vbd::SceneDesc& out,
                std::string& error);
 // The engine's World for desc (note: a line for the status bar, empty today). Throws vbd::InputError for a
-// scene the engine refuses.
+// scene the engine refuses. Under VBD_HOST_EXECUTOR=1 the World's device steps run on the host executor
+// (WorldOptions::hostExecutor: solver.backend cuda and auto take it as a device named "host executor"), and
+// the window's interop on its stand-in writer (render/interop_host.h): the app's device paths, tested without
+// a GPU. For tests; the product never sets it.
+bool hostExecutorFromEnv();
 std::unique_ptr<vbd::World> createWorld(const vbd::SceneDesc& desc, std::string* note = nullptr);
 
 // Built-in scene used when no file is given and assets/scenes/ has none: a stiffness-contrast beam

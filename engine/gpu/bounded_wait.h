@@ -10,6 +10,10 @@
 
 namespace vbd {
 
+// How long the interop writers' teardown waits for their queue to drain before it signals the renderer's
+// semaphore itself (gpu/interop_cuda.cu, and the app's host-executor writer, app/render/interop_host.h).
+inline constexpr std::chrono::milliseconds kInteropTeardownWait{2000};
+
 template <class Ready>
 bool waitBounded(const Ready& ready, std::chrono::milliseconds limit,
                  std::chrono::microseconds poll = std::chrono::microseconds(500)) {

@@ -363,7 +363,7 @@ class CudaVertexWriter final : public ExternalVertexWriter {
         (void)cudaGetLastError();
     }
 
-    static constexpr std::chrono::milliseconds kTeardownWait{2000};
+    static constexpr std::chrono::milliseconds kTeardownWait = kInteropTeardownWait;
     uint64_t lastRenderWait_ = 0;  // the largest renderDone value a write made the stream wait for
     bool abandoned_ = false;
     int n_;
