@@ -14,7 +14,7 @@ target_include_directories(vbd_render PUBLIC ${CMAKE_CURRENT_SOURCE_DIR} PRIVATE
 target_compile_options(vbd_render PRIVATE ${VBD_WARNINGS})
 target_compile_definitions(vbd_render PUBLIC VBD_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 add_dependencies(vbd_render vbd_shaders)
-target_link_libraries(vbd_render PUBLIC vbd_engine vbd_lab)
+target_link_libraries(vbd_render PUBLIC vbd_engine vbd_lab vbd_gui_core)
 
 # What the GUI decides without a window (simulation thread, timeline, actions, settings, layout, axes):
 # its own library so that tests link it without ImGui or Vulkan.

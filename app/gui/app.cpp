@@ -304,6 +304,8 @@ void GuiApp::reportTiming(int nowFrame) {
     if (snapshotsShown_ > 0)
         std::fprintf(stderr, "vbdlab: the window read the particles of %ld of %ld snapshots\n",
                      snapshotsRead_, snapshotsShown_);
+    if (hoverHostCasts_ > 0)
+        std::fprintf(stderr, "vbdlab: the hover readout cast %ld rays over the positions\n", hoverHostCasts_);
     // The simulation thread's own reads of a lazily published device state (World::stateFetches; 0 on the
     // CPU backend, whose state is always on the host): each is a download of every particle.
     for (int l = 0; l < (app_.compare ? 2 : 1); ++l)

@@ -207,6 +207,7 @@ class GuiApp {
     // Snapshots the window was done with, and how many of them it read the particles of (WorldSnapshot::
     // positionsRead: with the interop none should, unless a reader of positions is shown), reported on exit.
     long snapshotsShown_ = 0, snapshotsRead_ = 0;
+    long hoverHostCasts_ = 0;  // hover readouts cast over the positions (not by a device step)
 };
 
 }  // namespace vbdgui

@@ -51,7 +51,7 @@ void GuiApp::uploadLabs() {
         lab.gpu->update(*lab.world, effectiveDraw_[l], frameIndex_, &lab.world->materialTags(),
                         ext.slot >= 0 ? &ext : nullptr);
         if (lab.link) {  // the next writes' heat map and body table
-            lab.link->setScalars(lab.gpu->scalars01());
+            lab.link->setScalars(lab.gpu->scalars01(), lab.gpu->heatScale());
             lab.link->setBodies(lab.gpu->bodyTable().items, lab.gpu->bodyTableBodies());
         }
     }

@@ -185,6 +185,7 @@ void GuiApp::updateHover(int labUnder, float mx, float my) {
         if (!last.pending) last.waitFrom = now;
         last.pending = true;
     } else {
+        ++hoverHostCasts_;  // no cast of this ray in the snapshot: pick() casts it over the positions
         last = {ray.origin, ray.dir, labUnder, pick(*lab.world, ray).particle, generation, frame, now};
     }
     if (last.particle < 0 || size_t(last.particle) >= lab.world->numParticles()) return;

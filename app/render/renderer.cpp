@@ -36,27 +36,7 @@ void cross3(std::vector<LineVertex>& out, const glm::vec3& p, float s, uint32_t 
     }
 }
 
-// A field value on the heat map's scale: log10 when asked (zeros and negatives to -inf, below any range).
-float scaled(float v, bool logScale) {
-    return !logScale ? v : v > 0 ? std::log10(v) : -std::numeric_limits<float>::infinity();
-}
-
 }  // namespace
-
-FieldRange fieldRange(const std::vector<float>& values, bool logScale) {
-    float lo = std::numeric_limits<float>::max(), hi = -lo;
-    for (float v : values) {
-        v = scaled(v, logScale);
-        if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
-    }
-    if (lo > hi) return {};
-    return {lo, hi, true};
-}
-
-FieldRange measureField(std::vector<float>& values, bool logScale) {
-    for (float& v : values) v = scaled(v, logScale);
-    return fieldRange(values, false);
-}
 
 std::array<float, 3> bodyColor(size_t index, bool fixed) {
     // Okabe-Ito hues (distinguishable with the common colour-vision deficiencies), muted a little so that
@@ -194,25 +174,14 @@ void SceneGpu::vertexScalars(const vbd::World& world, const DrawOptions& opt,
     tintOn_ = false;
     scalar01_.clear();
     range.valid = false;
+    scale_ = {opt.field, opt.logScale, opt.autoRange, opt.rangeMin, opt.rangeMax, world.numColors()};
     if (opt.field != vbd::ScalarField::None) world.scalarField(opt.field, field_);
     if (opt.field != vbd::ScalarField::None && !field_.empty()) {
         fieldOn_ = true;
-        scalar01_.resize(field_.size());
-        if (categorical_) {
-            for (size_t i = 0; i < field_.size(); ++i) scalar01_[i] = field_[i];
-            range = {0.0f, float(std::max(world.numColors() - 1, 0)), true};
-            return;
-        }
-        const FieldRange r = measureField(field_, opt.logScale);
-        float lo = r.lo, hi = r.hi;
-        if (!opt.autoRange) lo = opt.rangeMin, hi = opt.rangeMax;
-        if (!(hi > lo)) hi = lo + std::max(1e-6f, 1e-6f * std::fabs(lo));
-        for (size_t i = 0; i < field_.size(); ++i)
-            scalar01_[i] =
-                std::isfinite(field_[i]) ? (field_[i] - lo) / (hi - lo) : (field_[i] < 0 ? 0.0f : 1.0f);
-        range = {lo, hi, r.valid || !opt.autoRange};
+        range = heatScalars(field_, scale_, scalar01_);
         return;
     }
+    scale_.field = vbd::ScalarField::None;  // an empty field draws no heat map
     if (!opt.regions || !tags || tags->size() != world.numParticles() ||
         std::none_of(tags->begin(), tags->end(), [](unsigned char t) { return t != 0; }))
         return;

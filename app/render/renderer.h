@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "gui/core/heat_scale.h"
 #include "render/camera.h"
 #include "render/geometry.h"
 #include "render/shaders.h"
@@ -30,19 +31,7 @@ struct DrawOptions {
     glm::vec3 dragFrom{0}, dragTo{0};
 };
 
-// Range the heat map used this frame (for the legend), in the field's units (log10 if logScale).
-struct FieldRange {
-    float lo = 0, hi = 1;
-    bool valid = false;
-};
-
 inline constexpr float kClearColor[4] = {0.13f, 0.14f, 0.17f, 1.0f};
-
-// Range of a field for the heat map: log10 is applied to values in place when logScale (zeros, e.g.
-// fixed vertices' residuals, become -inf and sit below the range instead of stretching it).
-FieldRange measureField(std::vector<float>& values, bool logScale);
-// The same range without changing the values (a reader that only wants the range: no copy of the field).
-FieldRange fieldRange(const std::vector<float>& values, bool logScale);
 
 // Linear RGB of rigid body i (a colour-blind-safe palette, repeating), grey for fixed bodies.
 std::array<float, 3> bodyColor(size_t index, bool fixed);
@@ -97,8 +86,10 @@ class SceneGpu {
     std::shared_ptr<vbd::ExternalVertexWriter> windowWriter() const {
         return window_ ? window_->writer() : nullptr;
     }
-    // The heat-map values of the last update() (what the records' scalar holds; empty = none).
+    // The heat-map values of the last update() (what the records' scalar holds; empty = none), and the
+    // scale they were made with (field None: the material tint, or nothing).
     const std::vector<float>& scalars01() const { return scalar01_; }
+    const HeatScale& heatScale() const { return scale_; }
     // The body instance table of the last update() and the number of bodies it was built for.
     const vbd::BodyInstanceTable& bodyTable() const { return table_; }
     int bodyTableBodies() const { return tableBodies_; }
@@ -137,6 +128,7 @@ class SceneGpu {
     std::vector<uint32_t> boxCount_, sphereCount_, lineTested_, lineOverlay_, shadowCount_;
     std::vector<LineVertex> shadowScratch_;
     std::vector<float> field_, scalar01_;
+    HeatScale scale_;
     vbd::BodyInstanceTable table_;  // the bodies of the last update, in draw order
     int tableBodies_ = 0;
     std::vector<LineVertex> lineScratch_;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <random>
 
@@ -188,15 +189,16 @@ struct RecordingWriter final : vbd::ExternalVertexWriter {
         uint64_t wait, frame;
         int scalars;
         int instances = -1, numBodies = -1;  // -1: no BodyInstanceFrame passed
+        std::vector<float> values;           // the scalars written
     };
     std::vector<Call> calls;
     int n = -1;  // the vertex count it was imported for (-1: any)
     bool readsInPlace(const vbd::DeviceParticles& src) const override { return n < 0 || src.n == n; }
-    bool write(const vbd::DeviceParticles&, const vbd::Vec3*, const float*, int numScalars,
+    bool write(const vbd::DeviceParticles&, const vbd::Vec3*, const float* scalar, int numScalars,
                const vbd::BodyInstanceFrame* bodies, uint32_t slot, uint64_t waitRenderDone,
                uint64_t frame) override {
         calls.push_back({slot, waitRenderDone, frame, numScalars, bodies ? bodies->count : -1,
-                         bodies ? bodies->numBodies : -1});
+                         bodies ? bodies->numBodies : -1, std::vector<float>(scalar, scalar + numScalars)});
         return vbd::bodyInstancesWritable(bodies, instanceCapacity(), 0);  // as the CUDA writer decides
     }
     int instanceCapacity() const override { return 4; }
@@ -280,6 +282,47 @@ TEST(WindowVertexLink, RigidOnlyWorldWritesInstancesFromCurrentDeviceBodies) {
     EXPECT_FALSE(link.write(none, bodies).bodies);
     bodies.cudaDevice = 0;
     EXPECT_TRUE(link.write(none, bodies).bodies);
+}
+
+// The heat map a write carries is its own frame's: the field the simulation thread computed for the frame,
+// mapped with the scale the render thread set (heat_scale.h), not the scalars the render thread made for the
+// frame it drew last. Scalars set without a field (the material tint), a field of another kind (the wanted
+// field just changed) or none computed: the set scalars.
+TEST(WindowVertexLink, AWriteMapsItsFramesOwnField) {
+    auto writer = std::make_shared<RecordingWriter>();
+    vbdgui::WindowVertexLink link(1, writer, 4);
+    double x[9] = {};
+    vbd::DeviceParticles dev;
+    dev.x = x;
+    dev.n = 3;
+    dev.current = true;
+    vbdgui::HeatScale scale;
+    scale.field = vbd::ScalarField::VolumeRatio;
+    link.setScalars({0.1f, 0.2f, 0.3f}, scale);  // the drawn frame's scalars
+    const std::vector<float> field = {0.5f, 1.0f, 2.0f};
+    ASSERT_GE(link.write(dev, {}, &field, vbd::ScalarField::VolumeRatio).slot, 0);
+    EXPECT_EQ(writer->calls.back().values,
+              (std::vector<float>{0.0f, 1.0f / 3.0f, 1.0f}));  // auto range 0.5..2
+    scale.logScale = true;                                     // log10: -0.301, 0, 0.301
+    scale.autoRange = false;
+    scale.rangeMin = -1;
+    scale.rangeMax = 1;
+    link.setScalars({0.1f, 0.2f, 0.3f}, scale);
+    ASSERT_GE(link.write(dev, {}, &field, vbd::ScalarField::VolumeRatio).slot, 0);
+    const std::vector<float> logged = writer->calls.back().values;
+    ASSERT_EQ(logged.size(), 3u);
+    EXPECT_NEAR(logged[0], (std::log10(0.5f) + 1) / 2, 1e-6);
+    EXPECT_NEAR(logged[1], 0.5f, 1e-6);
+    EXPECT_NEAR(logged[2], (std::log10(2.0f) + 1) / 2, 1e-6);
+    // The field computed is not the one drawn, or none: the set scalars.
+    ASSERT_GE(link.write(dev, {}, &field, vbd::ScalarField::Residual).slot, 0);
+    EXPECT_EQ(writer->calls.back().values, (std::vector<float>{0.1f, 0.2f, 0.3f}));
+    ASSERT_GE(link.write(dev).slot, 0);
+    EXPECT_EQ(writer->calls.back().values, (std::vector<float>{0.1f, 0.2f, 0.3f}));
+    // No field drawn (the tint): the set scalars whatever the frame computed.
+    link.setScalars({0.7f, 0.0f, -1.0f}, {});
+    ASSERT_GE(link.write(dev, {}, &field, vbd::ScalarField::VolumeRatio).slot, 0);
+    EXPECT_EQ(writer->calls.back().values, (std::vector<float>{0.7f, 0.0f, -1.0f}));
 }
 
 }  // namespace

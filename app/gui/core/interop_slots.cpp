@@ -71,7 +71,8 @@ int InteropSlots::published() const {
     return published_;
 }
 
-InteropFrame WindowVertexLink::write(const vbd::DeviceParticles& src, const vbd::DeviceRigidBodies& bodies) {
+InteropFrame WindowVertexLink::write(const vbd::DeviceParticles& src, const vbd::DeviceRigidBodies& bodies,
+                                     const std::vector<float>* field, vbd::ScalarField fieldKind) {
     std::lock_guard<std::mutex> lk(m_);
     // Particles from the device step, or a rigid-only World whose bodies the device stepped.
     const bool current = src.x ? src.current : bodies.current;
@@ -82,8 +83,14 @@ InteropFrame WindowVertexLink::write(const vbd::DeviceParticles& src, const vbd:
     const InteropSlots::Claim c = slots_.claim();
     if (c.slot < 0) return {};
     const vbd::BodyInstanceFrame b{bodies, table_.data(), int(table_.size()), tableBodies_};
+    const std::vector<float>* scalar = &scalar01_;
+    if (scale_.field != vbd::ScalarField::None && field && !field->empty() && fieldKind == scale_.field) {
+        fieldScratch_ = *field;
+        heatScalars(fieldScratch_, scale_, frameScalars_);
+        scalar = &frameScalars_;
+    }
     const bool wroteBodies =
-        writer_->write(src, nullptr, scalar01_.data(), int(scalar01_.size()), table_.empty() ? nullptr : &b,
+        writer_->write(src, nullptr, scalar->data(), int(scalar->size()), table_.empty() ? nullptr : &b,
                        uint32_t(c.slot), c.waitRenderDone, c.simDone);
     slots_.publish(c);
     return {c.slot, c.simDone, wroteBodies, slots_.id()};
@@ -98,9 +105,10 @@ void WindowVertexLink::setBodies(const std::vector<vbd::BodyInstanceShape>& tabl
         table_ = table;
 }
 
-void WindowVertexLink::setScalars(const std::vector<float>& scalar01) {
+void WindowVertexLink::setScalars(const std::vector<float>& scalar01, const HeatScale& scale) {
     std::lock_guard<std::mutex> lk(m_);
     if (scalar01 != scalar01_) scalar01_ = scalar01;
+    scale_ = scale;
 }
 
 void WindowVertexLink::detach() {

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "gpu/interop_cuda.h"
+#include "gui/core/heat_scale.h"
 
 namespace vbdgui {
 
@@ -98,10 +99,16 @@ class WindowVertexLink {
     // device, bodies.current): writes into a claimed slot (gpu/interop_cuda.h: the records made from src.x on
     // the step's stream, nothing read from the host) and returns the frame for the snapshot; {} when detached
     // or nothing is current. The body instances are written too when bodies is current and the table set
-    // last has its body count (InteropFrame::bodies).
-    InteropFrame write(const vbd::DeviceParticles& src, const vbd::DeviceRigidBodies& bodies = {});
-    // Render thread: the heat-map scalars for the next writes (the records carry them; empty = none).
-    void setScalars(const std::vector<float>& scalar01);
+    // last has its body count (InteropFrame::bodies). field: this frame's values of `fieldKind` (the field
+    // the simulation thread computes for its snapshots), mapped to the records' scalars with the scale set
+    // last when it is of that field (heat_scale.h: the frame's own heat map); otherwise the records carry the
+    // scalars set last.
+    InteropFrame write(const vbd::DeviceParticles& src, const vbd::DeviceRigidBodies& bodies = {},
+                       const std::vector<float>* field = nullptr,
+                       vbd::ScalarField fieldKind = vbd::ScalarField::None);
+    // Render thread: the heat-map scalars of the frame it drew last (empty = none) and the scale it made them
+    // with (field None: the material tint or nothing, which a frame does not change), for the next writes.
+    void setScalars(const std::vector<float>& scalar01, const HeatScale& scale = {});
     // Render thread: the body instance table (draw order, the palette) of a World of numBodies bodies, for
     // the next writes; a change of colour reaches the buffers one write later, like the scalars.
     void setBodies(const std::vector<vbd::BodyInstanceShape>& table, int numBodies);
@@ -114,6 +121,8 @@ class WindowVertexLink {
     std::shared_ptr<vbd::ExternalVertexWriter> writer_;
     InteropSlots slots_;
     std::vector<float> scalar01_;
+    HeatScale scale_;
+    std::vector<float> fieldScratch_, frameScalars_;  // a write's field, mapped (heatScalars consumes it)
     std::vector<vbd::BodyInstanceShape> table_;
     int tableBodies_ = 0;
 };

@@ -267,7 +267,7 @@ void SimRunner::setVertexLink(int lab, std::shared_ptr<WindowVertexLink> link) {
     links_[lab] = std::move(link);
 }
 
-InteropFrame SimRunner::writeVertices(int lab) {
+InteropFrame SimRunner::writeVertices(int lab, std::vector<float>& field, bool& computed) {
     std::shared_ptr<WindowVertexLink> link;
     {
         std::lock_guard<std::mutex> lk(mutex_);
@@ -275,10 +275,14 @@ InteropFrame SimRunner::writeVertices(int lab) {
     }
     const vbd::World* w = worlds_[lab].get();
     if (!link || !w || !static_[lab] || link->generation() != static_[lab]->generation) return {};
-    return link->write(w->deviceParticles(), w->deviceBodies());
+    // The frame's own heat map in its records (the snapshot takes the same values: computed once).
+    computed = field_[lab] != vbd::ScalarField::None;
+    if (computed) w->scalarField(field_[lab], field);
+    return link->write(w->deviceParticles(), w->deviceBodies(), &field, field_[lab]);
 }
 
-void SimRunner::publish(int lab, InteropFrame frame, std::shared_ptr<const vbd::WorldState> frameState) {
+void SimRunner::publish(int lab, InteropFrame frame, std::shared_ptr<const vbd::WorldState> frameState,
+                        std::vector<float>* field) {
     std::shared_ptr<WorldSnapshot> s;
     if (const vbd::World* w = worlds_[lab].get()) {
         // The plots' window of metrics up to the World's frame (after a restore the timeline holds later
@@ -288,7 +292,7 @@ void SimRunner::publish(int lab, InteropFrame frame, std::shared_ptr<const vbd::
                                     [](int f, const vbd::FrameMetrics& x) { return f < x.frame; });
         s = std::make_shared<WorldSnapshot>(*w, field_[lab], static_[lab],
                                             plots_[lab].share(m.data(), m.data() + (end - m.begin())),
-                                            cmdMutex_[lab], cmds_[lab], std::move(frameState));
+                                            cmdMutex_[lab], cmds_[lab], std::move(frameState), field);
         s->setInteropFrame(frame);
     }
     std::lock_guard<std::mutex> lk(mutex_);
@@ -384,6 +388,8 @@ void SimRunner::stepLabs(int active) {
     std::string err;
     int failedLab = 0;
     InteropFrame written[2];
+    std::vector<float> field[2];  // the frames' heat-map fields, computed for the interop's writes
+    bool fieldComputed[2] = {false, false};
     double solverMs = 0;  // the steps' time less their metrics
     for (int l = 0; l < active; ++l) {
         vbd::World* w = worlds_[l].get();
@@ -422,7 +428,7 @@ void SimRunner::stepLabs(int active) {
             const auto ts = Clock::now();
             w->step();
             stepMs_[l] = msSince(ts);
-            written[l] = writeVertices(l);  // queued behind the step on its stream: no host wait
+            written[l] = writeVertices(l, field[l], fieldComputed[l]);  // behind the step: no host wait
         } catch (const std::exception& e) {
             err = e.what();
             failedLab = l;
@@ -445,7 +451,7 @@ void SimRunner::stepLabs(int active) {
     for (int l = 0; l < 2; ++l) dropUnreachable(metrics_[l], ring_.oldestFrameOf(l), kSnapshotMetrics);
     // The snapshots read their particles from the frame's saves, when something reads them: a frame drawn
     // from the interop's buffers costs no download here (with the lazy publish the save stays on the device).
-    for (int l = 0; l < active; ++l) publish(l, written[l], saved[l]);
+    for (int l = 0; l < active; ++l) publish(l, written[l], saved[l], fieldComputed[l] ? &field[l] : nullptr);
     tickMs_ = msSince(t0);
     hostMs_ = std::max(0.0, tickMs_.load() - solverMs);
     if (!err.empty()) event({SimEvent::StepFailed, failedLab, 0, err, false});

@@ -114,10 +114,14 @@ class SimRunner {
     void install(int lab, std::unique_ptr<vbd::World> w, std::uint64_t ticket, const std::string& note,
                  const vbd::World* carryFrom);
     // frameState: the World's save of this frame, which the snapshot reads its particles from when asked
-    // (WorldSnapshot); null: copied now.
+    // (WorldSnapshot); null: copied now. field: the frame's heat-map field computed already (writeVertices),
+    // or null.
     void publish(int lab, InteropFrame frame = {},
-                 std::shared_ptr<const vbd::WorldState> frameState = nullptr);
-    InteropFrame writeVertices(int lab);  // on the simulation thread, right after lab's step
+                 std::shared_ptr<const vbd::WorldState> frameState = nullptr,
+                 std::vector<float>* field = nullptr);
+    // On the simulation thread, right after lab's step: the interop's write of the frame, with the frame's
+    // heat-map field computed into `field` for it (computed: whether it was; the snapshot then takes it).
+    InteropFrame writeVertices(int lab, std::vector<float>& field, bool& computed);
     void event(SimEvent e);
     void measure(Clock::time_point start, double dt);
 

@@ -50,7 +50,8 @@ std::array<int, 3> regionAnchors(const std::vector<unsigned char>& tags, const s
 WorldSnapshot::WorldSnapshot(const vbd::World& w, vbd::ScalarField field,
                              std::shared_ptr<const WorldStatic> fixed, SharedMetrics history,
                              std::shared_ptr<std::mutex> cmdMutex, std::shared_ptr<PendingCommands> cmds,
-                             std::shared_ptr<const vbd::WorldState> frameState)
+                             std::shared_ptr<const vbd::WorldState> frameState,
+                             std::vector<float>* fieldValues)
     : desc_(w.sharedDesc()),
       time_(w.time()),
       frame_(w.frame()),
@@ -84,7 +85,12 @@ WorldSnapshot::WorldSnapshot(const vbd::World& w, vbd::ScalarField field,
         std::call_once(vOnce_, [] {});
         xRead_ = true;
     }
-    if (field != vbd::ScalarField::None) w.scalarField(field, fieldValues_);
+    if (field != vbd::ScalarField::None) {
+        if (fieldValues)
+            fieldValues_.swap(*fieldValues);
+        else
+            w.scalarField(field, fieldValues_);
+    }
     int want = -1;
     bool markers = false;
     {

@@ -66,11 +66,13 @@ class WorldSnapshot final : public vbd::World {
     // (WorldState::particles), the snapshot takes its positions and velocities from it only when they are
     // first read, on the reader's thread: a frame the window draws from the device's buffers (the interop)
     // with nothing that reads the particles then costs the simulation thread no download and no copy of them.
-    // Else they are copied from w here.
+    // Else they are copied from w here. fieldValues: w's values of `field` computed already this frame (the
+    // interop's write mapped them), taken instead of computed again.
     WorldSnapshot(const vbd::World& w, vbd::ScalarField field, std::shared_ptr<const WorldStatic> fixed,
                   SharedMetrics history, std::shared_ptr<std::mutex> cmdMutex,
                   std::shared_ptr<PendingCommands> cmds,
-                  std::shared_ptr<const vbd::WorldState> frameState = nullptr);
+                  std::shared_ptr<const vbd::WorldState> frameState = nullptr,
+                  std::vector<float>* fieldValues = nullptr);
     void step() override {}
     const WorldStatic& fixedData() const { return *static_; }
     const vbd::SceneDesc& desc() const override { return *desc_; }

@@ -1,0 +1,48 @@
+#include "gui/core/heat_scale.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace vbdgui {
+
+namespace {
+
+// A field value on the heat map's scale: log10 when asked (zeros and negatives to -inf, below any range).
+float scaled(float v, bool logScale) {
+    return !logScale ? v : v > 0 ? std::log10(v) : -std::numeric_limits<float>::infinity();
+}
+
+}  // namespace
+
+FieldRange fieldRange(const std::vector<float>& values, bool logScale) {
+    float lo = std::numeric_limits<float>::max(), hi = -lo;
+    for (float v : values) {
+        v = scaled(v, logScale);
+        if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
+    }
+    if (lo > hi) return {};
+    return {lo, hi, true};
+}
+
+FieldRange measureField(std::vector<float>& values, bool logScale) {
+    for (float& v : values) v = scaled(v, logScale);
+    return fieldRange(values, false);
+}
+
+FieldRange heatScalars(std::vector<float>& values, const HeatScale& scale, std::vector<float>& out01) {
+    out01.resize(values.size());
+    if (scale.field == vbd::ScalarField::Color) {
+        std::copy(values.begin(), values.end(), out01.begin());
+        return {0.0f, float(std::max(scale.numColors - 1, 0)), true};
+    }
+    const FieldRange r = measureField(values, scale.logScale);
+    float lo = r.lo, hi = r.hi;
+    if (!scale.autoRange) lo = scale.rangeMin, hi = scale.rangeMax;
+    if (!(hi > lo)) hi = lo + std::max(1e-6f, 1e-6f * std::fabs(lo));
+    for (size_t i = 0; i < values.size(); ++i)
+        out01[i] = std::isfinite(values[i]) ? (values[i] - lo) / (hi - lo) : (values[i] < 0 ? 0.0f : 1.0f);
+    return {lo, hi, r.valid || !scale.autoRange};
+}
+
+}  // namespace vbdgui
