@@ -27,9 +27,10 @@ VkRect2D labArea(VkRect2D area, int l, int labs) {
 
 }  // namespace
 
-// A snapshot whose frame the simulation thread wrote into a slot that still holds it is drawn from there
-// (by the window's submit, and first by an offscreen capture's: renderOffscreen); any other (a CPU step, an
-// edit, a slot rewritten since) is uploaded from the snapshot.
+// A snapshot whose frame the simulation thread wrote into a slot that still holds it, with the heat-map
+// scalars this frame draws, is drawn from there (by the window's submit, and first by an offscreen capture's:
+// renderOffscreen); any other (a CPU step, an edit, a slot rewritten since, a heat-map scale or tint changed
+// since the write) is uploaded from the snapshot.
 void GuiApp::uploadLabs() {
     const auto t0 = Clock::now();
     for (int l = 0; l < (app_.compare ? 2 : 1); ++l) {
@@ -37,8 +38,11 @@ void GuiApp::uploadLabs() {
         if (!lab.gpu || !lab.world) continue;
         ExternalFrame ext;
         if (lab.link) {
+            // This frame's scalars first: they are the next writes' too, and the slot's must be the same.
+            lab.gpu->prepareScalars(*lab.world, effectiveDraw_[l], &lab.world->materialTags());
+            lab.link->setScalars(lab.gpu->scalars01(), lab.gpu->heatScale());
             const InteropFrame f = lab.world->interopFrame();
-            ext.renderDone = lab.link->slots().beginDraw(f);
+            ext.renderDone = lab.link->scalarsCurrent(f) ? lab.link->slots().beginDraw(f) : 0;
             lab.drewFromSlot = ext.renderDone != 0;
             if (ext.renderDone) {
                 ext.slot = f.slot;
@@ -50,10 +54,8 @@ void GuiApp::uploadLabs() {
         }
         lab.gpu->update(*lab.world, effectiveDraw_[l], frameIndex_, &lab.world->materialTags(),
                         ext.slot >= 0 ? &ext : nullptr);
-        if (lab.link) {  // the next writes' heat map and body table
-            lab.link->setScalars(lab.gpu->scalars01(), lab.gpu->heatScale());
+        if (lab.link)  // the next writes' body table
             lab.link->setBodies(lab.gpu->bodyTable().items, lab.gpu->bodyTableBodies());
-        }
     }
     app_.timing.uploadMs = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }

@@ -147,12 +147,13 @@ void GuiApp::updateHover(int labUnder, float mx, float my) {
     // ray goes to the simulation thread with this frame's commands, so a snapshot's hit is of a ray sent a
     // frame or more ago: it is taken when it is this frame's ray, or, while the scene plays, when the frame
     // is new and its ray one of the last few sent (a moving cursor's readout trails it by a frame). Over a
-    // scene playing on the device the readout otherwise waits for the next frame's cast (up to kHoverRepick:
-    // a run held at a scripted action's frame steps no further, and a heavy scene steps slowly). Otherwise
-    // the pick casts the ray over every position (on a device World they come to the host for it, once per
-    // snapshot): when the ray or the World changed, and for a cursor resting over a scene playing on the CPU
-    // at most every kHoverRepick (the vertex's value follows the field every frame meanwhile; the scene moves
-    // little under the cursor in a quarter of a second).
+    // scene playing on the device the readout otherwise waits for the next frame's cast, up to kHoverRepick
+    // or four of the lab's last step times, whichever is longer (a run held at a scripted action's frame
+    // steps no further; a heavy scene, or a loaded machine, steps slowly, and its cast comes with its next
+    // frame). Otherwise the pick casts the ray over every position (on a device World they come to the host
+    // for it, once per snapshot): when the ray or the World changed, and for a cursor resting over a scene
+    // playing on the CPU at most every kHoverRepick (the vertex's value follows the field every frame
+    // meanwhile; the scene moves little under the cursor in a quarter of a second).
     constexpr std::chrono::milliseconds kHoverRepick(250);
     constexpr size_t kRaysKept = 8;
     const vbd::SurfaceRay sent = surfaceRay(ray);
@@ -178,7 +179,11 @@ void GuiApp::updateHover(int labUnder, float mx, float my) {
     } else if (answered) {
         // The readout stands.
     } else if (lab.world->deviceParticles().x && playing &&
-               (!last.pending || now - last.waitFrom < kHoverRepick)) {
+               (!last.pending ||
+                now - last.waitFrom <
+                    std::max<Clock::duration>(
+                        kHoverRepick, std::chrono::duration_cast<Clock::duration>(
+                                          std::chrono::duration<double, std::milli>(4 * lab.stepMs))))) {
         // The next frame's snapshot brings the hit. Meanwhile the readout stays, unless it was of another
         // World or lab.
         if (!sameTarget) last = {ray.origin, ray.dir, labUnder, -1, generation, frame, now};

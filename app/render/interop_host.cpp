@@ -39,7 +39,7 @@ class HostVertexWriter final : public vbd::ExternalVertexWriter {
         worker_ = std::thread([this] { run(); });
     }
     ~HostVertexWriter() override {
-        finish();
+        teardown();
         {
             std::lock_guard<std::mutex> lk(m_);
             stop_ = true;
@@ -100,9 +100,29 @@ class HostVertexWriter final : public vbd::ExternalVertexWriter {
 
     int instanceCapacity() const override { return t_.instanceCapacity; }
 
-    // Everything written so far done; a queue held by a renderDone nobody signals is released as the CUDA
-    // writer's teardown does (the header).
+    // Everything written so far done (or dropped after a failure), as the CUDA writer's event wait:
+    // unbounded.
     void finish() override {
+        std::unique_lock<std::mutex> lk(m_);
+        cv_.wait(lk, [&] { return (queue_.empty() && !busy_) || failed_ || stop_; });
+    }
+
+  private:
+    struct Job {
+        uint32_t slot = 0;
+        uint64_t waitRenderDone = 0, frame = 0;
+        std::vector<vbd::Vec3> x;  // the frame's float positions
+        std::vector<vbd::RigidBodyState> states;
+        std::vector<float> scalar;
+        std::vector<vbd::BodyInstanceShape> table;
+    };
+
+    // The CUDA writer's release(): the queue drained within kInteropTeardownWait, or renderDone signalled
+    // from the host up to the last value a write waits for (the renderer will not: a lost device, a frame
+    // begun and never submitted; the app's teardown comes after the Vulkan device is idle, so no submit's
+    // signal of it is pending), and drained again; what still does not drain is dropped, and later writes
+    // throw.
+    void teardown() {
         if (drained()) return;
         uint64_t target = 0;
         {
@@ -122,25 +142,16 @@ class HostVertexWriter final : public vbd::ExternalVertexWriter {
             signal_(t_.device, &si);
         }
         if (drained()) return;
-        // Not drained even so (a wait that failed): the rest is dropped, the worker stops waiting.
         std::fprintf(stderr,
                      "vbdlab: interop: the host-executor writer's queue did not drain; its writes are "
                      "dropped\n");
         std::lock_guard<std::mutex> lk(m_);
         queue_.clear();
+        failed_ = true;
+        failure_ = "the writer's queue was dropped at its teardown";
         stop_ = true;
         cv_.notify_all();
     }
-
-  private:
-    struct Job {
-        uint32_t slot = 0;
-        uint64_t waitRenderDone = 0, frame = 0;
-        std::vector<vbd::Vec3> x;  // the frame's float positions
-        std::vector<vbd::RigidBodyState> states;
-        std::vector<float> scalar;
-        std::vector<vbd::BodyInstanceShape> table;
-    };
 
     bool drained() {
         return vbd::waitBounded(

@@ -17,7 +17,7 @@
 //                        the body instances (BodyInstanceStage) into the slot's mapped buffers, signal
 //                        simDone = frame (vkSignalSemaphore).
 // The worker runs one write at a time, so a write's wait also holds the later ones, as on a CUDA stream.
-// Teardown (finish, the destructor) as the CUDA writer's: the queue drains
+// Teardown (the destructor) as the CUDA writer's: the queue drains
 // within kTeardownWait, or renderDone is signalled from the host up to the last value a write waits for (the
 // renderer will not: a lost device, a frame begun and never submitted), said on stderr, and the queue
 // drained.

@@ -142,7 +142,8 @@ void SceneGpu::ensure(Buffer& b, VkDeviceSize bytes, VkBufferUsageFlags usage) {
 void SceneGpu::update(const vbd::World& world, const DrawOptions& opt, uint32_t slot,
                       const std::vector<unsigned char>* tags, const ExternalFrame* ext) {
     auto t0 = std::chrono::steady_clock::now();
-    vertexScalars(world, opt, tags);
+    if (!scalarsPrepared_) vertexScalars(world, opt, tags);
+    scalarsPrepared_ = false;
     const auto bodies = world.bodies();
     table_ = bodyInstanceTable(bodies);
     tableBodies_ = int(bodies.size());
@@ -162,6 +163,12 @@ void SceneGpu::update(const vbd::World& world, const DrawOptions& opt, uint32_t 
         std::memcpy(shadows_[slot].mapped, shadowScratch_.data(), shadowScratch_.size() * sizeof(LineVertex));
     markerLines(world, bodies, opt, slot);
     lastUploadMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void SceneGpu::prepareScalars(const vbd::World& world, const DrawOptions& opt,
+                              const std::vector<unsigned char>* tags) {
+    vertexScalars(world, opt, tags);
+    scalarsPrepared_ = true;
 }
 
 // Heat map: categorical colour groups pass the index through; continuous fields are mapped affinely (after

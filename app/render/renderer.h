@@ -76,6 +76,11 @@ class SceneGpu {
     // ext (window, interop): slot `slot` draws ext's exported buffer instead of uploading world's positions.
     void update(const vbd::World& world, const DrawOptions& opt, uint32_t slot,
                 const std::vector<unsigned char>* tags = nullptr, const ExternalFrame* ext = nullptr);
+    // The heat-map scalars (scalars01, heatScale) of world under opt now, ahead of the update() that follows
+    // with the same arguments (it then does not make them again): the window decides with them whether an
+    // interop slot's records are still the frame's to draw.
+    void prepareScalars(const vbd::World& world, const DrawOptions& opt,
+                        const std::vector<unsigned char>* tags);
     FieldRange range;
     double lastUploadMs = 0;
     // What the submit that draws slot `slot` must wait for and signal (OffscreenTarget::render).
@@ -137,6 +142,7 @@ class SceneGpu {
     bool categorical_ = false;
     bool fieldOn_ = false;
     bool tintOn_ = false;
+    bool scalarsPrepared_ = false;  // prepareScalars ran for the next update()
 };
 
 class Renderer {

@@ -64,45 +64,55 @@ const char* kHostInterop = "vertex buffer: host-executor interop";
 
 // The det F heat map of a frame drawn from an interop slot is that frame's: the falling cube's frame 40
 // (after its bounce, the volume ratio changing every frame), held there by the actions, on the host executor
-// with the interop and on the CPU backend with the upload. Before, the simulation thread wrote each slot with
-// the scalars of the frame the render thread had drawn last (a frame or more earlier), and a held or paused
-// scene kept them: here 32,681 of the view's 276,000 pixels (the cube's faces) differed by more than 2 (the
-// same geometry, other colours).
-// The window read the particles of only the snapshots made before the first device step, and the
-// simulation never brought them to the host.
+// with the interop and on the CPU backend with the upload; then, still held, a fixed range and a log scale.
+// Before, the simulation thread wrote each slot with the scalars of the frame the render thread had drawn
+// last (a frame or more earlier), and a held or paused scene kept them: here 32,681 of the view's 276,000
+// pixels (the cube's faces) differed by more than 2 (the same geometry, other colours); and a scale changed
+// after the write kept the slot's colours under the new legend (29,561 pixels). The window read the particles
+// of only the snapshots made before the first device step, and the simulation never brought them to the host.
 TEST(DeviceWindow, AFrameDrawnFromTheInteropCarriesItsOwnHeatMap) {
     std::string why;
     if (!haveVulkanDevice(why)) GTEST_SKIP() << "no Vulkan device: " << why;
-    Image shot[2];
+    const char* kSteps[3] = {"", ", {\"frame\": 40, \"range\": [0.999, 1.0003]}",
+                             ", {\"frame\": 40, \"log\": true}"};
+    Image shot[2][3];
     for (const bool host : {true, false}) {
         SCOPED_TRACE(host ? "host executor" : "CPU backend");
-        const fs::path png = tmp(host ? "test_devwin_heat_host.png" : "test_devwin_heat_cpu.png");
-        fs::remove(png);
-        CommandResult r = runWindow(host ? "test_devwin_heat_host" : "test_devwin_heat_cpu",
-                                    std::string("[{\"frame\": 0, \"set\": "
-                                                "{\"solver.backend\": \"") +
-                                        (host ? "cuda" : "cpu") +
-                                        "\"}}, {\"frame\": 0, \"heat\": \"det_f\"}, {\"frame\": 40, "
-                                        "\"screenshot\": \"" +
-                                        png.string() + "\"}, {\"frame\": 41, \"quit\": true}]",
-                                    host);
+        const std::string name = host ? "test_devwin_heat_host" : "test_devwin_heat_cpu";
+        std::string json = std::string("[{\"frame\": 0, \"set\": {\"solver.backend\": \"") +
+                           (host ? "cuda" : "cpu") + "\"}}, {\"frame\": 0, \"heat\": \"det_f\"}";
+        for (int k = 0; k < 3; ++k) {
+            const fs::path png = tmp(name + "_" + std::to_string(k) + ".png");
+            fs::remove(png);
+            json += std::string(kSteps[k]) + ", {\"frame\": 40, \"screenshot\": \"" + png.string() + "\"}";
+        }
+        CommandResult r = runWindow(name, json + ", {\"frame\": 41, \"quit\": true}]", host);
         ASSERT_EQ(r.code, 0) << r.output;
         EXPECT_NE(r.output.find(", 0 validation messages"), std::string::npos) << r.output;
         const auto [read, shown] = snapshotsRead(r.output);
         if (host) {
             EXPECT_NE(r.output.find(kHostInterop), std::string::npos) << r.output;
-            EXPECT_LE(read, 5) << r.output;  // the install's and the switch's snapshots, before a device step
+            EXPECT_LE(read, 6) << r.output;  // the snapshots made before the first device step (3 or 4)
             EXPECT_GE(shown - read, 10) << r.output;
             EXPECT_EQ(worldFetches(r.output), 0) << r.output;
         } else {
             EXPECT_EQ(read, shown) << r.output;  // the CPU upload reads every snapshot's particles
         }
-        shot[host ? 0 : 1] = load(png.string());
-        ASSERT_EQ(shot[host ? 0 : 1].w, 1280);
+        for (int k = 0; k < 3; ++k) {
+            shot[host ? 0 : 1][k] = load(tmp(name + "_" + std::to_string(k) + ".png").string());
+            ASSERT_EQ(shot[host ? 0 : 1][k].w, 1280);
+        }
     }
     // The two backends' states differ in their last bits (the CPU's SIMD sweep adds the terms in another
-    // order): the same pixels up to a rounding of the colour map.
-    EXPECT_EQ(viewPixelsOff(shot[0], shot[1], 2), 0) << "off by > 8: " << viewPixelsOff(shot[0], shot[1], 8);
+    // order): the same pixels up to a rounding of the colour map. Each scale recolours the cube.
+    for (int k = 0; k < 3; ++k) {
+        SCOPED_TRACE(k);
+        EXPECT_EQ(viewPixelsOff(shot[0][k], shot[1][k], 2), 0)
+            << "off by > 8: " << viewPixelsOff(shot[0][k], shot[1][k], 8);
+        if (k > 0) {
+            EXPECT_GT(viewPixelsOff(shot[1][k], shot[1][k - 1], 8), 5000);
+        }
+    }
 }
 
 // The hover readout over a scene playing on the device: the step casts the cursor's ray where the state is
@@ -141,10 +151,10 @@ TEST(DeviceWindow, TheHoverReadoutOverAPlayingDeviceSceneReadsNoParticles) {
         shot[cursor ? 1 : 0] = load(png.string());
         ASSERT_EQ(shot[cursor ? 1 : 0].w, 1280);
     }
-    // Only the snapshots made before the first device step (3 to 5 by the run's timing, as without the
+    // Only the snapshots made before the first device step (3 or 4 by the run's timing, as without the
     // cursor): none for the hover.
     EXPECT_GE(reads[0], 0);
-    EXPECT_LE(reads[1], 5);
+    EXPECT_LE(reads[1], 6);
     long inBox = 0, outside = 0;
     for (int y = 0; y < 600; ++y)
         for (int x = 380; x < 840; ++x) {

@@ -634,9 +634,9 @@ if [ -x "$RVBD" ]; then
       '[{"frame": 0, "set": {"solver.backend": "'"$b"'"}}, {"frame": 0, "heat": "det_f"}, {"frame": 40, "screenshot": "/tmp/vbd_window_heat_'"$b"'.png"}, {"frame": 41, "quit": true}]'
   done
   heat=$(python3 - <<'EOF'
-import numpy as np
-from PIL import Image
 try:
+    import numpy as np
+    from PIL import Image
     a, b = (np.asarray(Image.open(f"/tmp/vbd_window_heat_{k}.png").convert('RGB')).astype(np.int16)[0:600, 380:840]
             for k in ("cuda", "cpu"))
     print(int((np.abs(a - b).max(axis=2) > 8).sum()))

@@ -30,6 +30,12 @@ FieldRange measureField(std::vector<float>& values, bool logScale) {
     return fieldRange(values, false);
 }
 
+bool sameHeatScale(const HeatScale& a, const HeatScale& b) {
+    return a.field == b.field && a.logScale == b.logScale && a.autoRange == b.autoRange &&
+           a.numColors == b.numColors &&
+           (a.autoRange || (a.rangeMin == b.rangeMin && a.rangeMax == b.rangeMax));
+}
+
 FieldRange heatScalars(std::vector<float>& values, const HeatScale& scale, std::vector<float>& out01) {
     out01.resize(values.size());
     if (scale.field == vbd::ScalarField::Color) {

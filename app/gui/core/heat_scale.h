@@ -32,6 +32,9 @@ struct HeatScale {
     int numColors = 0;  // ScalarField::Color: the colour groups (categorical, passed through)
 };
 
+// Whether a and b map a field alike (the range matters only when fixed).
+bool sameHeatScale(const HeatScale& a, const HeatScale& b);
+
 // values (the field's, consumed: log10 is applied in place) to out01: continuous fields mapped affinely from
 // the range [lo, hi] to [0, 1] (non-finite values to 0 below, 1 above), colour groups passed through. Returns
 // the range (for Color: 0 to numColors - 1).

@@ -84,7 +84,9 @@ InteropFrame WindowVertexLink::write(const vbd::DeviceParticles& src, const vbd:
     if (c.slot < 0) return {};
     const vbd::BodyInstanceFrame b{bodies, table_.data(), int(table_.size()), tableBodies_};
     const std::vector<float>* scalar = &scalar01_;
-    if (scale_.field != vbd::ScalarField::None && field && !field->empty() && fieldKind == scale_.field) {
+    const bool mapped =
+        scale_.field != vbd::ScalarField::None && field && !field->empty() && fieldKind == scale_.field;
+    if (mapped) {
         fieldScratch_ = *field;
         heatScalars(fieldScratch_, scale_, frameScalars_);
         scalar = &frameScalars_;
@@ -93,7 +95,15 @@ InteropFrame WindowVertexLink::write(const vbd::DeviceParticles& src, const vbd:
         writer_->write(src, nullptr, scalar->data(), int(scalar->size()), table_.empty() ? nullptr : &b,
                        uint32_t(c.slot), c.waitRenderDone, c.simDone);
     slots_.publish(c);
-    return {c.slot, c.simDone, wroteBodies, slots_.id()};
+    InteropFrame f;
+    f.slot = c.slot;
+    f.simDone = c.simDone;
+    f.bodies = wroteBodies;
+    f.owner = slots_.id();
+    f.mapped = mapped;
+    f.scale = scale_;
+    f.scalars = scalarsVersion_;
+    return f;
 }
 
 void WindowVertexLink::setBodies(const std::vector<vbd::BodyInstanceShape>& table, int numBodies) {
@@ -107,8 +117,17 @@ void WindowVertexLink::setBodies(const std::vector<vbd::BodyInstanceShape>& tabl
 
 void WindowVertexLink::setScalars(const std::vector<float>& scalar01, const HeatScale& scale) {
     std::lock_guard<std::mutex> lk(m_);
-    if (scalar01 != scalar01_) scalar01_ = scalar01;
+    if (scalar01 != scalar01_) {
+        scalar01_ = scalar01;
+        ++scalarsVersion_;
+    }
     scale_ = scale;
+}
+
+bool WindowVertexLink::scalarsCurrent(const InteropFrame& f) {
+    std::lock_guard<std::mutex> lk(m_);
+    if (f.mapped) return scale_.field != vbd::ScalarField::None && sameHeatScale(f.scale, scale_);
+    return scale_.field == vbd::ScalarField::None && f.scalars == scalarsVersion_;
 }
 
 void WindowVertexLink::detach() {

@@ -39,6 +39,12 @@ struct InteropFrame {
     std::uint64_t simDone = 0;  // the write number: wait simDone >= this
     bool bodies = false;        // the write also wrote the slot's rigid body instances
     std::uint64_t owner = 0;    // InteropSlots::id() of the slots it was written through
+    // The records' heat-map scalars: the frame's field mapped with `scale` (mapped), or the scalars the
+    // render thread set, version `scalars` of them (WindowVertexLink::scalarsCurrent decides whether they are
+    // still the ones to draw).
+    bool mapped = false;
+    HeatScale scale = {};
+    std::uint64_t scalars = 0;
 };
 
 class InteropSlots {
@@ -106,9 +112,14 @@ class WindowVertexLink {
     InteropFrame write(const vbd::DeviceParticles& src, const vbd::DeviceRigidBodies& bodies = {},
                        const std::vector<float>* field = nullptr,
                        vbd::ScalarField fieldKind = vbd::ScalarField::None);
-    // Render thread: the heat-map scalars of the frame it drew last (empty = none) and the scale it made them
-    // with (field None: the material tint or nothing, which a frame does not change), for the next writes.
+    // Render thread: the heat-map scalars of the frame it draws (empty = none) and the scale it made them
+    // with (field None: the material tint or nothing, which a frame does not change), for the next writes;
+    // set before scalarsCurrent is asked about that frame.
     void setScalars(const std::vector<float>& scalar01, const HeatScale& scale = {});
+    // Render thread: whether f's records carry the scalars set last (its field mapped with the same scale, or
+    // those very scalars): else the frame is drawn from the snapshot, whose upload maps them anew (a scale,
+    // range or tint changed after the write, which a held or paused scene would otherwise keep showing).
+    bool scalarsCurrent(const InteropFrame& f);
     // Render thread: the body instance table (draw order, the palette) of a World of numBodies bodies, for
     // the next writes; a change of colour reaches the buffers one write later, like the scalars.
     void setBodies(const std::vector<vbd::BodyInstanceShape>& table, int numBodies);
@@ -121,6 +132,7 @@ class WindowVertexLink {
     std::shared_ptr<vbd::ExternalVertexWriter> writer_;
     InteropSlots slots_;
     std::vector<float> scalar01_;
+    std::uint64_t scalarsVersion_ = 1;  // of scalar01_
     HeatScale scale_;
     std::vector<float> fieldScratch_, frameScalars_;  // a write's field, mapped (heatScalars consumes it)
     std::vector<vbd::BodyInstanceShape> table_;

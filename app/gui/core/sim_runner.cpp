@@ -276,8 +276,10 @@ InteropFrame SimRunner::writeVertices(int lab, std::vector<float>& field, bool& 
     const vbd::World* w = worlds_[lab].get();
     if (!link || !w || !static_[lab] || link->generation() != static_[lab]->generation) return {};
     // The frame's own heat map in its records (the snapshot takes the same values: computed once).
-    computed = field_[lab] != vbd::ScalarField::None;
-    if (computed) w->scalarField(field_[lab], field);
+    if (field_[lab] != vbd::ScalarField::None) {
+        w->scalarField(field_[lab], field);
+        computed = true;  // (a field that threw is computed again by the snapshot)
+    }
     return link->write(w->deviceParticles(), w->deviceBodies(), &field, field_[lab]);
 }
 
@@ -428,7 +430,9 @@ void SimRunner::stepLabs(int active) {
             const auto ts = Clock::now();
             w->step();
             stepMs_[l] = msSince(ts);
-            written[l] = writeVertices(l, field[l], fieldComputed[l]);  // behind the step: no host wait
+            // The step has finished (its results came to the host); the write waits for the renderer on the
+            // device, not here.
+            written[l] = writeVertices(l, field[l], fieldComputed[l]);
         } catch (const std::exception& e) {
             err = e.what();
             failedLab = l;
