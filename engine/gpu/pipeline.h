@@ -152,6 +152,7 @@ class PipelineStepper final : public SoftStepper {
         splitK_ = 0;
         splitActive_ = prepareStep(solver, h, gravity);
         if (!splitActive_) return;
+        splitStep_ = true;
         tolerance_ = solver.params().tolerance;
         syncBodies(solver.model());
         issueBegin();
@@ -185,6 +186,8 @@ class PipelineStepper final : public SoftStepper {
         splitActive_ = false;
         issueEnd(splitK_);
         SoftStepStats st = finishStep(solver, splitK_, true, splitStart_);
+        splitFieldValid_ = splitStep_ && !a_.residualField;  // issueResidual wrote splitField_
+        splitStep_ = false;
         // The coupling clears the model's rows after the step (RigidParticleCoupling::end): so do the
         // device's, which a later step() would otherwise read.
         a_.view.bodyColliders = nullptr, a_.view.vbOffsets = nullptr, a_.view.bodyRows = nullptr;
@@ -296,6 +299,7 @@ class PipelineStepper final : public SoftStepper {
         Exec::syncDevice();  // the copy was made on the saving stepper's stream
         for (int k = 0; k < StateCopy::kArrays; ++k)
             ex_.forEach(plan_.n, CopyStage<Vec3T<T>>{stateArray(k), c->arrays[k]});
+        splitFieldValid_ = false;
         fieldStale_ = a_.residualField && !c->field;
         if (a_.residualField && c->field) ex_.forEach(plan_.n, CopyStage<float>{a_.residualField, c->field});
         ex_.sync();  // the copy's block may go back to its pool and into the saving stepper's next save
@@ -376,7 +380,13 @@ class PipelineStepper final : public SoftStepper {
         // The field from the state the last step left, with that step's scalars and C_prev: not before a step
         // ran here (after restoreOnDevice the scalars and references are of no step).
         if (!configured_ || !ranStep_ || !a_.residualField) return false;
-        ex_.forEach(plan_.n, ResidualFieldStage<T>{ResidualTerm<T>{a_, scalars_}});
+        if (splitFieldValid_) {
+            // A coupled step's own field (issueResidual): its last evaluation read the rows against the rigid
+            // bodies as they were then, which the coupling has since updated and cleared.
+            ex_.forEach(plan_.n, CopyStage<float>{a_.residualField, splitField_.p});
+        } else {
+            ex_.forEach(plan_.n, ResidualFieldStage<T>{ResidualTerm<T>{a_, scalars_}});
+        }
         fieldStale_ = false;
         downloadField(a_.residualField, out);
         return true;
@@ -540,6 +550,7 @@ class PipelineStepper final : public SoftStepper {
     // after an edit, the scalars up. False when there is nothing to step.
     bool prepareStep(SoftSolver& solver, float h, const Vec3& gravity) {
         SoftModel& m = solver.model();
+        splitFieldValid_ = false;
         if (!configured_ || plan_.n != m.numVertices() || plan_.numTets != int(m.tets.size()))
             configure(solver);
         if (layoutWanted_ != layoutPlaced_) placeRecords(m);
@@ -703,6 +714,8 @@ class PipelineStepper final : public SoftStepper {
         rayPartials_.free(ex_);
         rayTrisUploaded_ = rayCast_ = false;
         fieldScratch_.free(ex_);
+        splitField_.free(ex_);
+        splitFieldValid_ = false;
         gatherUploaded_ = false;
         bodyColliders_.free(ex_);
         vbOffsets_.free(ex_);
@@ -814,7 +827,15 @@ class PipelineStepper final : public SoftStepper {
         ex_.reduce(count, term, reinterpret_cast<R*>(partials_), out, accumulate);
     }
     void issueResidual(int k) {
-        reduceThroughPartials(plan_.n, ResidualTerm<T>{a_, scalars_}, reinterpret_cast<Sum2*>(slotPtr(k, 0)),
+        // A coupled step (beginStep .. endStep) keeps its field even unwished: a field wished for after it
+        // cannot be evaluated again (residualField), as the rows against the rigid bodies it read are gone.
+        // 4n bytes a residual evaluation, beside a coupled step's transfers of the iterate every sweep.
+        StepArrays<T> a = a_;
+        if (!a.residualField && splitStep_) {
+            splitField_.ensure(ex_, size_t(plan_.n));
+            a.residualField = splitField_.p;
+        }
+        reduceThroughPartials(plan_.n, ResidualTerm<T>{a, scalars_}, reinterpret_cast<Sum2*>(slotPtr(k, 0)),
                               false);
     }
     void issueEnergy(int k) {
@@ -1094,6 +1115,10 @@ class PipelineStepper final : public SoftStepper {
     ExecBuffer<Exec, int> gatherIndex_;
     ExecBuffer<Exec, Vec3> gatherOut_;
     ExecBuffer<Exec, float> fieldScratch_;  // pendingVolumeRatio, pendingDominance
+    // The residual field of a coupled step nobody wished for (issueResidual), and whether the last step wrote
+    // it; splitStep_: a coupled step is under way.
+    ExecBuffer<Exec, float> splitField_;
+    bool splitStep_ = false, splitFieldValid_ = false;
     std::vector<Vec3> hostGathered_;
     bool gatherUploaded_ = false;
     // setRayTriangles / setSurfaceRay: the triangles (3 corners each) and the ray on the executor, the
