@@ -36,6 +36,7 @@ struct Lab {
     double stepMs = 0;         // wall time of the last World::step
     int shownFrame = -1;       // frame of the snapshot last drawn
     FieldRange range;          // the heat map's range as measured this frame (before sharing)
+    FieldRange legend;  // the range this frame is drawn with (after sharing, a fixed range): the legend's
 };
 
 struct PickState {

@@ -390,6 +390,16 @@ void GuiApp::prepareDrawOptions() {
             d.rangeMax = std::max(a.range.hi, b.range.hi);
         }
     }
+    // The legend's range, of this frame's snapshot and options (the buffers' range is of the last update,
+    // which runs after the UI is built: a frame behind, and none for buffers made this frame).
+    for (int l = 0; l < labs; ++l) {
+        Lab& lab = app_.labs[l];
+        const DrawOptions& d = effectiveDraw_[l];
+        lab.legend = {};
+        if (!lab.world || d.field == vbd::ScalarField::None || lab.world->fieldValues().empty()) continue;
+        lab.legend = heatRange(
+            lab.range, {d.field, d.logScale, d.autoRange, d.rangeMin, d.rangeMax, lab.world->numColors()});
+    }
 }
 
 int GuiApp::shownFrame() const {

@@ -375,13 +375,13 @@ void viewportOverlay(AppState& app) {
                             2);
         }
         const ImVec2 legendAt(x0 + 18, lay.viewY + lay.viewH - 4 * th - 40);
-        if (lab.draw.field == vbd::ScalarField::Color && lab.gpu && lab.gpu->range.valid)
-            groupsLegend(dl, legendAt, int(lab.gpu->range.hi) + 1);
-        else if (lab.draw.field != vbd::ScalarField::None && lab.gpu && lab.gpu->range.valid) {
+        if (lab.draw.field == vbd::ScalarField::Color && lab.legend.valid)
+            groupsLegend(dl, legendAt, int(lab.legend.hi) + 1);
+        else if (lab.draw.field != vbd::ScalarField::None && lab.legend.valid) {
             // One scale for both sides: one legend, as wide as the whole view allows.
             if (!app.sharedScaleOn || l == 0)
-                heatLegend(dl, legendAt, (app.sharedScaleOn ? lay.viewW : w) - 36, lab.gpu->range,
-                           lab.draw.field, lab.draw.logScale, app.sharedScaleOn);
+                heatLegend(dl, legendAt, (app.sharedScaleOn ? lay.viewW : w) - 36, lab.legend, lab.draw.field,
+                           lab.draw.logScale, app.sharedScaleOn);
         } else if (lab.draw.regions)
             regionLegend(dl, ImVec2(x0 + 18, lay.viewY + lay.viewH - 2 * th - 40), lab);
     }

@@ -33,7 +33,7 @@ void rangeWidget(Lab& l) {
     bool locked = !d.autoRange;
     if (ImGui::Checkbox("fixed", &locked)) {
         d.autoRange = !locked;
-        if (locked && l.gpu && l.gpu->range.valid) d.rangeMin = l.gpu->range.lo, d.rangeMax = l.gpu->range.hi;
+        if (locked && l.legend.valid) d.rangeMin = l.legend.lo, d.rangeMax = l.legend.hi;
     }
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip(

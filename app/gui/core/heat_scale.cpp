@@ -36,19 +36,25 @@ bool sameHeatScale(const HeatScale& a, const HeatScale& b) {
            (a.autoRange || (a.rangeMin == b.rangeMin && a.rangeMax == b.rangeMax));
 }
 
+FieldRange heatRange(const FieldRange& measured, const HeatScale& scale) {
+    if (scale.field == vbd::ScalarField::Color) return {0.0f, float(std::max(scale.numColors - 1, 0)), true};
+    float lo = measured.lo, hi = measured.hi;
+    if (!scale.autoRange) lo = scale.rangeMin, hi = scale.rangeMax;
+    if (!(hi > lo)) hi = lo + std::max(1e-6f, 1e-6f * std::fabs(lo));
+    return {lo, hi, measured.valid || !scale.autoRange};
+}
+
 FieldRange heatScalars(std::vector<float>& values, const HeatScale& scale, std::vector<float>& out01) {
     out01.resize(values.size());
     if (scale.field == vbd::ScalarField::Color) {
         std::copy(values.begin(), values.end(), out01.begin());
-        return {0.0f, float(std::max(scale.numColors - 1, 0)), true};
+        return heatRange({}, scale);
     }
-    const FieldRange r = measureField(values, scale.logScale);
-    float lo = r.lo, hi = r.hi;
-    if (!scale.autoRange) lo = scale.rangeMin, hi = scale.rangeMax;
-    if (!(hi > lo)) hi = lo + std::max(1e-6f, 1e-6f * std::fabs(lo));
+    const FieldRange r = heatRange(measureField(values, scale.logScale), scale);
     for (size_t i = 0; i < values.size(); ++i)
-        out01[i] = std::isfinite(values[i]) ? (values[i] - lo) / (hi - lo) : (values[i] < 0 ? 0.0f : 1.0f);
-    return {lo, hi, r.valid || !scale.autoRange};
+        out01[i] =
+            std::isfinite(values[i]) ? (values[i] - r.lo) / (r.hi - r.lo) : (values[i] < 0 ? 0.0f : 1.0f);
+    return r;
 }
 
 }  // namespace vbdgui

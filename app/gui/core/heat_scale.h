@@ -35,6 +35,10 @@ struct HeatScale {
 // Whether a and b map a field alike (the range matters only when fixed).
 bool sameHeatScale(const HeatScale& a, const HeatScale& b);
 
+// The range a field of measured range `measured` is drawn with under scale (the legend's): the measured one
+// or the fixed one; for Color 0 to numColors - 1. Invalid when measured is and the range is automatic.
+FieldRange heatRange(const FieldRange& measured, const HeatScale& scale);
+
 // values (the field's, consumed: log10 is applied in place) to out01: continuous fields mapped affinely from
 // the range [lo, hi] to [0, 1] (non-finite values to 0 below, 1 above), colour groups passed through. Returns
 // the range (for Color: 0 to numColors - 1).
