@@ -48,15 +48,17 @@ long worldFetches(const std::string& out) {
 
 // Pixels of the 3D view (1280 x 720 window: x 370 to 850; above the legend and status line) where a and b
 // differ by more than `by` in some channel.
-long viewPixelsOff(const Image& a, const Image& b, int by) {
+bool pixelDiffers(const Image& a, const Image& b, int x, int y, int by) {
+    for (int c = 0; c < 3; ++c)
+        if (std::abs(int(a.at(x, y)[c]) - int(b.at(x, y)[c])) > by) return true;
+    return false;
+}
+
+// ... counted over the view from its top down to y1 (600: above the legend).
+long viewPixelsOff(const Image& a, const Image& b, int by, int y1 = 600) {
     long n = 0;
-    for (int y = 0; y < 600; ++y)
-        for (int x = 380; x < 840; ++x)
-            for (int c = 0; c < 3; ++c)
-                if (std::abs(int(a.at(x, y)[c]) - int(b.at(x, y)[c])) > by) {
-                    ++n;
-                    break;
-                }
+    for (int y = 0; y < y1; ++y)
+        for (int x = 380; x < 840; ++x) n += pixelDiffers(a, b, x, y, by) ? 1 : 0;
     return n;
 }
 
@@ -154,15 +156,8 @@ TEST(DeviceWindow, ASwitchOfBackendKeepsTheLegendOfTheFrame) {
     }
     for (int k = 0; k < 4; ++k) {
         SCOPED_TRACE(frames[k]);
-        long off = 0;  // the 3D view down to the status line (y 700), legend included
-        for (int y = 0; y < 700; ++y)
-            for (int x = 380; x < 840; ++x)
-                for (int c = 0; c < 3; ++c)
-                    if (std::abs(int(shot[0][k].at(x, y)[c]) - int(shot[1][k].at(x, y)[c])) > 2) {
-                        ++off;
-                        break;
-                    }
-        EXPECT_EQ(off, 0);
+        // The 3D view down to the status line (y 700), legend included.
+        EXPECT_EQ(viewPixelsOff(shot[0][k], shot[1][k], 2, 700), 0);
     }
 }
 
@@ -209,10 +204,7 @@ TEST(DeviceWindow, TheHoverReadoutOverAPlayingDeviceSceneReadsNoParticles) {
     long inBox = 0, outside = 0;
     for (int y = 0; y < 600; ++y)
         for (int x = 380; x < 840; ++x) {
-            bool differs = false;
-            for (int c = 0; c < 3; ++c)
-                differs = differs || std::abs(int(shot[0].at(x, y)[c]) - int(shot[1].at(x, y)[c])) > 2;
-            if (!differs) continue;
+            if (!pixelDiffers(shot[0], shot[1], x, y, 2)) continue;
             if (x >= cx && y >= cy && y < cy + 60)
                 ++inBox;
             else
