@@ -394,6 +394,10 @@ void applyOverride(json& root, const std::string& ov, const std::string& file) {
         value = json::parse(text);
     } catch (const json::parse_error&) {
         value = text;
+    } catch (const json::exception&) {
+        // out_of_range.406: valid JSON syntax, a number beyond a double (1e999). Taking it as the string
+        // would report "must be a number" for what is one; the reason is that it is not finite.
+        throw InputError(file, path, "value \"" + text + "\" is not a finite number");
     }
     json* cur = &root;
     std::stringstream ss(path);

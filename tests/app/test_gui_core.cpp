@@ -180,6 +180,10 @@ TEST(Actions, RefusesWithTheIndexAndKey) {
     EXPECT_NE(
         errorOf("{\"steps\": [{\"actions\": [], \"tittle\": \"x\"}]}").find("steps[0].tittle: unknown key"),
         std::string::npos);
+    // A number beyond a double is valid JSON syntax that nlohmann refuses with out_of_range, not
+    // parse_error: it must be a refusal naming the file, not an exception out of the parser.
+    EXPECT_NE(errorOf("[{\"frame\": 1e999}]").find("a.json: "), std::string::npos);
+    EXPECT_NE(errorOf("[{\"set\": {\"solver.damping\": 1e999}}]").find("must be finite"), std::string::npos);
 }
 
 }  // namespace

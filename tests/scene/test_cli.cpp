@@ -140,6 +140,9 @@ TEST(Cli, BadInputExitsTwoNamingFileAndKeyAndWritesNothing) {
          "\"rigid_bodies\": [ { \"shape\": \"box\", \"density\": 1e308 } ], \"soft_bodies\"",
          "rigid_bodies[0].density"},
         {"gravity * dt^2", "\"dt\"", "\"dt\"", "gravity", " --set gravity=[0,-1e10,0]"},
+        // Found by CI's fuzzer: a --set number beyond a double threw out of the parser (abort).
+        {"--set overflow", "\"dt\"", "\"dt\"", "solver.iterations: value \"1e999\" is not a finite",
+         " --set solver.iterations=1e999"},
         {"1e9 cells", "\"cells\": [2,2,2]", "\"cells\": [1000,1000,1000]", "soft_bodies[0].cells"},
         {"mesh scaled beyond float",
          "{ \"type\": \"box_grid\", \"min\": [0,1,0], \"max\": [1,2,1], \"cells\": [2,2,2],\n                "

@@ -505,6 +505,9 @@ ActionScript parseActions(const std::string& text, const std::string& file, cons
         }
         throw vbd::InputError(file, "line " + std::to_string(line) + ", column " + std::to_string(col),
                               "malformed JSON");
+    } catch (const json::exception&) {
+        // out_of_range.406: valid syntax, but a number beyond a double (1e999); it carries no position.
+        throw vbd::InputError(file, "", "a number overflows a double: numbers must be finite");
     }
     ActionScript script;
     script.file = file;
