@@ -167,9 +167,11 @@ void ActionRunner::update(GuiApp& app) {
         }
         sim.setGate(Gate::Actions, frame);
         if (!execute(app, a)) return;
-        // A load or reset restarts the count: hold the new World at frame 0 until the next action is
-        // seen, or the simulation thread would run it up to the old frame before this loop runs again.
-        if (a.verb == Verb::Load || a.verb == Verb::Reset) {
+        // A load or reset restarts the count, and so does side by side turned on (both sides restart from
+        // the left's settings): hold the new World at frame 0 until the next action is seen, or the
+        // simulation thread would run it up to the old frame before this loop runs again.
+        if (a.verb == Verb::Load || a.verb == Verb::Reset ||
+            (a.verb == Verb::Compare && a.value.get<bool>())) {
             restarted_ = true;
             sim.setGate(Gate::Actions, 0);
         }

@@ -187,12 +187,31 @@ void GuiApp::throwBoxes() {
     }
 }
 
+// Every lab's rebuild in one command with the lab count (SimRunner::rebuild): side by side, the two Worlds
+// are installed before any step and stay in lockstep. Labs not rebuilt go along as Keep, with the desc a
+// restart would build (a carry on one side that does not take restarts both).
 void GuiApp::rebuildLabs() {
-    for (int l = 0; l < (app_.compare ? 2 : 1); ++l) {
+    const int labs = app_.compare ? 2 : 1;
+    std::vector<LabBuild> builds;
+    bool any = false;
+    for (int l = 0; l < labs; ++l) {
+        Lab& lab = app_.labs[l];
+        LabBuild b;
+        b.lab = l;
+        b.desc = guiDesc(lab.desc);
+        b.mode = lab.rebuild == Lab::Rebuild::None    ? LabBuild::Keep
+                 : lab.rebuild == Lab::Rebuild::Carry ? LabBuild::Carry
+                                                      : LabBuild::Restart;
+        any |= b.mode != LabBuild::Keep;
+        builds.push_back(std::move(b));
+    }
+    if (!any) return;
+    lastTicket_ = sim_.rebuild(std::move(builds), labs);
+    if (app_.labs[0].rebuild != Lab::Rebuild::None && pendingLoadTicket_ == ~std::uint64_t(0))
+        pendingLoadTicket_ = lastTicket_;
+    for (int l = 0; l < labs; ++l) {
         Lab& lab = app_.labs[l];
         if (lab.rebuild == Lab::Rebuild::None) continue;
-        lastTicket_ = sim_.replaceWorld(l, guiDesc(lab.desc), lab.rebuild == Lab::Rebuild::Carry);
-        if (l == 0 && pendingLoadTicket_ == ~std::uint64_t(0)) pendingLoadTicket_ = lastTicket_;
         lab.rebuild = Lab::Rebuild::None;
         lab.solverDirty = false;  // the new World is built with the current solver settings
     }

@@ -140,6 +140,24 @@ TEST(AppActions, RebuildWhilePlayingKeepsFramesAdvancing) {
     EXPECT_EQ(im.h, 120);
 }
 
+// Side by side, a setting that reshapes the right side's World (its state cannot be carried over: it starts
+// at frame 0) restarts the left side with it. Before, the left one went on from its frame, the two sides
+// never showed one frame again, and the script waited for ever (a hang of every run; killed here after 120
+// s).
+TEST(AppActions, ARightSideReshapedRestartsBothSidesInLockstep) {
+    VBD_REQUIRE_XVFB_AND_VULKAN();
+    const fs::path a = tmp("test_actions_reshape.json");
+    writeFile(a,
+              "[{\"frame\": 2, \"compare\": true},"
+              " {\"frame\": 4, \"set_right\": {\"soft_bodies.0.cells\": [4, 4, 4]}},"
+              " {\"frame\": 7, \"quit\": true}]");
+    CommandResult r = runUnderXvfb("VBD_VALIDATION=1", "1920x1080x24",
+                                   "timeout -s KILL 120 " + vbdlabExe() + " --scene " + kScenes +
+                                       "cube_drop.json --width 1024 --height 600 --actions " + a.string());
+    ASSERT_EQ(r.code, 0) << r.output;
+    EXPECT_NE(r.output.find("actions done at frame 7"), std::string::npos) << r.output;
+}
+
 // The smallest window the app allows keeps a 3D view of at least kMinViewW x 500 px: the columns shrink
 // and the plots collapse to a bar.
 TEST(AppActions, SmallWindowKeepsA3DView) {

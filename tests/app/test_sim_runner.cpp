@@ -93,11 +93,13 @@ class CountingWorld final : public vbd::World {
         return s;
     }
     bool restoreState(const vbd::WorldState& s) override {
+        if (desc_.name == "reshaped") return false;  // as a World of other shapes: the carry does not take
         frame_ = s.frame;
         x_[0].y = float(frame_);
         while (!history_.empty() && history_.back().frame > frame_) history_.pop_back();
         return true;
     }
+    void setName(const std::string& n) { desc_.name = n; }
     std::vector<int> dragAtStep;
     std::atomic<int> wanted{int(vbd::ScalarField::None)};  // the last setWantedField
     mutable std::atomic<int> contactViews{0};
@@ -202,6 +204,121 @@ TEST(SimRunner, ReplacingTheWorldWhilePlayingNeverBlocks) {
     // Appending to a queue under a mutex no one holds across a step takes microseconds; half a step (100 ms)
     // leaves room for a descheduled thread on a loaded machine and still fails a wait for the step.
     EXPECT_LT(worstMs, 100.0);
+}
+
+// A factory of CountingWorlds named after the desc ("bad" is refused, "reshaped" takes no carried state),
+// with a World build of buildUs microseconds.
+WorldFactory countingFactory(std::shared_ptr<std::atomic<int>> steps, int buildUs = 0) {
+    return [steps, buildUs](const vbd::SceneDesc& d, std::string*) -> std::unique_ptr<vbd::World> {
+        if (d.name == "bad") throw std::runtime_error("bad.json: refused");
+        if (buildUs > 0) std::this_thread::sleep_for(std::chrono::microseconds(buildUs));
+        auto w = std::make_unique<CountingWorld>(steps);
+        w->setName(d.name);
+        return w;
+    };
+}
+
+std::vector<LabBuild> labBuilds(LabBuild::Mode left, const std::string& leftName, LabBuild::Mode right,
+                                const std::string& rightName) {
+    std::vector<LabBuild> b(2);
+    b[0].lab = 0, b[0].mode = left, b[0].desc.name = leftName;
+    b[1].lab = 1, b[1].mode = right, b[1].desc.name = rightName;
+    return b;
+}
+
+int frameOfLab(const SimRunner& sim, int lab) {
+    auto s = sim.snapshot(lab);
+    return s ? s->frame() : -1;
+}
+
+// Side by side turned on while the left World plays (the hang of the twenty-eighth session: the UI posted
+// each lab's World and the lab count apart, and the simulation thread stepped the left World in between;
+// the sides then stayed a frame apart and a scripted run waiting for both to show one frame never went on).
+// One rebuild command installs both and sets the count before any step: every time, at the gate, both
+// labs show the gate's frame. The World builds take 300 us so that a step in between had room to happen.
+TEST(SimRunner, BothLabsRestartedTogetherStayInLockstep) {
+    auto steps = std::make_shared<std::atomic<int>>(0);
+    SimRunner sim(countingFactory(steps, 300));
+    sim.setSpeed(0);
+    sim.setPlaying(true);
+    for (int round = 0; round < 20; ++round) {
+        sim.setGate(Gate::Actions, 5);
+        // The left World alone, playing up to the gate, then both restarted (as "compare": true does).
+        std::uint64_t t = sim.rebuild(labBuilds(LabBuild::Restart, "a", LabBuild::Keep, "a"), 1);
+        ASSERT_TRUE(waitFor([&] { return sim.appliedTicket() >= t && frameOfLab(sim, 0) == 5; }));
+        sim.setGate(Gate::Actions, 8);
+        t = sim.rebuild(labBuilds(LabBuild::Restart, "a", LabBuild::Restart, "a"), 2);
+        ASSERT_TRUE(waitFor([&] { return sim.appliedTicket() >= t && frameOfLab(sim, 0) == 8; }))
+            << "round " << round;
+        ASSERT_TRUE(waitFor([&] { return frameOfLab(sim, 1) == 8; }))
+            << "round " << round << ": the right side is at frame " << frameOfLab(sim, 1);
+        sim.setWorld(1, nullptr);  // side by side off
+    }
+}
+
+// A carry that does not take (the new World's shapes differ, so it starts at frame 0) restarts the other
+// side too; one that takes leaves both at the frame they were at.
+TEST(SimRunner, ACarryThatDoesNotTakeRestartsTheOtherLab) {
+    auto steps = std::make_shared<std::atomic<int>>(0);
+    SimRunner sim(countingFactory(steps));
+    sim.setSpeed(0);
+    sim.setGate(Gate::Actions, 5);
+    sim.setPlaying(true);
+    sim.rebuild(labBuilds(LabBuild::Restart, "a", LabBuild::Restart, "a"), 2);
+    ASSERT_TRUE(waitFor([&] { return frameOfLab(sim, 0) == 5 && frameOfLab(sim, 1) == 5; }));
+    sim.setPlaying(false);
+    const std::uint64_t leftGeneration = sim.snapshot(0)->generation();
+    sim.takeEvents();
+
+    std::uint64_t t = sim.rebuild(labBuilds(LabBuild::Keep, "a", LabBuild::Carry, "b"), 2);
+    ASSERT_TRUE(waitFor([&] { return sim.appliedTicket() >= t; }));
+    EXPECT_EQ(frameOfLab(sim, 1), 5);  // carried
+    EXPECT_EQ(frameOfLab(sim, 0), 5);
+    EXPECT_EQ(sim.snapshot(0)->generation(), leftGeneration);  // the left World is the same one
+    auto events = sim.takeEvents();
+    ASSERT_EQ(events.size(), 1u);
+    EXPECT_TRUE(events[0].carried);
+
+    t = sim.rebuild(labBuilds(LabBuild::Keep, "a", LabBuild::Carry, "reshaped"), 2);
+    ASSERT_TRUE(waitFor([&] { return sim.appliedTicket() >= t; }));
+    EXPECT_EQ(frameOfLab(sim, 1), 0);
+    EXPECT_EQ(frameOfLab(sim, 0), 0);  // restarted with it
+    EXPECT_NE(sim.snapshot(0)->generation(), leftGeneration);
+    EXPECT_EQ(sim.snapshot(0)->desc().name, "a");  // from its entry's desc
+    events = sim.takeEvents();
+    ASSERT_EQ(events.size(), 2u);
+    for (const SimEvent& e : events) {
+        EXPECT_EQ(e.kind, SimEvent::WorldReady);
+        EXPECT_FALSE(e.carried);
+    }
+    EXPECT_EQ(sim.timeline().newest, 0);  // the timeline starts again at the pair's frame 0
+}
+
+// Side by side, a refused World installs none: both sides go on with their Worlds, in lockstep, and each
+// lab learns why.
+TEST(SimRunner, ARefusedWorldSideBySideInstallsNone) {
+    auto steps = std::make_shared<std::atomic<int>>(0);
+    SimRunner sim(countingFactory(steps));
+    sim.setSpeed(0);
+    sim.setGate(Gate::Actions, 3);
+    sim.setPlaying(true);
+    sim.rebuild(labBuilds(LabBuild::Restart, "a", LabBuild::Restart, "a"), 2);
+    ASSERT_TRUE(waitFor([&] { return frameOfLab(sim, 0) == 3 && frameOfLab(sim, 1) == 3; }));
+    const std::uint64_t g0 = sim.snapshot(0)->generation(), g1 = sim.snapshot(1)->generation();
+    sim.takeEvents();
+    const std::uint64_t t = sim.rebuild(labBuilds(LabBuild::Restart, "a", LabBuild::Restart, "bad"), 2);
+    ASSERT_TRUE(waitFor([&] { return sim.appliedTicket() >= t; }));
+    EXPECT_EQ(sim.snapshot(0)->generation(), g0);
+    EXPECT_EQ(sim.snapshot(1)->generation(), g1);
+    EXPECT_EQ(frameOfLab(sim, 0), 3);
+    EXPECT_EQ(frameOfLab(sim, 1), 3);
+    const auto events = sim.takeEvents();
+    ASSERT_EQ(events.size(), 2u);
+    for (const SimEvent& e : events) {
+        EXPECT_EQ(e.kind, SimEvent::WorldRefused);
+        EXPECT_EQ(e.message, e.lab == 1 ? "bad.json: refused"
+                                        : "not installed: the World of the right side was refused");
+    }
 }
 
 // Real-time pacing: at speed 1 the simulated time never runs ahead of wall time (dt = 1/60 s), and at

@@ -58,18 +58,16 @@ std::uint64_t SimRunner::post(std::function<void(std::uint64_t)> cmd) {
 }
 
 std::uint64_t SimRunner::replaceWorld(int lab, vbd::SceneDesc desc, bool carryState) {
-    auto holder = std::make_shared<vbd::SceneDesc>(std::move(desc));
-    return post([this, lab, holder, carryState](std::uint64_t ticket) {
-        std::string note;
-        std::unique_ptr<vbd::World> w;
-        try {
-            w = factory_(*holder, &note);
-        } catch (const std::exception& e) {
-            event({SimEvent::WorldRefused, lab, ticket, e.what(), false});
-            return;
-        }
-        install(lab, std::move(w), ticket, note, carryState ? worlds_[lab].get() : nullptr);
-    });
+    std::vector<LabBuild> one(1);
+    one[0].lab = lab;
+    one[0].desc = std::move(desc);
+    one[0].mode = carryState ? LabBuild::Carry : LabBuild::Restart;
+    return rebuild(std::move(one), -1);
+}
+
+std::uint64_t SimRunner::rebuild(std::vector<LabBuild> labs, int active) {
+    auto holder = std::make_shared<std::vector<LabBuild>>(std::move(labs));
+    return post([this, holder, active](std::uint64_t ticket) { runRebuild(*holder, active, ticket); });
 }
 
 std::uint64_t SimRunner::setWorld(int lab, std::unique_ptr<vbd::World> w) {
@@ -199,9 +197,101 @@ void SimRunner::event(SimEvent e) {
 // ---------------------------------------------------------------------------------------------------
 // Simulation thread.
 
-void SimRunner::install(int lab, std::unique_ptr<vbd::World> w, std::uint64_t ticket, const std::string& note,
-                        const vbd::World* carryFrom) {
-    bool carried = false;
+void SimRunner::runRebuild(std::vector<LabBuild>& labs, int active, std::uint64_t ticket) {
+    if (active >= 1) {
+        std::lock_guard<std::mutex> lk(mutex_);
+        active_ = active;  // before any step that follows this command
+    }
+    int act;
+    {
+        std::lock_guard<std::mutex> lk(mutex_);
+        act = active_;
+    }
+    auto entry = [&](int lab) -> LabBuild* {
+        for (auto& b : labs)
+            if (b.lab == lab) return &b;
+        return nullptr;
+    };
+    // Builds lab's entry (carried or not); a refusal leaves `refused` set.
+    std::string refused[2];
+    auto build = [&](const LabBuild& e, bool carry) -> Built {
+        std::string note;
+        std::unique_ptr<vbd::World> w;
+        try {
+            w = factory_(e.desc, &note);
+        } catch (const std::exception& ex) {
+            refused[e.lab] = ex.what();
+            Built none;
+            none.lab = e.lab;
+            return none;
+        }
+        return prepare(e.lab, std::move(w), note, carry ? worlds_[e.lab].get() : nullptr);
+    };
+    std::vector<Built> built;
+    for (const LabBuild& e : labs) {
+        if (e.mode == LabBuild::Keep || e.lab < 0 || e.lab > 1) continue;
+        built.push_back(build(e, e.mode == LabBuild::Carry));
+    }
+    // Lockstep: side by side, both labs must show one frame after this command. A lab that starts over
+    // (restarted, or its carry did not take) while the other stays at another frame restarts the other too.
+    auto frameAfter = [&](int lab) -> int {
+        for (const Built& b : built)
+            if (b.lab == lab && b.world) return b.world->frame();
+        return worlds_[lab] ? worlds_[lab]->frame() : -1;
+    };
+    if (act == 2 && refused[0].empty() && refused[1].empty() && frameAfter(0) >= 0 && frameAfter(1) >= 0 &&
+        frameAfter(0) != frameAfter(1)) {
+        for (int l = 0; l < 2; ++l) {
+            auto it = std::find_if(built.begin(), built.end(), [&](const Built& b) { return b.lab == l; });
+            const bool fresh = it != built.end() && !it->carried;
+            if (fresh) continue;
+            const LabBuild* e = entry(l);
+            if (!e) {
+                // No desc to restart it from: the World's own (the UI gives every lab an entry).
+                LabBuild own;
+                own.lab = l;
+                own.desc = worlds_[l]->desc();
+                labs.push_back(std::move(own));
+                e = &labs.back();
+            }
+            Built b = build(*e, false);
+            if (it != built.end())
+                *it = std::move(b);
+            else
+                built.push_back(std::move(b));
+        }
+    }
+    if (!refused[0].empty() || !refused[1].empty()) {
+        // None installed: side by side, one lab taking a new World alone would leave the two apart.
+        for (int l = 0; l < 2; ++l) {
+            if (!refused[l].empty()) {
+                event({SimEvent::WorldRefused, l, ticket, refused[l], false});
+            } else if (std::any_of(built.begin(), built.end(), [&](const Built& b) { return b.lab == l; })) {
+                event({SimEvent::WorldRefused, l, ticket,
+                       "not installed: the World of the " + std::string(l == 0 ? "right" : "left") +
+                           " side was refused",
+                       false});
+            }
+        }
+        return;
+    }
+    bool ready[2] = {false, false};
+    for (Built& b : built) {
+        ready[b.lab] = b.world != nullptr;
+        commit(b);
+    }
+    finishInstall();
+    for (const Built& b : built) {
+        publish(b.lab);
+        if (ready[b.lab]) event({SimEvent::WorldReady, b.lab, ticket, b.note, b.carried});
+    }
+}
+
+SimRunner::Built SimRunner::prepare(int lab, std::unique_ptr<vbd::World> w, const std::string& note,
+                                    const vbd::World* carryFrom) {
+    Built b;
+    b.lab = lab;
+    b.note = note;
     if (w) {
         auto fixed = std::make_shared<WorldStatic>();
         fixed->surfaces = w->surfaces();
@@ -209,26 +299,30 @@ void SimRunner::install(int lab, std::unique_ptr<vbd::World> w, std::uint64_t ti
         fixed->initialPositions = w->positions();
         fixed->regionAnchors = regionAnchors(fixed->tags, fixed->initialPositions);
         fixed->initialBodies = w->bodies();
-        fixed->generation = ++generation_;
-        static_[lab] = std::move(fixed);
+        b.fixed = std::move(fixed);
         if (carryFrom) {
             auto s = carryFrom->saveState();
-            carried = s && w->restoreState(*s);
-        }
-        {
-            std::lock_guard<std::mutex> c(*cmdMutex_[lab]);
-            const int inspect = cmds_[lab]->inspect;
-            const bool contacts = cmds_[lab]->contacts;
-            *cmds_[lab] = PendingCommands{};
-            cmds_[lab]->inspect = inspect;
-            cmds_[lab]->contacts = contacts;
+            b.carried = s && w->restoreState(*s);
         }
     }
-    worlds_[lab] = std::move(w);
-    if (!worlds_[lab]) {
-        publish(lab);
-        return;
+    b.world = std::move(w);
+    return b;
+}
+
+void SimRunner::commit(Built& b) {
+    const int lab = b.lab;
+    if (b.world) {
+        b.fixed->generation = ++generation_;
+        static_[lab] = std::move(b.fixed);
+        std::lock_guard<std::mutex> c(*cmdMutex_[lab]);
+        const int inspect = cmds_[lab]->inspect;
+        const bool contacts = cmds_[lab]->contacts;
+        *cmds_[lab] = PendingCommands{};
+        cmds_[lab]->inspect = inspect;
+        cmds_[lab]->contacts = contacts;
     }
+    worlds_[lab] = std::move(b.world);
+    if (!worlds_[lab]) return;
     worlds_[lab]->setWantedField(field_[lab]);
     // On the device backend each frame's metrics are reduced where the state is (World::setLazyPublish): the
     // host no longer sums the energy and det F of every tet after each step. The timeline saves each frame on
@@ -236,7 +330,7 @@ void SimRunner::install(int lab, std::unique_ptr<vbd::World> w, std::uint64_t ti
     // host (World::surfaceBounds gives the shadows and marker sizes without them).
     worlds_[lab]->setLazyPublish(true);
     const int frame = worlds_[lab]->frame();
-    if (carried) {
+    if (b.carried) {
         // A parameter edit at this frame: a new branch of the same timeline.
         ring_.dropAfter(frame);
         auto& m = metrics_[lab];
@@ -246,7 +340,11 @@ void SimRunner::install(int lab, std::unique_ptr<vbd::World> w, std::uint64_t ti
         metrics_[lab].clear();
     }
     plots_[lab].reset();  // frames the earlier snapshots shared are gone or about to be replaced
-    // The start of a timeline (or the new branch point) is a state one can go back to.
+}
+
+void SimRunner::finishInstall() {
+    // The start of a timeline (or the new branch point) is a state one can go back to: taken after every
+    // lab of the command is in place, so that it never pairs a new World with the one it replaces.
     const vbd::World* w0 = worlds_[0].get();
     const vbd::World* w1 = worlds_[1].get();
     if (w0 && ring_.newest() < w0->frame() && (!w1 || w1->frame() == w0->frame())) {
@@ -256,10 +354,23 @@ void SimRunner::install(int lab, std::unique_ptr<vbd::World> w, std::uint64_t ti
         if (w1) e.state[1] = w1->saveState();
         if (e.state[0]) ring_.push(std::move(e));
     }
-    publish(lab);
-    event({SimEvent::WorldReady, lab, ticket, note, carried});
     std::lock_guard<std::mutex> lk(mutex_);
     timeline_ = {ring_.oldest(), ring_.newest(), ring_.size(), ring_.bytes(), ring_.budget()};
+}
+
+void SimRunner::install(int lab, std::unique_ptr<vbd::World> w, std::uint64_t ticket, const std::string& note,
+                        const vbd::World* carryFrom) {
+    Built b = prepare(lab, std::move(w), note, carryFrom);
+    const bool ready = b.world != nullptr;
+    const bool carried = b.carried;
+    commit(b);
+    if (!ready) {
+        publish(lab);
+        return;
+    }
+    finishInstall();
+    publish(lab);
+    event({SimEvent::WorldReady, lab, ticket, note, carried});
 }
 
 void SimRunner::setVertexLink(int lab, std::shared_ptr<WindowVertexLink> link) {

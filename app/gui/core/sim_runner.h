@@ -53,6 +53,16 @@ struct TimelineInfo {
 
 enum class Gate { Screenshot, Actions, Recorder, Count };
 
+// One lab's part in SimRunner::rebuild: build desc anew (Restart), build it and take the running World's
+// state over (Carry: a parameter edit continuing from the current frame), or keep the running World (Keep:
+// desc is what it would be restarted from, should lockstep ask for it).
+struct LabBuild {
+    enum Mode { Keep, Carry, Restart };
+    int lab = 0;
+    vbd::SceneDesc desc;
+    Mode mode = Restart;
+};
+
 class SimRunner {
   public:
     explicit SimRunner(WorldFactory factory = {});
@@ -65,6 +75,15 @@ class SimRunner {
     // carryState the new World takes the current one's state (World::restoreState: a parameter edit that
     // needs a rebuild continues from the current frame); when the shapes differ it starts at frame 0.
     std::uint64_t replaceWorld(int lab, vbd::SceneDesc desc, bool carryState);
+    // Several labs at once, in one command that also sets how many labs step (`active`, as setActive): no
+    // step runs between the labs' installs, so side by side the two Worlds start at one frame and stay in
+    // lockstep. Lockstep is kept whatever the outcome: a carry that does not take (the shapes differ: the
+    // new World starts at frame 0) restarts the other lab too, from its entry's desc; a World refused
+    // installs none (each lab gets a WorldRefused event; the running Worlds go on). Before, the UI posted
+    // each lab and the lab count separately, and the simulation thread could step the left World between
+    // them: the two sides then stayed a frame apart for good, and a scripted run waiting for both to show
+    // one frame never went on.
+    std::uint64_t rebuild(std::vector<LabBuild> labs, int active);
     // A World built elsewhere (tests); nullptr removes the lab's World.
     std::uint64_t setWorld(int lab, std::unique_ptr<vbd::World> w);
     // Both labs go back to the history's state of `frame` (ignored if it holds none). The states after it
@@ -113,6 +132,19 @@ class SimRunner {
     void stepLabs(int active);                             // on the simulation thread
     void install(int lab, std::unique_ptr<vbd::World> w, std::uint64_t ticket, const std::string& note,
                  const vbd::World* carryFrom);
+    // A World built for lab, its static data taken before any state is carried into it.
+    struct Built {
+        int lab = 0;
+        std::unique_ptr<vbd::World> world;
+        std::shared_ptr<WorldStatic> fixed;
+        std::string note;
+        bool carried = false;
+    };
+    Built prepare(int lab, std::unique_ptr<vbd::World> w, const std::string& note,
+                  const vbd::World* carryFrom);
+    void commit(Built& b);  // the lab takes b's World (no publish)
+    void finishInstall();   // after the commits: the timeline's start, its info
+    void runRebuild(std::vector<LabBuild>& labs, int active, std::uint64_t ticket);
     // frameState: the World's save of this frame, which the snapshot reads its particles from when asked
     // (WorldSnapshot); null: copied now. field: the frame's heat-map field computed already (writeVertices),
     // or null.
