@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "gui/app.h"
+#include "gui/core/heat_scale.h"
 
 namespace vbdgui {
 
@@ -198,13 +199,13 @@ void ActionRunner::applyView(GuiApp& app, const Action& a) {
                 if (v.is_string()) {
                     d.autoRange = true;
                 } else {
-                    auto unit = [&](double x) { return d.logScale ? std::log10(std::max(x, 1e-30)) : x; };
                     d.autoRange = false;
-                    d.rangeMin = float(unit(v[0].get<double>()));
-                    d.rangeMax = float(unit(v[1].get<double>()));
+                    d.rangeMin = rangeUnit(v[0].get<double>(), d.logScale);
+                    d.rangeMax = rangeUnit(v[1].get<double>(), d.logScale);
                 }
                 break;
             case Verb::Log:
+                if (!d.autoRange) rescaleRange(d.rangeMin, d.rangeMax, d.logScale, v.get<bool>());
                 d.logScale = v.get<bool>();
                 break;
             case Verb::Draw:

@@ -1,6 +1,7 @@
 // What is drawn and how the heat map's colour scale is set: the field, log10, automatic / set / locked
 // range (per side; shared across a side-by-side run by default).
 #include "gui/core/axis.h"
+#include "gui/core/heat_scale.h"
 #include "gui/panels.h"
 #include "gui/widgets.h"
 
@@ -28,7 +29,9 @@ void rangeWidget(Lab& l) {
         ImGui::TextDisabled("-");
         return;
     }
-    ImGui::Checkbox("log10", &d.logScale);
+    const bool wasLog = d.logScale;
+    if (ImGui::Checkbox("log10", &d.logScale) && !d.autoRange)
+        rescaleRange(d.rangeMin, d.rangeMax, wasLog, d.logScale);  // the typed range keeps its values
     ImGui::SameLine();
     bool locked = !d.autoRange;
     if (ImGui::Checkbox("fixed", &locked)) {

@@ -2,12 +2,14 @@
 // settings that differ between two sides, and the checks of an actions file.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <set>
 
 #include "gui/core/actions.h"
 #include "gui/core/axis.h"
+#include "gui/core/heat_scale.h"
 #include "gui/core/layout.h"
 #include "gui/core/scene_settings.h"
 #include "gui/core/takes.h"
@@ -117,6 +119,24 @@ TEST(SceneSettings, DifferencesNameTheKeysThatDiffer) {
     EXPECT_TRUE(right.resolve().solver.coarse.enabled);
     EXPECT_FALSE(needsRebuild("solver.iterations"));
     EXPECT_TRUE(needsRebuild("soft_bodies.0.material.youngs"));
+}
+
+// A fixed range set before the heat map turns log10 keeps its values: [0, 50] becomes [1e-30, 50] (0 has no
+// logarithm: the floor), not exponents 0 to 50 (1 to 1e+50 on the legend, as it did); and back again. Float
+// logarithms: 1e-6 absolute in exponents, 1e-5 relative in values.
+TEST(HeatScale, AFixedRangeKeepsItsValuesWhenTheScaleChangesUnits) {
+    float lo = 0, hi = 50;
+    rescaleRange(lo, hi, false, true);
+    EXPECT_FLOAT_EQ(lo, -30.0f);
+    EXPECT_NEAR(hi, std::log10(50.0), 1e-6);
+    rescaleRange(lo, hi, true, true);  // no change of units: no change
+    EXPECT_NEAR(hi, std::log10(50.0), 1e-6);
+    rescaleRange(lo, hi, true, false);
+    EXPECT_NEAR(lo, 1e-30, 1e-35);
+    EXPECT_NEAR(hi, 50.0, 50.0 * 1e-5);
+    EXPECT_FLOAT_EQ(rangeUnit(1e-3, true), -3.0f);
+    EXPECT_FLOAT_EQ(rangeUnit(-2, true), -30.0f);
+    EXPECT_FLOAT_EQ(rangeUnit(-2, false), -2.0f);
 }
 
 ActionScript parse(const std::string& text, bool paused = false) {

@@ -30,6 +30,18 @@ FieldRange measureField(std::vector<float>& values, bool logScale) {
     return fieldRange(values, false);
 }
 
+float rangeUnit(double value, bool logScale) {
+    return float(logScale ? std::log10(std::max(value, kLogRangeFloor)) : value);
+}
+
+void rescaleRange(float& lo, float& hi, bool fromLog, bool toLog) {
+    if (fromLog == toLog) return;
+    auto value = [&](float x) { return fromLog ? std::pow(10.0, double(x)) : double(x); };
+    const double a = value(lo), b = value(hi);
+    lo = rangeUnit(a, toLog);
+    hi = rangeUnit(b, toLog);
+}
+
 bool sameHeatScale(const HeatScale& a, const HeatScale& b) {
     return a.field == b.field && a.logScale == b.logScale && a.autoRange == b.autoRange &&
            a.numColors == b.numColors &&

@@ -32,6 +32,14 @@ struct HeatScale {
     int numColors = 0;  // ScalarField::Color: the colour groups (categorical, passed through)
 };
 
+// A value of the field in the scale's units (log10 when logScale) for a range typed in the field's units:
+// values <= 0 have no logarithm and go to log10(kLogRangeFloor).
+constexpr double kLogRangeFloor = 1e-30;
+float rangeUnit(double value, bool logScale);
+// A fixed range [lo, hi] (in the scale's units) when the scale goes from fromLog to toLog: the same values in
+// the new units. Without it a range of [0, 50] set before "log10" was read as exponents: 1 to 1e+50.
+void rescaleRange(float& lo, float& hi, bool fromLog, bool toLog);
+
 // Whether a and b map a field alike (the range matters only when fixed).
 bool sameHeatScale(const HeatScale& a, const HeatScale& b);
 
