@@ -434,7 +434,10 @@ int GuiApp::run() {
             // takes over (recreateDevice). Where none can be made, or the devices keep failing, the run stops
             // with what it made kept.
             std::fprintf(stderr, "vbdlab: rendering failed at frame %d: %s\n", sim_.frame(), e.what());
-            if (app_.rec.on) stopRecording();
+            if (app_.rec.on) {
+                stopRecording();
+                ++takesClosedOnLoss_;
+            }
             constexpr int kMaxRecoveries = 3;
             if (deviceRecoveries_ < kMaxRecoveries && recreateDevice()) continue;
             failed = true;
@@ -450,13 +453,15 @@ int GuiApp::run() {
         return 1;
     }
     if (quitCode_ > 0) return quitCode_;
-    // A scripted run that went on after a lost device has a gap: the failed frame is not drawn and a take in
-    // progress was closed there. It says so, and exits with 1 so that its caller looks.
+    // A scripted run that went on after a lost device has a gap: the failed frame is not drawn, and a take in
+    // progress then was closed there. It says so, and exits with 1 so that its caller looks.
     if (deviceRecoveries_ > 0 && batch) {
-        std::fprintf(stderr,
-                     "vbdlab: the run replaced a lost Vulkan device %d time%s; a take in progress was closed "
-                     "there (exit code 1)\n",
-                     deviceRecoveries_, deviceRecoveries_ == 1 ? "" : "s");
+        const std::string takes = takesClosedOnLoss_ == 0   ? "no take was in progress"
+                                  : takesClosedOnLoss_ == 1 ? "the take in progress was closed there"
+                                                            : std::to_string(takesClosedOnLoss_) +
+                                                                  " takes in progress were closed there";
+        std::fprintf(stderr, "vbdlab: the run replaced a lost Vulkan device %d time%s; %s (exit code 1)\n",
+                     deviceRecoveries_, deviceRecoveries_ == 1 ? "" : "s", takes.c_str());
         return 1;
     }
     if (validationMessages() > 0 && validationRequested() && batch) return 1;

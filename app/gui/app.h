@@ -179,6 +179,7 @@ class GuiApp {
     int quitCode_ = -1;
     bool faultDeviceLost_ = false, faultDeviceGone_ = false;
     int deviceRecoveries_ = 0;    // recreateDevice's successes this run
+    int takesClosedOnLoss_ = 0;   // takes in progress that a lost device closed
     int releasedValidation_ = 0;  // validation messages of the devices released this run
     // The run's validation messages, every device's.
     int validationMessages() const { return releasedValidation_ + (ctx_ ? ctx_->validationMessages() : 0); }

@@ -252,6 +252,10 @@ TEST(DeviceWindow, ALostDeviceRemakesTheInteropAndTheFramesStayRight) {
             ++lines;
         EXPECT_EQ(lines, 2u) << r.output;
         EXPECT_NE(r.output.find("actions done at frame 40"), std::string::npos) << r.output;
+        // No take was recording: the exit line says so (it said a take in progress was closed).
+        EXPECT_NE(r.output.find("replaced a lost Vulkan device 1 time; no take was in progress"),
+                  std::string::npos)
+            << r.output;
         EXPECT_NE(r.output.find(", 0 validation messages"), std::string::npos) << r.output;
         EXPECT_EQ(worldFetches(r.output), 0) << r.output;
     }
