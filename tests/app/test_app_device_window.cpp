@@ -66,7 +66,8 @@ const char* kHostInterop = "vertex buffer: host-executor interop";
 
 // The det F heat map of a frame drawn from an interop slot is that frame's: the falling cube's frame 40
 // (after its bounce, the volume ratio changing every frame), held there by the actions, on the host executor
-// with the interop and on the CPU backend with the upload; then, still held, a fixed range and a log scale.
+// with the interop and on the CPU backend with the upload; then, still held, a fixed range, and a log scale
+// with another range.
 // Before, the simulation thread wrote each slot with the scalars of the frame the render thread had drawn
 // last (a frame or more earlier), and a held or paused scene kept them: here 32,681 of the view's 276,000
 // pixels (the cube's faces) differed by more than 2 (the same geometry, other colours); and a scale changed
@@ -75,8 +76,10 @@ const char* kHostInterop = "vertex buffer: host-executor interop";
 TEST(DeviceWindow, AFrameDrawnFromTheInteropCarriesItsOwnHeatMap) {
     std::string why;
     if (!haveVulkanDevice(why)) GTEST_SKIP() << "no Vulkan device: " << why;
+    // The log scale keeps the fixed range's values (rescaleRange: alone, it hardly recolours so narrow a
+    // range), and a new range in it does.
     const char* kSteps[3] = {"", ", {\"frame\": 40, \"range\": [0.999, 1.0003]}",
-                             ", {\"frame\": 40, \"log\": true}"};
+                             ", {\"frame\": 40, \"log\": true}, {\"frame\": 40, \"range\": [0.998, 1.0001]}"};
     Image shot[2][3];
     for (const bool host : {true, false}) {
         SCOPED_TRACE(host ? "host executor" : "CPU backend");
