@@ -162,7 +162,30 @@ void ActionRunner::update(GuiApp& app) {
         waitFrame_ = -1;
         restarted_ = false;
         const Action& a = script_.actions[next_];
+        // An edit that gave a World other shapes restarts both sides at frame 0 (their state cannot be
+        // carried over): the count restarts with them, as after a reset. (Unattended runs only: in a lesson
+        // the user may also scrub the timeline back.)
+        const bool restartedByEdit = unattended_ && frameAtLast_ >= 0 && frame < frameAtLast_;
+        if (restartedByEdit) {
+            std::fprintf(stderr,
+                         "vbdlab: %s: %s: the World restarted at frame %d (other shapes: its state could not "
+                         "be carried over)\n",
+                         script_.file.c_str(), script_.actions[lastAction_].key.c_str(), frame);
+            frameAtLast_ = frame;
+        }
         if (frame < a.frame) {
+            // The checker refuses a script that waits for a frame while paused; a restart it could not
+            // foresee would leave this one waiting for ever.
+            if (unattended_ && !app.state().timeline.playing) {
+                fail(app, a,
+                     "waits for frame " + std::to_string(a.frame) +
+                         " while the simulation is paused (frame " + std::to_string(frame) +
+                         (restartedByEdit ? ": " + script_.actions[lastAction_].key +
+                                                " restarted the World, whose shapes it changed"
+                                          : "") +
+                         "; add {\"play\": true} or {\"step\": n} before it)");
+                return;
+            }
             sim.setGate(Gate::Actions, a.frame);
             return;
         }
@@ -171,9 +194,15 @@ void ActionRunner::update(GuiApp& app) {
         // A load or reset restarts the count, and so does side by side turned on (both sides restart from
         // the left's settings): hold the new World at frame 0 until the next action is seen, or the
         // simulation thread would run it up to the old frame before this loop runs again.
+        frameAtLast_ = frame;
+        lastAction_ = next_;
+        // An edit may restart the Worlds at frame 0 (other shapes), which is known only once they are built:
+        // until then the gate is at 0 too, which holds a World that kept its frame where it is.
+        if (a.verb == Verb::Set) restarted_ = true;
         if (a.verb == Verb::Load || a.verb == Verb::Reset ||
             (a.verb == Verb::Compare && a.value.get<bool>())) {
             restarted_ = true;
+            frameAtLast_ = -1;
             sim.setGate(Gate::Actions, 0);
         }
         ++next_;

@@ -13,7 +13,7 @@ class GuiApp;
 class ActionRunner {
   public:
     explicit ActionRunner(ActionScript script)
-        : script_(std::move(script)), next_(0), end_(script_.actions.size()) {}
+        : script_(std::move(script)), next_(0), end_(script_.actions.size()), unattended_(true) {}
     // Runs actions [first, first + count) only (one step of a lesson).
     ActionRunner(ActionScript script, int first, int count)
         : script_(std::move(script)), next_(size_t(first)), end_(size_t(first + count)) {}
@@ -36,7 +36,12 @@ class ActionRunner {
     double pauseUntil_ = 0;      // a `pause` action holds until this wall time (glfwGetTime seconds)
     int holdUntilRendered_ = 0;  // wait for this many rendered frames (the UI shows the last change)
     int waitFrame_ = -1;         // a `step` action waits for this frame
-    bool restarted_ = false;     // a load or reset ran and the new World's count has not been seen yet
+    bool restarted_ = false;  // a load, reset, compare or edit ran and the new World's count is not yet seen
+    // The frame seen when the last action ran (-1 after a load, reset or compare: the count restarts). A
+    // frame below it later means an edit restarted the World (other shapes: the state could not be carried).
+    int frameAtLast_ = -1;
+    size_t lastAction_ = 0;
+    bool unattended_ = false;  // a scripted run (--actions), not a lesson's step: nobody will press play
     int windowW_ = 0, windowH_ = 0, windowWait_ = 0;  // a `window` action waits for the new size
     bool failed_ = false, finished_ = false, keepGate_ = false;
 };

@@ -169,6 +169,9 @@ class GuiApp {
     std::string pendingScene_;  // scene file being loaded ("" = built-in demo)
     std::uint64_t pendingLoadTicket_ = 0;
     std::uint64_t lastTicket_ = 0;  // newest request made to the simulation thread
+    // Each lab's last rebuild posted: its ticket and the settings it was built from (Lab::builtScene).
+    std::uint64_t postedBuildTicket_[2] = {0, 0};
+    SceneSettings postedBuildScene_[2];
     std::uint64_t seenTicket_ = 0;  // newest request the snapshots held by the labs reflect
     bool mouseMoved_ = false;       // no mouse before the pointer moves (scripted runs)
     ImVec2 firstMouse_{0, 0};

@@ -19,6 +19,12 @@ namespace vbdgui {
 struct Lab {
     std::string label = "left";
     SceneSettings scene;  // file + settings in the --set language
+    // The settings of the World the lab runs, as of its last build (a refused rebuild goes back to them).
+    SceneSettings builtScene;
+    bool builtSceneValid = false;
+    // Boxes thrown from the camera into this scene (in desc too): a settings edit resolves desc anew from the
+    // scene's settings and adds them again, so that both sides of a side-by-side run keep theirs.
+    std::vector<vbd::RigidBodyDesc> thrown;
     vbd::SceneDesc desc;  // what the World is built from: scene resolved, panel edits applied
     std::shared_ptr<WorldSnapshot> world;  // the latest snapshot published by the simulation thread
     std::unique_ptr<SceneGpu> gpu;

@@ -78,6 +78,7 @@ bool GuiApp::loadSceneFile(const std::string& path, std::string& error) {
         Lab& lab = app_.labs[l];
         lab.scene = s;
         lab.desc = desc;
+        lab.thrown.clear();
         lab.rebuild = Lab::Rebuild::Restart;
     }
     pendingScene_ = path;
@@ -102,6 +103,7 @@ bool GuiApp::applySettings(int which, const std::vector<std::pair<std::string, s
         }
         try {
             lab.desc = s.resolve();  // the engine's --set machinery: every panel edit is a setting too
+            for (const auto& b : lab.thrown) lab.desc.rigidBodies.push_back(b);
         } catch (const vbd::InputError& e) {
             error = e.what();
             return false;
@@ -122,6 +124,7 @@ void GuiApp::setCompare(bool on) {
         // The right side starts as a copy of the left; both restart so that they step in lockstep.
         b.scene = a.scene;
         b.desc = a.desc;
+        b.thrown = a.thrown;
         b.draw = a.draw;
         a.rebuild = b.rebuild = Lab::Rebuild::Restart;
         app_.frameRequest = true;
@@ -179,6 +182,7 @@ void GuiApp::throwBoxes() {
         for (int l = 0; l < (app_.compare ? 2 : 1); ++l) {
             Lab& lab = app_.labs[l];
             lab.desc.rigidBodies.push_back(b);  // so that a reset keeps it
+            lab.thrown.push_back(b);
             if (lab.world)
                 lab.world->addRigidBody(b);
             else
@@ -212,6 +216,8 @@ void GuiApp::rebuildLabs() {
     for (int l = 0; l < labs; ++l) {
         Lab& lab = app_.labs[l];
         if (lab.rebuild == Lab::Rebuild::None) continue;
+        postedBuildTicket_[l] = lastTicket_;
+        postedBuildScene_[l] = lab.scene;
         lab.rebuild = Lab::Rebuild::None;
         lab.solverDirty = false;  // the new World is built with the current solver settings
     }
@@ -335,6 +341,10 @@ void GuiApp::handleEvent(const SimEvent& e) {
     switch (e.kind) {
         case SimEvent::WorldReady:
             lab.note = e.message;
+            if (e.ticket == postedBuildTicket_[e.lab]) {
+                lab.builtScene = postedBuildScene_[e.lab];
+                lab.builtSceneValid = true;
+            }
             if (e.ticket == pendingLoadTicket_) {
                 app_.scenePath = pendingScene_;
                 app_.sceneIndex = sceneIndexOf(app_.sceneFiles, app_.scenePath);
@@ -343,18 +353,42 @@ void GuiApp::handleEvent(const SimEvent& e) {
             app_.sceneError.clear();
             break;
         case SimEvent::WorldRefused:
-            // The previous World keeps running; its description is what the panels show again.
-            app_.sceneError = e.message;
+            // The previous World keeps running; its description is what the panels show again. A secondary
+            // refusal (the other side's World was refused) keeps that one's reason on the panel.
+            if (!e.secondary) app_.sceneError = e.message;
             std::fprintf(stderr, "vbdlab: %s%s\n", e.message.c_str(),
                          lab.world ? " (keeping the current scene)" : "");
-            if (lab.world) lab.desc = lab.world->desc();
+            if (lab.world) {
+                lab.desc = lab.world->desc();
+                // The settings go back to the running World's: its build's, with the solver settings edited
+                // since (they steer the World without a rebuild) but the refused one. Kept, the refused edit
+                // stayed in the lab's settings: every later rebuild carried it, and the exit line named it.
+                if (lab.builtSceneValid) {
+                    SceneSettings back = lab.builtScene;
+                    for (const Setting& st : lab.scene.all())
+                        if (st.key.rfind("solver.", 0) == 0 && st.key != e.key &&
+                            lab.scene.file() == back.file())
+                            back.set(st.key, st.value, st.base);
+                    lab.scene = back;
+                }
+            }
             if (e.ticket == pendingLoadTicket_) pendingLoadTicket_ = 0;
+            if (e.lab == 1 && !lab.world && app_.compare) {
+                // Side by side was turned on and its right World refused: one side, as before (waiting for
+                // a right World that never comes kept the UI settling, and a script waiting, for ever).
+                std::fprintf(stderr, "vbdlab: side by side is off again\n");
+                setCompare(false);
+            }
             break;
         case SimEvent::SettingsRefused:
-            // The World kept its settings and goes on: the panels show them again.
+            // The World kept its settings and goes on: the panels show them again, and the lab's settings no
+            // longer hold the refused value (every later rebuild of the lab would be refused for it).
             app_.sceneError = e.message;
             std::fprintf(stderr, "vbdlab: %s (keeping the current settings)\n", e.message.c_str());
-            if (lab.world) lab.desc.solver = lab.world->desc().solver;
+            if (lab.world) {
+                lab.desc.solver = lab.world->desc().solver;
+                lab.scene.revertRefused(e.key, lab.desc.solver);
+            }
             break;
         case SimEvent::StepFailed:
             app_.sceneError = e.message;

@@ -14,6 +14,7 @@
 #include "gui/core/scene_settings.h"
 #include "gui/core/takes.h"
 #include "math/error.h"
+#include "scene/enum_names.h"
 
 namespace vbdgui {
 namespace {
@@ -137,6 +138,30 @@ TEST(HeatScale, AFixedRangeKeepsItsValuesWhenTheScaleChangesUnits) {
     EXPECT_FLOAT_EQ(rangeUnit(1e-3, true), -3.0f);
     EXPECT_FLOAT_EQ(rangeUnit(-2, true), -30.0f);
     EXPECT_FLOAT_EQ(rangeUnit(-2, false), -2.0f);
+}
+
+// A setting the running World refused (World::setSolver: solver.backend cuda without a device) leaves the
+// lab's settings: the World's value where it differs from the scene without the setting, else no setting at
+// all (no side-by-side difference). Kept, it made every later rebuild of that side refused.
+TEST(SceneSettingsTest, ARefusedSettingTakesTheRunningWorldsValue) {
+    const std::string file = std::string(VBD_SOURCE_DIR) + "/assets/scenes/contrast_bar.json";
+    vbd::SolverDesc running = SceneSettings(file).resolve().solver;
+    ASSERT_EQ(running.backend, vbd::Backend::Cpu);  // the scene leaves the backend to the default (cpu)
+    SceneSettings s(file);
+    s.set("solver.iterations", "7");
+    s.set("solver.backend", "\"cuda\"");
+    s.revertRefused("solver.backend", running);  // the World runs the scene's own backend
+    EXPECT_EQ(s.find("solver.backend"), nullptr);
+    ASSERT_NE(s.find("solver.iterations"), nullptr);  // other settings stay
+    running.backend = vbd::Backend::Auto;
+    s.set("solver.backend", "\"cuda\"");
+    s.revertRefused("solver.backend", running);  // an earlier edit the World took (auto): kept explicit
+    ASSERT_NE(s.find("solver.backend"), nullptr);
+    EXPECT_EQ(s.find("solver.backend")->value, "\"auto\"");
+    EXPECT_EQ(s.resolve().solver.backend, vbd::Backend::Auto);
+    EXPECT_EQ(solverSettingText(running, "solver.precision"),
+              std::string("\"") + vbd::enumName(running.precision) + "\"");
+    EXPECT_EQ(solverSettingText(running, "solver.iterations"), "");
 }
 
 ActionScript parse(const std::string& text, bool paused = false) {

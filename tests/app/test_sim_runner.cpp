@@ -41,6 +41,8 @@ class CountingWorld final : public vbd::World {
     }
     void step() override {
         if (sleepMs_ > 0) std::this_thread::sleep_for(std::chrono::milliseconds(sleepMs_));
+        if (frame_ + 1 == failAt)
+            throw std::runtime_error("step failed");  // before its frame, as a device error
         ++frame_;
         x_[0].y = float(frame_);  // a visible change per step
         dragAtStep.push_back(drag_);
@@ -100,6 +102,7 @@ class CountingWorld final : public vbd::World {
         return true;
     }
     void setName(const std::string& n) { desc_.name = n; }
+    int failAt = -1;  // the step to this frame throws
     std::vector<int> dragAtStep;
     std::atomic<int> wanted{int(vbd::ScalarField::None)};  // the last setWantedField
     mutable std::atomic<int> contactViews{0};
@@ -214,6 +217,7 @@ WorldFactory countingFactory(std::shared_ptr<std::atomic<int>> steps, int buildU
         if (buildUs > 0) std::this_thread::sleep_for(std::chrono::microseconds(buildUs));
         auto w = std::make_unique<CountingWorld>(steps);
         w->setName(d.name);
+        if (d.name == "fail3") w->failAt = 3;
         return w;
     };
 }
@@ -294,9 +298,9 @@ TEST(SimRunner, ACarryThatDoesNotTakeRestartsTheOtherLab) {
     EXPECT_EQ(sim.timeline().newest, 0);  // the timeline starts again at the pair's frame 0
 }
 
-// Side by side, a refused World installs none: both sides go on with their Worlds, in lockstep, and each
-// lab learns why.
-TEST(SimRunner, ARefusedWorldSideBySideInstallsNone) {
+// Side by side, a refused World keeps its lab's World; the other side takes its new one only where both then
+// show one frame (else none is installed, and each lab learns why, the reason first).
+TEST(SimRunner, ARefusedWorldSideBySideKeepsLockstep) {
     auto steps = std::make_shared<std::atomic<int>>(0);
     SimRunner sim(countingFactory(steps));
     sim.setSpeed(0);
@@ -312,13 +316,55 @@ TEST(SimRunner, ARefusedWorldSideBySideInstallsNone) {
     EXPECT_EQ(sim.snapshot(1)->generation(), g1);
     EXPECT_EQ(frameOfLab(sim, 0), 3);
     EXPECT_EQ(frameOfLab(sim, 1), 3);
-    const auto events = sim.takeEvents();
+    auto events = sim.takeEvents();
     ASSERT_EQ(events.size(), 2u);
-    for (const SimEvent& e : events) {
-        EXPECT_EQ(e.kind, SimEvent::WorldRefused);
-        EXPECT_EQ(e.message, e.lab == 1 ? "bad.json: refused"
-                                        : "not installed: the World of the right side was refused");
-    }
+    // The reason first, then the side not installed because of it.
+    EXPECT_EQ(events[0].kind, SimEvent::WorldRefused);
+    EXPECT_EQ(events[0].lab, 1);
+    EXPECT_EQ(events[0].message, "bad.json: refused");
+    EXPECT_FALSE(events[0].secondary);
+    EXPECT_EQ(events[1].kind, SimEvent::WorldRefused);
+    EXPECT_EQ(events[1].lab, 0);
+    EXPECT_EQ(events[1].message, "not installed: the World of the right side was refused");
+    EXPECT_TRUE(events[1].secondary);
+
+    // An edit carried on both sides and refused on the right: the left takes it (both stay at frame 3).
+    const std::uint64_t t2 = sim.rebuild(labBuilds(LabBuild::Carry, "a2", LabBuild::Carry, "bad"), 2);
+    ASSERT_TRUE(waitFor([&] { return sim.appliedTicket() >= t2; }));
+    EXPECT_NE(sim.snapshot(0)->generation(), g0);
+    EXPECT_EQ(sim.snapshot(0)->desc().name, "a2");
+    EXPECT_EQ(sim.snapshot(1)->generation(), g1);
+    EXPECT_EQ(frameOfLab(sim, 0), 3);
+    EXPECT_EQ(frameOfLab(sim, 1), 3);
+    events = sim.takeEvents();
+    ASSERT_EQ(events.size(), 2u);
+    EXPECT_EQ(events[0].kind, SimEvent::WorldRefused);
+    EXPECT_EQ(events[0].lab, 1);
+    EXPECT_EQ(events[1].kind, SimEvent::WorldReady);
+    EXPECT_EQ(events[1].lab, 0);
+    EXPECT_TRUE(events[1].carried);
+}
+
+// Side by side, a step that throws on one side before its frame (a device error) while the other side's
+// step went through: both go back to the frame they started from, and the run stops there (StepFailed).
+// Before, the sides stayed a frame apart, and the timeline's entry paired the left's frame with the right's
+// previous one.
+TEST(SimRunner, AStepFailingOnOneSideKeepsLockstep) {
+    auto steps = std::make_shared<std::atomic<int>>(0);
+    SimRunner sim(countingFactory(steps));
+    sim.setSpeed(0);
+    sim.setGate(Gate::Actions, 10);
+    sim.rebuild(labBuilds(LabBuild::Restart, "a", LabBuild::Restart, "fail3"), 2);
+    sim.setPlaying(true);
+    bool failed = false;
+    ASSERT_TRUE(waitFor([&] {
+        for (const SimEvent& e : sim.takeEvents()) failed |= e.kind == SimEvent::StepFailed && e.lab == 1;
+        return failed;
+    }));
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // stopped: nothing more steps
+    EXPECT_EQ(frameOfLab(sim, 0), 2);
+    EXPECT_EQ(frameOfLab(sim, 1), 2);
+    EXPECT_EQ(sim.timeline().newest, 2);
 }
 
 // Real-time pacing: at speed 1 the simulated time never runs ahead of wall time (dt = 1/60 s), and at

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "math/error.h"
+#include "scene/enum_names.h"
 #include "scene/scene.h"
 
 namespace vbdgui {
@@ -26,6 +27,35 @@ const Setting* SceneSettings::find(const std::string& key) const {
     for (const auto& s : settings_)
         if (s.key == key) return &s;
     return nullptr;
+}
+
+void SceneSettings::erase(const std::string& key) {
+    settings_.erase(
+        std::remove_if(settings_.begin(), settings_.end(), [&](const Setting& s) { return s.key == key; }),
+        settings_.end());
+}
+
+void SceneSettings::revertRefused(const std::string& key, const vbd::SolverDesc& running) {
+    if (!find(key)) return;
+    const std::string text = solverSettingText(running, key);
+    SceneSettings without = *this;
+    without.erase(key);
+    std::string plain;
+    try {
+        plain = solverSettingText(without.resolve().solver, key);
+    } catch (const vbd::InputError&) {
+        plain.clear();  // another setting is refused too: keep the running value explicit
+    }
+    if (text.empty() || text == plain)
+        erase(key);
+    else
+        set(key, text);
+}
+
+std::string solverSettingText(const vbd::SolverDesc& s, const std::string& key) {
+    if (key == "solver.backend") return nlohmann::json(vbd::enumName(s.backend)).dump();
+    if (key == "solver.precision") return nlohmann::json(vbd::enumName(s.precision)).dump();
+    return "";
 }
 
 std::vector<std::string> SceneSettings::overrides() const {

@@ -24,6 +24,11 @@ class SceneSettings {
     // Records key = value (JSON text); base is kept from the first time the key is set.
     void set(const std::string& key, const std::string& value, const std::string& base = "");
     const Setting* find(const std::string& key) const;
+    void erase(const std::string& key);  // the file's value (or the default) again
+    // After the running World refused key (World::setSolver keeps its settings): key takes the World's value
+    // from its solver `running`, or goes when that is the value without it (no spurious side-by-side
+    // difference). Keys a World can refuse: solver.backend, solver.precision; any other is erased.
+    void revertRefused(const std::string& key, const vbd::SolverDesc& running);
     const std::vector<Setting>& all() const { return settings_; }
     std::vector<std::string> overrides() const;  // "key=value" for vbd::loadSceneFile
     // The description of file with every setting applied; throws vbd::InputError (the scene parser's
@@ -43,6 +48,10 @@ std::string settingValue(const char* s);
 
 // The JSON text at key.path in the scene file, or "" when the file does not set it.
 std::string fileValue(const std::string& file, const std::string& key);
+
+// The JSON text of the solver's value of key ("solver.backend": "\"cpu\""), for the keys a running World can
+// refuse (solver.backend, solver.precision); "" for any other.
+std::string solverSettingText(const vbd::SolverDesc& s, const std::string& key);
 
 // Keys under "solver." steer a running World (World::setSolver); every other key rebuilds it.
 bool needsRebuild(const std::string& key);

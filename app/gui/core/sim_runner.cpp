@@ -213,12 +213,18 @@ void SimRunner::runRebuild(std::vector<LabBuild>& labs, int active, std::uint64_
         return nullptr;
     };
     // Builds lab's entry (carried or not); a refusal leaves `refused` set.
-    std::string refused[2];
+    std::string refused[2], refusedKey[2];
     auto build = [&](const LabBuild& e, bool carry) -> Built {
         std::string note;
         std::unique_ptr<vbd::World> w;
         try {
             w = factory_(e.desc, &note);
+        } catch (const vbd::InputError& ex) {  // e.g. solver.backend: cuda without a device
+            refusedKey[e.lab] = ex.key();
+            refused[e.lab] = vbd::namingFile(ex, e.desc.file.empty() ? e.desc.name : e.desc.file).what();
+            Built none;
+            none.lab = e.lab;
+            return none;
         } catch (const std::exception& ex) {
             refused[e.lab] = ex.what();
             Built none;
@@ -262,18 +268,35 @@ void SimRunner::runRebuild(std::vector<LabBuild>& labs, int active, std::uint64_
         }
     }
     if (!refused[0].empty() || !refused[1].empty()) {
-        // None installed: side by side, one lab taking a new World alone would leave the two apart.
-        for (int l = 0; l < 2; ++l) {
-            if (!refused[l].empty()) {
-                event({SimEvent::WorldRefused, l, ticket, refused[l], false});
-            } else if (std::any_of(built.begin(), built.end(), [&](const Built& b) { return b.lab == l; })) {
-                event({SimEvent::WorldRefused, l, ticket,
-                       "not installed: the World of the " + std::string(l == 0 ? "right" : "left") +
-                           " side was refused",
-                       false});
+        // A refused lab keeps its World. The others take theirs where lockstep allows: side by side, only
+        // where both then show one frame (an edit carried on both sides, refused on one).
+        auto refusedLab = [&](int l) { return !refused[l].empty(); };
+        auto frameThen = [&](int l) -> int {
+            if (!refusedLab(l)) return frameAfter(l);
+            return worlds_[l] ? worlds_[l]->frame() : -1;
+        };
+        const bool keepsStep =
+            act != 2 || frameThen(0) < 0 || frameThen(1) < 0 || frameThen(0) == frameThen(1);
+        for (int l = 0; l < 2; ++l)
+            if (refusedLab(l)) {
+                SimEvent ev{SimEvent::WorldRefused, l, ticket, refused[l], false};
+                ev.key = refusedKey[l];
+                event(std::move(ev));
             }
+        built.erase(
+            std::remove_if(built.begin(), built.end(), [&](const Built& b) { return refusedLab(b.lab); }),
+            built.end());
+        if (!keepsStep) {
+            for (const Built& b : built) {
+                SimEvent e{SimEvent::WorldRefused, b.lab, ticket,
+                           "not installed: the World of the " + std::string(b.lab == 0 ? "right" : "left") +
+                               " side was refused",
+                           false};
+                e.secondary = true;
+                event(std::move(e));
+            }
+            return;
         }
-        return;
     }
     bool ready[2] = {false, false};
     for (Built& b : built) {
@@ -526,8 +549,10 @@ void SimRunner::stepLabs(int active) {
                 w->setSolver(c.solverDesc);
             } catch (const vbd::InputError& e) {  // e.g. solver.backend: cuda without a device
                 const vbd::SceneDesc& d = w->desc();
-                event({SimEvent::SettingsRefused, l, 0,
-                       vbd::namingFile(e, d.file.empty() ? d.name : d.file).what(), false});
+                SimEvent ev{SimEvent::SettingsRefused, l, 0,
+                            vbd::namingFile(e, d.file.empty() ? d.name : d.file).what(), false};
+                ev.key = e.key();
+                event(std::move(ev));
             } catch (const std::exception& e) {
                 event({SimEvent::SettingsRefused, l, 0, e.what(), false});
             }
@@ -557,12 +582,23 @@ void SimRunner::stepLabs(int active) {
             solverMs += h.back().stepMs - h.back().measureMs;
         }
     }
+    // Side by side, a lab whose step threw may not have advanced while the other did: both go back to the
+    // frame they started from (the timeline holds it), so that the two stay in lockstep and no history entry
+    // pairs one lab's frame with the other's next one.
+    bool realigned = false;
+    if (!err.empty() && active == 2 && worlds_[0] && worlds_[1] &&
+        worlds_[0]->frame() != worlds_[1]->frame()) {
+        if (const HistoryRing::Entry* back = ring_.find(from))
+            for (int l = 0; l < 2; ++l)
+                if (worlds_[l]->frame() != from && back->state[l]) worlds_[l]->restoreState(*back->state[l]);
+        realigned = true;
+    }
     HistoryRing::Entry e;
     e.frame = worlds_[0]->frame();
     for (int l = 0; l < active; ++l)
         if (worlds_[l]) e.state[l] = worlds_[l]->saveState();
     std::shared_ptr<const vbd::WorldState> saved[2] = {e.state[0], e.state[1]};
-    if (e.state[0]) ring_.push(std::move(e));
+    if (e.state[0] && !realigned) ring_.push(std::move(e));
     for (int l = 0; l < 2; ++l) dropUnreachable(metrics_[l], ring_.oldestFrameOf(l), kSnapshotMetrics);
     // The snapshots read their particles from the frame's saves, when something reads them: a frame drawn
     // from the interop's buffers costs no download here (with the lazy publish the save stays on the device).

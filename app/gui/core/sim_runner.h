@@ -39,11 +39,20 @@ using WorldFactory = std::function<std::unique_ptr<vbd::World>(const vbd::SceneD
 // keeps its own and goes on stepping: World::setSolver changes nothing then), a run-time error (playing
 // stops).
 struct SimEvent {
-    enum Kind { WorldReady, WorldRefused, SettingsRefused, StepFailed } kind = WorldReady;
+    enum Kind { WorldReady, WorldRefused, SettingsRefused, StepFailed };
+    SimEvent() = default;
+    SimEvent(Kind k, int l, std::uint64_t t, std::string m, bool c)
+        : kind(k), lab(l), ticket(t), message(std::move(m)), carried(c) {}
+    Kind kind = WorldReady;
     int lab = 0;
     std::uint64_t ticket = 0;
     std::string message;   // refused / failed: why; ready: the factory's note ("" or e.g. "preview world")
     bool carried = false;  // ready: the state of the previous World was taken over
+    // WorldRefused: not refused itself, but not installed because the other side's World was (side by side,
+    // installing it alone would break lockstep). The other lab's event, which says why, comes first.
+    bool secondary = false;
+    // SettingsRefused, WorldRefused: the refused setting's key ("solver.backend"), where the World named it.
+    std::string key;
 };
 
 struct TimelineInfo {
@@ -78,8 +87,9 @@ class SimRunner {
     // Several labs at once, in one command that also sets how many labs step (`active`, as setActive): no
     // step runs between the labs' installs, so side by side the two Worlds start at one frame and stay in
     // lockstep. Lockstep is kept whatever the outcome: a carry that does not take (the shapes differ: the
-    // new World starts at frame 0) restarts the other lab too, from its entry's desc; a World refused
-    // installs none (each lab gets a WorldRefused event; the running Worlds go on). Before, the UI posted
+    // new World starts at frame 0) restarts the other lab too, from its entry's desc; a World refused keeps
+    // its lab's World, and the other lab takes its new one only where the two stay at one frame (else it
+    // gets a secondary WorldRefused event; the running Worlds go on). Before, the UI posted
     // each lab and the lab count separately, and the simulation thread could step the left World between
     // them: the two sides then stayed a frame apart for good, and a scripted run waiting for both to show
     // one frame never went on.
