@@ -446,6 +446,23 @@ TEST(SimRunner, RestoresAFrameAndBranchesFromIt) {
     EXPECT_LE(t.bytes, t.budget);
 }
 
+// Side by side, a timeline frame restored on one lab and refused by the other (its restoreState fails)
+// restores neither: both stay at the frame shown.
+TEST(SimRunner, ARestoreRefusedByOneLabRestoresNeither) {
+    auto steps = std::make_shared<std::atomic<int>>(0);
+    SimRunner sim(countingFactory(steps));
+    sim.setSpeed(0);
+    sim.setGate(Gate::Actions, 5);
+    sim.rebuild(labBuilds(LabBuild::Restart, "a", LabBuild::Restart, "reshaped"), 2);
+    sim.setPlaying(true);
+    ASSERT_TRUE(waitFor([&] { return frameOfLab(sim, 0) == 5 && frameOfLab(sim, 1) == 5; }));
+    sim.setPlaying(false);
+    const std::uint64_t t = sim.restore(2);
+    ASSERT_TRUE(waitFor([&] { return sim.appliedTicket() >= t; }));
+    EXPECT_EQ(frameOfLab(sim, 0), 5);
+    EXPECT_EQ(frameOfLab(sim, 1), 5);
+}
+
 // A heat-map field chosen while paused is computed and published without a step.
 TEST(SimRunner, FieldChosenWhilePausedIsPublished) {
     auto steps = std::make_shared<std::atomic<int>>(0);

@@ -80,8 +80,16 @@ std::uint64_t SimRunner::restore(int frame) {
     return post([this, frame](std::uint64_t) {
         const HistoryRing::Entry* e = ring_.find(frame);
         if (!e) return;
+        // Both labs or neither: one restored alone would leave the two sides apart.
+        std::shared_ptr<const vbd::WorldState> now[2];
         for (int l = 0; l < 2; ++l)
-            if (worlds_[l] && e->state[l]) worlds_[l]->restoreState(*e->state[l]);
+            if (worlds_[l]) now[l] = worlds_[l]->saveState();
+        bool ok = true;
+        for (int l = 0; l < 2 && ok; ++l)
+            if (worlds_[l] && e->state[l]) ok = worlds_[l]->restoreState(*e->state[l]);
+        if (!ok)
+            for (int l = 0; l < 2; ++l)
+                if (worlds_[l] && now[l]) worlds_[l]->restoreState(*now[l]);
         for (int l = 0; l < 2; ++l) publish(l);
     });
 }
