@@ -191,14 +191,14 @@ void ActionRunner::update(GuiApp& app) {
         }
         sim.setGate(Gate::Actions, frame);
         if (!execute(app, a)) return;
-        // A load or reset restarts the count, and so does side by side turned on (both sides restart from
-        // the left's settings): hold the new World at frame 0 until the next action is seen, or the
-        // simulation thread would run it up to the old frame before this loop runs again.
         frameAtLast_ = frame;
         lastAction_ = next_;
         // An edit may restart the Worlds at frame 0 (other shapes), which is known only once they are built:
         // until then the gate is at 0 too, which holds a World that kept its frame where it is.
         if (a.verb == Verb::Set) restarted_ = true;
+        // A load or reset restarts the count, and so does side by side turned on (both sides restart from
+        // the left's settings): hold the new World at frame 0 until the next action is seen, or the
+        // simulation thread would run it up to the old frame before this loop runs again.
         if (a.verb == Verb::Load || a.verb == Verb::Reset ||
             (a.verb == Verb::Compare && a.value.get<bool>())) {
             restarted_ = true;

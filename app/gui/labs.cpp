@@ -365,10 +365,11 @@ void GuiApp::handleEvent(const SimEvent& e) {
                 // stayed in the lab's settings: every later rebuild carried it, and the exit line named it.
                 if (lab.builtSceneValid) {
                     SceneSettings back = lab.builtScene;
-                    for (const Setting& st : lab.scene.all())
-                        if (st.key.rfind("solver.", 0) == 0 && st.key != e.key &&
-                            lab.scene.file() == back.file())
-                            back.set(st.key, st.value, st.base);
+                    if (lab.scene.file() ==
+                        back.file())  // not a refused load: its settings are of another file
+                        for (const Setting& st : lab.scene.all())
+                            if (st.key.rfind("solver.", 0) == 0 && st.key != e.key)
+                                back.set(st.key, st.value, st.base);
                     lab.scene = back;
                 }
             }

@@ -235,6 +235,17 @@ int frameOfLab(const SimRunner& sim, int lab) {
     return s ? s->frame() : -1;
 }
 
+// Side by side from frame 0 (left "a", right `right`), played unpaced up to the gate, then paused there.
+bool playSideBySideTo(SimRunner& sim, const std::string& right, int gate) {
+    sim.setSpeed(0);
+    sim.setGate(Gate::Actions, gate);
+    sim.setPlaying(true);
+    sim.rebuild(labBuilds(LabBuild::Restart, "a", LabBuild::Restart, right), 2);
+    const bool there = waitFor([&] { return frameOfLab(sim, 0) == gate && frameOfLab(sim, 1) == gate; });
+    sim.setPlaying(false);
+    return there;
+}
+
 // Side by side turned on while the left World plays (the hang of the twenty-eighth session: the UI posted
 // each lab's World and the lab count apart, and the simulation thread stepped the left World in between;
 // the sides then stayed a frame apart and a scripted run waiting for both to show one frame never went on).
@@ -265,12 +276,7 @@ TEST(SimRunner, BothLabsRestartedTogetherStayInLockstep) {
 TEST(SimRunner, ACarryThatDoesNotTakeRestartsTheOtherLab) {
     auto steps = std::make_shared<std::atomic<int>>(0);
     SimRunner sim(countingFactory(steps));
-    sim.setSpeed(0);
-    sim.setGate(Gate::Actions, 5);
-    sim.setPlaying(true);
-    sim.rebuild(labBuilds(LabBuild::Restart, "a", LabBuild::Restart, "a"), 2);
-    ASSERT_TRUE(waitFor([&] { return frameOfLab(sim, 0) == 5 && frameOfLab(sim, 1) == 5; }));
-    sim.setPlaying(false);
+    ASSERT_TRUE(playSideBySideTo(sim, "a", 5));
     const std::uint64_t leftGeneration = sim.snapshot(0)->generation();
     sim.takeEvents();
 
@@ -303,11 +309,7 @@ TEST(SimRunner, ACarryThatDoesNotTakeRestartsTheOtherLab) {
 TEST(SimRunner, ARefusedWorldSideBySideKeepsLockstep) {
     auto steps = std::make_shared<std::atomic<int>>(0);
     SimRunner sim(countingFactory(steps));
-    sim.setSpeed(0);
-    sim.setGate(Gate::Actions, 3);
-    sim.setPlaying(true);
-    sim.rebuild(labBuilds(LabBuild::Restart, "a", LabBuild::Restart, "a"), 2);
-    ASSERT_TRUE(waitFor([&] { return frameOfLab(sim, 0) == 3 && frameOfLab(sim, 1) == 3; }));
+    ASSERT_TRUE(playSideBySideTo(sim, "a", 3));
     const std::uint64_t g0 = sim.snapshot(0)->generation(), g1 = sim.snapshot(1)->generation();
     sim.takeEvents();
     const std::uint64_t t = sim.rebuild(labBuilds(LabBuild::Restart, "a", LabBuild::Restart, "bad"), 2);
@@ -451,12 +453,7 @@ TEST(SimRunner, RestoresAFrameAndBranchesFromIt) {
 TEST(SimRunner, ARestoreRefusedByOneLabRestoresNeither) {
     auto steps = std::make_shared<std::atomic<int>>(0);
     SimRunner sim(countingFactory(steps));
-    sim.setSpeed(0);
-    sim.setGate(Gate::Actions, 5);
-    sim.rebuild(labBuilds(LabBuild::Restart, "a", LabBuild::Restart, "reshaped"), 2);
-    sim.setPlaying(true);
-    ASSERT_TRUE(waitFor([&] { return frameOfLab(sim, 0) == 5 && frameOfLab(sim, 1) == 5; }));
-    sim.setPlaying(false);
+    ASSERT_TRUE(playSideBySideTo(sim, "reshaped", 5));
     const std::uint64_t t = sim.restore(2);
     ASSERT_TRUE(waitFor([&] { return sim.appliedTicket() >= t; }));
     EXPECT_EQ(frameOfLab(sim, 0), 5);

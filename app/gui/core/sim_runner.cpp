@@ -206,13 +206,10 @@ void SimRunner::event(SimEvent e) {
 // Simulation thread.
 
 void SimRunner::runRebuild(std::vector<LabBuild>& labs, int active, std::uint64_t ticket) {
-    if (active >= 1) {
-        std::lock_guard<std::mutex> lk(mutex_);
-        active_ = active;  // before any step that follows this command
-    }
     int act;
     {
         std::lock_guard<std::mutex> lk(mutex_);
+        if (active >= 1) active_ = active;  // before any step that follows this command
         act = active_;
     }
     auto entry = [&](int lab) -> LabBuild* {
@@ -230,15 +227,10 @@ void SimRunner::runRebuild(std::vector<LabBuild>& labs, int active, std::uint64_
         } catch (const vbd::InputError& ex) {  // e.g. solver.backend: cuda without a device
             refusedKey[e.lab] = ex.key();
             refused[e.lab] = vbd::namingFile(ex, e.desc.file.empty() ? e.desc.name : e.desc.file).what();
-            Built none;
-            none.lab = e.lab;
-            return none;
         } catch (const std::exception& ex) {
             refused[e.lab] = ex.what();
-            Built none;
-            none.lab = e.lab;
-            return none;
         }
+        // Refused: a Built without a World (w is null).
         return prepare(e.lab, std::move(w), note, carry ? worlds_[e.lab].get() : nullptr);
     };
     std::vector<Built> built;
