@@ -7,6 +7,7 @@
 #include "gui/core/axis.h"
 #include "gui/panels.h"
 #include "gui/plots.h"
+#include "gui/tooltip.h"
 #include "gui/widgets.h"
 #include "render/geometry.h"
 
@@ -287,7 +288,8 @@ void hoverValue(const AppState& app) {
     const HoverState& h = app.hover;
     if (h.particle < 0 || !h.hasValue) return;
     const FieldInfo info = fieldInfo(app.labs[h.lab].draw.field);
-    ImGui::SetTooltip("vertex %d\n%s = %s", h.particle, info.title, formatNumber(h.value, 4).c_str());
+    fittedTooltip("vertex " + std::to_string(h.particle) + "\n" + info.title + " = " +
+                  formatNumber(h.value, 4));
 }
 
 // Counts and pace: what the scene is, how fast it runs, and against real time.

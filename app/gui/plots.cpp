@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "gui/core/axis.h"
+#include "gui/tooltip.h"
 #include "render/geometry.h"
 
 namespace vbdgui {
@@ -168,7 +169,7 @@ void hoverTooltip(const Frame& f, const std::vector<PlotSeries>& series) {
         if (best >= s.y.size()) continue;
         text += s.name + ": x = " + formatNumber(s.x[best], 4) + ", y = " + formatNumber(s.y[best], 4) + "\n";
     }
-    if (!text.empty()) ImGui::SetTooltip("%s", text.c_str());
+    fittedTooltip(text);
 }
 
 }  // namespace
