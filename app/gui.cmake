@@ -59,6 +59,6 @@ if(VBD_BUILD_TESTS)
     gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES LABELS render ENVIRONMENT VBD_VALIDATION=1)
   endforeach()
   # The one test of an ImGui-drawing piece: it runs Dear ImGui without a window or renderer.
-  target_sources(test_gui_tooltip PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/gui/tooltip.cpp)
-  target_link_libraries(test_gui_tooltip PRIVATE imgui)
+  target_sources(test_gui_fit_text PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/gui/fit_text.cpp)
+  target_link_libraries(test_gui_fit_text PRIVATE imgui)
 endif()

@@ -336,6 +336,9 @@ bool ActionRunner::execute(GuiApp& app, const Action& a) {
         case Verb::Fault:
             app.injectDeviceLost(v.get<std::string>() == "device_gone");
             break;
+        case Verb::Throw:
+            s.throwRequests += v.get<int>();
+            break;
         case Verb::Cursor:
             if (v.is_string())
                 app.setCursor(-FLT_MAX, -FLT_MAX);
@@ -347,11 +350,17 @@ bool ActionRunner::execute(GuiApp& app, const Action& a) {
             const Lab& lab = s.labs[0];
             std::string settings;
             for (const auto& st : lab.scene.all()) settings += " " + st.key + "=" + st.value;
+            // Thrown boxes are part of the scene beyond its settings: how many, and the World's body count
+            // as last shown (a rebuild that dropped them shows here).
+            if (!lab.thrown.empty())
+                settings += "; " + std::to_string(lab.thrown.size()) + " thrown boxes, " +
+                            std::to_string(lab.world ? lab.world->numBodies() : 0) +
+                            " rigid bodies in the World";
             std::fprintf(stderr, "vbdlab: actions done at frame %d (%s, %s%s)\n", app.sim().frame(),
                          lab.scene.file().empty()
                              ? "built-in scene"
                              : std::filesystem::path(lab.scene.file()).filename().c_str(),
-                         settings.empty() ? "no settings" : "settings", settings.c_str());
+                         lab.scene.all().empty() ? "no settings" : "settings", settings.c_str());
             app.quit(0);
             break;
         }

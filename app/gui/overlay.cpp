@@ -5,9 +5,9 @@
 #include <cmath>
 
 #include "gui/core/axis.h"
+#include "gui/fit_text.h"
 #include "gui/panels.h"
 #include "gui/plots.h"
-#include "gui/tooltip.h"
 #include "gui/widgets.h"
 #include "render/geometry.h"
 
@@ -198,15 +198,20 @@ void regionLegend(ImDrawList* dl, ImVec2 pos, const Lab& lab) {
     if (soft) row(kSofterTint, "softer material region");
 }
 
-void sideCaption(ImDrawList* dl, const AppState& app, int l, float x0) {
+// The settings that differ, fitted to the side's half of the view (`w` wide): in a narrow window a long key
+// and its value take two lines rather than running under the other side.
+// Returns the caption box's bottom edge.
+float sideCaption(ImDrawList* dl, const AppState& app, int l, float x0, float w) {
     const auto diffs = differences(app.labs[0].scene, app.labs[1].scene);
     std::string text = l == 0 ? "left" : "right";
     if (diffs.empty()) text += ": same settings";
     for (const auto& d : diffs) text += "\n" + d.key + " = " + (l == 0 ? d.left : d.right);
+    text = fitLines(text, w - 20);
     const ImVec2 ts = ImGui::CalcTextSize(text.c_str());
     dl->AddRectFilled(ImVec2(x0 + 6, app.layout.viewY + 6),
                       ImVec2(x0 + 14 + ts.x, app.layout.viewY + 10 + ts.y), kBox, 3);
     dl->AddText(ImVec2(x0 + 10, app.layout.viewY + 8), kLabColor[l], text.c_str());
+    return app.layout.viewY + 10 + ts.y;
 }
 
 void pickedVertex(ImDrawList* dl, const AppState& app, int l) {
@@ -275,12 +280,13 @@ void drawMark(ImDrawList* dl, const AppState& app, int l, const Mark& m) {
     if (!m.text.empty()) label(dl, ImVec2(a.x, a.y - 16), m.text, kMarkCol);
 }
 
-// The lesson's caption, centred at the top of the view(s).
-void captionText(ImDrawList* dl, const AppState& app) {
+// The lesson's caption, centred at the top of the view(s), below the side captions (`below`: their lowest
+// edge; the view's top without them).
+void captionText(ImDrawList* dl, const AppState& app, float below) {
     if (app.caption.empty()) return;
     const Layout& lay = app.layout;
     const float th = ImGui::GetTextLineHeight();
-    const float y = lay.viewY + (app.compare ? 3 * th + 24 : 14);  // below the side captions
+    const float y = std::max(lay.viewY + 14, below + 10);
     label(dl, ImVec2(lay.viewX + lay.viewW / 2, y + th / 2), app.caption, IM_COL32(255, 255, 255, 255));
 }
 
@@ -362,6 +368,7 @@ void viewportOverlay(AppState& app) {
     const float w = lay.viewW / float(labs), th = ImGui::GetTextLineHeight();
     dl->PushClipRect(ImVec2(lay.viewX, lay.viewY), ImVec2(lay.viewX + lay.viewW, lay.viewY + lay.viewH),
                      true);
+    float captionsEnd = lay.viewY;
     for (int l = 0; l < labs; ++l) {
         const Lab& lab = app.labs[l];
         const float x0 = lay.viewX + w * float(l);
@@ -371,7 +378,7 @@ void viewportOverlay(AppState& app) {
         pickedVertex(dl, app, l);
         for (const Mark& m : app.marks) drawMark(dl, app, l, m);
         if (app.compare) {
-            sideCaption(dl, app, l, x0);
+            captionsEnd = std::max(captionsEnd, sideCaption(dl, app, l, x0, w));
             if (l == 1)
                 dl->AddLine(ImVec2(x0, lay.viewY), ImVec2(x0, lay.viewY + lay.viewH), IM_COL32(0, 0, 0, 255),
                             2);
@@ -387,7 +394,7 @@ void viewportOverlay(AppState& app) {
         } else if (lab.draw.regions)
             regionLegend(dl, ImVec2(x0 + 18, lay.viewY + lay.viewH - 2 * th - 40), lab);
     }
-    captionText(dl, app);
+    captionText(dl, app, captionsEnd);
     recordingIndicator(dl, app);
     statusLine(dl, app);
     dl->PopClipRect();

@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "gui/core/axis.h"
-#include "gui/tooltip.h"
+#include "gui/fit_text.h"
 #include "render/geometry.h"
 
 namespace vbdgui {

@@ -174,6 +174,32 @@ TEST(AppActions, ARightSideReshapedRestartsBothSidesInLockstep) {
         << r.output;
 }
 
+// Boxes thrown from the camera (the B key, the `throw` action) are part of the scene: a settings edit that
+// rebuilds the World (a material), one that steers it (the solver), a reset and side by side (a copy for
+// the right side, whose reshaping restarts both) keep them in every World. The exit line counts the
+// bodies of the World the window last showed.
+TEST(AppActions, ThrownBoxesStayThroughEditsResetsAndSideBySide) {
+    VBD_REQUIRE_XVFB_AND_VULKAN();
+    const fs::path a = tmp("test_actions_throw.json");
+    writeFile(a,
+              "[{\"frame\": 3, \"throw\": 2},"
+              " {\"frame\": 5, \"set\": {\"soft_bodies.0.material.youngs\": 2e5}},"
+              " {\"frame\": 7, \"set\": {\"solver.iterations\": 12}},"
+              " {\"frame\": 9, \"reset\": true},"
+              " {\"frame\": 3, \"compare\": true},"
+              " {\"frame\": 5, \"set_right\": {\"soft_bodies.0.cells\": [4, 4, 4]}},"
+              " {\"frame\": 7, \"quit\": true}]");
+    CommandResult r = runUnderXvfb("VBD_VALIDATION=1", "1920x1080x24",
+                                   "timeout -s KILL 120 " + vbdlabExe() + " --scene " + kScenes +
+                                       "cube_drop.json --width 1024 --height 600 --actions " + a.string());
+    ASSERT_EQ(r.code, 0) << r.output;
+    EXPECT_NE(r.output.find("actions done at frame 7 (cube_drop.json, settings "
+                            "soft_bodies.0.material.youngs=200000.0 solver.iterations=12; 2 thrown boxes, 2 "
+                            "rigid bodies in the World)"),
+              std::string::npos)
+        << r.output;
+}
+
 // The smallest window the app allows keeps a 3D view of at least kMinViewW x 500 px: the columns shrink
 // and the plots collapse to a bar.
 TEST(AppActions, SmallWindowKeepsA3DView) {
@@ -445,6 +471,8 @@ TEST(AppActions, BadActionsAreExitCodeTwoNamingTheActionAndKey) {
         {"[{\"frame\": 2, \"fault\": true}]", "actions[0].fault"},
         {"[{\"frame\": 2, \"cursor\": [10]}]", "actions[0].cursor"},
         {"[{\"frame\": 2, \"cursor\": [10, -4]}]", "actions[0].cursor[1]"},
+        {"[{\"frame\": 2, \"throw\": 0}]", "actions[0].throw"},
+        {"[{\"frame\": 2, \"throw\": true}]", "actions[0].throw"},
         {"[{\"frame\": 1 \"quit\": true}]", "line 1, column"},
     };
     for (const BadCase& c : cases) {

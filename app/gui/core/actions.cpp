@@ -51,6 +51,7 @@ const VerbInfo kVerbs[] = {
     {"pause", Verb::Pause, false},
     {"fault", Verb::Fault, false},
     {"cursor", Verb::Cursor, false},
+    {"throw", Verb::Throw, false},
 };
 
 const char* const kHeatNames[] = {"none", "color", "residual", "det_f", "dominance", "dominance_sum"};
@@ -368,6 +369,9 @@ void Checker::checkValue(Action& a) {
             break;
         case Verb::Step:
             needInt(v, k, 1, 100000);
+            break;
+        case Verb::Throw:
+            needInt(v, k, 1, 100);
             break;
         case Verb::Speed:
             if (!(v.is_string() && v.get<std::string>() == "max") && !v.is_number())

@@ -1,0 +1,58 @@
+#include "gui/fit_text.h"
+
+#include <imgui.h>
+#include <imgui_internal.h>
+
+#include <sstream>
+
+namespace vbdgui {
+
+void fittedTooltip(const std::string& text) {
+    if (text.empty()) return;
+    const char* begin = text.c_str();
+    const char* end = begin + text.size();
+    ImGui::SetNextWindowContentSize(ImGui::CalcTextSize(begin, end));
+    // As ImGui::SetTooltip does: a tooltip begun earlier in this frame is replaced, not appended to.
+    ImGui::BeginTooltipEx(0, ImGuiTooltipFlags_OverridePreviousTooltip);
+    ImGui::TextUnformatted(begin, end);
+    ImGui::EndTooltip();
+}
+
+namespace {
+
+float widthOf(const std::string& s) { return ImGui::CalcTextSize(s.c_str(), s.c_str() + s.size()).x; }
+
+// `s` cut to `width` with "..." where it was cut: its end kept (`keepEnd`: a setting's key, whose last
+// parts name the setting) or its start (at least one character, so that something shows in the narrowest
+// room).
+std::string cut(const std::string& s, float width, bool keepEnd) {
+    if (widthOf(s) <= width) return s;
+    size_t n = s.size();
+    auto shown = [&](size_t k) { return keepEnd ? "..." + s.substr(s.size() - k) : s.substr(0, k) + "..."; };
+    while (n > 1 && widthOf(shown(n)) > width) --n;
+    return shown(n);
+}
+
+}  // namespace
+
+std::string fitLines(const std::string& text, float width) {
+    std::istringstream in(text);
+    std::string line, out;
+    bool first = true;
+    auto emit = [&](const std::string& l, bool keepEnd) {
+        out += (first ? "" : "\n") + cut(l, width, keepEnd);
+        first = false;
+    };
+    while (std::getline(in, line)) {
+        const size_t eq = line.find(" = ");
+        if (widthOf(line) <= width || eq == std::string::npos) {
+            emit(line, false);
+            continue;
+        }
+        emit(line.substr(0, eq + 2), true);
+        emit("  " + line.substr(eq + 3), false);
+    }
+    return out;
+}
+
+}  // namespace vbdgui

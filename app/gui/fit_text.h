@@ -1,0 +1,20 @@
+#pragma once
+// Text fitted to the room it is drawn in.
+#include <string>
+
+namespace vbdgui {
+
+// A tooltip whose text changes while it is shown (the hover readout, the plots' cursor values). Dear ImGui
+// sizes an auto-resizing window from the content it measured in the previous frame, so a tooltip whose text
+// grows is drawn one frame at the old width and its new text is cut (seen on screenshots taken right after a
+// step changed the hovered value). Declaring the content size before the tooltip begins makes this frame's
+// size fit this frame's text.
+void fittedTooltip(const std::string& text);
+
+// The lines of `text` made at most `width` pixels wide in the current font: a line too wide breaks after its
+// first " = " (a setting's key, then its value indented), and a part still too wide is cut with "..." (a key
+// keeps its end, which names the setting; other lines their start). For the side captions of a narrow
+// side-by-side view; the settings table holds the whole text.
+std::string fitLines(const std::string& text, float width);
+
+}  // namespace vbdgui

@@ -1,0 +1,101 @@
+// The hover readout's tooltip fits the text of the frame it is drawn in (gui/fit_text.h). Dear ImGui runs
+// here without a renderer: a context, its default font atlas and frames ended with ImGui::Render().
+#include <gtest/gtest.h>
+#include <imgui.h>
+#include <imgui_internal.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gui/fit_text.h"
+
+namespace {
+
+class Gui : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        ImGui::CreateContext();
+        ImGuiIO& io = ImGui::GetIO();
+        io.DisplaySize = ImVec2(1280, 720);
+        io.DeltaTime = 1.0f / 60;
+        io.IniFilename = nullptr;
+        unsigned char* pixels = nullptr;
+        int w = 0, h = 0;
+        io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
+        io.MousePos = ImVec2(400, 300);
+    }
+    void TearDown() override { ImGui::DestroyContext(); }
+
+    // One frame showing `text`; returns the tooltip window's width, and the width its text needs.
+    float frame(const std::string& text, float* needed) {
+        ImGui::NewFrame();
+        vbdgui::fittedTooltip(text);
+        ImGuiWindow* w = ImGui::FindWindowByName("##Tooltip_00");
+        const float width = w ? w->Size.x : 0;
+        *needed = ImGui::CalcTextSize(text.c_str()).x + 2 * ImGui::GetStyle().WindowPadding.x;
+        ImGui::Render();
+        return width;
+    }
+};
+
+TEST_F(Gui, ATooltipWhoseTextGrowsFitsItInTheSameFrame) {
+    float needed = 0;
+    frame("vertex 12\nresidual |grad_i G| = 1.2", &needed);
+    frame("vertex 12\nresidual |grad_i G| = 1.2", &needed);
+    // The value gains digits and the vertex number grows (the readout after a step): ImGui's own sizing
+    // would draw this frame at the previous frame's width, 6 characters narrower.
+    const float width = frame("vertex 123456\nresidual |grad_i G| = 1.23456e-07", &needed);
+    EXPECT_GE(width, needed - 0.5f);
+    // Shrinking too: the tooltip does not keep the wider frame's width.
+    const float narrow = frame("vertex 1\nx = 0", &needed);
+    EXPECT_GE(narrow, needed - 0.5f);
+    EXPECT_LT(narrow, width - 50);
+}
+
+TEST_F(Gui, AnEmptyTextShowsNoTooltip) {
+    float needed = 0;
+    EXPECT_EQ(frame("", &needed), 0.0f);
+}
+
+std::vector<std::string> linesOf(const std::string& s) {
+    std::vector<std::string> out;
+    std::istringstream in(s);
+    for (std::string l; std::getline(in, l);) out.push_back(l);
+    return out;
+}
+
+float widthOf(const std::string& s) { return ImGui::CalcTextSize(s.c_str()).x; }
+
+TEST_F(Gui, CaptionLinesFitTheirRoom) {
+    ImGui::NewFrame();
+    const std::string caption = "left\nsoft_bodies.0.material.youngs = 200000.0\nsolver.iterations = 12";
+    // Wide enough: unchanged.
+    EXPECT_EQ(vbdgui::fitLines(caption, 1000), caption);
+    // Room for the key but not the line: the long setting breaks after " = ", its value indented; the short
+    // one stays whole.
+    const float room = 230;
+    ASSERT_GT(widthOf("soft_bodies.0.material.youngs = 200000.0"), room);
+    const auto lines = linesOf(vbdgui::fitLines(caption, room));
+    ASSERT_EQ(lines.size(), 4u);
+    EXPECT_EQ(lines[0], "left");
+    EXPECT_EQ(lines[1], "soft_bodies.0.material.youngs =");
+    EXPECT_EQ(lines[2], "  200000.0");
+    EXPECT_EQ(lines[3], "solver.iterations = 12");
+    // Narrower than the key itself: every line is cut to the room and says so.
+    for (float narrow : {180.0f, 60.0f}) {
+        for (const std::string& l : linesOf(vbdgui::fitLines(caption, narrow))) {
+            EXPECT_LE(widthOf(l), narrow) << l;
+        }
+        // Half of a 400-pixel view (the default window's side by side) and less: the key keeps the end that
+        // names the setting, the value its start.
+        const auto cut = linesOf(vbdgui::fitLines(caption, narrow));
+        ASSERT_EQ(cut.size(), narrow > 160 ? 4u : 5u);  // at 60 pixels the short setting breaks too
+        EXPECT_EQ(cut[1].substr(0, 3), "...");
+        EXPECT_EQ(cut[1].substr(cut[1].size() - 3), "s =");
+        EXPECT_EQ(cut[2].substr(0, 3), "  2");
+    }
+    ImGui::Render();
+}
+
+}  // namespace
