@@ -169,14 +169,19 @@ void GuiApp::applyRequests() {
 }
 
 // A box thrown from the camera joins the running World (World::addRigidBody, applied by the simulation
-// thread before its next step), leaving along the view direction at 8 m/s.
+// thread before its next step), leaving along the view direction at 8 m/s. Boxes thrown in one frame (the
+// `throw` action's n) leave side by side across the view, 0.6 m apart, not inside each other.
 void GuiApp::throwBoxes() {
+    const int n = app_.throwRequests;
     for (; app_.throwRequests > 0; --app_.throwRequests) {
-        glm::vec3 eye = app_.camera.eye(), dir = glm::normalize(app_.camera.target - eye);
+        const glm::vec3 eye = app_.camera.eye(), dir = glm::normalize(app_.camera.target - eye);
+        glm::vec3 across = glm::cross(dir, glm::vec3(0, 1, 0));
+        across = glm::length(across) > 1e-6f ? glm::normalize(across) : glm::vec3(1, 0, 0);  // looking down
+        const float slot = float(n - app_.throwRequests) - 0.5f * float(n - 1);
         vbd::RigidBodyDesc b;
         b.key = "rigid_bodies[" + std::to_string(app_.labs[0].desc.rigidBodies.size()) + "]";
         b.size = {0.4f, 0.4f, 0.4f};
-        glm::vec3 p = eye + 0.6f * app_.camera.distance * dir;
+        glm::vec3 p = eye + 0.6f * app_.camera.distance * dir + 0.6f * slot * across;
         b.position = {p.x, p.y, p.z};
         b.velocity = {8 * dir.x, 8 * dir.y, 8 * dir.z};
         for (int l = 0; l < (app_.compare ? 2 : 1); ++l) {

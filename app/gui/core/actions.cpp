@@ -371,7 +371,7 @@ void Checker::checkValue(Action& a) {
             needInt(v, k, 1, 100000);
             break;
         case Verb::Throw:
-            needInt(v, k, 1, 100);
+            needInt(v, k, 1, 10);
             break;
         case Verb::Speed:
             if (!(v.is_string() && v.get<std::string>() == "max") && !v.is_number())

@@ -55,8 +55,8 @@ enum class Verb {
     Caption,  // "text over the 3D view" ("" removes it)
     Plot,     // the middle per-frame plot: "energy" (G) | "total_energy" | "com_y" | "kinetic"
     Pause,    // seconds of wall time during which the run holds at this frame (a lecture clip's beat)
-    Throw,    // n boxes thrown from the camera along the view, as the B key does (they join the running World
-              //  and stay through settings edits and resets; a load drops them)
+    Throw,    // n (1-10) boxes thrown from the camera along the view, side by side, as the B key does (they
+              //  join the running World and stay through settings edits and resets; a load drops them)
     Cursor,  // [x, y]: the pointer at window pixel (x, y), as if the mouse rested there (the hover readout of
              //  the vertex under it); "none": no pointer. Until the first cursor action the real mouse.
     // Tests of the failure paths: "device_lost" makes the next frame's submit fail as a lost Vulkan device's
