@@ -88,7 +88,7 @@ class GuiApp {
     int shownFrame() const;
     void framebufferSize(int& w, int& h) const;
     // Starts / stops a recording take (recorder.cpp).
-    void startRecording();
+    void startRecording(int fromFrame = -1);  // -1: the simulation thread's frame
     void stopRecording();
     const GuiOptions& options() const { return opt_; }
 

@@ -89,6 +89,11 @@ struct RecordState {
     FILE* pipe = nullptr;
     uint32_t firstWidth = 0, firstHeight = 0;  // an MP4 keeps its first frame's size
     std::string status;
+    std::string scene;  // the scene file and time step the take started on (take.json)
+    double dt = 0;
+    // A World rebuilt while recording (a load, reset, edit or side by side): the simulation is held at its
+    // frame until the rebuild is applied, so that a run that restarts is recorded from its frame 0.
+    std::uint64_t awaitTicket = 0;
 };
 
 struct TimelineState {

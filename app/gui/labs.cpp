@@ -216,6 +216,10 @@ void GuiApp::rebuildLabs() {
     }
     if (!any) return;
     lastTicket_ = sim_.rebuild(std::move(builds), labs);
+    if (app_.rec.on) {  // a restarted run is recorded from its frame 0 (recordCaptureDue)
+        app_.rec.awaitTicket = lastTicket_;
+        sim_.setGate(Gate::Recorder, 0);
+    }
     if (app_.labs[0].rebuild != Lab::Rebuild::None && pendingLoadTicket_ == ~std::uint64_t(0))
         pendingLoadTicket_ = lastTicket_;
     for (int l = 0; l < labs; ++l) {

@@ -45,7 +45,7 @@ double outputFps(const RecordState& rec, double dt) {
 
 }  // namespace
 
-void GuiApp::startRecording() {
+void GuiApp::startRecording(int fromFrame) {
     RecordState& rec = app_.rec;
     const RecordSettings& s = rec.settings;
     if (rec.ffmpeg < 0) rec.ffmpeg = ffmpegOnPath() ? 1 : 0;
@@ -64,9 +64,11 @@ void GuiApp::startRecording() {
     }
     rec.on = true;
     rec.reveal = true;
-    rec.nextFrame = sim_.frame();
+    rec.nextFrame = fromFrame >= 0 ? fromFrame : sim_.frame();
     rec.written = 0;
     rec.firstFrame = rec.lastFrame = -1;
+    rec.scene = app_.scenePath;
+    rec.dt = app_.labs[0].desc.dt;
     sim_.setGate(Gate::Recorder, rec.nextFrame);
     rec.status = "recording into " + rec.takeDir;
     std::fprintf(stderr, "vbdlab: recording from frame %d into %s\n", rec.nextFrame, rec.takeDir.c_str());
@@ -92,9 +94,9 @@ void GuiApp::stopRecording() {
 
 void GuiApp::writeTakeInfo() {
     const RecordState& rec = app_.rec;
-    const double dt = app_.labs[0].desc.dt;
+    const double dt = rec.dt;
     nlohmann::json j;
-    j["scene"] = app_.scenePath;
+    j["scene"] = rec.scene;
     j["first_frame"] = rec.firstFrame;
     j["last_frame"] = rec.lastFrame;
     j["images"] = rec.written;
@@ -107,12 +109,41 @@ void GuiApp::writeTakeInfo() {
 }
 
 // Due when every shown lab is at the frame the take needs next and the view shows what was asked for.
+//
+// A take holds one run: images named by frame, in increasing order, of one scene. When the run goes back (a
+// load, a reset, an edit that restarts the World, side by side turned on, a frame of the history restored),
+// the take is closed and a new one goes on from the frame the run went back to; before, the take waited for
+// the old frame number and then held the new run's later frames (another scene's, after a load) under the
+// first take's name.
 bool GuiApp::recordCaptureDue() {
     RecordState& rec = app_.rec;
     if (!rec.on) return false;
-    if (sim_.frame() > rec.nextFrame) {
+    bool lift = false;  // the gate that held the run while its World was rebuilt
+    if (rec.awaitTicket != 0) {
+        // Held at its frame (rebuildLabs) until the snapshots show the rebuilt World (they are published
+        // before the ticket is marked applied, and pollSimulation reads the ticket first).
+        if (seenTicket_ < rec.awaitTicket) return false;
+        rec.awaitTicket = 0;
+        lift = true;
+    }
+    // The frame shown, not the simulation thread's count, which is published apart from the new World's
+    // snapshot. Each branch moves the gate only after reading it: lifted first, the run could step on.
+    const int shown = app_.labs[0].world ? app_.labs[0].world->frame() : sim_.frame();
+    if (rec.lastFrame >= 0 && shown < rec.lastFrame) {
+        const int from = shown;
+        stopRecording();
+        std::fprintf(stderr, "vbdlab: the run went back to frame %d: a new take\n", from);
+        startRecording(from);
+        if (!rec.on) return false;
+    } else if (rec.lastFrame < 0 && shown < rec.nextFrame) {
+        rec.nextFrame = shown;  // nothing recorded yet: the take starts where the run now is
+        sim_.setGate(Gate::Recorder, rec.nextFrame);
+    } else if (lift) {
+        sim_.setGate(Gate::Recorder, rec.nextFrame);
+    }
+    if (shown > rec.nextFrame) {
         // The timeline jumped forward (scrubber): the take goes on from the frame shown.
-        rec.nextFrame = sim_.frame();
+        rec.nextFrame = shown;
         sim_.setGate(Gate::Recorder, rec.nextFrame);
     }
     for (int l = 0; l < (app_.compare ? 2 : 1); ++l)

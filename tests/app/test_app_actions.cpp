@@ -140,6 +140,36 @@ TEST(AppActions, RebuildWhilePlayingKeepsFramesAdvancing) {
     EXPECT_EQ(im.h, 120);
 }
 
+// A take holds one run of one scene. A load and a reset while recording close the take and go on in a new
+// one from the new run's frame 0 (before, the take waited for the old frame number and then held the loaded
+// scene's later frames, and take.json named the scene loaded last).
+TEST(AppActions, ALoadOrResetWhileRecordingStartsANewTake) {
+    VBD_REQUIRE_XVFB_AND_VULKAN();
+    const fs::path rec = tmp("test_actions_take_runs");
+    fs::remove_all(rec);
+    const std::string json = "[{\"frame\": 5, \"record\": {\"dir\": \"" + rec.string() +
+                             "\", \"format\": \"png\", \"capture\": \"view\", \"size\": [160, 120]}},"
+                             " {\"frame\": 10, \"load\": \"" +
+                             kScenes +
+                             "rigid_stack.json\"},"
+                             " {\"frame\": 5, \"reset\": true},"
+                             " {\"frame\": 8, \"record\": \"stop\"},"
+                             " {\"frame\": 9, \"quit\": true}]";
+    CommandResult r = runActions("test_actions_take_runs", json,
+                                 "--scene " + kScenes + "cube_drop.json --width 1024 --height 600");
+    ASSERT_EQ(r.code, 0) << r.output;
+    EXPECT_EQ(takeFrames(rec / "take_001"), (std::vector<int>{5, 6, 7, 8, 9}));
+    EXPECT_EQ(takeFrames(rec / "take_002"), (std::vector<int>{0, 1, 2, 3, 4}));
+    EXPECT_EQ(takeFrames(rec / "take_003"), (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+    const std::string scenes[3] = {"cube_drop.json", "rigid_stack.json", "rigid_stack.json"};
+    for (int t = 0; t < 3; ++t) {
+        std::ifstream in(rec / ("take_00" + std::to_string(t + 1)) / "take.json");
+        const nlohmann::json info = nlohmann::json::parse(in);
+        EXPECT_EQ(fs::path(info["scene"].get<std::string>()).filename().string(), scenes[t]) << t;
+    }
+    EXPECT_NE(r.output.find("the run went back to frame 0: a new take"), std::string::npos) << r.output;
+}
+
 // Side by side, a setting that reshapes the right side's World (its state cannot be carried over: it starts
 // at frame 0) restarts the left side with it. Before, the left one went on from its frame, the two sides
 // never showed one frame again, and the script waited for ever (a hang of every run; killed here after 120
