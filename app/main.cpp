@@ -17,10 +17,13 @@ int main(int argc, char** argv) {
     root.require_subcommand(0, 1);
     vbdgui::GuiOptions gui;
     root.add_option("--scene", gui.scene, "Scene file to open in the GUI")->check(CLI::ExistingFile);
-    root.add_option("--frames", gui.frames, "Run N frames, then exit (use with --screenshot)");
+    root.add_option("--frames", gui.frames, "Run N frames, then exit (use with --screenshot)")
+        ->check(CLI::Range(0, 100000000));
     root.add_option("--screenshot", gui.screenshot, "Save the window with its panels to this PNG and exit");
-    root.add_option("--width", gui.width, "Window width");
-    root.add_option("--height", gui.height, "Window height");
+    // As the `window` action: at most 8192 (a larger one fails in the driver); a smaller one than the app's
+    // least is raised to it.
+    root.add_option("--width", gui.width, "Window width")->check(CLI::Range(1, 8192));
+    root.add_option("--height", gui.height, "Window height")->check(CLI::Range(1, 8192));
     root.add_option(
             "--actions", gui.actions,
             "Scripted run: a JSON list of timed actions (load, set key.path, heat, record, screenshot, "

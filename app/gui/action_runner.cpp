@@ -133,6 +133,38 @@ bool ActionRunner::fail(GuiApp& app, const Action& a, const std::string& what) {
     return false;
 }
 
+// Hold at this frame while the last action takes effect (simulation thread, GPU buffers, a drawn frame, a
+// pending screenshot, a window resize, single steps, a pause) or while the labs' snapshots show different
+// frames.
+bool ActionRunner::holding(GuiApp& app, int shown, int frame) {
+    bool hold = app.settling() || shown < 0 || !app.state().screenshotRequest.empty() ||
+                app.renderedFrames() < holdUntilRendered_ || wallSeconds() < pauseUntil_;
+    if (waitFrame_ >= 0) hold |= frame < waitFrame_;
+    if (windowWait_ > 0) {
+        int w = 0, h = 0;
+        app.framebufferSize(w, h);
+        if (w == windowW_ && h == windowH_) windowWait_ = 0;
+        hold |= windowWait_-- > 0;
+    }
+    return hold;
+}
+
+// The run's last line: where it ended and the scene as the actions left it.
+void ActionRunner::reportDone(GuiApp& app, const char* why) {
+    const Lab& lab = app.state().labs[0];
+    std::string settings;
+    for (const auto& st : lab.scene.all()) settings += " " + st.key + "=" + st.value;
+    // Thrown boxes are part of the scene beyond its settings: how many, and the World's body count as last
+    // shown (a rebuild that dropped them shows here).
+    if (!lab.thrown.empty())
+        settings += "; " + std::to_string(lab.thrown.size()) + " thrown boxes, " +
+                    std::to_string(lab.world ? lab.world->numBodies() : 0) + " rigid bodies in the World";
+    std::fprintf(stderr, "vbdlab: actions done at frame %d (%s, %s%s)%s\n", app.sim().frame(),
+                 lab.scene.file().empty() ? "built-in scene"
+                                          : std::filesystem::path(lab.scene.file()).filename().c_str(),
+                 lab.scene.all().empty() ? "no settings" : "settings", settings.c_str(), why);
+}
+
 void ActionRunner::update(GuiApp& app) {
     if (failed_ || finished_) return;
     SimRunner& sim = app.sim();
@@ -141,19 +173,7 @@ void ActionRunner::update(GuiApp& app) {
         // of.
         const int shown = app.shownFrame();
         const int frame = shown >= 0 ? shown : sim.frame();
-        // Hold at this frame while the last action takes effect (simulation thread, GPU buffers, a drawn
-        // frame, a pending screenshot, a window resize, single steps, a pause) or while the labs' snapshots
-        // show different frames.
-        bool hold = app.settling() || shown < 0 || !app.state().screenshotRequest.empty() ||
-                    app.renderedFrames() < holdUntilRendered_ || wallSeconds() < pauseUntil_;
-        if (waitFrame_ >= 0) hold |= frame < waitFrame_;
-        if (windowWait_ > 0) {
-            int w = 0, h = 0;
-            app.framebufferSize(w, h);
-            if (w == windowW_ && h == windowH_) windowWait_ = 0;
-            hold |= windowWait_-- > 0;
-        }
-        if (hold) {
+        if (holding(app, shown, frame)) {
             // After a load or reset the frame read here may still be the old World's until the new one
             // is in place: keep the new count's gate at 0 meanwhile.
             sim.setGate(Gate::Actions, waitFrame_ >= 0 ? waitFrame_ : (restarted_ ? 0 : frame));
@@ -207,7 +227,21 @@ void ActionRunner::update(GuiApp& app) {
         }
         ++next_;
         holdUntilRendered_ = app.renderedFrames() + 2;
-        if (a.verb == Verb::Quit) return;
+        if (a.verb == Verb::Quit) {
+            finished_ = true;
+            return;
+        }
+    }
+    if (unattended_ && app.options().headless) {
+        // Nobody can end a headless run but its list: it ends with it, at the last action's frame, once that
+        // action's effect is drawn (a screenshot written, a step taken).
+        const int shown = app.shownFrame();
+        if (holding(app, shown, shown >= 0 ? shown : sim.frame())) return;
+        app.stopRecording();
+        reportDone(app, "; the list has no quit, and a headless run ends with its list");
+        app.quit(0);
+        finished_ = true;
+        return;
     }
     if (!keepGate_) sim.setGate(Gate::Actions, -1);  // the list is done: the run goes on interactively
     finished_ = true;
@@ -345,25 +379,11 @@ bool ActionRunner::execute(GuiApp& app, const Action& a) {
             else
                 app.setCursor(v[0].get<float>(), v[1].get<float>());
             break;
-        case Verb::Quit: {
+        case Verb::Quit:
             app.stopRecording();
-            const Lab& lab = s.labs[0];
-            std::string settings;
-            for (const auto& st : lab.scene.all()) settings += " " + st.key + "=" + st.value;
-            // Thrown boxes are part of the scene beyond its settings: how many, and the World's body count
-            // as last shown (a rebuild that dropped them shows here).
-            if (!lab.thrown.empty())
-                settings += "; " + std::to_string(lab.thrown.size()) + " thrown boxes, " +
-                            std::to_string(lab.world ? lab.world->numBodies() : 0) +
-                            " rigid bodies in the World";
-            std::fprintf(stderr, "vbdlab: actions done at frame %d (%s, %s%s)\n", app.sim().frame(),
-                         lab.scene.file().empty()
-                             ? "built-in scene"
-                             : std::filesystem::path(lab.scene.file()).filename().c_str(),
-                         lab.scene.all().empty() ? "no settings" : "settings", settings.c_str());
+            reportDone(app, "");
             app.quit(0);
             break;
-        }
     }
     return true;
 }

@@ -30,6 +30,8 @@ class ActionRunner {
     bool execute(GuiApp& app, const Action& a);
     void applyView(GuiApp& app, const Action& a);
     bool fail(GuiApp& app, const Action& a, const std::string& what);
+    bool holding(GuiApp& app, int shown, int frame);
+    void reportDone(GuiApp& app, const char* why);
 
     ActionScript script_;
     size_t next_ = 0, end_ = 0;

@@ -29,6 +29,10 @@ double wallSeconds() {
 }
 
 bool checkOptions(const GuiOptions& opt, std::string& error) {
+    if (opt.lesson.empty() && (opt.autoplay || !opt.screenshotDir.empty())) {
+        error = std::string(opt.autoplay ? "--autoplay" : "--screenshot-dir") + ": needs --lesson NAME";
+        return false;
+    }
     if (opt.headless && opt.actions.empty() && opt.screenshot.empty() && opt.frames < 0 &&
         !(opt.autoplay && !opt.lesson.empty())) {
         error =
@@ -36,8 +40,13 @@ bool checkOptions(const GuiOptions& opt, std::string& error) {
             "with --autoplay)";
         return false;
     }
-    if (opt.lesson.empty() && (opt.autoplay || !opt.screenshotDir.empty())) {
-        error = std::string(opt.autoplay ? "--autoplay" : "--screenshot-dir") + ": needs --lesson NAME";
+    // --frames and --screenshot wait for a frame (--screenshot alone: frame 60) that a paused headless run
+    // never reaches: nobody can press play (an actions file says when to play; a lesson too).
+    const int waitsFor = opt.frames >= 0 ? opt.frames : (opt.screenshot.empty() ? 0 : 60);
+    if (opt.headless && opt.paused && waitsFor > 0 && opt.actions.empty() && opt.lesson.empty()) {
+        error = "--paused: the run would wait for ever for frame " + std::to_string(waitsFor) + " (" +
+                (opt.frames >= 0 ? "--frames" : "--screenshot") +
+                "); leave out --paused, or use --frames 0 for the first frame";
         return false;
     }
     if (!opt.lesson.empty() && !opt.actions.empty()) {

@@ -85,6 +85,46 @@ TEST(AppSmoke, NoDisplayNamesTheHeadlessCommands) {
         runCommand("env -u DISPLAY -u WAYLAND_DISPLAY timeout 60 " + vbdlabExe() + " --headless");
     EXPECT_EQ(h.code, 2) << h.output;
     EXPECT_NE(h.output.find("--headless: needs a run that ends by itself"), std::string::npos) << h.output;
+    // Runs that would wait for ever or fail in the driver: refused before anything starts (each hung, or
+    // failed in vkBindImageMemory, before).
+    const std::string scene = " --scene " + std::string(VBD_SOURCE_DIR) + "/assets/scenes/cube_drop.json";
+    const struct {
+        const char* args;
+        const char* says;
+    } refused[] = {
+        {" --headless --frames 3 --paused --screenshot /nonexistent/x.png",
+         "--paused: the run would wait for ever"},
+        {" --headless --paused --screenshot /nonexistent/x.png", "for frame 60 (--screenshot)"},
+        {" --headless --frames -3 --screenshot /nonexistent/x.png", "--frames"},
+        {" --headless --width 100000 --frames 1 --screenshot /nonexistent/x.png", "--width"},
+        {" --headless --autoplay", "--autoplay: needs --lesson NAME"},
+    };
+    for (const auto& c : refused) {
+        CommandResult p = runCommand("env -u DISPLAY -u WAYLAND_DISPLAY timeout -s KILL 60 " + vbdlabExe() +
+                                     scene + c.args);
+        EXPECT_EQ(p.code, 2) << c.args << "\n" << p.output;
+        EXPECT_NE(p.output.find(c.says), std::string::npos) << c.args << "\n" << p.output;
+    }
+}
+
+// A headless scripted run without a quit action ends with its list, once the last action's effect is drawn
+// (it ran until killed before: nobody can close a window that is not there).
+TEST(AppSmoke, AHeadlessListWithoutQuitEndsWithTheList) {
+    std::string why;
+    if (!haveVulkanDevice(why)) GTEST_SKIP() << "no Vulkan device: " << why;
+    const fs::path shot = fs::path(VBD_BINARY_DIR) / "test_app_no_quit.png";
+    const fs::path actions = fs::path(VBD_BINARY_DIR) / "test_app_no_quit.json";
+    fs::remove(shot);
+    std::ofstream(actions) << "[{\"frame\": 3, \"screenshot\": \"" << shot.string() << "\"}]";
+    CommandResult r =
+        runCommand("env -u DISPLAY -u WAYLAND_DISPLAY timeout -s KILL 120 " + vbdlabExe() +
+                   " --headless --width 1024 --height 600 --scene " + std::string(VBD_SOURCE_DIR) +
+                   "/assets/scenes/cube_drop.json --actions " + actions.string());
+    EXPECT_EQ(r.code, 0) << r.output;
+    EXPECT_TRUE(fs::exists(shot)) << r.output;
+    EXPECT_NE(r.output.find("actions done at frame 3 (cube_drop.json, no settings); the list has no quit"),
+              std::string::npos)
+        << r.output;
 }
 
 // --headless renders the window's frames without a display (render/targets.h): the same scene and panels as
