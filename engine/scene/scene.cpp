@@ -231,7 +231,9 @@ std::string resolvePath(const std::string& sceneFile, const std::string& p) {
 }
 
 void readSolver(Obj& o, SolverDesc& s) {
-    s.iterations = o.integer("iterations", s.iterations, 0, 100000);
+    // At least 1, as every World requires (validateRigidSolver): a bound here refuses 0 where the scene is
+    // read (a panel edit, an actions file's check) and not only when a World is built.
+    s.iterations = o.integer("iterations", s.iterations, 1, 100000);
     s.damping = o.enumeration("damping", s.damping);
     if (o.has("coarse")) {
         Obj c = o.child("coarse");
