@@ -298,8 +298,13 @@ void hoverValue(const AppState& app) {
                   formatNumber(h.value, 4));
 }
 
-// Counts and pace: what the scene is, how fast it runs, and against real time.
-std::string statusText(const AppState& app) {
+// The status bar's two parts: the numbers (frame, time and pace; counts; solves/s, step time, FPS) and the
+// paths (which backend steps the scene and why, which path fills the vertex buffer and why).
+struct StatusText {
+    std::string numbers, paths;
+};
+
+StatusText statusText(const AppState& app) {
     const Lab& lab = app.labs[0];
     const WorldSnapshot& w = *lab.world;
     char buf[256];
@@ -318,14 +323,6 @@ std::string statusText(const AppState& app) {
         }
     }
     const size_t n = w.numParticles(), bodies = w.numBodies(), contacts = w.contactCount();
-    s += "  |  " + w.backendLine();  // which backend steps the soft bodies, and why (solver.backend)
-    // Which path fills the particle vertex buffer and why (docs/gpu.md "Interop"); with the interop, a frame
-    // not drawn from a slot (a CPU step, an edit, a capture, a slot rewritten since) is uploaded from the
-    // snapshot.
-    if (lab.gpu) {
-        s += "  |  " + lab.gpu->vertexLine();
-        if (lab.link && lab.world && !lab.drewFromSlot) s += " [this frame: CPU upload]";
-    }
     if (n > 0) s += "  |  " + std::to_string(n) + " vertices";
     if (bodies > 0)
         s += "  |  " + std::to_string(bodies) + " bodies, " + std::to_string(contacts) + " contacts";
@@ -335,15 +332,42 @@ std::string statusText(const AppState& app) {
     if (solve > 0)
         s += "  |  " + formatNumber(solves / (solve * 1e-3)) + (n > 0 ? " vertex" : " body") + " solves/s";
     std::snprintf(buf, sizeof buf, "  |  step %.1f ms  |  %.0f FPS", lab.stepMs, app.timing.fps);
-    return s + buf;
+    StatusText out;
+    out.numbers = s + buf;
+    out.paths = w.backendLine();  // which backend steps the soft bodies, and why (solver.backend)
+    // Which path fills the particle vertex buffer and why (docs/gpu.md "Interop"); with the interop, a frame
+    // not drawn from a slot (a CPU step, an edit, a capture, a slot rewritten since) is uploaded from the
+    // snapshot.
+    if (lab.gpu) {
+        out.paths += "  |  " + lab.gpu->vertexLine();
+        if (lab.link && lab.world && !lab.drewFromSlot) out.paths += " [this frame: CPU upload]";
+    }
+    return out;
 }
 
-void statusLine(ImDrawList* dl, const AppState& app) {
-    if (!app.labs[0].world) return;
+// One line where both parts fit, else the paths cut to one line above the numbers, wrapped at their
+// separators (before, one line with the paths first: the numbers were cut off below ~3800 pixels of view).
+std::string statusLines(const AppState& app) {
+    if (!app.labs[0].world) return "";
+    const StatusText st = statusText(app);
+    const float room = app.layout.viewW - 16;
+    const std::string one = st.numbers + "  |  " + st.paths;
+    return ImGui::CalcTextSize(one.c_str()).x <= room
+               ? one
+               : cutLine(st.paths, room) + "\n" + wrapAt(st.numbers, "  |  ", room);
+}
+
+// The top edge of the status bar showing `s` (the legends sit above it).
+float statusTop(const AppState& app, const std::string& s) {
     const Layout& l = app.layout;
-    const std::string s = statusText(app);
-    const float th = ImGui::GetTextLineHeight();
-    const float y = l.viewY + l.viewH - th - 6;
+    const float h = s.empty() ? 0 : ImGui::CalcTextSize(s.c_str()).y;
+    return l.viewY + l.viewH - h - 9;
+}
+
+void statusLine(ImDrawList* dl, const AppState& app, const std::string& s) {
+    if (s.empty()) return;
+    const Layout& l = app.layout;
+    const float y = statusTop(app, s) + 3;
     dl->AddRectFilled(ImVec2(l.viewX, y - 3), ImVec2(l.viewX + l.viewW, l.viewY + l.viewH), kBox);
     dl->PushClipRect(ImVec2(l.viewX, y - 3), ImVec2(l.viewX + l.viewW, l.viewY + l.viewH), true);
     dl->AddText(ImVec2(l.viewX + 8, y), kText, s.c_str());
@@ -369,6 +393,8 @@ void viewportOverlay(AppState& app) {
     dl->PushClipRect(ImVec2(lay.viewX, lay.viewY), ImVec2(lay.viewX + lay.viewW, lay.viewY + lay.viewH),
                      true);
     float captionsEnd = lay.viewY;
+    const std::string status = statusLines(app);
+    const float barTop = statusTop(app, status);  // the legends sit above the status bar, however many lines
     for (int l = 0; l < labs; ++l) {
         const Lab& lab = app.labs[l];
         const float x0 = lay.viewX + w * float(l);
@@ -383,7 +409,7 @@ void viewportOverlay(AppState& app) {
                 dl->AddLine(ImVec2(x0, lay.viewY), ImVec2(x0, lay.viewY + lay.viewH), IM_COL32(0, 0, 0, 255),
                             2);
         }
-        const ImVec2 legendAt(x0 + 18, lay.viewY + lay.viewH - 4 * th - 40);
+        const ImVec2 legendAt(x0 + 18, barTop - 3 * th - 31);
         if (lab.draw.field == vbd::ScalarField::Color && lab.legend.valid)
             groupsLegend(dl, legendAt, int(lab.legend.hi) + 1);
         else if (lab.draw.field != vbd::ScalarField::None && lab.legend.valid) {
@@ -392,11 +418,11 @@ void viewportOverlay(AppState& app) {
                 heatLegend(dl, legendAt, (app.sharedScaleOn ? lay.viewW : w) - 36, lab.legend, lab.draw.field,
                            lab.draw.logScale, app.sharedScaleOn);
         } else if (lab.draw.regions)
-            regionLegend(dl, ImVec2(x0 + 18, lay.viewY + lay.viewH - 2 * th - 40), lab);
+            regionLegend(dl, ImVec2(x0 + 18, barTop - th - 31), lab);
     }
     captionText(dl, app, captionsEnd);
     recordingIndicator(dl, app);
-    statusLine(dl, app);
+    statusLine(dl, app, status);
     dl->PopClipRect();
     hoverValue(app);
 }

@@ -502,7 +502,8 @@ TEST(AppActions, BadActionsAreExitCodeTwoNamingTheActionAndKey) {
         {"[{\"frame\": 2, \"cursor\": [10]}]", "actions[0].cursor"},
         {"[{\"frame\": 2, \"cursor\": [10, -4]}]", "actions[0].cursor[1]"},
         {"[{\"frame\": 2, \"throw\": 0}]", "actions[0].throw"},
-        {"[{\"set\": {\"solver.iterations\": 0}}]", "actions[0].set.solver.iterations: must be in [1, 100000]"},
+        {"[{\"set\": {\"solver.iterations\": 0}}]",
+         "actions[0].set.solver.iterations: must be in [1, 100000]"},
         {"[{\"frame\": 2, \"throw\": true}]", "actions[0].throw"},
         {"[{\"frame\": 1 \"quit\": true}]", "line 1, column"},
     };
