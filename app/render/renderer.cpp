@@ -70,12 +70,23 @@ void sceneBounds(const std::vector<vbd::Vec3>& positions, const std::vector<vbd:
         lo = glm::min(lo, toGlm(p));
         hi = glm::max(hi, toGlm(p));
     }
+    auto reach = [](const vbd::RigidBodyView& b) {
+        return b.shape == vbd::ShapeType::Box ? 0.5f * glm::length(toGlm(b.size))
+                                              : b.radius + (b.shape == vbd::ShapeType::Capsule ? b.halfHeight : 0.0f);
+    };
     for (const auto& b : bodies) {
-        glm::vec3 r = b.shape == vbd::ShapeType::Box
-                          ? 0.5f * glm::length(toGlm(b.size)) * glm::vec3(1)
-                          : glm::vec3(b.radius + (b.shape == vbd::ShapeType::Capsule ? b.halfHeight : 0.0f));
-        lo = glm::min(lo, toGlm(b.position) - r);
-        hi = glm::max(hi, toGlm(b.position) + r);
+        lo = glm::min(lo, toGlm(b.position) - glm::vec3(reach(b)));
+        hi = glm::max(hi, toGlm(b.position) + glm::vec3(reach(b)));
+    }
+    // A body jointed to the world swings about the anchor: frame the ball it can reach (a pendulum's pivot
+    // and its whole arc, not just the bob where it hangs now).
+    for (const auto& j : desc.joints) {
+        const int body = j.bodyA < 0 ? j.bodyB : (j.bodyB < 0 ? j.bodyA : -1);
+        if (body < 0 || size_t(body) >= bodies.size()) continue;
+        const glm::vec3 a = toGlm(j.anchor);
+        const float r = glm::length(toGlm(bodies[size_t(body)].position) - a) + reach(bodies[size_t(body)]);
+        lo = glm::min(lo, a - glm::vec3(r));
+        hi = glm::max(hi, a + glm::vec3(r));
     }
     if (lo.x > hi.x) lo = glm::vec3(-1), hi = glm::vec3(1);
     // Things fall: keep the ground under the scene in the framed box.
