@@ -482,6 +482,9 @@ SceneDesc parseScene(const std::string& text, const std::string& file,
 }
 
 SceneDesc loadSceneFile(const std::string& path, const std::vector<std::string>& overrides) {
+    std::error_code ec;
+    // A directory opens as a stream that reads nothing: said as such, not as malformed JSON.
+    if (std::filesystem::is_directory(path, ec)) throw InputError(path, "", "is a directory, not a scene file");
     std::ifstream in(path, std::ios::binary);
     if (!in)
         throw InputError(path, "", std::filesystem::exists(path) ? "cannot read file" : "file not found");

@@ -555,6 +555,8 @@ ActionScript parseActions(const std::string& text, const std::string& file, cons
 }
 
 ActionScript loadActions(const std::string& path, const ActionContext& ctx) {
+    std::error_code ec;
+    if (fs::is_directory(path, ec)) throw vbd::InputError(path, "", "is a directory, not an actions file");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw vbd::InputError(path, "", fs::exists(path) ? "cannot read file" : "file not found");
     std::stringstream ss;

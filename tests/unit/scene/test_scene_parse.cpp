@@ -43,6 +43,18 @@ TEST(SceneParse, MalformedJsonIsReportedAtItsLine) {
     }
 }
 
+// A directory opens as a stream that reads nothing; it was reported as malformed JSON at line 1.
+TEST(SceneParse, ADirectoryIsSaidToBeOne) {
+    const std::string dir = std::string(VBD_SOURCE_DIR) + "/assets/scenes";
+    try {
+        loadSceneFile(dir);
+        ADD_FAILURE() << "accepted";
+    } catch (const InputError& e) {
+        EXPECT_EQ(e.file(), dir);
+        EXPECT_NE(std::string(e.what()).find("is a directory, not a scene file"), std::string::npos) << e.what();
+    }
+}
+
 TEST(SceneParse, GridCellsAreWholeNumbersFromOneTo4096) {
     const SceneDesc s = parseScene(
         R"({"soft_bodies": [{"type": "box_grid", "cells": [3, 4, 5]}], "cloths": [{"cells": [6, 7]}]})", "");
