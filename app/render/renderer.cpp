@@ -71,8 +71,9 @@ void sceneBounds(const std::vector<vbd::Vec3>& positions, const std::vector<vbd:
         hi = glm::max(hi, toGlm(p));
     }
     auto reach = [](const vbd::RigidBodyView& b) {
-        return b.shape == vbd::ShapeType::Box ? 0.5f * glm::length(toGlm(b.size))
-                                              : b.radius + (b.shape == vbd::ShapeType::Capsule ? b.halfHeight : 0.0f);
+        return b.shape == vbd::ShapeType::Box
+                   ? 0.5f * glm::length(toGlm(b.size))
+                   : b.radius + (b.shape == vbd::ShapeType::Capsule ? b.halfHeight : 0.0f);
     };
     for (const auto& b : bodies) {
         lo = glm::min(lo, toGlm(b.position) - glm::vec3(reach(b)));

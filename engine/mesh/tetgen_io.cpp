@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "math/error.h"
+#include "math/input_file.h"
 #include "mesh/surface.h"
 
 namespace vbd {
@@ -28,6 +29,7 @@ struct TokenFile {
     size_t next = 0;
 
     explicit TokenFile(const std::string& p) : path(p) {
+        requireRegularFile(p, "path", kMaxMeshFileBytes);  // never a FIFO or a device (math/input_file.h)
         std::ifstream in(p);
         if (!in) throw InputError(p, "path", "file not found or unreadable");
         std::string s;

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "math/error.h"
+#include "math/input_file.h"
 #include "scene/enum_names.h"
 #include "scene/scene_limits.h"
 
@@ -482,15 +483,8 @@ SceneDesc parseScene(const std::string& text, const std::string& file,
 }
 
 SceneDesc loadSceneFile(const std::string& path, const std::vector<std::string>& overrides) {
-    std::error_code ec;
-    // A directory opens as a stream that reads nothing: said as such, not as malformed JSON.
-    if (std::filesystem::is_directory(path, ec)) throw InputError(path, "", "is a directory, not a scene file");
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw InputError(path, "", std::filesystem::exists(path) ? "cannot read file" : "file not found");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return parseScene(ss.str(), path, overrides);
+    // Never a FIFO, device or directory (a directory read as a stream was "malformed JSON").
+    return parseScene(readInputFile(path, "", kMaxJsonFileBytes), path, overrides);
 }
 
 }  // namespace vbd

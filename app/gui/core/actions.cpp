@@ -9,6 +9,7 @@
 
 #include "gui/core/scene_settings.h"
 #include "math/error.h"
+#include "math/input_file.h"
 #include "scene/scene.h"
 
 namespace vbdgui {
@@ -555,13 +556,7 @@ ActionScript parseActions(const std::string& text, const std::string& file, cons
 }
 
 ActionScript loadActions(const std::string& path, const ActionContext& ctx) {
-    std::error_code ec;
-    if (fs::is_directory(path, ec)) throw vbd::InputError(path, "", "is a directory, not an actions file");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw vbd::InputError(path, "", fs::exists(path) ? "cannot read file" : "file not found");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return parseActions(ss.str(), path, ctx);
+    return parseActions(vbd::readInputFile(path, "", vbd::kMaxJsonFileBytes), path, ctx);
 }
 
 }  // namespace vbdgui

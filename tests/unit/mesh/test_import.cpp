@@ -1,9 +1,12 @@
 // Mesh import: assimp surfaces -> TetGen tets, TetGen .node/.ele files, transforms, and every refusal.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 
@@ -187,6 +190,21 @@ TEST(Import, NodeEleRoundTripZeroAndOneBased) {
         }
         EXPECT_EQ(r.tets, g.tets) << "firstIndex " << first;
     }
+}
+
+// A .node that is a FIFO blocked the open for ever, and one linked to /dev/zero was read until memory ran
+// out: both are refused by a stat, before any open (math/input_file.h).
+TEST(Import, TetGenFilesThatAreNotRegularFilesAreNeverOpened) {
+    const std::string dir = ::testing::TempDir() + "vbd_special";
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir + "/fifo.ele") << "1 4 0\n0 0 1 2 3\n";
+    ASSERT_EQ(::mkfifo((dir + "/fifo.node").c_str(), 0600), 0);
+    expectInputError([&] { loadTetMesh(dir + "/fifo.node"); }, "fifo.node", "not a regular file");
+    std::ofstream(dir + "/zero.ele") << "1 4 0\n0 0 1 2 3\n";
+    std::filesystem::create_symlink("/dev/zero", dir + "/zero.node");
+    expectInputError([&] { loadTetMesh(dir + "/zero.node"); }, "zero.node", "not a regular file");
+    std::filesystem::remove_all(dir);
 }
 
 TEST(Import, TenNodeTetsKeepCornersAndUnusedNodesAreDropped) {

@@ -2,6 +2,9 @@
 // (soft box grids and cloth grids), and the rigid-body index of a joint. Each refusal names its key.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
+#include <filesystem>
 #include <string>
 
 #include "math/error.h"
@@ -43,15 +46,31 @@ TEST(SceneParse, MalformedJsonIsReportedAtItsLine) {
     }
 }
 
-// A directory opens as a stream that reads nothing; it was reported as malformed JSON at line 1.
-TEST(SceneParse, ADirectoryIsSaidToBeOne) {
+// A directory opens as a stream that reads nothing: it was reported as malformed JSON at line 1.
+TEST(SceneParse, OnlyARegularFileIsOpened) {
     const std::string dir = std::string(VBD_SOURCE_DIR) + "/assets/scenes";
     try {
         loadSceneFile(dir);
         ADD_FAILURE() << "accepted";
     } catch (const InputError& e) {
         EXPECT_EQ(e.file(), dir);
-        EXPECT_NE(std::string(e.what()).find("is a directory, not a scene file"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("is a directory, not a file"), std::string::npos) << e.what();
+    }
+    // A FIFO blocked the open for ever and /dev/zero was read until memory ran out: refused by a stat.
+    const std::string fifo = ::testing::TempDir() + "vbd_scene_fifo.json";
+    const std::string zero = ::testing::TempDir() + "vbd_scene_zero.json";
+    std::filesystem::remove(fifo);
+    std::filesystem::remove(zero);
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    std::filesystem::create_symlink("/dev/zero", zero);
+    for (const std::string& p : {fifo, zero}) {
+        try {
+            loadSceneFile(p);
+            ADD_FAILURE() << "accepted " << p;
+        } catch (const InputError& e) {
+            EXPECT_NE(std::string(e.what()).find("not a regular file"), std::string::npos) << e.what();
+        }
+        std::filesystem::remove(p);
     }
 }
 
