@@ -3,32 +3,16 @@
 
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <assimp/Importer.hpp>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
 #include "math/error.h"
-
-#if defined(__SANITIZE_ADDRESS__)
-#define VBD_UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define VBD_UNDER_ASAN 1
-#endif
-#endif
-#ifndef VBD_UNDER_ASAN
-#define VBD_UNDER_ASAN 0
-#endif
+#include "mesh/isolated.h"
 
 namespace vbd {
 
@@ -107,32 +91,25 @@ Soup readSoup(const std::string& path) {
     return out;
 }
 
-bool writeAll(int fd, const void* data, size_t n) {
-    const char* p = static_cast<const char*>(data);
-    while (n > 0) {
-        const ssize_t w = ::write(fd, p, n);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) return false;
-        p += w;
-        n -= size_t(w);
-    }
-    return true;
-}
+void append(std::string& out, const void* data, size_t n) { out.append(static_cast<const char*>(data), n); }
 
-void sendSoup(int fd, const Soup& s) {
+// What the child sends: status 0, the coordinates and the triangle indices; or status 1 and the error text.
+std::string encodeSoup(const Soup& s) {
+    std::string out;
     const uint8_t status = s.error.empty() ? 0 : 1;
-    writeAll(fd, &status, 1);
+    append(out, &status, 1);
     if (status) {
         const uint64_t n = s.error.size();
-        writeAll(fd, &n, sizeof n);
-        writeAll(fd, s.error.data(), s.error.size());
-        return;
+        append(out, &n, sizeof n);
+        append(out, s.error.data(), s.error.size());
+        return out;
     }
     const uint64_t nx = s.xyz.size(), nt = s.tris.size();
-    writeAll(fd, &nx, sizeof nx);
-    writeAll(fd, s.xyz.data(), nx * sizeof(float));
-    writeAll(fd, &nt, sizeof nt);
-    writeAll(fd, s.tris.data(), nt * sizeof(int32_t));
+    append(out, &nx, sizeof nx);
+    append(out, s.xyz.data(), nx * sizeof(float));
+    append(out, &nt, sizeof nt);
+    append(out, s.tris.data(), nt * sizeof(int32_t));
+    return out;
 }
 
 // Parses what the child sent; false if it is incomplete (the child died while writing).
@@ -160,80 +137,23 @@ bool parseSoup(const std::string& buf, Soup& s) {
     return take(s.tris.data(), size_t(n) * sizeof(int32_t)) && at == buf.size();
 }
 
-std::string signalText(int sig) {
-    const char* d = ::strsignal(sig);
-    return "signal " + std::to_string(sig) + (d ? std::string(", ") + d : std::string());
-}
-
 Soup readIsolated(const std::string& path, double timeout) {
-    int fds[2];
-    if (::pipe(fds) != 0) throw InputError(path, "path", "cannot create a pipe for the mesh reader");
-    const pid_t pid = ::fork();
-    if (pid < 0) {
-        ::close(fds[0]);
-        ::close(fds[1]);
-        throw InputError(path, "path", "cannot start the mesh reader process");
-    }
-    if (pid == 0) {
-        // Child: assimp's log lines and any diagnostics of a crashing reader go nowhere, and its address
-        // space is capped at half the machine's memory: a header that claims 3.5e11 vertices
-        // (invalid/OutOfMemory.off) must not take the machine down with it. (Not under AddressSanitizer,
-        // whose shadow memory reserves terabytes of address space.)
-        ::close(fds[0]);
-#if !VBD_UNDER_ASAN
-        const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
-        if (pages > 0 && page > 0) {
-            const rlim_t cap = rlim_t(pages) * rlim_t(page) / 2;
-            const rlimit lim{cap, cap};
-            ::setrlimit(RLIMIT_AS, &lim);
-        }
-#endif
-        const int devnull = ::open("/dev/null", O_WRONLY);
-        if (devnull >= 0) {
-            ::dup2(devnull, 1);
-            ::dup2(devnull, 2);
-        }
-        Soup s;
-        try {
-            s = readSoup(path);
-        } catch (const std::exception& e) {
-            s = Soup{};
-            s.error = std::string("cannot read mesh: ") + e.what();
-        } catch (...) {
-            s = Soup{};
-            s.error = "cannot read mesh: the reader threw an unknown exception";
-        }
-        sendSoup(fds[1], s);
-        ::close(fds[1]);
-        ::_exit(0);
-    }
-    ::close(fds[1]);
-    std::string buf;
-    char chunk[1 << 16];
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout);
-    bool timedOut = false;
-    for (;;) {
-        const double left =
-            std::chrono::duration<double, std::milli>(deadline - std::chrono::steady_clock::now()).count();
-        if (left <= 0) {
-            timedOut = true;
-            break;
-        }
-        pollfd p{fds[0], POLLIN, 0};
-        const int r = ::poll(&p, 1, int(std::min(left, 1e9)) + 1);
-        if (r < 0 && errno == EINTR) continue;
-        if (r == 0) continue;  // the deadline check above ends the wait
-        const ssize_t n = ::read(fds[0], chunk, sizeof chunk);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;  // EOF: the child closed the pipe (done or dead)
-        buf.append(chunk, size_t(n));
-    }
-    ::close(fds[0]);
-    if (timedOut) ::kill(pid, SIGKILL);
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    if (timedOut) {
+    const IsolatedRun run = runIsolated(
+        [&] {
+            Soup s;
+            try {
+                s = readSoup(path);
+            } catch (const std::exception& e) {
+                s = Soup{};
+                s.error = std::string("cannot read mesh: ") + e.what();
+            } catch (...) {
+                s = Soup{};
+                s.error = "cannot read mesh: the reader threw an unknown exception";
+            }
+            return encodeSoup(s);
+        },
+        timeout);
+    if (run.end == IsolatedRun::End::TimedOut) {
         char t[32];
         std::snprintf(t, sizeof t, "%g", timeout);
         throw InputError(path, "path",
@@ -241,12 +161,12 @@ Soup readIsolated(const std::string& path, double timeout) {
                              " s and was stopped; the file is too large or assimp loops on it "
                              "(VBD_MESH_IMPORT_TIMEOUT sets the limit in seconds)");
     }
-    if (WIFSIGNALED(status))
+    if (run.end == IsolatedRun::End::Crashed)
         throw InputError(path, "path",
-                         "the mesh reader (assimp) crashed on this file (" + signalText(WTERMSIG(status)) +
+                         "the mesh reader (assimp) crashed on this file (" + run.signalText() +
                              "); the file is malformed or uses a feature assimp cannot read");
     Soup s;
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !parseSoup(buf, s))
+    if (run.end != IsolatedRun::End::Done || !parseSoup(run.bytes, s))
         throw InputError(path, "path",
                          "the mesh reader (assimp) stopped before it finished reading the file");
     return s;
@@ -255,11 +175,7 @@ Soup readIsolated(const std::string& path, double timeout) {
 }  // namespace
 
 TriMesh readAssimpTriangles(const std::string& path, const AssimpReadOptions& opt) {
-    double timeout = opt.timeoutSeconds;
-    if (const char* env = std::getenv("VBD_MESH_IMPORT_TIMEOUT")) {
-        const double t = std::atof(env);
-        if (t > 0) timeout = t;
-    }
+    const double timeout = isolationTimeout(opt.timeoutSeconds);
     const Soup s = opt.isolate ? readIsolated(path, timeout) : readSoup(path);
     if (!s.error.empty()) throw InputError(path, "path", s.error);
     TriMesh m;

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <initializer_list>
 #include <memory>
@@ -16,6 +18,7 @@
 
 #include "math/error.h"
 #include "math/input_file.h"
+#include "mesh/isolated.h"
 #include "mesh/surface.h"
 
 namespace vbd {
@@ -448,17 +451,11 @@ void checkFilledVolume(const TetMesh& m, const std::vector<Vec3d>& Xd, double s,
 
 }  // namespace
 
-TetMesh tetrahedralizeSurface(const TriMesh& surf, const TetGenOptions& opt, const std::string& file) {
-    if (surf.tris.empty()) throw InputError(file, "path", "surface has no triangles");
-    checkTetGenOptions(opt, file);
-    // TetGen runs on a copy centred at the bounding-box centre and scaled to unit diagonal.
-    const Box3d box = usedBounds(surf);
-    const double diag = norm(box.hi - box.lo);
-    if (!(diag > 0) || !std::isfinite(diag))
-        throw InputError(file, "path", "surface has zero or infinite extent");
-    const Vec3d c = (box.lo + box.hi) * 0.5;
-    const double s = 1.0 / diag;
-    refuseFlatTriangles(surf, file);
+namespace {
+
+// Passes 1 and 2 and the solid tets, on the centred and scaled copy (c, s): what the child process runs.
+TetMesh meshSurface(const TriMesh& surf, const TetGenOptions& opt, const std::string& file, const Vec3d& c,
+                    double s, double diag) {
     const TetGenInput input(surf, c, s);
     refuseSelfIntersection(input, file);
     const double volume = enclosedVolume(surf);
@@ -486,6 +483,112 @@ TetMesh tetrahedralizeSurface(const TriMesh& surf, const TetGenOptions& opt, con
     checkFilledVolume(m, Xd, s, volume, file);
     removeUnusedVertices(m);
     return m;
+}
+
+void put(std::string& out, const void* p, size_t n) { out.append(static_cast<const char*>(p), n); }
+
+void putText(std::string& out, const std::string& t) {
+    const uint64_t n = t.size();
+    put(out, &n, sizeof n);
+    put(out, t.data(), t.size());
+}
+
+// The child's answer: status 0, the points and the tets; or status 1, the refusal's key and text.
+std::string encodeMesh(const TetMesh& m) {
+    std::string out(1, '\0');
+    const uint64_t nx = m.X.size(), nt = m.tets.size();
+    put(out, &nx, sizeof nx);
+    put(out, m.X.data(), nx * sizeof(Vec3));
+    put(out, &nt, sizeof nt);
+    put(out, m.tets.data(), nt * sizeof(std::array<int, 4>));
+    return out;
+}
+
+std::string encodeRefusal(const std::string& key, const std::string& what) {
+    std::string out(1, '\1');
+    putText(out, key);
+    putText(out, what);
+    return out;
+}
+
+struct Reader {
+    const std::string& b;
+    size_t at = 0;
+    bool take(void* dst, size_t n) {
+        if (b.size() - at < n) return false;
+        if (n > 0) std::memcpy(dst, b.data() + at, n);
+        at += n;
+        return true;
+    }
+    bool text(std::string& t) {
+        uint64_t n = 0;
+        if (!take(&n, sizeof n) || n > b.size() - at) return false;
+        t.assign(b.data() + at, size_t(n));
+        at += size_t(n);
+        return true;
+    }
+    template <typename T>
+    bool array(std::vector<T>& v) {
+        uint64_t n = 0;
+        if (!take(&n, sizeof n) || n > (b.size() - at) / sizeof(T)) return false;
+        v.resize(size_t(n));
+        return take(v.data(), size_t(n) * sizeof(T));
+    }
+};
+
+}  // namespace
+
+TetMesh tetrahedralizeSurface(const TriMesh& surf, const TetGenOptions& opt, const std::string& file) {
+    if (surf.tris.empty()) throw InputError(file, "path", "surface has no triangles");
+    checkTetGenOptions(opt, file);
+    // TetGen runs on a copy centred at the bounding-box centre and scaled to unit diagonal.
+    const Box3d box = usedBounds(surf);
+    const double diag = norm(box.hi - box.lo);
+    if (!(diag > 0) || !std::isfinite(diag))
+        throw InputError(file, "path", "surface has zero or infinite extent");
+    const Vec3d extent = box.hi - box.lo;
+    if (!(std::min({extent.x, extent.y, extent.z}) > 1e-9 * diag))
+        throw InputError(file, "path", "surface is flat (no extent along one axis): it encloses no volume");
+    const Vec3d c = (box.lo + box.hi) * 0.5;
+    const double s = 1.0 / diag;
+    refuseFlatTriangles(surf, file);
+    // TetGen asserts (SIGABRT) on some degenerate surfaces and even on some valid ones (a 45k-triangle
+    // sphere), and may run for minutes: it runs in a child process with a deadline (mesh/isolated.h).
+    const double timeout = isolationTimeout(opt.timeoutSeconds);
+    const IsolatedRun run = runIsolated(
+        [&] {
+            try {
+                return encodeMesh(meshSurface(surf, opt, file, c, s, diag));
+            } catch (const InputError& e) {
+                return encodeRefusal(e.key(), e.detail());
+            } catch (const std::exception& e) {
+                return encodeRefusal("path", std::string("TetGen failed: ") + e.what());
+            } catch (...) {
+                return encodeRefusal("path", "TetGen failed with an unknown exception");
+            }
+        },
+        timeout);
+    if (run.end == IsolatedRun::End::TimedOut) {
+        char t[32];
+        std::snprintf(t, sizeof t, "%g", timeout);
+        throw InputError(file, "path",
+                         std::string("TetGen did not finish within ") + t +
+                             " s and was stopped (VBD_MESH_IMPORT_TIMEOUT sets the limit in seconds)");
+    }
+    if (run.end == IsolatedRun::End::Crashed)
+        throw InputError(file, "path",
+                         "TetGen crashed on this surface (" + run.signalText() +
+                             "): an internal assertion on degenerate input (nearly flat, sliver or nearly "
+                             "coincident faces), or a surface too fine for it");
+    Reader r{run.bytes};
+    char status = 2;
+    TetMesh m;
+    std::string key, what;
+    if (run.end == IsolatedRun::End::Done && r.take(&status, 1)) {
+        if (status == 1 && r.text(key) && r.text(what)) throw InputError(file, key, what);
+        if (status == 0 && r.array(m.X) && r.array(m.tets) && r.at == run.bytes.size()) return m;
+    }
+    throw InputError(file, "path", "TetGen stopped before it finished (out of memory?)");
 }
 
 }  // namespace vbd

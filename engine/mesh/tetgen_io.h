@@ -27,12 +27,16 @@ struct TetGenOptions {
     // regular tet. TetGen proves termination for bounds above 2 and works in practice down to about
     // 1.1. 0 passes no -q; TetGen then still refines to its default bound 2 because of -a.
     double minQuality = 1.5;
+    // Wall clock for TetGen, which runs in a child process (mesh/isolated.h: its assertions abort on some
+    // degenerate or even valid surfaces); VBD_MESH_IMPORT_TIMEOUT (s) overrides it.
+    double timeoutSeconds = 300;
     static constexpr double kAutoTetsTarget = 500;
     static constexpr double kMaxTets = 2e6;  // refuse a maxVolume that would make more tets than this
 };
 
 // Tetrahedralizes a closed, consistently oriented surface (checked by the caller; see mesh_import.h).
-// Self-intersecting input is detected with TetGen's -d pass and refused; any TetGen failure becomes
+// Self-intersecting input is detected with TetGen's -d pass and refused; any TetGen failure, a crash of
+// TetGen (it runs in a child process) or its running past opt.timeoutSeconds becomes
 // InputError(file, "path", ...). The result is positively oriented and has no unused vertices.
 TetMesh tetrahedralizeSurface(const TriMesh& surf, const TetGenOptions& opt, const std::string& file);
 

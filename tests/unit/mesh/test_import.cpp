@@ -207,6 +207,26 @@ TEST(Import, TetGenFilesThatAreNotRegularFilesAreNeverOpened) {
     std::filesystem::remove_all(dir);
 }
 
+// TetGen's Debian build keeps its assertions: on some degenerate surfaces it aborts or faults (a flat pair of
+// triangles tilted out of the axes: SIGSEGV in TetGen 1.5), which ended the whole app. It runs in a child
+// process (mesh/isolated.h): the crash is a refusal naming the file. (Under AddressSanitizer the child
+// reports the fault and exits instead: "stopped before it finished", also a refusal.) An axis-aligned flat
+// surface (TetGen: SIGABRT in exactinit) is refused before TetGen runs.
+TEST(Import, ATetGenCrashIsARefusalNotTheAppsEnd) {
+    TriMesh tilted;
+    tilted.X = {Vec3(0, 0, 0), Vec3(1, 0, 0), Vec3(0, 1, 1)};
+    tilted.tris = {{0, 1, 2}, {0, 2, 1}};
+    expectInputError([&] { tetrahedralizeSurface(tilted, TetGenOptions{}, "tilted.obj"); }, "tilted.obj",
+                     "TetGen");
+    TriMesh flat = tilted;
+    flat.X[2] = Vec3(0, 1, 0);
+    expectInputError([&] { tetrahedralizeSurface(flat, TetGenOptions{}, "flat.obj"); }, "flat.obj",
+                     "surface is flat");
+    // The child's refusals come back whole: key and text (a self-intersecting surface, TetGen's pass 1).
+    const std::string self = kAssets + "self_intersecting.obj";
+    expectInputError([&] { loadTetMesh(self); }, self, "intersects itself");
+}
+
 TEST(Import, TenNodeTetsKeepCornersAndUnusedNodesAreDropped) {
     // Second-order tets list 4 corners then 6 edge nodes; only corners are kept. Node 4 is used only
     // as an edge node, so it is dropped and the 4 corners remain.

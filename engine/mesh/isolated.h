@@ -1,0 +1,27 @@
+#pragma once
+// Third-party code that may crash, assert or loop on a hostile input (assimp's readers, TetGen, whose Debian
+// build keeps its assertions) runs in a forked child: a SIGABRT or SIGSEGV there ends the child, not the app,
+// and a deadline bounds it. The child writes its result as bytes into a pipe; the caller decodes them.
+#include <functional>
+#include <string>
+
+namespace vbd {
+
+struct IsolatedRun {
+    enum class End { Done, Crashed, TimedOut, Stopped };
+    End end = End::Stopped;  // Stopped: the child exited without finishing its output (or fork failed)
+    std::string bytes;       // what work() returned (Done only)
+    int signal = 0;          // the signal that ended the child (Crashed)
+    std::string signalText() const;  // "signal 6, Aborted"
+};
+
+// Runs `work` in a child process with its stdout and stderr sent to /dev/null and its address space capped
+// at half the machine's memory (not under AddressSanitizer), killed after `timeoutSeconds` of wall time.
+// `work` must not throw (catch and encode errors in its bytes).
+IsolatedRun runIsolated(const std::function<std::string()>& work, double timeoutSeconds);
+
+// The deadline for a reader or mesher: VBD_MESH_IMPORT_TIMEOUT (seconds) where set and positive, else
+// `fallback`.
+double isolationTimeout(double fallback);
+
+}  // namespace vbd
