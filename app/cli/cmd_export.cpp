@@ -158,6 +158,7 @@ static FJson rigidJson(const vbd::SceneDesc& d) {
 }
 
 int runExport(const ExportRun& r) {
+    if (fs::path(r.out).has_parent_path()) checkOutputFolder(fs::path(r.out).parent_path().string());
     // Everything that can be refused (scene, --set, mesh, degenerate elements) is checked before the output
     // file is created.
     vbd::SceneDesc desc = vbd::loadSceneFile(r.scene, r.sets);
@@ -215,7 +216,7 @@ int runExport(const ExportRun& r) {
     j["rigid_bodies"] = rigidJson(desc);
 
     const fs::path out(r.out);
-    if (out.has_parent_path()) fs::create_directories(out.parent_path());
+    if (out.has_parent_path()) makeOutputFolder(out.parent_path().string());
     std::ofstream f(out);
     if (!f) throw std::runtime_error("cannot write " + r.out);
     f << j.dump() << "\n";

@@ -46,6 +46,7 @@ static vbd::ScalarField parseField(const std::string& s) {
 }
 
 static int runRender(const RenderRun& r) {
+    checkOutputFolder(r.out);
     if (r.frames < 0) throw vbd::InputError("", "--frames", "must be >= 0");
     if (r.width < 16 || r.height < 16 || r.width > 8192 || r.height > 8192)
         throw vbd::InputError("", "--width/--height", "must be between 16 and 8192 pixels");
@@ -89,7 +90,7 @@ static int runRender(const RenderRun& r) {
         if (r.vertices == "interop" && !gpu.interopVertices())
             throw vbd::InputError("", "--vertices",
                                   "interop: " + gpu.vertexLine());  // before writing anything
-        fs::create_directories(r.out);
+        makeOutputFolder(r.out);
         // One camera for the whole clip, framed on the initial scene.
         vbdgui::OrbitCamera cam;
         glm::vec3 lo, hi;

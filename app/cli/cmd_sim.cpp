@@ -75,6 +75,7 @@ class PartFile {
 
 int runSim(const SimRun& r) {
     // Everything that can be refused is checked before the output folder is touched.
+    checkOutputFolder(r.out);
     std::vector<std::string> sets = r.sets;
     if (!r.backend.empty()) sets.push_back("solver.backend=" + r.backend);  // validated with the scene
     vbd::SceneDesc desc = vbd::loadSceneFile(r.scene, sets);
@@ -91,7 +92,7 @@ int runSim(const SimRun& r) {
     // state is: a device run brings its state to the host once, for final_state.json.
     world->setLazyPublish(true);
     if (r.frames < 0) throw vbd::InputError("", "--frames", "must be >= 0");
-    fs::create_directories(r.out);
+    makeOutputFolder(r.out);
 
     // Rows are written as frames complete: nothing kept per frame, so memory stays flat however
     // long the run (the World keeps a bounded history). They go to NAME.part, renamed when the run

@@ -26,6 +26,11 @@ struct Registrar {
 
 // Resolves a path relative to the source tree's assets/ (for built-in scenes and meshes).
 std::string assetPath(const std::string& rel);
+// An output folder given as `key` (--out): checkOutputFolder refuses, before any work, a path that cannot
+// become a folder (empty, an existing file, or under one), creating nothing; makeOutputFolder creates it.
+// Both throw InputError(dir, key, ...) (exit code 2) rather than a filesystem error (exit code 1).
+void checkOutputFolder(const std::string& dir, const std::string& key = "--out");
+void makeOutputFolder(const std::string& dir, const std::string& key = "--out");
 // Exit code for an exception escaping a command: 2 for InputError / CLI errors, else 1; prints it.
 int reportError(const std::exception& e);
 

@@ -12,6 +12,32 @@ std::vector<CommandFactory>& commandRegistry() {
     return r;
 }
 
+void checkOutputFolder(const std::string& dir, const std::string& key) {
+    namespace fs = std::filesystem;
+    if (dir.empty()) throw vbd::InputError("", key, "must name a folder");
+    std::error_code ec;
+    // The nearest part of the path that exists must be a folder: the rest is created under it.
+    for (fs::path p = fs::absolute(dir, ec); !p.empty(); p = p.parent_path()) {
+        const fs::file_status st = fs::status(p, ec);
+        if (!fs::exists(st)) {
+            if (p == p.parent_path()) break;
+            continue;
+        }
+        if (!fs::is_directory(st))
+            throw vbd::InputError(dir, key,
+                                  (p == fs::absolute(dir, ec) ? std::string("is a file, not a folder")
+                                                              : p.string() + " is a file, not a folder"));
+        return;
+    }
+}
+
+void makeOutputFolder(const std::string& dir, const std::string& key) {
+    checkOutputFolder(dir, key);
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) throw vbd::InputError(dir, key, "cannot create the folder: " + ec.message());
+}
+
 std::string assetPath(const std::string& rel) {
     namespace fs = std::filesystem;
     for (const fs::path& base : {fs::path("assets"), fs::path(VBD_SOURCE_DIR) / "assets"}) {

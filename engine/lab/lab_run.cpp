@@ -133,7 +133,7 @@ void writeLab(const LabResult& r) {
     const LabOptions& o = r.opt;
     std::error_code ec;
     fs::create_directories(o.out, ec);
-    if (ec) throw std::runtime_error("cannot create '" + o.out + "': " + ec.message());
+    if (ec) throw InputError(o.out, "--out", "cannot create the folder: " + ec.message());
     const int n = r.q.dim();
     {
         std::ofstream f(fs::path(o.out) / "trace.csv");

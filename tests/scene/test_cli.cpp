@@ -174,6 +174,34 @@ TEST(Cli, BadInputExitsTwoNamingFileAndKeyAndWritesNothing) {
     fs::remove_all(dir);
 }
 
+// An --out that cannot become a folder (a file, or a path under one) was a filesystem error after the run
+// (exit 1, "filesystem error: cannot create directories"): now exit 2 naming the path and --out, before any
+// work, the file untouched.
+TEST(Cli, AnOutputFolderThatCannotBeMadeIsBadInput) {
+    const std::string dir = tempDir("badout");
+    const std::string file = writeFile(dir, "afile", "mine");
+    const std::string scene = std::string(VBD_SOURCE_DIR) + "/assets/scenes/cube_drop.json";
+    const struct {
+        std::string args, says;
+    } cases[] = {
+        {"sim " + scene + " --frames 1 --out " + file, "afile: --out: is a file, not a folder"},
+        {"sim " + scene + " --frames 1 --out " + file + "/sub", "is a file, not a folder"},
+        {"sim " + scene + " --frames 1 --out ''", "--out: must name a folder"},
+        {"export " + scene + " --out " + file + "/model.json", "--out: is a file, not a folder"},
+        {"lab --kappa 10 --angle 30 --method bcd --iters 3 --out " + file + "/sub", "--out: cannot create"},
+    };
+    for (const auto& c : cases) {
+        Result r = run(c.args);
+        EXPECT_EQ(r.code, 2) << c.args << "\n" << r.err;
+        EXPECT_NE(r.err.find(c.says), std::string::npos) << c.args << "\n" << r.err;
+    }
+    std::ifstream in(file);
+    std::string kept;
+    std::getline(in, kept);
+    EXPECT_EQ(kept, "mine");
+    fs::remove_all(dir);
+}
+
 TEST(Cli, HelpForEveryCommand) {
     for (const char* c : {"sim", "lab", "render", "experiment"}) {
         std::string out;
