@@ -2,6 +2,7 @@
 // [--precision double|float] [--scene FILE] [--threads N]`: the
 // coarse-space grid of docs/coarse-space.md. Parsing only; the logic is vbd::experiments::runCoarseExperiment
 // (engine/coarse/coarse_experiment.h).
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 
@@ -55,7 +56,24 @@ static Command addExperimentCommand(CLI::App& root) {
     sub->footer(kExperimentFooter);
     Command c;
     c.sub = sub;
-    c.run = [o, name, scene, frames]() {
+    c.run = [o, name, scene, frames, sub]() {
+        // An option the experiment does not read is refused, not ignored: `truncation --scene mine.json`
+        // used to write the built-in bar's results as if they were the scene's.
+        const std::vector<std::string> takes =
+            *name == "truncation" ? std::vector<std::string>{"--frames"}
+            : *name == "float-floor"
+                ? std::vector<std::string>{}
+                : std::vector<std::string>{"--quick",   "--cap",       "--tol",   "--measure", "--precision",
+                                           "--layouts", "--contrasts", "--bases", "--scene",   "--threads"};
+        for (const char* opt : {"--frames", "--quick", "--cap", "--tol", "--measure", "--precision",
+                                "--layouts", "--contrasts", "--bases", "--scene", "--threads"}) {
+            if (sub->count(opt) == 0 || std::find(takes.begin(), takes.end(), opt) != takes.end()) continue;
+            std::string list = "--out";
+            for (const auto& t : takes) list += ", " + t;
+            throw vbd::InputError("", opt,
+                                  "experiment " + *name + " does not take it (it takes " + list + ")");
+        }
+        checkOutputFolder(o->out);
         if (*name == "truncation") {
             vbd::experiments::runTruncationStudy(o->out, assetPath(""), *frames);
             std::printf("wrote %s/truncation.csv and truncation_energy.png\n", o->out.c_str());

@@ -202,6 +202,28 @@ TEST(Cli, AnOutputFolderThatCannotBeMadeIsBadInput) {
     fs::remove_all(dir);
 }
 
+// An experiment refuses the options it does not read: `truncation --scene mine.json` wrote the built-in
+// bar's results as the scene's, and `float-floor --quick` ran the full study.
+TEST(Cli, AnExperimentRefusesOptionsItDoesNotRead) {
+    const std::string dir = tempDir("expopts");
+    const struct {
+        std::string args, says;
+    } cases[] = {
+        {"experiment truncation --scene x.json --frames 5",
+         "--scene: experiment truncation does not take it"},
+        {"experiment float-floor --quick",
+         "--quick: experiment float-floor does not take it (it takes --out)"},
+        {"experiment coarse --quick --frames 5", "--frames: experiment coarse does not take it"},
+    };
+    for (const auto& c : cases) {
+        Result r = run(c.args + " --out " + dir + "/out");
+        EXPECT_EQ(r.code, 2) << c.args << "\n" << r.err;
+        EXPECT_NE(r.err.find(c.says), std::string::npos) << c.args << "\n" << r.err;
+        EXPECT_FALSE(fs::exists(dir + "/out")) << c.args;
+    }
+    fs::remove_all(dir);
+}
+
 TEST(Cli, HelpForEveryCommand) {
     for (const char* c : {"sim", "lab", "render", "experiment"}) {
         std::string out;
