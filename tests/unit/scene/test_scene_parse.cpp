@@ -74,6 +74,34 @@ TEST(SceneParse, OnlyARegularFileIsOpened) {
     }
 }
 
+// A body that starts deep in the ground is thrown out at speed by the ground's penalty (a cube 2 m deep
+// left at 119 m/s): warned. One resting on the ground, or 1% of its height in it, is not.
+TEST(SceneParse, ABodyStartingBelowTheGroundIsWarnedAbout) {
+    auto warnings = [](const std::string& bodies) {
+        parseScene("{" + bodies + "}", "g.json");
+        std::string all;
+        for (const auto& w : lastSceneWarnings()) all += w + "\n";
+        return all;
+    };
+    EXPECT_NE(warnings(R"("soft_bodies": [{"min": [0, -2, 0], "max": [1, -1, 1]}])")
+                  .find("g.json: soft_bodies[0]: starts 2 m below the ground (height 0)"),
+              std::string::npos);
+    EXPECT_EQ(warnings(R"("soft_bodies": [{"min": [0, -0.005, 0], "max": [1, 1, 1]}])"), "");
+    // A unit box turned 135 degrees about x ([x, y, z, w]) reaches sqrt(2)/2 = 0.707 m down: at y = 0.6 it is
+    // 0.107 m in.
+    const std::string turned =
+        R"("rigid_bodies": [{"shape": "box", "size": [1, 1, 1], "position": [0, 0.6, 0],
+            "rotation": [0.9238795, 0, 0, 0.3826834]}])";
+    EXPECT_NE(warnings(turned).find("rigid_bodies[0]: starts 0.107 m below"), std::string::npos)
+        << warnings(turned);
+    EXPECT_EQ(warnings(R"("rigid_bodies": [{"shape": "box", "size": [1, 1, 1], "position": [0, 0.6, 0]}])"),
+              "");
+    EXPECT_EQ(warnings(R"("rigid_bodies": [{"shape": "sphere", "radius": 1, "position": [0, -3, 0],
+                           "fixed": true}])"),
+              "");  // a fixed body is not moved by the ground
+    EXPECT_EQ(warnings(R"("ground": false, "soft_bodies": [{"min": [0, -2, 0], "max": [1, -1, 1]}])"), "");
+}
+
 TEST(SceneParse, GridCellsAreWholeNumbersFromOneTo4096) {
     const SceneDesc s = parseScene(
         R"({"soft_bodies": [{"type": "box_grid", "cells": [3, 4, 5]}], "cloths": [{"cells": [6, 7]}]})", "");
