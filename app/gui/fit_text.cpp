@@ -37,26 +37,6 @@ std::string cut(const std::string& s, float width, bool keepEnd) {
 
 std::string cutLine(const std::string& line, float width) { return cut(line, width, false); }
 
-std::string wrapAt(const std::string& line, const std::string& sep, float width) {
-    std::string out, cur;
-    size_t at = 0;
-    for (;;) {
-        const size_t next = line.find(sep, at);
-        const std::string part = line.substr(at, next == std::string::npos ? std::string::npos : next - at);
-        if (cur.empty()) {
-            cur = part;
-        } else if (widthOf(cur + sep + part) <= width) {
-            cur += sep + part;
-        } else {
-            out += cut(cur, width, false) + "\n";
-            cur = part;
-        }
-        if (next == std::string::npos) break;
-        at = next + sep.size();
-    }
-    return out + cut(cur, width, false);
-}
-
 std::string fitLines(const std::string& text, float width) {
     std::istringstream in(text);
     std::string line, out;

@@ -20,9 +20,4 @@ std::string fitLines(const std::string& text, float width);
 // One line cut to `width` pixels with "..." at its end where it does not fit (the status bar's lines).
 std::string cutLine(const std::string& line, float width);
 
-// `line` broken into lines of at most `width` pixels at its separators `sep` (dropped at a break), as many
-// parts on a line as fit; a part wider than the room alone is cut (the status bar's numbers in a narrow
-// view).
-std::string wrapAt(const std::string& line, const std::string& sep, float width);
-
 }  // namespace vbdgui

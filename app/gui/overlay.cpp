@@ -298,10 +298,10 @@ void hoverValue(const AppState& app) {
                   formatNumber(h.value, 4));
 }
 
-// The status bar's two parts: the numbers (frame, time and pace; counts; solves/s, step time, FPS) and the
-// paths (which backend steps the scene and why, which path fills the vertex buffer and why).
+// The status bar's parts: the clock (frame, time, pace) and counts, the speed (solves/s, step time, FPS), and
+// the paths (which backend steps the scene and why, which path fills the vertex buffer and why).
 struct StatusText {
-    std::string numbers, paths;
+    std::string clock, speed, paths;
 };
 
 StatusText statusText(const AppState& app) {
@@ -323,17 +323,19 @@ StatusText statusText(const AppState& app) {
         }
     }
     const size_t n = w.numParticles(), bodies = w.numBodies(), contacts = w.contactCount();
+    StatusText out;
     if (n > 0) s += "  |  " + std::to_string(n) + " vertices";
     if (bodies > 0)
         s += "  |  " + std::to_string(bodies) + " bodies, " + std::to_string(contacts) + " contacts";
+    out.clock = s;
     const auto& h = w.history();
     const double solve = h.empty() ? 0 : h.back().solveMs;
     const double solves = double(n > 0 ? n : bodies) * lab.desc.solver.iterations * lab.desc.substeps;
+    s.clear();
     if (solve > 0)
-        s += "  |  " + formatNumber(solves / (solve * 1e-3)) + (n > 0 ? " vertex" : " body") + " solves/s";
-    std::snprintf(buf, sizeof buf, "  |  step %.1f ms  |  %.0f FPS", lab.stepMs, app.timing.fps);
-    StatusText out;
-    out.numbers = s + buf;
+        s = formatNumber(solves / (solve * 1e-3)) + (n > 0 ? " vertex" : " body") + " solves/s  |  ";
+    std::snprintf(buf, sizeof buf, "step %.1f ms  |  %.0f FPS", lab.stepMs, app.timing.fps);
+    out.speed = s + buf;
     out.paths = w.backendLine();  // which backend steps the soft bodies, and why (solver.backend)
     // Which path fills the particle vertex buffer and why (docs/gpu.md "Interop"); with the interop, a frame
     // not drawn from a slot (a CPU step, an edit, a capture, a slot rewritten since) is uploaded from the
@@ -345,16 +347,17 @@ StatusText statusText(const AppState& app) {
     return out;
 }
 
-// One line where both parts fit, else the paths cut to one line above the numbers, wrapped at their
-// separators (before, one line with the paths first: the numbers were cut off below ~3800 pixels of view).
+// Before, the status was one line with the paths first: the numbers were cut off below ~3800 pixels of view.
+// A fixed number of lines for a view's width, so that the bar (and the legends above it) keeps its height
+// while the numbers change: the paths above the numbers, each line cut to the view; below 1000 pixels of
+// view the numbers take two lines (clock and counts, then speed).
 std::string statusLines(const AppState& app) {
     if (!app.labs[0].world) return "";
     const StatusText st = statusText(app);
     const float room = app.layout.viewW - 16;
-    const std::string one = st.numbers + "  |  " + st.paths;
-    return ImGui::CalcTextSize(one.c_str()).x <= room
-               ? one
-               : cutLine(st.paths, room) + "\n" + wrapAt(st.numbers, "  |  ", room);
+    if (app.layout.viewW < 1000)
+        return cutLine(st.paths, room) + "\n" + cutLine(st.clock, room) + "\n" + cutLine(st.speed, room);
+    return cutLine(st.paths, room) + "\n" + cutLine(st.clock + "  |  " + st.speed, room);
 }
 
 // The top edge of the status bar showing `s` (the legends sit above it).

@@ -107,21 +107,6 @@ TEST_F(Gui, AStatusLineIsCutAtItsEnd) {
     EXPECT_EQ(cut.substr(0, 10), "frame 12  ");  // one line, its start kept (no break at " = ")
     EXPECT_EQ(cut.find('\n'), std::string::npos);
     EXPECT_EQ(cut.substr(cut.size() - 3), "...");
-    // Wrapped at its separators instead: every part whole, in order, each line within the room.
-    const std::string sep = "  |  ";
-    const auto lines = linesOf(vbdgui::wrapAt(line, sep, 200));
-    ASSERT_EQ(lines.size(), 3u);
-    EXPECT_EQ(lines[0], "frame 12  t = 0.200 s");
-    EXPECT_EQ(lines[1], "729 vertices  |  step 2.1 ms");
-    EXPECT_EQ(lines[2], "60 FPS");
-    for (const auto& l : lines) EXPECT_LE(widthOf(l), 200) << l;
-    EXPECT_EQ(vbdgui::wrapAt(line, sep, 2000), line);
-    // A part wider than the room is cut, not dropped.
-    const auto narrow = linesOf(vbdgui::wrapAt(line, sep, 100));
-    ASSERT_EQ(narrow.size(), 4u);
-    EXPECT_EQ(narrow[0].substr(narrow[0].size() - 3), "...");
-    EXPECT_LE(widthOf(narrow[0]), 100);
-    EXPECT_EQ(narrow[3], "60 FPS");
     ImGui::Render();
 }
 
