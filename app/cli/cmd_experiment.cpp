@@ -52,6 +52,7 @@ static Command addExperimentCommand(CLI::App& root) {
         ->delimiter(',');
     sub->add_option("--scene", *scene, "Bar scene (default assets/scenes/coarse_bar.json)");
     sub->add_option("--threads", o->threads, "Solver threads (default 1: comparable timings)")
+        ->check(CLI::Range(0, 1024))
         ->capture_default_str();
     sub->footer(kExperimentFooter);
     Command c;

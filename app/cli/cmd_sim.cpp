@@ -138,7 +138,8 @@ static Command addSimCommand(CLI::App& root) {
     sub->add_option("--out", run->out, "Output folder (created)")->required();
     sub->add_option("--set", run->sets, "Override a scene key: --set solver.iterations=20 (repeatable)");
     sub->add_option("--threads", run->threads,
-                    "Worker threads (0 = all; default: the scene's solver.threads)");
+                    "Worker threads (0 = all; default: the scene's solver.threads)")
+        ->check(CLI::Range(0, 1024));  // as solver.threads
     sub->add_option(
         "--backend", run->backend,
         "Soft-body step: cpu | cuda | auto (solver.backend; cuda without a usable device: exit 2)");

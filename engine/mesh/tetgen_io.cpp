@@ -359,14 +359,20 @@ void refuseSelfIntersection(const TetGenInput& input, const std::string& file) {
 // than kMaxTets tets. Checked after pass 1, which names a self-intersection better than a volume that
 // is meaningless.
 double maxTetVolume(double volume, double diag, const TetGenOptions& opt, const std::string& file) {
-    if (!(volume > 1e-12 * diag * diag * diag))
-        throw InputError(file, "path", "surface encloses no volume (" + std::to_string(volume) + ")");
+    char msg[200];
+    if (!(volume > 1e-12 * diag * diag * diag)) {
+        std::snprintf(msg, sizeof msg,
+                      "surface encloses no volume (%.3g, below 1e-12 x its diagonal %.3g cubed: flat, or its "
+                      "shells cancel)",
+                      volume, diag);
+        throw InputError(file, "path", msg);
+    }
     const double maxVol = opt.maxVolume > 0 ? opt.maxVolume : volume / TetGenOptions::kAutoTetsTarget;
-    if (volume / maxVol > TetGenOptions::kMaxTets)
-        throw InputError(file, "maxVolume",
-                         std::to_string(maxVol) + " would make more than " +
-                             std::to_string(long(TetGenOptions::kMaxTets)) + " tets (enclosed volume " +
-                             std::to_string(volume) + ")");
+    if (volume / maxVol > TetGenOptions::kMaxTets) {
+        std::snprintf(msg, sizeof msg, "%.3g would make more than %.3g tets (enclosed volume %.3g)", maxVol,
+                      TetGenOptions::kMaxTets, volume);
+        throw InputError(file, "maxVolume", msg);
+    }
     return maxVol;
 }
 

@@ -413,7 +413,7 @@ TEST(Import, BadTetGenOptionsAreRefused) {
     expectInputError([&] { loadTetMesh(p, opt); }, p, "minQuality");
     opt.minQuality = 1.5;
     opt.maxVolume = 1e-9;  // 4e9 tets
-    expectInputError([&] { loadTetMesh(p, opt); }, p, "maxVolume");
+    expectInputError([&] { loadTetMesh(p, opt); }, p, "maxVolume: 1e-09 would make more than 2e+06 tets");
 }
 
 // Writes a .node/.ele pair and expects loading it to fail naming `which` file, `line` and `needle`.
