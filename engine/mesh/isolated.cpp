@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -12,6 +13,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <string>
 
 #if defined(__SANITIZE_ADDRESS__)
 #define VBD_ISOLATED_ASAN 1
@@ -39,6 +42,15 @@ bool writeAll(int fd, const char* p, size_t n) {
     return true;
 }
 
+// The address space the process maps now (VmSize, bytes; 0 if unknown): a parent with the CUDA runtime
+// loaded maps tens of GiB it never touches, which a cap counted from zero would leave the child none of.
+rlim_t mappedBytes() {
+    std::ifstream f("/proc/self/status");
+    for (std::string line; std::getline(f, line);)
+        if (line.rfind("VmSize:", 0) == 0) return rlim_t(std::strtoull(line.c_str() + 7, nullptr, 10)) << 10;
+    return 0;
+}
+
 }  // namespace
 
 std::string IsolatedRun::signalText() const {
@@ -57,7 +69,10 @@ double isolationTimeout(double fallback) {
 IsolatedRun runIsolated(const std::function<std::string()>& work, double timeoutSeconds) {
     IsolatedRun run;
     int fds[2];
-    if (::pipe(fds) != 0) return run;
+    // Close-on-exec: a popen on another thread must not hand the write end to its program (the read here
+    // would then never see EOF).
+    if (::pipe2(fds, O_CLOEXEC) != 0) return run;
+    const pid_t parent = ::getpid();
     const pid_t pid = ::fork();
     if (pid < 0) {
         ::close(fds[0]);
@@ -65,15 +80,28 @@ IsolatedRun runIsolated(const std::function<std::string()>& work, double timeout
         return run;
     }
     if (pid == 0) {
-        // Child: its log lines and a crashing library's diagnostics go nowhere, and its address space is
-        // capped at half the machine's memory: a header that claims 3.5e11 vertices must not take the
-        // machine down with it. (Not under AddressSanitizer, whose shadow memory reserves terabytes of
-        // address space.)
-        ::close(fds[0]);
+        // Child: killed with its parent (the deadline is the parent's), holding no descriptor but its pipe
+        // (as fd 3). Its log lines and a crashing library's diagnostics go nowhere, and its address space is
+        // capped at what it maps plus half the machine's memory: a header that claims 3.5e11 vertices must
+        // not take the machine down with it. (Not under AddressSanitizer, whose shadow memory reserves
+        // terabytes of address space.)
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (::getppid() != parent) ::_exit(1);
+        int out = fds[1];
+        if (out != 3) {
+            ::dup2(out, 3);
+            out = 3;
+        }
+        if (::close_range(4, ~0U, 0) != 0) {  // no close_range (an old kernel, a sandbox): one by one
+            rlimit nofile{};
+            const rlim_t top =
+                ::getrlimit(RLIMIT_NOFILE, &nofile) == 0 ? std::min<rlim_t>(nofile.rlim_cur, 1 << 16) : 1024;
+            for (int fd = 4; fd < int(top); ++fd) ::close(fd);
+        }
 #if !VBD_ISOLATED_ASAN
         const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
         if (pages > 0 && page > 0) {
-            const rlim_t cap = rlim_t(pages) * rlim_t(page) / 2;
+            const rlim_t cap = mappedBytes() + rlim_t(pages) * rlim_t(page) / 2;
             const rlimit lim{cap, cap};
             ::setrlimit(RLIMIT_AS, &lim);
         }
@@ -82,10 +110,11 @@ IsolatedRun runIsolated(const std::function<std::string()>& work, double timeout
         if (devnull >= 0) {
             ::dup2(devnull, 1);
             ::dup2(devnull, 2);
+            if (devnull > 2) ::close(devnull);
         }
-        const std::string out = work();
-        const bool ok = writeAll(fds[1], out.data(), out.size());
-        ::close(fds[1]);
+        const std::string bytes = work();
+        const bool ok = writeAll(out, bytes.data(), bytes.size());
+        ::close(out);
         ::_exit(ok ? 0 : 1);
     }
     ::close(fds[1]);
@@ -121,6 +150,8 @@ IsolatedRun runIsolated(const std::function<std::string()>& work, double timeout
     } else if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
         run.end = IsolatedRun::End::Done;
         return run;
+    } else {
+        run.end = IsolatedRun::End::Stopped;
     }
     run.bytes.clear();
     return run;

@@ -8,16 +8,19 @@
 namespace vbd {
 
 struct IsolatedRun {
-    enum class End { Done, Crashed, TimedOut, Stopped };
-    End end = End::Stopped;  // Stopped: the child exited without finishing its output (or fork failed)
-    std::string bytes;       // what work() returned (Done only)
-    int signal = 0;          // the signal that ended the child (Crashed)
+    enum class End { Done, Crashed, TimedOut, Stopped, NotStarted };
+    End end = End::NotStarted;       // Stopped: the child exited without finishing its output; NotStarted: no
+                                     // pipe or no fork
+    std::string bytes;               // what work() returned (Done only)
+    int signal = 0;                  // the signal that ended the child (Crashed)
     std::string signalText() const;  // "signal 6, Aborted"
 };
 
-// Runs `work` in a child process with its stdout and stderr sent to /dev/null and its address space capped
-// at half the machine's memory (not under AddressSanitizer), killed after `timeoutSeconds` of wall time.
-// `work` must not throw (catch and encode errors in its bytes).
+// Runs `work` in a child process with its stdout and stderr sent to /dev/null, every other inherited file
+// descriptor closed (a popen's pipe held open by the child would block its pclose), its address space capped
+// at what the parent already maps plus half the machine's memory (not under AddressSanitizer), killed after
+// `timeoutSeconds` of wall time, and killed with its parent. `work` must not throw (catch and encode errors
+// in its bytes).
 IsolatedRun runIsolated(const std::function<std::string()>& work, double timeoutSeconds);
 
 // The deadline for a reader or mesher: VBD_MESH_IMPORT_TIMEOUT (seconds) where set and positive, else

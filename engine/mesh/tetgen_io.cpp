@@ -581,11 +581,14 @@ TetMesh tetrahedralizeSurface(const TriMesh& surf, const TetGenOptions& opt, con
                          std::string("TetGen did not finish within ") + t +
                              " s and was stopped (VBD_MESH_IMPORT_TIMEOUT sets the limit in seconds)");
     }
+    if (run.end == IsolatedRun::End::NotStarted)
+        throw InputError(file, "path", "cannot start the process that runs TetGen (no pipe or fork)");
     if (run.end == IsolatedRun::End::Crashed)
-        throw InputError(file, "path",
-                         "TetGen crashed on this surface (" + run.signalText() +
-                             "): an internal assertion on degenerate input (nearly flat, sliver or nearly "
-                             "coincident faces), or a surface too fine for it");
+        throw InputError(
+            file, "path",
+            "TetGen crashed on this surface (" + run.signalText() +
+                "): its assertions and faults come from degenerate input (nearly flat, sliver or "
+                "nearly coincident faces), and from some surfaces too fine for it");
     Reader r{run.bytes};
     char status = 2;
     TetMesh m;

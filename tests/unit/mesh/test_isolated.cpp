@@ -1,0 +1,65 @@
+// runIsolated (mesh/isolated.h), the child process that assimp and TetGen run in: what it returns, how it
+// ends a crash or a loop, and what the child does not inherit.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <string>
+#include <thread>
+
+#include "mesh/isolated.h"
+
+namespace vbd {
+namespace {
+
+TEST(Isolated, TheChildsBytesComeBackWhole) {
+    // 24 MiB: many times a pipe's buffer, so the parent must read while the child writes.
+    const IsolatedRun run = runIsolated([] { return std::string(24u << 20, 'x') + "end"; }, 60);
+    ASSERT_EQ(run.end, IsolatedRun::End::Done);
+    EXPECT_EQ(run.bytes.size(), (24u << 20) + 3);
+    EXPECT_EQ(run.bytes.substr(run.bytes.size() - 3), "end");
+}
+
+TEST(Isolated, ACrashIsItsSignalAndALoopIsStoppedAtTheDeadline) {
+    const IsolatedRun crash = runIsolated([]() -> std::string { std::abort(); }, 60);
+    EXPECT_EQ(crash.end, IsolatedRun::End::Crashed);
+    EXPECT_EQ(crash.signal, SIGABRT);
+    EXPECT_NE(crash.signalText().find("signal 6"), std::string::npos) << crash.signalText();
+    EXPECT_TRUE(crash.bytes.empty());
+
+    const auto t0 = std::chrono::steady_clock::now();
+    const IsolatedRun loop = runIsolated(
+        [] {
+            std::this_thread::sleep_for(std::chrono::seconds(30));
+            return std::string("late");
+        },
+        0.5);
+    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_EQ(loop.end, IsolatedRun::End::TimedOut);
+    EXPECT_TRUE(loop.bytes.empty());
+    EXPECT_LT(took, 10.0);  // the deadline (0.5 s) and the kill, not the child's 30 s
+}
+
+// A descriptor the parent holds (here a pipe's write end, as a popen of ffmpeg holds one) is closed in the
+// child: held there, the pipe's reader would wait for the child (an MP4 take's pclose blocked for as long as
+// TetGen ran).
+TEST(Isolated, TheChildHoldsNoDescriptorOfItsParent) {
+    int p[2];
+    ASSERT_EQ(::pipe(p), 0);
+    const int held = ::fcntl(p[1], F_DUPFD, 200);  // above what the child opens for itself
+    ASSERT_GE(held, 200);
+    const IsolatedRun run =
+        runIsolated([held] { return std::string(::fcntl(held, F_GETFD) == -1 ? "closed" : "open"); }, 60);
+    ASSERT_EQ(run.end, IsolatedRun::End::Done);
+    EXPECT_EQ(run.bytes, "closed");
+    ::close(p[0]);
+    ::close(p[1]);
+    ::close(held);
+}
+
+}  // namespace
+}  // namespace vbd
