@@ -51,6 +51,46 @@ rlim_t mappedBytes() {
     return 0;
 }
 
+// The child's side: never returns.
+[[noreturn]] void runChild(const std::function<std::string()>& work, int pipeOut, pid_t parent) {
+    // Child: killed with its parent (the deadline is the parent's), holding no descriptor but its pipe
+    // (as fd 3). Its log lines and a crashing library's diagnostics go nowhere, and its address space is
+    // capped at what it maps plus half the machine's memory: a header that claims 3.5e11 vertices must
+    // not take the machine down with it. (Not under AddressSanitizer, whose shadow memory reserves
+    // terabytes of address space.)
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(1);
+    int out = pipeOut;
+    if (out != 3) {
+        ::dup2(out, 3);
+        out = 3;
+    }
+    if (::close_range(4, ~0U, 0) != 0) {  // no close_range (an old kernel, a sandbox): one by one
+        rlimit nofile{};
+        const rlim_t top =
+            ::getrlimit(RLIMIT_NOFILE, &nofile) == 0 ? std::min<rlim_t>(nofile.rlim_cur, 1 << 16) : 1024;
+        for (int fd = 4; fd < int(top); ++fd) ::close(fd);
+    }
+#if !VBD_ISOLATED_ASAN
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+    if (pages > 0 && page > 0) {
+        const rlim_t cap = mappedBytes() + rlim_t(pages) * rlim_t(page) / 2;
+        const rlimit lim{cap, cap};
+        ::setrlimit(RLIMIT_AS, &lim);
+    }
+#endif
+    const int devnull = ::open("/dev/null", O_WRONLY);
+    if (devnull >= 0) {
+        ::dup2(devnull, 1);
+        ::dup2(devnull, 2);
+        if (devnull > 2) ::close(devnull);
+    }
+    const std::string bytes = work();
+    const bool ok = writeAll(out, bytes.data(), bytes.size());
+    ::close(out);
+    ::_exit(ok ? 0 : 1);
+}
+
 }  // namespace
 
 std::string IsolatedRun::signalText() const {
@@ -80,42 +120,8 @@ IsolatedRun runIsolated(const std::function<std::string()>& work, double timeout
         return run;
     }
     if (pid == 0) {
-        // Child: killed with its parent (the deadline is the parent's), holding no descriptor but its pipe
-        // (as fd 3). Its log lines and a crashing library's diagnostics go nowhere, and its address space is
-        // capped at what it maps plus half the machine's memory: a header that claims 3.5e11 vertices must
-        // not take the machine down with it. (Not under AddressSanitizer, whose shadow memory reserves
-        // terabytes of address space.)
-        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (::getppid() != parent) ::_exit(1);
-        int out = fds[1];
-        if (out != 3) {
-            ::dup2(out, 3);
-            out = 3;
-        }
-        if (::close_range(4, ~0U, 0) != 0) {  // no close_range (an old kernel, a sandbox): one by one
-            rlimit nofile{};
-            const rlim_t top =
-                ::getrlimit(RLIMIT_NOFILE, &nofile) == 0 ? std::min<rlim_t>(nofile.rlim_cur, 1 << 16) : 1024;
-            for (int fd = 4; fd < int(top); ++fd) ::close(fd);
-        }
-#if !VBD_ISOLATED_ASAN
-        const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
-        if (pages > 0 && page > 0) {
-            const rlim_t cap = mappedBytes() + rlim_t(pages) * rlim_t(page) / 2;
-            const rlimit lim{cap, cap};
-            ::setrlimit(RLIMIT_AS, &lim);
-        }
-#endif
-        const int devnull = ::open("/dev/null", O_WRONLY);
-        if (devnull >= 0) {
-            ::dup2(devnull, 1);
-            ::dup2(devnull, 2);
-            if (devnull > 2) ::close(devnull);
-        }
-        const std::string bytes = work();
-        const bool ok = writeAll(out, bytes.data(), bytes.size());
-        ::close(out);
-        ::_exit(ok ? 0 : 1);
+        ::close(fds[0]);
+        runChild(work, fds[1], parent);
     }
     ::close(fds[1]);
     char chunk[1 << 16];
