@@ -91,9 +91,11 @@ struct RecordState {
     std::string status;
     std::string scene;  // the scene file and time step the take started on (take.json)
     double dt = 0;
-    // A World rebuilt while recording (a load, reset, edit or side by side): the simulation is held at its
-    // frame until the rebuild is applied, so that a run that restarts is recorded from its frame 0.
+    // A World rebuilt (a load, reset, edit or side by side) or a timeline frame restored while recording: the
+    // simulation is held at its frame until that is applied, so that a run that restarts is recorded from
+    // its first frame. restarted: a World came that did not carry the state over (a new run).
     std::uint64_t awaitTicket = 0;
+    bool restarted = false, restoring = false;  // restoring: the awaited ticket restores a timeline frame
 };
 
 struct TimelineState {

@@ -215,11 +215,10 @@ void GuiApp::rebuildLabs() {
         builds.push_back(std::move(b));
     }
     if (!any) return;
+    // A restarted run is recorded from its frame 0 (recordCaptureDue): held before the rebuild is posted.
+    if (app_.rec.on) sim_.setGate(Gate::Recorder, 0);
     lastTicket_ = sim_.rebuild(std::move(builds), labs);
-    if (app_.rec.on) {  // a restarted run is recorded from its frame 0 (recordCaptureDue)
-        app_.rec.awaitTicket = lastTicket_;
-        sim_.setGate(Gate::Recorder, 0);
-    }
+    if (app_.rec.on) app_.rec.awaitTicket = lastTicket_, app_.rec.restoring = false;
     if (app_.labs[0].rebuild != Lab::Rebuild::None && pendingLoadTicket_ == ~std::uint64_t(0))
         pendingLoadTicket_ = lastTicket_;
     for (int l = 0; l < labs; ++l) {
@@ -236,15 +235,20 @@ void GuiApp::applyTimeline() {
     TimelineState& t = app_.timeline;
     const int labs = app_.compare ? 2 : 1;
     sim_.setActive(labs);
+    // A take is held at its frame until the restored frame is shown (recordCaptureDue): a replay plays on
+    // from the oldest frame at once, and those frames would be lost to it.
+    if (app_.rec.on && (t.restoreRequest >= 0 || t.replayRequest)) sim_.setGate(Gate::Recorder, 0);
     if (t.restoreRequest >= 0) {
         lastTicket_ = sim_.restore(t.restoreRequest);
         t.restoreRequest = -1;
         t.playing = false;  // scrubbing shows a frame; play goes on from it
+        if (app_.rec.on) app_.rec.awaitTicket = lastTicket_, app_.rec.restoring = true;
     }
     if (t.replayRequest) {
         t.replayRequest = false;
         lastTicket_ = sim_.restore(t.info.oldest);
         t.playing = true;
+        if (app_.rec.on) app_.rec.awaitTicket = lastTicket_, app_.rec.restoring = true;
     }
     if (t.budgetDirty) {
         t.budgetDirty = false;
@@ -350,6 +354,7 @@ void GuiApp::handleEvent(const SimEvent& e) {
     switch (e.kind) {
         case SimEvent::WorldReady:
             lab.note = e.message;
+            if (app_.rec.on && !e.carried) app_.rec.restarted = true;  // a new run: a new take
             if (e.ticket == postedBuildTicket_[e.lab]) {
                 lab.builtScene = postedBuildScene_[e.lab];
                 lab.builtSceneValid = true;

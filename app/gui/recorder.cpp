@@ -110,18 +110,18 @@ void GuiApp::writeTakeInfo() {
 
 // Due when every shown lab is at the frame the take needs next and the view shows what was asked for.
 //
-// A take holds one run: images named by frame, in increasing order, of one scene. When the run goes back (a
-// load, a reset, an edit that restarts the World, side by side turned on, a frame of the history restored),
-// the take is closed and a new one goes on from the frame the run went back to; before, the take waited for
-// the old frame number and then held the new run's later frames (another scene's, after a load) under the
-// first take's name.
+// A take holds one run: images named by frame, in increasing order, of one scene. A new run (a World that
+// did not carry the state over: a load, a reset, an edit that restarts it, side by side turned on) or a
+// restored frame not after the last image closes the take, and a new one goes on from the frame the run is
+// at. Before, the take waited for the old frame number and then held the new run's later frames (another
+// scene's, after a load) under the first take's name.
 bool GuiApp::recordCaptureDue() {
     RecordState& rec = app_.rec;
     if (!rec.on) return false;
-    bool lift = false;  // the gate that held the run while its World was rebuilt
+    bool lift = false;  // the gate that held the run while its World was rebuilt or its frame restored
     if (rec.awaitTicket != 0) {
-        // Held at its frame (rebuildLabs) until the snapshots show the rebuilt World (they are published
-        // before the ticket is marked applied, and pollSimulation reads the ticket first).
+        // Held at its frame (rebuildLabs, applyTimeline) until the snapshots show the result (they are
+        // published before the ticket is marked applied, and pollSimulation reads the ticket first).
         if (seenTicket_ < rec.awaitTicket) return false;
         rec.awaitTicket = 0;
         lift = true;
@@ -129,14 +129,20 @@ bool GuiApp::recordCaptureDue() {
     // The frame shown, not the simulation thread's count, which is published apart from the new World's
     // snapshot. Each branch moves the gate only after reading it: lifted first, the run could step on.
     const int shown = app_.labs[0].world ? app_.labs[0].world->frame() : sim_.frame();
-    if (rec.lastFrame >= 0 && shown < rec.lastFrame) {
-        const int from = shown;
+    const bool newRun =
+        rec.restarted || (lift && rec.restoring && rec.lastFrame >= 0 && shown <= rec.lastFrame);
+    rec.restarted = false;
+    if (lift) rec.restoring = false;
+    if (newRun && rec.lastFrame >= 0) {
         stopRecording();
-        std::fprintf(stderr, "vbdlab: the run went back to frame %d: a new take\n", from);
-        startRecording(from);
+        std::fprintf(stderr, "vbdlab: a new run from frame %d: a new take\n", shown);
+        startRecording(shown);
         if (!rec.on) return false;
-    } else if (rec.lastFrame < 0 && shown < rec.nextFrame) {
-        rec.nextFrame = shown;  // nothing recorded yet: the take starts where the run now is
+    } else if (newRun || (rec.lastFrame < 0 && shown < rec.nextFrame)) {
+        // Nothing recorded yet: the take starts where the run now is, with its scene.
+        rec.nextFrame = shown;
+        rec.scene = app_.scenePath;
+        rec.dt = app_.labs[0].desc.dt;
         sim_.setGate(Gate::Recorder, rec.nextFrame);
     } else if (lift) {
         sim_.setGate(Gate::Recorder, rec.nextFrame);

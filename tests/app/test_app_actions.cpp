@@ -167,7 +167,7 @@ TEST(AppActions, ALoadOrResetWhileRecordingStartsANewTake) {
         const nlohmann::json info = nlohmann::json::parse(in);
         EXPECT_EQ(fs::path(info["scene"].get<std::string>()).filename().string(), scenes[t]) << t;
     }
-    EXPECT_NE(r.output.find("the run went back to frame 0: a new take"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("a new run from frame 0: a new take"), std::string::npos) << r.output;
 }
 
 // Side by side, a setting that reshapes the right side's World (its state cannot be carried over: it starts
