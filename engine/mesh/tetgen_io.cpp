@@ -32,9 +32,8 @@ struct TokenFile {
     size_t next = 0;
 
     explicit TokenFile(const std::string& p) : path(p) {
-        requireRegularFile(p, "path", kMaxMeshFileBytes);  // never a FIFO or a device (math/input_file.h)
-        std::ifstream in(p);
-        if (!in) throw InputError(p, "path", "file not found or unreadable");
+        // Never a FIFO or a device, at most kMaxMeshFileBytes (math/input_file.h).
+        std::istringstream in(readInputFile(p, "path", kMaxMeshFileBytes));
         std::string s;
         int no = 0;
         while (std::getline(in, s)) {

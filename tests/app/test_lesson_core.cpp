@@ -2,6 +2,8 @@
 // bold numbers a step quotes, lesson names resolved, and the checks that refuse a bad lesson.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
 
@@ -157,6 +159,25 @@ TEST(LessonFiles, StepKeysNameTheStep) {
     EXPECT_NE(err.find("actions.json: steps[1].actions[1].mark.region.min: required"), std::string::npos)
         << err;
     EXPECT_NE(err.find("(lesson 01-x, step 2 \"Two\")"), std::string::npos) << err;
+    fs::remove_all(fs::path(dir).parent_path());
+}
+
+// A lesson's actions.json that is a FIFO hung the app in the open: refused by a stat (math/input_file.h).
+TEST(LessonFiles, AnActionsFileThatIsAFifoIsNeverOpened) {
+    ActionContext ctx;
+    ctx.scene = std::string(VBD_SOURCE_DIR) + "/assets/scenes/default.json";
+    const std::string dir = (fs::temp_directory_path() / "vbd_lesson_fifo_test/01-x").string();
+    fs::remove_all(fs::path(dir).parent_path());
+    fs::create_directories(dir);
+    std::ofstream(dir + "/lesson.md") << "# X\n## One\nText.\n";
+    ASSERT_EQ(::mkfifo((dir + "/actions.json").c_str(), 0600), 0);
+    std::string err;
+    try {
+        loadLesson(dir, ctx);
+    } catch (const vbd::InputError& e) {
+        err = e.what();
+    }
+    EXPECT_NE(err.find("actions.json: not a regular file"), std::string::npos) << err;
     fs::remove_all(fs::path(dir).parent_path());
 }
 

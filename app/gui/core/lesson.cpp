@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "math/error.h"
+#include "math/input_file.h"
 
 namespace vbdgui {
 
@@ -16,13 +17,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string readText(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw vbd::InputError(path, "", fs::exists(path) ? "cannot read file" : "file not found");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
+// Never a FIFO or a device (math/input_file.h): a lesson's actions.json made a FIFO hung the app.
+std::string readText(const std::string& path) { return vbd::readInputFile(path, "", vbd::kMaxJsonFileBytes); }
 
 std::string trim(const std::string& s) {
     const size_t a = s.find_first_not_of(" \t\r\n");
