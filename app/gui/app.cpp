@@ -40,6 +40,15 @@ bool checkOptions(const GuiOptions& opt, std::string& error) {
             "with --autoplay)";
         return false;
     }
+    // With an actions file the actions say when to take a screenshot and when to quit: --frames held the run
+    // at its frame (an action after it waited for ever) and --screenshot was never written when the list
+    // ended first.
+    if (!opt.actions.empty() && (opt.frames >= 0 || !opt.screenshot.empty())) {
+        error = std::string(opt.frames >= 0 ? "--frames" : "--screenshot") +
+                ": not with --actions (the actions say when: {\"frame\": N, \"screenshot\": \"out.png\"}, "
+                "{\"frame\": N, \"quit\": true})";
+        return false;
+    }
     // --frames and --screenshot wait for a frame (--screenshot alone: frame 60) that a paused headless run
     // never reaches: nobody can press play (an actions file says when to play; a lesson too).
     const int waitsFor = opt.frames >= 0 ? opt.frames : (opt.screenshot.empty() ? 0 : 60);

@@ -98,6 +98,12 @@ TEST(AppSmoke, NoDisplayNamesTheHeadlessCommands) {
         {" --headless --frames -3 --screenshot /nonexistent/x.png", "--frames"},
         {" --headless --width 100000 --frames 1 --screenshot /nonexistent/x.png", "--width"},
         {" --headless --autoplay", "--autoplay: needs --lesson NAME"},
+        // The actions say when to screenshot and quit (an action after --frames waited for ever).
+        {" --headless --frames 10 --actions " VBD_SOURCE_DIR "/docs/screenshots/actions/hover.json",
+         "--frames: not with --actions"},
+        {" --headless --screenshot /nonexistent/x.png --actions " VBD_SOURCE_DIR
+         "/docs/screenshots/actions/hover.json",
+         "--screenshot: not with --actions"},
     };
     for (const auto& c : refused) {
         CommandResult p = runCommand("env -u DISPLAY -u WAYLAND_DISPLAY timeout -s KILL 60 " + vbdlabExe() +
