@@ -140,6 +140,7 @@ bool ActionRunner::holding(GuiApp& app, int shown, int frame) {
     bool hold = app.settling() || shown < 0 || !app.state().screenshotRequest.empty() ||
                 app.renderedFrames() < holdUntilRendered_ || wallSeconds() < pauseUntil_;
     if (waitFrame_ >= 0) hold |= frame < waitFrame_;
+
     if (windowWait_ > 0) {
         int w = 0, h = 0;
         app.framebufferSize(w, h);
@@ -156,9 +157,14 @@ void ActionRunner::reportDone(GuiApp& app, const char* why) {
     for (const auto& st : lab.scene.all()) settings += " " + st.key + "=" + st.value;
     // Thrown boxes are part of the scene beyond its settings: how many, and the World's body count as last
     // shown (a rebuild that dropped them shows here).
-    if (!lab.thrown.empty())
-        settings += "; " + std::to_string(lab.thrown.size()) + " thrown boxes, " +
-                    std::to_string(lab.world ? lab.world->numBodies() : 0) + " rigid bodies in the World";
+    if (!lab.thrown.empty()) {
+        const size_t shown = lab.world ? lab.world->numBodies() : 0;
+        settings += "; " + std::to_string(lab.thrown.size()) + " thrown boxes, " + std::to_string(shown) +
+                    " rigid bodies in the World";
+        // Paused, boxes thrown since the last step join at the next one.
+        if (shown < lab.desc.rigidBodies.size())
+            settings += " (boxes thrown while paused join at its next step)";
+    }
     std::fprintf(stderr, "vbdlab: actions done at frame %d (%s, %s%s)%s\n", app.sim().frame(),
                  lab.scene.file().empty() ? "built-in scene"
                                           : std::filesystem::path(lab.scene.file()).filename().c_str(),
@@ -371,7 +377,13 @@ bool ActionRunner::execute(GuiApp& app, const Action& a) {
             app.injectDeviceLost(v.get<std::string>() == "device_gone");
             break;
         case Verb::Throw:
+            // Thrown boxes join the World before its next step: a playing run's next action (or its end)
+            // waits for that step, as after a `step` (held at this frame, they would never join).
             s.throwRequests += v.get<int>();
+            if (s.timeline.playing) {
+                waitFrame_ = app.sim().frame() + 1;
+                app.sim().setGate(Gate::Actions, waitFrame_);
+            }
             break;
         case Verb::Cursor:
             if (v.is_string())

@@ -228,6 +228,19 @@ TEST(AppActions, ThrownBoxesStayThroughEditsResetsAndSideBySide) {
                             "rigid bodies in the World)"),
               std::string::npos)
         << r.output;
+    // Thrown at the last action of a playing run: the boxes join the World at its next step, which the run
+    // takes before it ends (held at the throw's frame, it hung with the boxes never added).
+    writeFile(
+        a,
+        "[{\"frame\": 2, \"compare\": true}, {\"frame\": 3, \"throw\": 3}, {\"frame\": 3, \"quit\": true}]");
+    r = runUnderXvfb("VBD_VALIDATION=1", "1920x1080x24",
+                     "timeout -s KILL 120 " + vbdlabExe() + " --scene " + kScenes +
+                         "cube_drop.json --width 1024 --height 600 --actions " + a.string());
+    ASSERT_EQ(r.code, 0) << r.output;
+    EXPECT_NE(r.output.find("actions done at frame 4 (cube_drop.json, no settings; 3 thrown boxes, 3 rigid "
+                            "bodies in the World)"),
+              std::string::npos)
+        << r.output;
 }
 
 // The smallest window the app allows keeps a 3D view of at least kMinViewW x 500 px: the columns shrink
