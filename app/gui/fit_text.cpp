@@ -27,9 +27,15 @@ float widthOf(const std::string& s) { return ImGui::CalcTextSize(s.c_str(), s.c_
 // room).
 std::string cut(const std::string& s, float width, bool keepEnd) {
     if (widthOf(s) <= width) return s;
-    size_t n = s.size();
+    // Cut between UTF-8 characters only (a scene's name may hold any): k bytes kept from the start end before
+    // a lead byte, k bytes from the end start at one.
+    auto boundary = [&](size_t k) {
+        const size_t at = keepEnd ? s.size() - k : k;
+        return at >= s.size() || (static_cast<unsigned char>(s[at]) & 0xC0) != 0x80;
+    };
     auto shown = [&](size_t k) { return keepEnd ? "..." + s.substr(s.size() - k) : s.substr(0, k) + "..."; };
-    while (n > 1 && widthOf(shown(n)) > width) --n;
+    size_t n = s.size();
+    while (n > 1 && (!boundary(n) || widthOf(shown(n)) > width)) --n;
     return shown(n);
 }
 

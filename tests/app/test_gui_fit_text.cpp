@@ -107,6 +107,23 @@ TEST_F(Gui, AStatusLineIsCutAtItsEnd) {
     EXPECT_EQ(cut.substr(0, 10), "frame 12  ");  // one line, its start kept (no break at " = ")
     EXPECT_EQ(cut.find('\n'), std::string::npos);
     EXPECT_EQ(cut.substr(cut.size() - 3), "...");
+    // Never inside a UTF-8 character: every cut of "Wärmeleitung" keeps "ä" (0xC3 0xA4) whole or drops it.
+    const std::string word = "W\xC3\xA4rmeleitung \xC3\xA4\xC3\xA4\xC3\xA4";
+    for (float w = 10; w < 160; w += 3) {
+        for (const std::string& c : {vbdgui::cutLine(word, w), vbdgui::fitLines("k = " + word, w)}) {
+            for (size_t i = 0; i < c.size(); ++i) {
+                const auto b = static_cast<unsigned char>(c[i]);
+                if (b == 0xC3) {
+                    ASSERT_LT(i + 1, c.size()) << w;
+                    EXPECT_EQ(static_cast<unsigned char>(c[i + 1]), 0xA4) << w << " " << c;
+                }
+                if (b == 0xA4) {
+                    ASSERT_GT(i, 0u) << w << " " << c;
+                    EXPECT_EQ(static_cast<unsigned char>(c[i - 1]), 0xC3) << w << " " << c;
+                }
+            }
+        }
+    }
     ImGui::Render();
 }
 
