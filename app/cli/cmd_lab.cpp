@@ -72,6 +72,7 @@ static Command addLabCommand(CLI::App& root) {
         o->dominanceSet = dom->count() > 0;
         o->seedSet = seed->count() > 0;
         o->localModesSet = modes->count() > 0;
+        checkOutputFolder(o->out);  // before the run, as the other commands
         return vbd::lab::runLab(*o);
     };
     return c;

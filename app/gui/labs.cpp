@@ -67,6 +67,8 @@ bool GuiApp::loadSceneFile(const std::string& path, std::string& error) {
     if (!path.empty()) {
         try {
             desc = s.resolve();
+            for (const auto& w : vbd::lastSceneWarnings())  // a body below the ground, a quaternion normalized
+                std::fprintf(stderr, "vbdlab: warning: %s\n", w.c_str());
         } catch (const vbd::InputError& e) {
             error = e.what();
             app_.sceneError = error;  // the current scene keeps running
