@@ -113,6 +113,7 @@ class GuiApp {
     void applyRequests();
     void applyTimeline();
     void throwBoxes();
+    void addThrownAfterBuild(Lab& lab);
     void rebuildLabs();
     void pollSimulation();
     void handleEvent(const SimEvent& e);

@@ -25,6 +25,9 @@ struct Lab {
     // Boxes thrown from the camera into this scene (in desc too): a settings edit resolves desc anew from the
     // scene's settings and adds them again, so that both sides of a side-by-side run keep theirs.
     std::vector<vbd::RigidBodyDesc> thrown;
+    // Thrown while a rebuild of this lab was in flight: that World is built from a description without them,
+    // and its install clears the commands queued before it; added once its answer is seen (handleEvent).
+    std::vector<vbd::RigidBodyDesc> throwAfterBuild;
     vbd::SceneDesc desc;  // what the World is built from: scene resolved, panel edits applied
     std::shared_ptr<WorldSnapshot> world;  // the latest snapshot published by the simulation thread
     std::unique_ptr<SceneGpu> gpu;

@@ -67,7 +67,8 @@ bool GuiApp::loadSceneFile(const std::string& path, std::string& error) {
     if (!path.empty()) {
         try {
             desc = s.resolve();
-            for (const auto& w : vbd::lastSceneWarnings())  // a body below the ground, a quaternion normalized
+            for (const auto& w :
+                 vbd::lastSceneWarnings())  // a body below the ground, a quaternion normalized
                 std::fprintf(stderr, "vbdlab: warning: %s\n", w.c_str());
         } catch (const vbd::InputError& e) {
             error = e.what();
@@ -81,6 +82,7 @@ bool GuiApp::loadSceneFile(const std::string& path, std::string& error) {
         lab.scene = s;
         lab.desc = desc;
         lab.thrown.clear();
+        lab.throwAfterBuild.clear();
         lab.rebuild = Lab::Rebuild::Restart;
     }
     pendingScene_ = path;
@@ -190,10 +192,12 @@ void GuiApp::throwBoxes() {
             Lab& lab = app_.labs[l];
             lab.desc.rigidBodies.push_back(b);  // so that a reset keeps it
             lab.thrown.push_back(b);
-            if (lab.world)
-                lab.world->addRigidBody(b);
-            else
+            if (!lab.world)
                 lab.rebuild = Lab::Rebuild::Restart;
+            else if (postedBuildTicket_[l] > seenTicket_)
+                lab.throwAfterBuild.push_back(b);  // the World in flight lacks it (Lab::throwAfterBuild)
+            else
+                lab.world->addRigidBody(b);
         }
     }
 }
@@ -311,6 +315,14 @@ void GuiApp::dropLabGpu(int l) {
     lab.gpu.reset();
 }
 
+// Boxes thrown while the lab's rebuild was in flight join the World its answer left (installed or kept): the
+// lab's commands queued now reach that World's next step.
+void GuiApp::addThrownAfterBuild(Lab& lab) {
+    for (const auto& b : lab.throwAfterBuild)
+        if (lab.world) lab.world->addRigidBody(b);
+    lab.throwAfterBuild.clear();
+}
+
 void GuiApp::pollSimulation() {
     // Snapshots are published before their request's ticket is marked applied: read the ticket first, and
     // the snapshots taken next reflect at least that much.
@@ -360,6 +372,7 @@ void GuiApp::handleEvent(const SimEvent& e) {
             if (e.ticket == postedBuildTicket_[e.lab]) {
                 lab.builtScene = postedBuildScene_[e.lab];
                 lab.builtSceneValid = true;
+                addThrownAfterBuild(lab);
             }
             if (e.ticket == pendingLoadTicket_) {
                 app_.scenePath = pendingScene_;
@@ -389,6 +402,7 @@ void GuiApp::handleEvent(const SimEvent& e) {
                     lab.scene = back;
                 }
             }
+            if (e.ticket == postedBuildTicket_[e.lab]) addThrownAfterBuild(lab);  // into the World kept
             if (e.ticket == pendingLoadTicket_) pendingLoadTicket_ = 0;
             if (e.lab == 1 && !lab.world && app_.compare) {
                 // Side by side was turned on and its right World refused: one side, as before (waiting for

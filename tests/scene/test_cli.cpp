@@ -188,7 +188,8 @@ TEST(Cli, AnOutputFolderThatCannotBeMadeIsBadInput) {
         {"sim " + scene + " --frames 1 --out " + file + "/sub", "is a file, not a folder"},
         {"sim " + scene + " --frames 1 --out ''", "--out: must name a folder"},
         {"export " + scene + " --out " + file + "/model.json", "--out: is a file, not a folder"},
-        {"lab --kappa 10 --angle 30 --method bcd --iters 3 --out " + file + "/sub", "is a file, not a folder"},
+        {"lab --kappa 10 --angle 30 --method bcd --iters 3 --out " + file + "/sub",
+         "is a file, not a folder"},
     };
     for (const auto& c : cases) {
         Result r = run(c.args);
