@@ -161,6 +161,8 @@ Soup readIsolated(const std::string& path, double timeout) {
                              " s and was stopped; the file is too large or assimp loops on it "
                              "(VBD_MESH_IMPORT_TIMEOUT sets the limit in seconds)");
     }
+    if (run.end == IsolatedRun::End::Cancelled)
+        throw InputError(path, "path", "the mesh reader was stopped: the app is closing");
     if (run.end == IsolatedRun::End::NotStarted)
         throw InputError(path, "path", "cannot start the mesh reader process (no pipe or fork)");
     if (run.end == IsolatedRun::End::Crashed)

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -30,6 +31,8 @@
 namespace vbd {
 
 namespace {
+
+std::atomic<bool> g_cancel{false};
 
 bool writeAll(int fd, const char* p, size_t n) {
     while (n > 0) {
@@ -98,6 +101,8 @@ std::string IsolatedRun::signalText() const {
     return "signal " + std::to_string(signal) + (d ? std::string(", ") + d : std::string());
 }
 
+void cancelIsolatedRuns(bool on) { g_cancel = on; }
+
 double isolationTimeout(double fallback) {
     if (const char* env = std::getenv("VBD_MESH_IMPORT_TIMEOUT")) {
         const double t = std::atof(env);
@@ -126,7 +131,7 @@ IsolatedRun runIsolated(const std::function<std::string()>& work, double timeout
     ::close(fds[1]);
     char chunk[1 << 16];
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeoutSeconds);
-    bool timedOut = false;
+    bool timedOut = false, cancelled = false;
     for (;;) {
         const double left =
             std::chrono::duration<double, std::milli>(deadline - std::chrono::steady_clock::now()).count();
@@ -134,8 +139,12 @@ IsolatedRun runIsolated(const std::function<std::string()>& work, double timeout
             timedOut = true;
             break;
         }
+        if (g_cancel) {
+            cancelled = true;
+            break;
+        }
         pollfd p{fds[0], POLLIN, 0};
-        const int r = ::poll(&p, 1, int(std::min(left, 1e9)) + 1);
+        const int r = ::poll(&p, 1, int(std::min(left, 100.0)) + 1);  // 0.1 s: the cancel is seen
         if (r < 0 && errno == EINTR) continue;
         if (r == 0) continue;  // the deadline check above ends the wait
         const ssize_t n = ::read(fds[0], chunk, sizeof chunk);
@@ -144,11 +153,13 @@ IsolatedRun runIsolated(const std::function<std::string()>& work, double timeout
         run.bytes.append(chunk, size_t(n));
     }
     ::close(fds[0]);
-    if (timedOut) ::kill(pid, SIGKILL);
+    if (timedOut || cancelled) ::kill(pid, SIGKILL);
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
-    if (timedOut) {
+    if (cancelled) {
+        run.end = IsolatedRun::End::Cancelled;
+    } else if (timedOut) {
         run.end = IsolatedRun::End::TimedOut;
     } else if (WIFSIGNALED(status)) {
         run.end = IsolatedRun::End::Crashed;

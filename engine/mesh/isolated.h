@@ -8,7 +8,7 @@
 namespace vbd {
 
 struct IsolatedRun {
-    enum class End { Done, Crashed, TimedOut, Stopped, NotStarted };
+    enum class End { Done, Crashed, TimedOut, Stopped, NotStarted, Cancelled };
     End end = End::NotStarted;       // Stopped: the child exited without finishing its output; NotStarted: no
                                      // pipe or no fork
     std::string bytes;               // what work() returned (Done only)
@@ -22,6 +22,11 @@ struct IsolatedRun {
 // `timeoutSeconds` of wall time, and killed with its parent. `work` must not throw (catch and encode errors
 // in its bytes).
 IsolatedRun runIsolated(const std::function<std::string()>& work, double timeoutSeconds);
+
+// While on, every run (and every run started) kills its child within 0.1 s and ends Cancelled: an app
+// closing while a mesh is imported on its simulation thread turns it on around the join, so that the window
+// does not wait out TetGen's deadline.
+void cancelIsolatedRuns(bool on);
 
 // The deadline for a reader or mesher: VBD_MESH_IMPORT_TIMEOUT (seconds) where set and positive, else
 // `fallback`.

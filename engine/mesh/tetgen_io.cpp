@@ -580,6 +580,8 @@ TetMesh tetrahedralizeSurface(const TriMesh& surf, const TetGenOptions& opt, con
                          std::string("TetGen did not finish within ") + t +
                              " s and was stopped (VBD_MESH_IMPORT_TIMEOUT sets the limit in seconds)");
     }
+    if (run.end == IsolatedRun::End::Cancelled)
+        throw InputError(file, "path", "TetGen was stopped: the app is closing");
     if (run.end == IsolatedRun::End::NotStarted)
         throw InputError(file, "path", "cannot start the process that runs TetGen (no pipe or fork)");
     if (run.end == IsolatedRun::End::Crashed)

@@ -9,6 +9,7 @@
 #endif
 
 #include "math/error.h"
+#include "mesh/isolated.h"
 
 namespace vbdgui {
 
@@ -43,7 +44,11 @@ SimRunner::~SimRunner() {
         quit_ = true;
     }
     cv_.notify_all();
+    // A World being built may be importing a mesh (TetGen for up to its deadline, mesh/isolated.h): stopped,
+    // so that closing the app does not wait for it.
+    vbd::cancelIsolatedRuns(true);
     thread_.join();
+    vbd::cancelIsolatedRuns(false);
 }
 
 std::uint64_t SimRunner::post(std::function<void(std::uint64_t)> cmd) {

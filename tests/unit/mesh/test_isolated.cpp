@@ -44,6 +44,28 @@ TEST(Isolated, ACrashIsItsSignalAndALoopIsStoppedAtTheDeadline) {
     EXPECT_LT(took, 10.0);  // the deadline (0.5 s) and the kill, not the child's 30 s
 }
 
+// The app closing while a mesh is imported: the run ends within its 0.1 s poll, not at the deadline.
+TEST(Isolated, ACancelEndsARunAtOnce) {
+    std::thread closer([] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        cancelIsolatedRuns(true);
+    });
+    const auto t0 = std::chrono::steady_clock::now();
+    const IsolatedRun run = runIsolated(
+        [] {
+            std::this_thread::sleep_for(std::chrono::seconds(60));
+            return std::string("late");
+        },
+        120);
+    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    closer.join();
+    cancelIsolatedRuns(false);
+    EXPECT_EQ(run.end, IsolatedRun::End::Cancelled);
+    EXPECT_LT(took, 10.0);
+    // Off again, runs run.
+    EXPECT_EQ(runIsolated([] { return std::string("ok"); }, 60).bytes, "ok");
+}
+
 // A descriptor the parent holds (here a pipe's write end, as a popen of ffmpeg holds one) is closed in the
 // child: held there, the pipe's reader would wait for the child (an MP4 take's pclose blocked for as long as
 // TetGen ran).
