@@ -285,9 +285,14 @@ void drawMark(ImDrawList* dl, const AppState& app, int l, const Mark& m) {
 void captionText(ImDrawList* dl, const AppState& app, float below) {
     if (app.caption.empty()) return;
     const Layout& lay = app.layout;
-    const float th = ImGui::GetTextLineHeight();
     const float y = std::max(lay.viewY + 14, below + 10);
-    label(dl, ImVec2(lay.viewX + lay.viewW / 2, y + th / 2), app.caption, IM_COL32(255, 255, 255, 255));
+    // Wrapped at words to the view's width (a lesson's sentence is wider than a narrow view), centred.
+    const float wrap = std::max(lay.viewW - 40, 60.0f);
+    const char* text = app.caption.c_str();
+    const ImVec2 ts = ImGui::CalcTextSize(text, nullptr, false, wrap);
+    const ImVec2 p(lay.viewX + lay.viewW / 2 - ts.x / 2, y);
+    dl->AddRectFilled(ImVec2(p.x - 4, p.y - 2), ImVec2(p.x + ts.x + 4, p.y + ts.y + 2), kBox, 3);
+    dl->AddText(ImGui::GetFont(), ImGui::GetFontSize(), p, IM_COL32(255, 255, 255, 255), text, nullptr, wrap);
 }
 
 void hoverValue(const AppState& app) {
