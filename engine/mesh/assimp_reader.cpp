@@ -7,8 +7,6 @@
 #include <assimp/Importer.hpp>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 
 #include "math/error.h"
@@ -153,26 +151,11 @@ Soup readIsolated(const std::string& path, double timeout) {
             return encodeSoup(s);
         },
         timeout);
-    if (run.end == IsolatedRun::End::TimedOut) {
-        char t[32];
-        std::snprintf(t, sizeof t, "%g", timeout);
-        throw InputError(path, "path",
-                         std::string("the mesh reader (assimp) did not finish within ") + t +
-                             " s and was stopped; the file is too large or assimp loops on it "
-                             "(VBD_MESH_IMPORT_TIMEOUT sets the limit in seconds)");
-    }
-    if (run.end == IsolatedRun::End::Cancelled)
-        throw InputError(path, "path", "the mesh reader was stopped: the app is closing");
-    if (run.end == IsolatedRun::End::NotStarted)
-        throw InputError(path, "path", "cannot start the mesh reader process (no pipe or fork)");
-    if (run.end == IsolatedRun::End::Crashed)
-        throw InputError(path, "path",
-                         "the mesh reader (assimp) crashed on this file (" + run.signalText() +
-                             "); the file is malformed or uses a feature assimp cannot read");
     Soup s;
     if (run.end != IsolatedRun::End::Done || !parseSoup(run.bytes, s))
         throw InputError(path, "path",
-                         "the mesh reader (assimp) stopped before it finished reading the file");
+                         run.whyNoResult("the mesh reader (assimp)", "this file", timeout,
+                                         "the file is malformed or uses a feature assimp cannot read"));
     return s;
 }
 

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -99,6 +100,28 @@ rlim_t mappedBytes() {
 std::string IsolatedRun::signalText() const {
     const char* d = ::strsignal(signal);
     return "signal " + std::to_string(signal) + (d ? std::string(", ") + d : std::string());
+}
+
+std::string IsolatedRun::whyNoResult(const std::string& who, const std::string& subject,
+                                     double timeoutSeconds, const std::string& crashCause) const {
+    switch (end) {
+        case End::TimedOut: {
+            char t[32];
+            std::snprintf(t, sizeof t, "%g", timeoutSeconds);
+            return who + " did not finish within " + t +
+                   " s and was stopped (VBD_MESH_IMPORT_TIMEOUT sets the limit in seconds)";
+        }
+        case End::Cancelled:
+            return who + " was stopped: the app is closing";
+        case End::NotStarted:
+            return "cannot start the process that runs " + who + " (no pipe or fork)";
+        case End::Crashed:
+            return who + " crashed on " + subject + " (" + signalText() + "): " + crashCause;
+        case End::Stopped:
+        case End::Done:
+            break;
+    }
+    return who + " stopped before it finished (out of memory?)";
 }
 
 void cancelIsolatedRuns(bool on) { g_cancel = on; }

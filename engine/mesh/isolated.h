@@ -14,6 +14,11 @@ struct IsolatedRun {
     std::string bytes;               // what work() returned (Done only)
     int signal = 0;                  // the signal that ended the child (Crashed)
     std::string signalText() const;  // "signal 6, Aborted"
+    // Why the run gave no result, for a refusal: "<who> did not finish within 60 s and was stopped (...)",
+    // "<who> crashed on <subject> (signal 6, Aborted): <crashCause>", ...; for a Done run whose bytes do not
+    // decode, "<who> stopped before it finished". One wording for every isolated reader.
+    std::string whyNoResult(const std::string& who, const std::string& subject, double timeoutSeconds,
+                            const std::string& crashCause) const;
 };
 
 // Runs `work` in a child process with its stdout and stderr sent to /dev/null, every other inherited file

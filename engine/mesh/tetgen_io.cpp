@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <initializer_list>
 #include <memory>
 #include <new>
@@ -573,23 +572,6 @@ TetMesh tetrahedralizeSurface(const TriMesh& surf, const TetGenOptions& opt, con
             }
         },
         timeout);
-    if (run.end == IsolatedRun::End::TimedOut) {
-        char t[32];
-        std::snprintf(t, sizeof t, "%g", timeout);
-        throw InputError(file, "path",
-                         std::string("TetGen did not finish within ") + t +
-                             " s and was stopped (VBD_MESH_IMPORT_TIMEOUT sets the limit in seconds)");
-    }
-    if (run.end == IsolatedRun::End::Cancelled)
-        throw InputError(file, "path", "TetGen was stopped: the app is closing");
-    if (run.end == IsolatedRun::End::NotStarted)
-        throw InputError(file, "path", "cannot start the process that runs TetGen (no pipe or fork)");
-    if (run.end == IsolatedRun::End::Crashed)
-        throw InputError(
-            file, "path",
-            "TetGen crashed on this surface (" + run.signalText() +
-                "): its assertions and faults come from degenerate input (nearly flat, sliver or "
-                "nearly coincident faces), and from some surfaces too fine for it");
     Reader r{run.bytes};
     char status = 2;
     TetMesh m;
@@ -598,7 +580,11 @@ TetMesh tetrahedralizeSurface(const TriMesh& surf, const TetGenOptions& opt, con
         if (status == 1 && r.text(key) && r.text(what)) throw InputError(file, key, what);
         if (status == 0 && r.array(m.X) && r.array(m.tets) && r.at == run.bytes.size()) return m;
     }
-    throw InputError(file, "path", "TetGen stopped before it finished (out of memory?)");
+    throw InputError(file, "path",
+                     run.whyNoResult("TetGen", "this surface", timeout,
+                                     "its assertions and faults come from degenerate input (nearly flat, "
+                                     "sliver or nearly coincident faces), and from some surfaces too fine "
+                                     "for it"));
 }
 
 }  // namespace vbd
