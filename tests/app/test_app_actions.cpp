@@ -27,6 +27,13 @@ CommandResult runActions(const std::string& name, const std::string& json, const
                         vbdlabExe() + " " + args + " --actions " + a.string());
 }
 
+// cube_drop at 1024 x 600 driven by the actions file `a`, killed after 120 s (a hang fails the test there).
+CommandResult runCubeDrop(const fs::path& a) {
+    return runUnderXvfb("VBD_VALIDATION=1", "1920x1080x24",
+                        "timeout -s KILL 120 " + vbdlabExe() + " --scene " + kScenes +
+                            "cube_drop.json --width 1024 --height 600 --actions " + a.string());
+}
+
 // Simulation frame numbers of the PNG images of a take (frame_000123.png).
 std::vector<int> takeFrames(const fs::path& take) {
     std::vector<int> f;
@@ -181,9 +188,7 @@ TEST(AppActions, ARightSideReshapedRestartsBothSidesInLockstep) {
               "[{\"frame\": 2, \"compare\": true},"
               " {\"frame\": 4, \"set_right\": {\"soft_bodies.0.cells\": [4, 4, 4]}},"
               " {\"frame\": 7, \"quit\": true}]");
-    CommandResult r = runUnderXvfb("VBD_VALIDATION=1", "1920x1080x24",
-                                   "timeout -s KILL 120 " + vbdlabExe() + " --scene " + kScenes +
-                                       "cube_drop.json --width 1024 --height 600 --actions " + a.string());
+    CommandResult r = runCubeDrop(a);
     ASSERT_EQ(r.code, 0) << r.output;
     EXPECT_NE(r.output.find("actions[1].set_right: the World restarted at frame 0"), std::string::npos)
         << r.output;
@@ -194,9 +199,7 @@ TEST(AppActions, ARightSideReshapedRestartsBothSidesInLockstep) {
               "[{\"frame\": 2, \"compare\": true}, {\"frame\": 3, \"play\": false},"
               " {\"frame\": 3, \"set_right\": {\"soft_bodies.0.cells\": [4, 4, 4]}},"
               " {\"frame\": 3, \"step\": 1}, {\"frame\": 4, \"quit\": true}]");
-    r = runUnderXvfb("VBD_VALIDATION=1", "1920x1080x24",
-                     "timeout -s KILL 120 " + vbdlabExe() + " --scene " + kScenes +
-                         "cube_drop.json --width 1024 --height 600 --actions " + a.string());
+    r = runCubeDrop(a);
     ASSERT_EQ(r.code, 2) << r.output;
     EXPECT_NE(r.output.find("actions[3].step: waits for frame 3 while the simulation is paused (frame 0: "
                             "actions[2].set_right restarted the World"),
@@ -219,9 +222,7 @@ TEST(AppActions, ThrownBoxesStayThroughEditsResetsAndSideBySide) {
               " {\"frame\": 3, \"compare\": true},"
               " {\"frame\": 5, \"set_right\": {\"soft_bodies.0.cells\": [4, 4, 4]}},"
               " {\"frame\": 7, \"quit\": true}]");
-    CommandResult r = runUnderXvfb("VBD_VALIDATION=1", "1920x1080x24",
-                                   "timeout -s KILL 120 " + vbdlabExe() + " --scene " + kScenes +
-                                       "cube_drop.json --width 1024 --height 600 --actions " + a.string());
+    CommandResult r = runCubeDrop(a);
     ASSERT_EQ(r.code, 0) << r.output;
     EXPECT_NE(r.output.find("actions done at frame 7 (cube_drop.json, settings "
                             "soft_bodies.0.material.youngs=200000.0 solver.iterations=12; 2 thrown boxes, 2 "
@@ -233,9 +234,7 @@ TEST(AppActions, ThrownBoxesStayThroughEditsResetsAndSideBySide) {
     writeFile(
         a,
         "[{\"frame\": 2, \"compare\": true}, {\"frame\": 3, \"throw\": 3}, {\"frame\": 3, \"quit\": true}]");
-    r = runUnderXvfb("VBD_VALIDATION=1", "1920x1080x24",
-                     "timeout -s KILL 120 " + vbdlabExe() + " --scene " + kScenes +
-                         "cube_drop.json --width 1024 --height 600 --actions " + a.string());
+    r = runCubeDrop(a);
     ASSERT_EQ(r.code, 0) << r.output;
     EXPECT_NE(r.output.find("actions done at frame 4 (cube_drop.json, no settings; 3 thrown boxes, 3 rigid "
                             "bodies in the World)"),

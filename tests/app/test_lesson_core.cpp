@@ -140,22 +140,33 @@ TEST(LessonFiles, EveryLessonLoads) {
     }
 }
 
-TEST(LessonFiles, StepKeysNameTheStep) {
-    ActionContext ctx;
-    ctx.scene = std::string(VBD_SOURCE_DIR) + "/assets/scenes/default.json";
-    const std::string dir = (fs::temp_directory_path() / "vbd_lesson_core_test/01-x").string();
+// An empty lesson folder 01-x under a fresh temporary parent.
+std::string freshLessonDir(const char* parent) {
+    const std::string dir = (fs::temp_directory_path() / parent / "01-x").string();
     fs::remove_all(fs::path(dir).parent_path());
     fs::create_directories(dir);
+    return dir;
+}
+
+// What loading the lesson in `dir` throws ("" if nothing).
+std::string loadError(const std::string& dir) {
+    ActionContext ctx;
+    ctx.scene = std::string(VBD_SOURCE_DIR) + "/assets/scenes/default.json";
+    try {
+        loadLesson(dir, ctx);
+    } catch (const vbd::InputError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+TEST(LessonFiles, StepKeysNameTheStep) {
+    const std::string dir = freshLessonDir("vbd_lesson_core_test");
     std::ofstream(dir + "/lesson.md") << "# X\n## One\nText.\n## Two\nMore.\n";
     std::ofstream(dir + "/actions.json")
         << "{\"steps\": [{\"actions\": [{\"load\": \"assets/scenes/contrast_bar.json\"}]},"
            " {\"actions\": [{\"heat\": \"dominance\"}, {\"mark\": {\"vertex\": 3, \"region\": {}}}]}]}";
-    std::string err;
-    try {
-        loadLesson(dir, ctx);
-    } catch (const vbd::InputError& e) {
-        err = e.what();
-    }
+    const std::string err = loadError(dir);
     EXPECT_NE(err.find("actions.json: steps[1].actions[1].mark.region.min: required"), std::string::npos)
         << err;
     EXPECT_NE(err.find("(lesson 01-x, step 2 \"Two\")"), std::string::npos) << err;
@@ -164,19 +175,10 @@ TEST(LessonFiles, StepKeysNameTheStep) {
 
 // A lesson's actions.json that is a FIFO hung the app in the open: refused by a stat (math/input_file.h).
 TEST(LessonFiles, AnActionsFileThatIsAFifoIsNeverOpened) {
-    ActionContext ctx;
-    ctx.scene = std::string(VBD_SOURCE_DIR) + "/assets/scenes/default.json";
-    const std::string dir = (fs::temp_directory_path() / "vbd_lesson_fifo_test/01-x").string();
-    fs::remove_all(fs::path(dir).parent_path());
-    fs::create_directories(dir);
+    const std::string dir = freshLessonDir("vbd_lesson_fifo_test");
     std::ofstream(dir + "/lesson.md") << "# X\n## One\nText.\n";
     ASSERT_EQ(::mkfifo((dir + "/actions.json").c_str(), 0600), 0);
-    std::string err;
-    try {
-        loadLesson(dir, ctx);
-    } catch (const vbd::InputError& e) {
-        err = e.what();
-    }
+    const std::string err = loadError(dir);
     EXPECT_NE(err.find("actions.json: not a regular file"), std::string::npos) << err;
     fs::remove_all(fs::path(dir).parent_path());
 }

@@ -16,6 +16,19 @@
 namespace vbd {
 namespace {
 
+// A child that sleeps `seconds` (a reader looping on its file) under a deadline; `took`: the run's wall time.
+IsolatedRun sleeper(int seconds, double timeout, double& took) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const IsolatedRun run = runIsolated(
+        [seconds] {
+            std::this_thread::sleep_for(std::chrono::seconds(seconds));
+            return std::string("late");
+        },
+        timeout);
+    took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return run;
+}
+
 TEST(Isolated, TheChildsBytesComeBackWhole) {
     // 24 MiB: many times a pipe's buffer, so the parent must read while the child writes.
     const IsolatedRun run = runIsolated([] { return std::string(24u << 20, 'x') + "end"; }, 60);
@@ -31,14 +44,8 @@ TEST(Isolated, ACrashIsItsSignalAndALoopIsStoppedAtTheDeadline) {
     EXPECT_NE(crash.signalText().find("signal 6"), std::string::npos) << crash.signalText();
     EXPECT_TRUE(crash.bytes.empty());
 
-    const auto t0 = std::chrono::steady_clock::now();
-    const IsolatedRun loop = runIsolated(
-        [] {
-            std::this_thread::sleep_for(std::chrono::seconds(30));
-            return std::string("late");
-        },
-        0.5);
-    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    double took = 0;
+    const IsolatedRun loop = sleeper(30, 0.5, took);
     EXPECT_EQ(loop.end, IsolatedRun::End::TimedOut);
     EXPECT_TRUE(loop.bytes.empty());
     EXPECT_LT(took, 10.0);  // the deadline (0.5 s) and the kill, not the child's 30 s
@@ -50,14 +57,8 @@ TEST(Isolated, ACancelEndsARunAtOnce) {
         std::this_thread::sleep_for(std::chrono::milliseconds(300));
         cancelIsolatedRuns(true);
     });
-    const auto t0 = std::chrono::steady_clock::now();
-    const IsolatedRun run = runIsolated(
-        [] {
-            std::this_thread::sleep_for(std::chrono::seconds(60));
-            return std::string("late");
-        },
-        120);
-    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    double took = 0;
+    const IsolatedRun run = sleeper(60, 120, took);
     closer.join();
     cancelIsolatedRuns(false);
     EXPECT_EQ(run.end, IsolatedRun::End::Cancelled);
