@@ -162,7 +162,7 @@ int runExport(const ExportRun& r) {
     // Everything that can be refused (scene, --set, mesh, degenerate elements) is checked before the output
     // file is created.
     vbd::SceneDesc desc = vbd::loadSceneFile(r.scene, r.sets);
-    for (const auto& w : vbd::lastSceneWarnings()) std::fprintf(stderr, "vbdlab: warning: %s\n", w.c_str());
+    printSceneWarnings();
     if (!desc.joints.empty())
         throw vbd::InputError(r.scene, "joints", "export does not write joints (no peer scene uses them)");
     vbd::SoftSolver solver;

@@ -55,7 +55,7 @@ static int runRender(const RenderRun& r) {
     std::vector<std::string> sets = r.sets;
     if (!r.backend.empty()) sets.push_back("solver.backend=" + r.backend);  // validated with the scene
     vbd::SceneDesc desc = vbd::loadSceneFile(r.scene, sets);                // InputError -> exit code 2
-    for (const auto& w : vbd::lastSceneWarnings()) std::fprintf(stderr, "vbdlab: warning: %s\n", w.c_str());
+    printSceneWarnings();
     std::unique_ptr<vbd::World> world;
     try {
         world = vbdgui::createWorld(desc);

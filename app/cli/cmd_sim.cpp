@@ -79,7 +79,7 @@ int runSim(const SimRun& r) {
     std::vector<std::string> sets = r.sets;
     if (!r.backend.empty()) sets.push_back("solver.backend=" + r.backend);  // validated with the scene
     vbd::SceneDesc desc = vbd::loadSceneFile(r.scene, sets);
-    for (const auto& w : vbd::lastSceneWarnings()) std::fprintf(stderr, "vbdlab: warning: %s\n", w.c_str());
+    printSceneWarnings();
     if (r.threads >= 0) desc.solver.threads = r.threads;
     std::unique_ptr<vbd::World> world;
     try {

@@ -31,6 +31,8 @@ std::string assetPath(const std::string& rel);
 // Both throw InputError(dir, key, ...) (exit code 2) rather than a filesystem error (exit code 1).
 void checkOutputFolder(const std::string& dir, const std::string& key = "--out");
 void makeOutputFolder(const std::string& dir, const std::string& key = "--out");
+// The warnings of the scene just read (vbd::lastSceneWarnings) on stderr, "vbdlab: warning: ...".
+void printSceneWarnings();
 // Exit code for an exception escaping a command: 2 for InputError / CLI errors, else 1; prints it.
 int reportError(const std::exception& e);
 

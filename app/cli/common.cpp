@@ -4,6 +4,7 @@
 
 #include "cli/commands.h"
 #include "math/error.h"
+#include "scene/scene.h"
 
 namespace vbdcli {
 
@@ -36,6 +37,10 @@ void makeOutputFolder(const std::string& dir, const std::string& key) {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     if (ec) throw vbd::InputError(dir, key, "cannot create the folder: " + ec.message());
+}
+
+void printSceneWarnings() {
+    for (const auto& w : vbd::lastSceneWarnings()) std::fprintf(stderr, "vbdlab: warning: %s\n", w.c_str());
 }
 
 std::string assetPath(const std::string& rel) {

@@ -140,7 +140,6 @@ bool ActionRunner::holding(GuiApp& app, int shown, int frame) {
     bool hold = app.settling() || shown < 0 || !app.state().screenshotRequest.empty() ||
                 app.renderedFrames() < holdUntilRendered_ || wallSeconds() < pauseUntil_;
     if (waitFrame_ >= 0) hold |= frame < waitFrame_;
-
     if (windowWait_ > 0) {
         int w = 0, h = 0;
         app.framebufferSize(w, h);

@@ -99,6 +99,10 @@ struct RecordState {
     // its first frame. restarted: a World came that did not carry the state over (a new run).
     std::uint64_t awaitTicket = 0;
     bool restarted = false, restoring = false;  // restoring: the awaited ticket restores a timeline frame
+    void await(std::uint64_t ticket, bool restore) {
+        awaitTicket = ticket;
+        restoring = restore;
+    }
 };
 
 struct TimelineState {

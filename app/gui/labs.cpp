@@ -67,8 +67,8 @@ bool GuiApp::loadSceneFile(const std::string& path, std::string& error) {
     if (!path.empty()) {
         try {
             desc = s.resolve();
-            for (const auto& w :
-                 vbd::lastSceneWarnings())  // a body below the ground, a quaternion normalized
+            // A body below the ground, a quaternion normalized: said as `vbdlab sim` says them.
+            for (const auto& w : vbd::lastSceneWarnings())
                 std::fprintf(stderr, "vbdlab: warning: %s\n", w.c_str());
         } catch (const vbd::InputError& e) {
             error = e.what();
@@ -224,7 +224,7 @@ void GuiApp::rebuildLabs() {
     // A restarted run is recorded from its frame 0 (recordCaptureDue): held before the rebuild is posted.
     if (app_.rec.on) sim_.setGate(Gate::Recorder, 0);
     lastTicket_ = sim_.rebuild(std::move(builds), labs);
-    if (app_.rec.on) app_.rec.awaitTicket = lastTicket_, app_.rec.restoring = false;
+    if (app_.rec.on) app_.rec.await(lastTicket_, false);
     if (app_.labs[0].rebuild != Lab::Rebuild::None && pendingLoadTicket_ == ~std::uint64_t(0))
         pendingLoadTicket_ = lastTicket_;
     for (int l = 0; l < labs; ++l) {
@@ -248,13 +248,13 @@ void GuiApp::applyTimeline() {
         lastTicket_ = sim_.restore(t.restoreRequest);
         t.restoreRequest = -1;
         t.playing = false;  // scrubbing shows a frame; play goes on from it
-        if (app_.rec.on) app_.rec.awaitTicket = lastTicket_, app_.rec.restoring = true;
+        if (app_.rec.on) app_.rec.await(lastTicket_, true);
     }
     if (t.replayRequest) {
         t.replayRequest = false;
         lastTicket_ = sim_.restore(t.info.oldest);
         t.playing = true;
-        if (app_.rec.on) app_.rec.awaitTicket = lastTicket_, app_.rec.restoring = true;
+        if (app_.rec.on) app_.rec.await(lastTicket_, true);
     }
     if (t.budgetDirty) {
         t.budgetDirty = false;

@@ -199,8 +199,8 @@ void regionLegend(ImDrawList* dl, ImVec2 pos, const Lab& lab) {
 }
 
 // The settings that differ, fitted to the side's half of the view (`w` wide): in a narrow window a long key
-// and its value take two lines rather than running under the other side.
-// Returns the caption box's bottom edge.
+// and its value take two lines rather than running under the other side. Returns the caption box's bottom
+// edge.
 float sideCaption(ImDrawList* dl, const AppState& app, int l, float x0, float w) {
     const auto diffs = differences(app.labs[0].scene, app.labs[1].scene);
     std::string text = l == 0 ? "left" : "right";
@@ -352,10 +352,10 @@ StatusText statusText(const AppState& app) {
     return out;
 }
 
-// Before, the status was one line with the paths first: the numbers were cut off below ~3800 pixels of view.
-// A fixed number of lines for a view's width, so that the bar (and the legends above it) keeps its height
-// while the numbers change: the paths above the numbers, each line cut to the view; below 1000 pixels of
-// view the numbers take two lines (clock and counts, then speed).
+// The paths above the numbers (after them on one line, the numbers were cut off below ~3800 pixels of view),
+// each line cut to the view, in a fixed number of lines for a view's width so that the bar and the legends
+// above it keep their place while the numbers change: below 1000 pixels of view the numbers take two lines
+// (clock and counts, then speed).
 std::string statusLines(const AppState& app) {
     if (!app.labs[0].world) return "";
     const StatusText st = statusText(app);
