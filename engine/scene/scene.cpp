@@ -424,8 +424,6 @@ void applyOverride(json& root, const std::string& ov, const std::string& file) {
     }
 }
 
-}  // namespace
-
 // A body that starts deep in the ground is thrown out by the ground's penalty force (k d for a depth d:
 // a 1 m cube 2 m deep left at 119 m/s): said, not refused, since a scene may mean it. Box grids and
 // dynamic rigid boxes and spheres, whose lowest point is known before any mesh is read; 1% of the body's
@@ -461,6 +459,8 @@ void warnBelowGround(const SceneDesc& s, const std::string& file) {
         check(b.key, double(b.position.y) - reach, 2 * reach);
     }
 }
+
+}  // namespace
 
 const std::vector<std::string>& lastSceneWarnings() { return g_warnings; }
 
