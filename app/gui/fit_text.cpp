@@ -43,6 +43,23 @@ std::string cut(const std::string& s, float width, bool keepEnd) {
 
 std::string cutLine(const std::string& line, float width) { return cut(line, width, false); }
 
+std::string packParts(const std::vector<LinePart>& parts, const std::string& sep, float width) {
+    std::string out, line, widest;  // the line so far, and the same parts at their widest
+    auto flush = [&] {
+        if (!line.empty()) out += (out.empty() ? "" : "\n") + cut(line, width, false);
+        line.clear();
+        widest.clear();
+    };
+    for (const LinePart& p : parts) {
+        // The joined text is measured (the font's widths of parts do not add up to the whole's to the pixel).
+        if (!line.empty() && widthOf(widest + sep + p.widest) > width) flush();
+        line += (line.empty() ? "" : sep) + p.text;
+        widest += (widest.empty() ? "" : sep) + p.widest;
+    }
+    flush();
+    return out;
+}
+
 std::string fitLines(const std::string& text, float width) {
     std::istringstream in(text);
     std::string line, out;

@@ -1,6 +1,7 @@
 #pragma once
 // Text fitted to the room it is drawn in.
 #include <string>
+#include <vector>
 
 namespace vbdgui {
 
@@ -19,5 +20,17 @@ std::string fitLines(const std::string& text, float width);
 
 // One line cut to `width` pixels with "..." at its end where it does not fit (the status bar's lines).
 std::string cutLine(const std::string& line, float width);
+
+// A part of a line that `packParts` places: its text, and the widest text it takes while the line is shown
+// (its numbers at their most digits), which decides where lines break.
+struct LinePart {
+    std::string text, widest;
+};
+
+// `parts` in order, joined by `sep`, in as few lines of at most `width` pixels as their widest forms allow,
+// each line cut to `width` (a part wider than the room has a line of its own). The breaks are chosen from the
+// widest forms, so that a line whose numbers grow by a digit does not move a part to the next line and the
+// lines below it down (the status bar's numbers change every frame).
+std::string packParts(const std::vector<LinePart>& parts, const std::string& sep, float width);
 
 }  // namespace vbdgui

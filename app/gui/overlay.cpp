@@ -303,10 +303,12 @@ void hoverValue(const AppState& app) {
                   formatNumber(h.value, 4));
 }
 
-// The status bar's parts: the clock (frame, time, pace) and counts, the speed (solves/s, step time, FPS), and
-// the paths (which backend steps the scene and why, which path fills the vertex buffer and why).
+// The status bar's parts: the clock (frame, time, pace), the counts, the speed (solves/s, step time, FPS),
+// and the paths (which backend steps the scene and why, which path fills the vertex buffer and why); each
+// number part with its widest form (see `packParts`).
 struct StatusText {
-    std::string clock, speed, paths;
+    LinePart clock, counts, speed;
+    std::string paths;
 };
 
 StatusText statusText(const AppState& app) {
@@ -327,20 +329,29 @@ StatusText statusText(const AppState& app) {
             s += t.speed == 1 ? "  real time" : "  x" + formatNumber(t.speed) + " real time";
         }
     }
-    const size_t n = w.numParticles(), bodies = w.numBodies(), contacts = w.contactCount();
     StatusText out;
-    if (n > 0) s += "  |  " + std::to_string(n) + " vertices";
-    if (bodies > 0)
-        s += "  |  " + std::to_string(bodies) + " bodies, " + std::to_string(contacts) + " contacts";
-    out.clock = s;
+    // Widest forms: six-digit frames and counts (the paper's mesh has 230k vertices), a time below 10^4 s.
+    out.clock = {s, "frame 000000  t = 0000.000 s  x0.00 real time"};
+    const size_t n = w.numParticles(), bodies = w.numBodies(), contacts = w.contactCount();
+    const char* sep = "  |  ";
+    auto count = [](size_t k, const char* one, const char* many) {
+        return std::to_string(k) + " " + (k == 1 ? one : many);
+    };
+    if (n > 0) out.counts = {count(n, "vertex", "vertices"), "000000 vertices"};
+    if (bodies > 0) {
+        const std::string b = count(bodies, "body", "bodies") + ", " + count(contacts, "contact", "contacts");
+        const std::string bw = "000000 bodies, 000000 contacts";
+        out.counts = {out.counts.text.empty() ? b : out.counts.text + sep + b,
+                      out.counts.widest.empty() ? bw : out.counts.widest + sep + bw};
+    }
     const auto& h = w.history();
     const double solve = h.empty() ? 0 : h.back().solveMs;
     const double solves = double(n > 0 ? n : bodies) * lab.desc.solver.iterations * lab.desc.substeps;
     s.clear();
     if (solve > 0)
-        s = formatNumber(solves / (solve * 1e-3)) + (n > 0 ? " vertex" : " body") + " solves/s  |  ";
+        s = formatNumber(solves / (solve * 1e-3)) + (n > 0 ? " vertex" : " body") + " solves/s" + sep;
     std::snprintf(buf, sizeof buf, "step %.1f ms  |  %.0f FPS", lab.stepMs, app.timing.fps);
-    out.speed = s + buf;
+    out.speed = {s + buf, "0.00e+00 vertex solves/s  |  step 0000.0 ms  |  000 FPS"};
     out.paths = w.backendLine();  // which backend steps the soft bodies, and why (solver.backend)
     // Which path fills the particle vertex buffer and why (docs/gpu.md "Interop"); with the interop, a frame
     // not drawn from a slot (a CPU step, an edit, a capture, a slot rewritten since) is uploaded from the
@@ -353,16 +364,18 @@ StatusText statusText(const AppState& app) {
 }
 
 // The paths above the numbers (after them on one line, the numbers were cut off below ~3800 pixels of view),
-// each line cut to the view, in a fixed number of lines for a view's width so that the bar and the legends
-// above it keep their place while the numbers change: below 1000 pixels of view the numbers take two lines
-// (clock and counts, then speed).
+// each line cut to the view; the numbers packed into as few lines as the view's width allows for this
+// scene's parts at their widest, so that the bar and the legends above it keep their place while the numbers
+// change (a 1280-pixel window's 480-pixel view: clock and counts, then speed; a mixed scene's counts alone
+// need ~340 pixels).
 std::string statusLines(const AppState& app) {
     if (!app.labs[0].world) return "";
     const StatusText st = statusText(app);
     const float room = app.layout.viewW - 16;
-    if (app.layout.viewW < 1000)
-        return cutLine(st.paths, room) + "\n" + cutLine(st.clock, room) + "\n" + cutLine(st.speed, room);
-    return cutLine(st.paths, room) + "\n" + cutLine(st.clock + "  |  " + st.speed, room);
+    std::vector<LinePart> parts{st.clock};
+    if (!st.counts.text.empty()) parts.push_back(st.counts);
+    parts.push_back(st.speed);
+    return cutLine(st.paths, room) + "\n" + packParts(parts, "  |  ", room);
 }
 
 // The top edge of the status bar showing `s` (the legends sit above it).

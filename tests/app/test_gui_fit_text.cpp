@@ -4,6 +4,7 @@
 #include <imgui.h>
 #include <imgui_internal.h>
 
+#include <algorithm>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -124,6 +125,40 @@ TEST_F(Gui, AStatusLineIsCutAtItsEnd) {
             }
         }
     }
+    ImGui::Render();
+}
+
+TEST_F(Gui, PartsArePackedByTheirWidestFormsSoThatLinesKeepTheirPlace) {
+    ImGui::NewFrame();
+    const std::string sep = "  |  ";
+    const vbdgui::LinePart clock{"frame 7  t = 0.058 s", "frame 000000  t = 0000.000 s"};
+    const vbdgui::LinePart counts{"729 vertices", "000000 vertices"};
+    const vbdgui::LinePart speed{"step 2.1 ms  |  60 FPS", "step 0000.0 ms  |  000 FPS"};
+    const float all = widthOf(clock.widest + sep + counts.widest + sep + speed.widest);
+    const float two = widthOf(clock.widest + sep + counts.widest);
+    // Room for all three at their widest: one line, this frame's text.
+    EXPECT_EQ(vbdgui::packParts({clock, counts, speed}, sep, all),
+              clock.text + sep + counts.text + sep + speed.text);
+    // One pixel less: the speed breaks to its own line although this frame's text would fit on one (the
+    // break does not wait for the digits that would push the line over).
+    ASSERT_LT(widthOf(clock.text + sep + counts.text + sep + speed.text), all - 1);
+    EXPECT_EQ(vbdgui::packParts({clock, counts, speed}, sep, all - 1),
+              clock.text + sep + counts.text + "\n" + speed.text);
+    // No room for the counts after the clock: they start the next line, with the speed after them.
+    EXPECT_EQ(vbdgui::packParts({clock, counts, speed}, sep, two - 1),
+              clock.text + "\n" + counts.text + sep + speed.text);
+    // No room for two parts a line: one part a line.
+    const float pair = std::min(two, widthOf(counts.widest + sep + speed.widest));
+    const auto lines = linesOf(vbdgui::packParts({clock, counts, speed}, sep, pair - 1));
+    ASSERT_EQ(lines.size(), 3u);
+    EXPECT_EQ(lines[0], clock.text);
+    EXPECT_EQ(lines[1], counts.text);
+    EXPECT_EQ(lines[2], speed.text);
+    // A part wider than the room has a line of its own, cut to the room.
+    for (const std::string& l : linesOf(vbdgui::packParts({clock, counts, speed}, sep, 60))) {
+        EXPECT_LE(widthOf(l), 60) << l;
+    }
+    EXPECT_EQ(linesOf(vbdgui::packParts({clock, counts, speed}, sep, 60)).size(), 3u);
     ImGui::Render();
 }
 
