@@ -46,6 +46,12 @@ int main(int argc, char** argv) {
         "Without a command vbdlab opens the GUI; with no display it runs the scene headless and says where\n"
         "it wrote the output. Exit codes: 0 ok, 2 bad input, 1 other error.");
 
+    // A command-line error reads as every other refusal ("vbdlab: error: what"), then where help is.
+    root.failure_message([](const CLI::App* app, const CLI::Error& e) {
+        return "vbdlab: error: " + std::string(e.what()) + "\nRun `" + app->get_name() +
+               " --help` for more information.\n";
+    });
+
     std::vector<vbdcli::Command> cmds;
     for (auto f : vbdcli::commandRegistry()) cmds.push_back(f(root));
 

@@ -31,6 +31,7 @@ struct RenderRun {
     bool wireframe = false;
     std::string backend;            // --backend: solver.backend (cpu | cuda | auto)
     std::string vertices = "auto";  // --vertices: auto | cpu | interop (render/vertex_source.h)
+    int threads = -1;               // --threads: solver.threads (-1: the scene's)
 };
 
 #ifdef VBD_HAVE_GUI
@@ -56,6 +57,7 @@ static int runRender(const RenderRun& r) {
     if (!r.backend.empty()) sets.push_back("solver.backend=" + r.backend);  // validated with the scene
     vbd::SceneDesc desc = vbd::loadSceneFile(r.scene, sets);                // InputError -> exit code 2
     printSceneWarnings();
+    if (r.threads >= 0) desc.solver.threads = r.threads;
     std::unique_ptr<vbd::World> world;
     try {
         world = vbdgui::createWorld(desc);
@@ -89,8 +91,9 @@ static int runRender(const RenderRun& r) {
         vbdgui::SceneGpu gpu(*ctx, *world, 1, r.vertices != "cpu");
         std::fprintf(stderr, "vbdlab: %s\n", gpu.vertexLine().c_str());
         if (r.vertices == "interop" && !gpu.interopVertices())
-            throw vbd::InputError("", "--vertices",
-                                  "interop: " + gpu.vertexLine());  // before writing anything
+            throw vbd::InputError(
+                "", "--vertices",
+                "interop is not available here (" + gpu.vertexLine() + ")");  // before writing anything
         makeOutputFolder(r.out);
         // One camera for the whole clip, framed on the initial scene.
         vbdgui::OrbitCamera cam;
@@ -145,13 +148,16 @@ static Command addRenderCommand(CLI::App& root) {
     sub->add_option("scene", run->scene, "Scene file (JSON)")->required()->check(CLI::ExistingFile);
     sub->add_option("--frames", run->frames, "Frames to simulate and render")->capture_default_str();
     sub->add_option("--out", run->out, "Output folder (created): frame_00001.png, ...")->required();
-    sub->add_option("--width", run->width, "Image width in pixels")->capture_default_str();
-    sub->add_option("--height", run->height, "Image height in pixels")->capture_default_str();
+    sub->add_option("--width", run->width, "Image width in pixels (16 to 8192)")->capture_default_str();
+    sub->add_option("--height", run->height, "Image height in pixels (16 to 8192)")->capture_default_str();
     sub->add_option("--set", run->sets, "Override a scene key: --set solver.iterations=20 (repeatable)");
     sub->add_option("--field", run->field, "Heat map: none, color, residual, det_f, dominance, dominance_sum")
         ->capture_default_str();
     sub->add_flag("--wireframe", run->wireframe, "Draw surface edges");
     sub->add_option("--backend", run->backend, "Soft-body step: cpu | cuda | auto (solver.backend)");
+    sub->add_option("--threads", run->threads,
+                    "Worker threads (0 = all; default: the scene's solver.threads)")
+        ->check(CLI::Range(0, 1024));  // as solver.threads
     sub->add_option(
            "--vertices", run->vertices,
            "Particle vertex buffer (and the rigid body instance buffer): auto (CUDA-Vulkan interop when the "

@@ -28,7 +28,7 @@ struct SimRun {
 static void writeFinalState(const std::string& path, const vbd::World& w) {
     nlohmann::json j;
     j["particles"] = nlohmann::json::array();
-    for (const auto& p : w.positions()) j["particles"].push_back({p.x, p.y, p.z});
+    for (const auto& p : w.statePositions()) j["particles"].push_back({p.x, p.y, p.z});  // every digit
     j["bodies"] = nlohmann::json::array();
     for (const auto& b : w.bodies()) {
         nlohmann::json o;
@@ -76,6 +76,7 @@ class PartFile {
 int runSim(const SimRun& r) {
     // Everything that can be refused is checked before the output folder is touched.
     checkOutputFolder(r.out);
+    if (r.frames < 0) throw vbd::InputError("", "--frames", "must be >= 0");
     std::vector<std::string> sets = r.sets;
     if (!r.backend.empty()) sets.push_back("solver.backend=" + r.backend);  // validated with the scene
     vbd::SceneDesc desc = vbd::loadSceneFile(r.scene, sets);
@@ -91,7 +92,6 @@ int runSim(const SimRun& r) {
     // Nothing reads the particles between frames but the metrics, which the device measures where its
     // state is: a device run brings its state to the host once, for final_state.json.
     world->setLazyPublish(true);
-    if (r.frames < 0) throw vbd::InputError("", "--frames", "must be >= 0");
     makeOutputFolder(r.out);
 
     // Rows are written as frames complete: nothing kept per frame, so memory stays flat however

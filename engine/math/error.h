@@ -20,9 +20,10 @@ class InputError : public std::runtime_error {
 
   private:
     static std::string compose(const std::string& f, const std::string& k, const std::string& w) {
-        std::string s = f.empty() ? std::string("<input>") : f;
-        if (!k.empty()) s += ": " + k;
-        return s + ": " + w;
+        // No file: a command-line value (`--frames: must be >= 0`), named by its key alone.
+        std::string s = f;
+        if (!k.empty()) s += (s.empty() ? "" : ": ") + k;
+        return s.empty() ? w : s + ": " + w;
     }
     std::string file_, key_, detail_;
 };

@@ -91,15 +91,6 @@ TriMesh importSurfaceUnchecked(const std::string& path) {
     return s;
 }
 
-// "file: key: what" of e without its "file: key: " prefix.
-std::string bareMessage(const InputError& e) {
-    std::string prefix = e.file().empty() ? std::string("<input>") : e.file();
-    if (!e.key().empty()) prefix += ": " + e.key();
-    prefix += ": ";
-    const std::string w = e.what();
-    return w.compare(0, prefix.size(), prefix) == 0 ? w.substr(prefix.size()) : w;
-}
-
 }  // namespace
 
 TriMesh importSurface(const std::string& path) {
@@ -115,7 +106,7 @@ TriMesh importSurface(const std::string& path) {
                              " text (it starts with a byte-order mark), which assimp's reader for this "
                              "format does not decode; save it as UTF-8 or ASCII, e.g. iconv -f UTF-16 -t "
                              "UTF-8 (assimp's result: " +
-                             bareMessage(e) + ")");
+                             e.detail() + ")");
     }
 }
 
@@ -176,7 +167,7 @@ TetMesh loadTetMeshUnchecked(const std::string& path, const MeshImportOptions& o
         throw InputError(path, "scale",
                          std::string("after scale ") + sc +
                              " and translation the tets are not representable in float positions (" +
-                             e.key() + ": " + bareMessage(e) + ")");
+                             e.key() + ": " + e.detail() + ")");
     }
     return m;
 }
@@ -200,7 +191,7 @@ TetMesh loadTetMesh(const std::string& path, const MeshImportOptions& opt) {
             if (e.key() == k) key = sceneKey;
         std::string where = e.file().empty() ? path : e.file();
         if (!e.key().empty() && e.key() != "path" && key == "path") where += ": " + e.key();
-        throw InputError(opt.sceneFile, opt.sceneKey + "." + key, where + ": " + bareMessage(e));
+        throw InputError(opt.sceneFile, opt.sceneKey + "." + key, where + ": " + e.detail());
     }
 }
 

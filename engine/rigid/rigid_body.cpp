@@ -82,8 +82,8 @@ void validateBody(const RigidBodyDesc& d, const std::string& k, const std::strin
     if (!std::isfinite(n) || n < 1e-6f)
         throw InputError(f, k + ".rotation", "quaternion is zero or not finite");
     if (std::fabs(n - 1.0f) > 1e-4f && warnings)
-        warnings->push_back((f.empty() ? std::string("<input>") : f) + ": " + k +
-                            ".rotation: quaternion of norm " + std::to_string(n) + " normalized");
+        warnings->push_back((f.empty() ? "" : f + ": ") + k + ".rotation: quaternion of norm " +
+                            std::to_string(n) + " normalized");
     if (!isFinite(d.position) || !isFinite(d.velocity) || !isFinite(d.angularVelocity))
         throw InputError(f, k, "position and velocities must be finite");
 }

@@ -208,6 +208,20 @@ MaterialDesc readMaterial(Obj& parent, bool cloth) {
     MaterialDesc m;
     if (!parent.has("material")) return m;
     Obj o = parent.child("material");
+    if (o.has("mu") || o.has("lambda")) {
+        // Textbook Lame parameters instead: E = mu (3 lambda + 2 mu) / (lambda + mu), nu = lambda / (2
+        // (lambda + mu)). nu in (-1, 0.5) is mu > 0 with a positive bulk modulus lambda + 2 mu / 3.
+        const char* other = o.has("youngs") ? "youngs" : o.has("poisson") ? "poisson" : nullptr;
+        if (other) o.fail(other, "give youngs and poisson, or mu and lambda, not both");
+        if (!o.has("mu") || !o.has("lambda"))
+            o.fail(o.has("mu") ? "lambda" : "mu", "mu and lambda go together");
+        const double mu = o.positive("mu", 1), lambda = o.num("lambda", 0);
+        if (!(lambda + 2 * mu / 3 > 0))
+            o.fail("lambda",
+                   "must be above -2 mu / 3 (a positive bulk modulus; got " + Obj::fmt(lambda) + ")");
+        m.youngs = mu * (3 * lambda + 2 * mu) / (lambda + mu);
+        m.poisson = lambda / (2 * (lambda + mu));
+    }
     m.youngs = o.positive("youngs", m.youngs);
     m.poisson = o.num("poisson", m.poisson);
     if (!(m.poisson > -1.0 && m.poisson < 0.5))
@@ -476,10 +490,13 @@ SceneDesc parseScene(const std::string& text, const std::string& file,
         throw InputError(file, textPosition(text, e.byte),
                          "malformed JSON (" + (p == std::string::npos ? what : what.substr(p)) + ")");
     } catch (const json::exception& e) {
-        // e.g. out_of_range.406 for a number that overflows a double (1e999): not a finite number.
+        // e.g. out_of_range.406 for a number that overflows a double (1e999): not a finite number. The
+        // exception carries no offset, but it quotes the number: its first occurrence is where it is.
         std::string what = e.what();
         const size_t p = what.find(']');
-        throw InputError(file, "",
+        const size_t q0 = what.find('\''), q1 = q0 == std::string::npos ? q0 : what.find('\'', q0 + 1);
+        const size_t at = q1 == std::string::npos ? q1 : text.find(what.substr(q0 + 1, q1 - q0 - 1));
+        throw InputError(file, at == std::string::npos ? "" : textPosition(text, at),
                          "unusable JSON value (" + (p == std::string::npos ? what : what.substr(p + 2)) +
                              "): numbers must be finite");
     }

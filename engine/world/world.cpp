@@ -155,6 +155,25 @@ class WorldImpl final : public World {
         fetchState();
         return soft_.model().x;
     }
+    std::vector<Vec3d> statePositions() const override {
+        const std::vector<Vec3>& published = positions();  // brings a lazily published device state first
+        SoftSolver::Carried c;
+        const std::vector<Vec3d>* x = nullptr;
+        if (device_) {
+            device_->saveCarried(c);  // empty in a float run
+            x = &c.d.x;
+        } else if (soft_.doublePrecision()) {
+            x = &soft_.doubleState().x;
+        }
+        // The state is the published positions' source only while they still round to it (no edit since).
+        bool rounds = x && x->size() == published.size();
+        for (size_t i = 0; rounds && i < published.size(); ++i) {
+            const Vec3d& a = (*x)[i];
+            const Vec3& b = published[i];
+            rounds = float(a.x) == b.x && float(a.y) == b.y && float(a.z) == b.z;
+        }
+        return rounds ? *x : World::statePositions();
+    }
     const std::vector<Vec3>& velocities() const override {
         fetchState();
         return soft_.model().v;

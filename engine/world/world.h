@@ -81,6 +81,13 @@ class World {
     // Particles (soft bodies then cloths, in scene order).
     virtual const std::vector<Vec3>& positions() const = 0;
     virtual const std::vector<Vec3>& velocities() const = 0;
+    // positions() in the state's own precision, for outputs that keep every digit (final_state.json): a
+    // double state's digits below float where the state still rounds to the published positions; else (a
+    // float state, a World without one) positions() widened.
+    virtual std::vector<Vec3d> statePositions() const {
+        const std::vector<Vec3>& x = positions();
+        return {x.begin(), x.end()};
+    }
     virtual const std::vector<char>& fixedMask() const = 0;
     virtual const std::vector<SurfaceView>& surfaces() const = 0;
     // The number of particles, for a reader that needs no positions (positions() may bring them to the host).

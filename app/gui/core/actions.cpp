@@ -59,15 +59,6 @@ const char* const kPlotNames[] = {"energy", "total_energy", "com_y", "kinetic"};
 const char* const kDrawKeys[] = {"wireframe", "contacts", "surfaces", "bodies", "grid",
                                  "fixed",     "joints",   "shadows",  "regions"};
 
-// The part of an InputError's message after "file: key: ".
-std::string whatOnly(const vbd::InputError& e) {
-    std::string s = e.what();
-    const std::string prefix =
-        (e.file().empty() ? "<input>" : e.file()) + (e.key().empty() ? "" : ": " + e.key());
-    if (s.rfind(prefix + ": ", 0) == 0) s = s.substr(prefix.size() + 2);
-    return s;
-}
-
 // The state of the run as the file will drive it, for checks that depend on what came before.
 struct Run {
     SceneSettings lab[2];
@@ -450,7 +441,7 @@ void Checker::checkSet(Action& a) {
             try {
                 s.resolve();
             } catch (const vbd::InputError& e) {
-                fail(key, whatOnly(e) + " (in " + fs::path(s.file()).filename().string() + ")");
+                fail(key, e.detail() + " (in " + fs::path(s.file()).filename().string() + ")");
             }
         }
     }

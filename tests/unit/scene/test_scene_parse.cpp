@@ -102,6 +102,38 @@ TEST(SceneParse, ABodyStartingBelowTheGroundIsWarnedAbout) {
     EXPECT_EQ(warnings(R"("ground": false, "soft_bodies": [{"min": [0, -2, 0], "max": [1, -1, 1]}])"), "");
 }
 
+// A number beyond a double (out_of_range 406) carries no offset: the refusal finds the number it quotes.
+TEST(SceneParse, ANumberBeyondADoubleIsReportedAtItsLine) {
+    expectRefused("{\n  \"dt\": 0.01,\n  \"gravity\": [0, 1e400, 0]\n}", "line 3, column 18",
+                  "number overflow parsing '1e400'");
+}
+
+// Textbook Lame parameters (DESIGN: "Young's modulus and Poisson ratio (or textbook Lame)") become the E and
+// nu they stand for: mu = E / (2 (1 + nu)) and lambda = E nu / ((1 + nu) (1 - 2 nu)) give them back.
+TEST(SceneParse, LameParametersStandForTheirYoungsModulusAndPoissonRatio) {
+    for (const auto& [mu, lambda] : {std::pair{1e5, 2e5}, std::pair{3e6, 0.0}, std::pair{1e4, -5e3}}) {
+        const SceneDesc s = parseScene(R"({"soft_bodies": [{"material": {"mu": )" + std::to_string(mu) +
+                                           R"(, "lambda": )" + std::to_string(lambda) + "}}]}",
+                                       "");
+        const double E = s.softBodies[0].material.youngs, nu = s.softBodies[0].material.poisson;
+        EXPECT_NEAR(E / (2 * (1 + nu)), mu, 1e-12 * mu);
+        EXPECT_NEAR(E * nu / ((1 + nu) * (1 - 2 * nu)), lambda, 1e-12 * mu);
+    }
+    // mu = lambda: nu = 1/4, E = 5/2 mu.
+    const SceneDesc q = parseScene(R"({"soft_bodies": [{"material": {"mu": 2e5, "lambda": 2e5}}]})", "");
+    EXPECT_DOUBLE_EQ(q.softBodies[0].material.poisson, 0.25);
+    EXPECT_DOUBLE_EQ(q.softBodies[0].material.youngs, 5e5);
+    const std::string m = R"({"soft_bodies": [{"material": )";
+    expectRefused(m + R"({"youngs": 1e5, "mu": 1e5, "lambda": 1e5}}]})", "soft_bodies[0].material.youngs",
+                  "not both");
+    expectRefused(m + R"({"lambda": 1e5, "poisson": 0.3}}]})", "soft_bodies[0].material.poisson", "not both");
+    expectRefused(m + R"({"lambda": 1e5}}]})", "soft_bodies[0].material.mu", "go together");
+    expectRefused(m + R"({"mu": 1e5}}]})", "soft_bodies[0].material.lambda", "go together");
+    expectRefused(m + R"({"mu": 0, "lambda": 1e5}}]})", "soft_bodies[0].material.mu", "must be > 0");
+    // A bulk modulus lambda + 2 mu / 3 of zero or less is nu <= -1.
+    expectRefused(m + R"({"mu": 3, "lambda": -2}}]})", "soft_bodies[0].material.lambda", "bulk modulus");
+}
+
 TEST(SceneParse, GridCellsAreWholeNumbersFromOneTo4096) {
     const SceneDesc s = parseScene(
         R"({"soft_bodies": [{"type": "box_grid", "cells": [3, 4, 5]}], "cloths": [{"cells": [6, 7]}]})", "");
