@@ -3,6 +3,9 @@
 #include <imgui.h>
 #include <imgui_internal.h>
 
+#include <algorithm>
+#include <cstdarg>
+#include <cstdio>
 #include <sstream>
 
 namespace vbdgui {
@@ -58,6 +61,56 @@ std::string packParts(const std::vector<LinePart>& parts, const std::string& sep
     }
     flush();
     return out;
+}
+
+std::string wrapWords(const std::string& text, float width) {
+    std::string out;
+    std::istringstream in(text);
+    bool firstLine = true;
+    for (std::string para; std::getline(in, para);) {
+        if (!firstLine) out += '\n';
+        firstLine = false;
+        std::string line;
+        bool started = false;  // a word was placed (leading spaces are words "" and kept)
+        for (size_t at = 0; at <= para.size();) {
+            const size_t sp = std::min(para.find(' ', at), para.size());
+            std::string word = para.substr(at, sp - at);
+            // A word wider than the room (a path) is broken where the room ends, between UTF-8 characters.
+            while (widthOf(word) > width && word.size() > 1) {
+                if (started && !line.empty()) out += line + '\n';
+                size_t n = word.size() - 1;
+                while (n > 1 && (widthOf(word.substr(0, n)) > width ||
+                                 (static_cast<unsigned char>(word[n]) & 0xC0) == 0x80))
+                    --n;
+                out += word.substr(0, n) + '\n';
+                word = word.substr(n);
+                line.clear();
+                started = false;
+            }
+            if (started && !line.empty() && widthOf(line + " " + word) > width) {
+                out += line + '\n';
+                line = word;
+            } else {
+                line += (started ? " " : "") + word;
+            }
+            started = true;
+            at = sp + 1;
+        }
+        out += line;
+    }
+    return out;
+}
+
+void textWords(const char* fmt, ...) {
+    va_list args, again;
+    va_start(args, fmt);
+    va_copy(again, args);
+    std::string buf(size_t(std::max(std::vsnprintf(nullptr, 0, fmt, args), 0)) + 1, '\0');
+    va_end(args);
+    std::vsnprintf(buf.data(), buf.size(), fmt, again);
+    va_end(again);
+    buf.pop_back();
+    ImGui::TextUnformatted(wrapWords(buf, ImGui::GetContentRegionAvail().x).c_str());
 }
 
 std::string fitLines(const std::string& text, float width) {

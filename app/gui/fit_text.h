@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include <imgui.h>
+
 namespace vbdgui {
 
 // A tooltip whose text changes while it is shown (the hover readout, the plots' cursor values). Dear ImGui
@@ -32,5 +34,13 @@ struct LinePart {
 // widest forms, so that a line whose numbers grow by a digit does not move a part to the next line and the
 // lines below it down (the status bar's numbers change every frame).
 std::string packParts(const std::vector<LinePart>& parts, const std::string& sep, float width);
+
+// `text` broken into lines of at most `width` pixels at its spaces only (its own line breaks kept; a word
+// wider than the room keeps a line of its own). Dear ImGui's wrapping also breaks after '.' and ',', which
+// split numbers in the lessons' text ("rho(BCD) = 0." / "3834").
+std::string wrapWords(const std::string& text, float width);
+
+// printf-formatted text wrapped at its spaces to the window's content width (in place of ImGui::TextWrapped).
+void textWords(const char* fmt, ...) IM_FMTARGS(1);
 
 }  // namespace vbdgui

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "gui/fit_text.h"
 #include "gui/panels.h"
 #include "gui/widgets.h"
 
@@ -40,17 +41,15 @@ namespace {
 void stepContents(LessonView& v) {
     const LessonView::Step& st = v.steps[size_t(v.current)];
     ImGui::TextDisabled("%s", v.title.c_str());
-    ImGui::PushTextWrapPos(0);
-    ImGui::Text("Step %d of %zu: %s", v.current + 1, v.steps.size(), st.title.c_str());
+    textWords("Step %d of %zu: %s", v.current + 1, v.steps.size(), st.title.c_str());
     ImGui::Separator();
-    ImGui::TextUnformatted(st.text.c_str());
+    textWords("%s", st.text.c_str());
     if (!st.look.empty()) {
         ImGui::Spacing();
         ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.85f, 0.35f, 1));
-        ImGui::TextUnformatted(("Look: " + st.look).c_str());
+        textWords("Look: %s", st.look.c_str());
         ImGui::PopStyleColor();
     }
-    ImGui::PopTextWrapPos();
     ImGui::BeginDisabled(v.current == 0);
     if (ImGui::Button("< Prev")) v.goTo = v.current - 1;
     ImGui::EndDisabled();

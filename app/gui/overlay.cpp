@@ -288,11 +288,11 @@ void captionText(ImDrawList* dl, const AppState& app, float below) {
     const float y = std::max(lay.viewY + 14, below + 10);
     // Wrapped at words to the view's width (a lesson's sentence is wider than a narrow view), centred.
     const float wrap = std::max(lay.viewW - 40, 60.0f);
-    const char* text = app.caption.c_str();
-    const ImVec2 ts = ImGui::CalcTextSize(text, nullptr, false, wrap);
+    const std::string text = wrapWords(app.caption, wrap);
+    const ImVec2 ts = ImGui::CalcTextSize(text.c_str());
     const ImVec2 p(lay.viewX + lay.viewW / 2 - ts.x / 2, y);
     dl->AddRectFilled(ImVec2(p.x - 4, p.y - 2), ImVec2(p.x + ts.x + 4, p.y + ts.y + 2), kBox, 3);
-    dl->AddText(ImGui::GetFont(), ImGui::GetFontSize(), p, IM_COL32(255, 255, 255, 255), text, nullptr, wrap);
+    dl->AddText(p, IM_COL32(255, 255, 255, 255), text.c_str());
 }
 
 void hoverValue(const AppState& app) {

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "gui/core/axis.h"
+#include "gui/fit_text.h"
 #include "gui/panels.h"
 #include "gui/widgets.h"
 
@@ -126,16 +127,26 @@ void recordingSection(AppState& app) {
     ImGui::SetNextItemWidth(-FLT_MIN);
     if (ImGui::Combo("##format", &format, kFormatNames, 3)) s.format = VideoFormat(format);
     ImGui::EndDisabled();
-    if (!rec.status.empty()) ImGui::TextWrapped("%s", rec.status.c_str());
+    if (!rec.status.empty()) textWords("%s", rec.status.c_str());
 }
 
 void timingSection(const AppState& app) {
     const Lab& lab = app.labs[0];
     if (!lab.world) return;
-    ImGui::Text("step %.1f ms, frame %.1f ms (%.0f FPS)", lab.stepMs, app.timing.frameMs, app.timing.fps);
-    ImGui::Text("sim %.1f ms, upload %.2f ms, render %.1f ms", app.timing.simMs, app.timing.uploadMs,
-                app.timing.renderMs);
-    ImGui::Text("backend CPU, %d solver threads", lab.world->desc().solver.threads);
+    // Wrapped at words: a narrow column cut "render 9.9 ms" to "render 9.9 m".
+    textWords("step %.1f ms, frame %.1f ms (%.0f FPS)", lab.stepMs, app.timing.frameMs, app.timing.fps);
+    textWords("sim %.1f ms, upload %.2f ms, render %.1f ms", app.timing.simMs, app.timing.uploadMs,
+              app.timing.renderMs);
+    // Which backend steps the scene: the status bar's backend line up to its reasons ("CPU backend", "CUDA
+    // backend on NVIDIA H200"); the host threads work for either (a CUDA step's collision detection, the
+    // coupling).
+    std::string backend = lab.world->backendLine();
+    backend = backend.substr(0, std::min(backend.find(" ("), backend.find(':')));
+    const int threads = lab.world->desc().solver.threads;
+    textWords("%s, %s", backend.c_str(),
+              threads == 0   ? "host threads: all cores"
+              : threads == 1 ? "1 host thread"
+                             : (std::to_string(threads) + " host threads").c_str());
 }
 
 // A collapsed column: a bar with the button that opens it again.
@@ -167,11 +178,11 @@ void controlPanel(AppState& app, float height) {
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("collapse this column");
     ImGui::SameLine();
     const Lab& lab = app.labs[0];
-    ImGui::TextWrapped("%s", lab.desc.name.c_str());
+    textWords("%s", lab.desc.name.c_str());
     if (!lab.note.empty()) ImGui::TextColored(ImVec4(1, 0.8f, 0.3f, 1), "%s", lab.note.c_str());
     if (!app.sceneError.empty()) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.35f, 0.3f, 1));
-        ImGui::TextWrapped("scene error: %s", app.sceneError.c_str());
+        textWords("scene error: %s", app.sceneError.c_str());
         ImGui::PopStyleColor();
     }
     lessonStepSection(app);

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "gui/core/axis.h"
+#include "gui/fit_text.h"
 #include "gui/panels.h"
 #include "gui/plots.h"
 #include "gui/widgets.h"
@@ -90,7 +91,7 @@ void inspectorSection(AppState& app) {
     ImGui::Text("vertex %d", v.particle);
     if (onCloth(*lab.world, v.particle)) {
         // The inspector's block is assembled from tet elements; a cloth vertex has only its inertia there.
-        ImGui::TextWrapped(
+        textWords(
             "cloth vertex: mass / h^2 = %s N/m in every direction. The block and dominance "
             "of membrane and bending elements are not inspected (tet elements only).",
             formatNumber(double(v.block(0, 0))).c_str());
@@ -107,8 +108,8 @@ void inspectorSection(AppState& app) {
     else
         ImGui::Text("block condition %s", formatNumber(cond).c_str());
     ImGui::Text("||D|| / max ||H_ij|| = %s", formatNumber(v.dominance).c_str());
-    ImGui::TextWrapped("||D|| / sum ||H_ij|| = %s%s", formatNumber(v.dominanceSum).c_str(),
-                       v.dominanceSum < 1 ? "  (below 1: not diagonally dominant)" : "");
+    textWords("||D|| / sum ||H_ij|| = %s%s", formatNumber(v.dominanceSum).c_str(),
+              v.dominanceSum < 1 ? "  (below 1: not diagonally dominant)" : "");
     helpMarker(
         "How much the vertex's own block outweighs its strongest (and all) couplings to neighbours. Block "
         "Gauss-Seidel converges fast where this is large and stalls where it is low.");
@@ -234,8 +235,8 @@ void ndPanel(EllipseState& e) {
     o.xLabel = "sweep";
     o.yLabel = "(E - E*)/(E0 - E*)";
     plot("nd", series, o);
-    ImGui::TextWrapped("n = %d, kappa %s, rho(BCD) %.4f, CG factor %.4f", 3 * e.ndBlocks,
-                       formatNumber(e.ndKappaActual).c_str(), e.ndRho, vbd::lab::cgFactor(e.ndKappaActual));
+    textWords("n = %d, kappa %s, rho(BCD) %.4f, CG factor %.4f", 3 * e.ndBlocks,
+              formatNumber(e.ndKappaActual).c_str(), e.ndRho, vbd::lab::cgFactor(e.ndKappaActual));
 }
 
 void methodToggles(EllipseState& e) {
@@ -258,9 +259,9 @@ void pairPanel(const EllipseState& e) {
     ImGui::PushID("tilted");
     drawEllipse(b, e.show, size);
     ImGui::PopID();
-    ImGui::TextWrapped("aligned: rho %.3f, %d sweep | 45 deg: rho %.3f, %d sweeps", a.rhoGs,
-                       a.predictedBcdSweeps, b.rhoGs, b.predictedBcdSweeps);
-    ImGui::TextWrapped("kappa = 25 and CG factor %.3f in both", a.cgFactor);
+    textWords("aligned: rho %.3f, predicted %d sweep(s) | 45 deg: rho %.3f, predicted %d sweeps", a.rhoGs,
+              a.predictedBcdSweeps, b.rhoGs, b.predictedBcdSweeps);
+    textWords("kappa = 25 and CG factor %.3f in both", a.cgFactor);
 }
 
 }  // namespace
@@ -294,9 +295,9 @@ void ellipseSection(AppState& app) {
     if (e.pair) return pairPanel(e);
     const vbd::lab::EllipseLab lab = vbd::lab::computeEllipseLab(e.kappa, e.angleDeg, e.sweeps);
     drawEllipse(lab, e.show, std::min(ImGui::GetContentRegionAvail().x, 260.0f));
-    ImGui::TextWrapped("rho(BCD) = %.4f per sweep, CG factor %.4f", lab.rhoGs, lab.cgFactor);
-    ImGui::TextWrapped("coupling |b|/sqrt(ac) = %.4f, BCD sweeps to 1e-6: %d", lab.dominance,
-                       lab.predictedBcdSweeps);
+    textWords("rho(BCD) = %.4f per sweep, CG factor %.4f", lab.rhoGs, lab.cgFactor);
+    textWords("coupling |b|/sqrt(ac) = %.4f, BCD sweeps to 1e-6 predicted from rho: %d", lab.dominance,
+              lab.predictedBcdSweeps);
 }
 
 }  // namespace vbdgui

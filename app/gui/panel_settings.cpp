@@ -3,6 +3,7 @@
 // can say what differs and a scripted `set` of another key keeps it.
 #include <string>
 
+#include "gui/fit_text.h"
 #include "gui/panels.h"
 #include "gui/widgets.h"
 
@@ -64,7 +65,7 @@ void floatCoarseWarning(const AppState& app) {
         const vbd::SolverDesc& s = app.labs[l].desc.solver;
         if (s.precision != vbd::Precision::Float || !s.coarse.enabled) continue;
         ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(240, 180, 60, 255));
-        ImGui::TextWrapped(
+        textWords(
             "%s float state: the residual cannot fall below its floor (stiffness x float "
             "spacing of x), which the coarse correction reaches at once; the residual plot "
             "then hides the gain. Use precision double.",

@@ -5,6 +5,7 @@
 #include <imgui_internal.h>
 
 #include <algorithm>
+#include <cctype>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -159,6 +160,46 @@ TEST_F(Gui, PartsArePackedByTheirWidestFormsSoThatLinesKeepTheirPlace) {
         EXPECT_LE(widthOf(l), 60) << l;
     }
     EXPECT_EQ(linesOf(vbdgui::packParts({clock, counts, speed}, sep, 60)).size(), 3u);
+    ImGui::Render();
+}
+
+// The lessons' text broke inside numbers ("rho(BCD) = 0." / "3834"): Dear ImGui's wrapping breaks after '.'.
+TEST_F(Gui, TextIsWrappedAtSpacesOnly) {
+    ImGui::NewFrame();
+    const std::string text = "Block descent converges at rho(BCD) = 0.3834 per sweep; CG's factor is 0.9387.";
+    bool imguiBreaksAfterADot = false;
+    for (float w = 70; w < 600; w += 7) {  // 70: room for the longest word
+        const char* b = text.c_str();
+        const char* const end = b + text.size();
+        while (b < end) {
+            const char* e = ImGui::GetFont()->CalcWordWrapPositionA(1.0f, b, end, w);
+            e = e == b ? b + 1 : e;
+            // A line ending in "0." with the number's digits on the next.
+            imguiBreaksAfterADot |= e - b >= 2 && e[-1] == '.' && e[-2] == '0' && e < end && std::isdigit(*e);
+            for (b = e; b < end && *b == ' ';) ++b;
+        }
+        const auto lines = linesOf(vbdgui::wrapWords(text, w));
+        std::string joined;
+        for (const std::string& l : lines) {
+            EXPECT_LE(widthOf(l), w) << l;
+            EXPECT_NE(l.back(), ' ') << l;
+            joined += (joined.empty() ? "" : " ") + l;
+        }
+        EXPECT_EQ(joined, text) << w;  // every break is at a space, and nothing is lost
+        for (const std::string& l : lines) EXPECT_NE(l.substr(l.size() - 2), "0.") << w;
+    }
+    EXPECT_TRUE(imguiBreaksAfterADot);  // what ImGui::TextWrapped did in this range
+    // Its own line breaks and a line's leading spaces are kept; a word wider than the room (a path) is broken
+    // where the room ends.
+    EXPECT_EQ(vbdgui::wrapWords("a b\n  c", 1000), "a b\n  c");
+    const std::string path = "/very/long/path/to/a/scene/file/that/does/not/fit.json";
+    const auto cut = linesOf(vbdgui::wrapWords("scene error: " + path, 120));
+    std::string rejoined;
+    for (const std::string& l : cut) {
+        EXPECT_LE(widthOf(l), 120) << l;
+        rejoined += l;
+    }
+    EXPECT_EQ(rejoined, "scene error:" + path);
     ImGui::Render();
 }
 
