@@ -88,6 +88,17 @@ TEST(Layout, SmallWindowsKeepAUsableView) {
     EXPECT_TRUE(plots.leftCollapsed);
     EXPECT_FALSE(plots.rightCollapsed);
     EXPECT_GE(plots.viewW, kMinViewW);
+    // Side by side each view keeps kMinSideW: at the least window both columns collapse (before, the two
+    // views shared 404 pixels there and 400 in a 1280-pixel window).
+    for (float w = kMinWindowW; w <= 2000; w += 50) {
+        const Layout l = computeLayout(w, kMinWindowH, true, true, PanelState{});
+        EXPECT_GE(l.viewW / 2, kMinSideW) << w;
+    }
+    const Layout least = computeLayout(800, 500, true, true, PanelState{});
+    EXPECT_TRUE(least.leftCollapsed && least.rightCollapsed);
+    const Layout hd = computeLayout(1280, 720, true, true, PanelState{});
+    EXPECT_FALSE(hd.leftCollapsed);  // the controls stay; the plots collapse
+    EXPECT_TRUE(hd.rightCollapsed);
 }
 
 TEST(Takes, NumberedFoldersNeverReuseATake) {
