@@ -397,6 +397,11 @@ bool GuiApp::iterate() {
     app_.timing.renderMs = msSince(tr) - app_.timing.uploadMs;
     ++renderedFrames_;
     if (recordDue) recordFrame(px);
+    if (window_) {
+        // The take's count where a take of the window does not capture it (overlay.cpp recordingIndicator).
+        const std::string title = app_.rec.on ? "VBD Lab - REC " + std::to_string(app_.rec.written) : "VBD Lab";
+        if (title != title_) glfwSetWindowTitle(window_, (title_ = title).c_str());
+    }
     if (!app_.screenshotRequest.empty() && !px.window.rgba.empty()) writeScreenshot(px.window, nowFrame);
     if (shotNow) {
         writePng(opt_.screenshot, px.window);

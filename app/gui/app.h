@@ -168,6 +168,7 @@ class GuiApp {
     bool resized_ = false;
     int renderedFrames_ = 0;
     std::string pendingScene_;  // scene file being loaded ("" = built-in demo)
+    std::string title_ = "VBD Lab";  // the window's title as last set
     std::uint64_t pendingLoadTicket_ = 0;
     std::uint64_t lastTicket_ = 0;  // newest request made to the simulation thread
     // Each lab's last rebuild posted: its ticket and the settings it was built from (Lab::builtScene).

@@ -395,8 +395,10 @@ void statusLine(ImDrawList* dl, const AppState& app, const std::string& s) {
     dl->PopClipRect();
 }
 
+// Over the view while a take captures the view offscreen; a take of the window would capture the badge
+// itself (every frame of it said "REC n"), so it is said in the window's title instead (GuiApp::iterate).
 void recordingIndicator(ImDrawList* dl, const AppState& app) {
-    if (!app.rec.on) return;
+    if (!app.rec.on || app.rec.settings.capture == Capture::Window) return;
     const Layout& l = app.layout;
     const std::string s = "REC " + std::to_string(app.rec.written);
     const float x = l.viewX + l.viewW - ImGui::CalcTextSize(s.c_str()).x - 14;

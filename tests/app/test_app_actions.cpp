@@ -114,6 +114,16 @@ TEST(AppActions, RecordingTwiceMakesTwoTakes) {
     EXPECT_EQ(takeFrames(rec / "take_001"), (std::vector<int>{2, 3, 4}));
     EXPECT_EQ(takeFrames(rec / "take_002"), (std::vector<int>{8, 9, 10, 11}));
     EXPECT_FALSE(fs::exists(rec / "take_003"));
+    // A take of the window does not capture the app's "REC n" badge (red, at the view's top right: 255, 60, 60
+    // and 255, 90, 90), which was in every image of it; the title says it instead.
+    const vbdgui::Layout lay = vbdgui::computeLayout(800.f, 500.f, false, true, vbdgui::PanelState{});
+    const Image im = load((rec / "take_002" / "frame_000010.png").string());
+    ASSERT_EQ(im.w, 800);
+    int red = 0;
+    for (int y = 0; y < 30; ++y)
+        for (int x = int(lay.viewX + lay.viewW) - 120; x < int(lay.viewX + lay.viewW); ++x)
+            red += im.at(x, y)[0] > 220 && im.at(x, y)[1] < 110 && im.at(x, y)[2] < 110;
+    EXPECT_EQ(red, 0) << "red badge pixels in a take of the window";
     // The panel and the log give the absolute path of each take.
     EXPECT_NE(r.output.find(fs::absolute(rec / "take_002").lexically_normal().string()), std::string::npos)
         << r.output;
