@@ -44,10 +44,11 @@ Range dataRange(const std::vector<PlotSeries>& series, const PlotOptions& opt) {
         r.ymin -= pad, r.ymax += pad;
     }
     // A little room above and below a linear range, so that a flat curve at its minimum or maximum is not
-    // hidden under the frame (a range that starts at 0 keeps its 0).
+    // hidden under the frame: a range from 0 too (a kinetic energy of 0 until the first impact lay on the
+    // frame's bottom edge and looked missing); its 0 keeps a tick.
     if (!opt.logY && !opt.stacked) {
         const float room = 0.04f * (r.ymax - r.ymin);
-        if (r.ymin != 0) r.ymin -= room;
+        r.ymin -= room;
         r.ymax += room;
     }
     if (r.xmax - r.xmin < 1e-12f) r.xmin -= 1, r.xmax += 1;  // one point: centred

@@ -335,9 +335,9 @@ Renderer::Renderer(const Context& ctx, VkRenderPass pass) : ctx_(ctx) {
     overlay_ =
         makePipeline(pass, Shader::LineVert, Shader::LineFrag, kLine, lines, VK_CULL_MODE_NONE, false, false);
     // Shadows: coloured triangles blended over the ground, depth tested (bodies hide them) but not
-    // written (they must not hide the grid lines' depth or each other).
+    // written (they must not hide the grid lines' depth or each other); shadow.vert lifts them off the grid.
     shadow_ =
-        makePipeline(pass, Shader::LineVert, Shader::LineFrag, kLine, tri, VK_CULL_MODE_NONE, true, false);
+        makePipeline(pass, Shader::ShadowVert, Shader::LineFrag, kLine, tri, VK_CULL_MODE_NONE, true, false);
 
     ShapeMesh box = unitBox(), sphere = unitSphere(32, 16);
     std::vector<ShapeVertex> v = box.vertices;

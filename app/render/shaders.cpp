@@ -28,6 +28,9 @@ const uint32_t kLineFrag[] =
 const uint32_t kWireVert[] =
 #include "wire.vert.spv.inc"
 ;
+const uint32_t kShadowVert[] =
+#include "shadow.vert.spv.inc"
+;
 // clang-format on
 }  // namespace
 
@@ -49,6 +52,8 @@ SpirV shaderCode(Shader s) {
             return {kLineFrag, sizeof kLineFrag};
         case Shader::WireVert:
             return {kWireVert, sizeof kWireVert};
+        case Shader::ShadowVert:
+            return {kShadowVert, sizeof kShadowVert};
     }
     return {nullptr, 0};
 }

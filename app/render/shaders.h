@@ -5,7 +5,7 @@
 
 namespace vbdgui {
 
-enum class Shader { MeshVert, MeshFrag, BodyVert, GridVert, GridFrag, LineVert, LineFrag, WireVert };
+enum class Shader { MeshVert, MeshFrag, BodyVert, GridVert, GridFrag, LineVert, LineFrag, WireVert, ShadowVert };
 
 struct SpirV {
     const uint32_t* code;
