@@ -28,14 +28,24 @@ Outputs:
                       plain VBD's sweeps and final measure
   DIR/chebyshev.csv   fixed-rho scan on the bar at contrast 1 and 1e2 (where it accelerates / diverges)
   DIR/sweeps_<layout>.png, DIR/time_<layout>.png, DIR/history_layers_1e4.png
---quick runs a tiny grid (layers layout, contrast 1 and 1e4, four methods, 200 sweeps).)";
+--quick runs a tiny grid (layers layout, contrast 1 and 1e4, four methods, 200 sweeps).
+  truncation   The hanging bar at 40 iterations (assets/scenes/hanging_bar_40.json, no material damping) for
+               --frames frames with plain VBD, Chebyshev (rho 0.9, 0.95) and the aggregate coarse space,
+               against a converged reference: a truncated solve raises the total energy, a converged
+               implicit-Euler step never does. Takes --frames only. Writes DIR/truncation.csv (total and
+               kinetic energy, lowest point, centre of mass per method and frame), DIR/truncation_energy.png.
+  float-floor  The residual |grad G| of steps solved to round-off in double, evaluated at the solution stored
+               in double, in float, and as a float increment from x_prev: how low each storage lets a solve
+               go. Takes no option but --out. Writes DIR/float_floor.csv.
+The options --quick to --threads are coarse's (another experiment refuses them).)";
 
 static Command addExperimentCommand(CLI::App& root) {
     auto o = std::make_shared<vbd::experiments::ExperimentOptions>();
     auto name = std::make_shared<std::string>();
     auto scene = std::make_shared<std::string>();
     auto frames = std::make_shared<int>(600);
-    CLI::App* sub = root.add_subcommand("experiment", "Measurement grids (coarse: the coarse-space study)");
+    CLI::App* sub = root.add_subcommand(
+        "experiment", "Measurement studies: coarse (the coarse-space grid), truncation, float-floor");
     sub->add_option("name", *name, "Experiment to run: coarse | truncation | float-floor")->required();
     sub->add_option("--frames", *frames, "Frames (truncation)")->capture_default_str();
     sub->add_option("--out", o->out, "Output directory (created)")->required();

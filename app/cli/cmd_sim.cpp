@@ -124,7 +124,7 @@ int runDefaultHeadless(const std::string& scene, int frames) {
     SimRun r;
     r.scene = scene.empty() ? assetPath("scenes/default.json") : scene;
     r.frames = frames;
-    r.out = "out/default";
+    r.out = "out/" + fs::path(r.scene).stem().string();  // out/default for the default scene
     return runSim(r);
 }
 

@@ -399,7 +399,8 @@ bool GuiApp::iterate() {
     if (recordDue) recordFrame(px);
     if (window_) {
         // The take's count where a take of the window does not capture it (overlay.cpp recordingIndicator).
-        const std::string title = app_.rec.on ? "VBD Lab - REC " + std::to_string(app_.rec.written) : "VBD Lab";
+        const std::string title =
+            app_.rec.on ? "VBD Lab - REC " + std::to_string(app_.rec.written) : "VBD Lab";
         if (title != title_) glfwSetWindowTitle(window_, (title_ = title).c_str());
     }
     if (!app_.screenshotRequest.empty() && !px.window.rgba.empty()) writeScreenshot(px.window, nowFrame);

@@ -167,7 +167,7 @@ class GuiApp {
     uint32_t frameIndex_ = 0;
     bool resized_ = false;
     int renderedFrames_ = 0;
-    std::string pendingScene_;  // scene file being loaded ("" = built-in demo)
+    std::string pendingScene_;       // scene file being loaded ("" = built-in demo)
     std::string title_ = "VBD Lab";  // the window's title as last set
     std::uint64_t pendingLoadTicket_ = 0;
     std::uint64_t lastTicket_ = 0;  // newest request made to the simulation thread

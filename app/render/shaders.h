@@ -5,7 +5,17 @@
 
 namespace vbdgui {
 
-enum class Shader { MeshVert, MeshFrag, BodyVert, GridVert, GridFrag, LineVert, LineFrag, WireVert, ShadowVert };
+enum class Shader {
+    MeshVert,
+    MeshFrag,
+    BodyVert,
+    GridVert,
+    GridFrag,
+    LineVert,
+    LineFrag,
+    WireVert,
+    ShadowVert
+};
 
 struct SpirV {
     const uint32_t* code;

@@ -6,7 +6,7 @@
 namespace vbdgui {
 
 inline constexpr float kMinWindowW = 800, kMinWindowH = 500;
-inline constexpr float kMinViewW = 400;   // the view never gets narrower than this at any allowed size
+inline constexpr float kMinViewW = 400;  // the view never gets narrower than this at any allowed size
 // Side by side, each view keeps this much (its caption of settings, the region labels; at 200 pixels a side
 // the bars were cut at the divider and the labels collided): both columns collapse before a side narrows.
 inline constexpr float kMinSideW = 360;
