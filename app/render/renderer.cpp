@@ -277,15 +277,16 @@ void SceneGpu::markerLines(const vbd::World& world, const std::vector<vbd::Rigid
 
 // A soft dark disc on the ground under each dynamic body and each soft body or cloth: it shows where an
 // object is over the floor and, through its darkness and spread, how high (a contact shadow when it
-// rests). Radius: the object's half extent in x and z grown by 20 % plus 0.3 of its height above the
-// ground; opacity 0.5 at contact, falling as exp(-height / (extent + 0.05 m)).
+// rests). Radius: the object's half extent in x and z grown by 60 % plus 0.3 of its height above the
+// ground (a resting body hides the disc's middle: at its edge the opacity is still 0.5 (1 - 1/1.6) = 0.19);
+// opacity 0.5 at the centre at contact, falling as exp(-height / (extent + 0.05 m)).
 void SceneGpu::shadowBlobs(const vbd::World& world, const std::vector<vbd::RigidBodyView>& bodies) {
     auto blob = [&](glm::vec3 lo, glm::vec3 hi) {
         const float height = std::max(0.0f, lo.y - groundHeight_);
         const float extent = 0.5f * std::max(hi.x - lo.x, hi.z - lo.z);
         const float alpha = 0.5f * std::exp(-height / (extent + 0.05f));
         if (alpha < 0.02f) return;
-        const float rx = 0.6f * (hi.x - lo.x) + 0.3f * height, rz = 0.6f * (hi.z - lo.z) + 0.3f * height;
+        const float rx = 0.8f * (hi.x - lo.x) + 0.3f * height, rz = 0.8f * (hi.z - lo.z) + 0.3f * height;
         const glm::vec3 c(0.5f * (lo.x + hi.x), groundHeight_, 0.5f * (lo.z + hi.z));
         const uint32_t centre = packRgba(0, 0, 0, alpha), rim = packRgba(0, 0, 0, 0);
         constexpr int kSegments = 28;

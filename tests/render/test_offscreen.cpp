@@ -157,10 +157,11 @@ TEST_F(OffscreenRender, BoxSilhouetteSitsOnProjectedBoundingBox) {
 
 // The ground shadows come from each body's box (World::surfaceBounds, no positions read): two cubes resting
 // on the ground 3 m apart each darken the ground around their base when shadows are on, and nothing else
-// changes. A disc's opacity falls from 0.5 at its centre to 0 at its rim, 0.6 of the box's width across, so
-// only a thin ring shows around each base: the test counts the pixels it darkens (by 3 or more of 255) next
-// to each cube, and requires every darkened pixel to be nearer a cube's base than the cubes are to each
-// other.
+// changes. A disc's opacity falls from 0.5 at its centre to 0 at its rim, 0.8 of the box's width across, so
+// a ring shows around each base: the test counts the pixels it darkens (by 3 or more of 255) next to each
+// cube, requires every darkened pixel to be nearer a cube's base than the cubes are to each other, and none
+// to be a cube's own (the disc, pulled towards the eye with the lines' 2e-4 of clip space, darkened the
+// lower part of the cubes' faces).
 TEST_F(OffscreenRender, GroundShadowUnderEachBodyFromItsBox) {
     vbd::SceneDesc d = twoCubes(0);
     auto world = vbd::World::create(d);
@@ -181,11 +182,19 @@ TEST_F(OffscreenRender, GroundShadowUnderEachBodyFromItsBox) {
     const glm::vec3 base[2] = {projectToPixel(vp, {0.5f, 0, 0.5f}, kW, kH),
                                projectToPixel(vp, {3.5f, 0, 0.5f}, kW, kH)};
     const float apart = glm::length(glm::vec2(base[1] - base[0]));
-    long near[2] = {0, 0}, stray = 0;
+    long near[2] = {0, 0}, stray = 0, onCube = 0;
+    const uint8_t* sky = off.at(0, 0);  // no grid: the ground is the clear colour, as is the sky
     for (uint32_t y = 0; y < kH; ++y)
         for (uint32_t x = 0; x < kW; ++x) {
             const int dark = int(off.at(x, y)[1]) - int(on.at(x, y)[1]);
             if (dark < 3) continue;
+            // A cube's pixel with cube below it: on its face, not on the row that meets the ground (where the
+            // pull that keeps the disc over the ground's plane reaches a pixel's centre).
+            auto cube = [&](uint32_t px, uint32_t py) {
+                const uint8_t* c = off.at(px, py);
+                return c[0] != sky[0] || c[1] != sky[1] || c[2] != sky[2];
+            };
+            if (y + 2 < kH && cube(x, y) && cube(x, y + 1) && cube(x, y + 2)) ++onCube;
             const glm::vec2 p(float(x) + 0.5f, float(y) + 0.5f);
             const float d0 = glm::length(p - glm::vec2(base[0])), d1 = glm::length(p - glm::vec2(base[1]));
             if (std::min(d0, d1) > 0.5f * apart)
@@ -196,6 +205,7 @@ TEST_F(OffscreenRender, GroundShadowUnderEachBodyFromItsBox) {
     EXPECT_GT(near[0], 30);
     EXPECT_GT(near[1], 30);
     EXPECT_EQ(stray, 0);
+    EXPECT_EQ(onCube, 0);
 }
 
 // The framing box and marker size of a frame (sceneBounds) from the bodies' boxes: the box of the positions
