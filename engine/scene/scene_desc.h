@@ -130,7 +130,9 @@ struct SoftBodyDesc {
     double collisionRadius = 0;     // contact thickness r (m)
     double collisionStiffness = 0;  // penalty stiffness k (N/m)
     double friction = 0.5;          // Coulomb coefficient of soft-soft contacts
-    int collisionInterval = 0;      // iterations between re-detections (0: once per step)
+    // Iterations between re-detections; 0: once per step, and before every iteration of a step whose start
+    // held a soft body's vertex in its bound (soft/cloth_stage.h).
+    int collisionInterval = 0;
 };
 
 struct ClothDesc {

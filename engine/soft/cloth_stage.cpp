@@ -1,5 +1,7 @@
 #include "soft/cloth_stage.h"
 
+#include <atomic>
+
 #include "backend/parallel.h"
 #include "soft/cloth_collision.h"
 
@@ -36,12 +38,13 @@ void ClothContactStage::begin(SoftModel& m, const std::vector<Vec3T<T>>& xPrev, 
     std::vector<Vec3> ref;
     const float R = chooseReferences(cs, xp, asFloat(x, xf_), m.mass, m.fixed, sc, ref);
     detectCollisions(cs, xp, R, std::move(ref), m.fixed, sc);
-    applyBound(m, x);
+    held_ = applyBound(m, x);
 }
 
 bool ClothContactStage::due(const SoftModel& m, int iteration) const {
     const int ci = m.collision.interval;
-    return m.collision.enabled && ci > 0 && iteration > 1 && (iteration - 1) % ci == 0;
+    if (!m.collision.enabled || iteration <= 1) return false;
+    return ci > 0 ? (iteration - 1) % ci == 0 : held_;
 }
 
 template <typename T>
@@ -52,12 +55,19 @@ void ClothContactStage::refresh(SoftModel& m, std::vector<Vec3T<T>>& x) {
 }
 
 template <typename T>
-void ClothContactStage::applyBound(const SoftModel& m, std::vector<Vec3T<T>>& x) const {
+bool ClothContactStage::applyBound(const SoftModel& m, std::vector<Vec3T<T>>& x) const {
     const CollisionState& cs = m.collision;
+    std::atomic<bool> softMoved{false};
     parallelFor(cs.verts.size(), [&](size_t k) {
         const size_t v = size_t(cs.verts[k]);
-        if (!m.fixed[v]) x[v] = boundToBall(x[v], cs.xc[v], cs.ref[v], cs.bound[v]);
+        if (m.fixed[v]) return;
+        const Vec3T<T> b = boundToBall(x[v], cs.xc[v], cs.ref[v], cs.bound[v]);
+        if (b.x != x[v].x || b.y != x[v].y || b.z != x[v].z) {
+            x[v] = b;
+            if (cs.bodies[size_t(m.bodyOfVertex[v])].soft) softMoved.store(true, std::memory_order_relaxed);
+        }
     });
+    return softMoved.load();
 }
 
 template void ClothContactStage::begin<float>(SoftModel&, const std::vector<Vec3>&, std::vector<Vec3>&);

@@ -114,8 +114,8 @@ TEST(AppActions, RecordingTwiceMakesTwoTakes) {
     EXPECT_EQ(takeFrames(rec / "take_001"), (std::vector<int>{2, 3, 4}));
     EXPECT_EQ(takeFrames(rec / "take_002"), (std::vector<int>{8, 9, 10, 11}));
     EXPECT_FALSE(fs::exists(rec / "take_003"));
-    // A take of the window does not capture the app's "REC n" badge (red, at the view's top right: 255, 60, 60
-    // and 255, 90, 90), which was in every image of it; the title says it instead.
+    // A take of the window does not capture the app's "REC n" badge (red, at the view's top right: 255, 60,
+    // 60 and 255, 90, 90), which was in every image of it; the title says it instead.
     const vbdgui::Layout lay = vbdgui::computeLayout(800.f, 500.f, false, true, vbdgui::PanelState{});
     const Image im = load((rec / "take_002" / "frame_000010.png").string());
     ASSERT_EQ(im.w, 800);

@@ -429,8 +429,8 @@ TEST(RenderCommand, InteropVerticesRefusedWithTheReasonAutoFallsBack) {
     CommandResult r = runCommand(base + " --vertices interop");
     EXPECT_EQ(r.code, 2) << r.output;
     EXPECT_NE(
-        r.output.find("--vertices: interop: vertex buffer: CPU upload (no interop: the soft bodies step on "
-                      "the CPU: CPU backend (solver.backend = cpu))"),
+        r.output.find("--vertices: interop is not available here (vertex buffer: CPU upload (no interop: the "
+                      "soft bodies step on the CPU: CPU backend (solver.backend = cpu)))"),
         std::string::npos)
         << r.output;
     EXPECT_FALSE(fs::exists(dir));
