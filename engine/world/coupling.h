@@ -11,8 +11,12 @@
 //                 the particle-body rows (dualUpdate: both sides at their new iterate).
 // Why this order: each side sees the other's latest iterate (a Gauss-Seidel split, like the color order
 // inside one solver), and one force law evaluated at one configuration pair means that what a particle
-// pushes the body by is exactly what the body pushes back, so momentum goes from one to the other rather than
-// being created. The particles go first because the bodies' initial guess is the better one (a falling box
+// pushes the body by is exactly what the body pushes back, so at convergence momentum goes from one to the
+// other rather than being created. Within a truncated solve the two sides read each other one half-iteration
+// apart, and with friction the difference is large: a physics audit slid a 64 kg soft cube at 3 m/s onto a
+// free 600 kg plate (frictionless ground, mu 0.5): the centre of mass, 0.289 m/s, reached 0.554 m/s at
+// 10 iterations and 2 substeps, 0.399 at 50, 0.2895 at 300 and 0.2892 at 2000 (the residual shows it). The
+// particles go first because the bodies' initial guess is the better one (a falling box
 // is predicted exactly; a sheet under it is not), and the bodies answer last in the step with the dual
 // update that their own rows need. Every (vertex, body) pair is an AVBD row (energy/body_contact.h says why
 // a plain penalty does not do): both sides read the same k and lambda, so the force stays one force; the
