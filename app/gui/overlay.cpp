@@ -223,8 +223,14 @@ void pickedVertex(ImDrawList* dl, const AppState& app, int l) {
     if (!vis) return;
     dl->AddCircle(s, 9, IM_COL32(0, 0, 0, 255), 24, 4);
     dl->AddCircle(s, 9, IM_COL32(60, 255, 110, 255), 24, 2);
-    const std::string t = "vertex " + std::to_string(app.inspectParticle);
-    dl->AddText(ImVec2(s.x + 12, s.y - 18), IM_COL32(60, 255, 110, 255), t.c_str());
+    // On a dark box (green text alone was hard to read over a heat map), with the Inspector's numbers.
+    std::string t = "vertex " + std::to_string(app.inspectParticle);
+    const std::string numbers = inspectSummary(w, app.inspectParticle);
+    if (!numbers.empty()) t += "\n" + numbers;
+    const ImVec2 ts = ImGui::CalcTextSize(t.c_str());
+    const ImVec2 p0(s.x + 14, s.y - 12 - ts.y);
+    dl->AddRectFilled(ImVec2(p0.x - 4, p0.y - 2), ImVec2(p0.x + ts.x + 4, p0.y + ts.y + 2), kBox, 3);
+    dl->AddText(p0, IM_COL32(60, 255, 110, 255), t.c_str());
 }
 
 // A lesson's marks (the `mark` action): a ringed vertex, a box outline or an arrow, each labelled, in
@@ -350,8 +356,16 @@ StatusText statusText(const AppState& app) {
     s.clear();
     if (solve > 0)
         s = formatNumber(solves / (solve * 1e-3)) + (n > 0 ? " vertex" : " body") + " solves/s" + sep;
-    std::snprintf(buf, sizeof buf, "step %.1f ms  |  %.0f FPS", lab.stepMs, app.timing.fps);
-    out.speed = {s + buf, "0.00e+00 vertex solves/s  |  step 0000.0 ms  |  000 FPS"};
+    // Side by side, each side's step time (lesson 5 compares 40 sweeps with 300 by it).
+    if (app.compare && app.labs[1].world)
+        std::snprintf(buf, sizeof buf, "step %.1f | %.1f ms (left | right)  |  %.0f FPS", lab.stepMs,
+                      app.labs[1].stepMs, app.timing.fps);
+    else
+        std::snprintf(buf, sizeof buf, "step %.1f ms  |  %.0f FPS", lab.stepMs, app.timing.fps);
+    out.speed = {s + buf, app.compare
+                              ? "0.00e+00 vertex solves/s  |  step 0000.0 | 0000.0 ms (left | right)  |  "
+                                "000 FPS"
+                              : "0.00e+00 vertex solves/s  |  step 0000.0 ms  |  000 FPS"};
     out.paths = w.backendLine();  // which backend steps the soft bodies, and why (solver.backend)
     // Which path fills the particle vertex buffer and why (docs/gpu.md "Interop"); with the interop, a frame
     // not drawn from a slot (a CPU step, an edit, a capture, a slot rewritten since) is uploaded from the

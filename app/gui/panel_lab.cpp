@@ -67,7 +67,24 @@ bool onCloth(const vbd::World& w, int particle) {
     return false;
 }
 
+// Eigenvalues of the symmetric part of the vertex's block D_i, ascending.
+Eigen::Vector3d blockEigenvalues(const vbd::VertexInspect& v) {
+    Eigen::Matrix3d D;
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) D(r, c) = 0.5 * (double(v.block(r, c)) + double(v.block(c, r)));
+    return Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(D).eigenvalues();
+}
+
 }  // namespace
+
+std::string inspectSummary(const vbd::World& w, int particle) {
+    const vbd::VertexInspect v = w.inspectVertex(particle);
+    if (!v.valid || onCloth(w, particle)) return "";
+    const Eigen::Vector3d ev = blockEigenvalues(v);
+    const double cond = ev(2) / std::max(ev(0), 1e-30);
+    return "condition " + (cond > 1e8 ? std::string("> 1e8") : formatNumber(cond)) + "  max " +
+           formatNumber(v.dominance) + "  sum " + formatNumber(v.dominanceSum);
+}
 
 // The picked vertex's local system: the 3x3 block D_i its Gauss-Seidel update inverts and its block
 // diagonal dominance (the heat map's quantity) -- low at a stiff/soft interface, where VBD stalls.
@@ -83,10 +100,7 @@ void inspectorSection(AppState& app) {
         return;
     }
     double l[3];
-    Eigen::Matrix3d D;
-    for (int r = 0; r < 3; ++r)
-        for (int c = 0; c < 3; ++c) D(r, c) = 0.5 * (double(v.block(r, c)) + double(v.block(c, r)));
-    const Eigen::Vector3d ev = Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(D).eigenvalues();
+    const Eigen::Vector3d ev = blockEigenvalues(v);
     for (int k = 0; k < 3; ++k) l[k] = std::max(ev(k), 1e-30);
     ImGui::Text("vertex %d", v.particle);
     if (onCloth(*lab.world, v.particle)) {
@@ -107,12 +121,13 @@ void inspectorSection(AppState& app) {
         ImGui::Text("block condition > 1e8 (nearly singular: no stiffness along one direction)");
     else
         ImGui::Text("block condition %s", formatNumber(cond).c_str());
+    // The help marker after the one-line ratio: after the wrapped one it sat inside its sentence.
     ImGui::Text("||D|| / max ||H_ij|| = %s", formatNumber(v.dominance).c_str());
-    textWords("||D|| / sum ||H_ij|| = %s%s", formatNumber(v.dominanceSum).c_str(),
-              v.dominanceSum < 1 ? "  (below 1: not diagonally dominant)" : "");
     helpMarker(
         "How much the vertex's own block outweighs its strongest (and all) couplings to neighbours. Block "
         "Gauss-Seidel converges fast where this is large and stalls where it is low.");
+    textWords("||D|| / sum ||H_ij|| = %s%s", formatNumber(v.dominanceSum).c_str(),
+              v.dominanceSum < 1 ? "  (below 1: not diagonally dominant)" : "");
     drawBlockEllipse(blockEllipse(l));
 }
 

@@ -21,6 +21,10 @@ void solverSection(AppState& app);
 void materialSection(AppState& app);
 void drawingSection(AppState& app);
 void inspectorSection(AppState& app);
+// The inspected vertex's numbers in one line ("condition 1.36  max 2.44  sum 0.47"), drawn next to it in the
+// view (a lesson's step that points at them may find the Inspector section scrolled out of the column);
+// empty where there is nothing to show (no snapshot's answer yet, a cloth vertex).
+std::string inspectSummary(const vbd::World& w, int particle);
 void ellipseSection(AppState& app);
 // The plots column when collapsed: a bar with the button that opens it.
 void plotsColumnBar(AppState& app, float x, float height);

@@ -137,6 +137,33 @@ Checks conditioningChecks() {
 
 Checks dominanceChecks(const Lesson& L) {
     Checks c;
+    // Step 1: the dominance field after one step on 6-tet cells, averaged over the layers of vertices across
+    // the bar (x = const, 0.25 m apart): the interface layer (x = 2), and the inner layers of each half (the
+    // ends and the interface's neighbours left out).
+    {
+        auto w = vbd::World::create(sideAt(L, 0, 0).resolve());
+        w->step();
+        std::vector<float> f;
+        w->scalarField(vbd::ScalarField::DiagonalDominance, f);
+        double sum[3] = {0, 0, 0};
+        int n[3] = {0, 0, 0};
+        for (size_t i = 0; i < f.size(); ++i) {
+            const double x = w->positions()[i].x;
+            const int k = std::abs(x - 2) < 0.05 ? 0
+                          : (x > 2.3 && x < 3.7) ? 1
+                          : (x > 0.3 && x < 1.7) ? 2
+                                                 : -1;
+            if (k < 0) continue;
+            sum[k] += f[i];
+            ++n[k];
+        }
+        std::printf("dominance on 6-tet cells: interface %.4f (%d), stiff %.4f (%d), soft %.4f (%d)\n",
+                    sum[0] / n[0], n[0], sum[1] / n[1], n[1], sum[2] / n[2], n[2]);
+        EXPECT_EQ(n[0], 25);
+        c[{0, "2.28"}] = {sum[0] / n[0], 5e-3};
+        c[{0, "3.18"}] = {sum[1] / n[1], 5e-3};
+        c[{0, "3.20"}] = {sum[2] / n[2], 5e-3};
+    }
     // Step 2: the inspector after one step (step 1 steps once, paused), at the vertex the step inspects.
     auto w = vbd::World::create(sideAt(L, 1, 0).resolve());
     w->step();
