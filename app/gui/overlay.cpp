@@ -345,8 +345,11 @@ StatusText statusText(const AppState& app) {
     };
     if (n > 0) out.counts = {count(n, "vertex", "vertices"), "000000 vertices"};
     if (bodies > 0) {
-        const std::string b = count(bodies, "body", "bodies") + ", " + count(contacts, "contact", "contacts");
-        const std::string bw = "000000 bodies, 000000 contacts";
+        // The rigid solver's contacts (between bodies, with the ground): soft-body and cloth contacts are not
+        // counted, and "0 contacts" under a torus resting on a box read as none at all.
+        const std::string b =
+            count(bodies, "body", "bodies") + ", " + count(contacts, "rigid contact", "rigid contacts");
+        const std::string bw = "000000 bodies, 000000 rigid contacts";
         out.counts = {out.counts.text.empty() ? b : out.counts.text + sep + b,
                       out.counts.widest.empty() ? bw : out.counts.widest + sep + bw};
     }
