@@ -165,6 +165,11 @@ bool GuiApp::recreateDevice() {
 }
 
 void GuiApp::initWindow() {
+    // Every layout is designed for at least kMinWindowW x kMinWindowH (gui/core/layout.h): a smaller size
+    // asked for is raised to it, and said (the `window` action refuses one, naming its least).
+    if (opt_.width < int(kMinWindowW) || opt_.height < int(kMinWindowH))
+        std::fprintf(stderr, "vbdlab: window %dx%d raised to the least, %dx%d\n", opt_.width, opt_.height,
+                     std::max(opt_.width, int(kMinWindowW)), std::max(opt_.height, int(kMinWindowH)));
     if (opt_.headless) {  // no GLFW: the frames go into the headless images (render/targets.h)
         headlessW_ = std::max(opt_.width, int(kMinWindowW));
         headlessH_ = std::max(opt_.height, int(kMinWindowH));
