@@ -128,7 +128,7 @@ class GuiApp {
     void uploadLabs();
     void makeLabGpu(int l);
     void dropLabGpu(int l);
-    void recordScene(VkCommandBuffer cb, VkRect2D area, const Renderer& r);
+    void recordScene(VkCommandBuffer cb, VkRect2D area, const Renderer& r, const OrbitCamera& cam);
     void renderOffscreen(int w, int h, Pixels& out);
     void readbackWindow(FrameSlot& f, uint32_t image, VkExtent2D ext, Pixels& out);
     // input.cpp

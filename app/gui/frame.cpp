@@ -61,12 +61,12 @@ void GuiApp::uploadLabs() {
 }
 
 // Draws the labs into `area` of the render pass open on cb with renderer r.
-void GuiApp::recordScene(VkCommandBuffer cb, VkRect2D area, const Renderer& r) {
+void GuiApp::recordScene(VkCommandBuffer cb, VkRect2D area, const Renderer& r, const OrbitCamera& cam) {
     const int labs = app_.compare ? 2 : 1;
     for (int l = 0; l < labs; ++l) {
         const Lab& lab = app_.labs[l];
         if (!lab.gpu) continue;
-        r.draw(cb, *lab.gpu, frameIndex_, app_.camera, labArea(area, l, labs), effectiveDraw_[l]);
+        r.draw(cb, *lab.gpu, frameIndex_, cam, labArea(area, l, labs), effectiveDraw_[l]);
     }
 }
 
@@ -87,10 +87,16 @@ void GuiApp::renderOffscreen(int w, int h, Pixels& out) {
         if (!app_.labs[l].gpu) continue;
         waits.push_back(waitOnly(app_.labs[l].gpu->frameSync(frameIndex_)));
     }
+    // Each lab's area has the window view's aspect there and the capture's here: the camera refitted so that
+    // the capture frames what the view frames.
+    const float labs = app_.compare ? 2.0f : 1.0f;
+    const Layout& v = app_.layout;
+    const OrbitCamera cam = app_.camera.refitted(v.viewW / labs / std::max(v.viewH, 1.0f),
+                                                 float(w) / labs / float(std::max(h, 1)));
     out = offscreen_->render(
         kClearColor,
         [&](VkCommandBuffer cb) {
-            recordScene(cb, VkRect2D{{0, 0}, {uint32_t(w), uint32_t(h)}}, *offscreenRenderer_);
+            recordScene(cb, VkRect2D{{0, 0}, {uint32_t(w), uint32_t(h)}}, *offscreenRenderer_, cam);
         },
         waits);
 }
@@ -172,7 +178,8 @@ void GuiApp::recordWindow(FrameSlot& f, uint32_t image) {
     const int32_t x1 = std::min(int32_t(lay.viewX + lay.viewW), int32_t(ext.width));
     const int32_t y1 = std::min(int32_t(lay.viewY + lay.viewH), int32_t(ext.height));
     if (x1 > x0 && y1 > y0)
-        recordScene(f.cb, VkRect2D{{x0, y0}, {uint32_t(x1 - x0), uint32_t(y1 - y0)}}, *renderer_);
+        recordScene(f.cb, VkRect2D{{x0, y0}, {uint32_t(x1 - x0), uint32_t(y1 - y0)}}, *renderer_,
+                    app_.camera);
     ImGui_ImplVulkan_RenderDrawData(ImGui::GetDrawData(), f.cb);
     vkCmdEndRenderPass(f.cb);
     for (int l = 0; l < labs; ++l)

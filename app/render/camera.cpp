@@ -38,15 +38,30 @@ void OrbitCamera::zoom(float steps) {
     distance = std::clamp(distance * std::pow(0.88f, steps), 0.05f, 400.0f);
 }
 
+namespace {
+// Half the narrower of the two fields of view of a viewport of this aspect: a bounding sphere fits it.
+float narrowerHalfAngle(float fovY, float aspect) {
+    const float half = 0.5f * fovY;
+    return aspect < 1 ? std::atan(std::tan(half) * aspect) : half;
+}
+}  // namespace
+
 void OrbitCamera::frame(const glm::vec3& lo, const glm::vec3& hi, float aspect) {
     target = 0.5f * (lo + hi);
     float radius = 0.5f * glm::length(hi - lo);
-    // The bounding sphere fits the narrower of the two fields of view.
-    float half = 0.5f * fovY;
-    if (aspect < 1) half = std::atan(std::tan(half) * aspect);
+    const float half = narrowerHalfAngle(fovY, aspect);
     distance = std::max(radius / std::sin(half), 0.1f) * 1.3f;  // 30 % margin around the sphere
     nearZ = std::max(0.01f, distance * 0.005f);
     farZ = std::max(500.0f, distance * 20);
+}
+
+OrbitCamera OrbitCamera::refitted(float fromAspect, float toAspect) const {
+    OrbitCamera c = *this;
+    if (fromAspect == toAspect) return c;  // exactly this camera (no rounding of the distance)
+    c.distance = distance * std::sin(narrowerHalfAngle(fovY, fromAspect)) /
+                 std::sin(narrowerHalfAngle(fovY, toAspect));
+    c.nearZ = nearZ * c.distance / distance;
+    return c;
 }
 
 Ray OrbitCamera::ray(float px, float py, float w, float h) const {

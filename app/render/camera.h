@@ -30,6 +30,10 @@ struct OrbitCamera {
     void zoom(float steps);                                          // exponential dolly
     // Places target and distance so that the box [lo, hi] fills the view at the current angles.
     void frame(const glm::vec3& lo, const glm::vec3& hi, float aspect);
+    // This camera for a viewport of another aspect: the distance scaled as frame() would scale it, so that
+    // what fills a view of `fromAspect` fills one of `toAspect` too, the user's zoom kept relative to it (an
+    // offscreen capture at 960x540 of a tall 480x720 view showed the scene at a third of the width).
+    OrbitCamera refitted(float fromAspect, float toAspect) const;
 
     // Ray through pixel (px, py) of a viewport w x h (origin top-left).
     Ray ray(float px, float py, float w, float h) const;
