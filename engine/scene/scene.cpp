@@ -529,6 +529,15 @@ SceneDesc parseScene(const std::string& text, const std::string& file,
     for (Obj& c : o.children("cloths")) s.cloths.push_back(readCloth(c));
     for (Obj& r : o.children("rigid_bodies")) s.rigidBodies.push_back(readRigidBody(r));
     for (Obj& j : o.children("joints")) s.joints.push_back(readJoint(j, int(s.rigidBodies.size())));
+    if (o.has("view")) {
+        Obj v = o.child("view");
+        s.view.given = true;
+        s.view.yawDeg = v.num("yaw", s.view.yawDeg);
+        s.view.pitchDeg = v.num("pitch", s.view.pitchDeg);
+        if (!(std::fabs(s.view.pitchDeg) <= 89))
+            v.fail("pitch", "must be in [-89, 89] degrees (got " + Obj::fmt(s.view.pitchDeg) + ")");
+        v.finish();
+    }
     o.finish();
     checkSceneLimits(s);  // float range of derived quantities, memory (scene_limits.h)
     warnBelowGround(s, file);

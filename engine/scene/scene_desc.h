@@ -184,6 +184,13 @@ struct JointDesc {
     double stiffness = 0;         // 0 = hard (AVBD ramps to k_max)
 };
 
+// The angles a viewer opens the scene at ("view": {"yaw", "pitch"} in degrees; the app frames the scene from
+// them when it loads the file). Data for viewers only: the simulation never reads it.
+struct ViewDesc {
+    bool given = false;
+    double yawDeg = 34, pitchDeg = 20;  // the app's default camera's angles
+};
+
 struct SceneDesc {
     std::string file;  // path it was read from ("" for built-ins)
     std::string name = "untitled";
@@ -196,6 +203,7 @@ struct SceneDesc {
     std::vector<ClothDesc> cloths;
     std::vector<RigidBodyDesc> rigidBodies;
     std::vector<JointDesc> joints;
+    ViewDesc view;
 };
 
 }  // namespace vbd

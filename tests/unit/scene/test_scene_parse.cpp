@@ -134,6 +134,17 @@ TEST(SceneParse, LameParametersStandForTheirYoungsModulusAndPoissonRatio) {
     expectRefused(m + R"({"mu": 3, "lambda": -2}}]})", "soft_bodies[0].material.lambda", "bulk modulus");
 }
 
+// "view": the angles a viewer opens the scene at (data for the app; the simulation never reads it).
+TEST(SceneParse, AViewGivesTheCamerasAnglesInDegrees) {
+    EXPECT_FALSE(parseScene("{}", "").view.given);
+    const SceneDesc s = parseScene(R"({"view": {"yaw": 30, "pitch": 55}})", "");
+    EXPECT_TRUE(s.view.given);
+    EXPECT_EQ(s.view.yawDeg, 30);
+    EXPECT_EQ(s.view.pitchDeg, 55);
+    expectRefused(R"({"view": {"pitch": 90}})", "view.pitch", "[-89, 89]");
+    expectRefused(R"({"view": {"roll": 3}})", "view.roll", "unknown key");
+}
+
 TEST(SceneParse, GridCellsAreWholeNumbersFromOneTo4096) {
     const SceneDesc s = parseScene(
         R"({"soft_bodies": [{"type": "box_grid", "cells": [3, 4, 5]}], "cloths": [{"cells": [6, 7]}]})", "");
