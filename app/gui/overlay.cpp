@@ -205,7 +205,13 @@ float sideCaption(ImDrawList* dl, const AppState& app, int l, float x0, float w)
     const auto diffs = differences(app.labs[0].scene, app.labs[1].scene);
     std::string text = l == 0 ? "left" : "right";
     if (diffs.empty()) text += ": same settings";
-    for (const auto& d : diffs) text += "\n" + d.key + " = " + (l == 0 ? d.left : d.right);
+    // A side without the coarse correction does not list the coarse settings it does not use (lesson 3's
+    // plain side read `solver.coarse.basis = "stiff_rigid"` against the right's element basis).
+    const bool coarseOff = !app.labs[l].desc.solver.coarse.enabled;
+    for (const auto& d : diffs) {
+        if (coarseOff && d.key.rfind("solver.coarse.", 0) == 0 && d.key != "solver.coarse.enabled") continue;
+        text += "\n" + d.key + " = " + (l == 0 ? d.left : d.right);
+    }
     text = fitLines(text, w - 20);
     const ImVec2 ts = ImGui::CalcTextSize(text.c_str());
     dl->AddRectFilled(ImVec2(x0 + 6, app.layout.viewY + 6),
