@@ -74,6 +74,8 @@ void applyCamera(AppState& app, const json& v) {
 void applyPanels(AppState& s, const json& v) {
     if (v.contains("controls")) s.panels.leftOpen = v["controls"].get<bool>();
     if (v.contains("plots")) s.panels.rightOpen = v["plots"].get<bool>();
+    // Asked for by name: kept open as a click on its bar keeps it (layout.h PanelState::asked).
+    if (v.value("controls", false) || v.value("plots", false)) s.panels.asked = true;
     PlotSections& p = s.plotSections;
     p.convergence = v.value("convergence", p.convergence);
     p.perFrame = v.value("per_frame", p.perFrame);

@@ -418,10 +418,13 @@ void statusLine(ImDrawList* dl, const AppState& app, const std::string& s) {
     dl->PopClipRect();
 }
 
-// Over the view while a take captures the view offscreen; a take of the window would capture the badge
-// itself (every frame of it said "REC n"), so it is said in the window's title instead (GuiApp::iterate).
+// Over the view while a take captures the view offscreen (at a size of its own); a take cut from the window
+// (all of it, or its view at the view's size) would capture the badge itself (every frame of it said
+// "REC n"), so it is said in the window's title instead (GuiApp::iterate).
 void recordingIndicator(ImDrawList* dl, const AppState& app) {
-    if (!app.rec.on || app.rec.settings.capture == Capture::Window) return;
+    const RecordSettings& rs = app.rec.settings;
+    const bool offscreen = rs.capture == Capture::View && rs.width > 0 && rs.height > 0;  // recordCaptureRequest
+    if (!app.rec.on || !offscreen) return;
     const Layout& l = app.layout;
     const std::string s = "REC " + std::to_string(app.rec.written);
     const float x = l.viewX + l.viewW - ImGui::CalcTextSize(s.c_str()).x - 14;

@@ -168,7 +168,7 @@ void controlPanel(AppState& app, float height) {
     const Layout& l = app.layout;
     if (l.leftCollapsed) {
         if (collapsedBar("##controls", 0, height, ">"))
-            app.panels.leftOpen = true, app.panels.keepRight = false;
+            app.panels.leftOpen = true, app.panels.keepRight = false, app.panels.asked = true;
         return;
     }
     ImGui::SetNextWindowPos(ImVec2(0, 0));
@@ -207,7 +207,8 @@ void controlPanel(AppState& app, float height) {
 }
 
 void plotsColumnBar(AppState& app, float x, float height) {
-    if (collapsedBar("##plots", x, height, "<")) app.panels.rightOpen = true, app.panels.keepRight = true;
+    if (collapsedBar("##plots", x, height, "<"))
+        app.panels.rightOpen = true, app.panels.keepRight = true, app.panels.asked = true;
 }
 
 }  // namespace vbdgui

@@ -92,6 +92,12 @@ TEST(AppActions, LoadSetRecordThirtyFramesAndScreenshot) {
     EXPECT_EQ(first.w, 1280 - int(vbdgui::kLeftW) - int(vbdgui::kRightW));
     EXPECT_EQ(first.h, 720);
     EXPECT_EQ(last.w, first.w);
+    // Cut from the window, the view take holds no "REC n" badge (red, at its top right) either.
+    int red = 0;
+    for (int y = 0; y < 30; ++y)
+        for (int x = first.w - 120; x < first.w; ++x)
+            red += first.at(x, y)[0] > 220 && first.at(x, y)[1] < 110 && first.at(x, y)[2] < 110;
+    EXPECT_EQ(red, 0) << "red badge pixels in a take of the view";
     Image im = load(shot.string());
     EXPECT_EQ(im.w, 1280);
     EXPECT_EQ(im.h, 720);

@@ -99,6 +99,17 @@ TEST(Layout, SmallWindowsKeepAUsableView) {
     const Layout hd = computeLayout(1280, 720, true, true, PanelState{});
     EXPECT_FALSE(hd.leftCollapsed);  // the controls stay; the plots collapse
     EXPECT_TRUE(hd.rightCollapsed);
+    // A column the user opens stays open at every size, side by side too (the controls hold the
+    // side-by-side switch: below 1116 pixels they collapsed again at once and side by side could not be left).
+    PanelState opened;
+    opened.asked = true;
+    for (float w = kMinWindowW; w <= 2000; w += 50) {
+        const Layout l = computeLayout(w, kMinWindowH, true, true, opened);
+        EXPECT_FALSE(l.leftCollapsed) << w;
+        EXPECT_GE(l.viewW, kMinViewW) << w;
+    }
+    opened.keepRight = true;
+    EXPECT_FALSE(computeLayout(800, 500, true, true, opened).rightCollapsed);
 }
 
 TEST(Takes, NumberedFoldersNeverReuseATake) {

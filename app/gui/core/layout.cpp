@@ -15,7 +15,7 @@ Layout computeLayout(float width, float height, bool compare, bool showRight, co
     l.rightW = rightW();
     // Too narrow: shrink the open columns to their minimum widths (the plots first: they scale, the
     // controls' labels do not), then collapse the one the user did not open last.
-    const float minView = compare ? 2 * kMinSideW : kMinViewW;
+    const float minView = compare && !panels.asked ? 2 * kMinSideW : kMinViewW;
     float excess = l.leftW + l.rightW + minView - width;
     if (excess > 0 && showRight && !l.rightCollapsed) {
         const float d = std::min(excess, kRightW - kRightMinW);

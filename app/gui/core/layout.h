@@ -19,6 +19,10 @@ inline constexpr float kRightW = 430, kRightMinW = 300;
 struct PanelState {
     bool leftOpen = true, rightOpen = true;
     bool keepRight = false;
+    // A column was opened by the user (its bar's button, the `panels` action): side by side then keeps it
+    // open down to kMinViewW of view rather than kMinSideW a side (below 1116 pixels the controls, which
+    // hold the side-by-side switch, could not be opened again).
+    bool asked = false;
 };
 
 struct Layout {
