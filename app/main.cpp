@@ -48,7 +48,9 @@ int main(int argc, char** argv) {
 
     // A command-line error reads as every other refusal ("vbdlab: error: what"), then where help is.
     root.failure_message([](const CLI::App* app, const CLI::Error& e) {
-        return "vbdlab: error: " + std::string(e.what()) + "\nRun `" + app->get_name() +
+        std::string help = app->get_name();
+        for (const CLI::App* sub : app->get_subcommands()) help += " " + sub->get_name();  // the one given
+        return "vbdlab: error: " + std::string(e.what()) + "\nRun `" + help +
                " --help` for more information.\n";
     });
 

@@ -53,6 +53,7 @@ static int runRender(const RenderRun& r) {
         throw vbd::InputError("", "--width/--height", "must be between 16 and 8192 pixels");
     if (r.vertices != "auto" && r.vertices != "cpu" && r.vertices != "interop")
         throw vbd::InputError("", "--vertices", "'" + r.vertices + "' is not one of auto, cpu, interop");
+    const vbd::ScalarField field = parseField(r.field);  // a command-line value, before anything is said
     std::vector<std::string> sets = r.sets;
     if (!r.backend.empty()) sets.push_back("solver.backend=" + r.backend);  // validated with the scene
     vbd::SceneDesc desc = vbd::loadSceneFile(r.scene, sets);                // InputError -> exit code 2
@@ -66,7 +67,7 @@ static int runRender(const RenderRun& r) {
     }
     std::fprintf(stderr, "vbdlab: %s\n", world->backendLine().c_str());
     vbdgui::DrawOptions opt;
-    opt.field = parseField(r.field);
+    opt.field = field;
     opt.logScale = opt.field == vbd::ScalarField::Residual;
     world->setWantedField(opt.field);  // every frame draws it (the CUDA backend then downloads the residual)
     opt.wireframe = r.wireframe;
@@ -97,6 +98,10 @@ static int runRender(const RenderRun& r) {
         makeOutputFolder(r.out);
         // One camera for the whole clip, framed on the initial scene.
         vbdgui::OrbitCamera cam;
+        if (desc.view.given) {  // the scene's own angles, as the app opens it
+            cam.yaw = float(glm::radians(desc.view.yawDeg));
+            cam.pitch = float(glm::radians(desc.view.pitchDeg));
+        }
         glm::vec3 lo, hi;
         vbdgui::sceneBounds(*world, lo, hi);
         cam.frame(lo, hi, float(r.width) / float(r.height));

@@ -208,10 +208,13 @@ float sideCaption(ImDrawList* dl, const AppState& app, int l, float x0, float w)
     // A side without the coarse correction does not list the coarse settings it does not use (lesson 3's
     // plain side read `solver.coarse.basis = "stiff_rigid"` against the right's element basis).
     const bool coarseOff = !app.labs[l].desc.solver.coarse.enabled;
+    int shown = 0;
     for (const auto& d : diffs) {
         if (coarseOff && d.key.rfind("solver.coarse.", 0) == 0 && d.key != "solver.coarse.enabled") continue;
         text += "\n" + d.key + " = " + (l == 0 ? d.left : d.right);
+        ++shown;
     }
+    if (!diffs.empty() && shown == 0) text += ": no setting in use differs";
     text = fitLines(text, w - 20);
     const ImVec2 ts = ImGui::CalcTextSize(text.c_str());
     dl->AddRectFilled(ImVec2(x0 + 6, app.layout.viewY + 6),
@@ -423,7 +426,8 @@ void statusLine(ImDrawList* dl, const AppState& app, const std::string& s) {
 // "REC n"), so it is said in the window's title instead (GuiApp::iterate).
 void recordingIndicator(ImDrawList* dl, const AppState& app) {
     const RecordSettings& rs = app.rec.settings;
-    const bool offscreen = rs.capture == Capture::View && rs.width > 0 && rs.height > 0;  // recordCaptureRequest
+    const bool offscreen =
+        rs.capture == Capture::View && rs.width > 0 && rs.height > 0;  // recordCaptureRequest
     if (!app.rec.on || !offscreen) return;
     const Layout& l = app.layout;
     const std::string s = "REC " + std::to_string(app.rec.written);

@@ -527,6 +527,10 @@ void Renderer::draw(VkCommandBuffer cb, const SceneGpu& scene, uint32_t slot, co
         vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, shadow_);
         VkBuffer sb = scene.shadows_[slot].buffer;
         vkCmdBindVertexBuffers(cb, 0, 1, &sb, &zero);
+        // shadow.vert's pull: 8 steps of the depth buffer's resolution near 1 (2^-24 for 32-bit float and
+        // 24-bit depths, 2^-16 for the 16-bit fallback).
+        const float step = ctx_.depthFormat() == VK_FORMAT_D16_UNORM ? 1.0f / 65536 : 1.0f / 16777216;
+        pc.params = glm::vec4(8 * step, 0, 0, 0);
         push();
         vkCmdDraw(cb, scene.shadowCount_[slot], 1, 0, 0);
     }

@@ -1,5 +1,6 @@
 #include "scene/scene.h"
 
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -221,6 +222,13 @@ MaterialDesc readMaterial(Obj& parent, bool cloth) {
                    "must be above -2 mu / 3 (a positive bulk modulus; got " + Obj::fmt(lambda) + ")");
         m.youngs = mu * (3 * lambda + 2 * mu) / (lambda + mu);
         m.poisson = lambda / (2 * (lambda + mu));
+        // Said in the keys given, not in the youngs and poisson they stand for.
+        if (!std::isfinite(m.youngs)) o.fail("mu", "mu and lambda give a Young's modulus beyond a double");
+        if (!(m.poisson < 0.5))
+            o.fail(
+                "lambda",
+                "too large against mu: the Poisson ratio rounds to 0.5 (incompressible; got lambda / mu = " +
+                    Obj::fmt(lambda / mu) + ")");
     }
     m.youngs = o.positive("youngs", m.youngs);
     m.poisson = o.num("poisson", m.poisson);
@@ -400,6 +408,37 @@ JointDesc readJoint(Obj& o, int numBodies) {
 }
 
 // "a.b.0.c=value": walks (creating objects as needed) and sets the value parsed as JSON, else as string.
+// An override of one elastic form (youngs / poisson, or mu / lambda) on a material given in the other: the
+// material is first rewritten in the override's form, from the values it has (a panel's Young's modulus
+// slider on a scene written with mu and lambda was refused as "not both"). Left alone where the values are
+// not plain numbers: the material's own check then says what is wrong.
+void convertElasticForm(json& material, const std::string& key) {
+    const bool wantsYoungs = key == "youngs" || key == "poisson", wantsLame = key == "mu" || key == "lambda";
+    auto number = [&](const char* k, double def, double& out) {
+        if (!material.contains(k)) return (out = def), true;
+        if (!material[k].is_number()) return false;
+        out = material[k].get<double>();
+        return std::isfinite(out);
+    };
+    if (wantsYoungs && material.contains("mu") && material.contains("lambda")) {
+        double mu = 0, lambda = 0;
+        if (!number("mu", 0, mu) || !number("lambda", 0, lambda) || !(mu + lambda != 0)) return;
+        material.erase("mu");
+        material.erase("lambda");
+        material["youngs"] = mu * (3 * lambda + 2 * mu) / (lambda + mu);
+        material["poisson"] = lambda / (2 * (lambda + mu));
+    } else if (wantsLame && (material.contains("youngs") || material.contains("poisson"))) {
+        const MaterialDesc d;
+        double E = 0, nu = 0;
+        if (!number("youngs", d.youngs, E) || !number("poisson", d.poisson, nu) || nu == -1 || nu == 0.5)
+            return;
+        material.erase("youngs");
+        material.erase("poisson");
+        material["mu"] = E / (2 * (1 + nu));
+        material["lambda"] = E * nu / ((1 + nu) * (1 - 2 * nu));
+    }
+}
+
 void applyOverride(json& root, const std::string& ov, const std::string& file) {
     const size_t eq = ov.find('=');
     if (eq == std::string::npos || eq == 0)
@@ -431,6 +470,7 @@ void applyOverride(json& root, const std::string& ov, const std::string& file) {
             cur = &(*cur)[size_t(idx)];
         } else {
             if (!cur->is_object()) throw InputError(file, path, "\"" + p + "\" is not inside an object");
+            if (last && i > 0 && parts[i - 1] == "material") convertElasticForm(*cur, p);
             if (!cur->contains(p) && !last) (*cur)[p] = json::object();
             cur = &(*cur)[p];
         }
@@ -476,6 +516,37 @@ void warnBelowGround(const SceneDesc& s, const std::string& file) {
 
 }  // namespace
 
+namespace {
+
+// The offset of the first occurrence of the number `token` in JSON `text` that is a whole value: outside
+// strings (a name "test 1e999" is not it) and not part of a longer token; npos if none.
+size_t numberAt(const std::string& text, const std::string& token) {
+    bool inString = false;
+    for (size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (inString) {
+            if (c == '\\')
+                ++i;  // the escaped character
+            else if (c == '"')
+                inString = false;
+            continue;
+        }
+        if (c == '"') {
+            inString = true;
+            continue;
+        }
+        auto partOfNumber = [](char d) {
+            return std::isalnum(static_cast<unsigned char>(d)) || d == '.' || d == '-' || d == '+';
+        };
+        if (text.compare(i, token.size(), token) == 0 && (i == 0 || !partOfNumber(text[i - 1])) &&
+            (i + token.size() >= text.size() || !partOfNumber(text[i + token.size()])))
+            return i;
+    }
+    return std::string::npos;
+}
+
+}  // namespace
+
 const std::vector<std::string>& lastSceneWarnings() { return g_warnings; }
 
 SceneDesc parseScene(const std::string& text, const std::string& file,
@@ -495,7 +566,7 @@ SceneDesc parseScene(const std::string& text, const std::string& file,
         std::string what = e.what();
         const size_t p = what.find(']');
         const size_t q0 = what.find('\''), q1 = q0 == std::string::npos ? q0 : what.find('\'', q0 + 1);
-        const size_t at = q1 == std::string::npos ? q1 : text.find(what.substr(q0 + 1, q1 - q0 - 1));
+        const size_t at = q1 == std::string::npos ? q1 : numberAt(text, what.substr(q0 + 1, q1 - q0 - 1));
         throw InputError(file, at == std::string::npos ? "" : textPosition(text, at),
                          "unusable JSON value (" + (p == std::string::npos ? what : what.substr(p + 2)) +
                              "): numbers must be finite");
@@ -534,8 +605,8 @@ SceneDesc parseScene(const std::string& text, const std::string& file,
         s.view.given = true;
         s.view.yawDeg = v.num("yaw", s.view.yawDeg);
         s.view.pitchDeg = v.num("pitch", s.view.pitchDeg);
-        if (!(std::fabs(s.view.pitchDeg) <= 89))
-            v.fail("pitch", "must be in [-89, 89] degrees (got " + Obj::fmt(s.view.pitchDeg) + ")");
+        if (!(std::fabs(s.view.pitchDeg) <= 88))  // the app's orbit keeps the pitch within 1.55 rad
+            v.fail("pitch", "must be in [-88, 88] degrees (got " + Obj::fmt(s.view.pitchDeg) + ")");
         v.finish();
     }
     o.finish();

@@ -44,7 +44,8 @@ void ClothContactStage::begin(SoftModel& m, const std::vector<Vec3T<T>>& xPrev, 
 bool ClothContactStage::due(const SoftModel& m, int iteration) const {
     const int ci = m.collision.interval;
     if (!m.collision.enabled || iteration <= 1) return false;
-    return ci > 0 ? (iteration - 1) % ci == 0 : held_;
+    // The interval is the scene's least (a sheet's may set it): a held soft body re-detects regardless.
+    return held_ || (ci > 0 && (iteration - 1) % ci == 0);
 }
 
 template <typename T>

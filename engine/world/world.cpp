@@ -160,8 +160,10 @@ class WorldImpl final : public World {
         SoftSolver::Carried c;
         const std::vector<Vec3d>* x = nullptr;
         if (device_) {
-            device_->saveCarried(c);  // empty in a float run
+            device_->saveCarried(c);  // empty in a float run, and before the stepper's first step
             x = &c.d.x;
+            // Not stepped since it was made (an edit, a restore): the solver holds the state it was handed.
+            if (x->empty() && soft_.doublePrecision()) x = &soft_.doubleState().x;
         } else if (soft_.doublePrecision()) {
             x = &soft_.doubleState().x;
         }

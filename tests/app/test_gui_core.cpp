@@ -100,7 +100,8 @@ TEST(Layout, SmallWindowsKeepAUsableView) {
     EXPECT_FALSE(hd.leftCollapsed);  // the controls stay; the plots collapse
     EXPECT_TRUE(hd.rightCollapsed);
     // A column the user opens stays open at every size, side by side too (the controls hold the
-    // side-by-side switch: below 1116 pixels they collapsed again at once and side by side could not be left).
+    // side-by-side switch: below 1116 pixels they collapsed again at once and side by side could not be
+    // left).
     PanelState opened;
     opened.asked = true;
     for (float w = kMinWindowW; w <= 2000; w += 50) {

@@ -227,6 +227,45 @@ TEST(GpuWorldDevice, SettingsEditsKeepTheDeviceState) {
     });
 }
 
+// World::statePositions (final_state.json's particles) on the device path: the device's state with its digits
+// below float, as the CPU World's bit for bit (both step the same state); after an edit remakes the stepper
+// and before it steps, from the state the solver was handed (the device has none yet); in float the published
+// positions. Every call is checked to round to positions().
+TEST(GpuWorldDevice, StatePositionsKeepTheDevicesDigits) {
+    inBothPrecisions("cube_drop", Backend::Cuda, [](World& cpu, World& dev) {
+        dev.setLazyPublish(true);
+        const bool dbl = dev.desc().solver.precision == Precision::Double;
+        auto check = [&](const char* when) {
+            SCOPED_TRACE(when);
+            const std::vector<Vec3d> a = cpu.statePositions(), b = dev.statePositions();
+            ASSERT_EQ(a.size(), b.size());
+            int belowFloat = 0;
+            for (size_t i = 0; i < a.size(); ++i) {
+                EXPECT_EQ(a[i].x, b[i].x);
+                EXPECT_EQ(a[i].y, b[i].y);
+                EXPECT_EQ(a[i].z, b[i].z);
+                EXPECT_EQ(float(b[i].y), dev.positions()[i].y);
+                belowFloat += double(float(b[i].y)) != b[i].y;
+            }
+            if (dbl) {
+                EXPECT_GT(belowFloat, int(a.size()) / 2);  // a falling cube: nearly every height
+            } else {
+                EXPECT_EQ(belowFloat, 0);
+            }
+        };
+        for (int f = 0; f < 5; ++f) cpu.step(), dev.step();
+        check("after 5 steps");
+        SolverDesc s = cpu.desc().solver;
+        s.iterations += 2;
+        cpu.setSolver(s);
+        s.backend = Backend::Cuda;
+        dev.setSolver(s);
+        check("after an edit, before a step");
+        cpu.step(), dev.step();
+        check("after the next step");
+    });
+}
+
 // Every built-in scene through the World on the device path (the host executor standing in for a device:
 // soft, cloth, coarse, coupled, mixed and rigid-only scenes, in the precision each scene asks for) against
 // the CPU World, 6 frames each: particles and bodies bit for bit every frame. The parts have their own tests;

@@ -138,10 +138,7 @@ Lesson loadLesson(const std::string& nameOrDir, const ActionContext& ctx) {
             where += ", step " + std::to_string(k + 1);
             if (k < L.steps.size()) where += " \"" + L.steps[k].title + "\"";
         }
-        std::string what = e.what();
-        const std::string prefix = e.file() + (key.empty() ? "" : ": " + key) + ": ";
-        if (what.rfind(prefix, 0) == 0) what = what.substr(prefix.size());
-        throw vbd::InputError(e.file(), key, what + " (" + where + ")");
+        throw vbd::InputError(e.file(), key, e.detail() + " (" + where + ")");
     }
     if (L.script.steps.size() != L.steps.size() || text.find("\"steps\"") == std::string::npos)
         throw vbd::InputError(actions, "steps",

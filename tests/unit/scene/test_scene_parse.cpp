@@ -106,6 +106,9 @@ TEST(SceneParse, ABodyStartingBelowTheGroundIsWarnedAbout) {
 TEST(SceneParse, ANumberBeyondADoubleIsReportedAtItsLine) {
     expectRefused("{\n  \"dt\": 0.01,\n  \"gravity\": [0, 1e400, 0]\n}", "line 3, column 18",
                   "number overflow parsing '1e400'");
+    // The number, not the same characters in a string or inside a longer number before it.
+    expectRefused("{\"name\": \"test 1e999\", \"x\": \"21e999\",\n \"dt\": 1e999}", "line 2, column 8",
+                  "number overflow parsing '1e999'");
 }
 
 // Textbook Lame parameters (DESIGN: "Young's modulus and Poisson ratio (or textbook Lame)") become the E and
@@ -132,6 +135,22 @@ TEST(SceneParse, LameParametersStandForTheirYoungsModulusAndPoissonRatio) {
     expectRefused(m + R"({"mu": 0, "lambda": 1e5}}]})", "soft_bodies[0].material.mu", "must be > 0");
     // A bulk modulus lambda + 2 mu / 3 of zero or less is nu <= -1.
     expectRefused(m + R"({"mu": 3, "lambda": -2}}]})", "soft_bodies[0].material.lambda", "bulk modulus");
+    // Said in the keys given: nu rounding to 0.5, E beyond a double.
+    expectRefused(m + R"({"mu": 1, "lambda": 1e20}}]})", "soft_bodies[0].material.lambda", "rounds to 0.5");
+    expectRefused(m + R"({"mu": 1e200, "lambda": 1e200}}]})", "soft_bodies[0].material.mu",
+                  "beyond a double");
+    // An override of the other form rewrites the material in it (the app's Young's modulus slider on a scene
+    // written with mu and lambda), and the other way round: the values it does not set carry over.
+    const std::string lame = m + R"({"mu": 1e5, "lambda": 2e5}}]})";
+    const SceneDesc e = parseScene(lame, "", {"soft_bodies.0.material.youngs=5e5"});
+    EXPECT_DOUBLE_EQ(e.softBodies[0].material.youngs, 5e5);
+    EXPECT_NEAR(e.softBodies[0].material.poisson, 1.0 / 3, 1e-15);  // lambda / (2 (lambda + mu))
+    // E = 2.6e5, nu = 0.3 is mu = 1e5, lambda = 1.5e5; mu set to 2e5 keeps lambda: nu = 1.5 / 7, E = 2e5 8.5
+    // / 3.5.
+    const SceneDesc l =
+        parseScene(m + R"({"youngs": 2.6e5, "poisson": 0.3}}]})", "", {"soft_bodies.0.material.mu=2e5"});
+    EXPECT_NEAR(l.softBodies[0].material.poisson, 1.5 / 7, 1e-12);
+    EXPECT_NEAR(l.softBodies[0].material.youngs, 2e5 * 8.5 / 3.5, 1e-6);
 }
 
 // "view": the angles a viewer opens the scene at (data for the app; the simulation never reads it).
@@ -141,7 +160,7 @@ TEST(SceneParse, AViewGivesTheCamerasAnglesInDegrees) {
     EXPECT_TRUE(s.view.given);
     EXPECT_EQ(s.view.yawDeg, 30);
     EXPECT_EQ(s.view.pitchDeg, 55);
-    expectRefused(R"({"view": {"pitch": 90}})", "view.pitch", "[-89, 89]");
+    expectRefused(R"({"view": {"pitch": 89}})", "view.pitch", "[-88, 88]");
     expectRefused(R"({"view": {"roll": 3}})", "view.roll", "unknown key");
 }
 
