@@ -130,8 +130,8 @@ struct SoftBodyDesc {
     double collisionRadius = 0;     // contact thickness r (m)
     double collisionStiffness = 0;  // penalty stiffness k (N/m)
     double friction = 0.5;          // Coulomb coefficient of soft-soft contacts
-    // Iterations between re-detections (0: once per step); a step whose start held a soft body's vertex in its
-    // bound re-detects before every iteration whatever the interval (soft/cloth_stage.h).
+    // Iterations between re-detections (0: once per step); a step whose start held a soft body's vertex in
+    // its bound re-detects before every iteration whatever the interval (soft/cloth_stage.h).
     int collisionInterval = 0;
 };
 
