@@ -98,10 +98,7 @@ static int runRender(const RenderRun& r) {
         makeOutputFolder(r.out);
         // One camera for the whole clip, framed on the initial scene.
         vbdgui::OrbitCamera cam;
-        if (desc.view.given) {  // the scene's own angles, as the app opens it
-            cam.yaw = float(glm::radians(desc.view.yawDeg));
-            cam.pitch = float(glm::radians(desc.view.pitchDeg));
-        }
+        vbdgui::applySceneView(desc, cam);  // the scene's own angles, as the app opens it
         glm::vec3 lo, hi;
         vbdgui::sceneBounds(*world, lo, hi);
         cam.frame(lo, hi, float(r.width) / float(r.height));

@@ -62,7 +62,6 @@ class GuiApp {
     SimRunner& sim() { return sim_; }
     // Loads a scene file into both labs (restart); false with the parser's message for a bad file.
     bool loadSceneFile(const std::string& path, std::string& error);
-    void viewFrom(const vbd::SceneDesc& desc);
     // Applies key.path settings (JSON values) to lab 0, 1 or both (-1): solver keys steer the running
     // World, others rebuild it and carry its state. False with the scene parser's message.
     bool applySettings(int lab, const std::vector<std::pair<std::string, std::string>>& kv,

@@ -36,13 +36,6 @@ int sceneIndexOf(const std::vector<std::string>& files, const std::string& path)
 
 }  // namespace
 
-// The camera's angles from a scene's "view" (soft_pile looks into its box from above), when it gives one.
-void GuiApp::viewFrom(const vbd::SceneDesc& desc) {
-    if (!desc.view.given) return;
-    app_.camera.yaw = float(glm::radians(desc.view.yawDeg));
-    app_.camera.pitch = float(glm::radians(desc.view.pitchDeg));
-}
-
 // A scene that fails to load shows its error in the panel and the built-in scene runs instead; in a batch
 // run (screenshot, actions) it is bad input: exit code 2.
 bool GuiApp::loadInitialScene() {
@@ -63,7 +56,7 @@ bool GuiApp::loadInitialScene() {
         }
     }
     app_.sceneIndex = sceneIndexOf(app_.sceneFiles, app_.scenePath);
-    viewFrom(lab.desc);
+    applySceneView(lab.desc, app_.camera);
     lab.rebuild = Lab::Rebuild::Restart;
     app_.labs[1].label = "right";
     return true;
@@ -97,7 +90,7 @@ bool GuiApp::loadSceneFile(const std::string& path, std::string& error) {
     pendingLoadTicket_ = ~std::uint64_t(0);  // set to lab 0's ticket by rebuildLabs
     app_.frameRequest = true;
     app_.frameInitialState = true;
-    viewFrom(desc);
+    applySceneView(desc, app_.camera);
     app_.inspectParticle = -1;
     return true;
 }

@@ -95,6 +95,12 @@ void sceneBounds(const std::vector<vbd::Vec3>& positions, const std::vector<vbd:
     if (g.enabled && float(g.height) < lo.y) lo.y = float(g.height);
 }
 
+void applySceneView(const vbd::SceneDesc& desc, OrbitCamera& cam) {
+    if (!desc.view.given) return;
+    cam.yaw = float(glm::radians(desc.view.yawDeg));
+    cam.pitch = float(glm::radians(desc.view.pitchDeg));
+}
+
 // ---------------------------------------------------------------------------------------------------
 SceneGpu::SceneGpu(const Context& ctx, const vbd::World& world, uint32_t slots, bool wantInterop, bool window)
     : ctx_(ctx) {

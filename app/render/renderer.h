@@ -46,6 +46,10 @@ void sceneBounds(const vbd::World& world, const std::vector<vbd::RigidBodyView>&
 void sceneBounds(const std::vector<vbd::Vec3>& positions, const std::vector<vbd::RigidBodyView>& bodies,
                  const vbd::SceneDesc& desc, glm::vec3& lo, glm::vec3& hi);
 
+// The camera's angles from the scene's "view" (soft_pile looks into its box from above), when it gives one:
+// the app on loading a file, `vbdlab render` for its clip.
+void applySceneView(const vbd::SceneDesc& desc, OrbitCamera& cam);
+
 // A window frame drawn from the interop's exported buffer (gui/core/interop_slots.h): the slot the
 // simulation thread wrote, the value it signals on simDone, the value the frame's submit signals on
 // renderDone.

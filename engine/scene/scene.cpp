@@ -205,13 +205,29 @@ std::vector<FixedDesc> readFixed(Obj& o) {
     return out;
 }
 
+// Textbook Lame parameters and the Young's modulus and Poisson ratio they stand for:
+//   E = mu (3 lambda + 2 mu) / (lambda + mu), nu = lambda / (2 (lambda + mu));
+//   mu = E / (2 (1 + nu)), lambda = E nu / ((1 + nu) (1 - 2 nu)).
+// nu in (-1, 0.5) is mu > 0 with a positive bulk modulus lambda + 2 mu / 3.
+struct YoungsPoisson {
+    double youngs, poisson;
+};
+YoungsPoisson fromLame(double mu, double lambda) {
+    return {mu * (3 * lambda + 2 * mu) / (lambda + mu), lambda / (2 * (lambda + mu))};
+}
+struct Lame {
+    double mu, lambda;
+};
+Lame toLame(double youngs, double poisson) {
+    return {youngs / (2 * (1 + poisson)), youngs * poisson / ((1 + poisson) * (1 - 2 * poisson))};
+}
+
 MaterialDesc readMaterial(Obj& parent, bool cloth) {
     MaterialDesc m;
     if (!parent.has("material")) return m;
     Obj o = parent.child("material");
     if (o.has("mu") || o.has("lambda")) {
-        // Textbook Lame parameters instead: E = mu (3 lambda + 2 mu) / (lambda + mu), nu = lambda / (2
-        // (lambda + mu)). nu in (-1, 0.5) is mu > 0 with a positive bulk modulus lambda + 2 mu / 3.
+        // Textbook Lame parameters instead (fromLame).
         const char* other = o.has("youngs") ? "youngs" : o.has("poisson") ? "poisson" : nullptr;
         if (other) o.fail(other, "give youngs and poisson, or mu and lambda, not both");
         if (!o.has("mu") || !o.has("lambda"))
@@ -220,8 +236,9 @@ MaterialDesc readMaterial(Obj& parent, bool cloth) {
         if (!(lambda + 2 * mu / 3 > 0))
             o.fail("lambda",
                    "must be above -2 mu / 3 (a positive bulk modulus; got " + Obj::fmt(lambda) + ")");
-        m.youngs = mu * (3 * lambda + 2 * mu) / (lambda + mu);
-        m.poisson = lambda / (2 * (lambda + mu));
+        const YoungsPoisson e = fromLame(mu, lambda);
+        m.youngs = e.youngs;
+        m.poisson = e.poisson;
         // Said in the keys given, not in the youngs and poisson they stand for.
         if (!std::isfinite(m.youngs)) o.fail("mu", "mu and lambda give a Young's modulus beyond a double");
         if (!(m.poisson < 0.5))
@@ -425,8 +442,9 @@ void convertElasticForm(json& material, const std::string& key) {
         if (!number("mu", 0, mu) || !number("lambda", 0, lambda) || !(mu + lambda != 0)) return;
         material.erase("mu");
         material.erase("lambda");
-        material["youngs"] = mu * (3 * lambda + 2 * mu) / (lambda + mu);
-        material["poisson"] = lambda / (2 * (lambda + mu));
+        const YoungsPoisson e = fromLame(mu, lambda);
+        material["youngs"] = e.youngs;
+        material["poisson"] = e.poisson;
     } else if (wantsLame && (material.contains("youngs") || material.contains("poisson"))) {
         const MaterialDesc d;
         double E = 0, nu = 0;
@@ -434,8 +452,9 @@ void convertElasticForm(json& material, const std::string& key) {
             return;
         material.erase("youngs");
         material.erase("poisson");
-        material["mu"] = E / (2 * (1 + nu));
-        material["lambda"] = E * nu / ((1 + nu) * (1 - 2 * nu));
+        const Lame l = toLame(E, nu);
+        material["mu"] = l.mu;
+        material["lambda"] = l.lambda;
     }
 }
 

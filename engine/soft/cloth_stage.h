@@ -9,10 +9,11 @@
 // of their gap per step. Detected once a step, such a body could only move 0.4 of the gap a step: it slowed
 // to a halt before contact and the momentum was lost (two cubes, 2 m/s against one at rest: the centre of
 // mass went from 1.54 to 0.26 m/s, 50 iterations, any tolerance). Each detection at the current iterate lets
-// it close 0.4 of what is left, so the inertial motion is reached within a few iterations (cloth_contact
-// tests). Sheets keep one detection a step (their detection is most of their step; set collision_interval to
-// trade). Detection runs on float copies of the positions (it only finds pairs and radii, which float
-// resolves far below the contact thickness); the truncation runs in the state's scalar.
+// it close 0.4 of what is left, so the inertial motion is reached within a few iterations
+// (test_contacts_soft AHeadOnCollisionKeepsTheCentreOfMassMoving). Sheets keep one detection a step (their
+// detection is most of their step; set collision_interval to trade). Detection runs on float copies of the
+// positions (it only finds pairs and radii, which float resolves far below the contact thickness); the
+// truncation runs in the state's scalar.
 #include <cmath>
 #include <vector>
 
