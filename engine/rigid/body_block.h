@@ -128,11 +128,11 @@ VBD_HD_NOINLINE void contactDualFused(Contact& c, const double C[3], double alph
 VBD_HD void addContactRow(Contact& c, int self, const Vec3d& com, const BodyPose* pose, bool applyDual,
                           double alpha, double beta, double kMax, Block66d& blk) {
     ContactPoints cp;
-    double C[3], F[3], slide, rimInv;
+    double C[3], F[3], slide;
     contactC(c, pose, alpha, cp, C);
     if (applyDual) contactDualFused(c, C, alpha, beta, kMax);
-    contactForce(c, C, F, &slide, &rimInv);
-    addContact(blk, c, self, com, cp, F, slide, rimInv);
+    contactForce(c, C, F, &slide);
+    addContact(blk, c, self, com, cp, F, slide);
 }
 
 // The inertial springs to the frozen targets: the block assembleRigidBody starts from (cleared first).

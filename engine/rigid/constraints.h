@@ -162,16 +162,7 @@ VBD_HD void contactRows(const Vec3T<S>& n, const Vec3T<S>& t1, const Vec3T<S>& t
 
 // Normal force clamped to push only; friction as a cone: the tangential pair is rescaled onto the
 // disk of radius mu |lambda_n| (sliding) when it leaves it. slide = bound / |f_t| < 1 while sliding,
-// 1 while sticking. rimInv = 1 / |bound| where the rescaled pair is not zero (bound != 0, |f_t| > 0),
-// else 0: the rescaled pair (F[1], F[2]) then has length |s| |f_t| = |bound|, and contactTerms takes the
-// slip direction as (t1 F[1] + t2 F[2]) rimInv (test_contact_lanes:
-// SlidingDirectionIsTheUnitTangentialForce). It normalized that vector by its own length instead: a square
-// root and three divisions after the division that rescales, all on one chain. 77 % of the 10,000-box pile's
-// packs take the sliding branch (the pyramid's: 2 %), and the branch cost ~33 ns per pack (the pyramid with
-// it forced on every pack: 0.91 -> 1.19 ms on 1 thread). 1 / |bound| depends only on the multiplier, off that
-// chain. bench_rigid, 3 alternating runs: the pile's solve 57.4-60.4 -> 53.8-54.9 ms on 1 thread, 29.1-29.4
-// -> 26.7-27.3 ms on 2. The direction differs from the normalized one in its last bits: the scenes with
-// sliding contacts moved by 1e-8 m or less over 60 frames.
+// 1 while sticking: the factor of the tangent rows' Hessian too (contactTerms).
 //
 // The cone radius is mu |lambda_n| with the multiplier of the last dual update (as the AVBD 2D demo
 // bounds its friction rows), not the current normal force: within a sweep the friction force is then
@@ -180,8 +171,7 @@ VBD_HD void contactRows(const Vec3T<S>& n, const Vec3T<S>& t1, const Vec3T<S>& t
 // mu k_n, a non-symmetric term the block Hessian cannot carry, and a tipping box on a ramp diverged
 // within one step.
 template <typename S>
-VBD_HD void contactForceRows(const S k[3], const S lambda[3], const S& mu, const S C[3], S F[3], S& slide,
-                             S& rimInv) {
+VBD_HD void contactForceRows(const S k[3], const S lambda[3], const S& mu, const S C[3], S F[3], S& slide) {
     const S fn = k[0] * C[0] + lambda[0];
     F[0] = select(S(0.0) > fn, fn, S(0.0));
     S f1 = k[1] * C[1] + lambda[1];
@@ -189,7 +179,6 @@ VBD_HD void contactForceRows(const S k[3], const S lambda[3], const S& mu, const
     const S bound = mu * (-lambda[0]);
     const S t = sqrtOf(f1 * f1 + f2 * f2);
     S s(1.0);
-    rimInv = S(0.0);
     const auto out = t > bound;
     if (anyLane(out)) {
         // A lane inside the cone keeps s = 1 (f * 1 is exact); t = 0 with bound < 0 cannot occur for a
@@ -198,9 +187,6 @@ VBD_HD void contactForceRows(const S k[3], const S lambda[3], const S& mu, const
         s = select(out, select(pos, bound / select(pos, t, S(1.0)), S(0.0)), S(1.0));
         f1 *= s;
         f2 *= s;
-        const S ab = absOf(bound);
-        const auto onRim = ab > S(0.0);
-        rimInv = select(pos, select(onRim, S(1.0) / select(onRim, ab, S(1.0)), S(0.0)), S(0.0));
     }
     F[1] = f1;
     F[2] = f2;
@@ -213,14 +199,12 @@ VBD_HD void contactC(const Contact& c, const BodyPose* s, double alpha, ContactP
     contactRows(toD(c.n), toD(c.t1), toD(c.t2), p.pA, p.pB, p.nA, p.nB, toD(c.d0), double(c.c0n), alpha, C);
 }
 
-VBD_HD void contactForce(const Contact& c, const double C[3], double F[3], double* slide = nullptr,
-                         double* rimInv = nullptr) {
+VBD_HD void contactForce(const Contact& c, const double C[3], double F[3], double* slide = nullptr) {
     const double k[3] = {double(c.k[0]), double(c.k[1]), double(c.k[2])};
     const double lambda[3] = {double(c.lambda[0]), double(c.lambda[1]), double(c.lambda[2])};
-    double s, ri;
-    contactForceRows(k, lambda, double(c.mu), C, F, s, ri);
+    double s;
+    contactForceRows(k, lambda, double(c.mu), C, F, s);
     if (slide) *slide = s;
-    if (rimInv) *rimInv = ri;
 }
 
 // Contribution of a contact to the block of body `self` (== c.a or c.b).
@@ -231,18 +215,22 @@ VBD_HD void contactForce(const Contact& c, const double C[3], double F[3], doubl
 // first sweep, lambda <- k C charges every one of its 4 contacts with the whole weight, and the
 // box was launched upwards at 0.16 m/s.
 //
-// Friction Hessian: sticking, the tangential force k C_t + lambda_t has the penalty k in both
-// tangent directions. Sliding, the force is mu |F_n| s_hat with s_hat = f/|f|, f = k C_t + lambda_t;
-// its derivative is k (bound/|f|) (I - s_hat s_hat^T): no stiffness along the slip (the force
-// is constant there) and a reduced one across it. Adding the full k along the slip, as the AVBD
-// demos do, makes the Newton step resist the very motion the clamped force allows and a sliding
-// box decelerated at only half of mu g in our ramp test.
-// Penalty kept along the slip direction while sliding, as a fraction of k. The exact value is 0
-// (the clamped force is constant along the slip); a little stiffness damps the Newton step at
-// stick/slip transitions. Measured on the ramp and stopping-distance tests: 0 lets sticking
-// boxes creep (4 cm in 1 s), 1 (the AVBD demos) makes sliding friction 7-10% too weak, 0.1 is
-// within 2% of Coulomb for both.
-constexpr double kSlipStiff = 0.1;
+// Friction Hessian: the tangent rows with their penalties scaled by s = bound / |z| (slide; 1 while
+// sticking), z = k C_t + lambda_t. Why s in both tangent directions: with the cone's radius b fixed
+// within a sweep (the multiplier's, above), the friction force proj_b(z) is the gradient of the Huber
+// potential psi(z) = |z|^2 / 2k inside the cone, (b |z| - b^2 / 2) / k outside. Its quadratic
+// majorizer at a sliding z0 (|z0| > b) has curvature b / |z0| = s in z, i.e. k s in C, in every
+// tangent direction: q(z) = psi(z0) + s (|z|^2 - |z0|^2) / 2k >= psi(z), since
+// q - psi = (b / 2|z0|)(|z| - |z0|)^2 / k outside the cone and (|z0| - b)(b - |z|^2 / |z0|) / 2k inside.
+// A block step on the majorizer cannot overshoot the stick region, whatever the step. The exact
+// derivative, k s across the slip and 0 along it, can: the Newton step then crosses from one rim
+// of the cone to the other, and with the softer 0.1 k along the slip used before, a box coming to
+// rest on a free plate flipped its friction multipliers' sign every sweep (a 2-cycle, residual 784
+// at any iteration count) and the pair lost 1.2 % of its momentum in that step
+// (test_rigid_dynamics FrictionBringsABoxToRestOnAFreePlateKeepingMomentum). The full k along the
+// slip (the AVBD demos) resists the motion the clamped force allows: a sliding box decelerated at
+// half of mu g in our ramp test. Deep in the slide (|z| >> b) s is small and the step is nearly free
+// along the slip, as the exact derivative would have it; near the rim it is nearly k, as sticking.
 
 // One contact's terms of a body's block, before they are added: force and torque, the columns of
 // K = sum_i k_i d_i d_i^T over the rows' directions (H_ll), the columns of [r]x K (H_al) and the rows of
@@ -261,8 +249,8 @@ struct ContactTerms {
 // row of its own at the core point).
 template <typename S>
 VBD_HD void contactTerms(const Vec3T<S>& n, const Vec3T<S>& t1, const Vec3T<S>& t2, const S& sg,
-                         const Vec3T<S>& r, const S F[3], const S& slide, const S& rimInv, const S k[3],
-                         bool flat, ContactTerms<S>& out) {
+                         const Vec3T<S>& r, const S F[3], const S& slide, const S k[3], bool flat,
+                         ContactTerms<S>& out) {
     // Rows at the material point in the seed's block form: H_ll = K, H_al = [r]x K, H_aa = [r]x K [r]x^T
     // (evaluate_rigid_contact_from_collision). Column j of [r]x K is r x K_j; row i of H_aa is
     // r x (row i of H_al). The normal row joins them when its core point is the material point
@@ -286,21 +274,9 @@ VBD_HD void contactTerms(const Vec3T<S>& n, const Vec3T<S>& t1, const Vec3T<S>& 
     }
     out.f = f;
     out.tau = cross(r, f);
-    // Tangent rows: sticking, t1 and t2 with their penalties; sliding, across and along the slip.
-    Vec3T<S> d1 = t1, d2 = t2;
-    S w1 = k[1], w2 = k[2];
-    const auto sliding = S(1.0) > slide;
-    if (anyLane(sliding)) {
-        // The slip direction: ft has length |bound| where rimInv > 0 (contactForceRows), else it is zero.
-        const Vec3T<S> along = select(rimInv > S(0.0), ft * rimInv, t1);
-        const S kt = S(0.5) * (k[1] + k[2]);
-        d1 = select(sliding, cross(n, along), t1);
-        w1 = select(sliding, kt * slide, k[1]);
-        d2 = select(sliding, along, t2);
-        w2 = select(sliding, S(kSlipStiff) * kt, k[2]);
-    }
-    acc(d1, w1);
-    acc(d2, w2);
+    // Tangent rows: their penalties times slide (the majorizer, above; slide = 1 while sticking).
+    acc(t1, k[1] * slide);
+    acc(t2, k[2] * slide);
     out.k0 = Vec3T<S>(K[0], K[1], K[2]);
     out.k1 = Vec3T<S>(K[1], K[3], K[4]);
     out.k2 = Vec3T<S>(K[2], K[4], K[5]);
@@ -334,7 +310,7 @@ VBD_HD void addContactTerms(Block66d& __restrict blk, const ContactTerms<double>
 }
 
 VBD_HD void addContact(Block66d& __restrict blk, const Contact& c, int self, const Vec3d& com,
-                       const ContactPoints& p, const double F[3], double slide, double rimInv) {
+                       const ContactPoints& p, const double F[3], double slide) {
     const bool sideB = self == c.b;
     const double sg = sideB ? 1.0 : -1.0;
     const Vec3d n = toD(c.n);
@@ -346,7 +322,7 @@ VBD_HD void addContact(Block66d& __restrict blk, const Contact& c, int self, con
     }
     const double k[3] = {double(c.k[0]), double(c.k[1]), double(c.k[2])};
     ContactTerms<double> t;
-    contactTerms(n, toD(c.t1), toD(c.t2), sg, r, F, slide, rimInv, k, flat, t);
+    contactTerms(n, toD(c.t1), toD(c.t2), sg, r, F, slide, k, flat, t);
     addContactTerms(blk, t);
 }
 

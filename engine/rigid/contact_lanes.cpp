@@ -179,8 +179,8 @@ VBD_SIMD_INLINE void broadcastPose(const BodyPose& p, Vec3T<P>& x, Mat33T<P>& R)
         }
     }
     const P mu(double(c0.mu));
-    P F[3], slide, rimInv;
-    contactForceRows(kk, lam, mu, C, F, slide, rimInv);
+    P F[3], slide;
+    contactForceRows(kk, lam, mu, C, F, slide);
     if (m < kContactLanes) {
         // Lanes past m add exact zeros: no force, no penalty.
         const Mask valid = firstLanes(m);
@@ -190,8 +190,7 @@ VBD_SIMD_INLINE void broadcastPose(const BodyPose& p, Vec3T<P>& x, Mat33T<P>& R)
         }
     }
     ContactTerms<P> t;
-    contactTerms(g.n, g.t1, g.t2, P(sideB ? 1.0 : -1.0), (sideB ? pB : pA) - xs, F, slide, rimInv, kk, true,
-                 t);
+    contactTerms(g.n, g.t1, g.t2, P(sideB ? 1.0 : -1.0), (sideB ? pB : pA) - xs, F, slide, kk, true, t);
     accumulate(sum, t);
 }
 

@@ -84,11 +84,11 @@ void scalarRows(Fixture& f, bool dual, double alpha, Block66d& blk) {
     for (int k = 0; k < int(f.items.size()); ++k) {
         Contact& c = f.contacts[size_t(f.items[size_t(k)])];
         ContactPoints cp;
-        double C[3], F[3], slide, rimInv;
+        double C[3], F[3], slide;
         contactC(c, f.pose.data(), alpha, cp, C);
         if (dual && f.owner[size_t(f.items[size_t(k)])] == 0) contactDualFused(c, C, alpha, 1e5, 1e10);
-        contactForce(c, C, F, &slide, &rimInv);
-        addContact(blk, c, 0, f.pose[0].x, cp, F, slide, rimInv);
+        contactForce(c, C, F, &slide);
+        addContact(blk, c, 0, f.pose[0].x, cp, F, slide);
     }
 }
 
@@ -210,67 +210,62 @@ TEST(ContactLanes, SeparatePassInPacksEqualsOneContactAtATime) {
     }
 }
 
-// The sliding friction's Hessian takes the slip direction as (t1 F1 + t2 F2) rimInv (contactForceRows,
-// contactTerms): the rescaled tangential force has length |mu lambda_n| while sliding, so 1 / |mu lambda_n|
-// normalizes it without a second square root. Checked on the scalar rows against the definition, the force
-// normalized by its own length:
-// - sliding with a nonzero force: |F_t| rimInv = 1 within 1e-14 (s = bound / t, F_i = f_i s, the squares,
-//   their sum and the root: a few roundings of 1.1e-16 each);
-// - sticking, or no tangential force (lambda_n = 0, the cone closed; or no slip and no multiplier): rimInv =
-//   0, and the Hessian falls back to t1 as before;
-// - the terms' K against K built from the normalized force: relative 1e-13 of K's largest entry (the slip
-//   direction differs from the normalized one by ~1e-15, times penalties that span a factor 10).
-TEST(ContactLanes, SlidingDirectionIsTheUnitTangentialForce) {
+// The tangent rows' Hessian (contactTerms) is the friction potential's quadratic majorizer: with the cone's
+// radius b = mu |lambda_n| fixed, F_t = proj_b(z), z = k C_t + lambda_t, is the gradient in C_t of the Huber
+// potential psi = |z|^2 / 2k (|z| <= b), (b |z| - b^2 / 2) / k (outside), and for every tangential change d
+//   psi(C_t + d) <= psi(C_t) + F_t . d + d^T K_t d / 2
+// with K_t the block's tangential part, sticking or sliding: a block step on it cannot overshoot the stick
+// region (see contactTerms). Checked for equal tangent penalties (the case the potential exists for) on
+// random cones, slips and changes, d up to 10x the stick region's width so that it crosses the cone; the
+// rounding of psi's terms, ~1e-16 of their size, is the tolerance. And the majorizer is tight: K_t is k s
+// (I - n n^T), not larger (relative 1e-13). A sliding Hessian of 0.1 k along the slip fails the inequality
+// for changes against the slip when s > 0.1 (most trials).
+TEST(ContactLanes, FrictionHessianMajorizesTheFrictionPotential) {
     std::mt19937 rng(11);
     std::uniform_real_distribution<double> u(-1.0, 1.0);
-    int sliding = 0, closed = 0, sticking = 0;
+    int sliding = 0, sticking = 0;
     for (int trial = 0; trial < 4000; ++trial) {
         const Vec3d n = normalized(Vec3d(u(rng), u(rng), u(rng)));
         const Vec3d t1 = normalized(cross(n, Vec3d(0.3, 1, 0.2))), t2 = cross(n, t1);
-        const double k[3] = {1e5 * (1.5 + u(rng)), 1e5 * (1.5 + u(rng)), 1e5 * (1.5 + u(rng))};
-        // 0, 1: a pushing multiplier; 2: lambda_n = 0; 3: a tiny slip (sticking); 4: a pulling multiplier
-        // (bound < 0, which the dual update never leaves) with no tangential force at all: the cone test
-        // passes (0 > bound), the force stays zero, and so must rimInv.
-        const int kind = trial % 5;
-        const double ln = kind == 2 ? 0.0 : (kind == 4 ? 50.0 : -200.0) * (1.0 + u(rng));
-        const double lambda[3] = {ln, kind == 4 ? 0.0 : 100.0 * u(rng), kind == 4 ? 0.0 : 100.0 * u(rng)};
-        const double slip = kind == 3 ? 1e-6 : (kind == 4 ? 0.0 : 1e-2);
+        const double kt = 1e5 * (1.5 + u(rng)), kn = 1e5 * (1.5 + u(rng));
+        const double k[3] = {kn, kt, kt};
+        const double ln = -200.0 * (1.0 + u(rng)), mu = 0.5 + 0.4 * u(rng), b = -mu * ln;
+        const double lambda[3] = {ln, 100.0 * u(rng), 100.0 * u(rng)};
+        // Slips from well inside the cone to far outside it (the cone is b / k ~ 1e-3 wide).
+        const double slip = std::pow(10.0, -5.0 + 3.0 * (0.5 + 0.5 * u(rng)));
         const double C[3] = {1e-3 * u(rng), slip * u(rng), slip * u(rng)};
-        const double mu = 0.5 + 0.4 * u(rng);
-        double F[3], slide, rimInv;
-        contactForceRows(k, lambda, mu, C, F, slide, rimInv);
-        const double ft = std::hypot(F[1], F[2]);
-        if (slide < 1.0 && ft > 0.0) {
-            ++sliding;
-            ASSERT_NEAR(ft * rimInv, 1.0, 1e-14) << "trial " << trial;
-        } else {
-            (ft == 0.0 ? closed : sticking) += 1;
-            ASSERT_EQ(rimInv, 0.0) << "trial " << trial;
-        }
+        double F[3], slide;
+        contactForceRows(k, lambda, mu, C, F, slide);
+        (slide < 1.0 ? sliding : sticking) += 1;
         ContactTerms<double> t;
-        contactTerms(n, t1, t2, 1.0, Vec3d(0.2, -0.1, 0.3), F, slide, rimInv, k, true, t);
-        // K from the definition: k_n n n^T, then the tangent rows along t1, t2 (sticking) or across and
-        // along the normalized force (sliding; t1 where the force is zero).
-        const Vec3d f = t1 * F[1] + t2 * F[2];
-        const Vec3d along = ft > 0.0 ? f / norm(f) : t1;
-        const double kt = 0.5 * (k[1] + k[2]);
-        const bool slides = slide < 1.0;
-        const Vec3d d1 = slides ? cross(n, along) : t1, d2 = slides ? along : t2;
-        const double w1 = slides ? kt * slide : k[1], w2 = slides ? kSlipStiff * kt : k[2];
+        contactTerms(n, t1, t2, 1.0, Vec3d(0.2, -0.1, 0.3), F, slide, k, true, t);
         const Vec3d col[3] = {t.k0, t.k1, t.k2};
-        double scale = 0, diff = 0;
-        for (int a = 0; a < 3; ++a)
-            for (int b = 0; b < 3; ++b) {
-                const double ref = k[0] * n[a] * n[b] + w1 * d1[a] * d1[b] + w2 * d2[a] * d2[b];
-                scale = std::max(scale, std::fabs(ref));
-                diff = std::max(diff, std::fabs(col[b][a] - ref));
-            }
-        ASSERT_LT(diff, 1e-13 * scale) << "trial " << trial;
+        auto quad = [&](const Vec3d& a, const Vec3d& c) {
+            double q = 0;
+            for (int i = 0; i < 3; ++i)
+                for (int j = 0; j < 3; ++j) q += a[i] * col[j][i] * c[j];
+            return q - kn * dot(a, n) * dot(c, n);  // the tangential part: without k_n n n^T
+        };
+        const double K11 = quad(t1, t1), K12 = quad(t1, t2), K22 = quad(t2, t2);
+        ASSERT_NEAR(K11, kt * slide, 1e-13 * kn) << "trial " << trial;
+        ASSERT_NEAR(K22, kt * slide, 1e-13 * kn) << "trial " << trial;
+        ASSERT_NEAR(K12, 0.0, 1e-13 * kn) << "trial " << trial;
+        auto psi = [&](double c1, double c2) {
+            const double z = std::hypot(kt * c1 + lambda[1], kt * c2 + lambda[2]);
+            return z <= b ? z * z / (2 * kt) : (b * z - 0.5 * b * b) / kt;
+        };
+        const double psi0 = psi(C[1], C[2]);
+        for (int j = 0; j < 8; ++j) {
+            const double d1 = 10.0 * b / kt * u(rng), d2 = 10.0 * b / kt * u(rng);
+            // (F[1], F[2]) = proj_b(z) = grad psi.
+            const double model =
+                psi0 + F[1] * d1 + F[2] * d2 + 0.5 * (K11 * d1 * d1 + 2 * K12 * d1 * d2 + K22 * d2 * d2);
+            const double exact = psi(C[1] + d1, C[2] + d2);
+            ASSERT_LE(exact, model + 1e-12 * (std::fabs(model) + b * b / kt)) << "trial " << trial;
+        }
     }
-    // Every case was drawn often (4000 trials, each kind 800 times).
-    EXPECT_GT(sliding, 300);
-    EXPECT_GT(closed, 300);
-    EXPECT_GT(sticking, 300);
+    EXPECT_GT(sliding, 1000);
+    EXPECT_GT(sticking, 1000);
 }
 
 }  // namespace
