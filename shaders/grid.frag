@@ -2,6 +2,8 @@
 #include "common.glsl"
 // Anti-aliased grid lines: distance to the nearest line in units of the screen-space derivative, so
 // lines stay one pixel wide at any distance; every 5th line is a major line; fades out far away.
+// params.x: the lines' weight (1 drawn, 0 the plain floor: the "grid" switch hides the lines, not the ground
+// the bodies rest on).
 layout(location = 0) in vec3 vPos;
 layout(location = 0) out vec4 outColor;
 float lines(vec2 p, float cell) {
@@ -10,8 +12,8 @@ float lines(vec2 p, float cell) {
     return 1.0 - min(min(d.x, d.y), 1.0);
 }
 void main() {
-    float minor = lines(vPos.xz, pc.params.w);
-    float major = lines(vPos.xz, 5.0 * pc.params.w);
+    float minor = pc.params.x * lines(vPos.xz, pc.params.w);
+    float major = pc.params.x * lines(vPos.xz, 5.0 * pc.params.w);
     float dist = length(vPos.xz - pc.eye.xz);
     float fade = clamp(1.0 - dist / pc.params.z, 0.0, 1.0);
     vec3 floorColor = vec3(0.10, 0.105, 0.115);

@@ -75,7 +75,8 @@ void drawingSection(AppState& app) {
     t.row("colour scale", nullptr, rangeWidget);
     t.row(
         "show",
-        "grid: the ground plane with its grid lines. contacts: the rigid bodies' contact points (between "
+        "grid: the ground's grid lines (the ground itself stays). contacts: the rigid bodies' contact points "
+        "(between "
         "bodies and with the ground; soft-body and cloth contacts are not drawn). Stiffer / softer material "
         "regions are tinted (steel blue / pale yellow) when no heat map is shown.",
         flagsWidget);

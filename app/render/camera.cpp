@@ -46,20 +46,62 @@ float narrowerHalfAngle(float fovY, float aspect) {
 }
 }  // namespace
 
+// With the eye at target - D f (f the unit view direction, r and u the view's right and up), a corner c
+// relative to the target lies at depth D + c.f, and sits at |NDC x| <= edge when
+// |c.r| <= (D + c.f) tx edge, tx the half-tangent across (ty up): D >= |c.r| / (tx edge) - c.f, and the
+// same with u and ty. The largest bound over the corners is the nearest eye that holds all of them. frame()
+// targets the box's centre, so a box seen obliquely may sit off-centre by the perspective's asymmetry;
+// the margin covers it.
+float OrbitCamera::fitDistance(const glm::vec3& lo, const glm::vec3& hi, float aspect, float edge) const {
+    const glm::mat4 v = view();
+    const glm::vec3 right(v[0][0], v[1][0], v[2][0]), up(v[0][1], v[1][1], v[2][1]),
+        fwd(-v[0][2], -v[1][2], -v[2][2]);
+    const float ty = std::tan(0.5f * fovY) * edge, tx = ty * aspect;
+    float d = 0.1f, depth = 0.0f;
+    for (int k = 0; k < 8; ++k) {
+        const glm::vec3 c =
+            glm::vec3((k & 1) ? hi.x : lo.x, (k & 2) ? hi.y : lo.y, (k & 4) ? hi.z : lo.z) - target;
+        const float z = glm::dot(c, fwd);
+        d = std::max({d, std::fabs(glm::dot(c, right)) / tx - z, std::fabs(glm::dot(c, up)) / ty - z});
+        depth = std::max(depth, -z);
+    }
+    // Every corner in front of the near plane, a little beyond the box's nearest corner.
+    return std::max(d, 1.05f * depth + 0.1f);
+}
+
+float OrbitCamera::fill(const glm::vec3& lo, const glm::vec3& hi, float aspect) const {
+    const glm::mat4 vp = viewProj(aspect);
+    float edge = 0;
+    for (int k = 0; k < 8; ++k) {
+        const glm::vec4 c =
+            vp * glm::vec4((k & 1) ? hi.x : lo.x, (k & 2) ? hi.y : lo.y, (k & 4) ? hi.z : lo.z, 1.0f);
+        if (c.w <= 0) return -1;
+        edge = std::max({edge, std::fabs(c.x / c.w), std::fabs(c.y / c.w)});
+    }
+    return edge;
+}
+
 void OrbitCamera::frame(const glm::vec3& lo, const glm::vec3& hi, float aspect) {
     target = 0.5f * (lo + hi);
-    float radius = 0.5f * glm::length(hi - lo);
-    const float half = narrowerHalfAngle(fovY, aspect);
-    distance = std::max(radius / std::sin(half), 0.1f) * 1.3f;  // 30 % margin around the sphere
+    distance = fitDistance(lo, hi, aspect);
+    fitLo = lo;
+    fitHi = hi;
     nearZ = std::max(0.01f, distance * 0.005f);
     farZ = std::max(500.0f, distance * 20);
 }
 
+// The framed box filling the capture as it fills the view (its outermost corner at the same |NDC|), whatever
+// the user's zoom, orbit and pan since. Without a framed box, or with a corner of it behind the eye, the
+// bounding-sphere rule: the narrower field holds what it held.
 OrbitCamera OrbitCamera::refitted(float fromAspect, float toAspect) const {
     OrbitCamera c = *this;
     if (fromAspect == toAspect) return c;  // exactly this camera (no rounding of the distance)
-    c.distance = distance * std::sin(narrowerHalfAngle(fovY, fromAspect)) /
-                 std::sin(narrowerHalfAngle(fovY, toAspect));
+    const float f = fitLo.x <= fitHi.x ? fill(fitLo, fitHi, fromAspect) : -1.0f;
+    if (f > 0)
+        c.distance = fitDistance(fitLo, fitHi, toAspect, f);
+    else
+        c.distance = distance * std::sin(narrowerHalfAngle(fovY, fromAspect)) /
+                     std::sin(narrowerHalfAngle(fovY, toAspect));
     c.nearZ = nearZ * c.distance / distance;
     return c;
 }

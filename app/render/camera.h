@@ -28,12 +28,24 @@ struct OrbitCamera {
     void orbit(float dYaw, float dPitch);
     void pan(float dxPixels, float dyPixels, float viewportHeight);  // keeps the target under the cursor
     void zoom(float steps);                                          // exponential dolly
-    // Places target and distance so that the box [lo, hi] fills the view at the current angles.
+    // Places target and distance so that the box [lo, hi] fills the view at the current angles: its eight
+    // corners within the frustum shrunk by kFrameMargin, the tightest of them on that inner edge. (A
+    // bounding sphere framed a long, flat scene such as the ramps at a third of the view's width.)
     void frame(const glm::vec3& lo, const glm::vec3& hi, float aspect);
     // This camera for a viewport of another aspect: the distance scaled as frame() would scale it, so that
     // what fills a view of `fromAspect` fills one of `toAspect` too, the user's zoom kept relative to it (an
     // offscreen capture at 960x540 of a tall 480x720 view showed the scene at a third of the width).
     OrbitCamera refitted(float fromAspect, float toAspect) const;
+    // The distance from the current target, at the current angles, at which the box's outermost corner sits
+    // at |NDC| = edge (frame(): 1 / kFrameMargin) in a viewport of this aspect.
+    float fitDistance(const glm::vec3& lo, const glm::vec3& hi, float aspect,
+                      float edge = 1 / kFrameMargin) const;
+    // The largest |NDC x| or |NDC y| of the box's corners in a viewport of this aspect; -1 when a corner is
+    // behind the eye.
+    float fill(const glm::vec3& lo, const glm::vec3& hi, float aspect) const;
+
+    static constexpr float kFrameMargin = 1.15f;  // the frustum's half-tangents divided by this
+    glm::vec3 fitLo{0.0f}, fitHi{-1.0f};          // the box last framed (empty: none)
 
     // Ray through pixel (px, py) of a viewport w x h (origin top-left).
     Ray ray(float px, float py, float w, float h) const;

@@ -62,6 +62,33 @@ void sceneBounds(const vbd::World& world, const std::vector<vbd::RigidBodyView>&
     sceneBounds(corners, bodies, world.desc(), lo, hi);
 }
 
+// The box of the places a body of reach r hanging from anchor a can get to: its centre stays on the sphere of
+// radius d = |p - a| about a, and with gravity g it rises above the anchor by at most
+// c = (p - a).up + e / |g|, up = -g / |g|, where e = (|v|^2 + |w|^2 r^2) / 2 bounds its kinetic energy per
+// unit mass (the rotational part: I <= m r^2 about any axis through the centre, r the half diagonal).
+// Along a unit axis e_i the cap {q : |q| = d, q.up <= c} reaches d where the sphere's extreme point
+// d e_i is in it (d (e_i.up) <= c), else the rim circle's extreme, centre c up, radius sqrt(d^2 - c^2):
+// c (e_i.up) + sqrt(d^2 - c^2) sqrt(1 - (e_i.up)^2). A pendulum let go at 0.1 rad is framed by its arc
+// and the anchor, not by the whole 2 m ball of the arcs it could swing through with more energy.
+void jointReach(const glm::vec3& a, const glm::vec3& p, const glm::vec3& v, const glm::vec3& w, float r,
+                const glm::vec3& g, glm::vec3& lo, glm::vec3& hi) {
+    const float d = glm::length(p - a), gn = glm::length(g);
+    const glm::vec3 up = gn > 0 ? -g / gn : glm::vec3(0, 1, 0);
+    const float c = gn > 0 ? glm::dot(p - a, up) + 0.5f * (glm::dot(v, v) + glm::dot(w, w) * r * r) / gn : d;
+    auto extreme = [&](const glm::vec3& e) {
+        const float ue = glm::dot(e, up);
+        if (c >= d || d * ue <= c) return d;
+        const float cc = std::max(c, -d);
+        return cc * ue + std::sqrt(std::max(d * d - cc * cc, 0.0f)) * std::sqrt(std::max(1 - ue * ue, 0.0f));
+    };
+    for (int i = 0; i < 3; ++i) {
+        glm::vec3 e(0.0f);
+        e[i] = 1;
+        hi[i] = a[i] + std::max(extreme(e), 0.0f) + r;
+        lo[i] = a[i] - std::max(extreme(-e), 0.0f) - r;
+    }
+}
+
 void sceneBounds(const std::vector<vbd::Vec3>& positions, const std::vector<vbd::RigidBodyView>& bodies,
                  const vbd::SceneDesc& desc, glm::vec3& lo, glm::vec3& hi) {
     lo = glm::vec3(std::numeric_limits<float>::max());
@@ -75,19 +102,35 @@ void sceneBounds(const std::vector<vbd::Vec3>& positions, const std::vector<vbd:
                    ? 0.5f * glm::length(toGlm(b.size))
                    : b.radius + (b.shape == vbd::ShapeType::Capsule ? b.halfHeight : 0.0f);
     };
+    // A body's own box: a box's rotated half extents, sum_j |R_ij| e_j (a 6 m ramp tilted by 0.2 rad
+    // is 1.4 m tall, where its half diagonal made it 6.2 m tall and framed the ramps scene small); a
+    // sphere's or capsule's reach about its centre, and a spinning box's (any orientation).
+    auto halfBox = [&](const vbd::RigidBodyView& b) {
+        const bool spins = !b.fixed && vbd::dot(b.angularVelocity, b.angularVelocity) > 0.0f;
+        if (b.shape != vbd::ShapeType::Box || spins) return glm::vec3(reach(b));
+        glm::vec3 e(0.0f);
+        for (int j = 0; j < 3; ++j) {
+            vbd::Vec3 axis(0, 0, 0);
+            axis[j] = 0.5f * b.size[j];
+            e += glm::abs(toGlm(vbd::rotate(b.rotation, axis)));
+        }
+        return e;
+    };
     for (const auto& b : bodies) {
-        lo = glm::min(lo, toGlm(b.position) - glm::vec3(reach(b)));
-        hi = glm::max(hi, toGlm(b.position) + glm::vec3(reach(b)));
+        lo = glm::min(lo, toGlm(b.position) - halfBox(b));
+        hi = glm::max(hi, toGlm(b.position) + halfBox(b));
     }
-    // A body jointed to the world swings about the anchor: frame the ball it can reach (a pendulum's pivot
-    // and its whole arc, not just the bob where it hangs now).
+    // A body jointed to the world swings about the anchor at a fixed distance d: frame the anchor and the
+    // part of that sphere its energy reaches (jointReach).
     for (const auto& j : desc.joints) {
         const int body = j.bodyA < 0 ? j.bodyB : (j.bodyB < 0 ? j.bodyA : -1);
         if (body < 0 || size_t(body) >= bodies.size()) continue;
-        const glm::vec3 a = toGlm(j.anchor);
-        const float r = glm::length(toGlm(bodies[size_t(body)].position) - a) + reach(bodies[size_t(body)]);
-        lo = glm::min(lo, a - glm::vec3(r));
-        hi = glm::max(hi, a + glm::vec3(r));
+        const auto& b = bodies[size_t(body)];
+        glm::vec3 jlo, jhi;
+        jointReach(toGlm(j.anchor), toGlm(b.position), toGlm(b.velocity), toGlm(b.angularVelocity), reach(b),
+                   toGlm(desc.gravity), jlo, jhi);
+        lo = glm::min(lo, jlo);
+        hi = glm::max(hi, jhi);
     }
     if (lo.x > hi.x) lo = glm::vec3(-1), hi = glm::vec3(1);
     // Things fall: keep the ground under the scene in the framed box.
@@ -523,9 +566,10 @@ void Renderer::draw(VkCommandBuffer cb, const SceneGpu& scene, uint32_t slot, co
         if (boxes) vkCmdDrawIndexed(cb, boxCount_, boxes, boxFirst_, 0, 0);
         if (spheres) vkCmdDrawIndexed(cb, sphereCount_, spheres, sphereFirst_, sphereBase_, boxes);
     }
-    if (opt.grid && scene.ground_) {
+    if (scene.ground_) {
         vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, grid_);
-        pc.params = glm::vec4(0, scene.groundHeight_, std::max(40.0f, 4.0f * cam.distance), 0.5f);
+        pc.params =
+            glm::vec4(opt.grid ? 1 : 0, scene.groundHeight_, std::max(40.0f, 4.0f * cam.distance), 0.5f);
         push();
         vkCmdDraw(cb, 6, 1, 0, 0);
     }

@@ -41,6 +41,10 @@ void sceneBounds(const vbd::World& world, glm::vec3& lo, glm::vec3& hi);
 // The same with world.bodies() as read already (a copy of every view: the renderer reads them once a frame).
 void sceneBounds(const vbd::World& world, const std::vector<vbd::RigidBodyView>& bodies, glm::vec3& lo,
                  glm::vec3& hi);
+// The box a body hanging from a world anchor can reach on its energy (renderer.cpp); part of sceneBounds.
+void jointReach(const glm::vec3& anchor, const glm::vec3& position, const glm::vec3& velocity,
+                const glm::vec3& angularVelocity, float reach, const glm::vec3& gravity, glm::vec3& lo,
+                glm::vec3& hi);
 // The same from the particles' positions and the bodies' views of some state (e.g. a World's first,
 // gui/core/world_snapshot.h WorldStatic) and the scene's ground.
 void sceneBounds(const std::vector<vbd::Vec3>& positions, const std::vector<vbd::RigidBodyView>& bodies,

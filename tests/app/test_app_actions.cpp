@@ -467,7 +467,7 @@ TEST(AppActions, TheCursorShowsTheHoverReadoutWhereItRests) {
     const fs::path shot[3] = {tmp("test_actions_cursor_a.png"), tmp("test_actions_cursor_b.png"),
                               tmp("test_actions_cursor_c.png")};
     for (const fs::path& p : shot) fs::remove(p);
-    const int cx = 620, cy = 250;  // on the beam, in the 1280 x 720 window's view (x 370 to 850)
+    const int cx = 620, cy = 160;  // on the beam, in the 1280 x 720 window's view (x 370 to 850)
     const fs::path a = tmp("test_actions_cursor.json");
     writeFile(a, "[{\"heat\": \"det_f\"}, {\"frame\": 20, \"screenshot\": \"" + shot[0].string() +
                      "\"}, {\"frame\": 20, \"cursor\": [" + std::to_string(cx) + ", " + std::to_string(cy) +

@@ -178,12 +178,14 @@ TEST_F(OffscreenRender, GroundShadowUnderEachBodyFromItsBox) {
     const Pixels off = render(*world, cam, opt);
     opt.shadows = true;
     const Pixels on = render(*world, cam, opt);
+    opt.shadows = false;
+    opt.surfaces = false;
+    const Pixels bare = render(*world, cam, opt);  // the plain ground and the sky: what is not a cube
     const glm::mat4 vp = cam.viewProj(float(kW) / float(kH));
     const glm::vec3 base[2] = {projectToPixel(vp, {0.5f, 0, 0.5f}, kW, kH),
                                projectToPixel(vp, {3.5f, 0, 0.5f}, kW, kH)};
     const float apart = glm::length(glm::vec2(base[1] - base[0]));
     long near[2] = {0, 0}, stray = 0, onCube = 0;
-    const uint8_t* sky = off.at(0, 0);  // no grid: the ground is the clear colour, as is the sky
     for (uint32_t y = 0; y < kH; ++y)
         for (uint32_t x = 0; x < kW; ++x) {
             const int dark = int(off.at(x, y)[1]) - int(on.at(x, y)[1]);
@@ -191,8 +193,8 @@ TEST_F(OffscreenRender, GroundShadowUnderEachBodyFromItsBox) {
             // A cube's pixel with cube below it: on its face, not on the row that meets the ground (where the
             // pull that keeps the disc over the ground's plane reaches a pixel's centre).
             auto cube = [&](uint32_t px, uint32_t py) {
-                const uint8_t* c = off.at(px, py);
-                return c[0] != sky[0] || c[1] != sky[1] || c[2] != sky[2];
+                const uint8_t *c = off.at(px, py), *b = bare.at(px, py);
+                return c[0] != b[0] || c[1] != b[1] || c[2] != b[2];
             };
             if (y + 2 < kH && cube(x, y) && cube(x, y + 1) && cube(x, y + 2)) ++onCube;
             const glm::vec2 p(float(x) + 0.5f, float(y) + 0.5f);
@@ -206,6 +208,47 @@ TEST_F(OffscreenRender, GroundShadowUnderEachBodyFromItsBox) {
     EXPECT_GT(near[1], 30);
     EXPECT_EQ(stray, 0);
     EXPECT_EQ(onCube, 0);
+}
+
+// The "grid" switch hides the ground's lines, not the ground: with it off the ground is still drawn (no
+// pixel below the horizon is the clear colour; it used to drop the whole plane and leave the bodies resting
+// on nothing), and the lines are what the switch changes (a few hundred pixels brighter with it on, none
+// darker: the lines are lighter than the floor).
+TEST_F(OffscreenRender, GridSwitchHidesTheLinesNotTheGround) {
+    vbd::SceneDesc d = twoCubes(0);
+    auto world = vbd::World::create(d);
+    OrbitCamera cam;
+    cam.target = {2.0f, 0.0f, 0.5f};
+    cam.yaw = 0.3f;
+    cam.pitch = 0.7f;
+    cam.distance = 7.0f;
+    DrawOptions opt;
+    opt.fixedVertices = false;
+    opt.surfaces = false;
+    opt.shadows = false;
+    const Pixels lines = render(*world, cam, opt);
+    opt.grid = false;
+    const Pixels plain = render(*world, cam, opt);
+    // Ground points in front of the cubes, their pixels: not the clear colour with the grid off.
+    const glm::mat4 vp = cam.viewProj(float(kW) / float(kH));
+    int ground = 0;
+    for (float x = -1; x <= 5; x += 0.5f)
+        for (float z = 1.5f; z <= 4; z += 0.5f) {
+            const glm::vec3 p = projectToPixel(vp, {x, 0, z}, kW, kH);
+            if (p.x < 0 || p.y < 0 || p.x >= kW || p.y >= kH) continue;
+            ++ground;
+            EXPECT_FALSE(isBackground(plain.at(uint32_t(p.x), uint32_t(p.y)))) << x << ", " << z;
+        }
+    EXPECT_GT(ground, 40);
+    long brighter = 0, darker = 0;
+    for (uint32_t y = 0; y < kH; ++y)
+        for (uint32_t x = 0; x < kW; ++x) {
+            const int diff = int(lines.at(x, y)[1]) - int(plain.at(x, y)[1]);
+            brighter += diff > 8;
+            darker += diff < -1;
+        }
+    EXPECT_GT(brighter, 300);
+    EXPECT_EQ(darker, 0);
 }
 
 // The framing box and marker size of a frame (sceneBounds) from the bodies' boxes: the box of the positions

@@ -58,37 +58,3 @@ TEST(Picking, NearerBodyWinsOverSurface) {
 
 }  // namespace
 }  // namespace vbdgui
-
-// A capture at another aspect than the view's (an offscreen take at 960x540 of a 480x720 view) refits the
-// camera so that what fills the view fills the capture: a box framed for the tall view spans the same
-// fraction of the narrower side in the wide capture as it did in the view.
-TEST(Camera, RefittedToAnotherAspectFramesTheSameFraction) {
-    const glm::vec3 lo(0, 0, 0), hi(4, 1, 1);
-    vbdgui::OrbitCamera cam;
-    cam.frame(lo, hi, 480.0f / 720.0f);
-    cam.distance *= 1.4f;  // the user zoomed out
-    // The box's projected width as a fraction of the viewport's narrower side.
-    auto span = [&](const vbdgui::OrbitCamera& c, float w, float h) {
-        const glm::mat4 vp = c.viewProj(w / h);
-        float x0 = 1e30f, x1 = -1e30f, y0 = 1e30f, y1 = -1e30f;
-        for (int k = 0; k < 8; ++k) {
-            const glm::vec3 p((k & 1) ? hi.x : lo.x, (k & 2) ? hi.y : lo.y, (k & 4) ? hi.z : lo.z);
-            const glm::vec3 s = vbdgui::projectToPixel(vp, p, w, h);
-            x0 = std::min(x0, s.x), x1 = std::max(x1, s.x), y0 = std::min(y0, s.y), y1 = std::max(y1, s.y);
-        }
-        return std::max(x1 - x0, y1 - y0) / std::min(w, h);
-    };
-    const float inView = span(cam, 480, 720);
-    const vbdgui::OrbitCamera wide = cam.refitted(480.0f / 720.0f, 960.0f / 540.0f);
-    EXPECT_LT(wide.distance, cam.distance);
-    // The same bounding sphere fills the narrower field: the box's extent agrees within the perspective's
-    // difference between the two (the sphere, not the box, is what is fitted): 10 %.
-    EXPECT_NEAR(span(wide, 960, 540), inView, 0.1f * inView);
-    // Unrefitted, the box took two thirds of that (the same vertical field over 540 rows instead of 720, and
-    // 0.375 of the view's share of the width: the audit's "tiny beam").
-    EXPECT_LT(span(cam, 960, 540), 0.7f * inView);
-    // The same aspect: exactly this camera.
-    const vbdgui::OrbitCamera same = cam.refitted(1.5f, 1.5f);
-    EXPECT_EQ(same.distance, cam.distance);
-    EXPECT_EQ(same.nearZ, cam.nearZ);
-}
