@@ -347,7 +347,13 @@ void GuiApp::writeScreenshot(const Pixels& window, int frame) {
     std::string heat;
     for (int l = 0; l < (app_.compare ? 2 : 1); ++l) {
         const Lab& lab = app_.labs[l];
-        if (!lab.gpu || !lab.gpu->range.valid || lab.draw.field == vbd::ScalarField::None) continue;
+        if (!lab.gpu || lab.draw.field == vbd::ScalarField::None) continue;
+        if (!lab.gpu->range.valid) {
+            if (lab.world && lab.draw.field != vbd::ScalarField::Color)
+                heat += "; " + lab.label + " heat map: no range (" +
+                        emptyFieldReason(lab.draw.field, lab.draw.logScale, lab.world->frame()) + ")";
+            continue;
+        }
         auto v = [&](float x) { return lab.draw.logScale ? std::pow(10.0, double(x)) : double(x); };
         char buf[96];
         std::snprintf(buf, sizeof buf, "; %s heat map range %.6g to %.6g", lab.label.c_str(),

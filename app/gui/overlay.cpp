@@ -10,6 +10,7 @@
 #include "gui/plots.h"
 #include "gui/widgets.h"
 #include "render/geometry.h"
+#include "scene/enum_names.h"
 
 namespace vbdgui {
 
@@ -90,6 +91,19 @@ void heatLegend(ImDrawList* dl, ImVec2 pos, float maxW, const FieldRange& range,
     dl->AddText(ImVec2(pos.x + 18, y1), kDim, info.low);
     dl->AddRectFilled(ImVec2(pos.x, y2 + 3), ImVec2(pos.x + 12, y2 + th - 3), heatColorU32(1));
     dl->AddText(ImVec2(pos.x + 18, y2), kDim, info.high);
+    dl->PopClipRect();
+}
+
+void emptyLegend(ImDrawList* dl, ImVec2 pos, float maxW, vbd::ScalarField field, const std::string& reason) {
+    const char* title = fieldInfo(field).title;
+    const float th = ImGui::GetTextLineHeight();
+    const float w =
+        std::min(maxW, std::max(ImGui::CalcTextSize(title).x, ImGui::CalcTextSize(reason.c_str()).x));
+    const ImVec2 boxLo(pos.x - 8, pos.y - th - 6), boxHi(pos.x + w + 8, pos.y + th + 6);
+    dl->AddRectFilled(boxLo, boxHi, kBox, 4);
+    dl->PushClipRect(boxLo, boxHi, true);
+    dl->AddText(ImVec2(pos.x, pos.y - th - 3), kText, title);
+    dl->AddText(ImVec2(pos.x, pos.y + 2), kDim, reason.c_str());
     dl->PopClipRect();
 }
 
@@ -220,6 +234,39 @@ float sideCaption(ImDrawList* dl, const AppState& app, int l, float x0, float w)
     dl->AddRectFilled(ImVec2(x0 + 6, app.layout.viewY + 6),
                       ImVec2(x0 + 14 + ts.x, app.layout.viewY + 10 + ts.y), kBox, 3);
     dl->AddText(ImVec2(x0 + 10, app.layout.viewY + 8), kLabColor[l], text.c_str());
+    return app.layout.viewY + 10 + ts.y;
+}
+
+// Single view: what accelerates the soft solve when anything does (the coarse space, Chebyshev, a tolerance
+// stop), in the corner where the side captions go side by side. Plain VBD says nothing. Without it a user
+// could not tell a coarse run from a plain one but by the Solver section (the audit's "no coarse-state
+// indicator in single view").
+std::string solverCaptionText(const AppState& app) {
+    const Lab& lab = app.labs[0];
+    if (!lab.world || lab.world->numParticles() == 0) return "";
+    const vbd::SolverDesc& s = lab.desc.solver;
+    std::vector<std::string> on;
+    if (s.coarse.enabled) {
+        std::string c = std::string("coarse space: ") + vbd::enumName(s.coarse.basis) + " basis";
+        if (s.coarse.filter != vbd::CoarseFilter::None)
+            c += ", " + std::string(vbd::enumName(s.coarse.filter)) + " filter";
+        on.push_back(c);
+    }
+    if (s.chebyshevRho > 0) on.push_back("Chebyshev rho " + formatNumber(s.chebyshevRho));
+    if (s.tolerance > 0) on.push_back("stops at residual " + formatNumber(s.tolerance) + " of the first");
+    std::string text;
+    for (const std::string& t : on) text += (text.empty() ? "" : "\n") + t;
+    return text;
+}
+
+float solverCaption(ImDrawList* dl, const AppState& app, float x0, float w) {
+    std::string text = solverCaptionText(app);
+    if (text.empty()) return app.layout.viewY;
+    text = fitLines(text, w - 20);
+    const ImVec2 ts = ImGui::CalcTextSize(text.c_str());
+    dl->AddRectFilled(ImVec2(x0 + 6, app.layout.viewY + 6),
+                      ImVec2(x0 + 14 + ts.x, app.layout.viewY + 10 + ts.y), kBox, 3);
+    dl->AddText(ImVec2(x0 + 10, app.layout.viewY + 8), kText, text.c_str());
     return app.layout.viewY + 10 + ts.y;
 }
 
@@ -438,6 +485,15 @@ void recordingIndicator(ImDrawList* dl, const AppState& app) {
 
 }  // namespace
 
+// Why a heat map has no range to show (every value 0 on a log scale, or none finite): the residual is
+// measured by the iterations of a step, so a scene that has not stepped has none, and its map is drawn all
+// at the low end. Said where the legend goes, with the field's title, instead of leaving the map unexplained.
+std::string emptyFieldReason(vbd::ScalarField field, bool logScale, int frame) {
+    if (field == vbd::ScalarField::Residual && frame == 0)
+        return "none yet: it is measured while a step iterates (N: one step)";
+    return logScale ? "every value is 0: nothing to place on a log10 scale" : "no finite value to scale";
+}
+
 void viewportOverlay(AppState& app) {
     ImDrawList* dl = ImGui::GetBackgroundDrawList();  // under the panels, over the 3D view
     const Layout& lay = app.layout;
@@ -456,6 +512,7 @@ void viewportOverlay(AppState& app) {
         dampingLabels(dl, app, l);
         pickedVertex(dl, app, l);
         for (const Mark& m : app.marks) drawMark(dl, app, l, m);
+        if (!app.compare) captionsEnd = std::max(captionsEnd, solverCaption(dl, app, x0, w));
         if (app.compare) {
             captionsEnd = std::max(captionsEnd, sideCaption(dl, app, l, x0, w));
             if (l == 1)
@@ -470,7 +527,10 @@ void viewportOverlay(AppState& app) {
             if (!app.sharedScaleOn || l == 0)
                 heatLegend(dl, legendAt, (app.sharedScaleOn ? lay.viewW : w) - 36, lab.legend, lab.draw.field,
                            lab.draw.logScale, app.sharedScaleOn);
-        } else if (lab.draw.regions)
+        } else if (lab.draw.field != vbd::ScalarField::None && lab.draw.field != vbd::ScalarField::Color)
+            emptyLegend(dl, legendAt, w - 36, lab.draw.field,
+                        emptyFieldReason(lab.draw.field, lab.draw.logScale, lab.world->frame()));
+        else if (lab.draw.regions)
             regionLegend(dl, ImVec2(x0 + 18, barTop - th - 31), lab);
     }
     captionText(dl, app, captionsEnd);

@@ -14,6 +14,8 @@ namespace vbdgui {
 void controlPanel(AppState& app, float height);
 void plotsPanel(AppState& app, float windowWidth, float height);
 void viewportOverlay(AppState& app);
+// Why a heat map of this field has no range (its legend says it, and the screenshot log line).
+std::string emptyFieldReason(vbd::ScalarField field, bool logScale, int frame);
 
 // Sections of the control panel.
 void timeStepSection(AppState& app);

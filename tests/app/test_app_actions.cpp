@@ -321,6 +321,69 @@ TEST(AppActions, HeatFieldChosenWhilePausedIsNotUniform) {
     EXPECT_GT(l, 0.01) << "deep " << d << " light " << l;
 }
 
+// A residual map asked for before the first step has no values (the residual is measured while a step
+// iterates) and was drawn all at its low end with no legend. The legend's place now says why, as does the
+// screenshot's log line; the note's box changes the view's bottom left against the same frame without a map
+// (cube_drop has no regions, so nothing else is drawn there), and the cube is the only other change.
+TEST(AppActions, AResidualMapBeforeTheFirstStepSaysWhyItIsEmpty) {
+    VBD_REQUIRE_XVFB_AND_VULKAN();
+    const fs::path shot[2] = {tmp("test_actions_residual0_a.png"), tmp("test_actions_residual0_b.png")};
+    for (const fs::path& p : shot) fs::remove(p);
+    const std::string json = "[{\"screenshot\": \"" + shot[0].string() +
+                             "\"}, {\"heat\": \"residual\"}, {\"screenshot\": \"" + shot[1].string() +
+                             "\"}, {\"quit\": true}]";
+    CommandResult r = runActions("test_actions_residual0", json,
+                                 "--scene " + kScenes + "cube_drop.json --paused --width 1280 --height 720");
+    ASSERT_EQ(r.code, 0) << r.output;
+    EXPECT_NE(
+        r.output.find("at frame 0; left heat map: no range (none yet: it is measured while a step iterates"),
+        std::string::npos)
+        << r.output;
+    const Image a = load(shot[0].string()), b = load(shot[1].string());
+    ASSERT_EQ(a.w, 1280);
+    ASSERT_EQ(b.w, 1280);
+    // The legend's place: the view's left 300 pixels (x 370 to 670), above the status bar's three lines.
+    long changed = 0;
+    for (int y = 560; y < 650; ++y)
+        for (int x = 375; x < 670; ++x)
+            for (int c = 0; c < 3; ++c)
+                if (std::abs(int(a.at(x, y)[c]) - int(b.at(x, y)[c])) > 8) {
+                    ++changed;
+                    break;
+                }
+    EXPECT_GT(changed, 3000) << "no note where the legend goes";
+}
+
+// In a single view the corner caption says when the coarse space runs (the side captions do it side by
+// side): coarse_bar, paused, with it and after `solver.coarse.enabled = false` (a solver setting: it acts on
+// the next step, so nothing else in the view changes). The caption's box and text change the view's top
+// strip and nothing below it.
+TEST(AppActions, ASingleViewSaysWhenTheCoarseSpaceRuns) {
+    VBD_REQUIRE_XVFB_AND_VULKAN();
+    const fs::path shot[2] = {tmp("test_actions_coarse_caption_a.png"),
+                              tmp("test_actions_coarse_caption_b.png")};
+    for (const fs::path& p : shot) fs::remove(p);
+    const std::string json = "[{\"screenshot\": \"" + shot[0].string() +
+                             "\"}, {\"set\": {\"solver.coarse.enabled\": false}}, {\"screenshot\": \"" +
+                             shot[1].string() + "\"}, {\"quit\": true}]";
+    CommandResult r = runActions("test_actions_coarse_caption", json,
+                                 "--scene " + kScenes + "coarse_bar.json --paused --width 1280 --height 720");
+    ASSERT_EQ(r.code, 0) << r.output;
+    const Image a = load(shot[0].string()), b = load(shot[1].string());
+    ASSERT_EQ(a.w, 1280);
+    ASSERT_EQ(b.w, 1280);
+    long top = 0, below = 0;
+    for (int y = 0; y < 600; ++y)
+        for (int x = 372; x < 848; ++x)
+            for (int c = 0; c < 3; ++c)
+                if (std::abs(int(a.at(x, y)[c]) - int(b.at(x, y)[c])) > 8) {
+                    ++(y < 30 ? top : below);
+                    break;
+                }
+    EXPECT_GT(top, 1500) << "no caption with the coarse space on";  // a ~230 x 20 px box and its text
+    EXPECT_EQ(below, 0);
+}
+
 // The window's vertex buffer path is chosen per World and backend and said on stderr (and in the status
 // line): the CPU backend names itself as the reason; switched to solver.backend = auto the buffers are
 // remade and the line names the next obstacle here (no CUDA device, or lavapipe's missing exportable
