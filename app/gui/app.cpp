@@ -351,7 +351,9 @@ void GuiApp::writeScreenshot(const Pixels& window, int frame) {
         if (!lab.gpu->range.valid) {
             if (lab.world && lab.draw.field != vbd::ScalarField::Color)
                 heat += "; " + lab.label + " heat map: no range (" +
-                        emptyFieldReason(lab.draw.field, lab.draw.logScale, lab.world->frame()) + ")";
+                        emptyFieldReason(lab.draw.field, lab.draw.logScale, lab.world->frame(),
+                                         lab.world->numParticles()) +
+                        ")";
             continue;
         }
         auto v = [&](float x) { return lab.draw.logScale ? std::pow(10.0, double(x)) : double(x); };

@@ -205,9 +205,12 @@ struct AppState {
     bool showPlots = true, showEllipse = true;
     PlotSections plotSections;
     int throwRequests = 0;
-    int historyWindow = 300;        // frames shown in the time plots
-    PanelState panels;              // collapsed or open, as the user left them
-    Layout layout;                  // this frame's panel widths and 3D view rectangle
+    int historyWindow = 300;  // frames shown in the time plots
+    PanelState panels;        // collapsed or open, as the user left them
+    Layout layout;            // this frame's panel widths and 3D view rectangle
+    // Pixels of the view's bottom under the status bar and the legends, and of its top under the captions, as
+    // last drawn (overlay.cpp): framing fits the scene between them.
+    float overlayBottom = 0, overlayTop = 0;
     std::string screenshotRequest;  // action: write the window (or view) to this PNG after this frame
     Capture screenshotCapture = Capture::Window;
     std::vector<Mark> marks;  // lesson overlays in the 3D view

@@ -169,7 +169,9 @@ void GuiApp::applyRequests() {
             sceneBounds(w, lo, hi);
         app_.frameInitialState = false;
         const Layout& l = app_.layout;
-        app_.camera.frame(lo, hi, l.viewW / float(app_.compare ? 2 : 1) / std::max(l.viewH, 1.0f));
+        app_.camera.frame(lo, hi, l.viewW / float(app_.compare ? 2 : 1) / std::max(l.viewH, 1.0f),
+                          app_.overlayBottom / std::max(l.viewH, 1.0f),
+                          app_.overlayTop / std::max(l.viewH, 1.0f));
         app_.frameRequest = false;
     }
 }

@@ -3,6 +3,7 @@
 // the picked vertex, the value under the mouse, the recording indicator and the status line.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "gui/core/axis.h"
 #include "gui/fit_text.h"
@@ -193,11 +194,12 @@ void dampingLabels(ImDrawList* dl, const AppState& app, int l) {
     }
 }
 
-void regionLegend(ImDrawList* dl, ImVec2 pos, const Lab& lab) {
+// Returns the top of its box (+inf when there is nothing to say).
+float regionLegend(ImDrawList* dl, ImVec2 pos, const Lab& lab) {
     bool stiff = false, soft = false;
     for (unsigned char t : lab.world->materialTags())
         stiff |= t == kStifferRegion, soft |= t == kSofterRegion;
-    if (!stiff && !soft) return;
+    if (!stiff && !soft) return std::numeric_limits<float>::infinity();
     const float th = ImGui::GetTextLineHeight();
     const int rows = int(stiff) + int(soft);
     dl->AddRectFilled(ImVec2(pos.x - 8, pos.y - 4), ImVec2(pos.x + 230, pos.y + rows * (th + 4) + 4), kBox,
@@ -210,6 +212,7 @@ void regionLegend(ImDrawList* dl, ImVec2 pos, const Lab& lab) {
     };
     if (stiff) row(kStifferTint, "stiffer material region");
     if (soft) row(kSofterTint, "softer material region");
+    return pos.y - 4;
 }
 
 // The settings that differ, fitted to the side's half of the view (`w` wide): in a narrow window a long key
@@ -344,8 +347,9 @@ void drawMark(ImDrawList* dl, const AppState& app, int l, const Mark& m) {
 
 // The lesson's caption, centred at the top of the view(s), below the side captions (`below`: their lowest
 // edge; the view's top without them).
-void captionText(ImDrawList* dl, const AppState& app, float below) {
-    if (app.caption.empty()) return;
+// Returns the bottom of its box (`below` when there is no caption).
+float captionText(ImDrawList* dl, const AppState& app, float below) {
+    if (app.caption.empty()) return below;
     const Layout& lay = app.layout;
     const float y = std::max(lay.viewY + 14, below + 10);
     // Wrapped at words to the view's width (a lesson's sentence is wider than a narrow view), centred.
@@ -355,6 +359,7 @@ void captionText(ImDrawList* dl, const AppState& app, float below) {
     const ImVec2 p(lay.viewX + lay.viewW / 2 - ts.x / 2, y);
     dl->AddRectFilled(ImVec2(p.x - 4, p.y - 2), ImVec2(p.x + ts.x + 4, p.y + ts.y + 2), kBox, 3);
     dl->AddText(p, IM_COL32(255, 255, 255, 255), text.c_str());
+    return p.y + ts.y + 2;
 }
 
 void hoverValue(const AppState& app) {
@@ -488,7 +493,8 @@ void recordingIndicator(ImDrawList* dl, const AppState& app) {
 // Why a heat map has no range to show (every value 0 on a log scale, or none finite): the residual is
 // measured by the iterations of a step, so a scene that has not stepped has none, and its map is drawn all
 // at the low end. Said where the legend goes, with the field's title, instead of leaving the map unexplained.
-std::string emptyFieldReason(vbd::ScalarField field, bool logScale, int frame) {
+std::string emptyFieldReason(vbd::ScalarField field, bool logScale, int frame, size_t particles) {
+    if (particles == 0) return "colours soft bodies and cloths: this scene has none";
     if (field == vbd::ScalarField::Residual && frame == 0)
         return "none yet: it is measured while a step iterates (N: one step)";
     return logScale ? "every value is 0: nothing to place on a log10 scale" : "no finite value to scale";
@@ -504,6 +510,7 @@ void viewportOverlay(AppState& app) {
     float captionsEnd = lay.viewY;
     const std::string status = statusLines(app);
     const float barTop = statusTop(app, status);  // the legends sit above the status bar, however many lines
+    float overlayTop = barTop;
     for (int l = 0; l < labs; ++l) {
         const Lab& lab = app.labs[l];
         const float x0 = lay.viewX + w * float(l);
@@ -520,6 +527,8 @@ void viewportOverlay(AppState& app) {
                             2);
         }
         const ImVec2 legendAt(x0 + 18, barTop - 3 * th - 31);
+        // Every heat legend's box reaches th + 6 above legendAt; the regions' legend says where it drew.
+        if (lab.draw.field != vbd::ScalarField::None) overlayTop = std::min(overlayTop, legendAt.y - th - 6);
         if (lab.draw.field == vbd::ScalarField::Color && lab.legend.valid)
             groupsLegend(dl, legendAt, int(lab.legend.hi) + 1);
         else if (lab.draw.field != vbd::ScalarField::None && lab.legend.valid) {
@@ -529,11 +538,13 @@ void viewportOverlay(AppState& app) {
                            lab.draw.logScale, app.sharedScaleOn);
         } else if (lab.draw.field != vbd::ScalarField::None && lab.draw.field != vbd::ScalarField::Color)
             emptyLegend(dl, legendAt, w - 36, lab.draw.field,
-                        emptyFieldReason(lab.draw.field, lab.draw.logScale, lab.world->frame()));
+                        emptyFieldReason(lab.draw.field, lab.draw.logScale, lab.world->frame(),
+                                         lab.world->numParticles()));
         else if (lab.draw.regions)
-            regionLegend(dl, ImVec2(x0 + 18, barTop - th - 31), lab);
+            overlayTop = std::min(overlayTop, regionLegend(dl, ImVec2(x0 + 18, barTop - th - 31), lab));
     }
-    captionText(dl, app, captionsEnd);
+    app.overlayBottom = lay.viewY + lay.viewH - overlayTop;
+    app.overlayTop = captionText(dl, app, captionsEnd) - lay.viewY;
     recordingIndicator(dl, app);
     statusLine(dl, app, status);
     dl->PopClipRect();

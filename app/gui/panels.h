@@ -15,7 +15,7 @@ void controlPanel(AppState& app, float height);
 void plotsPanel(AppState& app, float windowWidth, float height);
 void viewportOverlay(AppState& app);
 // Why a heat map of this field has no range (its legend says it, and the screenshot log line).
-std::string emptyFieldReason(vbd::ScalarField field, bool logScale, int frame);
+std::string emptyFieldReason(vbd::ScalarField field, bool logScale, int frame, size_t particles);
 
 // Sections of the control panel.
 void timeStepSection(AppState& app);

@@ -81,9 +81,21 @@ float OrbitCamera::fill(const glm::vec3& lo, const glm::vec3& hi, float aspect) 
     return edge;
 }
 
-void OrbitCamera::frame(const glm::vec3& lo, const glm::vec3& hi, float aspect) {
+// With insets b (bottom) and t (top) the box is fitted into the NDC heights [-1 + 2b, 1 - 2t]: half-height
+// f = 1 - b - t about b - t. So its half-height is fitted to f (the width kept: aspect / f), then the target
+// moves down by (b - t) of the view's half-height at its depth, D (b - t) tan(fovY / 2) along the view's up,
+// which puts what was centred at NDC b - t (exact at the target's depth, the margin covering the box's
+// depth).
+void OrbitCamera::frame(const glm::vec3& lo, const glm::vec3& hi, float aspect, float bottomInset,
+                        float topInset) {
+    const float b = std::clamp(bottomInset, 0.0f, 0.4f), t = std::clamp(topInset, 0.0f, 0.4f), f = 1 - b - t;
     target = 0.5f * (lo + hi);
-    distance = fitDistance(lo, hi, aspect);
+    distance = fitDistance(lo, hi, aspect / f, f / kFrameMargin);
+    if (b != t) {
+        const glm::mat4 v = view();
+        const glm::vec3 up(v[0][1], v[1][1], v[2][1]);
+        target -= up * (distance * (b - t) * std::tan(0.5f * fovY));
+    }
     fitLo = lo;
     fitHi = hi;
     nearZ = std::max(0.01f, distance * 0.005f);
@@ -91,17 +103,27 @@ void OrbitCamera::frame(const glm::vec3& lo, const glm::vec3& hi, float aspect) 
 }
 
 // The framed box filling the capture as it fills the view (its outermost corner at the same |NDC|), whatever
-// the user's zoom, orbit and pan since. Without a framed box, or with a corner of it behind the eye, the
-// bounding-sphere rule: the narrower field holds what it held.
+// the user's zoom and orbit since. Both measured with the box centred at the current angles: the user's pan
+// moves the box across the view, not nearer, and measured about the panned target the fill (and so the
+// capture's zoom) depended on where the box sat (a reviewer's target 50 m aside refitted to 0.1 m). Without
+// a framed box, or with the box overflowing the view by half or more (zoomed into it: the fit's near-plane
+// clamp decides there), the distance scales as the fit's distance does, or as the bounding sphere's.
 OrbitCamera OrbitCamera::refitted(float fromAspect, float toAspect) const {
     OrbitCamera c = *this;
     if (fromAspect == toAspect) return c;  // exactly this camera (no rounding of the distance)
-    const float f = fitLo.x <= fitHi.x ? fill(fitLo, fitHi, fromAspect) : -1.0f;
-    if (f > 0)
-        c.distance = fitDistance(fitLo, fitHi, toAspect, f);
-    else
+    OrbitCamera centred = *this;
+    if (fitLo.x <= fitHi.x) {
+        centred.target = 0.5f * (fitLo + fitHi);
+        const float f = centred.fill(fitLo, fitHi, fromAspect);
+        if (f > 0 && f < 1.5f)
+            c.distance = centred.fitDistance(fitLo, fitHi, toAspect, f);
+        else
+            c.distance = distance * centred.fitDistance(fitLo, fitHi, toAspect) /
+                         centred.fitDistance(fitLo, fitHi, fromAspect);
+    } else {
         c.distance = distance * std::sin(narrowerHalfAngle(fovY, fromAspect)) /
                      std::sin(narrowerHalfAngle(fovY, toAspect));
+    }
     c.nearZ = nearZ * c.distance / distance;
     return c;
 }

@@ -31,7 +31,11 @@ struct OrbitCamera {
     // Places target and distance so that the box [lo, hi] fills the view at the current angles: its eight
     // corners within the frustum shrunk by kFrameMargin, the tightest of them on that inner edge. (A
     // bounding sphere framed a long, flat scene such as the ramps at a third of the view's width.)
-    void frame(const glm::vec3& lo, const glm::vec3& hi, float aspect);
+    // bottomInset, topInset: the fractions of the view's height that overlays cover at its bottom (the app's
+    // status bar and legends) and top (captions): the box is fitted into the part between, the target moved
+    // to centre it there.
+    void frame(const glm::vec3& lo, const glm::vec3& hi, float aspect, float bottomInset = 0,
+               float topInset = 0);
     // This camera for a viewport of another aspect: the distance scaled as frame() would scale it, so that
     // what fills a view of `fromAspect` fills one of `toAspect` too, the user's zoom kept relative to it (an
     // offscreen capture at 960x540 of a tall 480x720 view showed the scene at a third of the width).

@@ -89,6 +89,31 @@ void jointReach(const glm::vec3& a, const glm::vec3& p, const glm::vec3& v, cons
     }
 }
 
+// Whether gravity can take something down to the ground: a soft body or sheet pinned nowhere, or a dynamic
+// rigid body that hangs from no world anchor through its joints (bodies added since the scene was read, such
+// as thrown boxes, are free).
+bool somethingFalls(const std::vector<vbd::RigidBodyView>& bodies, const vbd::SceneDesc& desc) {
+    if (vbd::dot(desc.gravity, desc.gravity) == 0.0f) return false;
+    for (const auto& sb : desc.softBodies)
+        if (sb.fixed.empty()) return true;
+    for (const auto& c : desc.cloths)
+        if (c.fixed.empty()) return true;
+    // The bodies joined to the world, directly or through other bodies: a flood over the joints.
+    std::vector<char> hangs(bodies.size(), 0);
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (const auto& j : desc.joints) {
+            const auto holds = [&](int b) { return b < 0 || (size_t(b) < hangs.size() && hangs[size_t(b)]); };
+            for (const auto& [from, to] : {std::pair{j.bodyA, j.bodyB}, std::pair{j.bodyB, j.bodyA}})
+                if (to >= 0 && size_t(to) < hangs.size() && !hangs[size_t(to)] && holds(from))
+                    hangs[size_t(to)] = 1, grew = true;
+        }
+    }
+    for (size_t i = 0; i < bodies.size(); ++i)
+        if (!bodies[i].fixed && !hangs[i]) return true;
+    return false;
+}
+
 void sceneBounds(const std::vector<vbd::Vec3>& positions, const std::vector<vbd::RigidBodyView>& bodies,
                  const vbd::SceneDesc& desc, glm::vec3& lo, glm::vec3& hi) {
     lo = glm::vec3(std::numeric_limits<float>::max());
@@ -122,10 +147,14 @@ void sceneBounds(const std::vector<vbd::Vec3>& positions, const std::vector<vbd:
     }
     // A body jointed to the world swings about the anchor at a fixed distance d: frame the anchor and the
     // part of that sphere its energy reaches (jointReach).
+    // A welded (fixed) joint holds the body where it is, as does a fixed body: their own boxes frame them.
+    // A soft joint (stiffness > 0) may stretch: its body is given twice its arm.
     for (const auto& j : desc.joints) {
         const int body = j.bodyA < 0 ? j.bodyB : (j.bodyB < 0 ? j.bodyA : -1);
-        if (body < 0 || size_t(body) >= bodies.size()) continue;
-        const auto& b = bodies[size_t(body)];
+        if (body < 0 || size_t(body) >= bodies.size() || j.type == vbd::JointType::Fixed) continue;
+        auto b = bodies[size_t(body)];
+        if (b.fixed) continue;
+        if (j.stiffness > 0) b.position = j.anchor + (b.position - j.anchor) * 2.0f;
         glm::vec3 jlo, jhi;
         jointReach(toGlm(j.anchor), toGlm(b.position), toGlm(b.velocity), toGlm(b.angularVelocity), reach(b),
                    toGlm(desc.gravity), jlo, jhi);
@@ -133,9 +162,13 @@ void sceneBounds(const std::vector<vbd::Vec3>& positions, const std::vector<vbd:
         hi = glm::max(hi, jhi);
     }
     if (lo.x > hi.x) lo = glm::vec3(-1), hi = glm::vec3(1);
-    // Things fall: keep the ground under the scene in the framed box.
+    // Things fall: keep the ground under the scene in the framed box when something can reach it, or when it
+    // is near (within a fifth of the scene's size below it). A cantilever pinned 2 m above the ground had the
+    // empty ground take two thirds of the view.
     const auto& g = desc.ground;
-    if (g.enabled && float(g.height) < lo.y) lo.y = float(g.height);
+    const float below = lo.y - float(g.height), size = std::max({hi.x - lo.x, hi.y - lo.y, hi.z - lo.z});
+    if (g.enabled && below > 0 && (below < 0.2f * size || somethingFalls(bodies, desc)))
+        lo.y = float(g.height);
 }
 
 void applySceneView(const vbd::SceneDesc& desc, OrbitCamera& cam) {

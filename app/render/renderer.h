@@ -36,7 +36,8 @@ inline constexpr float kClearColor[4] = {0.13f, 0.14f, 0.17f, 1.0f};
 // Linear RGB of rigid body i (a colour-blind-safe palette, repeating), grey for fixed bodies.
 std::array<float, 3> bodyColor(size_t index, bool fixed);
 
-// Axis-aligned bounds of everything drawable in world (particles and bodies), down to the ground.
+// Axis-aligned bounds of everything drawable in world (particles and bodies), down to the ground when
+// something can fall to it or it is near.
 void sceneBounds(const vbd::World& world, glm::vec3& lo, glm::vec3& hi);
 // The same with world.bodies() as read already (a copy of every view: the renderer reads them once a frame).
 void sceneBounds(const vbd::World& world, const std::vector<vbd::RigidBodyView>& bodies, glm::vec3& lo,
@@ -49,6 +50,9 @@ void jointReach(const glm::vec3& anchor, const glm::vec3& position, const glm::v
 // gui/core/world_snapshot.h WorldStatic) and the scene's ground.
 void sceneBounds(const std::vector<vbd::Vec3>& positions, const std::vector<vbd::RigidBodyView>& bodies,
                  const vbd::SceneDesc& desc, glm::vec3& lo, glm::vec3& hi);
+// Whether gravity can take something of the scene down to its ground (sceneBounds keeps the ground in the
+// framed box then).
+bool somethingFalls(const std::vector<vbd::RigidBodyView>& bodies, const vbd::SceneDesc& desc);
 
 // The camera's angles from the scene's "view" (soft_pile looks into its box from above), when it gives one:
 // the app on loading a file, `vbdlab render` for its clip.

@@ -217,21 +217,23 @@ VBD_HD void contactForce(const Contact& c, const double C[3], double F[3], doubl
 //
 // Friction Hessian: the tangent rows with their penalties scaled by s = bound / |z| (slide; 1 while
 // sticking), z = k C_t + lambda_t. Why s in both tangent directions: with the cone's radius b fixed
-// within a sweep (the multiplier's, above), the friction force proj_b(z) is the gradient of the Huber
-// potential psi(z) = |z|^2 / 2k inside the cone, (b |z| - b^2 / 2) / k outside. Its quadratic
-// majorizer at a sliding z0 (|z0| > b) has curvature b / |z0| = s in z, i.e. k s in C, in every
-// tangent direction: q(z) = psi(z0) + s (|z|^2 - |z0|^2) / 2k >= psi(z), since
+// within a sweep (the multiplier's, above) and equal tangent penalties k, the friction force proj_b(z) is
+// the gradient in C_t of the Huber potential psi(z) = |z|^2 / 2k inside the cone, (b |z| - b^2 / 2) / k
+// outside. Its quadratic majorizer at a sliding z0 (|z0| > b) has curvature s / k in z, i.e. k s in C, in
+// every tangent direction: q(z) = psi(z0) + s (|z|^2 - |z0|^2) / 2k >= psi(z), since
 // q - psi = (b / 2|z0|)(|z| - |z0|)^2 / k outside the cone and (|z0| - b)(b - |z|^2 / |z0|) / 2k inside.
-// A block step on the majorizer cannot overshoot the stick region, whatever the step. The exact
-// derivative, k s across the slip and 0 along it, can: the Newton step then crosses from one rim
-// of the cone to the other, and with the softer 0.1 k along the slip used before, a box coming to
-// rest on a free plate flipped its friction multipliers' sign every sweep (a 2-cycle, residual 784
-// at any iteration count) and the pair lost 1.2 % of its momentum in that step
+// A block step on the majorizer lowers the body's energy whatever its length (for C linear in the pose):
+// it cannot jump past the stick region into a costlier slide the other way. The exact derivative, k s
+// across the slip and 0 along it, can: the Newton step then crosses from one rim of the cone to the
+// other, and with the softer 0.1 k along the slip used before, a box coming to rest on a free plate
+// flipped its friction multipliers' sign every sweep (a 2-cycle, residual 784 at any iteration count)
+// and the pair lost 1.2 % of its momentum in that step
 // (test_rigid_dynamics FrictionBringsABoxToRestOnAFreePlateKeepingMomentum). The full k along the
 // slip (the AVBD demos) resists the motion the clamped force allows: a sliding box decelerated at
 // half of mu g in our ramp test. Deep in the slide (|z| >> b) s is small and the step is nearly free
 // along the slip, as the exact derivative would have it; near the rim it is nearly k, as sticking.
-
+// The dual update ramps k_1 and k_2 apart (k_i += beta |C_i| while sticking); then proj_b(z) is no
+// gradient (its Jacobian P diag(k) is not symmetric) and k_i s is the same form without the guarantee.
 // One contact's terms of a body's block, before they are added: force and torque, the columns of
 // K = sum_i k_i d_i d_i^T over the rows' directions (H_ll), the columns of [r]x K (H_al) and the rows of
 // [r]x K [r]x^T (H_aa). Computed apart from the block and then added (addContactTerms), so that the lanes

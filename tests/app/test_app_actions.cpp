@@ -323,13 +323,14 @@ TEST(AppActions, HeatFieldChosenWhilePausedIsNotUniform) {
 
 // A residual map asked for before the first step has no values (the residual is measured while a step
 // iterates) and was drawn all at its low end with no legend. The legend's place now says why, as does the
-// screenshot's log line; the note's box changes the view's bottom left against the same frame without a map
-// (cube_drop has no regions, so nothing else is drawn there), and the cube is the only other change.
+// screenshot's log line. With the surfaces hidden the map itself draws nothing: the same frame without and
+// with it differs by the note's box alone, at the view's bottom (cube_drop has no regions legend), and
+// nowhere else in the view above the status bar. A rigid-only scene says it has nothing to colour.
 TEST(AppActions, AResidualMapBeforeTheFirstStepSaysWhyItIsEmpty) {
     VBD_REQUIRE_XVFB_AND_VULKAN();
     const fs::path shot[2] = {tmp("test_actions_residual0_a.png"), tmp("test_actions_residual0_b.png")};
     for (const fs::path& p : shot) fs::remove(p);
-    const std::string json = "[{\"screenshot\": \"" + shot[0].string() +
+    const std::string json = "[{\"draw\": {\"surfaces\": false}}, {\"screenshot\": \"" + shot[0].string() +
                              "\"}, {\"heat\": \"residual\"}, {\"screenshot\": \"" + shot[1].string() +
                              "\"}, {\"quit\": true}]";
     CommandResult r = runActions("test_actions_residual0", json,
@@ -342,16 +343,25 @@ TEST(AppActions, AResidualMapBeforeTheFirstStepSaysWhyItIsEmpty) {
     const Image a = load(shot[0].string()), b = load(shot[1].string());
     ASSERT_EQ(a.w, 1280);
     ASSERT_EQ(b.w, 1280);
-    // The legend's place: the view's left 300 pixels (x 370 to 670), above the status bar's three lines.
-    long changed = 0;
-    for (int y = 560; y < 650; ++y)
-        for (int x = 375; x < 670; ++x)
+    // The legend's place: the view's bottom, above the status bar's three lines (y 560 to 650).
+    long changed = 0, elsewhere = 0;
+    for (int y = 0; y < 650; ++y)
+        for (int x = 372; x < 848; ++x)
             for (int c = 0; c < 3; ++c)
                 if (std::abs(int(a.at(x, y)[c]) - int(b.at(x, y)[c])) > 8) {
-                    ++changed;
+                    ++(y >= 560 ? changed : elsewhere);
                     break;
                 }
     EXPECT_GT(changed, 3000) << "no note where the legend goes";
+    EXPECT_EQ(elsewhere, 0);
+    r = runActions(
+        "test_actions_residual0_rigid",
+        "[{\"heat\": \"residual\"}, {\"screenshot\": \"" + shot[0].string() + "\"}, {\"quit\": true}]",
+        "--scene " + kScenes + "rigid_stack.json --paused --width 1280 --height 720");
+    ASSERT_EQ(r.code, 0) << r.output;
+    EXPECT_NE(r.output.find("heat map: no range (colours soft bodies and cloths: this scene has none)"),
+              std::string::npos)
+        << r.output;
 }
 
 // In a single view the corner caption says when the coarse space runs (the side captions do it side by
@@ -530,7 +540,7 @@ TEST(AppActions, TheCursorShowsTheHoverReadoutWhereItRests) {
     const fs::path shot[3] = {tmp("test_actions_cursor_a.png"), tmp("test_actions_cursor_b.png"),
                               tmp("test_actions_cursor_c.png")};
     for (const fs::path& p : shot) fs::remove(p);
-    const int cx = 620, cy = 160;  // on the beam, in the 1280 x 720 window's view (x 370 to 850)
+    const int cx = 620, cy = 290;  // on the beam, in the 1280 x 720 window's view (x 370 to 850)
     const fs::path a = tmp("test_actions_cursor.json");
     writeFile(a, "[{\"heat\": \"det_f\"}, {\"frame\": 20, \"screenshot\": \"" + shot[0].string() +
                      "\"}, {\"frame\": 20, \"cursor\": [" + std::to_string(cx) + ", " + std::to_string(cy) +

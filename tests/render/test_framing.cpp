@@ -52,6 +52,41 @@ TEST(Camera, FrameFitsTheBoxCornersToTheFrustum) {
             }
 }
 
+// With overlays over the view's bottom (the status bar and a legend: 15 %) and top (captions: 6 %) the box
+// is framed in the part between: every corner's NDC y (Vulkan's, down) within [-1 + 2 t, 1 - 2 b], x
+// within +-1, and the fit still tight (the tightest corner at 0.9 or more of the free half-height, or of the
+// width, after the margin). The shift that centres it is exact at the target's depth; corners nearer or
+// farther move by (b - t) z / (D + z), which the 1.15 margin holds.
+TEST(Camera, FrameFitsBetweenTheOverlays) {
+    const glm::vec3 boxes[][2] = {{{-3.3f, 2.2f, -0.5f}, {3.3f, 3.8f, 6.5f}},
+                                  {{-0.05f, 0, -0.05f}, {0.05f, 1, 0.05f}},
+                                  {{0, 0, 0}, {1, 1, 1}}};
+    const float b = 0.15f, t = 0.06f, f = 1 - b - t;
+    for (const auto& box : boxes)
+        for (float aspect : {480.0f / 780.0f, 16.0f / 9.0f})
+            for (float pitch : {0.35f, 0.0f, 1.2f}) {
+                OrbitCamera cam;
+                cam.pitch = pitch;
+                cam.frame(box[0], box[1], aspect, b, t);
+                const glm::mat4 vp = cam.viewProj(aspect);
+                float y0 = 1e9f, y1 = -1e9f, x = 0;
+                for (int k = 0; k < 8; ++k) {
+                    const glm::vec3 p((k & 1) ? box[1].x : box[0].x, (k & 2) ? box[1].y : box[0].y,
+                                      (k & 4) ? box[1].z : box[0].z);
+                    const glm::vec4 c = vp * glm::vec4(p, 1);
+                    y0 = std::min(y0, c.y / c.w), y1 = std::max(y1, c.y / c.w),
+                    x = std::max(x, std::fabs(c.x / c.w));
+                }
+                const std::string at = "aspect " + std::to_string(aspect) + " pitch " + std::to_string(pitch);
+                EXPECT_GE(y0, -1 + 2 * t) << at;
+                EXPECT_LE(y1, 1 - 2 * b) << at;
+                EXPECT_LE(x, 1.0f) << at;
+                const float mid = t - b;  // the free part's centre, in Vulkan's NDC
+                const float tight = std::max(std::max(y1 - mid, mid - y0) / f, x) * OrbitCamera::kFrameMargin;
+                EXPECT_GT(tight, 0.9f) << at;
+            }
+}
+
 // A capture at another aspect shows the framed box as the view shows it after the user's zoom (1.4x out) and
 // orbit: its outermost corner at the same |NDC| (float rounding of the projection: 1e-4).
 TEST(Camera, RefittedKeepsTheFramedBoxsFill) {
@@ -67,6 +102,13 @@ TEST(Camera, RefittedKeepsTheFramedBoxsFill) {
     // Unrefitted, the wide capture showed the long box at under 0.7 of that (the same vertical field over a
     // wider view, the box's width binding: the audit's "beam at a third of the width" of a take).
     EXPECT_LT(fillOf(cam, lo, hi, 960.0f / 540.0f).edge, 0.7f * inView);
+    // Panned, the box moves across the view, not nearer: the capture's zoom is the same (a fill measured
+    // about the panned target made it depend on where the box sat: 50 m aside it refitted to 0.1 m).
+    OrbitCamera panned = cam;
+    panned.pan(300, -300, 720);
+    EXPECT_FLOAT_EQ(panned.refitted(480.0f / 720.0f, 960.0f / 540.0f).distance, wide.distance);
+    panned.target.x += 50;
+    EXPECT_FLOAT_EQ(panned.refitted(480.0f / 720.0f, 960.0f / 540.0f).distance, wide.distance);
     // The same aspect: exactly this camera.
     const OrbitCamera same = cam.refitted(1.5f, 1.5f);
     EXPECT_EQ(same.distance, cam.distance);
@@ -108,6 +150,36 @@ TEST(Framing, AHangingBodyIsFramedByTheArcItsEnergyReaches) {
     EXPECT_GT(hi2.x, a.x + L * std::sin(th) + r + 1e-3f);
 }
 
+// Through sceneBounds: a ball joint frames the arc, a welded (fixed) joint or a fixed body only the body's
+// own box, a soft joint (stiffness > 0) the arc of twice its arm.
+TEST(Framing, AJointsTypeDecidesWhatItsBodyCanReach) {
+    vbd::SceneDesc d;
+    d.ground.enabled = false;
+    vbd::RigidBodyView bob;
+    bob.shape = vbd::ShapeType::Sphere;
+    bob.radius = 0.05f;
+    bob.position = vbd::Vec3(std::sin(0.1f), 2 - std::cos(0.1f), 0);
+    vbd::JointDesc j;
+    j.bodyA = -1, j.bodyB = 0, j.anchor = vbd::Vec3(0, 2, 0);
+    d.joints = {j};
+    glm::vec3 lo, hi;
+    sceneBounds({}, {bob}, d, lo, hi);
+    EXPECT_NEAR(lo.x, -std::sin(0.1f) - 0.05f, 1e-5f);  // the arc's far end
+    EXPECT_NEAR(hi.y, 2.05f, 1e-5f);                    // the anchor
+    d.joints[0].type = vbd::JointType::Fixed;
+    sceneBounds({}, {bob}, d, lo, hi);
+    EXPECT_NEAR(lo.x, bob.position.x - 0.05f, 1e-5f);
+    EXPECT_NEAR(hi.y, bob.position.y + 0.05f, 1e-5f);
+    d.joints[0].type = vbd::JointType::Ball;
+    bob.fixed = true;
+    sceneBounds({}, {bob}, d, lo, hi);
+    EXPECT_NEAR(lo.x, bob.position.x - 0.05f, 1e-5f);
+    bob.fixed = false;
+    d.joints[0].stiffness = 1e4;
+    sceneBounds({}, {bob}, d, lo, hi);
+    EXPECT_NEAR(lo.y, 2 - 2.0f - 0.05f, 1e-5f);  // the arm doubled: 2 m below the anchor
+}
+
 // A rotated box is framed by its own extents: a 6 x 0.2 x 1 plate tilted 0.2 rad about z spans
 // 6 cos 0.2 + 0.2 sin 0.2 in x and 6 sin 0.2 + 0.2 cos 0.2 = 1.388 m in y (its half diagonal gave 6.17 m).
 TEST(Framing, ARotatedBoxIsFramedByItsRotatedExtents) {
@@ -128,6 +200,57 @@ TEST(Framing, ARotatedBoxIsFramedByItsRotatedExtents) {
     sceneBounds({}, {b}, d, lo, hi);
     const float half = 0.5f * std::sqrt(36.0f + 0.04f + 1.0f);
     for (int i = 0; i < 3; ++i) EXPECT_NEAR(hi[i] - lo[i], 2 * half, 1e-4f);
+}
+
+// The ground is kept under the framed scene when something can fall to it: a soft body pinned nowhere, a
+// rigid body hanging from nothing. A beam pinned 2 m above it (beam_sag) is framed without it, as is a chain
+// hanging from the world (joined body to body); cut loose, or with a free box beside it, the ground is in.
+TEST(Framing, TheGroundIsFramedWhenSomethingCanFallToIt) {
+    vbd::SceneDesc d;
+    d.ground.height = -2;
+    vbd::SoftBodyDesc beam;
+    beam.min = vbd::Vec3(0, 1, 0);
+    beam.max = vbd::Vec3(2.5f, 1.5f, 0.5f);
+    vbd::FixedDesc pin;
+    pin.box = {{-0.01f, 0.99f, -0.01f}, {0.01f, 1.51f, 0.51f}};
+    beam.fixed.push_back(pin);
+    d.softBodies.push_back(beam);
+    const std::vector<vbd::Vec3> pts{beam.min, beam.max};
+    glm::vec3 lo, hi;
+    sceneBounds(pts, {}, d, lo, hi);
+    EXPECT_FLOAT_EQ(lo.y, 1.0f);
+    d.softBodies[0].fixed.clear();
+    sceneBounds(pts, {}, d, lo, hi);
+    EXPECT_FLOAT_EQ(lo.y, -2.0f);
+    d.softBodies[0].fixed.push_back(pin);
+    // A two-link chain from the world anchor at (0, 3, 0): 0 hangs from the world, 1 from 0.
+    vbd::RigidBodyView link;
+    link.size = vbd::Vec3(0.1f);
+    std::vector<vbd::RigidBodyView> bodies{link, link};
+    bodies[0].position = vbd::Vec3(0, 2.5f, 0);
+    bodies[1].position = vbd::Vec3(0, 2, 0);
+    vbd::JointDesc j0, j1;
+    j0.bodyA = -1, j0.bodyB = 0, j0.anchor = vbd::Vec3(0, 3, 0);
+    j1.bodyA = 0, j1.bodyB = 1, j1.anchor = vbd::Vec3(0, 2.25f, 0);
+    d.joints = {j1, j0};  // the order does not matter
+    EXPECT_FALSE(somethingFalls(bodies, d));
+    d.joints = {j1};  // cut from the world
+    EXPECT_TRUE(somethingFalls(bodies, d));
+    d.joints = {j1, j0};
+    bodies.push_back(link);  // a free box (a thrown one)
+    EXPECT_TRUE(somethingFalls(bodies, d));
+    bodies.back().fixed = true;
+    EXPECT_FALSE(somethingFalls(bodies, d));
+    d.gravity = vbd::Vec3(0, 0, 0);
+    d.softBodies[0].fixed.clear();
+    EXPECT_FALSE(somethingFalls(bodies, d));  // nothing falls without gravity
+    // The ground near the scene (within a fifth of its size below) is kept whatever falls.
+    d.gravity = vbd::Vec3(0, -9.81f, 0);
+    d.softBodies[0].fixed.push_back(pin);
+    d.joints.clear();
+    d.ground.height = 0.8f;
+    sceneBounds(pts, {}, d, lo, hi);
+    EXPECT_FLOAT_EQ(lo.y, 0.8f);
 }
 
 }  // namespace
