@@ -259,7 +259,10 @@ void GuiApp::initImGuiVulkan() {
     ii.Queue = ctx_->queue;
     ii.DescriptorPool = imguiPool_;
     ii.MinImageCount = swap_->minImageCount();
-    ii.ImageCount = std::max(swap_->imageCount(), kFramesInFlight);
+    // The backend takes the next of ImageCount vertex buffers at each draw call, and a frame with an
+    // offscreen capture makes two (the capture's overlay, then the window's): 2 kFramesInFlight keeps the
+    // buffers of the frames still in flight untouched.
+    ii.ImageCount = std::max(swap_->imageCount(), 2 * kFramesInFlight);
     ii.MSAASamples = VK_SAMPLE_COUNT_1_BIT;
     ii.CheckVkResultFn = &imguiCheck;
     imguiVulkan_ = ImGui_ImplVulkan_Init(&ii, swap_->pass());

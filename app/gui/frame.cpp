@@ -10,6 +10,7 @@
 #include <imgui_impl_vulkan.h>
 
 #include "gui/app.h"
+#include "gui/panels.h"
 #include "render/interop_vulkan.h"
 
 namespace vbdgui {
@@ -79,7 +80,9 @@ void GuiApp::renderOffscreen(int w, int h, Pixels& out) {
     if (!offscreen_ || int(offscreen_->width()) != w || int(offscreen_->height()) != h) {
         offscreenRenderer_.reset();
         offscreen_.reset();
-        offscreen_ = std::make_unique<OffscreenTarget>(*ctx_, uint32_t(w), uint32_t(h));
+        // The swapchain's format: Dear ImGui's pipeline, made for the window's pass, draws the take's
+        // overlay.
+        offscreen_ = std::make_unique<OffscreenTarget>(*ctx_, uint32_t(w), uint32_t(h), swap_->format());
         offscreenRenderer_ = std::make_unique<Renderer>(*ctx_, offscreen_->pass());
     }
     std::vector<FrameSync> waits;
@@ -93,10 +96,25 @@ void GuiApp::renderOffscreen(int w, int h, Pixels& out) {
     const Layout& v = app_.layout;
     const OrbitCamera cam = app_.camera.refitted(v.viewW / labs / std::max(v.viewH, 1.0f),
                                                  float(w) / labs / float(std::max(h, 1)));
+    // The take's overlay (captions, legends, labels, the status bar) laid out for its size: a take of a
+    // side-by-side comparison without its captions did not say which side was which.
+    ImDrawList overlay(ImGui::GetDrawListSharedData());
+    captureOverlay(app_, cam, float(w), float(h), overlay);
+    ImDrawList* lists[1] = {&overlay};
+    ImDrawData dd;
+    dd.Valid = true;
+    dd.CmdLists = lists;
+    dd.CmdListsCount = 1;
+    dd.TotalVtxCount = overlay.VtxBuffer.Size;
+    dd.TotalIdxCount = overlay.IdxBuffer.Size;
+    dd.DisplayPos = ImVec2(0, 0);
+    dd.DisplaySize = ImVec2(float(w), float(h));
+    dd.FramebufferScale = ImVec2(1, 1);
     out = offscreen_->render(
         kClearColor,
         [&](VkCommandBuffer cb) {
             recordScene(cb, VkRect2D{{0, 0}, {uint32_t(w), uint32_t(h)}}, *offscreenRenderer_, cam);
+            if (dd.TotalVtxCount > 0) ImGui_ImplVulkan_RenderDrawData(&dd, cb);
         },
         waits);
 }

@@ -500,8 +500,11 @@ std::string emptyFieldReason(vbd::ScalarField field, bool logScale, int frame, s
     return logScale ? "every value is 0: nothing to place on a log10 scale" : "no finite value to scale";
 }
 
-void viewportOverlay(AppState& app) {
-    ImDrawList* dl = ImGui::GetBackgroundDrawList();  // under the panels, over the 3D view
+namespace {
+
+// Everything drawn over the view(s) into dl at app.layout's view; capture: for an offscreen take (no REC
+// badge, and the insets framing reads stay those of the window).
+void drawViewOverlay(AppState& app, ImDrawList* dl, bool capture) {
     const Layout& lay = app.layout;
     const int labs = app.compare ? 2 : 1;
     const float w = lay.viewW / float(labs), th = ImGui::GetTextLineHeight();
@@ -543,12 +546,37 @@ void viewportOverlay(AppState& app) {
         else if (lab.draw.regions)
             overlayTop = std::min(overlayTop, regionLegend(dl, ImVec2(x0 + 18, barTop - th - 31), lab));
     }
-    app.overlayBottom = lay.viewY + lay.viewH - overlayTop;
-    app.overlayTop = captionText(dl, app, captionsEnd) - lay.viewY;
-    recordingIndicator(dl, app);
+    const float captionEnd = captionText(dl, app, captionsEnd);
+    if (!capture) {
+        app.overlayBottom = lay.viewY + lay.viewH - overlayTop;
+        app.overlayTop = captionEnd - lay.viewY;
+        recordingIndicator(dl, app);
+    }
     statusLine(dl, app, status);
     dl->PopClipRect();
+}
+
+}  // namespace
+
+void viewportOverlay(AppState& app) {
+    drawViewOverlay(app, ImGui::GetBackgroundDrawList(), false);  // under the panels, over the 3D view
     hoverValue(app);
+}
+
+// The overlay for an offscreen take of w x h: laid out for a view of that size at the origin, its labels
+// projected with the capture's camera, drawn into a list of its own (the window's frame has been rendered
+// by then; the font and the shared draw data are still those of that frame).
+void captureOverlay(AppState& app, const OrbitCamera& cam, float w, float h, ImDrawList& dl) {
+    const Layout saved = app.layout;
+    const OrbitCamera savedCam = app.camera;
+    app.layout.viewX = 0, app.layout.viewY = 0, app.layout.viewW = w, app.layout.viewH = h;
+    app.camera = cam;
+    dl._ResetForNewFrame();
+    dl.PushTextureID(ImGui::GetIO().Fonts->TexID);
+    dl.PushClipRect(ImVec2(0, 0), ImVec2(w, h));
+    drawViewOverlay(app, &dl, true);
+    app.layout = saved;
+    app.camera = savedCam;
 }
 
 }  // namespace vbdgui

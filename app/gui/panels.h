@@ -9,11 +9,16 @@
 //   lesson_panel.cpp    the lesson window over the 3D view and the lesson picker
 #include "gui/app_state.h"
 
+struct ImDrawList;
+
 namespace vbdgui {
 
 void controlPanel(AppState& app, float height);
 void plotsPanel(AppState& app, float windowWidth, float height);
 void viewportOverlay(AppState& app);
+// The same overlay for an offscreen take of w x h seen through cam, into dl (gui/frame.cpp draws it into the
+// take's render pass).
+void captureOverlay(AppState& app, const OrbitCamera& cam, float w, float h, ImDrawList& dl);
 // Why a heat map of this field has no range (its legend says it, and the screenshot log line).
 std::string emptyFieldReason(vbd::ScalarField field, bool logScale, int frame, size_t particles);
 

@@ -91,10 +91,12 @@ void OrbitCamera::frame(const glm::vec3& lo, const glm::vec3& hi, float aspect, 
     const float b = std::clamp(bottomInset, 0.0f, 0.4f), t = std::clamp(topInset, 0.0f, 0.4f), f = 1 - b - t;
     target = 0.5f * (lo + hi);
     distance = fitDistance(lo, hi, aspect / f, f / kFrameMargin);
+    fitShift = glm::vec3(0.0f);
     if (b != t) {
         const glm::mat4 v = view();
         const glm::vec3 up(v[0][1], v[1][1], v[2][1]);
-        target -= up * (distance * (b - t) * std::tan(0.5f * fovY));
+        fitShift = up * (distance * (b - t) * std::tan(0.5f * fovY));
+        target -= fitShift;
     }
     fitLo = lo;
     fitHi = hi;
@@ -124,7 +126,12 @@ OrbitCamera OrbitCamera::refitted(float fromAspect, float toAspect) const {
         c.distance = distance * std::sin(narrowerHalfAngle(fovY, fromAspect)) /
                      std::sin(narrowerHalfAngle(fovY, toAspect));
     }
-    c.nearZ = nearZ * c.distance / distance;
+    // The insets' shift keeps its share of the view: scaled with the distance (a take 0.6 as far away
+    // moved by the window's shift showed the scene at its top edge).
+    const float r = c.distance / distance;
+    c.target = target + fitShift * (1 - r);
+    c.fitShift = fitShift * r;
+    c.nearZ = nearZ * r;
     return c;
 }
 

@@ -50,6 +50,7 @@ struct OrbitCamera {
 
     static constexpr float kFrameMargin = 1.15f;  // the frustum's half-tangents divided by this
     glm::vec3 fitLo{0.0f}, fitHi{-1.0f};          // the box last framed (empty: none)
+    glm::vec3 fitShift{0.0f};  // how far frame() moved the target off the box's centre for the insets
 
     // Ray through pixel (px, py) of a viewport w x h (origin top-left).
     Ray ray(float px, float py, float w, float h) const;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include "render/interop_vulkan.h"
 
@@ -75,9 +76,8 @@ static VkFramebuffer makeFramebuffer(const Context& ctx, VkRenderPass pass, VkIm
 }
 
 // ---------------------------------------------------------------------------------------------------
-OffscreenTarget::OffscreenTarget(const Context& ctx, uint32_t w, uint32_t h)
-    : ctx_(ctx), width_(w), height_(h) {
-    const VkFormat fmt = VK_FORMAT_R8G8B8A8_UNORM;
+OffscreenTarget::OffscreenTarget(const Context& ctx, uint32_t w, uint32_t h, VkFormat fmt)
+    : ctx_(ctx), width_(w), height_(h), format_(fmt) {
     pass_ = makeRenderPass(ctx, fmt, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
     color_ = ctx.createImage(w, h, fmt, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
                              VK_IMAGE_ASPECT_COLOR_BIT);
@@ -191,6 +191,10 @@ Pixels OffscreenTarget::render(const float clear[4], const std::function<void(Vk
     px.height = height_;
     px.rgba.resize(size_t(width_) * height_ * 4);
     std::memcpy(px.rgba.data(), readback_.mapped, px.rgba.size());
+    if (format_ == VK_FORMAT_B8G8R8A8_UNORM)
+        for (size_t i = 0; i < px.rgba.size(); i += 4) std::swap(px.rgba[i], px.rgba[i + 2]);
+    // Opaque, as the window's readback: translucent overlay boxes blend their alpha into the target's.
+    for (size_t i = 3; i < px.rgba.size(); i += 4) px.rgba[i] = 255;
     return px;
 }
 

@@ -22,7 +22,11 @@ struct Pixels {
 
 class OffscreenTarget {
   public:
-    OffscreenTarget(const Context& ctx, uint32_t width, uint32_t height);
+    // format: the colour attachment's (the app passes its swapchain's, so that a pipeline made for the
+    // window's pass, Dear ImGui's, draws in this one too: render passes with the same attachment formats are
+    // compatible); read back as RGBA whichever of the two 8-bit orders it is.
+    OffscreenTarget(const Context& ctx, uint32_t width, uint32_t height,
+                    VkFormat format = VK_FORMAT_R8G8B8A8_UNORM);
     ~OffscreenTarget();
     OffscreenTarget(const OffscreenTarget&) = delete;
     OffscreenTarget& operator=(const OffscreenTarget&) = delete;
@@ -44,6 +48,7 @@ class OffscreenTarget {
     void externalOwnership(VkBuffer buffer, bool acquire);
     const Context& ctx_;
     uint32_t width_, height_;
+    VkFormat format_;
     VkRenderPass pass_ = VK_NULL_HANDLE;
     Image color_, depth_;
     VkFramebuffer fb_ = VK_NULL_HANDLE;

@@ -103,6 +103,42 @@ TEST(AppActions, LoadSetRecordThirtyFramesAndScreenshot) {
     EXPECT_EQ(im.h, 720);
 }
 
+// A take of the view at a size of its own is rendered offscreen; its overlay is now drawn there too, laid out
+// for the take (Dear ImGui's pipeline draws into the offscreen pass, made in the swapchain's format): a
+// side-by-side take says which side is which. The captions' text in the lab colours (orange left, blue
+// right) at the take's top corners of each half, and no REC badge (red, top right).
+TEST(AppActions, AnOffscreenTakeOfAComparisonCarriesItsCaptions) {
+    VBD_REQUIRE_XVFB_AND_VULKAN();
+    const fs::path rec = tmp("test_actions_rec_captions");
+    fs::remove_all(rec);
+    const std::string json =
+        "[{\"compare\": true}, {\"set_left\": {\"solver.damping\": \"naive\"}},"
+        " {\"frame\": 3, \"record\": {\"dir\": \"" +
+        rec.string() +
+        "\", \"format\": \"png\", \"capture\": \"view\", \"size\": [960, 540]}},"
+        " {\"frame\": 5, \"record\": \"stop\"}, {\"frame\": 6, \"quit\": true}]";
+    CommandResult r = runActions("test_actions_rec_captions", json,
+                                 "--scene " + kScenes + "damping_comparison.json --width 1280 --height 720");
+    ASSERT_EQ(r.code, 0) << r.output;
+    EXPECT_EQ(r.output.find("vulkan validation:"), std::string::npos) << r.output;
+    const Image im = load((rec / "take_001" / "frame_000004.png").string());
+    ASSERT_EQ(im.w, 960);
+    ASSERT_EQ(im.h, 540);
+    long orange = 0, blue = 0, red = 0;
+    for (int y = 0; y < 40; ++y)
+        for (int x = 0; x < 220; ++x) {
+            const unsigned char *l = im.at(x, y), *rt = im.at(480 + x, y), *badge = im.at(740 + x, y);
+            orange += l[0] > 180 && l[1] > 100 && l[2] < 90 && l[0] > l[1] + 40;
+            blue += rt[2] > 180 && rt[2] > rt[0] + 60;
+            red += badge[0] > 220 && badge[1] < 110 && badge[2] < 110;
+        }
+    // "left" / "solver.damping = ..." in 13 px text: over 300 pixels of each colour measured; 100 is far
+    // above what the dark sky or the grey ground could give (0 without the overlay).
+    EXPECT_GT(orange, 100);
+    EXPECT_GT(blue, 100);
+    EXPECT_EQ(red, 0);
+}
+
 TEST(AppActions, RecordingTwiceMakesTwoTakes) {
     VBD_REQUIRE_XVFB_AND_VULKAN();
     const fs::path rec = tmp("test_actions_takes");
