@@ -66,8 +66,11 @@ void applyCamera(AppState& app, const json& v) {
     if (v.contains("yaw")) c.yaw = v["yaw"].get<float>() * kDeg;
     if (v.contains("pitch")) c.pitch = v["pitch"].get<float>() * kDeg;
     if (v.contains("distance")) c.distance = v["distance"].get<float>();
-    if (v.contains("target"))
+    if (v.contains("target")) {
         c.target = {v["target"][0].get<float>(), v["target"][1].get<float>(), v["target"][2].get<float>()};
+        c.fitShift =
+            glm::vec3(0.0f);  // a target given is where the view looks, not a framing's shifted centre
+    }
     if (v.value("frame", false)) app.frameRequest = true;
 }
 

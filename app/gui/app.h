@@ -129,6 +129,8 @@ class GuiApp {
     void makeLabGpu(int l);
     void dropLabGpu(int l);
     void recordScene(VkCommandBuffer cb, VkRect2D area, const Renderer& r, const OrbitCamera& cam);
+    // Whether an offscreen take draws the view's overlay (the swapchain's colour is 8-bit UNORM).
+    bool overlayInTakes() const;
     void renderOffscreen(int w, int h, Pixels& out);
     void readbackWindow(FrameSlot& f, uint32_t image, VkExtent2D ext, Pixels& out);
     // input.cpp

@@ -210,7 +210,7 @@ struct AppState {
     Layout layout;            // this frame's panel widths and 3D view rectangle
     // Pixels of the view's bottom under the status bar and the legends, and of its top under the captions, as
     // last drawn (overlay.cpp): framing fits the scene between them.
-    float overlayBottom = 0, overlayTop = 0;
+    float overlayBottom = 50, overlayTop = 0;  // before the first overlay: the status bar's three lines
     std::string screenshotRequest;  // action: write the window (or view) to this PNG after this frame
     Capture screenshotCapture = Capture::Window;
     std::vector<Mark> marks;  // lesson overlays in the 3D view

@@ -76,13 +76,19 @@ void GuiApp::recordScene(VkCommandBuffer cb, VkRect2D area, const Renderer& r, c
 // drawn from an interop slot: this submit waits for simDone like the window's but does not signal
 // renderDone, which lets CUDA rewrite the slot; the window's submit, made after this one has finished
 // (render() waits for its fence), signals it once both have read the slot.
+bool GuiApp::overlayInTakes() const {
+    return swap_->format() == VK_FORMAT_B8G8R8A8_UNORM || swap_->format() == VK_FORMAT_R8G8B8A8_UNORM;
+}
+
 void GuiApp::renderOffscreen(int w, int h, Pixels& out) {
     if (!offscreen_ || int(offscreen_->width()) != w || int(offscreen_->height()) != h) {
         offscreenRenderer_.reset();
         offscreen_.reset();
         // The swapchain's format: Dear ImGui's pipeline, made for the window's pass, draws the take's
-        // overlay.
-        offscreen_ = std::make_unique<OffscreenTarget>(*ctx_, uint32_t(w), uint32_t(h), swap_->format());
+        // overlay. A surface without 8-bit UNORM colour (the take reads 4 bytes a pixel back) gets RGBA8 and
+        // no overlay.
+        offscreen_ = std::make_unique<OffscreenTarget>(
+            *ctx_, uint32_t(w), uint32_t(h), overlayInTakes() ? swap_->format() : VK_FORMAT_R8G8B8A8_UNORM);
         offscreenRenderer_ = std::make_unique<Renderer>(*ctx_, offscreen_->pass());
     }
     std::vector<FrameSync> waits;
@@ -99,7 +105,7 @@ void GuiApp::renderOffscreen(int w, int h, Pixels& out) {
     // The take's overlay (captions, legends, labels, the status bar) laid out for its size: a take of a
     // side-by-side comparison without its captions did not say which side was which.
     ImDrawList overlay(ImGui::GetDrawListSharedData());
-    captureOverlay(app_, cam, float(w), float(h), overlay);
+    if (overlayInTakes()) captureOverlay(app_, cam, float(w), float(h), overlay);
     ImDrawList* lists[1] = {&overlay};
     ImDrawData dd;
     dd.Valid = true;

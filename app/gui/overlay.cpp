@@ -565,18 +565,28 @@ void viewportOverlay(AppState& app) {
 
 // The overlay for an offscreen take of w x h: laid out for a view of that size at the origin, its labels
 // projected with the capture's camera, drawn into a list of its own (the window's frame has been rendered
-// by then; the font and the shared draw data are still those of that frame).
+// by then; the font and the shared draw data are still those of that frame). A take taller than the
+// window's view is laid out at the view's height and magnified (s = take height / view height): the overlay
+// keeps its share of the picture, as the framing assumed, and a 4K take's 13-pixel captions (0.6 % of its
+// height) stay readable.
 void captureOverlay(AppState& app, const OrbitCamera& cam, float w, float h, ImDrawList& dl) {
-    const Layout saved = app.layout;
-    const OrbitCamera savedCam = app.camera;
-    app.layout.viewX = 0, app.layout.viewY = 0, app.layout.viewW = w, app.layout.viewH = h;
+    const float s = std::max(1.0f, h / std::max(app.layout.viewH, 1.0f));
+    struct Restore {
+        AppState& app;
+        Layout layout;
+        OrbitCamera camera;
+        ~Restore() { app.layout = layout, app.camera = camera; }
+    } restore{app, app.layout, app.camera};
+    app.layout.viewX = 0, app.layout.viewY = 0, app.layout.viewW = w / s, app.layout.viewH = h / s;
     app.camera = cam;
     dl._ResetForNewFrame();
     dl.PushTextureID(ImGui::GetIO().Fonts->TexID);
-    dl.PushClipRect(ImVec2(0, 0), ImVec2(w, h));
+    dl.PushClipRect(ImVec2(0, 0), ImVec2(w / s, h / s));
     drawViewOverlay(app, &dl, true);
-    app.layout = saved;
-    app.camera = savedCam;
+    if (s == 1.0f) return;
+    for (ImDrawVert& v : dl.VtxBuffer) v.pos = ImVec2(v.pos.x * s, v.pos.y * s);
+    for (ImDrawCmd& c : dl.CmdBuffer)
+        c.ClipRect = ImVec4(c.ClipRect.x * s, c.ClipRect.y * s, c.ClipRect.z * s, c.ClipRect.w * s);
 }
 
 }  // namespace vbdgui

@@ -98,12 +98,15 @@ bool somethingFalls(const std::vector<vbd::RigidBodyView>& bodies, const vbd::Sc
         if (sb.fixed.empty()) return true;
     for (const auto& c : desc.cloths)
         if (c.fixed.empty()) return true;
-    // The bodies joined to the world, directly or through other bodies: a flood over the joints.
+    // The bodies joined to the world or to a fixed body, directly or through other bodies: a flood over the
+    // joints.
     std::vector<char> hangs(bodies.size(), 0);
     for (bool grew = true; grew;) {
         grew = false;
         for (const auto& j : desc.joints) {
-            const auto holds = [&](int b) { return b < 0 || (size_t(b) < hangs.size() && hangs[size_t(b)]); };
+            const auto holds = [&](int b) {
+                return b < 0 || (size_t(b) < hangs.size() && (hangs[size_t(b)] || bodies[size_t(b)].fixed));
+            };
             for (const auto& [from, to] : {std::pair{j.bodyA, j.bodyB}, std::pair{j.bodyB, j.bodyA}})
                 if (to >= 0 && size_t(to) < hangs.size() && !hangs[size_t(to)] && holds(from))
                     hangs[size_t(to)] = 1, grew = true;
@@ -149,8 +152,12 @@ void sceneBounds(const std::vector<vbd::Vec3>& positions, const std::vector<vbd:
     // part of that sphere its energy reaches (jointReach).
     // A welded (fixed) joint holds the body where it is, as does a fixed body: their own boxes frame them.
     // A soft joint (stiffness > 0) may stretch: its body is given twice its arm.
+    // A fixed body anchors as the world does (a pendulum hung from a fixed box).
+    const auto anchors = [&](int b) {
+        return b < 0 || (size_t(b) < bodies.size() && bodies[size_t(b)].fixed);
+    };
     for (const auto& j : desc.joints) {
-        const int body = j.bodyA < 0 ? j.bodyB : (j.bodyB < 0 ? j.bodyA : -1);
+        const int body = anchors(j.bodyA) ? j.bodyB : (anchors(j.bodyB) ? j.bodyA : -1);
         if (body < 0 || size_t(body) >= bodies.size() || j.type == vbd::JointType::Fixed) continue;
         auto b = bodies[size_t(body)];
         if (b.fixed) continue;

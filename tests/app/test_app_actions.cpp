@@ -137,6 +137,9 @@ TEST(AppActions, AnOffscreenTakeOfAComparisonCarriesItsCaptions) {
     EXPECT_GT(orange, 100);
     EXPECT_GT(blue, 100);
     EXPECT_EQ(red, 0);
+    // Laid out for the take, not the window: the divider between the halves at the take's x = 480 (the
+    // window's view halves are 442 wide), black over the grey ground.
+    for (int c = 0; c < 3; ++c) EXPECT_LT(im.at(480, 400)[c], 20) << "no divider at the take's middle";
 }
 
 TEST(AppActions, RecordingTwiceMakesTwoTakes) {

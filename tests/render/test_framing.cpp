@@ -171,6 +171,15 @@ TEST(Framing, AJointsTypeDecidesWhatItsBodyCanReach) {
     EXPECT_NEAR(lo.x, bob.position.x - 0.05f, 1e-5f);
     EXPECT_NEAR(hi.y, bob.position.y + 0.05f, 1e-5f);
     d.joints[0].type = vbd::JointType::Ball;
+    // Hung from a fixed box instead of the world: the same arc.
+    vbd::RigidBodyView holder;
+    holder.fixed = true;
+    holder.size = vbd::Vec3(0.02f);
+    holder.position = vbd::Vec3(0, 2, 0);
+    d.joints[0].bodyA = 1;
+    sceneBounds({}, {bob, holder}, d, lo, hi);
+    EXPECT_NEAR(lo.x, -std::sin(0.1f) - 0.05f, 1e-5f);
+    d.joints[0].bodyA = -1;
     bob.fixed = true;
     sceneBounds({}, {bob}, d, lo, hi);
     EXPECT_NEAR(lo.x, bob.position.x - 0.05f, 1e-5f);
@@ -236,6 +245,9 @@ TEST(Framing, TheGroundIsFramedWhenSomethingCanFallToIt) {
     EXPECT_FALSE(somethingFalls(bodies, d));
     d.joints = {j1};  // cut from the world
     EXPECT_TRUE(somethingFalls(bodies, d));
+    bodies[0].fixed = true;  // hung from a fixed body instead: held as by the world
+    EXPECT_FALSE(somethingFalls(bodies, d));
+    bodies[0].fixed = false;
     d.joints = {j1, j0};
     bodies.push_back(link);  // a free box (a thrown one)
     EXPECT_TRUE(somethingFalls(bodies, d));
