@@ -3,6 +3,7 @@
 // the picked vertex, the value under the mouse, the recording indicator and the status line.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "gui/core/axis.h"
@@ -378,16 +379,18 @@ struct StatusText {
     std::string paths;
 };
 
-StatusText statusText(const AppState& app) {
+// take: for a take's overlay, without the window's pace and frame rate (a recording holds the simulation
+// back: "x0.08 real time" and the window's FPS were baked into every image).
+StatusText statusText(const AppState& app, bool take) {
     const Lab& lab = app.labs[0];
     const WorldSnapshot& w = *lab.world;
     char buf[256];
     std::snprintf(buf, sizeof buf, "frame %d  t = %.3f s", w.frame(), w.time());
     std::string s = buf;
     const TimelineState& t = app.timeline;
-    if (!t.playing) {
+    if (!take && !t.playing) {
         s += "  paused";
-    } else if (t.realTime > 0) {
+    } else if (!take && t.realTime > 0) {
         // Below the pace asked for (or unpaced): the fraction of real time reached.
         if (t.speed <= 0 || t.realTime < 0.95 * t.speed) {
             std::snprintf(buf, sizeof buf, "  x%.2f real time", t.realTime);
@@ -422,10 +425,11 @@ StatusText statusText(const AppState& app) {
         s = formatNumber(solves / (solve * 1e-3)) + (n > 0 ? " vertex" : " body") + " solves/s" + sep;
     // Side by side, each side's step time (lesson 5 compares 40 sweeps with 300 by it).
     if (app.compare && app.labs[1].world)
-        std::snprintf(buf, sizeof buf, "step %.1f | %.1f ms (left | right)  |  %.0f FPS", lab.stepMs,
-                      app.labs[1].stepMs, app.timing.fps);
+        std::snprintf(buf, sizeof buf, "step %.1f | %.1f ms (left | right)", lab.stepMs, app.labs[1].stepMs);
     else
-        std::snprintf(buf, sizeof buf, "step %.1f ms  |  %.0f FPS", lab.stepMs, app.timing.fps);
+        std::snprintf(buf, sizeof buf, "step %.1f ms", lab.stepMs);
+    if (!take)
+        std::snprintf(buf + std::strlen(buf), sizeof buf - std::strlen(buf), "  |  %.0f FPS", app.timing.fps);
     out.speed = {s + buf, app.compare
                               ? "0.00e+00 vertex solves/s  |  step 0000.0 | 0000.0 ms (left | right)  |  "
                                 "000 FPS"
@@ -446,9 +450,9 @@ StatusText statusText(const AppState& app) {
 // scene's parts at their widest, so that the bar and the legends above it keep their place while the numbers
 // change (a 1280-pixel window's 480-pixel view: clock and counts, then speed; a mixed scene's counts alone
 // need ~340 pixels).
-std::string statusLines(const AppState& app) {
+std::string statusLines(const AppState& app, bool take) {
     if (!app.labs[0].world) return "";
-    const StatusText st = statusText(app);
+    const StatusText st = statusText(app, take);
     const float room = app.layout.viewW - 16;
     std::vector<LinePart> parts{st.clock};
     if (!st.counts.text.empty()) parts.push_back(st.counts);
@@ -511,7 +515,7 @@ void drawViewOverlay(AppState& app, ImDrawList* dl, bool capture) {
     dl->PushClipRect(ImVec2(lay.viewX, lay.viewY), ImVec2(lay.viewX + lay.viewW, lay.viewY + lay.viewH),
                      true);
     float captionsEnd = lay.viewY;
-    const std::string status = statusLines(app);
+    const std::string status = statusLines(app, capture);
     const float barTop = statusTop(app, status);  // the legends sit above the status bar, however many lines
     float overlayTop = barTop;
     for (int l = 0; l < labs; ++l) {
