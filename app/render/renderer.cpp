@@ -136,17 +136,17 @@ void sceneBounds(const std::vector<vbd::Vec3>& positions, const std::vector<vbd:
     auto halfBox = [&](const vbd::RigidBodyView& b) {
         const bool spins = !b.fixed && vbd::dot(b.angularVelocity, b.angularVelocity) > 0.0f;
         if (b.shape != vbd::ShapeType::Box || spins) return glm::vec3(reach(b));
+        const vbd::Mat33 R = vbd::toMatrix(b.rotation);
         glm::vec3 e(0.0f);
-        for (int j = 0; j < 3; ++j) {
-            vbd::Vec3 axis(0, 0, 0);
-            axis[j] = 0.5f * b.size[j];
-            e += glm::abs(toGlm(vbd::rotate(b.rotation, axis)));
-        }
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j) e[i] += std::fabs(R.m[i][j]) * 0.5f * b.size[j];
         return e;
     };
+    // Once a frame for the markers' size (markerLines): each body's box is computed once.
     for (const auto& b : bodies) {
-        lo = glm::min(lo, toGlm(b.position) - halfBox(b));
-        hi = glm::max(hi, toGlm(b.position) + halfBox(b));
+        const glm::vec3 c = toGlm(b.position), e = halfBox(b);
+        lo = glm::min(lo, c - e);
+        hi = glm::max(hi, c + e);
     }
     // A body jointed to the world swings about the anchor at a fixed distance d: frame the anchor and the
     // part of that sphere its energy reaches (jointReach).

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <regex>
 #include <set>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -19,6 +20,20 @@ using namespace vbdtest;
 const std::string kScenes = std::string(VBD_SOURCE_DIR) + "/assets/scenes/";
 
 fs::path tmp(const std::string& name) { return fs::path(VBD_BINARY_DIR) / name; }
+
+// Pixels of the 3D view of a 1280 x 720 window (x 372 to 848, inside its borders) above y1 that differ
+// between a and b by more than 8 in a channel: those above row `split`, and those from it on.
+std::pair<long, long> viewChanges(const Image& a, const Image& b, int split, int y1) {
+    long above = 0, from = 0;
+    for (int y = 0; y < y1; ++y)
+        for (int x = 372; x < 848; ++x)
+            for (int c = 0; c < 3; ++c)
+                if (std::abs(int(a.at(x, y)[c]) - int(b.at(x, y)[c])) > 8) {
+                    ++(y < split ? above : from);
+                    break;
+                }
+    return {above, from};
+}
 
 CommandResult runActions(const std::string& name, const std::string& json, const std::string& args) {
     const fs::path a = tmp(name + ".json");
@@ -383,14 +398,7 @@ TEST(AppActions, AResidualMapBeforeTheFirstStepSaysWhyItIsEmpty) {
     ASSERT_EQ(a.w, 1280);
     ASSERT_EQ(b.w, 1280);
     // The legend's place: the view's bottom, above the status bar's three lines (y 560 to 650).
-    long changed = 0, elsewhere = 0;
-    for (int y = 0; y < 650; ++y)
-        for (int x = 372; x < 848; ++x)
-            for (int c = 0; c < 3; ++c)
-                if (std::abs(int(a.at(x, y)[c]) - int(b.at(x, y)[c])) > 8) {
-                    ++(y >= 560 ? changed : elsewhere);
-                    break;
-                }
+    const auto [elsewhere, changed] = viewChanges(a, b, 560, 650);
     EXPECT_GT(changed, 3000) << "no note where the legend goes";
     EXPECT_EQ(elsewhere, 0);
     r = runActions(
@@ -421,14 +429,7 @@ TEST(AppActions, ASingleViewSaysWhenTheCoarseSpaceRuns) {
     const Image a = load(shot[0].string()), b = load(shot[1].string());
     ASSERT_EQ(a.w, 1280);
     ASSERT_EQ(b.w, 1280);
-    long top = 0, below = 0;
-    for (int y = 0; y < 600; ++y)
-        for (int x = 372; x < 848; ++x)
-            for (int c = 0; c < 3; ++c)
-                if (std::abs(int(a.at(x, y)[c]) - int(b.at(x, y)[c])) > 8) {
-                    ++(y < 30 ? top : below);
-                    break;
-                }
+    const auto [top, below] = viewChanges(a, b, 30, 600);
     EXPECT_GT(top, 1500) << "no caption with the coarse space on";  // a ~230 x 20 px box and its text
     EXPECT_EQ(below, 0);
 }

@@ -100,6 +100,16 @@ vbd::SceneDesc twoCubes(float groundHeight) {
     return d;
 }
 
+// Looking down at twoCubes(0) from above the ground in front of them (the shadow and grid tests).
+OrbitCamera groundCamera() {
+    OrbitCamera cam;
+    cam.target = {2.0f, 0.0f, 0.5f};
+    cam.yaw = 0.3f;
+    cam.pitch = 0.7f;
+    cam.distance = 7.0f;
+    return cam;
+}
+
 OrbitCamera testCamera() {
     OrbitCamera cam;
     cam.target = {0.5f, 0.5f, 0.5f};
@@ -166,11 +176,7 @@ TEST_F(OffscreenRender, GroundShadowUnderEachBodyFromItsBox) {
     vbd::SceneDesc d = twoCubes(0);
     auto world = vbd::World::create(d);
     ASSERT_EQ(world->surfaceBounds().size(), 2u);
-    OrbitCamera cam;
-    cam.target = {2.0f, 0.0f, 0.5f};
-    cam.yaw = 0.3f;
-    cam.pitch = 0.7f;
-    cam.distance = 7.0f;
+    const OrbitCamera cam = groundCamera();
     DrawOptions opt;
     opt.fixedVertices = false;
     opt.grid = false;
@@ -217,11 +223,7 @@ TEST_F(OffscreenRender, GroundShadowUnderEachBodyFromItsBox) {
 TEST_F(OffscreenRender, GridSwitchHidesTheLinesNotTheGround) {
     vbd::SceneDesc d = twoCubes(0);
     auto world = vbd::World::create(d);
-    OrbitCamera cam;
-    cam.target = {2.0f, 0.0f, 0.5f};
-    cam.yaw = 0.3f;
-    cam.pitch = 0.7f;
-    cam.distance = 7.0f;
+    const OrbitCamera cam = groundCamera();
     DrawOptions opt;
     opt.fixedVertices = false;
     opt.surfaces = false;
