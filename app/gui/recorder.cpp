@@ -4,6 +4,7 @@
 // numbered folder (recording/take_003/) as a PNG per frame named by its simulation frame, or as an MP4
 // piped through ffmpeg at a fixed output rate (real time by default: 1 / (dt x every)); take.json says
 // what it holds.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -69,6 +70,7 @@ void GuiApp::startRecording(int fromFrame) {
     rec.firstFrame = rec.lastFrame = -1;
     rec.scene = app_.scenePath;
     rec.dt = app_.labs[0].desc.dt;
+    rec.viewAspect = app_.layout.viewW / std::max(app_.layout.viewH, 1.0f);
     sim_.setGate(Gate::Recorder, rec.nextFrame);
     rec.status = "recording into " + rec.takeDir;
     std::fprintf(stderr, "vbdlab: recording from frame %d into %s\n", rec.nextFrame, rec.takeDir.c_str());
