@@ -216,6 +216,8 @@ struct AppState {
     // Pixels of the view's bottom under the status bar and the legends, and of its top under the captions, as
     // last drawn (overlay.cpp): framing fits the scene between them.
     float overlayBottom = 50, overlayTop = 0;  // before the first overlay: the status bar's three lines
+    float overlayTopRight =
+        0;  // the window's x where the top captions end (a lesson's window goes below them)
     std::string screenshotRequest;  // action: write the window (or view) to this PNG after this frame
     Capture screenshotCapture = Capture::Window;
     std::vector<Mark> marks;  // lesson overlays in the 3D view

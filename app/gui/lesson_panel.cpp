@@ -81,12 +81,15 @@ void lessonStepSection(AppState& app) {
     }
 }
 
-// With the left column collapsed, the step floats at the top right of the 3D view.
+// With the left column collapsed, the step floats at the top right of the 3D view, below the captions where
+// it would reach over them (in a 1000 px window it hid the right side's caption, which says what that side
+// runs). The captions' extent is this frame's: the overlay is drawn first.
 void lessonWindow(AppState& app) {
     if (!showing(app.lesson) || !app.layout.leftCollapsed) return;
     const Layout& lay = app.layout;
-    const float w = std::min(440.0f, lay.viewW - 24);
-    ImGui::SetNextWindowPos(ImVec2(lay.viewX + lay.viewW - w - 12, lay.viewY + 12));
+    const float w = std::min(440.0f, lay.viewW - 24), x = lay.viewX + lay.viewW - w - 12;
+    const bool overCaptions = app.overlayTop > 0 && x < app.overlayTopRight + 6;
+    ImGui::SetNextWindowPos(ImVec2(x, lay.viewY + (overCaptions ? app.overlayTop + 6 : 12)));
     ImGui::SetNextWindowSize(ImVec2(w, 0));
     ImGui::SetNextWindowBgAlpha(0.88f);
     ImGui::Begin("Lesson", nullptr,

@@ -219,7 +219,7 @@ float regionLegend(ImDrawList* dl, ImVec2 pos, const Lab& lab) {
 // The settings that differ, fitted to the side's half of the view (`w` wide): in a narrow window a long key
 // and its value take two lines rather than running under the other side. Returns the caption box's bottom
 // edge.
-float sideCaption(ImDrawList* dl, const AppState& app, int l, float x0, float w) {
+float sideCaption(ImDrawList* dl, const AppState& app, int l, float x0, float w, float& right) {
     const auto diffs = differences(app.labs[0].scene, app.labs[1].scene);
     std::string text = l == 0 ? "left" : "right";
     if (diffs.empty()) text += ": same settings";
@@ -238,6 +238,7 @@ float sideCaption(ImDrawList* dl, const AppState& app, int l, float x0, float w)
     dl->AddRectFilled(ImVec2(x0 + 6, app.layout.viewY + 6),
                       ImVec2(x0 + 14 + ts.x, app.layout.viewY + 10 + ts.y), kBox, 3);
     dl->AddText(ImVec2(x0 + 10, app.layout.viewY + 8), kLabColor[l], text.c_str());
+    right = std::max(right, x0 + 14 + ts.x);
     return app.layout.viewY + 10 + ts.y;
 }
 
@@ -263,7 +264,7 @@ std::string solverCaptionText(const AppState& app) {
     return text;
 }
 
-float solverCaption(ImDrawList* dl, const AppState& app, float x0, float w) {
+float solverCaption(ImDrawList* dl, const AppState& app, float x0, float w, float& right) {
     std::string text = solverCaptionText(app);
     if (text.empty()) return app.layout.viewY;
     text = fitLines(text, w - 20);
@@ -271,6 +272,7 @@ float solverCaption(ImDrawList* dl, const AppState& app, float x0, float w) {
     dl->AddRectFilled(ImVec2(x0 + 6, app.layout.viewY + 6),
                       ImVec2(x0 + 14 + ts.x, app.layout.viewY + 10 + ts.y), kBox, 3);
     dl->AddText(ImVec2(x0 + 10, app.layout.viewY + 8), kText, text.c_str());
+    right = std::max(right, x0 + 14 + ts.x);
     return app.layout.viewY + 10 + ts.y;
 }
 
@@ -349,7 +351,7 @@ void drawMark(ImDrawList* dl, const AppState& app, int l, const Mark& m) {
 // The lesson's caption, centred at the top of the view(s), below the side captions (`below`: their lowest
 // edge; the view's top without them).
 // Returns the bottom of its box (`below` when there is no caption).
-float captionText(ImDrawList* dl, const AppState& app, float below) {
+float captionText(ImDrawList* dl, const AppState& app, float below, float& right) {
     if (app.caption.empty()) return below;
     const Layout& lay = app.layout;
     const float y = std::max(lay.viewY + 14, below + 10);
@@ -360,6 +362,7 @@ float captionText(ImDrawList* dl, const AppState& app, float below) {
     const ImVec2 p(lay.viewX + lay.viewW / 2 - ts.x / 2, y);
     dl->AddRectFilled(ImVec2(p.x - 4, p.y - 2), ImVec2(p.x + ts.x + 4, p.y + ts.y + 2), kBox, 3);
     dl->AddText(p, IM_COL32(255, 255, 255, 255), text.c_str());
+    right = std::max(right, p.x + ts.x + 4);
     return p.y + ts.y + 2;
 }
 
@@ -514,7 +517,7 @@ void drawViewOverlay(AppState& app, ImDrawList* dl, bool capture) {
     const float w = lay.viewW / float(labs), th = ImGui::GetTextLineHeight();
     dl->PushClipRect(ImVec2(lay.viewX, lay.viewY), ImVec2(lay.viewX + lay.viewW, lay.viewY + lay.viewH),
                      true);
-    float captionsEnd = lay.viewY;
+    float captionsEnd = lay.viewY, captionsRight = lay.viewX;
     const std::string status = statusLines(app, capture);
     const float barTop = statusTop(app, status);  // the legends sit above the status bar, however many lines
     float overlayTop = barTop;
@@ -526,9 +529,9 @@ void drawViewOverlay(AppState& app, ImDrawList* dl, bool capture) {
         dampingLabels(dl, app, l);
         pickedVertex(dl, app, l);
         for (const Mark& m : app.marks) drawMark(dl, app, l, m);
-        if (!app.compare) captionsEnd = std::max(captionsEnd, solverCaption(dl, app, x0, w));
+        if (!app.compare) captionsEnd = std::max(captionsEnd, solverCaption(dl, app, x0, w, captionsRight));
         if (app.compare) {
-            captionsEnd = std::max(captionsEnd, sideCaption(dl, app, l, x0, w));
+            captionsEnd = std::max(captionsEnd, sideCaption(dl, app, l, x0, w, captionsRight));
             if (l == 1)
                 dl->AddLine(ImVec2(x0, lay.viewY), ImVec2(x0, lay.viewY + lay.viewH), IM_COL32(0, 0, 0, 255),
                             2);
@@ -550,10 +553,11 @@ void drawViewOverlay(AppState& app, ImDrawList* dl, bool capture) {
         else if (lab.draw.regions)
             overlayTop = std::min(overlayTop, regionLegend(dl, ImVec2(x0 + 18, barTop - th - 31), lab));
     }
-    const float captionEnd = captionText(dl, app, captionsEnd);
+    const float captionEnd = captionText(dl, app, captionsEnd, captionsRight);
     if (!capture) {
         app.overlayBottom = lay.viewY + lay.viewH - overlayTop;
         app.overlayTop = captionEnd - lay.viewY;
+        app.overlayTopRight = captionsRight;
         recordingIndicator(dl, app);
     }
     statusLine(dl, app, status);

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <iterator>
 
+#include "gui/core/layout.h"
 #include "gui/core/lesson.h"
 #include "xvfb_util.h"
 
@@ -95,6 +96,42 @@ TEST(Lessons, BadActionIsExitTwoNamingLessonStepAndKey) {
     EXPECT_EQ(r.code, 2) << r.output;
     EXPECT_NE(r.output.find("no lesson 'no-such-lesson' (lessons: 01-conditioning"), std::string::npos)
         << r.output;
+}
+
+// A narrow window collapses the left column and the step floats over the 3D view's top right, where the
+// right side's caption says what that side runs. The step goes below the captions: in a 1000 x 700 window
+// its window, 88% opaque, hid the caption (44 blue pixels of "right / solver.chebyshev_rho = 0.9" showed
+// through it; 382 show now, in 13 px text, counted as in test_app_actions' take captions).
+TEST(Lessons, AFloatingStepLeavesTheSideCaptionsReadable) {
+    VBD_REQUIRE_XVFB_AND_VULKAN();
+    const fs::path dir = tmp("test_lessons_narrow/01-narrow"), shots = tmp("test_lessons_narrow_shots");
+    fs::remove_all(dir.parent_path());
+    fs::remove_all(shots);
+    fs::create_directories(dir);
+    writeFile(dir / "lesson.md",
+              "# Narrow\n\n## Side by side\nOn the right the same 40 sweeps with Chebyshev acceleration: "
+              "a step's text long enough to wrap over three lines in the floating window, as a lesson's does."
+              "\n> the right side's caption.\n");
+    writeFile(dir / "actions.json", "{\"steps\": [{\"title\": \"Side by side\", \"actions\": [{\"load\": \"" +
+                                        std::string(VBD_SOURCE_DIR) +
+                                        "/assets/scenes/hanging_bar_40.json\"}, {\"compare\": true},"
+                                        " {\"set_right\": {\"solver.chebyshev_rho\": 0.9}}, {\"play\": true},"
+                                        " {\"frame\": 2, \"play\": false}]}]}");
+    CommandResult r = runUnderXvfb(
+        "VBD_VALIDATION=1", "1920x1080x24",
+        vbdlabExe() + " --lesson " + dir.string() +
+            " --autoplay --step-pause 0 --width 1000 --height 700 --screenshot-dir " + shots.string());
+    ASSERT_EQ(r.code, 0) << r.output;
+    const vbdgui::Layout lay = vbdgui::computeLayout(1000.f, 700.f, true, true, vbdgui::PanelState{});
+    ASSERT_TRUE(lay.leftCollapsed) << "the step floats over the view only with the left column collapsed";
+    const Image im = load((shots / "01-narrow-step1.png").string());
+    ASSERT_EQ(im.w, 1000);
+    const int x0 = int(lay.viewX + lay.viewW / 2), y0 = int(lay.viewY);
+    long blue = 0;
+    for (int y = y0 + 6; y < y0 + 40; ++y)
+        for (int x = x0 + 8; x < x0 + 200; ++x)
+            blue += im.at(x, y)[2] > 180 && im.at(x, y)[2] > im.at(x, y)[0] + 60;
+    EXPECT_GT(blue, 100) << "the right side's caption is hidden";
 }
 
 }  // namespace
