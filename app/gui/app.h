@@ -78,7 +78,8 @@ class GuiApp {
     }
     // The actions' cursor: the pointer at window pixel (x, y) from the next frame on (-FLT_MAX: none).
     void setCursor(float x, float y) { cursor_ = ImVec2(x, y); }
-    // True while a request to the simulation thread or the GPU buffers has not caught up with it.
+    // True while a request to the simulation thread or the GPU buffers has not caught up with it, or the
+    // camera's framing has not yet been drawn with the overlay's insets it was fitted into.
     bool settling() const;
     int renderedFrames() const { return renderedFrames_; }
     // The frame this UI frame draws: lab 0's snapshot's, when every shown lab's snapshot is at it (the labs
@@ -113,6 +114,9 @@ class GuiApp {
     void applyRequests();
     void applyTimeline();
     void throwBoxes();
+    bool worldsSettling() const;  // settling() but for the camera's framing
+    // Fits the camera to [lo, hi] between the overlay's insets as last measured (AppState::framing).
+    void frameBox(const glm::vec3& lo, const glm::vec3& hi);
     void addThrownAfterBuild(Lab& lab);
     void rebuildLabs();
     void pollSimulation();

@@ -201,6 +201,18 @@ struct AppState {
     // the current one (F, an action's camera frame): a run's camera then does not depend on how far the
     // simulation had got when the UI first saw the new World.
     bool frameInitialState = true;
+    // The last framing's box and the overlay's insets it fitted into (pixels). The framing after start-up or
+    // a load comes before any overlay of that scene has measured its insets (the first view of a scene sat
+    // ~30 px off the one F gave): until an overlay confirms them, and while the camera is as the framing
+    // left it, the next frames fit the same box again into the insets measured. Actions, takes and
+    // screenshots wait for it (GuiApp::settling).
+    struct Framing {
+        int framesLeft = 0;      // refits left (a bound: insets that never settle do not hold a script)
+        bool confirmed = false;  // the overlay drawn since measured the insets the camera was fitted into
+        OrbitCamera camera;
+        glm::vec3 lo{0.0f}, hi{0.0f};
+        float bottom = 0, top = 0;
+    } framing;
     PickState pick;
     HoverState hover;
     RecordState rec;

@@ -160,7 +160,7 @@ void GuiApp::applyRequests() {
     throwBoxes();
     rebuildLabs();
     applyTimeline();
-    if (app_.frameRequest && app_.labs[0].world && !settling()) {
+    if (app_.frameRequest && app_.labs[0].world && !worldsSettling()) {
         glm::vec3 lo, hi;
         const WorldSnapshot& w = *app_.labs[0].world;
         if (app_.frameInitialState)
@@ -168,12 +168,30 @@ void GuiApp::applyRequests() {
         else
             sceneBounds(w, lo, hi);
         app_.frameInitialState = false;
-        const Layout& l = app_.layout;
-        app_.camera.frame(lo, hi, l.viewW / float(app_.compare ? 2 : 1) / std::max(l.viewH, 1.0f),
-                          app_.overlayBottom / std::max(l.viewH, 1.0f),
-                          app_.overlayTop / std::max(l.viewH, 1.0f));
+        frameBox(lo, hi);
         app_.frameRequest = false;
+        app_.framing.framesLeft = 4;
+    } else if (app_.framing.framesLeft > 0 && !app_.framing.confirmed) {
+        AppState::Framing& f = app_.framing;
+        const OrbitCamera& c = app_.camera;
+        const bool untouched = c.target == f.camera.target && c.distance == f.camera.distance &&
+                               c.yaw == f.camera.yaw && c.pitch == f.camera.pitch;
+        if (untouched) {
+            --f.framesLeft;
+            frameBox(f.lo, f.hi);
+        } else {
+            f.framesLeft = 0;  // the user's camera now
+        }
     }
+}
+
+void GuiApp::frameBox(const glm::vec3& lo, const glm::vec3& hi) {
+    const Layout& l = app_.layout;
+    app_.camera.frame(lo, hi, l.viewW / float(app_.compare ? 2 : 1) / std::max(l.viewH, 1.0f),
+                      app_.overlayBottom / std::max(l.viewH, 1.0f),
+                      app_.overlayTop / std::max(l.viewH, 1.0f));
+    const int left = app_.framing.framesLeft;
+    app_.framing = {left, false, app_.camera, lo, hi, app_.overlayBottom, app_.overlayTop};
 }
 
 // A box thrown from the camera joins the running World (World::addRigidBody, applied by the simulation
@@ -498,6 +516,10 @@ int GuiApp::shownFrame() const {
 }
 
 bool GuiApp::settling() const {
+    return worldsSettling() || app_.frameRequest || (app_.framing.framesLeft > 0 && !app_.framing.confirmed);
+}
+
+bool GuiApp::worldsSettling() const {
     if (seenTicket_ < lastTicket_) return true;
     for (int l = 0; l < (app_.compare ? 2 : 1); ++l) {
         const Lab& lab = app_.labs[l];

@@ -558,6 +558,14 @@ void drawViewOverlay(AppState& app, ImDrawList* dl, bool capture) {
         app.overlayBottom = lay.viewY + lay.viewH - overlayTop;
         app.overlayTop = captionEnd - lay.viewY;
         app.overlayTopRight = captionsRight;
+        // A framing's insets confirmed end its refits: a legend or caption that comes later (a heat map
+        // chosen, a setting's caption) leaves the camera where it is.
+        AppState::Framing& f = app.framing;
+        if (f.framesLeft > 0) {
+            f.confirmed =
+                std::fabs(app.overlayBottom - f.bottom) <= 0.5f && std::fabs(app.overlayTop - f.top) <= 0.5f;
+            if (f.confirmed) f.framesLeft = 0;
+        }
         recordingIndicator(dl, app);
     }
     statusLine(dl, app, status);
