@@ -78,7 +78,11 @@ void applyPanels(AppState& s, const json& v) {
     if (v.contains("controls")) s.panels.leftOpen = v["controls"].get<bool>();
     if (v.contains("plots")) s.panels.rightOpen = v["plots"].get<bool>();
     // Asked for by name: kept open as a click on its bar keeps it (layout.h PanelState::asked).
-    if (v.value("controls", false) || v.value("plots", false)) s.panels.asked = true;
+    // The one named open is kept when only one fits (a lesson asking for the plots gets them, the controls
+    // collapsing, its text floating over the view).
+    const bool controls = v.value("controls", false), plots = v.value("plots", false);
+    if (controls || plots) s.panels.asked = true;
+    if (controls != plots) s.panels.keepRight = plots;
     PlotSections& p = s.plotSections;
     p.convergence = v.value("convergence", p.convergence);
     p.perFrame = v.value("per_frame", p.perFrame);

@@ -111,6 +111,17 @@ TEST(Layout, SmallWindowsKeepAUsableView) {
     }
     opened.keepRight = true;
     EXPECT_FALSE(computeLayout(800, 500, true, true, opened).rightCollapsed);
+    // The column not opened collapses before a side narrows below kMinSideW: a lesson asking for the plots
+    // side by side in a 1280 x 720 window got both columns open and 200 pixels a side.
+    for (bool right : {false, true}) {
+        PanelState asked;
+        asked.asked = true;
+        asked.keepRight = right;
+        const Layout l = computeLayout(1280, 720, true, true, asked);
+        EXPECT_EQ(l.rightCollapsed, !right);
+        EXPECT_EQ(l.leftCollapsed, right);
+        EXPECT_GE(l.viewW / 2, kMinSideW) << (right ? "plots" : "controls") << " asked";
+    }
 }
 
 TEST(Takes, NumberedFoldersNeverReuseATake) {

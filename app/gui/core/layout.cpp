@@ -11,34 +11,39 @@ Layout computeLayout(float width, float height, bool compare, bool showRight, co
     l.rightCollapsed = showRight && !panels.rightOpen;
     auto leftW = [&] { return l.leftCollapsed ? kCollapsedW : leftPref; };
     auto rightW = [&] { return !showRight ? 0.0f : (l.rightCollapsed ? kCollapsedW : kRightW); };
+    // Too narrow: collapse columns until the open ones at their minimum widths leave the view its minimum,
+    // first the one the user did not open last; the one the user opened (a click on its bar, the `panels`
+    // action) stays open down to kMinViewW of view, side by side too (the controls hold the side-by-side
+    // switch: below 1116 pixels they collapsed at once and side by side could not be left). Side by side
+    // the other column collapses before a side narrows below kMinSideW (the plots asked for by a lesson in
+    // a 1280-pixel window left each side 200 pixels, the bars cut at the divider).
+    const float minView = compare ? 2 * kMinSideW : kMinViewW;
+    const bool keepRight = showRight && panels.keepRight;
+    auto minNeed = [&] {
+        return (l.leftCollapsed ? kCollapsedW : leftMin) +
+               (!showRight ? 0.0f : (l.rightCollapsed ? kCollapsedW : kRightMinW));
+    };
+    auto collapse = [&](bool right) {
+        if (right)
+            l.rightCollapsed = showRight;
+        else
+            l.leftCollapsed = true;
+    };
+    const bool crowded = minNeed() + minView > width;
+    if (crowded) collapse(!keepRight);
+    if (minNeed() + minView > width && (!panels.asked || minNeed() + kMinViewW > width)) collapse(keepRight);
     l.leftW = leftW();
     l.rightW = rightW();
-    // Too narrow: shrink the open columns to their minimum widths (the plots first: they scale, the
-    // controls' labels do not), then collapse the one the user did not open last.
-    const float minView = compare && !panels.asked ? 2 * kMinSideW : kMinViewW;
-    float excess = l.leftW + l.rightW + minView - width;
+    // Then the open columns shrink towards their minimum widths, the plots first (they scale, the controls'
+    // labels do not); where a column had to collapse, the one left open keeps its minimum and the view
+    // the rest.
+    float excess = crowded ? 1e9f : l.leftW + l.rightW + minView - width;
     if (excess > 0 && showRight && !l.rightCollapsed) {
         const float d = std::min(excess, kRightW - kRightMinW);
         l.rightW -= d;
         excess -= d;
     }
-    if (excess > 0 && !l.leftCollapsed) {
-        const float d = std::min(excess, leftPref - leftMin);
-        l.leftW -= d;
-        excess -= d;
-    }
-    for (int pass = 0; pass < 2 && excess > 0; ++pass) {
-        const bool collapseRight = showRight && !l.rightCollapsed && (pass == 0 ? !panels.keepRight : true);
-        if (collapseRight) {
-            excess -= l.rightW - kCollapsedW;
-            l.rightW = kCollapsedW;
-            l.rightCollapsed = true;
-        } else if (!l.leftCollapsed) {
-            excess -= l.leftW - kCollapsedW;
-            l.leftW = kCollapsedW;
-            l.leftCollapsed = true;
-        }
-    }
+    if (excess > 0 && !l.leftCollapsed) l.leftW -= std::min(excess, leftPref - leftMin);
     l.viewX = l.leftW;
     l.viewY = 0;
     l.viewW = std::max(1.0f, width - l.leftW - l.rightW);
