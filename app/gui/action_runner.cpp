@@ -173,6 +173,13 @@ void ActionRunner::reportDone(GuiApp& app, const char* why) {
         if (shown < lab.desc.rigidBodies.size())
             settings += " (boxes thrown while paused join at its next step)";
     }
+    // Side by side the right lab's settings too (a run of set_right alone said "no settings").
+    const Lab& right = app.state().labs[1];
+    if (app.state().compare) {
+        settings += "; right: ";
+        settings += right.scene.all().empty() ? "no settings" : "settings";
+        for (const auto& st : right.scene.all()) settings += " " + st.key + "=" + st.value;
+    }
     std::fprintf(stderr, "vbdlab: actions done at frame %d (%s, %s%s)%s\n", app.sim().frame(),
                  lab.scene.file().empty() ? "built-in scene"
                                           : std::filesystem::path(lab.scene.file()).filename().c_str(),

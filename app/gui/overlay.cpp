@@ -220,7 +220,8 @@ float regionLegend(ImDrawList* dl, ImVec2 pos, const Lab& lab) {
 // and its value take two lines rather than running under the other side. Returns the caption box's bottom
 // edge.
 float sideCaption(ImDrawList* dl, const AppState& app, int l, float x0, float w, float& right) {
-    const auto diffs = differences(app.labs[0].scene, app.labs[1].scene);
+    const auto diffs =
+        differences(app.labs[0].scene, app.labs[1].scene, &app.labs[0].desc.solver, &app.labs[1].desc.solver);
     std::string text = l == 0 ? "left" : "right";
     if (diffs.empty()) text += ": same settings";
     // A side without the coarse correction does not list the coarse settings it does not use (lesson 3's

@@ -100,6 +100,7 @@ void CoarseCorrection::afterSweep(const HookView& v, int, HookUpdate& update) {
     const double setup0 = stats_.setupMs;
     if (!cacheStarted_) startCache(v);
     cache_.setDrag(v.drag);
+    cache_.setNaiveDamping(v.model, v.damping == DampingModel::Naive, v.h);
     cache_.lagContacts(v.model, v.x, v.h, v.contact);
     const CorrectionContext c{v.model, v.x, v.h, v.damping, cache_};
     const Eigen::VectorXd r = method_->reducedResidual(c);  // r = P^T (-grad G(x))

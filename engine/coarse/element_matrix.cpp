@@ -68,12 +68,9 @@ Mat12d elementMatrix(const SoftModel& m, int e, ElementMatrixKind kind, DampingM
     const size_t k = size_t(e);
     const Mat33d F = kind == ElementMatrixKind::Rest ? Mat33d::identity() : deformationGradient(m, e, x);
     const Mat9d H = elementHessianF(m, e, F, kind, damping, h, clipped);
-    Mat12d A = symmetricPart(tetElementMatrix(fromEigen(H), Mat33d(m.DmInv[k]), double(m.volume[k])));
-    if (damping == DampingModel::Naive && m.kd[k] > 0) {
-        // Jacobian of f_a = (k_d/h) K_aa (x_prev - x): block diagonal.
-        for (int a = 0; a < 4; ++a) A.block<3, 3>(3 * a, 3 * a) *= 1.0 + double(m.kd[k]) / h;
-    }
-    return A;
+    // Naive damping is a vertex potential of the coarse G (TetEnergyCache::setNaiveDamping): its block comes
+    // with the vertex terms, not here.
+    return symmetricPart(tetElementMatrix(fromEigen(H), Mat33d(m.DmInv[k]), double(m.volume[k])));
 }
 
 Mat12d restStiffness(const SoftModel& m, int e) {

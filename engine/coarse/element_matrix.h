@@ -24,8 +24,8 @@ Mat9d projectPsd(const Mat9d& H, int* clipped = nullptr);
 Mat9d elementHessianF(const SoftModel& m, int e, const Mat33d& F, ElementMatrixKind kind,
                       DampingModel damping, double h, int* clipped = nullptr);
 
-// A_e without the mass term at the positions x (ProjectedHessian) or at F = I (Rest). Naive damping adds the
-// Jacobian of its force, (k_d/h) blockdiag(K_aa).
+// A_e without the mass term at the positions x (ProjectedHessian) or at F = I (Rest). Naive damping is not
+// in it: the coarse G holds it as a vertex potential (TetEnergyCache::setNaiveDamping).
 Mat12d elementMatrix(const SoftModel& m, int e, ElementMatrixKind kind, DampingModel damping, double h,
                      const std::vector<Vec3d>& x, int* clipped = nullptr);
 

@@ -1,6 +1,7 @@
 #include "coarse/energy_cache.h"
 
 #include "backend/parallel.h"
+#include "energy/damping.h"
 #include "energy/tet_energy.h"
 #include "soft/vertex_kernel.h"
 
@@ -39,6 +40,7 @@ void TetEnergyCache::beginStep(const SoftModel& m, const std::vector<Vec3d>& xPr
                                const std::vector<Vec3d>& y) {
     y_ = y;
     xPrev_ = xPrev;
+    naiveStale_ = true;
     lagged_.clear();
     lagOffsets_.assign(size_t(m.numVertices()) + 1, 0);
     parallelFor(m.tets.size(), [&](size_t e) {
@@ -188,9 +190,37 @@ double TetEnergyCache::penalties(const SoftModel& m, size_t i, const Vec3d& x, V
     return E;
 }
 
+void TetEnergyCache::setNaiveDamping(const SoftModel& m, bool on, double h) {
+    if (!on) {
+        naive_.clear();
+        return;
+    }
+    if (!naiveStale_ && naiveH_ == h && naive_.size() == size_t(m.numVertices())) return;
+    // Serial over the tets: each vertex's sum in the tets' order (deterministic); once per step.
+    naive_.assign(size_t(m.numVertices()), Mat33d());
+    for (size_t e = 0; e < m.tets.size(); ++e) {
+        const double kd = double(m.kd[e]);
+        if (!(kd > 0)) continue;
+        for (int a = 0; a < 4; ++a) {
+            Vec3d f;
+            Mat33d K;
+            neoHookeanVertex(Mat33d::identity(), w_[e][size_t(a)], double(m.volume[e]), double(m.mu[e]),
+                             double(m.lambda[e]), f, K);
+            naive_[size_t(m.tets[e][size_t(a)])] += K * (kd / h);
+        }
+    }
+    naiveH_ = h;
+    naiveStale_ = false;
+}
+
 double TetEnergyCache::vertexPotential(const SoftModel& m, size_t i, const Vec3d& x, Vec3d* g,
                                        Mat33d* H) const {
     double E = m.colliders.empty() ? 0.0 : penalties(m, i, x, g, H);
+    if (!naive_.empty()) {  // D_v (energy/damping.h), the force's potential for N_v held
+        E += naiveDampingPotential(naive_[i], x, xPrev_[i]);
+        if (g) *g += naive_[i] * (x - xPrev_[i]);
+        if (H) *H += naive_[i];
+    }
     if (int(i) == drag_.vertex && drag_.stiffness > 0) {
         const double k = drag_.stiffness;
         const Vec3d r = x - Vec3d(drag_.target);
@@ -235,6 +265,7 @@ double potentialAndGradient(const SoftModel& m, const std::vector<Vec3d>& x, dou
     cache.build(m);
     cache.beginStep(m, std::vector<Vec3d>(m.xPrev.begin(), m.xPrev.end()),
                     std::vector<Vec3d>(m.y.begin(), m.y.end()));
+    cache.setNaiveDamping(m, damping == DampingModel::Naive, h);
     return cache.eval(m, x, h, damping, grad);
 }
 

@@ -40,6 +40,14 @@ VBD_HD void naiveDampingVertex(const Mat33T<T>& Kaa, const Vec3T<T>& x, const Ve
     hessian = Hd;
 }
 
+// For a fixed Hd = (k_d / h) K_aa the naive force above is minus the gradient of this quadratic: the
+// potential the coarse correction minimises with the sweeps (coarse/energy_cache.h, K_aa frozen at rest).
+template <typename T>
+VBD_HD T naiveDampingPotential(const Mat33T<T>& Hd, const Vec3T<T>& x, const Vec3T<T>& xPrev) {
+    const Vec3T<T> d = x - xPrev;
+    return T(0.5) * dot(d, Hd * d);
+}
+
 template <typename T>
 VBD_HD Mat33T<T> greenStrainRate(const Mat33T<T>& F, const Mat33T<T>& Fprev, T h) {
     return (F.transposed() * F - Fprev.transposed() * Fprev) * (T(0.5) / h);

@@ -156,6 +156,59 @@ TEST(SceneSettings, DifferencesNameTheKeysThatDiffer) {
     EXPECT_TRUE(needsRebuild("soft_bodies.0.material.youngs"));
 }
 
+// A side that never set a key the file does not give either shows the value its solver runs, not
+// "default": the caption read "solver.precision = default" against "float", and "solver.tolerance =
+// default" against 0.001.
+TEST(SceneSettings, ASideWithoutTheKeyShowsItsSolversValue) {
+    const std::string file = std::string(VBD_SOURCE_DIR) + "/assets/scenes/contrast_bar.json";
+    ASSERT_EQ(fileValue(file, "solver.precision"), "");
+    ASSERT_EQ(fileValue(file, "solver.tolerance"), "");
+    ASSERT_EQ(fileValue(file, "solver.coarse.aggregate_size"), "");
+    SceneSettings left(file), right(file);
+    right.set("solver.precision", "\"float\"");
+    right.set("solver.tolerance", "0.001");
+    right.set("solver.coarse.aggregate_size", "3");
+    const vbd::SolverDesc ls = left.resolve().solver, rs = right.resolve().solver;
+    const auto d = differences(left, right, &ls, &rs);
+    ASSERT_EQ(d.size(), 3u);
+    EXPECT_EQ(d[0].left, "\"double\"");
+    EXPECT_EQ(d[1].left, "0.0");
+    EXPECT_EQ(d[2].left, "2");
+    EXPECT_EQ(differences(left, right)[0].left, "default");  // without the solvers
+    // Every solver key the format parses has a text (a key missing here would show "default").
+    for (const char* k : {"iterations",
+                          "damping",
+                          "chebyshev_rho",
+                          "beta",
+                          "gamma",
+                          "alpha",
+                          "k_start",
+                          "k_max",
+                          "contact_damping",
+                          "friction_epsilon",
+                          "threads",
+                          "diagnostics",
+                          "initial_guess",
+                          "precision",
+                          "backend",
+                          "tolerance",
+                          "coarse.enabled",
+                          "coarse.basis",
+                          "coarse.modes_per_element",
+                          "coarse.filter",
+                          "coarse.contrast_threshold",
+                          "coarse.patch_size",
+                          "coarse.aggregate_size",
+                          "coarse.matrix"}) {
+        const std::string key = std::string("solver.") + k, text = solverValueText(ls, key);
+        EXPECT_FALSE(text.empty()) << key;
+        SceneSettings again(file);  // the text is a value the scene format takes back as the same
+        again.set(key, text);
+        EXPECT_EQ(solverValueText(again.resolve().solver, key), text) << key;
+    }
+    EXPECT_EQ(solverValueText(ls, "solver.no_such_key"), "");
+}
+
 // A fixed range set before the heat map turns log10 keeps its values: [0, 50] becomes [1e-30, 50] (0 has no
 // logarithm: the floor), not exponents 0 to 50 (1 to 1e+50 on the legend, as it did); and back again. Float
 // logarithms: 1e-6 absolute in exponents, 1e-5 relative in values.

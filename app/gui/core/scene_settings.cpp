@@ -53,8 +53,38 @@ void SceneSettings::revertRefused(const std::string& key, const vbd::SolverDesc&
 }
 
 std::string solverSettingText(const vbd::SolverDesc& s, const std::string& key) {
-    if (key == "solver.backend") return nlohmann::json(vbd::enumName(s.backend)).dump();
-    if (key == "solver.precision") return nlohmann::json(vbd::enumName(s.precision)).dump();
+    return key == "solver.backend" || key == "solver.precision" ? solverValueText(s, key) : "";
+}
+
+std::string solverValueText(const vbd::SolverDesc& s, const std::string& key) {
+    if (key.rfind("solver.", 0) != 0) return "";
+    const std::string k = key.substr(7);
+    const vbd::CoarseDesc& c = s.coarse;
+    // The scene format's keys (engine/scene/scene.cpp parseSolver).
+    if (k == "iterations") return json(s.iterations).dump();
+    if (k == "damping") return json(vbd::enumName(s.damping)).dump();
+    if (k == "chebyshev_rho") return json(s.chebyshevRho).dump();
+    if (k == "beta") return json(s.beta).dump();
+    if (k == "gamma") return json(s.gamma).dump();
+    if (k == "alpha") return json(s.alpha).dump();
+    if (k == "k_start") return json(s.kStart).dump();
+    if (k == "k_max") return json(s.kMax).dump();
+    if (k == "contact_damping") return json(s.contactDamping).dump();
+    if (k == "friction_epsilon") return json(s.frictionEpsilon).dump();
+    if (k == "threads") return json(s.threads).dump();
+    if (k == "diagnostics") return json(s.diagnostics).dump();
+    if (k == "initial_guess") return json(s.adaptiveInit ? "adaptive" : "inertial").dump();
+    if (k == "precision") return json(vbd::enumName(s.precision)).dump();
+    if (k == "backend") return json(vbd::enumName(s.backend)).dump();
+    if (k == "tolerance") return json(s.tolerance).dump();
+    if (k == "coarse.enabled") return json(c.enabled).dump();
+    if (k == "coarse.basis") return json(vbd::enumName(c.basis)).dump();
+    if (k == "coarse.modes_per_element") return json(c.modesPerElement).dump();
+    if (k == "coarse.filter") return json(vbd::enumName(c.filter)).dump();
+    if (k == "coarse.contrast_threshold") return json(c.contrastThreshold).dump();
+    if (k == "coarse.patch_size") return json(c.patchSize).dump();
+    if (k == "coarse.aggregate_size") return json(c.aggregateSize).dump();
+    if (k == "coarse.matrix") return json(vbd::enumName(c.matrix)).dump();
     return "";
 }
 
@@ -105,22 +135,28 @@ std::string fileValue(const std::string& file, const std::string& key) {
 
 bool needsRebuild(const std::string& key) { return key.rfind("solver.", 0) != 0; }
 
-std::vector<SettingDifference> differences(const SceneSettings& left, const SceneSettings& right) {
+std::vector<SettingDifference> differences(const SceneSettings& left, const SceneSettings& right,
+                                           const vbd::SolverDesc* leftSolver,
+                                           const vbd::SolverDesc* rightSolver) {
     std::vector<std::string> keys;
     for (const auto* side : {&left, &right})
         for (const auto& s : side->all())
             if (std::find(keys.begin(), keys.end(), s.key) == keys.end()) keys.push_back(s.key);
     // A side without the key still has the value both started from: the other side's base, else the
-    // file's, else the format's default.
-    auto valueOf = [](const SceneSettings& self, const SceneSettings& other, const std::string& k) {
+    // file's, else the format's default -- as its solver runs it, where that is given (a caption said
+    // "solver.precision = default" against the other side's "float").
+    auto valueOf = [](const SceneSettings& self, const SceneSettings& other, const vbd::SolverDesc* solver,
+                      const std::string& k) {
         if (const Setting* s = self.find(k)) return s->value;
         if (const Setting* s = other.find(k); s && !s->base.empty()) return s->base;
         const std::string f = fileValue(self.file(), k);
-        return f.empty() ? std::string("default") : f;
+        if (!f.empty()) return f;
+        const std::string d = solver ? solverValueText(*solver, k) : "";
+        return d.empty() ? std::string("default") : d;
     };
     std::vector<SettingDifference> out;
     for (const auto& k : keys) {
-        const std::string l = valueOf(left, right, k), r = valueOf(right, left, k);
+        const std::string l = valueOf(left, right, leftSolver, k), r = valueOf(right, left, rightSolver, k);
         if (l != r) out.push_back({k, l, r});
     }
     return out;

@@ -53,6 +53,10 @@ std::string fileValue(const std::string& file, const std::string& key);
 // refuse (solver.backend, solver.precision); "" for any other.
 std::string solverSettingText(const vbd::SolverDesc& s, const std::string& key);
 
+// The JSON text of the solver's value of any "solver." key of the scene format ("solver.coarse.enabled":
+// "false"); "" for a key it does not know.
+std::string solverValueText(const vbd::SolverDesc& s, const std::string& key);
+
 // Keys under "solver." steer a running World (World::setSolver); every other key rebuilds it.
 bool needsRebuild(const std::string& key);
 
@@ -60,7 +64,10 @@ struct SettingDifference {
     std::string key, left, right;
 };
 // Settings whose values differ between two labs of the same scene (both started as copies), with each
-// side's value ("default" where neither a setting nor the file gives one).
-std::vector<SettingDifference> differences(const SceneSettings& left, const SceneSettings& right);
+// side's value: where neither a setting nor the file gives one, the side's solver's (leftSolver,
+// rightSolver: each lab's resolved solver) for a solver key, else "default".
+std::vector<SettingDifference> differences(const SceneSettings& left, const SceneSettings& right,
+                                           const vbd::SolverDesc* leftSolver = nullptr,
+                                           const vbd::SolverDesc* rightSolver = nullptr);
 
 }  // namespace vbdgui
