@@ -426,8 +426,8 @@ Renderer::Renderer(const Context& ctx, VkRenderPass pass) : ctx_(ctx) {
         makePipeline(pass, Shader::LineVert, Shader::LineFrag, kLine, lines, VK_CULL_MODE_NONE, false, false);
     // Shadows: coloured triangles blended over the ground, depth tested (bodies hide them) but not
     // written (they must not hide the grid lines' depth or each other); shadow.vert lifts them off the grid.
-    shadow_ =
-        makePipeline(pass, Shader::ShadowVert, Shader::LineFrag, kLine, tri, VK_CULL_MODE_NONE, true, false);
+    shadow_ = makePipeline(pass, Shader::ShadowVert, Shader::LineFrag, kLine, tri, VK_CULL_MODE_NONE, true,
+                           false, true);
 
     ShapeMesh box = unitBox(), sphere = unitSphere(32, 16);
     std::vector<ShapeVertex> v = box.vertices;
@@ -453,7 +453,7 @@ Renderer::~Renderer() {
 }
 
 VkPipeline Renderer::makePipeline(VkRenderPass pass, Shader vs, Shader fs, int kind, VkPrimitiveTopology topo,
-                                  VkCullModeFlags cull, bool depthTest, bool depthWrite) {
+                                  VkCullModeFlags cull, bool depthTest, bool depthWrite, bool decal) {
     SpirV vcode = shaderCode(vs), fcode = shaderCode(fs);
     VkShaderModule vm = ctx_.shaderModule(vcode.code, vcode.bytes),
                    fm = ctx_.shaderModule(fcode.code, fcode.bytes);
@@ -507,6 +507,15 @@ VkPipeline Renderer::makePipeline(VkRenderPass pass, Shader vs, Shader fs, int k
     // The y-flipped projection keeps world-space CCW triangles CCW in framebuffer coordinates.
     rs.frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE;
     rs.lineWidth = 1.0f;
+    if (decal) {
+        // A disc and the grid's quad lie in one plane but are different triangles: their interpolated depths
+        // differ by the rasterizer's rounding, which grows with the plane's depth slope across a pixel. A
+        // constant pull (shadow.vert) lost to it where the ground is seen at a grazing angle (the disc
+        // under the contrast bar in bands of rows). The slope term pulls by 2 pixels' worth of the slope.
+        rs.depthBiasEnable = VK_TRUE;
+        rs.depthBiasConstantFactor = -4.0f;
+        rs.depthBiasSlopeFactor = -2.0f;
+    }
     auto ms = vkInfo<VkPipelineMultisampleStateCreateInfo>(
         VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO);
     ms.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT;

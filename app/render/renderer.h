@@ -169,8 +169,9 @@ class Renderer {
               const DrawOptions& opt) const;
 
   private:
+    // decal: a depth bias towards the eye that grows with the triangle's depth slope (the ground shadows).
     VkPipeline makePipeline(VkRenderPass pass, Shader vs, Shader fs, int vertexKind, VkPrimitiveTopology topo,
-                            VkCullModeFlags cull, bool depthTest, bool depthWrite);
+                            VkCullModeFlags cull, bool depthTest, bool depthWrite, bool decal = false);
     const Context& ctx_;
     VkPipelineLayout layout_ = VK_NULL_HANDLE;
     VkPipeline meshCull_ = VK_NULL_HANDLE, meshTwoSided_ = VK_NULL_HANDLE, body_ = VK_NULL_HANDLE,
