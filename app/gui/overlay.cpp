@@ -587,7 +587,7 @@ void viewportOverlay(AppState& app) {
 // keeps its share of the picture, as the framing assumed, and a 4K take's 13-pixel captions (0.6 % of its
 // height) stay readable.
 void captureOverlay(AppState& app, const OrbitCamera& cam, float w, float h, ImDrawList& dl) {
-    const float s = std::max(1.0f, h / std::max(app.layout.viewH, 1.0f));
+    const float s = takeOverlayScale(h);
     struct Restore {
         AppState& app;
         Layout layout;

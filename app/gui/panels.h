@@ -19,6 +19,11 @@ void viewportOverlay(AppState& app);
 // The same overlay for an offscreen take of w x h seen through cam, into dl (gui/frame.cpp draws it into the
 // take's render pass).
 void captureOverlay(AppState& app, const OrbitCamera& cam, float w, float h, ImDrawList& dl);
+// The take's overlay is laid out at its size divided by this and magnified by it: 1 up to 1080 rows, as a
+// 1080p window shows it, then in proportion (a 3840 x 2160 take's captions at twice the window's text). A
+// function of the take alone: scaled by the take's height over the window's view, a 1280 x 720 take's
+// captions were 1.44 times larger recorded from an 800 x 500 window than from a 1280 x 720 one.
+inline float takeOverlayScale(float takeHeight) { return takeHeight > 1080.0f ? takeHeight / 1080.0f : 1.0f; }
 // Why a heat map of this field has no range (its legend says it, and the screenshot log line).
 std::string emptyFieldReason(vbd::ScalarField field, bool logScale, int frame, size_t particles);
 

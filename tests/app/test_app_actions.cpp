@@ -254,6 +254,37 @@ TEST(AppActions, TheGroundShadowHasNoBands) {
     EXPECT_LT(holes, 20) << "bands in the shadow";
 }
 
+// A take's overlay is laid out for the take, whatever the window: a 1280 x 720 take of the same frame from an
+// 800 x 500 window and from a 1280 x 720 one has the same status bar (its height: the rows of the bar's
+// colour up from the bottom at the left edge). Scaled by the take's height over the window's view, the
+// small window's take had every caption 1.44 times larger (laid out 1.44 times narrower, the bar wrapped to
+// more lines): 69 rows against 35.
+TEST(AppActions, ATakesOverlayDoesNotDependOnTheWindow) {
+    VBD_REQUIRE_XVFB_AND_VULKAN();
+    int bar[2] = {0, 0};
+    const char* windows[2] = {"--width 800 --height 500", "--width 1280 --height 720"};
+    for (int run = 0; run < 2; ++run) {
+        const std::string name = "test_actions_take_overlay" + std::to_string(run);
+        const fs::path rec = tmp(name);
+        fs::remove_all(rec);
+        const std::string json = "[{\"frame\": 2, \"record\": {\"dir\": \"" + rec.string() +
+                                 "\", \"format\": \"png\", \"capture\": \"view\", \"size\": [1280, 720]}},"
+                                 " {\"frame\": 4, \"record\": \"stop\"}, {\"frame\": 5, \"quit\": true}]";
+        CommandResult r = runActions(name, json, "--scene " + kScenes + "cube_drop.json " + windows[run]);
+        ASSERT_EQ(r.code, 0) << r.output;
+        const Image im = load((rec / "take_001" / "frame_000003.png").string());
+        ASSERT_EQ(im.h, 720);
+        const unsigned char* bottom = im.at(1, 719);
+        int y = 719;
+        while (y > 0 && std::abs(int(im.at(1, y - 1)[0]) - int(bottom[0])) <= 2 &&
+               std::abs(int(im.at(1, y - 1)[2]) - int(bottom[2])) <= 2)
+            --y;
+        bar[run] = 720 - y;
+    }
+    EXPECT_GT(bar[1], 30) << "no status bar in the take";  // three 13 px lines
+    EXPECT_EQ(bar[0], bar[1]);
+}
+
 TEST(AppActions, RecordingTwiceMakesTwoTakes) {
     VBD_REQUIRE_XVFB_AND_VULKAN();
     const fs::path rec = tmp("test_actions_takes");
