@@ -126,6 +126,18 @@ void applyMark(AppState& s, const json& v, Side side) {
     s.marks.push_back(m);
 }
 
+// A vertex index an action names, against the scene shown (its count is known only once the World is built:
+// the runner holds until then). An index past it was taken silently and nothing was drawn.
+bool vertexInScene(const AppState& s, int lab, int vertex, std::string& err) {
+    const auto& w = s.labs[lab].world;
+    const size_t n = w ? w->numParticles() : 0;
+    if (vertex >= 0 && size_t(vertex) < n) return true;
+    err = "vertex " + std::to_string(vertex) + " is not in the scene (" + std::to_string(n) +
+          " vertices: 0 to " + std::to_string(n == 0 ? 0 : n - 1) + ")";
+    if (n == 0) err = "vertex " + std::to_string(vertex) + ": the scene has no soft-body or cloth vertices";
+    return false;
+}
+
 PerFramePlot plotNamed(const std::string& s) {
     if (s == "total_energy") return PerFramePlot::TotalEnergy;
     if (s == "com_y") return PerFramePlot::ComY;
@@ -349,6 +361,8 @@ bool ActionRunner::execute(GuiApp& app, const Action& a) {
             applyCamera(s, v);
             break;
         case Verb::Inspect:
+            if (v.get<int>() >= 0 && !vertexInScene(s, 0, v.get<int>(), err))
+                return fail(app, a, err);  // -1: none
             s.inspectParticle = v.get<int>();
             break;
         case Verb::Panels:
@@ -366,17 +380,28 @@ bool ActionRunner::execute(GuiApp& app, const Action& a) {
                 if (!s.rec.on) return fail(app, a, s.rec.status);
             }
             break;
-        case Verb::Screenshot:
-            s.screenshotRequest = v.is_string() ? v.get<std::string>() : v["path"].get<std::string>();
+        case Verb::Screenshot: {
+            // Its folder made as a take's is (a missing one failed only when the image was written, exit
+            // code 1, without naming the action).
+            const std::string path = v.is_string() ? v.get<std::string>() : v["path"].get<std::string>();
+            const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+            std::error_code ec;
+            if (!dir.empty()) std::filesystem::create_directories(dir, ec);
+            if (ec) return fail(app, a, "cannot create " + dir.string() + ": " + ec.message());
+            s.screenshotRequest = path;
             s.screenshotCapture =
                 v.is_object() && v.value("capture", "window") == "view" ? Capture::View : Capture::Window;
             break;
+        }
         case Verb::Window:
             windowW_ = v[0].get<int>(), windowH_ = v[1].get<int>();
             windowWait_ = 60;  // frames to wait for the window manager at most
             app.resizeWindow(windowW_, windowH_);
             break;
         case Verb::Mark:
+            if (v.is_object() && v.contains("vertex") &&
+                !vertexInScene(s, std::max(labIndex(a.side), 0), v["vertex"].get<int>(), err))
+                return fail(app, a, err);
             applyMark(s, v, a.side);
             break;
         case Verb::Caption:

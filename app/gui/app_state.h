@@ -187,6 +187,10 @@ struct AppState {
     int sceneIndex = -1;     // into sceneFiles; -1 = built-in or --scene outside assets/
     std::string scenePath;   // "" = built-in default
     std::string sceneError;  // last failed load or edit (shown until the next successful one)
+    // What failed, before the message on the panel: "scene error" (a load or rebuild refused), "setting
+    // refused" (a solver edit the World kept its value for), "step failed" (the simulation paused). A refused
+    // `set solver.backend=cuda` was shown as a scene error.
+    std::string sceneErrorLabel = "scene error";
     Lab labs[2];
     bool compare = false;         // side-by-side: labs[1] runs the same scene with its own settings
     bool compareRequest = false;  // the checkbox changed compare: restart both sides

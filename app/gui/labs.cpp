@@ -52,6 +52,7 @@ bool GuiApp::loadInitialScene() {
             std::fprintf(stderr, "vbdlab: error: %s\n", e.what());
             if (!opt_.screenshot.empty() || !opt_.actions.empty()) return false;
             app_.sceneError = e.what();
+            app_.sceneErrorLabel = "scene error";
             lab.desc = defaultScene();
         }
     }
@@ -74,6 +75,7 @@ bool GuiApp::loadSceneFile(const std::string& path, std::string& error) {
         } catch (const vbd::InputError& e) {
             error = e.what();
             app_.sceneError = error;  // the current scene keeps running
+            app_.sceneErrorLabel = "scene error";
             std::fprintf(stderr, "vbdlab: %s (keeping the current scene)\n", error.c_str());
             return false;
         }
@@ -406,7 +408,7 @@ void GuiApp::handleEvent(const SimEvent& e) {
         case SimEvent::WorldRefused:
             // The previous World keeps running; its description is what the panels show again. A secondary
             // refusal (the other side's World was refused) keeps that one's reason on the panel.
-            if (!e.secondary) app_.sceneError = e.message;
+            if (!e.secondary) app_.sceneError = e.message, app_.sceneErrorLabel = "scene error";
             std::fprintf(stderr, "vbdlab: %s%s\n", e.message.c_str(),
                          lab.world ? " (keeping the current scene)" : "");
             if (lab.world) {
@@ -437,6 +439,7 @@ void GuiApp::handleEvent(const SimEvent& e) {
             // The World kept its settings and goes on: the panels show them again, and the lab's settings no
             // longer hold the refused value (every later rebuild of the lab would be refused for it).
             app_.sceneError = e.message;
+            app_.sceneErrorLabel = "setting refused";
             std::fprintf(stderr, "vbdlab: %s (keeping the current settings)\n", e.message.c_str());
             if (lab.world) {
                 lab.desc.solver = lab.world->desc().solver;
@@ -445,6 +448,7 @@ void GuiApp::handleEvent(const SimEvent& e) {
             break;
         case SimEvent::StepFailed:
             app_.sceneError = e.message;
+            app_.sceneErrorLabel = "step failed";
             app_.timeline.playing = false;
             std::fprintf(stderr, "vbdlab: error: %s (paused)\n", e.message.c_str());
             if (lab.world) lab.desc.solver = lab.world->desc().solver;  // the World kept its settings

@@ -182,7 +182,7 @@ void controlPanel(AppState& app, float height) {
     if (!lab.note.empty()) ImGui::TextColored(ImVec4(1, 0.8f, 0.3f, 1), "%s", lab.note.c_str());
     if (!app.sceneError.empty()) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.35f, 0.3f, 1));
-        textWords("scene error: %s", app.sceneError.c_str());
+        textWords("%s: %s", app.sceneErrorLabel.c_str(), app.sceneError.c_str());
         ImGui::PopStyleColor();
     }
     lessonStepSection(app);

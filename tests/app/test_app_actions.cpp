@@ -285,6 +285,33 @@ TEST(AppActions, ATakesOverlayDoesNotDependOnTheWindow) {
     EXPECT_EQ(bar[0], bar[1]);
 }
 
+// Checked when they run, against the scene shown: a vertex an action names must be in it (an index past the
+// end was taken silently, nothing drawn, exit code 0), and a screenshot's folder is made as a take's is (a
+// missing one failed as the image was written, exit code 1, not naming the action).
+TEST(AppActions, AVertexOutsideTheSceneIsExitCodeTwoAndAScreenshotMakesItsFolder) {
+    VBD_REQUIRE_XVFB_AND_VULKAN();
+    const std::string scene = "--scene " + kScenes + "cube_drop.json --width 800 --height 500";
+    CommandResult r = runActions("test_actions_bad_vertex", "[{\"frame\": 1, \"inspect\": 999999}]", scene);
+    EXPECT_EQ(r.code, 2) << r.output;
+    EXPECT_NE(r.output.find("actions[0].inspect: vertex 999999 is not in the scene (729 vertices: 0 to 728)"),
+              std::string::npos)
+        << r.output;
+    r = runActions("test_actions_bad_mark", "[{\"frame\": 1, \"mark\": {\"vertex\": 729, \"text\": \"x\"}}]",
+                   scene);
+    EXPECT_EQ(r.code, 2) << r.output;
+    EXPECT_NE(r.output.find("actions[0].mark: vertex 729 is not in the scene"), std::string::npos)
+        << r.output;
+    const fs::path dir = tmp("test_actions_shot_folder");
+    fs::remove_all(dir);
+    const fs::path shot = dir / "a" / "b.png";
+    r = runActions("test_actions_shot_folder",
+                   "[{\"frame\": 1, \"inspect\": 728}, {\"frame\": 1, \"screenshot\": \"" + shot.string() +
+                       "\"}, {\"frame\": 1, \"quit\": true}]",
+                   scene);
+    EXPECT_EQ(r.code, 0) << r.output;
+    EXPECT_TRUE(fs::exists(shot)) << r.output;
+}
+
 TEST(AppActions, RecordingTwiceMakesTwoTakes) {
     VBD_REQUIRE_XVFB_AND_VULKAN();
     const fs::path rec = tmp("test_actions_takes");
@@ -428,7 +455,7 @@ TEST(AppActions, ThrownBoxesStayThroughEditsResetsAndSideBySide) {
     ASSERT_EQ(r.code, 0) << r.output;
     EXPECT_NE(r.output.find("actions done at frame 7 (cube_drop.json, settings "
                             "soft_bodies.0.material.youngs=200000.0 solver.iterations=12; 2 thrown boxes, 2 "
-                            "rigid bodies in the World)"),
+                            "rigid bodies in the World; right: settings"),
               std::string::npos)
         << r.output;
     // Thrown at the last action of a playing run: the boxes join the World at its next step, which the run
@@ -439,7 +466,7 @@ TEST(AppActions, ThrownBoxesStayThroughEditsResetsAndSideBySide) {
     r = runCubeDrop(a);
     ASSERT_EQ(r.code, 0) << r.output;
     EXPECT_NE(r.output.find("actions done at frame 4 (cube_drop.json, no settings; 3 thrown boxes, 3 rigid "
-                            "bodies in the World)"),
+                            "bodies in the World; right: no settings)"),
               std::string::npos)
         << r.output;
 }
