@@ -166,12 +166,16 @@ void drawEllipse(const vbd::lab::EllipseLab& lab, const bool show[4], float size
         if (pts.size() > 2)
             dl->AddPolyline(pts.data(), int(pts.size()), IM_COL32(90, 95, 110, 255), ImDrawFlags_Closed, 1);
     }
-    for (int k = 0; k < 4; ++k) {
+    // BCD last and thinnest, each earlier path wider: paths that coincide (BCD and the local eigenbasis on
+    // an axis-aligned ellipse, whose blocks are already eigen-aligned) show as nested stripes instead of the
+    // last drawn hiding the others (lesson 1's "two red-orange paths" showed one of them).
+    for (int k = 3; k >= 0; --k) {
         if (!show[k]) continue;
+        const float width = 2.0f + 1.5f * float(k);
         std::vector<ImVec2> pts;
         for (const auto& x : paths[k]->x) pts.push_back(toScreen(x(0), x(1)));
-        if (pts.size() > 1) dl->AddPolyline(pts.data(), int(pts.size()), kMethodCols[k], 0, 2);
-        for (const auto& p : pts) dl->AddCircleFilled(p, 2.5f, kMethodCols[k]);
+        if (pts.size() > 1) dl->AddPolyline(pts.data(), int(pts.size()), kMethodCols[k], 0, width);
+        for (const auto& p : pts) dl->AddCircleFilled(p, 0.5f * width + 1.5f, kMethodCols[k]);
     }
     dl->AddCircleFilled(toScreen(lab.q.xStar(0), lab.q.xStar(1)), 3.5f, IM_COL32(255, 255, 255, 255));
     dl->PopClipRect();
