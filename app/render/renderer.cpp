@@ -168,6 +168,16 @@ void sceneBounds(const std::vector<vbd::Vec3>& positions, const std::vector<vbd:
         lo = glm::min(lo, jlo);
         hi = glm::max(hi, jhi);
     }
+    // A standing sheet pinned nowhere falls over along its normal: it can lie as far to either side of its
+    // plane as it is tall (cloth_fold's 0.8 m sheet, framed as a box 0 m deep, landed out of the view's
+    // bottom).
+    for (const auto& c : desc.cloths) {
+        if (!c.fixed.empty() || c.type != "grid" || c.plane != "xy") continue;
+        const float tall = float(c.size[1]);
+        const glm::vec3 a = toGlm(c.min), b = a + glm::vec3(float(c.size[0]), tall, 0.0f);
+        lo = glm::min(lo, a - glm::vec3(0.0f, 0.0f, tall));
+        hi = glm::max(hi, b + glm::vec3(0.0f, 0.0f, tall));
+    }
     if (lo.x > hi.x) lo = glm::vec3(-1), hi = glm::vec3(1);
     // Things fall: keep the ground under the scene in the framed box when something can reach it, or when it
     // is near (within a fifth of the scene's size below it). A cantilever pinned 2 m above the ground had the

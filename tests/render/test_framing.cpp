@@ -7,6 +7,8 @@
 
 #include "render/camera.h"
 #include "render/renderer.h"
+#include "scene/scene.h"
+#include "world/world.h"
 
 namespace vbdgui {
 namespace {
@@ -214,6 +216,23 @@ TEST(Framing, ARotatedBoxIsFramedByItsRotatedExtents) {
 // The ground is kept under the framed scene when something can fall to it: a soft body pinned nowhere, a
 // rigid body hanging from nothing. A beam pinned 2 m above it (beam_sag) is framed without it, as is a chain
 // hanging from the world (joined body to body); cut loose, or with a free box beside it, the ground is in.
+// A standing sheet pinned nowhere falls over: cloth_fold's 0.8 m sheet, framed as a box 0 m deep (its plane),
+// landed up to 0.32 m outside that box by frame 45, under the view's bottom edge. Its framed box, from the
+// first state, now holds every particle of the fall.
+TEST(Framing, AFallingSheetIsFramedWhereItCanLand) {
+    const vbd::SceneDesc d =
+        vbd::loadSceneFile(std::string(VBD_SOURCE_DIR) + "/assets/scenes/cloth_fold.json");
+    auto w = vbd::World::create(d);
+    glm::vec3 lo, hi;
+    sceneBounds(w->positions(), {}, d, lo, hi);
+    for (int f = 0; f < 45; ++f) w->step();
+    float outside = 0;
+    for (const vbd::Vec3& p : w->positions())
+        for (int k = 0; k < 3; ++k) outside = std::max({outside, lo[k] - p[k], p[k] - hi[k]});
+    EXPECT_LE(outside, 0.01f) << "a particle " << outside
+                              << " m outside the framed box";  // the contact radius
+}
+
 TEST(Framing, TheGroundIsFramedWhenSomethingCanFallToIt) {
     vbd::SceneDesc d;
     d.ground.height = -2;
