@@ -596,8 +596,11 @@ void Renderer::draw(VkCommandBuffer cb, const SceneGpu& scene, uint32_t slot, co
         VkBuffer vb = scene.vertexBuffer(slot);
         vkCmdBindVertexBuffers(cb, 0, 1, &vb, &zero);
         vkCmdBindIndexBuffer(cb, scene.indices_.buffer, 0, VK_INDEX_TYPE_UINT32);
-        const float mode = scene.fieldOn_ ? (scene.categorical_ ? kModeCategorical : kModeHeat)
-                                          : (scene.tintOn_ ? kModeTint : kModeBase);
+        // A continuous field with no range yet (the residual before the first step) draws the material
+        // colour: mapped, its values sat at the low end, the colour the legend calls converged.
+        const bool heat = scene.fieldOn_ && (scene.categorical_ || scene.range.valid);
+        const float mode = heat ? (scene.categorical_ ? kModeCategorical : kModeHeat)
+                                : (scene.tintOn_ ? kModeTint : kModeBase);
         for (const auto& r : scene.ranges_) {
             vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, r.doubleSided ? meshTwoSided_ : meshCull_);
             pc.color = r.doubleSided ? kClothColor : kSoftColor;

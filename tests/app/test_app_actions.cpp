@@ -560,6 +560,17 @@ TEST(AppActions, AResidualMapBeforeTheFirstStepSaysWhyItIsEmpty) {
     const auto [elsewhere, changed] = viewChanges(a, b, 560, 650);
     EXPECT_GT(changed, 3000) << "no note where the legend goes";
     EXPECT_EQ(elsewhere, 0);
+    // With the surfaces shown the body keeps its own colour: mapped, the empty field's values sat at the
+    // scale's low end and painted the cube the dark blue the legend calls converged (90,529 pixels changed).
+    const std::string shown = "[{\"screenshot\": \"" + shot[0].string() +
+                              "\"}, {\"heat\": \"residual\"}, "
+                              "{\"screenshot\": \"" +
+                              shot[1].string() + "\"}, {\"quit\": true}]";
+    r = runActions("test_actions_residual0_shown", shown,
+                   "--scene " + kScenes + "cube_drop.json --paused --width 1280 --height 720");
+    ASSERT_EQ(r.code, 0) << r.output;
+    const Image c = load(shot[0].string()), e = load(shot[1].string());
+    EXPECT_EQ(viewChanges(c, e, 560, 650).first, 0) << "the body changed colour with an empty heat map";
     r = runActions(
         "test_actions_residual0_rigid",
         "[{\"heat\": \"residual\"}, {\"screenshot\": \"" + shot[0].string() + "\"}, {\"quit\": true}]",
