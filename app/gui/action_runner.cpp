@@ -127,15 +127,24 @@ void applyMark(AppState& s, const json& v, Side side) {
 }
 
 // A vertex index an action names, against the scene shown (its count is known only once the World is built:
-// the runner holds until then). An index past it was taken silently and nothing was drawn.
-bool vertexInScene(const AppState& s, int lab, int vertex, std::string& err) {
-    const auto& w = s.labs[lab].world;
-    const size_t n = w ? w->numParticles() : 0;
-    if (vertex >= 0 && size_t(vertex) < n) return true;
-    err = "vertex " + std::to_string(vertex) + " is not in the scene (" + std::to_string(n) +
-          " vertices: 0 to " + std::to_string(n == 0 ? 0 : n - 1) + ")";
-    if (n == 0) err = "vertex " + std::to_string(vertex) + ": the scene has no soft-body or cloth vertices";
-    return false;
+// the runner holds until then). An index past it was taken silently and nothing was drawn. Side by side, an
+// action for both sides names a vertex of each (the right side may have been reshaped).
+bool vertexInScenes(const AppState& s, Side side, int vertex, std::string& err) {
+    const int only = labIndex(side);
+    for (int lab = 0; lab < (s.compare ? 2 : 1); ++lab) {
+        if (only >= 0 && lab != only) continue;
+        const auto& w = s.labs[lab].world;
+        const size_t n = w ? w->numParticles() : 0;
+        if (vertex >= 0 && size_t(vertex) < n) continue;
+        const std::string where = s.compare ? (lab == 0 ? " on the left" : " on the right") : "";
+        err = "vertex " + std::to_string(vertex) + " is not in the scene" + where + " (" + std::to_string(n) +
+              " vertices: 0 to " + std::to_string(n == 0 ? 0 : n - 1) + ")";
+        if (n == 0)
+            err = "vertex " + std::to_string(vertex) + ": the scene" + where +
+                  " has no soft-body or cloth vertices";
+        return false;
+    }
+    return true;
 }
 
 PerFramePlot plotNamed(const std::string& s) {
@@ -361,7 +370,7 @@ bool ActionRunner::execute(GuiApp& app, const Action& a) {
             applyCamera(s, v);
             break;
         case Verb::Inspect:
-            if (v.get<int>() >= 0 && !vertexInScene(s, 0, v.get<int>(), err))
+            if (v.get<int>() >= 0 && !vertexInScenes(s, Side::Both, v.get<int>(), err))
                 return fail(app, a, err);  // -1: none
             s.inspectParticle = v.get<int>();
             break;
@@ -400,7 +409,7 @@ bool ActionRunner::execute(GuiApp& app, const Action& a) {
             break;
         case Verb::Mark:
             if (v.is_object() && v.contains("vertex") &&
-                !vertexInScene(s, std::max(labIndex(a.side), 0), v["vertex"].get<int>(), err))
+                !vertexInScenes(s, a.side, v["vertex"].get<int>(), err))
                 return fail(app, a, err);
             applyMark(s, v, a.side);
             break;

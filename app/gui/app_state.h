@@ -91,10 +91,11 @@ struct RecordState {
     bool mp4 = false;  // this take pipes into ffmpeg
     FILE* pipe = nullptr;
     uint32_t firstWidth = 0, firstHeight = 0;  // an MP4 keeps its first frame's size
-    // The 3D view's aspect (width over height, both labs) when the take started. A take of the view at a
-    // chosen size frames what a view of this aspect frames, so that resizing the window mid-take leaves the
-    // take's zoom alone (measured against the resized view, a 1280x720 window narrowed to 800x900 zoomed
-    // the take's cube in by a third).
+    // A lab's area's aspect (width over height) in the 3D view when the take started. A take of the view at
+    // a chosen size frames what an area of this aspect frames, so that resizing the window mid-take leaves
+    // the take's zoom alone (measured against the resized view, a 1280x720 window narrowed to 800x900
+    // zoomed the take's cube in by a third). Per lab: side by side turned off mid-take (which does not
+    // restart the run) kept the two sides' aspect for the one view's area.
     float viewAspect = 0;
     std::string status;
     std::string scene;  // the scene file and time step the take started on (take.json)

@@ -100,9 +100,9 @@ void GuiApp::renderOffscreen(int w, int h, Pixels& out) {
     // the capture frames what the view frames -- the view as it was when the take started, while one runs.
     const float labs = app_.compare ? 2.0f : 1.0f;
     const Layout& v = app_.layout;
-    const float viewAspect =
-        app_.rec.on && app_.rec.viewAspect > 0 ? app_.rec.viewAspect : v.viewW / std::max(v.viewH, 1.0f);
-    const OrbitCamera cam = app_.camera.refitted(viewAspect / labs, float(w) / labs / float(std::max(h, 1)));
+    const float labAspect = app_.rec.on && app_.rec.viewAspect > 0 ? app_.rec.viewAspect
+                                                                   : v.viewW / labs / std::max(v.viewH, 1.0f);
+    const OrbitCamera cam = app_.camera.refitted(labAspect, float(w) / labs / float(std::max(h, 1)));
     // The take's overlay (captions, legends, labels, the status bar) laid out for its size: a take of a
     // side-by-side comparison without its captions did not say which side was which.
     ImDrawList overlay(ImGui::GetDrawListSharedData());

@@ -70,7 +70,7 @@ void GuiApp::startRecording(int fromFrame) {
     rec.firstFrame = rec.lastFrame = -1;
     rec.scene = app_.scenePath;
     rec.dt = app_.labs[0].desc.dt;
-    rec.viewAspect = app_.layout.viewW / std::max(app_.layout.viewH, 1.0f);
+    rec.viewAspect = app_.layout.viewW / float(app_.compare ? 2 : 1) / std::max(app_.layout.viewH, 1.0f);
     sim_.setGate(Gate::Recorder, rec.nextFrame);
     rec.status = "recording into " + rec.takeDir;
     std::fprintf(stderr, "vbdlab: recording from frame %d into %s\n", rec.nextFrame, rec.takeDir.c_str());

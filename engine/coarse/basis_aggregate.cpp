@@ -59,7 +59,10 @@ class Aggregates final : public BasisStrategy {
     }
 
   private:
-    // Bins the free vertices not in a stiff component; each bin with its tets becomes one component.
+    // Bins the free vertices not in a stiff component; each bin with its tets becomes one component. A vertex
+    // of no tet (a cloth's) is left out: the coarse G holds tets only (TetEnergyCache), and a sheet's
+    // aggregates moved it blind to its membranes and hinges (cloth_cube at frame 60: 50 J of total energy
+    // against plain VBD's 3.4 J, 311 J against 6.5 J with naive damping).
     void appendAggregates(const SoftModel& m, const DofMap& dofs, const std::vector<char>& taken,
                           std::vector<ComponentSpec>& specs) const {
         const double size = cellSize(m) * std::max(1, d_.aggregateSize);
@@ -79,7 +82,9 @@ class Aggregates final : public BasisStrategy {
         std::map<std::array<long, 4>, int> bins;
         std::vector<int> binOf(size_t(m.numVertices()), -1);
         for (int v = 0; v < m.numVertices(); ++v) {
-            if (dofs.dofBase[size_t(v)] < 0 || taken[size_t(v)]) continue;
+            if (dofs.dofBase[size_t(v)] < 0 || taken[size_t(v)] ||
+                m.vertexTets.begin(v) == m.vertexTets.end(v))
+                continue;
             const int body = m.bodyOfVertex[size_t(v)];
             const auto& [lo, hi] = box[body];
             const Vec3d r = Vec3d(m.x0[size_t(v)]) - lo, ext = hi - lo;

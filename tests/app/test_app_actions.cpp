@@ -301,6 +301,15 @@ TEST(AppActions, AVertexOutsideTheSceneIsExitCodeTwoAndAScreenshotMakesItsFolder
     EXPECT_EQ(r.code, 2) << r.output;
     EXPECT_NE(r.output.find("actions[0].mark: vertex 729 is not in the scene"), std::string::npos)
         << r.output;
+    // Side by side, a vertex for both sides must be in each (the right one reshaped to 125 vertices).
+    r = runActions("test_actions_bad_mark_sides",
+                   "[{\"compare\": true}, {\"set_right\": {\"soft_bodies.0.cells\": [4, 4, 4]}},"
+                   " {\"frame\": 1, \"mark\": {\"vertex\": 300}}]",
+                   scene);
+    EXPECT_EQ(r.code, 2) << r.output;
+    EXPECT_NE(r.output.find("actions[2].mark: vertex 300 is not in the scene on the right (125 vertices"),
+              std::string::npos)
+        << r.output;
     const fs::path dir = tmp("test_actions_shot_folder");
     fs::remove_all(dir);
     const fs::path shot = dir / "a" / "b.png";

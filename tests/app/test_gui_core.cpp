@@ -122,6 +122,18 @@ TEST(Layout, SmallWindowsKeepAUsableView) {
         EXPECT_EQ(l.leftCollapsed, right);
         EXPECT_GE(l.viewW / 2, kMinSideW) << (right ? "plots" : "controls") << " asked";
     }
+    // The plots opened by the user and closed again: the controls stay open (keeping the closed plots, the
+    // first collapse took the controls, and side by side could not be left below 1116 pixels).
+    PanelState closedAgain;
+    closedAgain.asked = true;
+    closedAgain.keepRight = true;
+    closedAgain.rightOpen = false;
+    for (float w = kMinWindowW; w <= 2000; w += 50) {
+        const Layout l = computeLayout(w, kMinWindowH, true, true, closedAgain);
+        EXPECT_FALSE(l.leftCollapsed) << w;
+        EXPECT_TRUE(l.rightCollapsed) << w;
+        EXPECT_GE(l.viewW, kMinViewW) << w;
+    }
 }
 
 TEST(Takes, NumberedFoldersNeverReuseATake) {
@@ -175,6 +187,12 @@ TEST(SceneSettings, ASideWithoutTheKeyShowsItsSolversValue) {
     EXPECT_EQ(d[1].left, "0.0");
     EXPECT_EQ(d[2].left, "2");
     EXPECT_EQ(differences(left, right)[0].left, "default");  // without the solvers
+    // One value written two ways is no difference: the solver's 100000.0 against a setting's 100000.
+    ASSERT_EQ(fileValue(file, "solver.beta"), "");
+    SceneSettings beta(file);
+    beta.set("solver.beta", "100000");
+    const vbd::SolverDesc bs = beta.resolve().solver;
+    EXPECT_TRUE(differences(left, beta, &ls, &bs).empty());
     // Every solver key the format parses has a text (a key missing here would show "default").
     for (const char* k : {"iterations",
                           "damping",

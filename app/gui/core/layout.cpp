@@ -18,7 +18,9 @@ Layout computeLayout(float width, float height, bool compare, bool showRight, co
     // the other column collapses before a side narrows below kMinSideW (the plots asked for by a lesson in
     // a 1280-pixel window left each side 200 pixels, the bars cut at the divider).
     const float minView = compare ? 2 * kMinSideW : kMinViewW;
-    const bool keepRight = showRight && panels.keepRight;
+    // The column to keep: the one opened last while it is open, else the other (closing the plots the user
+    // had opened collapsed the controls too, side by side below 1116 pixels).
+    const bool keepRight = showRight && (panels.keepRight ? panels.rightOpen : !panels.leftOpen);
     auto minNeed = [&] {
         return (l.leftCollapsed ? kCollapsedW : leftMin) +
                (!showRight ? 0.0f : (l.rightCollapsed ? kCollapsedW : kRightMinW));

@@ -155,9 +155,15 @@ std::vector<SettingDifference> differences(const SceneSettings& left, const Scen
         return d.empty() ? std::string("default") : d;
     };
     std::vector<SettingDifference> out;
+    // Values compared as JSON (the solver's 100000.0 is the setting's 100000); "default" as text.
+    auto same = [](const std::string& a, const std::string& b) {
+        if (a == b) return true;
+        const json ja = json::parse(a, nullptr, false), jb = json::parse(b, nullptr, false);
+        return !ja.is_discarded() && !jb.is_discarded() && ja == jb;
+    };
     for (const auto& k : keys) {
         const std::string l = valueOf(left, right, leftSolver, k), r = valueOf(right, left, rightSolver, k);
-        if (l != r) out.push_back({k, l, r});
+        if (!same(l, r)) out.push_back({k, l, r});
     }
     return out;
 }
