@@ -87,6 +87,7 @@ void historyPlots(AppState& app) {
         f.name = app.compare ? std::string("floor ") + sideName(app, l) : "floor";
         f.color = fade(kLabColor[l], 0.5f);
         f.thickness = 1.0f;
+        f.dashed = true;  // brown beside orange read as a second residual
         double floorMax = 0, resMin = 1e300;
         for (size_t i = start; i < h.size(); ++i) {
             const float x = float(h[i].frame);

@@ -62,6 +62,27 @@ struct Frame {
     float Y(float v) const { return b.y - (v - r.ymin) / (r.ymax - r.ymin) * (b.y - a.y); }
 };
 
+// A polyline drawn in dashes of 5 pixels with gaps of 4, the pattern running on across its vertices.
+void dashedPolyline(ImDrawList* dl, const std::vector<ImVec2>& pts, ImU32 col, float thickness) {
+    constexpr float kOn = 5, kPeriod = 9;
+    float phase = 0;  // arc length into the current period
+    for (size_t i = 1; i < pts.size(); ++i) {
+        const ImVec2 a = pts[i - 1], b = pts[i];
+        const float len = std::hypot(b.x - a.x, b.y - a.y);
+        float t = 0;
+        while (t < len) {
+            const float step = std::min(len - t, phase < kOn ? kOn - phase : kPeriod - phase);
+            if (phase < kOn) {
+                const float u0 = t / len, u1 = (t + step) / len;
+                dl->AddLine(ImVec2(a.x + (b.x - a.x) * u0, a.y + (b.y - a.y) * u0),
+                            ImVec2(a.x + (b.x - a.x) * u1, a.y + (b.y - a.y) * u1), col, thickness);
+            }
+            t += step;
+            phase = std::fmod(phase + step, kPeriod);
+        }
+    }
+}
+
 // Header: "<y title> vs <x title>" on the left, the legend on the right (wrapping to a second row when the
 // two would touch). Returns its height.
 float drawHeader(ImDrawList* dl, ImVec2 p0, float w, const std::vector<PlotSeries>& series,
@@ -71,18 +92,28 @@ float drawHeader(ImDrawList* dl, ImVec2 p0, float w, const std::vector<PlotSerie
     if (!offset.empty()) title += "  (" + offset + ")";
     const float th = ImGui::GetTextLineHeight();
     dl->AddText(p0, kTextCol, title.c_str());
-    std::vector<std::pair<std::string, ImU32>> items;
+    struct Item {
+        std::string name;
+        ImU32 col;
+        bool dashed;
+    };
+    std::vector<Item> items;
     for (const auto& s : series)
-        if (!s.name.empty()) items.emplace_back(s.name, s.color);
-    if (*opt.markerLabel && !opt.markers.empty()) items.emplace_back(opt.markerLabel, kMarkerCol);
+        if (!s.name.empty()) items.push_back({s.name, s.color, s.dashed});
+    if (*opt.markerLabel && !opt.markers.empty()) items.push_back({opt.markerLabel, kMarkerCol, false});
     float legendW = 0;
-    for (const auto& it : items) legendW += ImGui::CalcTextSize(it.first.c_str()).x + 20;
+    for (const auto& it : items) legendW += ImGui::CalcTextSize(it.name.c_str()).x + 20;
     const float titleW = ImGui::CalcTextSize(title.c_str()).x;
     float y = p0.y, x = p0.x + w - legendW;
     if (x < p0.x + titleW + 12) y += th + 1, x = std::max(p0.x, p0.x + w - legendW);
-    for (const auto& [name, col] : items) {
+    for (const auto& [name, col, dashed] : items) {
         if (x + ImGui::CalcTextSize(name.c_str()).x + 16 > p0.x + w + 1) y += th + 1, x = p0.x;
-        dl->AddRectFilled(ImVec2(x, y + th * 0.35f), ImVec2(x + 10, y + th * 0.35f + 6), col);
+        if (dashed) {  // the swatch dashed as the line is
+            dl->AddRectFilled(ImVec2(x, y + th * 0.35f + 2), ImVec2(x + 4, y + th * 0.35f + 4), col);
+            dl->AddRectFilled(ImVec2(x + 6, y + th * 0.35f + 2), ImVec2(x + 10, y + th * 0.35f + 4), col);
+        } else {
+            dl->AddRectFilled(ImVec2(x, y + th * 0.35f), ImVec2(x + 10, y + th * 0.35f + 6), col);
+        }
         dl->AddText(ImVec2(x + 14, y), IM_COL32(215, 215, 220, 255), name.c_str());
         x += ImGui::CalcTextSize(name.c_str()).x + 20;
     }
@@ -141,7 +172,9 @@ void drawSeries(ImDrawList* dl, const Frame& f, const std::vector<PlotSeries>& s
             if (!std::isfinite(y) || (opt.logY && y <= 0)) continue;
             pts.push_back(ImVec2(f.X(s.x[i]), f.Y(opt.logY ? std::log10(y) : y)));
         }
-        if (pts.size() >= 2)
+        if (pts.size() >= 2 && s.dashed)
+            dashedPolyline(dl, pts, s.color, s.thickness);
+        else if (pts.size() >= 2)
             dl->AddPolyline(pts.data(), int(pts.size()), s.color, 0, s.thickness);
         else if (pts.size() == 1)
             dl->AddCircleFilled(pts[0], 2.5f, s.color);

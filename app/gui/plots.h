@@ -17,6 +17,7 @@ struct PlotSeries {
     std::vector<float> x, y;
     ImU32 color = IM_COL32(255, 255, 255, 255);
     float thickness = 1.5f;
+    bool dashed = false;  // a reference line (the residual's rounding floor), not data
 };
 
 struct PlotOptions {
