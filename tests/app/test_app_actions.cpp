@@ -42,6 +42,27 @@ CommandResult runActions(const std::string& name, const std::string& json, const
                         vbdlabExe() + " " + args + " --actions " + a.string());
 }
 
+// A paused 1280 x 720 run of `scene` (after the actions `first`, if any) that screenshots the window, runs
+// the actions `between` (JSON objects, comma separated) and screenshots it again: the run and both images
+// (left empty when the run failed).
+struct ShotPair {
+    CommandResult run;
+    Image before, after;
+};
+ShotPair shotsAround(const std::string& name, const std::string& scene, const std::string& between,
+                     const std::string& first = "") {
+    const fs::path a = tmp(name + "_a.png"), b = tmp(name + "_b.png");
+    fs::remove(a);
+    fs::remove(b);
+    const std::string json = "[" + (first.empty() ? "" : first + ", ") + "{\"screenshot\": \"" + a.string() +
+                             "\"}, " + between + ", {\"screenshot\": \"" + b.string() +
+                             "\"}, {\"quit\": true}]";
+    ShotPair p;
+    p.run = runActions(name, json, "--scene " + kScenes + scene + " --paused --width 1280 --height 720");
+    if (p.run.code == 0) p.before = load(a.string()), p.after = load(b.string());
+    return p;
+}
+
 // cube_drop at 1024 x 600 driven by the actions file `a`, killed after 120 s (a hang fails the test there).
 CommandResult runCubeDrop(const fs::path& a) {
     return runUnderXvfb("VBD_VALIDATION=1", "1920x1080x24",
@@ -202,16 +223,10 @@ TEST(AppActions, ResizingTheWindowLeavesTheTakesZoomAlone) {
 // frame rate is the wall clock's.
 TEST(AppActions, TheFirstViewIsFramedAsFFramesIt) {
     VBD_REQUIRE_XVFB_AND_VULKAN();
-    const fs::path shot[2] = {tmp("test_actions_first_frame_a.png"), tmp("test_actions_first_frame_b.png")};
-    for (const fs::path& p : shot) fs::remove(p);
-    const std::string json = "[{\"screenshot\": \"" + shot[0].string() +
-                             "\"}, {\"camera\": {\"frame\": true}}, {\"screenshot\": \"" + shot[1].string() +
-                             "\"}, {\"quit\": true}]";
-    CommandResult r =
-        runActions("test_actions_first_frame", json,
-                   "--scene " + kScenes + "rigid_pyramid.json --paused --width 1280 --height 720");
-    ASSERT_EQ(r.code, 0) << r.output;
-    const Image a = load(shot[0].string()), b = load(shot[1].string());
+    const ShotPair s =
+        shotsAround("test_actions_first_frame", "rigid_pyramid.json", "{\"camera\": {\"frame\": true}}");
+    ASSERT_EQ(s.run.code, 0) << s.run.output;
+    const Image &a = s.before, &b = s.after;
     ASSERT_EQ(a.w, 1280);
     ASSERT_EQ(b.w, 1280);
     // F refits from the framed camera, whose target differs from the start-up one's: a few edge pixels of
@@ -550,19 +565,16 @@ TEST(AppActions, HeatFieldChosenWhilePausedIsNotUniform) {
 // nowhere else in the view above the status bar. A rigid-only scene says it has nothing to colour.
 TEST(AppActions, AResidualMapBeforeTheFirstStepSaysWhyItIsEmpty) {
     VBD_REQUIRE_XVFB_AND_VULKAN();
-    const fs::path shot[2] = {tmp("test_actions_residual0_a.png"), tmp("test_actions_residual0_b.png")};
-    for (const fs::path& p : shot) fs::remove(p);
-    const std::string json = "[{\"draw\": {\"surfaces\": false}}, {\"screenshot\": \"" + shot[0].string() +
-                             "\"}, {\"heat\": \"residual\"}, {\"screenshot\": \"" + shot[1].string() +
-                             "\"}, {\"quit\": true}]";
-    CommandResult r = runActions("test_actions_residual0", json,
-                                 "--scene " + kScenes + "cube_drop.json --paused --width 1280 --height 720");
+    const std::string heat = "{\"heat\": \"residual\"}";
+    const ShotPair hidden =
+        shotsAround("test_actions_residual0", "cube_drop.json", heat, "{\"draw\": {\"surfaces\": false}}");
+    CommandResult r = hidden.run;
     ASSERT_EQ(r.code, 0) << r.output;
     EXPECT_NE(
         r.output.find("at frame 0; left heat map: no range (none yet: it is measured while a step iterates"),
         std::string::npos)
         << r.output;
-    const Image a = load(shot[0].string()), b = load(shot[1].string());
+    const Image &a = hidden.before, &b = hidden.after;
     ASSERT_EQ(a.w, 1280);
     ASSERT_EQ(b.w, 1280);
     // The legend's place: the view's bottom, above the status bar's three lines (y 560 to 650).
@@ -571,19 +583,14 @@ TEST(AppActions, AResidualMapBeforeTheFirstStepSaysWhyItIsEmpty) {
     EXPECT_EQ(elsewhere, 0);
     // With the surfaces shown the body keeps its own colour: mapped, the empty field's values sat at the
     // scale's low end and painted the cube the dark blue the legend calls converged (90,529 pixels changed).
-    const std::string shown = "[{\"screenshot\": \"" + shot[0].string() +
-                              "\"}, {\"heat\": \"residual\"}, "
-                              "{\"screenshot\": \"" +
-                              shot[1].string() + "\"}, {\"quit\": true}]";
-    r = runActions("test_actions_residual0_shown", shown,
-                   "--scene " + kScenes + "cube_drop.json --paused --width 1280 --height 720");
-    ASSERT_EQ(r.code, 0) << r.output;
-    const Image c = load(shot[0].string()), e = load(shot[1].string());
-    EXPECT_EQ(viewChanges(c, e, 560, 650).first, 0) << "the body changed colour with an empty heat map";
-    r = runActions(
-        "test_actions_residual0_rigid",
-        "[{\"heat\": \"residual\"}, {\"screenshot\": \"" + shot[0].string() + "\"}, {\"quit\": true}]",
-        "--scene " + kScenes + "rigid_stack.json --paused --width 1280 --height 720");
+    const ShotPair shown = shotsAround("test_actions_residual0_shown", "cube_drop.json", heat);
+    ASSERT_EQ(shown.run.code, 0) << shown.run.output;
+    EXPECT_EQ(viewChanges(shown.before, shown.after, 560, 650).first, 0)
+        << "the body changed colour with an empty heat map";
+    r = runActions("test_actions_residual0_rigid",
+                   "[{\"heat\": \"residual\"}, {\"screenshot\": \"" +
+                       tmp("test_actions_residual0_rigid.png").string() + "\"}, {\"quit\": true}]",
+                   "--scene " + kScenes + "rigid_stack.json --paused --width 1280 --height 720");
     ASSERT_EQ(r.code, 0) << r.output;
     EXPECT_NE(r.output.find("heat map: no range (colours soft bodies and cloths: this scene has none)"),
               std::string::npos)
@@ -596,16 +603,10 @@ TEST(AppActions, AResidualMapBeforeTheFirstStepSaysWhyItIsEmpty) {
 // strip and nothing below it.
 TEST(AppActions, ASingleViewSaysWhenTheCoarseSpaceRuns) {
     VBD_REQUIRE_XVFB_AND_VULKAN();
-    const fs::path shot[2] = {tmp("test_actions_coarse_caption_a.png"),
-                              tmp("test_actions_coarse_caption_b.png")};
-    for (const fs::path& p : shot) fs::remove(p);
-    const std::string json = "[{\"screenshot\": \"" + shot[0].string() +
-                             "\"}, {\"set\": {\"solver.coarse.enabled\": false}}, {\"screenshot\": \"" +
-                             shot[1].string() + "\"}, {\"quit\": true}]";
-    CommandResult r = runActions("test_actions_coarse_caption", json,
-                                 "--scene " + kScenes + "coarse_bar.json --paused --width 1280 --height 720");
-    ASSERT_EQ(r.code, 0) << r.output;
-    const Image a = load(shot[0].string()), b = load(shot[1].string());
+    const ShotPair s = shotsAround("test_actions_coarse_caption", "coarse_bar.json",
+                                   "{\"set\": {\"solver.coarse.enabled\": false}}");
+    ASSERT_EQ(s.run.code, 0) << s.run.output;
+    const Image &a = s.before, &b = s.after;
     ASSERT_EQ(a.w, 1280);
     ASSERT_EQ(b.w, 1280);
     const auto [top, below] = viewChanges(a, b, 30, 600);

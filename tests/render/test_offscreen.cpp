@@ -100,24 +100,19 @@ vbd::SceneDesc twoCubes(float groundHeight) {
     return d;
 }
 
-// Looking down at twoCubes(0) from above the ground in front of them (the shadow and grid tests).
-OrbitCamera groundCamera() {
+OrbitCamera cameraAt(glm::vec3 target, float yaw, float pitch, float distance) {
     OrbitCamera cam;
-    cam.target = {2.0f, 0.0f, 0.5f};
-    cam.yaw = 0.3f;
-    cam.pitch = 0.7f;
-    cam.distance = 7.0f;
+    cam.target = target;
+    cam.yaw = yaw;
+    cam.pitch = pitch;
+    cam.distance = distance;
     return cam;
 }
 
-OrbitCamera testCamera() {
-    OrbitCamera cam;
-    cam.target = {0.5f, 0.5f, 0.5f};
-    cam.yaw = 0.7f;
-    cam.pitch = 0.45f;
-    cam.distance = 4.0f;
-    return cam;
-}
+// Looking down at twoCubes(0) from above the ground in front of them (the shadow and grid tests).
+OrbitCamera groundCamera() { return cameraAt({2.0f, 0.0f, 0.5f}, 0.3f, 0.7f, 7.0f); }
+
+OrbitCamera testCamera() { return cameraAt({0.5f, 0.5f, 0.5f}, 0.7f, 0.45f, 4.0f); }
 
 TEST_F(OffscreenRender, BoxSilhouetteSitsOnProjectedBoundingBox) {
     vbd::SceneDesc d;

@@ -9,8 +9,11 @@ Layout computeLayout(float width, float height, bool compare, bool showRight, co
     const float leftPref = compare ? kLeftWCompare : kLeftW, leftMin = compare ? kLeftMinWCompare : kLeftMinW;
     l.leftCollapsed = !panels.leftOpen;
     l.rightCollapsed = showRight && !panels.rightOpen;
-    auto leftW = [&] { return l.leftCollapsed ? kCollapsedW : leftPref; };
-    auto rightW = [&] { return !showRight ? 0.0f : (l.rightCollapsed ? kCollapsedW : kRightW); };
+    // A column's width, at its least or its preferred.
+    auto leftW = [&](bool least) { return l.leftCollapsed ? kCollapsedW : (least ? leftMin : leftPref); };
+    auto rightW = [&](bool least) {
+        return !showRight ? 0.0f : (l.rightCollapsed ? kCollapsedW : (least ? kRightMinW : kRightW));
+    };
     // Too narrow: collapse columns until the open ones at their minimum widths leave the view its minimum,
     // first the one the user did not open last; the one the user opened (a click on its bar, the `panels`
     // action) stays open down to kMinViewW of view, side by side too (the controls hold the side-by-side
@@ -21,10 +24,7 @@ Layout computeLayout(float width, float height, bool compare, bool showRight, co
     // The column to keep: the one opened last while it is open, else the other (closing the plots the user
     // had opened collapsed the controls too, side by side below 1116 pixels).
     const bool keepRight = showRight && (panels.keepRight ? panels.rightOpen : !panels.leftOpen);
-    auto minNeed = [&] {
-        return (l.leftCollapsed ? kCollapsedW : leftMin) +
-               (!showRight ? 0.0f : (l.rightCollapsed ? kCollapsedW : kRightMinW));
-    };
+    auto minNeed = [&] { return leftW(true) + rightW(true); };
     auto collapse = [&](bool right) {
         if (right)
             l.rightCollapsed = showRight;
@@ -34,12 +34,12 @@ Layout computeLayout(float width, float height, bool compare, bool showRight, co
     const bool crowded = minNeed() + minView > width;
     if (crowded) collapse(!keepRight);
     if (minNeed() + minView > width && (!panels.asked || minNeed() + kMinViewW > width)) collapse(keepRight);
-    l.leftW = leftW();
-    l.rightW = rightW();
-    // Then the open columns shrink towards their minimum widths, the plots first (they scale, the controls'
-    // labels do not); where a column had to collapse, the one left open keeps its minimum and the view
-    // the rest.
-    float excess = crowded ? 1e9f : l.leftW + l.rightW + minView - width;
+    // Where a column had to collapse, the one left open keeps its minimum and the view the rest; else the
+    // open columns shrink towards their minimum widths as needed, the plots first (they scale, the
+    // controls' labels do not).
+    l.leftW = leftW(crowded);
+    l.rightW = rightW(crowded);
+    float excess = crowded ? 0.0f : l.leftW + l.rightW + minView - width;
     if (excess > 0 && showRight && !l.rightCollapsed) {
         const float d = std::min(excess, kRightW - kRightMinW);
         l.rightW -= d;
