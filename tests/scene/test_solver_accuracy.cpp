@@ -89,8 +89,9 @@ TEST(SolverAccuracy, TotalEnergyOfAConvergedUndampedSolveNeverRises) {
 TEST(SolverAccuracy, TheCoarseSpaceWithNaiveDampingAddsNoEnergy) {
     // The contrast bar with the naive damping (the seed's damping trap) and a coarse space: the correction
     // minimises the potential the sweeps minimise, naive damping included (coarse/energy_cache.h). Without
-    // that term it undid the sweeps' resistance to the stiff half's motion every sweep: 72,096 J after the
-    // first frame against 5,886 J, 7.6e6 J after ten. Plain VBD with the naive model loses 0.3 J in ten
+    // that term it undid the sweeps' resistance to the stiff half's motion every sweep: with the aggregate
+    // space 72,096 J after the first frame against 5,886 J, 7.6e6 J after ten (stiff_rigid: 38,621 J, then
+    // 4.4e4 J). Plain VBD with the naive model loses 0.3 J in ten
     // frames; with either coarse space the total energy may not rise above the first frame's by more than
     // 1e-6 of it (what 10 truncated sweeps leave: measured falling, like plain VBD's).
     for (CoarseBasis basis : {CoarseBasis::StiffRigid, CoarseBasis::Aggregate}) {
