@@ -227,6 +227,24 @@ Checks coarseChecks(const Lesson& L) {
     // Step 3: the element basis with the contrast filter, to frame 40.
     const auto element = run(L, 2, 1, 40);
     c[{2, "0.57 m"}] = {extreme(element, comY, true), 0.01};
+    // Step 4: stiff_rigid left, aggregate right, to frame 34.
+    const auto stiff = run(L, 3, 0, 34), aggregate = run(L, 3, 1, 34);
+    c[{3, "1.29 m"}] = {aggregate.back().com.y, 0.005};
+    c[{3, "1.26 m"}] = {extreme(aggregate, comY, true), 0.005};
+    c[{3, "1.02 m"}] = {stiff.back().com.y, 0.005};
+    // "where a converged solve puts it": the same scene solved to a relative residual of 1e-8 (300 sweeps
+    // at most) follows the ten-sweep aggregate bar within 2 mm; stiff_rigid's is 0.26 m below it. Every
+    // frame ends below 1e-6 of its first residual (a few stop at the rounding floor, 1-2e-4 N from 2e3 N).
+    SceneSettings converged = sideAt(L, 3, 1);
+    converged.set("solver.iterations", "300");
+    converged.set("solver.tolerance", "1e-8");
+    auto w = vbd::World::create(converged.resolve());
+    for (int f = 0; f < 34; ++f) {
+        w->step();
+        const vbd::FrameMetrics& m = w->history().back();
+        EXPECT_LE(m.residualFinal, 1e-6 * m.residualInitial) << "frame " << f + 1;
+        EXPECT_NEAR(m.com.y, aggregate[size_t(f)].com.y, 2e-3) << "frame " << f + 1;
+    }
     return c;
 }
 
