@@ -69,6 +69,12 @@ class GuiApp {
     void setCompare(bool on);
     void resizeWindow(int w, int h);
     void quit(int code) { quitCode_ = code; }
+    // A run that ends by itself (--screenshot, --actions, --frames, a lesson's --autoplay): nobody is there
+    // to pick another scene, so a scene that cannot run is bad input (exit code 2) rather than a panel
+    // message.
+    bool scripted() const {
+        return !opt_.screenshot.empty() || !opt_.actions.empty() || opt_.autoplay || opt_.frames >= 0;
+    }
     // The next frame's submit fails as on a lost Vulkan device (the actions' "fault": tests of that path).
     // The actions' faults: the next frame's submit fails as on a lost device; with `gone`, making a new
     // device fails too (no device any more).
@@ -188,6 +194,9 @@ class GuiApp {
     bool postedContacts_[2] = {false, false};  // the contact markers each lab's snapshots carry
     DrawOptions effectiveDraw_[2];             // this frame's drawing options (shared colour scale applied)
     int quitCode_ = -1;
+    // The built-in scene replaced the one asked for (it did not load, or its World was refused): its World's
+    // arrival keeps the reason on the panel instead of clearing it.
+    bool keepSceneError_ = false;
     bool faultDeviceLost_ = false, faultDeviceGone_ = false;
     int deviceRecoveries_ = 0;    // recreateDevice's successes this run
     int takesClosedOnLoss_ = 0;   // takes in progress that a lost device closed

@@ -36,8 +36,8 @@ int sceneIndexOf(const std::vector<std::string>& files, const std::string& path)
 
 }  // namespace
 
-// A scene that fails to load shows its error in the panel and the built-in scene runs instead; in a batch
-// run (screenshot, actions) it is bad input: exit code 2.
+// A scene that fails to load shows its error in the panel and the built-in scene runs instead; in a scripted
+// run it is bad input: exit code 2 (so is one that loads but whose World is refused: handleEvent).
 bool GuiApp::loadInitialScene() {
     app_.sceneFiles = listScenes();
     const std::string path = opt_.scene.empty() ? defaultScenePath() : opt_.scene;
@@ -50,10 +50,11 @@ bool GuiApp::loadInitialScene() {
             app_.scenePath = path;
         } catch (const vbd::InputError& e) {
             std::fprintf(stderr, "vbdlab: error: %s\n", e.what());
-            if (!opt_.screenshot.empty() || !opt_.actions.empty()) return false;
+            if (scripted()) return false;
             app_.sceneError = e.what();
             app_.sceneErrorLabel = "scene error";
             lab.desc = defaultScene();
+            keepSceneError_ = true;
         }
     }
     app_.sceneIndex = sceneIndexOf(app_.sceneFiles, app_.scenePath);
@@ -403,7 +404,8 @@ void GuiApp::handleEvent(const SimEvent& e) {
                 app_.sceneIndex = sceneIndexOf(app_.sceneFiles, app_.scenePath);
                 pendingLoadTicket_ = 0;
             }
-            app_.sceneError.clear();
+            if (!keepSceneError_) app_.sceneError.clear();
+            keepSceneError_ = false;
             break;
         case SimEvent::WorldRefused:
             // The previous World keeps running; its description is what the panels show again. A secondary
@@ -428,6 +430,25 @@ void GuiApp::handleEvent(const SimEvent& e) {
             }
             if (e.ticket == postedBuildTicket_[e.lab]) addThrownAfterBuild(lab);  // into the World kept
             if (e.ticket == pendingLoadTicket_) pendingLoadTicket_ = 0;
+            if (e.lab == 0 && !lab.world) {
+                // The first scene loaded but its World was refused (a mesh TetGen cannot fill, a backend
+                // that cannot run): nothing runs. A scripted run would wait for frames that never come (it
+                // spun for ever): bad input, exit code 2. Interactively the built-in scene runs instead, as
+                // for a scene that does not load, with the reason on the panel.
+                if (scripted()) {
+                    std::fprintf(stderr, "vbdlab: error: the scene cannot run (exit code 2)\n");
+                    quit(2);
+                    break;
+                }
+                if (keepSceneError_) break;  // the built-in scene itself was refused: nothing else to try
+                lab.scene = SceneSettings();
+                lab.desc = defaultScene();
+                lab.rebuild = Lab::Rebuild::Restart;
+                app_.scenePath.clear();
+                app_.sceneIndex = -1;
+                keepSceneError_ = true;
+                break;
+            }
             if (e.lab == 1 && !lab.world && app_.compare) {
                 // Side by side was turned on and its right World refused: one side, as before (waiting for
                 // a right World that never comes kept the UI settling, and a script waiting, for ever).

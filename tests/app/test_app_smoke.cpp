@@ -113,6 +113,39 @@ TEST(AppSmoke, NoDisplayNamesTheHeadlessCommands) {
     }
 }
 
+// A first scene that cannot run is bad input in every run that ends by itself: one that does not parse (with
+// --frames alone it said so and exited 0), and one that parses but whose World is refused (a mesh of random
+// bytes: the run spun at full CPU for ever, waiting for frames no World would make). Headless, no display.
+TEST(AppSmoke, AFirstSceneThatCannotRunEndsAScriptedRunWithTwo) {
+    std::string why;
+    if (!haveVulkanDevice(why)) GTEST_SKIP() << "no Vulkan device: " << why;
+    const fs::path dir = fs::path(VBD_BINARY_DIR) / "test_app_first_scene";
+    fs::create_directories(dir);
+    std::string garbage(3000, '\0');
+    for (size_t i = 0; i < garbage.size(); ++i) garbage[i] = char((i * 7919 + 13) % 251);
+    std::ofstream(dir / "garbage.obj", std::ios::binary) << garbage;
+    std::ofstream(dir / "refused.json") << R"({"soft_bodies": [{"type": "mesh", "path": "garbage.obj"}]})";
+    std::ofstream(dir / "malformed.json") << "{bad";
+    std::ofstream(dir / "actions.json") << R"([{"frame": 0, "play": true}, {"frame": 3, "quit": true}])";
+    const struct {
+        const char* scene;
+        std::string args;
+        const char* says;
+    } runs[] = {
+        {"refused.json", " --actions " + (dir / "actions.json").string(), "garbage.obj"},
+        {"refused.json", " --frames 3", "garbage.obj"},
+        {"refused.json", " --frames 3 --screenshot " + (dir / "x.png").string(), "garbage.obj"},
+        {"malformed.json", " --frames 3", "malformed JSON"},
+    };
+    for (const auto& c : runs) {
+        CommandResult r = runCommand("env -u DISPLAY -u WAYLAND_DISPLAY timeout -s KILL 60 " + vbdlabExe() +
+                                     " --headless --scene " + (dir / c.scene).string() + c.args);
+        EXPECT_EQ(r.code, 2) << c.scene << c.args << "\n" << r.output;  // 137: killed, it hung
+        EXPECT_NE(r.output.find(c.says), std::string::npos) << r.output;
+    }
+    EXPECT_FALSE(fs::exists(dir / "x.png"));
+}
+
 // A headless scripted run without a quit action ends with its list, once the last action's effect is drawn
 // (it ran until killed before: nobody can close a window that is not there).
 TEST(AppSmoke, AHeadlessListWithoutQuitEndsWithTheList) {
