@@ -3,6 +3,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <limits>
 #include <sstream>
 
 #include "coarse_test_util.h"
@@ -124,8 +126,29 @@ TEST(CoarseExperiment, BadOptionsAreInputErrors) {
     b = o;
     b.contrasts = {0.5};
     names(b, "--contrasts");
+    b.contrasts = {std::numeric_limits<double>::infinity()};  // --contrasts 1e309: inf and NaN rows before
+    names(b, "--contrasts");
     b = o;
     b.bases = {"nope"};
     names(b, "--bases");
     EXPECT_FALSE(std::filesystem::exists(o.out));
+}
+
+// A scene the experiment cannot run (not a box_grid bar) is refused before anything is written: it had
+// truncated the folder's reference.csv from an earlier run to its header.
+TEST(CoarseExperiment, ARefusedSceneLeavesAnEarlierRunsFilesAlone) {
+    experiments::ExperimentOptions o;
+    o.quick = true;
+    o.out = (std::filesystem::path(VBD_BINARY_DIR) / "test_out" / "coarse_refused_scene").string();
+    std::filesystem::create_directories(o.out);
+    const std::string earlier = "layout,contrast\nlayers,1\n";
+    for (const char* f : {"reference.csv", "results.csv", "chebyshev.csv"})
+        std::ofstream(std::filesystem::path(o.out) / f) << earlier;
+    o.scenePath = std::string(VBD_SOURCE_DIR) + "/assets/scenes/cloth_drape.json";
+    EXPECT_THROW(experiments::runCoarseExperiment(o), InputError);
+    for (const char* f : {"reference.csv", "results.csv", "chebyshev.csv"}) {
+        std::ifstream in(std::filesystem::path(o.out) / f);
+        const std::string kept((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        EXPECT_EQ(kept, earlier) << f;
+    }
 }
