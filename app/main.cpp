@@ -1,4 +1,5 @@
 // vbdlab: the interactive VBD / AVBD laboratory and its headless commands (DESIGN.md "Command line").
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -19,7 +20,18 @@ int main(int argc, char** argv) {
     root.add_option("--scene", gui.scene, "Scene file to open in the GUI")->check(CLI::ExistingFile);
     root.add_option("--frames", gui.frames, "Run N frames, then exit (use with --screenshot)")
         ->check(CLI::Range(0, 100000000));
-    root.add_option("--screenshot", gui.screenshot, "Save the window with its panels to this PNG and exit");
+    // Empty paths were ignored (the run went on and wrote nothing); the image is a PNG whatever its name.
+    const auto pngPath = [](const std::string& p) -> std::string {
+        if (p.empty()) return "must name a file";
+        const std::string ext = std::filesystem::path(p).extension().string();
+        if (ext != ".png" && ext != ".PNG") return "must end in .png (the image is written as a PNG)";
+        return "";
+    };
+    const auto nonEmpty = [](const std::string& p) -> std::string {
+        return p.empty() ? "must name a folder" : "";
+    };
+    root.add_option("--screenshot", gui.screenshot, "Save the window with its panels to this PNG and exit")
+        ->check(pngPath);
     // As the `window` action: at most 8192 (a larger one fails in the driver); a smaller one than the app's
     // least is raised to it.
     root.add_option("--width", gui.width, "Window width")->check(CLI::Range(1, 8192));
@@ -36,9 +48,13 @@ int main(int argc, char** argv) {
     root.add_flag("--autoplay", gui.autoplay,
                   "With --lesson: play every step, pausing between them, then exit 0 (tests, lecture clips)");
     root.add_option("--step-pause", gui.stepPause, "Seconds between steps with --autoplay (default 1.5)")
-        ->check(CLI::Range(0.0, 600.0));
+        ->check(CLI::Range(0.0, 600.0))
+        ->check([](const std::string& v) -> std::string {  // Range lets nan through
+            return std::isfinite(std::strtod(v.c_str(), nullptr)) ? "" : "must be a number of seconds";
+        });
     root.add_option("--screenshot-dir", gui.screenshotDir,
-                    "With --lesson: save the window at the end of each step as DIR/NN-name-stepK.png");
+                    "With --lesson: save the window at the end of each step as DIR/NN-name-stepK.png")
+        ->check(nonEmpty);
     root.add_flag("--headless", gui.headless,
                   "No window: render the same frames into images that are never shown (needs --actions, "
                   "--screenshot, --frames or --lesson with --autoplay; works without a display)");
@@ -74,7 +90,13 @@ int main(int argc, char** argv) {
         const char* display = std::getenv("DISPLAY");
         const char* wayland = std::getenv("WAYLAND_DISPLAY");
         const bool haveDisplay = (display && *display) || (wayland && *wayland);
-        if (vbdgui::available() && (haveDisplay || gui.headless)) return vbdgui::runGui(gui);
+        if (vbdgui::available() && (haveDisplay || gui.headless)) {
+            // Where the images go is checked (and made) before the window opens, as the screenshot action's
+            // folder is: a path that cannot be written failed after the run, exit code 1, without a reason.
+            if (!gui.screenshot.empty()) vbdcli::checkOutputFile(gui.screenshot, "--screenshot", true);
+            if (!gui.screenshotDir.empty()) vbdcli::makeOutputFolder(gui.screenshotDir, "--screenshot-dir");
+            return vbdgui::runGui(gui);
+        }
         if (!gui.screenshot.empty() || !gui.actions.empty() || !gui.lesson.empty()) {
             std::fprintf(stderr,
                          "vbdlab: no display (%s): --screenshot, --actions and --lesson need a window; add "

@@ -158,7 +158,7 @@ static FJson rigidJson(const vbd::SceneDesc& d) {
 }
 
 int runExport(const ExportRun& r) {
-    if (fs::path(r.out).has_parent_path()) checkOutputFolder(fs::path(r.out).parent_path().string());
+    checkOutputFile(r.out, "--out");
     // Everything that can be refused (scene, --set, mesh, degenerate elements) is checked before the output
     // file is created.
     vbd::SceneDesc desc = vbd::loadSceneFile(r.scene, r.sets);

@@ -121,6 +121,22 @@ static int runRender(const RenderRun& r) {
             progress.update(f);
         }
         progress.finish();
+        // Frames of an earlier, longer run in the same folder are left alone (they are the user's), but said:
+        // a clip assembled from frame_*.png would run on into the old scene.
+        int stale = 0;
+        for (int f = r.frames + 1;; ++f) {
+            char name[32];
+            std::snprintf(name, sizeof name, "frame_%05d.png", f);
+            std::error_code ec;
+            if (!fs::exists(fs::path(r.out) / name, ec)) break;
+            ++stale;
+        }
+        if (stale > 0)
+            std::fprintf(
+                stderr,
+                "vbdlab: warning: %s also holds frame_%05d.png to frame_%05d.png from an earlier run "
+                "(not removed)\n",
+                r.out.c_str(), r.frames + 1, r.frames + stale);
         // Host time per frame between the solver and the renderer: vertex records (interop: only issued),
         // heat map, body instances, shadows, markers (docs/gpu.md "Interop": the < 0.5 ms target).
         if (r.frames > 0)

@@ -76,6 +76,8 @@ class PartFile {
 int runSim(const SimRun& r) {
     // Everything that can be refused is checked before the output folder is touched.
     checkOutputFolder(r.out);
+    checkOutputNames(r.out, {"metrics.csv", "metrics.csv.part", "convergence.csv", "convergence.csv.part",
+                             "final_state.json"});
     if (r.frames < 0) throw vbd::InputError("", "--frames", "must be >= 0");
     std::vector<std::string> sets = r.sets;
     if (!r.backend.empty()) sets.push_back("solver.backend=" + r.backend);  // validated with the scene

@@ -31,6 +31,15 @@ std::string assetPath(const std::string& rel);
 // Both throw InputError(dir, key, ...) (exit code 2) rather than a filesystem error (exit code 1).
 void checkOutputFolder(const std::string& dir, const std::string& key = "--out");
 void makeOutputFolder(const std::string& dir, const std::string& key = "--out");
+// An output file given as `key`: refused before any work where it is empty, an existing folder, or under a
+// file (InputError, exit code 2: before, these failed after the run with exit code 1 and "cannot write").
+// With make, its folder is created (as the screenshot action's is), so that one that cannot be is refused
+// up front too.
+void checkOutputFile(const std::string& file, const std::string& key, bool make = false);
+// Files a command writes into an output folder: none may be an existing folder (sim --out DIR with a folder
+// DIR/metrics.csv failed at the end with a raw filesystem error, its other outputs half written).
+void checkOutputNames(const std::string& dir, const std::vector<std::string>& names,
+                      const std::string& key = "--out");
 // The warnings of the scene just read (vbd::lastSceneWarnings) on stderr, "vbdlab: warning: ...".
 void printSceneWarnings();
 // Exit code for an exception escaping a command: 2 for InputError / CLI errors, else 1; prints it.

@@ -39,6 +39,27 @@ void makeOutputFolder(const std::string& dir, const std::string& key) {
     if (ec) throw vbd::InputError(dir, key, "cannot create the folder: " + ec.message());
 }
 
+void checkOutputFile(const std::string& file, const std::string& key, bool make) {
+    namespace fs = std::filesystem;
+    if (file.empty()) throw vbd::InputError("", key, "must name a file");
+    std::error_code ec;
+    if (fs::is_directory(file, ec)) throw vbd::InputError(file, key, "is a folder, not a file");
+    const fs::path parent = fs::path(file).parent_path();
+    if (parent.empty()) return;
+    if (make)
+        makeOutputFolder(parent.string(), key);
+    else
+        checkOutputFolder(parent.string(), key);
+}
+
+void checkOutputNames(const std::string& dir, const std::vector<std::string>& names, const std::string& key) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    for (const std::string& n : names)
+        if (fs::is_directory(fs::path(dir) / n, ec))
+            throw vbd::InputError(dir, key, (fs::path(dir) / n).string() + " is a folder, not a file");
+}
+
 void printSceneWarnings() {
     for (const auto& w : vbd::lastSceneWarnings()) std::fprintf(stderr, "vbdlab: warning: %s\n", w.c_str());
 }

@@ -94,14 +94,14 @@ class Obj {
         }
         return out;
     }
-    // N whole numbers in [1, 4096] (grid cell counts): "must be N integers >= 1" otherwise.
+    // N whole numbers in [1, 4096] (grid cell counts); the message names the range (it said ">= 1" of 4097).
     template <size_t N>
     std::array<int, N> counts(const std::string& k) {
         const auto a = numbers(k, N);
         std::array<int, N> out{};
         for (size_t i = 0; i < N; ++i) {
             if (a[i] < 1 || a[i] > 4096 || std::floor(a[i]) != a[i])
-                fail(k, "must be " + std::to_string(N) + " integers >= 1");
+                fail(k, "must be " + std::to_string(N) + " integers from 1 to 4096");
             out[i] = int(a[i]);
         }
         return out;
@@ -463,6 +463,10 @@ void applyOverride(json& root, const std::string& ov, const std::string& file) {
     if (eq == std::string::npos || eq == 0)
         throw InputError(file, ov, "override must look like key.path=value");
     const std::string path = ov.substr(0, eq), text = ov.substr(eq + 1);
+    // Every part of the path names something: "solver.iterations." was taken as solver.iterations (getline
+    // drops a trailing empty part) and ".solver" set a key "" ("unknown key" without naming one).
+    if (path.front() == '.' || path.back() == '.' || path.find("..") != std::string::npos)
+        throw InputError(file, path, "empty part in the key path (key.path=value)");
     json value;
     try {
         value = json::parse(text);

@@ -104,6 +104,16 @@ TEST(AppSmoke, NoDisplayNamesTheHeadlessCommands) {
         {" --headless --screenshot /nonexistent/x.png --actions " VBD_SOURCE_DIR
          "/docs/screenshots/actions/hover.json",
          "--screenshot: not with --actions"},
+        // Where the images go: checked and made before the window opens (these failed after the run with
+        // exit code 1 and no reason, or were ignored: an empty path, a PNG written as x.jpg, nan seconds).
+        {" --headless --frames 3 --screenshot /proc/vbd_none/x.png",
+         "--screenshot: cannot create the folder"},
+        {" --headless --frames 3 --screenshot /tmp/x.jpg", "--screenshot: must end in .png"},
+        {" --headless --frames 3 --screenshot ''", "--screenshot: must name a file"},
+        {" --headless --frames 3 --screenshot /tmp", "--screenshot: must end in .png"},
+        {" --headless --lesson 2 --autoplay --screenshot-dir /proc/vbd_none",
+         "--screenshot-dir: cannot create the folder"},
+        {" --headless --lesson 2 --autoplay --step-pause nan", "--step-pause: must be a number of seconds"},
     };
     for (const auto& c : refused) {
         CommandResult p = runCommand("env -u DISPLAY -u WAYLAND_DISPLAY timeout -s KILL 60 " + vbdlabExe() +

@@ -241,12 +241,19 @@ TEST(Cli, AnOutputFolderThatCannotBeMadeIsBadInput) {
         {"export " + scene + " --out " + file + "/model.json", "--out: is a file, not a folder"},
         {"lab --kappa 10 --angle 30 --method bcd --iters 3 --out " + file + "/sub",
          "is a file, not a folder"},
+        // An output file that is a folder, or empty (both failed after the run: exit 1, "cannot write "; a
+        // folder DIR/metrics.csv with a raw filesystem error, the other outputs half written).
+        {"export " + scene + " --out " + dir, "--out: is a folder, not a file"},
+        {"export " + scene + " --out ''", "--out: must name a file"},
+        {"sim " + scene + " --frames 1 --out " + dir + "/run", "run/metrics.csv is a folder, not a file"},
     };
+    fs::create_directories(dir + "/run/metrics.csv");
     for (const auto& c : cases) {
         Result r = run(c.args);
         EXPECT_EQ(r.code, 2) << c.args << "\n" << r.err;
         EXPECT_NE(r.err.find(c.says), std::string::npos) << c.args << "\n" << r.err;
     }
+    EXPECT_FALSE(fs::exists(dir + "/run/final_state.json"));
     std::ifstream in(file);
     std::string kept;
     std::getline(in, kept);

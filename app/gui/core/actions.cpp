@@ -389,14 +389,23 @@ void Checker::checkValue(Action& a) {
             else
                 checkFields(v, k, fieldsOf(a.verb));
             break;
-        case Verb::Screenshot:
+        case Verb::Screenshot: {
+            // The image is a PNG whatever the name says (x.jpg held PNG data).
+            const auto png = [&](const std::string& path, const std::string& key) {
+                const std::string ext = std::filesystem::path(path).extension().string();
+                if (path.empty()) fail(key, "must be a file path");
+                if (ext != ".png" && ext != ".PNG")
+                    fail(key, "must end in .png (the image is written as a PNG)");
+            };
             if (v.is_string()) {
-                if (v.get<std::string>().empty()) fail(k, "must be a file path");
+                png(v.get<std::string>(), k);
                 break;
             }
             checkFields(v, k, fieldsOf(a.verb));
             if (!v.contains("path")) fail(k + ".path", "required");
+            png(v["path"].get<std::string>(), k + ".path");
             break;
+        }
         case Verb::Draw:
         case Verb::Camera:
         case Verb::Panels:

@@ -171,10 +171,10 @@ TEST(SceneParse, GridCellsAreWholeNumbersFromOneTo4096) {
     EXPECT_EQ(s.cloths[0].cells, (std::array<int, 2>{6, 7}));
     for (const char* bad : {"[2, 0, 2]", "[2, 2.5, 2]", "[4097, 1, 1]", "[-1, 1, 1]"})
         expectRefused(std::string(R"({"soft_bodies": [{"type": "box_grid", "cells": )") + bad + "}]}",
-                      "soft_bodies[0].cells", "must be 3 integers >= 1");
+                      "soft_bodies[0].cells", "must be 3 integers from 1 to 4096");
     for (const char* bad : {"[0, 4]", "[4, 1.5]", "[4097, 4]"})
         expectRefused(std::string(R"({"cloths": [{"cells": )") + bad + "}]}", "cloths[0].cells",
-                      "must be 2 integers >= 1");
+                      "must be 2 integers from 1 to 4096");
     expectRefused(R"({"cloths": [{"cells": [4, 4, 4]}]})", "cloths[0].cells", "array of 2 numbers");
 }
 
@@ -189,6 +189,24 @@ TEST(SceneParse, JointBodiesMustExist) {
     const SceneDesc s = parseScene(body + R"({"body_a": -1, "body_b": 0}]})", "");
     EXPECT_EQ(s.joints[0].bodyA, -1);
     EXPECT_EQ(s.joints[0].bodyB, 0);
+}
+
+// Every part of an override's key path names something: a trailing dot was dropped (solver.iterations.=5
+// set solver.iterations) and a leading one set a key "" that the refusal could not name.
+TEST(SceneParse, AnOverrideKeyWithAnEmptyPartIsRefusedNamingIt) {
+    for (const char* ov : {"solver.iterations.=5", ".solver=1", "solver..iterations=5"}) {
+        SCOPED_TRACE(ov);
+        try {
+            parseScene("{}", "scene.json", {ov});
+            ADD_FAILURE() << "accepted";
+        } catch (const InputError& e) {
+            const std::string key = std::string(ov).substr(0, std::string(ov).find('='));
+            EXPECT_EQ(e.key(), key) << e.what();
+            EXPECT_NE(std::string(e.what()).find("empty part in the key path"), std::string::npos)
+                << e.what();
+        }
+    }
+    EXPECT_EQ(parseScene("{}", "scene.json", {"solver.iterations=5"}).solver.iterations, 5);
 }
 
 }  // namespace
