@@ -505,6 +505,14 @@ int GuiApp::run() {
         return 1;
     }
     if (validationMessages() > 0 && validationRequested() && batch) return 1;
+    if (refusedInScript_ > 0 && batch) {
+        std::fprintf(
+            stderr,
+            "vbdlab: the run went on after %d refused scene or setting change%s, keeping the current "
+            "ones (exit code 2)\n",
+            refusedInScript_, refusedInScript_ == 1 ? "" : "s");
+        return 2;
+    }
     return 0;
 }
 

@@ -197,6 +197,9 @@ class GuiApp {
     // The built-in scene replaced the one asked for (it did not load, or its World was refused): its World's
     // arrival keeps the reason on the panel instead of clearing it.
     bool keepSceneError_ = false;
+    // Scenes and settings the simulation refused while a scripted run went on (it keeps the current ones, as
+    // the panel says): the run still ends with exit code 2, since what it recorded is not what it asked for.
+    int refusedInScript_ = 0;
     bool faultDeviceLost_ = false, faultDeviceGone_ = false;
     int deviceRecoveries_ = 0;    // recreateDevice's successes this run
     int takesClosedOnLoss_ = 0;   // takes in progress that a lost device closed

@@ -408,6 +408,7 @@ void GuiApp::handleEvent(const SimEvent& e) {
             keepSceneError_ = false;
             break;
         case SimEvent::WorldRefused:
+            if (scripted() && !e.secondary) ++refusedInScript_;
             // The previous World keeps running; its description is what the panels show again. A secondary
             // refusal (the other side's World was refused) keeps that one's reason on the panel.
             if (!e.secondary) app_.sceneError = e.message, app_.sceneErrorLabel = "scene error";
@@ -457,6 +458,7 @@ void GuiApp::handleEvent(const SimEvent& e) {
             }
             break;
         case SimEvent::SettingsRefused:
+            if (scripted()) ++refusedInScript_;
             // The World kept its settings and goes on: the panels show them again, and the lab's settings no
             // longer hold the refused value (every later rebuild of the lab would be refused for it).
             app_.sceneError = e.message;

@@ -644,7 +644,8 @@ TEST(AppActions, WindowVertexLineNamesWhyTheInteropDoesNotRun) {
 // Settings the World refuses at run time (here solver.backend: cuda where no CUDA device is usable) keep the
 // World's own, which goes on stepping: the run reaches its last action (it used to wait for frames that never
 // came: the refusal stopped playing), and the refused value leaves the lab's settings (a later edit that
-// rebuilds the World is not refused for it). Run --headless, without a display. Where a device is usable the
+// rebuilds the World is not refused for it). The run then ends with exit code 2 (it asked for something it
+// did not get). Run --headless, without a display. Where a device is usable the
 // backend switches instead, and the run ends the same way.
 TEST(AppActions, RefusedSettingsKeepTheWorldSteppingToTheLastAction) {
     std::string why;
@@ -656,9 +657,13 @@ TEST(AppActions, RefusedSettingsKeepTheWorldSteppingToTheLastAction) {
               " {\"frame\": 8, \"quit\": true}]");
     CommandResult r = runCommand("env -u DISPLAY -u WAYLAND_DISPLAY timeout 120 " + vbdlabExe() +
                                  " --headless --scene " + kScenes + "cube_drop.json --actions " + a.string());
-    ASSERT_EQ(r.code, 0) << r.output;  // 124: timed out waiting for frame 8
     EXPECT_NE(r.output.find("actions done at frame 8"), std::string::npos) << r.output;
     if (r.output.find("keeping the current settings") != std::string::npos) {
+        // It went on, but what it ran is not what it asked for: exit code 2 at its end (it was 0).
+        ASSERT_EQ(r.code, 2) << r.output;  // 124: timed out waiting for frame 8
+        EXPECT_NE(r.output.find("the run went on after 1 refused scene or setting change,"),
+                  std::string::npos)
+            << r.output;
         EXPECT_NE(r.output.find("cube_drop.json: solver.backend: cuda: "), std::string::npos) << r.output;
         EXPECT_EQ(r.output.find("(paused)"), std::string::npos) << r.output;
         // The refused value left the lab's settings: the edit at frame 5 rebuilds the World on the CPU (it
@@ -673,12 +678,13 @@ TEST(AppActions, RefusedSettingsKeepTheWorldSteppingToTheLastAction) {
                   " \"soft_bodies.0.material.youngs\": 2e6}}, {\"frame\": 8, \"quit\": true}]");
         r = runCommand("env -u DISPLAY -u WAYLAND_DISPLAY timeout 120 " + vbdlabExe() +
                        " --headless --scene " + kScenes + "cube_drop.json --actions " + a.string());
-        ASSERT_EQ(r.code, 0) << r.output;
+        ASSERT_EQ(r.code, 2) << r.output;
         EXPECT_NE(r.output.find("cube_drop.json: solver.backend: cuda: "), std::string::npos) << r.output;
         EXPECT_NE(r.output.find("(keeping the current scene)"), std::string::npos) << r.output;
         EXPECT_NE(r.output.find("actions done at frame 8 (cube_drop.json, no settings)"), std::string::npos)
             << r.output;
     } else {
+        EXPECT_EQ(r.code, 0) << r.output;
         EXPECT_NE(r.output.find("CUDA backend"), std::string::npos) << r.output;
     }
 }
