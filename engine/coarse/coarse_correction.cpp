@@ -1,5 +1,6 @@
 #include "coarse/coarse_correction.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "backend/timer.h"
@@ -37,6 +38,9 @@ const Eigen::VectorXd& CoarseCorrection::lastDirection() const {
 int CoarseCorrection::prepare(const SoftModel& m) {
     if (built_ && modelVertices_ == m.numVertices() && modelTets_ == int(m.tets.size())) return numColumns();
     dofs_ = DofMap(m);
+    vertexOfDof_.assign(size_t(dofs_.numDofs / 3), -1);
+    for (size_t i = 0; i < dofs_.dofBase.size(); ++i)
+        if (dofs_.dofBase[i] >= 0) vertexOfDof_[size_t(dofs_.dofBase[i])] = int(i);
     // Where the basis is evaluated: only component bases use positions (their columns' description: the rigid
     // correction recomputes its modes from the iterate itself).
     const std::vector<Vec3>& at = desc_.matrix == CoarseMatrix::Rest ? m.x0 : m.x;
@@ -94,6 +98,38 @@ void CoarseCorrection::finish(bool accepted, double alpha) {
     stats_.lastAlpha = accepted ? alpha : 0;
 }
 
+int CoarseCorrection::freezeUnseenContacts(const SoftModel& m, Eigen::VectorXd& z) const {
+    const Csr& vc = m.collision.vertexContacts;
+    const bool rows = m.bodyRowOffsets.size() == size_t(m.numVertices()) + 1;
+    if (vc.rows() <= 0 && !rows) return 0;
+    int numBodies = 0;
+    for (int b : m.bodyOfVertex) numBodies = std::max(numBodies, b + 1);
+    std::vector<char> held(size_t(numBodies), 0);
+    int count = 0;
+    for (int v = 0; v < m.numVertices(); ++v) {
+        const bool self = v < vc.rows() && vc.begin(v) < vc.end(v);
+        const bool body = rows && m.bodyRowOffsets[size_t(v)] < m.bodyRowOffsets[size_t(v) + 1];
+        const int b = m.bodyOfVertex[size_t(v)];
+        if ((self || body) && b >= 0 && !held[size_t(b)]) held[size_t(b)] = 1, ++count;
+    }
+    if (count == 0) return 0;
+    const auto heldVertex = [&](int v) { return v >= 0 && held[size_t(m.bodyOfVertex[size_t(v)])] != 0; };
+    if (!basis_.components.empty()) {
+        for (const StiffComponent& c : basis_.components) {
+            if (!std::any_of(c.vertices.begin(), c.vertices.end(), heldVertex)) continue;
+            for (int k = 0; k < 6; ++k) z[c.firstColumn + k] = 0;
+        }
+    } else {
+        for (size_t j = 0; j < basis_.columns.size(); ++j) {
+            const std::vector<int>& d = basis_.columns[j].dofs;
+            if (std::any_of(d.begin(), d.end(),
+                            [&](int dof) { return heldVertex(vertexOfDof_[size_t(dof / 3)]); }))
+                z[Eigen::Index(j)] = 0;
+        }
+    }
+    return count;
+}
+
 void CoarseCorrection::afterSweep(const HookView& v, int, HookUpdate& update) {
     if (prepare(v.model) == 0) return;  // empty basis: plain VBD, bit for bit
     const auto t0 = std::chrono::steady_clock::now();
@@ -105,7 +141,8 @@ void CoarseCorrection::afterSweep(const HookView& v, int, HookUpdate& update) {
     const CorrectionContext c{v.model, v.x, v.h, v.damping, cache_};
     const Eigen::VectorXd r = method_->reducedResidual(c);  // r = P^T (-grad G(x))
     if (refactorDue(v.h)) factor(c);                        // P^T A P
-    const Eigen::VectorXd z = method_->solve(c, r);         // z = (P^T A P)^{-1} r
+    Eigen::VectorXd z = method_->solve(c, r);               // z = (P^T A P)^{-1} r
+    if (freezeUnseenContacts(v.model, z) > 0) ++stats_.heldBodies;
     ++stats_.corrections;
     const double G0 = recordEnergy_ ? cache_.eval(v.model, v.x, v.h, v.damping, nullptr) : 0.0;
     const LineSearchResult ls =
