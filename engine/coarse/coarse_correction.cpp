@@ -98,33 +98,33 @@ void CoarseCorrection::finish(bool accepted, double alpha) {
     stats_.lastAlpha = accepted ? alpha : 0;
 }
 
-int CoarseCorrection::freezeUnseenContacts(const SoftModel& m, Eigen::VectorXd& z) const {
+int CoarseCorrection::freezeUnseenContacts(const SoftModel& m) {
+    held_.clear();
     const Csr& vc = m.collision.vertexContacts;
     const bool rows = m.bodyRowOffsets.size() == size_t(m.numVertices()) + 1;
     if (vc.rows() <= 0 && !rows) return 0;
     int numBodies = 0;
     for (int b : m.bodyOfVertex) numBodies = std::max(numBodies, b + 1);
-    std::vector<char> held(size_t(numBodies), 0);
+    std::vector<char> body(size_t(numBodies), 0);
     int count = 0;
     for (int v = 0; v < m.numVertices(); ++v) {
         const bool self = v < vc.rows() && vc.begin(v) < vc.end(v);
-        const bool body = rows && m.bodyRowOffsets[size_t(v)] < m.bodyRowOffsets[size_t(v) + 1];
+        const bool coupled = rows && m.bodyRowOffsets[size_t(v)] < m.bodyRowOffsets[size_t(v) + 1];
         const int b = m.bodyOfVertex[size_t(v)];
-        if ((self || body) && b >= 0 && !held[size_t(b)]) held[size_t(b)] = 1, ++count;
+        if ((self || coupled) && b >= 0 && !body[size_t(b)]) body[size_t(b)] = 1, ++count;
     }
     if (count == 0) return 0;
-    const auto heldVertex = [&](int v) { return v >= 0 && held[size_t(m.bodyOfVertex[size_t(v)])] != 0; };
+    const auto heldVertex = [&](int v) { return v >= 0 && body[size_t(m.bodyOfVertex[size_t(v)])] != 0; };
+    held_.assign(basis_.columns.size(), 0);
     if (!basis_.components.empty()) {
-        for (const StiffComponent& c : basis_.components) {
-            if (!std::any_of(c.vertices.begin(), c.vertices.end(), heldVertex)) continue;
-            for (int k = 0; k < 6; ++k) z[c.firstColumn + k] = 0;
-        }
+        for (const StiffComponent& c : basis_.components)
+            if (std::any_of(c.vertices.begin(), c.vertices.end(), heldVertex))
+                for (int k = 0; k < 6; ++k) held_[size_t(c.firstColumn + k)] = 1;
     } else {
         for (size_t j = 0; j < basis_.columns.size(); ++j) {
             const std::vector<int>& d = basis_.columns[j].dofs;
-            if (std::any_of(d.begin(), d.end(),
-                            [&](int dof) { return heldVertex(vertexOfDof_[size_t(dof / 3)]); }))
-                z[Eigen::Index(j)] = 0;
+            held_[j] = std::any_of(d.begin(), d.end(),
+                                   [&](int dof) { return heldVertex(vertexOfDof_[size_t(dof / 3)]); });
         }
     }
     return count;
@@ -138,11 +138,15 @@ void CoarseCorrection::afterSweep(const HookView& v, int, HookUpdate& update) {
     cache_.setDrag(v.drag);
     cache_.setNaiveDamping(v.model, v.damping == DampingModel::Naive, v.h);
     cache_.lagContacts(v.model, v.x, v.h, v.contact);
-    const CorrectionContext c{v.model, v.x, v.h, v.damping, cache_};
+    if (freezeUnseenContacts(v.model) > 0) {
+        ++stats_.heldBodies;
+        // Every column held: nothing to correct (not counted as a correction).
+        if (std::find(held_.begin(), held_.end(), char(0)) == held_.end()) return;
+    }
+    const CorrectionContext c{v.model, v.x, v.h, v.damping, cache_, &held_};
     const Eigen::VectorXd r = method_->reducedResidual(c);  // r = P^T (-grad G(x))
     if (refactorDue(v.h)) factor(c);                        // P^T A P
-    Eigen::VectorXd z = method_->solve(c, r);               // z = (P^T A P)^{-1} r
-    if (freezeUnseenContacts(v.model, z) > 0) ++stats_.heldBodies;
+    const Eigen::VectorXd z = method_->solve(c, r);         // z = (P^T A P)^{-1} r, held columns out
     ++stats_.corrections;
     const double G0 = recordEnergy_ ? cache_.eval(v.model, v.x, v.h, v.damping, nullptr) : 0.0;
     const LineSearchResult ls =

@@ -68,14 +68,14 @@ class CoarseCorrection : public CoarseHook {
     bool refactorDue(double h);
     void factor(const CorrectionContext& c);
     void finish(bool accepted, double alpha);
-    // Zeroes z over the columns of every body with a contact the coarse G does not hold: contacts between
-    // soft bodies and cloth (the collision stage's) and the candidate rows against moving rigid bodies. G
-    // holds tets, inertia, colliders and the picking spring only; a correction moving such a body judged its
-    // step by an energy without that contact and took steps that raised the true one (the aggregate space
-    // pushed cloth_cube's cube through its hammock: total energy 6.5 -> 185 J in four frames, tets at 0.23
-    // of their volume). Tets, and so P^T A P, never join two bodies, so the held bodies' z is the only
-    // change: the others' step is the one the system restricted to them gives. Returns the bodies held.
-    int freezeUnseenContacts(const SoftModel& m, Eigen::VectorXd& z) const;
+    // Marks in held_ the columns that move a vertex of a body with a contact the coarse G does not hold:
+    // contacts between soft bodies and cloth (the collision stage's) and the candidate rows against moving
+    // rigid bodies. G holds tets, inertia, colliders and the picking spring only; a correction moving such a
+    // body judged its step by an energy without that contact and took steps that raised the true one (the
+    // aggregate space pushed cloth_cube's cube through its hammock: total energy 6.5 -> 185 J in four frames,
+    // tets at 0.23 of their volume). The solve is then the system restricted to the other columns
+    // (correction.h): no vertex of a held body moves, and G is exact for what does. Returns the bodies held.
+    int freezeUnseenContacts(const SoftModel& m);
 
     CoarseDesc desc_;
     bool identity_ = false, refactorEvery_ = false, lineSearch_ = true, recordEnergy_ = false;
@@ -85,6 +85,7 @@ class CoarseCorrection : public CoarseHook {
     double factorH_ = -1;
     DofMap dofs_;
     std::vector<int> vertexOfDof_;  // free DOF / 3 -> vertex
+    std::vector<char> held_;        // per column: held this sweep (freezeUnseenContacts)
     Basis basis_;
     std::unique_ptr<Correction> method_;
     TetEnergyCache cache_;

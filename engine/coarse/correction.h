@@ -27,6 +27,9 @@ struct CorrectionContext {
     double h;
     DampingModel damping;
     const TetEnergyCache& cache;
+    // Columns held at z = 0 this sweep (coarse_correction.h freezeUnseenContacts); null or empty: none. solve
+    // returns the step of the system restricted to the other columns.
+    const std::vector<char>* held = nullptr;
 };
 
 class Correction {
@@ -42,7 +45,8 @@ class Correction {
     // Assembles and factors P^T A P at x (rest matrix: at the rest state). Returns the eigenvalues clipped by
     // the PSD projection.
     virtual int factor(const CorrectionContext& c, ElementMatrixKind kind) = 0;
-    // z = (P^T A P)^{-1} r (the rigid correction adds the rotations' curvature under the current load).
+    // z = (P^T A P)^{-1} r (the rigid correction adds the rotations' curvature under the current load),
+    // restricted to the columns not held (c.held).
     virtual Eigen::VectorXd solve(const CorrectionContext& c, const Eigen::VectorXd& r) = 0;
     // The exact change of G along the step alpha z (tetEnergyDelta per tet: accurate near convergence).
     virtual double deltaEnergy(const CorrectionContext& c, const Eigen::VectorXd& z, double alpha) = 0;

@@ -149,6 +149,7 @@ int GalerkinCorrection::factor(const CorrectionContext& c, ElementMatrixKind kin
                 if (it.row() == it.col()) it.valueRef() *= 1 + 1e-6;
         ldlt_.compute(C_);
     }
+    heldStale_ = true;
     return clipped;
 }
 
@@ -159,8 +160,33 @@ double GalerkinCorrection::deformationChange() const {
     return most;
 }
 
-Eigen::VectorXd GalerkinCorrection::solve(const CorrectionContext&, const Eigen::VectorXd& r) {
-    Eigen::VectorXd z = ldlt_.solve(r);
+// With held columns: the system restricted to the others. A patch column may span two bodies (patches are
+// binned over the whole model), so a kept column can couple to a held one through P^T A P: zeroing z after
+// the full solve would not give the restricted step (nor, in general, a descent direction).
+Eigen::VectorXd GalerkinCorrection::solve(const CorrectionContext& c, const Eigen::VectorXd& r) {
+    const bool holding = c.held && std::find(c.held->begin(), c.held->end(), char(1)) != c.held->end();
+    if (!holding) {
+        Eigen::VectorXd z = ldlt_.solve(r);
+        dir_ = P_ * z;
+        return z;
+    }
+    const std::vector<char>& held = *c.held;
+    if (heldStale_ || heldFor_ != held) {
+        Eigen::SparseMatrix<double> Cr = C_;
+        Cr.prune(
+            [&](Eigen::Index i, Eigen::Index j, double) { return !held[size_t(i)] && !held[size_t(j)]; });
+        for (Eigen::Index j = 0; j < Cr.cols(); ++j)
+            if (held[size_t(j)]) Cr.coeffRef(j, j) = 1;
+        heldLdlt_.compute(Cr);
+        heldFor_ = held;
+        heldStale_ = false;
+    }
+    Eigen::VectorXd rr = r;
+    for (Eigen::Index j = 0; j < rr.size(); ++j)
+        if (held[size_t(j)]) rr(j) = 0;
+    Eigen::VectorXd z = heldLdlt_.solve(rr);
+    for (Eigen::Index j = 0; j < z.size(); ++j)
+        if (held[size_t(j)]) z(j) = 0;  // exactly (the identity rows give 0 up to nothing)
     dir_ = P_ * z;
     return z;
 }

@@ -42,6 +42,11 @@ class GalerkinCorrection final : public Correction {
     Eigen::SparseMatrix<double> P_, Pt_, C_;
     Eigen::SparseMatrix<double, Eigen::RowMajor> Prow_;
     Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> ldlt_;
+    // The factorization restricted to the columns not held (held rows and columns replaced by the identity),
+    // made again when the held set or C changes.
+    Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> heldLdlt_;
+    std::vector<char> heldFor_;
+    bool heldStale_ = true;
     std::vector<int> active_;  // tets touching some column: the only ones whose A_e enters P^T A P
     std::vector<int> allElements_, allVertices_;
     std::vector<char> allUsed_;

@@ -42,13 +42,21 @@ int RigidCorrection::factor(const CorrectionContext& c, ElementMatrixKind kind) 
 // Newton on the reduced problem: C plus the curvature of the rotations under the current load,
 // K_q = (1/L^2) sum_v [sym(r g^T) - (g . r) I] (rigid_coarse.h), refreshed every sweep (a numeric
 // refactorization of the small block-sparse matrix; the assembly of C is what is reused).
+// Held columns (c.held) are zeroed after the solve: every component lies in one body (stiff components are
+// face-connected tets, aggregates are binned per body), and P^T A P joins no two bodies, so the rest is the
+// restricted system's step.
 Eigen::VectorXd RigidCorrection::solve(const CorrectionContext& c, const Eigen::VectorXd& r) {
     dispAlpha_ = 0;
-    if (!needsCurvature_) return chol_.solve(r);
-    // Indefinite curvature (compressive load along a rotation): its PSD part.
-    if (!chol_.factorize(C_ + rotationCurvature(*basis_, centers_, c.x, grad_)))
-        chol_.factorize(C_ + rotationCurvature(*basis_, centers_, c.x, grad_, true));
-    return chol_.solve(r);
+    if (needsCurvature_) {
+        // Indefinite curvature (compressive load along a rotation): its PSD part.
+        if (!chol_.factorize(C_ + rotationCurvature(*basis_, centers_, c.x, grad_)))
+            chol_.factorize(C_ + rotationCurvature(*basis_, centers_, c.x, grad_, true));
+    }
+    Eigen::VectorXd z = chol_.solve(r);
+    if (c.held)
+        for (Eigen::Index j = 0; j < z.size() && size_t(j) < c.held->size(); ++j)
+            if ((*c.held)[size_t(j)]) z(j) = 0;
+    return z;
 }
 
 // Judged on the unrounded rigid displacement (rigid_coarse.h, rigidRetract), computed with the vertex terms
