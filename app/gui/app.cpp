@@ -508,8 +508,8 @@ int GuiApp::run() {
     if (refusedInScript_ > 0 && batch) {
         std::fprintf(
             stderr,
-            "vbdlab: the run went on after %d refused scene or setting change%s, keeping the current "
-            "ones (exit code 2)\n",
+            "vbdlab: the run went on after %d refusal%s of a scene or setting (a side each), keeping the "
+            "current ones (exit code 2)\n",
             refusedInScript_, refusedInScript_ == 1 ? "" : "s");
         return 2;
     }
