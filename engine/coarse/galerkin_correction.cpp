@@ -178,8 +178,16 @@ Eigen::VectorXd GalerkinCorrection::solve(const CorrectionContext& c, const Eige
         for (Eigen::Index j = 0; j < Cr.cols(); ++j)
             if (held[size_t(j)]) Cr.coeffRef(j, j) = 1;
         heldLdlt_.compute(Cr);
+        if (heldLdlt_.info() != Eigen::Success) {  // as factor(): a slightly heavier diagonal, once
+            for (Eigen::Index j = 0; j < Cr.cols(); ++j) Cr.coeffRef(j, j) *= 1 + 1e-6;
+            heldLdlt_.compute(Cr);
+        }
         heldFor_ = held;
         heldStale_ = false;
+    }
+    if (heldLdlt_.info() != Eigen::Success) {  // no step rather than a garbage one
+        dir_ = Eigen::VectorXd::Zero(P_.rows());
+        return Eigen::VectorXd::Zero(r.size());
     }
     Eigen::VectorXd rr = r;
     for (Eigen::Index j = 0; j < rr.size(); ++j)
