@@ -119,7 +119,7 @@ int CoarseCorrection::freezeUnseenContacts(const SoftModel& m) {
     if (!basis_.components.empty()) {
         for (const StiffComponent& c : basis_.components)
             if (std::any_of(c.vertices.begin(), c.vertices.end(), heldVertex))
-                for (int k = 0; k < 6; ++k) held_[size_t(c.firstColumn + k)] = 1;
+                for (int k = 0; k < 6; ++k) held_[size_t(c.firstColumn) + size_t(k)] = 1;
     } else {
         for (size_t j = 0; j < basis_.columns.size(); ++j) {
             const std::vector<int>& d = basis_.columns[j].dofs;
