@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "cli/commands.h"
+#include "gui/core/png_path.h"
 #include "gui/gui.h"
 
 namespace vbdcli {
@@ -20,18 +21,11 @@ int main(int argc, char** argv) {
     root.add_option("--scene", gui.scene, "Scene file to open in the GUI")->check(CLI::ExistingFile);
     root.add_option("--frames", gui.frames, "Run N frames, then exit (use with --screenshot)")
         ->check(CLI::Range(0, 100000000));
-    // Empty paths were ignored (the run went on and wrote nothing); the image is a PNG whatever its name.
-    const auto pngPath = [](const std::string& p) -> std::string {
-        if (p.empty()) return "must name a file";
-        const std::string ext = std::filesystem::path(p).extension().string();
-        if (ext != ".png" && ext != ".PNG") return "must end in .png (the image is written as a PNG)";
-        return "";
-    };
     const auto nonEmpty = [](const std::string& p) -> std::string {
         return p.empty() ? "must name a folder" : "";
     };
     root.add_option("--screenshot", gui.screenshot, "Save the window with its panels to this PNG and exit")
-        ->check(pngPath);
+        ->check(vbdgui::pngPathProblem);
     // As the `window` action: at most 8192 (a larger one fails in the driver); a smaller one than the app's
     // least is raised to it.
     root.add_option("--width", gui.width, "Window width")->check(CLI::Range(1, 8192));

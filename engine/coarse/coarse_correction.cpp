@@ -41,6 +41,8 @@ int CoarseCorrection::prepare(const SoftModel& m) {
     vertexOfDof_.assign(size_t(dofs_.numDofs / 3), -1);
     for (size_t i = 0; i < dofs_.dofBase.size(); ++i)
         if (dofs_.dofBase[i] >= 0) vertexOfDof_[size_t(dofs_.dofBase[i])] = int(i);
+    numBodies_ = 0;
+    for (int b : m.bodyOfVertex) numBodies_ = std::max(numBodies_, b + 1);
     // Where the basis is evaluated: only component bases use positions (their columns' description: the rigid
     // correction recomputes its modes from the iterate itself).
     const std::vector<Vec3>& at = desc_.matrix == CoarseMatrix::Rest ? m.x0 : m.x;
@@ -103,18 +105,19 @@ int CoarseCorrection::freezeUnseenContacts(const SoftModel& m) {
     const Csr& vc = m.collision.vertexContacts;
     const bool rows = m.bodyRowOffsets.size() == size_t(m.numVertices()) + 1;
     if (vc.rows() <= 0 && !rows) return 0;
-    int numBodies = 0;
-    for (int b : m.bodyOfVertex) numBodies = std::max(numBodies, b + 1);
-    std::vector<char> body(size_t(numBodies), 0);
+    std::vector<char> body(size_t(numBodies_), 0);
     int count = 0;
     for (int v = 0; v < m.numVertices(); ++v) {
         const bool self = v < vc.rows() && vc.begin(v) < vc.end(v);
         const bool coupled = rows && m.bodyRowOffsets[size_t(v)] < m.bodyRowOffsets[size_t(v) + 1];
         const int b = m.bodyOfVertex[size_t(v)];
-        if ((self || coupled) && b >= 0 && !body[size_t(b)]) body[size_t(b)] = 1, ++count;
+        if ((self || coupled) && b >= 0 && b < numBodies_ && !body[size_t(b)]) body[size_t(b)] = 1, ++count;
     }
     if (count == 0) return 0;
-    const auto heldVertex = [&](int v) { return v >= 0 && body[size_t(m.bodyOfVertex[size_t(v)])] != 0; };
+    const auto heldVertex = [&](int v) {
+        const int b = v >= 0 ? m.bodyOfVertex[size_t(v)] : -1;
+        return b >= 0 && b < numBodies_ && body[size_t(b)] != 0;
+    };
     held_.assign(basis_.columns.size(), 0);
     if (!basis_.components.empty()) {
         for (const StiffComponent& c : basis_.components)
@@ -139,7 +142,7 @@ void CoarseCorrection::afterSweep(const HookView& v, int, HookUpdate& update) {
     cache_.setNaiveDamping(v.model, v.damping == DampingModel::Naive, v.h);
     cache_.lagContacts(v.model, v.x, v.h, v.contact);
     if (freezeUnseenContacts(v.model) > 0) {
-        ++stats_.heldBodies;
+        ++stats_.holdingSweeps;
         // Every column held: nothing to correct (not counted as a correction).
         if (std::find(held_.begin(), held_.end(), char(0)) == held_.end()) return;
     }

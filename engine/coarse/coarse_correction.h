@@ -33,8 +33,8 @@ struct CorrectionStats {
     int clippedEigenvalues = 0;  // PSD projection activity over all factorizations
     double lastAlpha = 0;
     double setupMs = 0, correctionMs = 0;
-    // Corrections in which some body's columns were held (a contact G does not hold: freezeUnseenContacts).
-    int heldBodies = 0;
+    // Sweeps in which some body was held (a contact G does not hold: freezeUnseenContacts).
+    int holdingSweeps = 0;
     // Per correction, when recordEnergy is on: exact G (double) before / after.
     std::vector<double> energyBefore, energyAfter;
 };
@@ -85,6 +85,7 @@ class CoarseCorrection : public CoarseHook {
     double factorH_ = -1;
     DofMap dofs_;
     std::vector<int> vertexOfDof_;  // free DOF / 3 -> vertex
+    int numBodies_ = 0;             // soft bodies and cloths: 1 + the largest SoftModel::bodyOfVertex
     std::vector<char> held_;        // per column: held this sweep (freezeUnseenContacts)
     Basis basis_;
     std::unique_ptr<Correction> method_;

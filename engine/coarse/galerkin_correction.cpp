@@ -192,9 +192,8 @@ Eigen::VectorXd GalerkinCorrection::solve(const CorrectionContext& c, const Eige
     Eigen::VectorXd rr = r;
     for (Eigen::Index j = 0; j < rr.size(); ++j)
         if (held[size_t(j)]) rr(j) = 0;
+    // A held row is the identity alone with a zero right-hand side: its z is exactly 0.
     Eigen::VectorXd z = heldLdlt_.solve(rr);
-    for (Eigen::Index j = 0; j < z.size(); ++j)
-        if (held[size_t(j)]) z(j) = 0;  // exactly (the identity rows give 0 up to nothing)
     dir_ = P_ * z;
     return z;
 }

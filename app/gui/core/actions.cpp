@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "gui/core/png_path.h"
 #include "gui/core/scene_settings.h"
 #include "math/error.h"
 #include "math/input_file.h"
@@ -390,12 +391,9 @@ void Checker::checkValue(Action& a) {
                 checkFields(v, k, fieldsOf(a.verb));
             break;
         case Verb::Screenshot: {
-            // The image is a PNG whatever the name says (x.jpg held PNG data).
             const auto png = [&](const std::string& path, const std::string& key) {
-                const std::string ext = std::filesystem::path(path).extension().string();
-                if (path.empty()) fail(key, "must be a file path");
-                if (ext != ".png" && ext != ".PNG")
-                    fail(key, "must end in .png (the image is written as a PNG)");
+                const std::string problem = pngPathProblem(path);
+                if (!problem.empty()) fail(key, problem);
             };
             if (v.is_string()) {
                 png(v.get<std::string>(), k);
